@@ -1,0 +1,2 @@
+// The simulator device lands in a following commit.
+enum SimulatorPlaceholder {}

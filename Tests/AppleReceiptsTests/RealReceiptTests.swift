@@ -1,0 +1,120 @@
+import Testing
+import Foundation
+import AppleReceipts
+import AttestTestSupport
+import AttestCore
+
+/// All 21 real receipts verify at their instants with the fields Apple wrote, and tampering is caught.
+struct RealReceiptTests {
+    let verifier = ReceiptVerifier()
+
+    @Test(arguments: AppleFixtures.receiptVectors)
+    func realReceiptVerifiesWithItsFields(vector: ManifestVector) async throws {
+        let expectation = ReceiptExpectation(appId: vector.appId, publicKeyX963: Array(vector.publicKey.x963Representation))
+        let receipt = try await verifier.verify(AppleFixtures.object(vector.objectPath), expecting: expectation, at: vector.verifyInstant).get()
+        #expect(receipt.type.rawValue == vector.type)
+        #expect(receipt.environment == vector.environmentField7)
+        #expect(receipt.creationTime == AppleFixtures.instant(vector.creationTime!))
+        #expect(receipt.expirationTime == vector.expirationTime.map(AppleFixtures.instant))
+        #expect(receipt.notBefore == vector.notBefore.map(AppleFixtures.instant))
+        #expect(receipt.riskMetric == vector.riskMetric)
+        #expect(receipt.token == vector.tokenField5)
+        #expect(receipt.appId == vector.appId)
+    }
+
+    @Test func realDevice2024ReceiptVerifies() async throws {
+        let expectation = ReceiptExpectation(
+            appId: RealDevice2024.app.appId,
+            publicKeyX963: Array(RealDevice2024.publicKey.x963Representation),
+            type: .attest,
+            attestClientHash: Hex.decode("3c2ce702add6f1ceff354f511ae19a64bb1856aeeb90c784b992dad04948670d")
+        )
+        let receipt = try await verifier.verify(RealDevice2024.receipt, expecting: expectation, at: RealDevice2024.verifyAt).get()
+        #expect(receipt.type == .attest)
+        #expect(receipt.environment == "sandbox")
+        #expect(receipt.riskMetric == nil)
+    }
+
+    @Test func refreshedReceiptsCarryTheSameTokenAsTheirAttestReceipt() async throws {
+        let device = AppleFixtures.receiptVectors.filter { $0.device == "ios-14.2" }
+        #expect(device.count == 5)
+        #expect(Set(device.map(\.tokenField5)).count == 1)
+    }
+
+    @Test func anotherAppIdIsAppIdMismatch() async {
+        let expectation = ReceiptExpectation(appId: "AAAAAAAAAA.org.reactjs.native.example.RNClientAttest")
+        let verdict = await verifier.verify(RealDevice2024.receipt, expecting: expectation, at: RealDevice2024.verifyAt)
+        #expect(verdict.error?.code == .appIdMismatch)
+    }
+
+    @Test func anotherKeyIsPublicKeyMismatch() async {
+        let other = AppleFixtures.publicKey("real-devices-dev-2020/ios-14.2/public_key.pem")
+        let expectation = ReceiptExpectation(appId: RealDevice2024.app.appId, publicKeyX963: Array(other.x963Representation))
+        let verdict = await verifier.verify(RealDevice2024.receipt, expecting: expectation, at: RealDevice2024.verifyAt)
+        #expect(verdict.error?.code == .publicKeyMismatch)
+    }
+
+    @Test func aTamperedPayloadByteIsSignatureInvalid() async throws {
+        var receipt = RealDevice2024.receipt
+        // Inside the first content chunk: the App ID's last character.
+        let appIdBytes = Array(RealDevice2024.app.appId.utf8)
+        let start = try #require(receipt.firstRange(of: appIdBytes))
+        receipt[start.upperBound - 1] ^= 0x01
+        let tamperedAppId = RealDevice2024.app.appId.dropLast() + String(UnicodeScalar(appIdBytes.last! ^ 0x01))
+        let verdict = await verifier.verify(receipt, expecting: ReceiptExpectation(appId: String(tamperedAppId)), at: RealDevice2024.verifyAt)
+        #expect(verdict.error?.code == .signatureInvalid)
+    }
+
+    @Test func verifyingAfterTheSignerExpiredIsChainInvalid() async {
+        let verdict = await verifier.verify(
+            RealDevice2024.receipt, expecting: ReceiptExpectation(appId: RealDevice2024.app.appId), at: AppleFixtures.instant("2024-05-01T00:00:00Z"))
+        #expect(verdict.error?.code == .chainInvalid)
+    }
+
+    @Test func aForeignRootIsChainInvalid() async {
+        let foreign = ReceiptVerifier(trustRoots: [AppleFixturesRoots.appAttestRoot])
+        let verdict = await foreign.verify(RealDevice2024.receipt, expecting: ReceiptExpectation(appId: RealDevice2024.app.appId), at: RealDevice2024.verifyAt)
+        #expect(verdict.error?.code == .chainInvalid)
+    }
+
+    @Test func aCreationTimeBeyondTheSkewIsCreatedInFuture() async {
+        // Created 2024-01-27T16:15:33.169Z; ten minutes earlier exceeds the 120 s tolerance.
+        let verdict = await verifier.verify(
+            RealDevice2024.receipt, expecting: ReceiptExpectation(appId: RealDevice2024.app.appId), at: AppleFixtures.instant("2024-01-27T16:05:33Z"))
+        #expect(verdict.error?.code == .createdInFuture)
+    }
+
+    @Test func aRefreshSixtySecondsAheadOfTheClockIsWithinTheSkew() async throws {
+        // ios-14.2 receipt 2 was created 60.5 s after the instant it is verified at.
+        let vector = try #require(AppleFixtures.receiptVectors.first { $0.vector == "ios-14.2/receipt_2_receipt.der" })
+        let strict = ReceiptVerifier(clockSkewTolerance: 30)
+        let verdict = await strict.verify(AppleFixtures.object(vector.objectPath), expecting: ReceiptExpectation(appId: vector.appId), at: vector.verifyInstant)
+        #expect(verdict.error?.code == .createdInFuture)
+    }
+
+    @Test func aMaximumAgeRejectsAnOldReceipt() async {
+        let expectation = ReceiptExpectation(appId: RealDevice2024.app.appId, maximumAge: 300)
+        let late = AppleFixtures.instant("2024-01-27T16:30:00Z")
+        let verdict = await verifier.verify(RealDevice2024.receipt, expecting: expectation, at: late)
+        #expect(verdict.error?.code == .tooOld)
+        let fresh = await verifier.verify(RealDevice2024.receipt, expecting: expectation, at: RealDevice2024.verifyAt)
+        #expect(fresh.receipt != nil)
+    }
+
+    @Test func anExpectedTypeIsEnforced() async {
+        let expectation = ReceiptExpectation(appId: RealDevice2024.app.appId, type: .receipt)
+        let verdict = await verifier.verify(RealDevice2024.receipt, expecting: expectation, at: RealDevice2024.verifyAt)
+        #expect(verdict.error?.code == .typeMismatch)
+    }
+
+    @Test func anotherClientHashOnAnAttestReceiptIsClientHashMismatch() async {
+        let expectation = ReceiptExpectation(appId: RealDevice2024.app.appId, attestClientHash: [UInt8](repeating: 7, count: 32))
+        let verdict = await verifier.verify(RealDevice2024.receipt, expecting: expectation, at: RealDevice2024.verifyAt)
+        #expect(verdict.error?.code == .clientHashMismatch)
+    }
+
+    @Test func garbageIsMalformedReceipt() async {
+        let verdict = await verifier.verify([0x30, 0x80, 0x01], expecting: ReceiptExpectation(appId: "A.b"), at: RealDevice2024.verifyAt)
+        #expect(verdict.error?.code == .malformedReceipt)
+    }
+}

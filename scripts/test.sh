@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The project's one test command (README "Testing"); .ci/run calls exactly this.
+# Builds everything (library, CLI, tests) and runs the whole test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v swift >/dev/null 2>&1; then
+    echo "swift is not on PATH; install Swift 6.1 or newer" >&2
+    exit 1
+fi
+
+swift build --build-tests
+swift test --skip-build

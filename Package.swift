@@ -68,6 +68,7 @@ let package = Package(
             dependencies: [
                 "AttestCore",
                 "AppleReceipts",
+                "AppleSimulator",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
             ],

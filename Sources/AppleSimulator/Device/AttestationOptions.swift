@@ -1,0 +1,22 @@
+public import Foundation
+
+/// Knobs for minting an attestation, including deliberately wrong ones for negative tests.
+public struct AttestationOptions: Sendable {
+    /// Append the CBOR map real devices add after the COSE key since 2026 (flags unchanged).
+    public var appendsAppleExtensionData: Bool = true
+    /// The sign counter to write (0 is correct).
+    public var signCount: UInt32 = 0
+    /// An aaguid to write instead of the device environment's.
+    public var aaguid: [UInt8]?
+    /// A credential id to write instead of the key id.
+    public var credentialId: [UInt8]?
+    /// A nonce to certify instead of the right one.
+    public var nonce: [UInt8]?
+    /// A CA to sign the credential certificate instead of the PKI's App Attest intermediate
+    /// (the x5c still carries the real intermediate).
+    public var credentialIssuer: SimulatedCertificateAuthority?
+    /// The credential certificate's lifetime around the attestation instant (Apple: a day before, about 350 days after).
+    public var credentialValidity: (before: TimeInterval, after: TimeInterval) = (86_400, 350 * 86_400)
+
+    public init() {}
+}

@@ -1,0 +1,46 @@
+public import Crypto
+public import AttestCore
+
+/// An App Attest key held by a ``SimulatedDevice``: the P-256 private key, its key id and the assertion
+/// counter the Secure Enclave would keep.
+public struct SimulatedKey: Sendable {
+    /// The private key (never leaves a real device; tests may read it).
+    public let privateKey: P256.Signing.PrivateKey
+    /// SHA-256 of the uncompressed public key: the key id an app sends.
+    public let keyId: [UInt8]
+    /// The counter of the last assertion (0 before the first).
+    public private(set) var counter: UInt32
+
+    init(privateKey: P256.Signing.PrivateKey) {
+        self.privateKey = privateKey
+        self.keyId = Array(SHA256.hash(data: privateKey.publicKey.x963Representation))
+        self.counter = 0
+    }
+
+    /// The public key.
+    public var publicKey: P256.Signing.PublicKey { privateKey.publicKey }
+    /// The key id as the app sends it (standard base64).
+    public var keyIdBase64: String {
+        Base64.encode(keyId)
+    }
+
+    /// Signs `clientData` the way `generateAssertion` does and advances the counter.
+    ///
+    /// authenticatorData = rpIdHash ‖ flags 0x40 ‖ counter; nonce = SHA-256(authenticatorData ‖ SHA-256(clientData));
+    /// signature = ECDSA-P256-SHA256 over the nonce as a message.
+    /// - Returns: The CBOR assertion object.
+    public mutating func assertion(app: AppIdentity, clientData: [UInt8]) -> [UInt8] {
+        counter += 1
+        return Self.assertion(privateKey: privateKey, app: app, clientData: clientData, counter: counter)
+    }
+
+    /// Signs an assertion with an explicit counter, without touching the key's own (for replay and race tests).
+    public static func assertion(privateKey: P256.Signing.PrivateKey, app: AppIdentity, clientData: [UInt8], counter: UInt32) -> [UInt8] {
+        var authenticatorData = app.rpIdHash
+        authenticatorData.append(0x40)
+        authenticatorData += [UInt8(counter >> 24), UInt8(counter >> 16 & 0xFF), UInt8(counter >> 8 & 0xFF), UInt8(counter & 0xFF)]
+        let nonce = Array(SHA256.hash(data: authenticatorData + Array(SHA256.hash(data: clientData))))
+        let signature = (try? privateKey.signature(for: nonce).derRepresentation).map(Array.init) ?? []
+        return AssertionObject(signature: signature, authenticatorData: authenticatorData).cborEncoded
+    }
+}

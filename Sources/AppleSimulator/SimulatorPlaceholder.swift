@@ -1,2 +1,0 @@
-// The simulator device lands in a following commit.
-enum SimulatorPlaceholder {}

@@ -10,6 +10,12 @@ public struct SimulatedCertificateAuthority: Sendable {
     /// The CA's signing key.
     public let privateKey: Certificate.PrivateKey
 
+    /// Pairs a CA certificate with a signing key (tests pair a real name with a wrong key).
+    public init(certificate: Certificate, privateKey: Certificate.PrivateKey) {
+        self.certificate = certificate
+        self.privateKey = privateKey
+    }
+
     /// The DER bytes of the certificate.
     public var derEncoded: [UInt8] {
         certificate.derBytes

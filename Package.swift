@@ -60,6 +60,9 @@ let package = Package(
                 "AppleReceipts",
                 "AppleSimulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -92,7 +95,14 @@ let package = Package(
         ),
         .testTarget(
             name: "attestguardTests",
-            dependencies: ["attestguard", "AttestTestSupport"],
+            dependencies: [
+                "attestguard",
+                "AttestTestSupport",
+                "AttestCore",
+                "AppleSimulator",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+
+/// The `attestguard` command line: today `verify`, to debug App Attest objects offline.
+@main
+struct AttestGuardCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "attestguard",
+        abstract: "Verify App Attest attestations, assertions and receipts.",
+        subcommands: [Verify.self]
+    )
+
+    /// Runs the command with AttestGuard's exit codes: 0 valid (or help), 1 invalid, 2 usage error.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let exitCode as ExitCode {
+            Foundation.exit(exitCode.rawValue)
+        } catch {
+            if exitCode(for: error) == .success {
+                exit(withError: error)
+            }
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            Foundation.exit(2)
+        }
+    }
+}

@@ -1,0 +1,15 @@
+import ArgumentParser
+
+extension AttestGuardCommand {
+    /// `attestguard verify`: checks one object offline and prints one JSON object.
+    struct Verify: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Verify one App Attest object offline and print the verdict as JSON.",
+            discussion: """
+                Prints {"valid": true, ...fields} or {"valid": false, "error": "<code>", "detail": "..."}.
+                Exit status: 0 valid, 1 invalid, 2 usage error. FILE arguments may hold base64 text or raw bytes.
+                """,
+            subcommands: [VerifyAttestation.self, VerifyAssertion.self, VerifyReceipt.self]
+        )
+    }
+}

@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import AttestCore
+import AppleReceipts
+
+extension AttestGuardCommand.Verify {
+    /// `attestguard verify receipt`: CMS signature, chain to Apple Root CA - G3, and fields.
+    struct VerifyReceipt: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "receipt",
+            abstract: "Verify an App Attest receipt and print its fields."
+        )
+
+        @Option(help: "The receipt (base64 text or raw DER/BER).")
+        var receipt: String
+
+        @Option(help: "The App ID, TEAMID.bundle.id.")
+        var appId: String
+
+        @Option(help: "A PEM file with the attested P-256 public key to compare with field 3.")
+        var publicKey: String?
+
+        @Option(help: "The instant to verify at, ISO-8601 UTC (default: now).")
+        var at: String?
+
+        @Option(help: "Reject a receipt created more than this many seconds before the instant.")
+        var maxAge: Double?
+
+        @Option(help: "A PEM file of receipt root(s) to trust instead of Apple Root CA - G3.")
+        var root: String?
+
+        @Option(help: "Clock-skew tolerance in seconds.")
+        var clockSkew: Double = 120
+
+        func run() async throws {
+            let bytes = try InputFile.object(receipt, name: "receipt")
+            let expectation = ReceiptExpectation(
+                appId: appId,
+                publicKeyX963: try publicKey.map { Array(try InputFile.publicKey($0).x963Representation) },
+                maximumAge: maxAge
+            )
+            let verifier = ReceiptVerifier(
+                trustRoots: try root.map(InputFile.certificates) ?? [ReceiptTrustAnchor.appleRootCAG3],
+                clockSkewTolerance: clockSkew
+            )
+            switch await verifier.verify(bytes, expecting: expectation, at: try InputFile.instant(at)) {
+            case .valid(let verified):
+                try VerificationReport.valid(ReceiptReport.fields(of: verified)).emit()
+            case .invalid(let error):
+                try VerificationReport.invalid(code: error.code.description, detail: error.detail).emit()
+            }
+        }
+    }
+}
+
+/// The JSON fields of a decoded receipt.
+enum ReceiptReport {
+    static func fields(of receipt: Receipt) -> [String: Any] {
+        var fields: [String: Any] = [
+            "appId": receipt.appId,
+            "type": receipt.type.rawValue,
+            "creationTime": ISO8601Timestamp.format(receipt.creationTime),
+            "attestedPublicKey": Hex.encode(receipt.attestedPublicKeyX963),
+        ]
+        fields["environment"] = receipt.environment ?? NSNull()
+        fields["notBefore"] = receipt.notBefore.map(ISO8601Timestamp.format) ?? NSNull()
+        fields["expirationTime"] = receipt.expirationTime.map(ISO8601Timestamp.format) ?? NSNull()
+        fields["riskMetric"] = receipt.riskMetric ?? NSNull()
+        fields["token"] = receipt.token ?? NSNull()
+        if let clientHash = receipt.clientHash { fields["clientHash"] = Hex.encode(clientHash) }
+        return fields
+    }
+}

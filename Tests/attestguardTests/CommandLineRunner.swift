@@ -1,0 +1,56 @@
+import Foundation
+
+/// Runs the built `attestguard` binary and captures its exit status and output.
+struct CommandLineRunner {
+    struct Result {
+        let status: Int32
+        let standardOutput: String
+        let standardError: String
+
+        /// The standard output parsed as one JSON object.
+        var json: [String: Any] {
+            (try? JSONSerialization.jsonObject(with: Data(standardOutput.utf8))) as? [String: Any] ?? [:]
+        }
+    }
+
+    /// The binary beside the test bundle (SwiftPM puts products in one folder).
+    static let executable: URL = {
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0])
+        var directory = bundle.deletingLastPathComponent()
+        while directory.path != "/" {
+            let candidate = directory.appendingPathComponent("attestguard")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/debug/attestguard")
+    }()
+
+    static func run(_ arguments: [String]) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus,
+            standardOutput: String(decoding: outputData, as: UTF8.self),
+            standardError: String(decoding: errorData, as: UTF8.self)
+        )
+    }
+
+    /// Writes bytes to a fresh temporary file and returns its path.
+    static func temporaryFile(_ bytes: [UInt8], name: String) throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("attestguard-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let url = directory.appendingPathComponent(name)
+        try Data(bytes).write(to: url)
+        return url.path
+    }
+}

@@ -90,7 +90,15 @@ let package = Package(
         ),
         .testTarget(
             name: "AppleSimulatorTests",
-            dependencies: ["AppleSimulator", "AttestCore", "AppleReceipts", "AttestTestSupport"],
+            dependencies: [
+                "AppleSimulator",
+                "AttestCore",
+                "AppleReceipts",
+                "AttestTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # AttestGuard benchmarks: the one command.
 #
-#   ./Benchmarks/run.sh [AttestBench options...]     (from the repository root, or from anywhere)
+#   ./Benchmarks/run.sh [AttestBench options...]      (from any directory)
 #
-# Builds the Benchmarks package in release mode (its own build dir, Benchmarks/.build), measures
-# openssl's raw P-256 verify rate, then runs the benchmarks pinned to one core and prints the table.
+# Builds the Benchmarks package in release mode (own build dir: Benchmarks/.build) and runs the benchmark
+# binary pinned to one core. The binary interleaves `openssl speed -seconds S ecdsap256` with its own runs
+# (same core) and prints the table and the assertion/openssl ratio.
 # Environment: BENCH_CPU (core to pin to, default 0), BENCH_SECONDS (per run, default 3),
-# BENCH_RUNS (default 3; best is reported), SWIFT (swift binary; default: swift on PATH or /opt/swift/usr/bin/swift).
-# Extra arguments go to the benchmark binary (e.g. --breakdown, --only assertion,p256).
+# BENCH_RUNS (rounds, default 3; the best is reported), SWIFT (default: swift on PATH, else /opt/swift/usr/bin/swift).
+# Extra arguments go to the binary, e.g. --breakdown (time each step of the assertion path) or --only assertion,p256.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -16,44 +17,27 @@ seconds="${BENCH_SECONDS:-3}"
 runs="${BENCH_RUNS:-3}"
 swift="${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}"
 
-pin=()
-if command -v taskset >/dev/null 2>&1; then
-    pin=(taskset -c "$cpu")
-else
-    echo "note: taskset not found; not pinning to a core" >&2
-fi
-
 echo "== building (release) =="
 "$swift" build -c release --package-path "$here" --product AttestBench 2>&1 | grep -v '^\[' || true
 bin="$("$swift" build -c release --package-path "$here" --show-bin-path)/AttestBench"
-[[ -x "$bin" ]] || { echo "build failed: $bin missing" >&2; exit 1; }
+[[ -x "$bin" ]] || { echo "build failed: $bin is missing" >&2; exit 1; }
 
-echo "== machine =="
-echo "cpu: $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//') ($(nproc) cores), pinned to core ${pin:+$cpu}"
-echo "$(openssl version 2>/dev/null || echo 'openssl: not found'); $("$swift" --version 2>/dev/null | head -1)"
-echo "load before: $(uptime | sed 's/.*load average/load average/')"
-
-# openssl's raw P-256 verify rate: best of $runs runs of `openssl speed -seconds $seconds ecdsap256`
-# (the verify/s column of the "256 bits ecdsa (nistp256)" line).
-openssl_best=""
-if command -v openssl >/dev/null 2>&1; then
-    echo "== openssl speed -seconds $seconds ecdsap256 =="
-    for _ in $(seq "$runs"); do
-        if ! out="$("${pin[@]}" openssl speed -seconds "$seconds" ecdsap256 2>/dev/null)"; then
-            # Very old openssl without -seconds: it runs its own fixed duration.
-            out="$("${pin[@]}" openssl speed ecdsap256 2>/dev/null)"
-        fi
-        v="$(awk '/nistp256\)/ { print $NF }' <<<"$out" | tail -1)"
-        echo "  openssl verify/s: ${v:-?}"
-        if [[ -n "$v" ]] && { [[ -z "$openssl_best" ]] || awk -v a="$v" -v b="$openssl_best" 'BEGIN { exit !(a > b) }'; }; then
-            openssl_best="$v"
-        fi
-    done
+pin=()
+if command -v taskset >/dev/null 2>&1; then
+    pin=(taskset -c "$cpu")
+    pinned="pinned to core $cpu (taskset)"
+else
+    pinned="NOT pinned (taskset not found)"
+fi
+args=(--seconds "$seconds" --runs "$runs")
+if openssl="$(command -v openssl)"; then
+    args+=(--openssl "$openssl")
+else
+    echo "note: openssl not found; no ratio" >&2
 fi
 
+echo "== machine =="
+echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; $pinned"
+echo "$("$swift" --version 2>/dev/null | head -1); $(openssl version 2>/dev/null || true)"
 echo "== AttestBench =="
-args=(--seconds "$seconds" --runs "$runs")
-[[ -n "$openssl_best" ]] && args+=(--openssl-verify "$openssl_best")
-"${pin[@]}" "$bin" "${args[@]}" "$@"
-echo ""
-echo "load after: $(uptime | sed 's/.*load average/load average/')"
+exec "${pin[@]}" "$bin" "${args[@]}" "$@"

@@ -2,9 +2,11 @@
 //
 // Run through `Benchmarks/run.sh` (release build, pinned to one core, openssl reference).
 // Options: --seconds S (per run, default 3), --runs N (default 3, best is reported), --warmup S (default 1),
-//          --fixtures DIR, --openssl-verify X (openssl's P-256 verify/s, for the ratio),
-//          --only NAME[,NAME] (assertion, attestation, receipt, p256, breakdown), --breakdown,
-//          --assertion-loop S (only run the assertion loop for S seconds, for profilers).
+//          --fixtures DIR, --openssl PATH (run `openssl speed -seconds S ecdsap256` in every round, interleaved
+//          with the Swift runs so load changes hit both sides of the ratio alike), --openssl-verify X (a fixed
+//          openssl P-256 verify/s instead), --only NAME[,NAME] (assertion, p256, attestation, receipt, breakdown),
+//          --breakdown (also time each step of the assertion path), --assertion-loop S (only the assertion loop
+//          for S seconds: for profilers).
 
 import AppleReceipts
 import AttestCore
@@ -24,6 +26,7 @@ struct Options {
         return file.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Tests/Fixtures/apple/real-device-dev-2024").path
     }()
+    var openssl: String?
     var opensslVerify: Double?
     var only: Set<String>?
     var breakdown = false
@@ -47,12 +50,13 @@ struct Options {
             case "--runs": options.runs = max(1, Int(number(argument)))
             case "--warmup": options.warmup = number(argument)
             case "--fixtures": options.fixtures = value(argument)
+            case "--openssl": options.openssl = value(argument)
             case "--openssl-verify": options.opensslVerify = number(argument)
             case "--only": options.only = Set(value(argument).split(separator: ",").map(String.init))
             case "--breakdown": options.breakdown = true
             case "--assertion-loop": options.assertionLoop = number(argument)
             case "-h", "--help":
-                print("usage: AttestBench [--seconds S] [--runs N] [--warmup S] [--fixtures DIR] [--openssl-verify X] [--only LIST] [--breakdown] [--assertion-loop S]")
+                print("usage: AttestBench [--seconds S] [--runs N] [--warmup S] [--fixtures DIR] [--openssl PATH | --openssl-verify X] [--only LIST] [--breakdown] [--assertion-loop S]")
                 exit(0)
             default: fail("unknown argument \(argument)")
             }
@@ -118,73 +122,92 @@ struct Fixtures {
 
 @inline(__always) func nanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
-struct Measurement {
+/// One benchmark: a body run in batches (sync bodies in a plain loop, async ones awaited one after another).
+final class Benchmark {
+    enum Body {
+        case sync(() -> Void)
+        case async(() async -> Void)
+    }
+
     let name: String
+    let body: Body
+    /// Iterations between clock reads (~10 ms), sized by the warm-up.
+    var batch = 1
     /// ops/s of each timed run.
-    let runs: [Double]
+    var runs: [Double] = []
+
+    init(_ name: String, sync body: @escaping () -> Void) {
+        self.name = name
+        self.body = .sync(body)
+    }
+
+    init(_ name: String, async body: @escaping () async -> Void) {
+        self.name = name
+        self.body = .async(body)
+    }
+
     var best: Double { runs.max() ?? 0 }
     var nsPerOp: Double { 1e9 / best }
-}
 
-/// Time-based loop: a warm-up that also sizes batches (~10 ms each, so the clock is read rarely),
-/// then `runs` runs of at least `seconds` each; ops/s of each run.
-func measure(_ name: String, _ options: Options, _ body: () -> Void) -> Measurement {
-    let warmupEnd = nanoseconds() + UInt64(options.warmup * 1e9)
-    let warmupStart = nanoseconds()
-    var warmupCount = 0
-    repeat { body(); warmupCount += 1 } while nanoseconds() < warmupEnd
-    let rate = Double(warmupCount) / (Double(nanoseconds() - warmupStart) / 1e9)
-    let batch = max(1, Int(rate / 100))
-    var runs: [Double] = []
-    for _ in 0..<options.runs {
+    /// Runs batches until `seconds` have passed; returns ops/s.
+    func timedRun(seconds: Double) async -> Double {
         var count = 0
         let start = nanoseconds()
-        let duration = UInt64(options.seconds * 1e9)
+        let duration = UInt64(seconds * 1e9)
         var elapsed: UInt64 = 0
-        repeat {
-            for _ in 0..<batch { body() }
-            count += batch
-            elapsed = nanoseconds() - start
-        } while elapsed < duration
-        runs.append(Double(count) / (Double(elapsed) / 1e9))
+        let batch = self.batch
+        switch body {
+        case .sync(let body):
+            repeat {
+                for _ in 0..<batch { body() }
+                count += batch
+                elapsed = nanoseconds() - start
+            } while elapsed < duration
+        case .async(let body):
+            repeat {
+                for _ in 0..<batch { await body() }
+                count += batch
+                elapsed = nanoseconds() - start
+            } while elapsed < duration
+        }
+        return Double(count) / (Double(elapsed) / 1e9)
     }
-    report(name, runs)
-    return Measurement(name: name, runs: runs)
+
+    /// Warms up for `seconds` and sizes the batch to about 10 ms.
+    func warmUp(seconds: Double) async {
+        batch = 1
+        let rate = await timedRun(seconds: seconds)
+        batch = max(1, Int(rate / 100))
+    }
 }
 
-/// The same loop for async bodies, awaited one after the other on a single task.
-func measureAsync(_ name: String, _ options: Options, _ body: () async -> Void) async -> Measurement {
-    let warmupEnd = nanoseconds() + UInt64(options.warmup * 1e9)
-    let warmupStart = nanoseconds()
-    var warmupCount = 0
-    repeat { await body(); warmupCount += 1 } while nanoseconds() < warmupEnd
-    let rate = Double(warmupCount) / (Double(nanoseconds() - warmupStart) / 1e9)
-    let batch = max(1, Int(rate / 100))
-    var runs: [Double] = []
-    for _ in 0..<options.runs {
-        var count = 0
-        let start = nanoseconds()
-        let duration = UInt64(options.seconds * 1e9)
-        var elapsed: UInt64 = 0
-        repeat {
-            for _ in 0..<batch { await body() }
-            count += batch
-            elapsed = nanoseconds() - start
-        } while elapsed < duration
-        runs.append(Double(count) / (Double(elapsed) / 1e9))
+/// `openssl speed -seconds S ecdsap256`: the verify/s column of the "256 bits ecdsa (nistp256)" line.
+/// Runs in this process's CPU affinity (run.sh pins it to the same core as the benchmarks).
+func opensslVerifyRate(openssl: String, seconds: Int) -> Double? {
+    func run(_ arguments: [String]) -> Double? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: openssl)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return nil }
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        let line = String(decoding: output, as: UTF8.self).split(separator: "\n").last { $0.contains("nistp256)") }
+        return line?.split(separator: " ").last.flatMap { Double($0) }
     }
-    report(name, runs)
-    return Measurement(name: name, runs: runs)
-}
-
-func report(_ name: String, _ runs: [Double]) {
-    let list = runs.map { format($0, decimals: 0) }.joined(separator: ", ")
-    print("  \(pad(name, 44)) runs (ops/s): \(list)")
+    // Openssl versions without -seconds run their own fixed duration (10 s).
+    return run(["speed", "-seconds", String(seconds), "ecdsap256"]) ?? run(["speed", "ecdsap256"])
 }
 
 func format(_ value: Double, decimals: Int) -> String { String(format: "%.\(decimals)f", value) }
 func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text : text + String(repeating: " ", count: width - text.count) }
 func padLeft(_ text: String, _ width: Int) -> String { text.count >= width ? text : String(repeating: " ", count: width - text.count) + text }
+func loadAverage() -> String {
+    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
+}
 
 // MARK: - Sanity checks (a benchmark must never silently measure failures)
 
@@ -263,77 +286,101 @@ struct AttestBench {
         let nonceDigest = SHA256.hash(data: nonce)
         guard fixtures.publicKey.isValidSignature(signature, for: nonce) else { fail("raw P-256 check fails on the assertion's nonce") }
 
-        print("AttestGuard benchmarks — \(options.runs) runs of >= \(format(options.seconds, decimals: 1)) s each after \(format(options.warmup, decimals: 1)) s warm-up; best run reported")
+        print("AttestGuard benchmarks: \(options.runs) rounds; in each, every measurement runs >= \(format(options.seconds, decimals: 1)) s (after one \(format(options.warmup, decimals: 1)) s warm-up each); best round reported")
         print("fixtures: \(options.fixtures)")
-        var results: [Measurement] = []
+        var benchmarks: [Benchmark] = []
 
         if options.wants("assertion") {
-            results.append(measure("assertion verify (AssertionVerifier)", options) {
+            benchmarks.append(Benchmark("assertion verify (AssertionVerifier)", sync: {
                 checkAssertion(assertionVerifier.verify(
                     fixtures.assertion, publicKey: fixtures.publicKey, app: fixtures.app,
                     clientData: fixtures.clientData, previousCounter: 0))
-            })
+            }))
         }
         if options.wants("p256") {
-            results.append(measure("swift-crypto P256 isValidSignature(for: Data)", options) {
+            benchmarks.append(Benchmark("swift-crypto P256 isValidSignature(for: Data)", sync: {
                 guard fixtures.publicKey.isValidSignature(signature, for: nonce) else { fail("raw P-256 check failed") }
-            })
+            }))
         }
         if options.wants("attestation") {
-            results.append(await measureAsync("attestation verify (AttestationVerifier)", options) {
+            benchmarks.append(Benchmark("attestation verify (AttestationVerifier)", async: {
                 checkAttestation(await attestationVerifier.verify(fixtures.attestation, request: request, at: fixtures.instant))
-            })
+            }))
         }
         if options.wants("receipt") {
-            results.append(await measureAsync("receipt verify (ReceiptVerifier)", options) {
+            benchmarks.append(Benchmark("receipt verify (ReceiptVerifier)", async: {
                 checkReceipt(await receiptVerifier.verify(fixtures.receipt, expecting: receiptExpectation, at: fixtures.instant))
-            })
+            }))
         }
         if options.wants("breakdown") {
             // The steps of AssertionVerifier.verify, one at a time, to see where its time goes.
-            results.append(measure("  step: AssertionObject(cbor:) (CBOR decode)", options) {
+            benchmarks.append(Benchmark("  step: AssertionObject(cbor:) (CBOR decode)", sync: {
                 guard (try? AssertionObject(cbor: fixtures.assertion)) != nil else { fail("decode failed") }
-            })
-            results.append(measure("  step: ECDSASignature(derRepresentation:)", options) {
+            }))
+            benchmarks.append(Benchmark("  step: ECDSASignature(derRepresentation:)", sync: {
                 guard (try? P256.Signing.ECDSASignature(derRepresentation: object.signature)) != nil else { fail("DER parse failed") }
-            })
-            results.append(measure("  step: clientDataHash + nonce (2 x SHA-256)", options) {
+            }))
+            benchmarks.append(Benchmark("  step: clientDataHash + nonce (2 x SHA-256)", sync: {
                 let hash = SHA256.hash(data: fixtures.clientData)
                 var hasher = SHA256()
                 hasher.update(data: object.authenticatorData)
                 hasher.update(data: Array(hash))
                 guard Array(hasher.finalize()).count == 32 else { fail("hash") }
-            })
-            results.append(measure("  step: P256 isValidSignature(for: digest)", options) {
+            }))
+            benchmarks.append(Benchmark("  step: P256 isValidSignature(for: digest)", sync: {
                 guard fixtures.publicKey.isValidSignature(signature, for: nonceDigest) else { fail("raw P-256 check failed") }
-            })
+            }))
         }
 
-        printTable(results, options: options)
+        for benchmark in benchmarks { await benchmark.warmUp(seconds: options.warmup) }
+        var opensslRuns: [Double] = []
+        var loads: [String] = []
+        for round in 1...options.runs {
+            loads.append(loadAverage())
+            var line = "round \(round) (load \(loads.last!)):"
+            if let openssl = options.openssl {
+                if let rate = opensslVerifyRate(openssl: openssl, seconds: max(1, Int(options.seconds.rounded()))) {
+                    opensslRuns.append(rate)
+                    line += " openssl \(format(rate, decimals: 0))"
+                } else {
+                    line += " openssl ?"
+                }
+            }
+            for benchmark in benchmarks {
+                let rate = await benchmark.timedRun(seconds: options.seconds)
+                benchmark.runs.append(rate)
+                line += " | \(benchmark.name.split(separator: " ").first { $0 != "step:" } ?? "") \(format(rate, decimals: 0))"
+            }
+            print(line)
+        }
+        loads.append(loadAverage())
+        let openssl = opensslRuns.max() ?? options.opensslVerify
+        printTable(benchmarks, openssl: openssl, opensslRuns: opensslRuns)
+        print("load average (1/5/15 min) at each round start and at the end: \(loads.joined(separator: " -> "))")
     }
 
-    static func printTable(_ results: [Measurement], options: Options) {
+    static func printTable(_ results: [Benchmark], openssl: Double?, opensslRuns: [Double]) {
+        func row(_ name: String, _ best: Double, _ runs: [Double]) {
+            let list = runs.map { format($0, decimals: 0) }.joined(separator: ", ")
+            print("| \(pad(name, 46)) | \(padLeft(format(best, decimals: 0), 9)) | \(padLeft(format(1e9 / best, decimals: 0), 9)) | \(pad(list, 24)) |")
+        }
         print("")
-        print("| \(pad("measurement (single core)", 46)) | \(padLeft("ops/s", 10)) | \(padLeft("ns/op", 10)) |")
-        print("|\(String(repeating: "-", count: 48))|\(String(repeating: "-", count: 11)):|\(String(repeating: "-", count: 11)):|")
-        for result in results {
-            print("| \(pad(result.name, 46)) | \(padLeft(format(result.best, decimals: 0), 10)) | \(padLeft(format(result.nsPerOp, decimals: 0), 10)) |")
-        }
-        if let openssl = options.opensslVerify {
-            print("| \(pad("openssl speed ecdsap256 verify", 46)) | \(padLeft(format(openssl, decimals: 0), 10)) | \(padLeft(format(1e9 / openssl, decimals: 0), 10)) |")
-        }
+        print("| \(pad("measurement (single core, best round)", 46)) | \(padLeft("ops/s", 9)) | \(padLeft("ns/op", 9)) | \(pad("all rounds (ops/s)", 24)) |")
+        print("|\(String(repeating: "-", count: 48))|\(String(repeating: "-", count: 10)):|\(String(repeating: "-", count: 10)):|\(String(repeating: "-", count: 26))|")
+        for result in results { row(result.name, result.best, result.runs) }
+        if let openssl { row("openssl speed ecdsap256 verify (reference)", openssl, opensslRuns) }
         let assertion = results.first { $0.name.hasPrefix("assertion") }?.best
         let raw = results.first { $0.name.hasPrefix("swift-crypto") }?.best
         print("")
-        if let assertion, let openssl = options.opensslVerify {
+        if let assertion, let openssl {
             let ratio = assertion / openssl * 100
-            print("ratio assertion verify/s ÷ openssl verify/s: \(format(ratio, decimals: 1))%  (goal >= 80%: \(ratio >= 80 ? "MET" : "NOT MET"))")
+            print("RATIO assertion verify/s / openssl verify/s = \(format(ratio, decimals: 1))%  (goal >= 80%: \(ratio >= 80 ? "MET" : "NOT MET"))")
         }
-        if let raw, let openssl = options.opensslVerify {
-            print("ratio swift-crypto P256 verify/s ÷ openssl verify/s: \(format(raw / openssl * 100, decimals: 1))%")
+        if let raw, let openssl {
+            print("      swift-crypto P256 verify/s / openssl verify/s = \(format(raw / openssl * 100, decimals: 1))%")
         }
         if let assertion, let raw {
-            print("ratio assertion verify/s ÷ swift-crypto P256 verify/s: \(format(assertion / raw * 100, decimals: 1))%")
+            print("      assertion verify/s / swift-crypto P256 verify/s = \(format(assertion / raw * 100, decimals: 1))%")
         }
     }
 }

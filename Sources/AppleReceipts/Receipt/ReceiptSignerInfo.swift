@@ -1,5 +1,5 @@
-import SwiftASN1
-import X509
+package import SwiftASN1
+package import X509
 
 /// The one SignerInfo of a receipt envelope.
 ///
@@ -15,20 +15,20 @@ import X509
 /// ```
 public struct ReceiptSignerInfo: Sendable {
     /// How the signer names its certificate.
-    enum Identifier: Sendable {
+    package enum Identifier: Sendable {
         case issuerAndSerialNumber(issuer: DistinguishedName, serialNumber: [UInt8])
         case subjectKeyIdentifier([UInt8])
     }
 
-    let identifier: Identifier
+    package let identifier: Identifier
     /// The digest algorithm OID.
-    let digestAlgorithm: ASN1ObjectIdentifier
+    package let digestAlgorithm: ASN1ObjectIdentifier
     /// The signed attributes re-encoded as a DER `SET OF` (what the signature covers), when present.
-    let signedAttributes: [UInt8]?
+    package let signedAttributes: [UInt8]?
     /// The messageDigest attribute's value, when signed attributes are present.
-    let messageDigest: [UInt8]?
+    package let messageDigest: [UInt8]?
     /// The signature algorithm OID.
-    let signatureAlgorithm: ASN1ObjectIdentifier
+    package let signatureAlgorithm: ASN1ObjectIdentifier
     /// The DER ECDSA signature.
     let signature: [UInt8]
 

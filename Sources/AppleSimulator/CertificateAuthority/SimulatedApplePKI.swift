@@ -47,7 +47,7 @@ public struct SimulatedApplePKI: Sendable {
                 OrganizationName("AttestGuard Simulator")
                 StateOrProvinceName("California")
             },
-            key: keys.p384("attestation-intermediate"),
+            key: Certificate.PrivateKey(keys.p384("attestation-intermediate")),
             serialNumber: keys.serialNumber("attestation-intermediate"),
             validity: validity
         )
@@ -70,7 +70,7 @@ public struct SimulatedApplePKI: Sendable {
                 OrganizationName("AttestGuard Simulator")
                 CountryName("US")
             },
-            key: keys.p384("receipt-intermediate"),
+            key: Certificate.PrivateKey(keys.p256("receipt-intermediate")),
             serialNumber: keys.serialNumber("receipt-intermediate"),
             validity: validity
         )
@@ -86,6 +86,7 @@ public struct SimulatedApplePKI: Sendable {
             publicKey: Certificate.PublicKey(signerKey.publicKey),
             serialNumber: keys.serialNumber("receipt-signer"),
             validity: validity,
+            signatureAlgorithm: .ecdsaWithSHA256,
             extensions: [
                 try Certificate.Extension(BasicConstraints.notCertificateAuthority, critical: true),
                 try receiptIntermediate.authorityKeyIdentifier(),

@@ -51,13 +51,14 @@ public struct SimulatedCertificateAuthority: Sendable {
     }
 
     /// Creates an intermediate CA signed by this one (path length 0, key usage critical, AKI and SKI).
+    /// Apple's App Attest intermediate holds a P-384 key, its receipt intermediate a P-256 key.
     public func intermediate(
         subject: DistinguishedName,
-        key: P384.Signing.PrivateKey,
+        key: Certificate.PrivateKey,
         serialNumber: [UInt8],
         validity: ClosedRange<Date>
     ) throws -> SimulatedCertificateAuthority {
-        let publicKey = Certificate.PublicKey(key.publicKey)
+        let publicKey = key.publicKey
         let certificate = try issue(
             subject: subject,
             publicKey: publicKey,
@@ -70,15 +71,17 @@ public struct SimulatedCertificateAuthority: Sendable {
                 try Certificate.Extension(KeyUsage(keyCertSign: true, cRLSign: true), critical: true),
             ]
         )
-        return SimulatedCertificateAuthority(certificate: certificate, privateKey: Certificate.PrivateKey(key))
+        return SimulatedCertificateAuthority(certificate: certificate, privateKey: key)
     }
 
-    /// Issues a certificate signed by this CA with ECDSA-SHA-384 (as Apple's CAs do).
+    /// Issues a certificate signed by this CA. Apple's roots sign intermediates with ECDSA-SHA-384 and
+    /// the intermediates sign leaf certificates (credential, receipt signer) with ECDSA-SHA-256.
     public func issue(
         subject: DistinguishedName,
         publicKey: Certificate.PublicKey,
         serialNumber: [UInt8],
         validity: ClosedRange<Date>,
+        signatureAlgorithm: Certificate.SignatureAlgorithm = .ecdsaWithSHA384,
         extensions: [Certificate.Extension]
     ) throws -> Certificate {
         try Certificate(
@@ -89,7 +92,7 @@ public struct SimulatedCertificateAuthority: Sendable {
             notValidAfter: validity.upperBound,
             issuer: certificate.subject,
             subject: subject,
-            signatureAlgorithm: .ecdsaWithSHA384,
+            signatureAlgorithm: signatureAlgorithm,
             extensions: try Certificate.Extensions(extensions),
             issuerPrivateKey: privateKey
         )

@@ -66,6 +66,7 @@ public struct SimulatedDevice: Sendable {
             publicKey: Certificate.PublicKey(key.publicKey),
             serialNumber: pki.keys.serialNumber("credential:\(Hex.encode(key.keyId)):\(now.timeIntervalSince1970)"),
             validity: now.addingTimeInterval(-options.credentialValidity.before)...now.addingTimeInterval(options.credentialValidity.after),
+            signatureAlgorithm: .ecdsaWithSHA256,
             extensions: [
                 try Certificate.Extension(BasicConstraints.notCertificateAuthority, critical: true),
                 try Certificate.Extension(

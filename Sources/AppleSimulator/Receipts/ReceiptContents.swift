@@ -58,24 +58,39 @@ public struct ReceiptContents: Sendable, Hashable {
         environment == .development ? "sandbox" : "production"
     }
 
-    /// The payload fields in Apple's order: 2, 3, 4, 5, 6, 7, 12, (17), (19), 21, then extras.
+    /// The payload fields in Apple's order: ATTEST receipts carry 2, 3, 4, 5, 6, 7, 12, 21; refreshed
+    /// RECEIPT receipts put the risk metric and type first: 17, 6, 2, 3, 4, 5, 7, 12, 19, 21. Extras go last.
     public var fields: [ReceiptField] {
-        var fields = [
-            ReceiptField(type: ReceiptFieldType.appId, value: Array(appId.utf8)),
+        func text(_ type: Int, _ value: String) -> ReceiptField { ReceiptField(type: type, value: Array(value.utf8)) }
+        var leading: [ReceiptField] = []
+        if let riskMetric { leading.append(text(ReceiptFieldType.riskMetric, String(riskMetric))) }
+        let typeField = text(ReceiptFieldType.receiptType, type.rawValue)
+        let identity = [
+            text(ReceiptFieldType.appId, appId),
             ReceiptField(type: ReceiptFieldType.attestedPublicKey, value: attestedCertificate),
             ReceiptField(type: ReceiptFieldType.clientHash, value: clientHash),
-            ReceiptField(type: ReceiptFieldType.token, value: Array(token.utf8)),
-            ReceiptField(type: ReceiptFieldType.receiptType, value: Array(type.rawValue.utf8)),
-            ReceiptField(type: ReceiptFieldType.environment, value: Array(environment.utf8)),
-            ReceiptField(type: ReceiptFieldType.creationTime, value: Array(ISO8601Timestamp.format(creationTime).utf8)),
+            text(ReceiptFieldType.token, token),
         ]
-        if let riskMetric {
-            fields.append(ReceiptField(type: ReceiptFieldType.riskMetric, value: Array(String(riskMetric).utf8)))
+        var fields: [ReceiptField]
+        if type == .attest {
+            fields = leading + identity + [typeField]
+        } else {
+            fields = leading + [typeField] + identity
         }
-        if let notBefore {
-            fields.append(ReceiptField(type: ReceiptFieldType.notBefore, value: Array(ISO8601Timestamp.format(notBefore).utf8)))
-        }
-        fields.append(ReceiptField(type: ReceiptFieldType.expirationTime, value: Array(ISO8601Timestamp.format(expirationTime).utf8)))
+        fields.append(text(ReceiptFieldType.environment, environment))
+        fields.append(text(ReceiptFieldType.creationTime, Self.appleTimestamp(creationTime)))
+        if let notBefore { fields.append(text(ReceiptFieldType.notBefore, Self.appleTimestamp(notBefore))) }
+        fields.append(text(ReceiptFieldType.expirationTime, Self.appleTimestamp(expirationTime)))
         return fields + extraFields
+    }
+
+    /// A timestamp as Apple writes it: milliseconds with trailing zeros dropped ("2020-11-27T22:41:40.46Z").
+    static func appleTimestamp(_ date: Date) -> String {
+        var text = ISO8601Timestamp.format(date)
+        guard let dot = text.lastIndex(of: ".") else { return text }
+        text.removeLast()
+        while text.last == "0" { text.removeLast() }
+        if text.index(after: dot) == text.endIndex { text.removeLast() }
+        return text + "Z"
     }
 }

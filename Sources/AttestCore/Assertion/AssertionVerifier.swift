@@ -1,5 +1,5 @@
 public import Crypto
-import AppleReceipts
+public import AppleReceipts
 
 /// Verifies App Attest assertions against a stored public key and counter.
 ///
@@ -63,44 +63,6 @@ public struct AssertionVerifier: Sendable {
             )
         } catch {
             return .invalid(error)
-        }
-    }
-}
-
-/// An assertion whose signature, RP ID and counter verified.
-public struct VerifiedAssertion: Sendable, Hashable {
-    /// The new counter, to store atomically only if still greater than the stored one.
-    public let counter: UInt32
-    /// The authenticator data as received.
-    public let authenticatorData: AuthenticatorData
-    /// The clientData the app signed; the caller checks the challenge (and request binding) in it.
-    public let clientData: [UInt8]
-    /// SHA-256 of the clientData.
-    public let clientDataHash: [UInt8]
-}
-
-/// The outcome of verifying an assertion: the verified assertion, or the first check that failed.
-public enum AssertionVerdict: Sendable, Hashable {
-    case valid(VerifiedAssertion)
-    case invalid(VerificationError)
-
-    /// The verified assertion when valid.
-    public var assertion: VerifiedAssertion? {
-        if case .valid(let assertion) = self { return assertion }
-        return nil
-    }
-
-    /// The failure when invalid.
-    public var error: VerificationError? {
-        if case .invalid(let error) = self { return error }
-        return nil
-    }
-
-    /// The verified assertion, or the failure thrown.
-    public func get() throws(VerificationError) -> VerifiedAssertion {
-        switch self {
-        case .valid(let assertion): return assertion
-        case .invalid(let error): throw error
         }
     }
 }

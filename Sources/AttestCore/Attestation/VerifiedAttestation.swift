@@ -29,27 +29,9 @@ public struct VerifiedAttestation: Sendable {
 }
 
 /// The outcome of verifying an attestation: the verified key, or the first check that failed.
-public enum AttestationVerdict: Sendable {
-    case valid(VerifiedAttestation)
-    case invalid(VerificationError)
+public typealias AttestationVerdict = Verdict<VerifiedAttestation, VerificationError>
 
+extension Verdict where Value == VerifiedAttestation {
     /// The verified attestation when valid.
-    public var attestation: VerifiedAttestation? {
-        if case .valid(let attestation) = self { return attestation }
-        return nil
-    }
-
-    /// The failure when invalid.
-    public var error: VerificationError? {
-        if case .invalid(let error) = self { return error }
-        return nil
-    }
-
-    /// The verified attestation, or the failure thrown.
-    public func get() throws(VerificationError) -> VerifiedAttestation {
-        switch self {
-        case .valid(let attestation): return attestation
-        case .invalid(let error): throw error
-        }
-    }
+    public var attestation: VerifiedAttestation? { value }
 }

@@ -35,17 +35,13 @@ extension AttestGuardCommand.Verify {
         @Option(help: "How the app turned the challenge into the clientDataHash: sha256 or none.")
         var challengeHashing: ChallengeHashing = .sha256
 
-        @Option(help: "The instant to verify at, ISO-8601 UTC (default: now).")
-        var at: String?
-
         @Option(help: "A PEM file of App Attest root(s) to trust instead of Apple's.")
         var root: String?
 
         @Option(help: "A PEM file of receipt root(s) to trust instead of Apple Root CA - G3.")
         var receiptRoot: String?
 
-        @Option(help: "Clock-skew tolerance in seconds.")
-        var clockSkew: Double = 120
+        @OptionGroup var instantOptions: InstantOptions
 
         func validate() throws {
             let sources = [challengeUtf8, challengeHex, clientDataHashHex].compactMap { $0 }
@@ -72,11 +68,11 @@ extension AttestGuardCommand.Verify {
             let verifier = AttestationVerifier(
                 trustRoots: try root.map(InputFile.certificates) ?? [AppAttestTrustAnchor.appleAppAttestationRoot],
                 receiptTrustRoots: try receiptRoot.map(InputFile.certificates) ?? [ReceiptTrustAnchor.appleRootCAG3],
-                clockSkewTolerance: clockSkew
+                clockSkewTolerance: instantOptions.clockSkew
             )
             let request = AttestationRequest(
                 keyId: keyIdBytes, app: AppIdentity(appId: appId), allowedEnvironments: [environment], clientData: clientData)
-            switch await verifier.verify(object, request: request, at: try InputFile.instant(at)) {
+            switch await verifier.verify(object, request: request, at: try instantOptions.instant()) {
             case .valid(let verified):
                 try VerificationReport.valid(Self.fields(of: verified)).emit()
             case .invalid(let error):

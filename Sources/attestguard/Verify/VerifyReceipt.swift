@@ -20,17 +20,13 @@ extension AttestGuardCommand.Verify {
         @Option(help: "A PEM file with the attested P-256 public key to compare with field 3.")
         var publicKey: String?
 
-        @Option(help: "The instant to verify at, ISO-8601 UTC (default: now).")
-        var at: String?
-
         @Option(help: "Reject a receipt created more than this many seconds before the instant.")
         var maxAge: Double?
 
         @Option(help: "A PEM file of receipt root(s) to trust instead of Apple Root CA - G3.")
         var root: String?
 
-        @Option(help: "Clock-skew tolerance in seconds.")
-        var clockSkew: Double = 120
+        @OptionGroup var instantOptions: InstantOptions
 
         func run() async throws {
             let bytes = try InputFile.object(receipt, name: "receipt")
@@ -41,9 +37,9 @@ extension AttestGuardCommand.Verify {
             )
             let verifier = ReceiptVerifier(
                 trustRoots: try root.map(InputFile.certificates) ?? [ReceiptTrustAnchor.appleRootCAG3],
-                clockSkewTolerance: clockSkew
+                clockSkewTolerance: instantOptions.clockSkew
             )
-            switch await verifier.verify(bytes, expecting: expectation, at: try InputFile.instant(at)) {
+            switch await verifier.verify(bytes, expecting: expectation, at: try instantOptions.instant()) {
             case .valid(let verified):
                 try VerificationReport.valid(ReceiptReport.fields(of: verified)).emit()
             case .invalid(let error):

@@ -118,3 +118,33 @@ struct RealReceiptTests {
         #expect(verdict.error?.code == .malformedReceipt)
     }
 }
+
+/// Receipt timestamps parse with any number of fractional digits and format as Apple writes them.
+struct ISO8601TimestampTests {
+    @Test(arguments: [
+        ("2024-01-27T16:15:33.169Z", 1_706_372_133.169),
+        ("2020-11-22T09:48:12.863000Z", 1_606_038_492.863),
+        ("2020-11-27T22:41:40.46Z", 1_606_516_900.46),
+        ("2024-01-27T16:15:40Z", 1_706_372_140),
+        ("2000-02-29T00:00:00Z", 951_782_400),
+        ("1969-12-31T23:59:59.5Z", -0.5),
+    ])
+    func parses(text: String, seconds: Double) throws {
+        let date = try #require(ISO8601Timestamp.parse(text))
+        #expect(abs(date.timeIntervalSince1970 - seconds) < 0.0005)
+    }
+
+    @Test(arguments: ["", "2024-01-27", "2024-01-27T16:15:40", "2024-01-27T16:15:40+01:00", "2023-02-29T00:00:00Z",
+                      "2024-13-01T00:00:00Z", "2024-01-27T24:00:00Z", "2024-01-27T16:15:40.Z", "2024-01-27T16:15:4aZ", "２０２４-01-27T16:15:40Z"])
+    func rejects(text: String) {
+        #expect(ISO8601Timestamp.parse(text) == nil)
+    }
+
+    @Test func formatsMillisecondsAndClampsAbsurdInstants() {
+        #expect(ISO8601Timestamp.format(Date(timeIntervalSince1970: 1_706_372_133.169)) == "2024-01-27T16:15:33.169Z")
+        #expect(ISO8601Timestamp.format(Date(timeIntervalSince1970: -0.5)) == "1969-12-31T23:59:59.500Z")
+        #expect(ISO8601Timestamp.format(.distantFuture) == "4001-01-01T00:00:00.000Z")
+        #expect(ISO8601Timestamp.format(Date(timeIntervalSince1970: 1e300)).hasPrefix("9999-12-31"))
+        #expect(ISO8601Timestamp.format(Date(timeIntervalSince1970: -1e300)).hasPrefix("0000-01-01"))
+    }
+}

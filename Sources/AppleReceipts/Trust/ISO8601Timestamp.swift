@@ -44,8 +44,11 @@ public enum ISO8601Timestamp {
     }
 
     /// Formats an instant as `YYYY-MM-DDTHH:MM:SS.mmmZ` (milliseconds, as Apple writes them).
+    /// Instants outside years 0000-9999 are clamped to that range.
     public static func format(_ date: Date) -> String {
-        let totalMilliseconds = Int((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let seconds = date.timeIntervalSince1970
+        let clamped = seconds.isNaN ? 0 : min(max(seconds, -62_167_219_200), 253_402_300_799.999)
+        let totalMilliseconds = Int((clamped * 1000).rounded(.down))
         let milliseconds = ((totalMilliseconds % 1000) + 1000) % 1000
         let totalSeconds = (totalMilliseconds - milliseconds) / 1000
         let secondsOfDay = ((totalSeconds % 86_400) + 86_400) % 86_400

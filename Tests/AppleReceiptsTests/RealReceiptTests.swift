@@ -140,6 +140,12 @@ struct ISO8601TimestampTests {
         #expect(ISO8601Timestamp.parse(text) == nil)
     }
 
+    @Test(arguments: ["2244-02-25T22:41:40.460Z", "2024-01-27T16:15:33.169Z", "9999-12-31T23:59:59.999Z", "1970-01-01T00:00:00.001Z"])
+    func millisecondTextFormatsBackToItself(text: String) throws {
+        // Found by the FuzzTextFormats fuzzer: flooring turned 40.460 (stored as 40.4599...) into 40.459.
+        #expect(ISO8601Timestamp.format(try #require(ISO8601Timestamp.parse(text))) == text)
+    }
+
     @Test func formatsMillisecondsAndClampsAbsurdInstants() {
         #expect(ISO8601Timestamp.format(Date(timeIntervalSince1970: 1_706_372_133.169)) == "2024-01-27T16:15:33.169Z")
         #expect(ISO8601Timestamp.format(Date(timeIntervalSince1970: -0.5)) == "1969-12-31T23:59:59.500Z")

@@ -48,7 +48,8 @@ public enum ISO8601Timestamp {
     public static func format(_ date: Date) -> String {
         let seconds = date.timeIntervalSince1970
         let clamped = seconds.isNaN ? 0 : min(max(seconds, -62_167_219_200), 253_402_300_799.999)
-        let totalMilliseconds = Int((clamped * 1000).rounded(.down))
+        // Nearest, not down: a parsed ".460" is 40.459999... seconds in floating point.
+        let totalMilliseconds = Int((clamped * 1000).rounded())
         let milliseconds = ((totalMilliseconds % 1000) + 1000) % 1000
         let totalSeconds = (totalMilliseconds - milliseconds) / 1000
         let secondsOfDay = ((totalSeconds % 86_400) + 86_400) % 86_400

@@ -34,9 +34,16 @@ fi
 command -v swift >/dev/null 2>&1 || { echo "swift is not on PATH" >&2; exit 2; }
 SWIFT_BIN_DIR="$(dirname "$(command -v swift)")"
 
-# -sanitize=fuzzer instruments every Swift module (the main package's too) for coverage and links
-# libFuzzer's main(); -parse-as-library because the harnesses have no top-level code.
-BUILD_FLAGS=(-c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library)
+# What works with Swift 6.3 on Linux (see README.md, "How the build works"):
+# - --sanitize=fuzzer makes SwiftPM stop renaming executables' entry points (otherwise it links with
+#   --defsym main=<Target>_main and the link fails), so libFuzzer's own main() is used; it also
+#   instruments the C code (BoringSSL) and links libFuzzer;
+# - -Xswiftc -sanitize=fuzzer,address as ONE option, last on the swiftc command line: swiftc keeps only
+#   the last -sanitize= option, so the "-sanitize=fuzzer -sanitize=address" that --sanitize=fuzzer
+#   --sanitize=address produce alone would leave every Swift module without coverage instrumentation;
+# - -parse-as-library: the harnesses have no top-level code.
+BUILD_FLAGS=(-c release --sanitize=fuzzer --sanitize=address
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library)
 
 echo "== seeds"
 python3 "$FUZZ_DIR/make-seeds.py" || { echo "make-seeds.py failed" >&2; exit 2; }

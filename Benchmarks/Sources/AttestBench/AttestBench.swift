@@ -5,8 +5,13 @@
 //          --fixtures DIR, --openssl PATH (run `openssl speed -seconds S ecdsap256` in every round, interleaved
 //          with the Swift runs so load changes hit both sides of the ratio alike), --openssl-verify X (a fixed
 //          openssl P-256 verify/s instead), --only NAME[,NAME] (assertion, p256, attestation, receipt, breakdown),
-//          --breakdown (also time each step of the assertion path), --assertion-loop S (only the assertion loop
-//          for S seconds: for profilers).
+//          --breakdown (also time each step of the assertion path), --wall (rank and compare by wall-clock time;
+//          openssl then gets -elapsed), --assertion-loop S (only the assertion loop for S seconds: for profilers).
+//
+// Clocks: every run records ops per second of wall-clock time and ops per second of this process's CPU time.
+// By default results and the ratio use CPU time, because that is what `openssl speed` divides by by default
+// (user CPU time): on a busy machine, where the pinned core is shared, both sides then stay comparable.
+// On an idle machine the two clocks agree.
 
 import AppleReceipts
 import AttestCore
@@ -31,6 +36,7 @@ struct Options {
     var only: Set<String>?
     var breakdown = false
     var assertionLoop: Double?
+    var wall = false
 
     static func parse(_ arguments: [String]) -> Options {
         var options = Options()
@@ -54,9 +60,10 @@ struct Options {
             case "--openssl-verify": options.opensslVerify = number(argument)
             case "--only": options.only = Set(value(argument).split(separator: ",").map(String.init))
             case "--breakdown": options.breakdown = true
+            case "--wall": options.wall = true
             case "--assertion-loop": options.assertionLoop = number(argument)
             case "-h", "--help":
-                print("usage: AttestBench [--seconds S] [--runs N] [--warmup S] [--fixtures DIR] [--openssl PATH | --openssl-verify X] [--only LIST] [--breakdown] [--assertion-loop S]")
+                print("usage: AttestBench [--seconds S] [--runs N] [--warmup S] [--fixtures DIR] [--openssl PATH | --openssl-verify X] [--only LIST] [--breakdown] [--wall] [--assertion-loop S]")
                 exit(0)
             default: fail("unknown argument \(argument)")
             }
@@ -122,6 +129,20 @@ struct Fixtures {
 
 @inline(__always) func nanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
+/// CPU time of this process (all threads), in nanoseconds.
+func cpuNanoseconds() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
+
+/// One timed run: ops per second of wall-clock time and of CPU time.
+struct Sample {
+    var wall: Double
+    var cpu: Double
+    func rate(wall useWall: Bool) -> Double { useWall ? wall : cpu }
+}
+
 /// One benchmark: a body run in batches (sync bodies in a plain loop, async ones awaited one after another).
 final class Benchmark {
     enum Body {
@@ -130,28 +151,30 @@ final class Benchmark {
     }
 
     let name: String
+    let shortName: String
     let body: Body
     /// Iterations between clock reads (~10 ms), sized by the warm-up.
     var batch = 1
-    /// ops/s of each timed run.
-    var runs: [Double] = []
+    var samples: [Sample] = []
 
-    init(_ name: String, sync body: @escaping () -> Void) {
+    init(_ name: String, short shortName: String, sync body: @escaping () -> Void) {
         self.name = name
+        self.shortName = shortName
         self.body = .sync(body)
     }
 
-    init(_ name: String, async body: @escaping () async -> Void) {
+    init(_ name: String, short shortName: String, async body: @escaping () async -> Void) {
         self.name = name
+        self.shortName = shortName
         self.body = .async(body)
     }
 
-    var best: Double { runs.max() ?? 0 }
-    var nsPerOp: Double { 1e9 / best }
+    func best(wall: Bool) -> Double { samples.map { $0.rate(wall: wall) }.max() ?? 0 }
 
-    /// Runs batches until `seconds` have passed; returns ops/s.
-    func timedRun(seconds: Double) async -> Double {
+    /// Runs batches until `seconds` of wall-clock time have passed.
+    func timedRun(seconds: Double) async -> Sample {
         var count = 0
+        let cpuStart = cpuNanoseconds()
         let start = nanoseconds()
         let duration = UInt64(seconds * 1e9)
         var elapsed: UInt64 = 0
@@ -170,36 +193,79 @@ final class Benchmark {
                 elapsed = nanoseconds() - start
             } while elapsed < duration
         }
-        return Double(count) / (Double(elapsed) / 1e9)
+        let cpu = cpuNanoseconds() - cpuStart
+        return Sample(wall: Double(count) / (Double(elapsed) / 1e9), cpu: Double(count) / (Double(max(cpu, 1)) / 1e9))
     }
 
     /// Warms up for `seconds` and sizes the batch to about 10 ms.
     func warmUp(seconds: Double) async {
         batch = 1
-        let rate = await timedRun(seconds: seconds)
+        let rate = await timedRun(seconds: seconds).wall
         batch = max(1, Int(rate / 100))
     }
 }
 
 /// `openssl speed -seconds S ecdsap256`: the verify/s column of the "256 bits ecdsa (nistp256)" line.
 /// Runs in this process's CPU affinity (run.sh pins it to the same core as the benchmarks).
-func opensslVerifyRate(openssl: String, seconds: Int) -> Double? {
-    func run(_ arguments: [String]) -> Double? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: openssl)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return nil }
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
-        let line = String(decoding: output, as: UTF8.self).split(separator: "\n").last { $0.contains("nistp256)") }
-        return line?.split(separator: " ").last.flatMap { Double($0) }
-    }
+/// By default openssl divides by user CPU time; `elapsed` makes it divide by wall-clock time.
+func opensslVerifyRate(openssl: String, seconds: Int, elapsed: Bool) -> Double? {
+    let clock = elapsed ? ["-elapsed"] : []
     // Openssl versions without -seconds run their own fixed duration (10 s).
-    return run(["speed", "-seconds", String(seconds), "ecdsap256"]) ?? run(["speed", "ecdsap256"])
+    for arguments in [["speed"] + clock + ["-seconds", String(seconds), "ecdsap256"], ["speed"] + clock + ["ecdsap256"]] {
+        guard let output = spawnAndRead(openssl, arguments) else { continue }
+        let line = output.split(separator: "\n").last { $0.contains("nistp256)") }
+        if let rate = line?.split(separator: " ").last.flatMap({ Double($0) }) { return rate }
+    }
+    return nil
+}
+
+/// Runs a program and returns its standard output, or `nil` when it fails. `openssl speed` stops its
+/// loops with SIGALRM, and threads of this process (Dispatch, the concurrency pool) block signals, which a
+/// child would inherit; so the child is spawned with an empty signal mask and default handlers.
+func spawnAndRead(_ path: String, _ arguments: [String]) -> String? {
+    var fds: [Int32] = [0, 0]
+    guard pipe(&fds) == 0 else { return nil }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addclose(&actions, fds[0])
+    posix_spawn_file_actions_addclose(&actions, fds[1])
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var empty = sigset_t()
+    sigemptyset(&empty)
+    var defaults = sigset_t()
+    sigfillset(&defaults)
+    sigdelset(&defaults, SIGKILL)
+    sigdelset(&defaults, SIGSTOP)
+    posix_spawnattr_setsigmask(&attributes, &empty)
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+    defer { for pointer in argv { free(pointer) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+    close(fds[1])
+    defer { close(fds[0]) }
+    guard spawned == 0 else { return nil }
+    var output: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { read(fds[0], $0.baseAddress, $0.count) }
+        if count > 0 {
+            output += buffer[0..<count]
+        } else if count == 0 || errno != EINTR {
+            break
+        }
+    }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    // Exited normally with status 0.
+    guard status & 0x7F == 0, (status >> 8) & 0xFF == 0 else { return nil }
+    return String(decoding: output, as: UTF8.self)
 }
 
 func format(_ value: Double, decimals: Int) -> String { String(format: "%.\(decimals)f", value) }
@@ -286,48 +352,51 @@ struct AttestBench {
         let nonceDigest = SHA256.hash(data: nonce)
         guard fixtures.publicKey.isValidSignature(signature, for: nonce) else { fail("raw P-256 check fails on the assertion's nonce") }
 
-        print("AttestGuard benchmarks: \(options.runs) rounds; in each, every measurement runs >= \(format(options.seconds, decimals: 1)) s (after one \(format(options.warmup, decimals: 1)) s warm-up each); best round reported")
+        let clock = options.wall ? "wall-clock" : "CPU"
+        print("AttestGuard benchmarks: \(options.runs) rounds; in each round every measurement runs >= \(format(options.seconds, decimals: 1)) s")
+        print("(after one \(format(options.warmup, decimals: 1)) s warm-up each); openssl speed runs at the start of each round; best round reported;")
+        print("rates divide by \(clock) time (\(options.wall ? "openssl speed -elapsed" : "as openssl speed does by default: user CPU time"))")
         print("fixtures: \(options.fixtures)")
         var benchmarks: [Benchmark] = []
 
         if options.wants("assertion") {
-            benchmarks.append(Benchmark("assertion verify (AssertionVerifier)", sync: {
+            benchmarks.append(Benchmark("assertion verify (AssertionVerifier)", short: "assertion", sync: {
                 checkAssertion(assertionVerifier.verify(
                     fixtures.assertion, publicKey: fixtures.publicKey, app: fixtures.app,
                     clientData: fixtures.clientData, previousCounter: 0))
             }))
         }
         if options.wants("p256") {
-            benchmarks.append(Benchmark("swift-crypto P256 isValidSignature(for: Data)", sync: {
+            benchmarks.append(Benchmark("swift-crypto P256 isValidSignature(for: Data)", short: "p256", sync: {
                 guard fixtures.publicKey.isValidSignature(signature, for: nonce) else { fail("raw P-256 check failed") }
             }))
         }
         if options.wants("attestation") {
-            benchmarks.append(Benchmark("attestation verify (AttestationVerifier)", async: {
+            benchmarks.append(Benchmark("attestation verify (AttestationVerifier)", short: "attestation", async: {
                 checkAttestation(await attestationVerifier.verify(fixtures.attestation, request: request, at: fixtures.instant))
             }))
         }
         if options.wants("receipt") {
-            benchmarks.append(Benchmark("receipt verify (ReceiptVerifier)", async: {
+            benchmarks.append(Benchmark("receipt verify (ReceiptVerifier)", short: "receipt", async: {
                 checkReceipt(await receiptVerifier.verify(fixtures.receipt, expecting: receiptExpectation, at: fixtures.instant))
             }))
         }
         if options.wants("breakdown") {
             // The steps of AssertionVerifier.verify, one at a time, to see where its time goes.
-            benchmarks.append(Benchmark("  step: AssertionObject(cbor:) (CBOR decode)", sync: {
+            benchmarks.append(Benchmark("  step: AssertionObject(cbor:) (CBOR decode)", short: "cbor", sync: {
                 guard (try? AssertionObject(cbor: fixtures.assertion)) != nil else { fail("decode failed") }
             }))
-            benchmarks.append(Benchmark("  step: ECDSASignature(derRepresentation:)", sync: {
+            benchmarks.append(Benchmark("  step: ECDSASignature(derRepresentation:)", short: "der", sync: {
                 guard (try? P256.Signing.ECDSASignature(derRepresentation: object.signature)) != nil else { fail("DER parse failed") }
             }))
-            benchmarks.append(Benchmark("  step: clientDataHash + nonce (2 x SHA-256)", sync: {
+            benchmarks.append(Benchmark("  step: clientDataHash + nonce (2 x SHA-256)", short: "sha", sync: {
                 let hash = SHA256.hash(data: fixtures.clientData)
                 var hasher = SHA256()
                 hasher.update(data: object.authenticatorData)
                 hasher.update(data: Array(hash))
                 guard Array(hasher.finalize()).count == 32 else { fail("hash") }
             }))
-            benchmarks.append(Benchmark("  step: P256 isValidSignature(for: digest)", sync: {
+            benchmarks.append(Benchmark("  step: P256 isValidSignature(for: digest)", short: "p256-digest", sync: {
                 guard fixtures.publicKey.isValidSignature(signature, for: nonceDigest) else { fail("raw P-256 check failed") }
             }))
         }
@@ -337,9 +406,9 @@ struct AttestBench {
         var loads: [String] = []
         for round in 1...options.runs {
             loads.append(loadAverage())
-            var line = "round \(round) (load \(loads.last!)):"
+            var line = "round \(round) (load \(loads.last!)), \(clock) ops/s:"
             if let openssl = options.openssl {
-                if let rate = opensslVerifyRate(openssl: openssl, seconds: max(1, Int(options.seconds.rounded()))) {
+                if let rate = opensslVerifyRate(openssl: openssl, seconds: max(1, Int(options.seconds.rounded())), elapsed: options.wall) {
                     opensslRuns.append(rate)
                     line += " openssl \(format(rate, decimals: 0))"
                 } else {
@@ -347,30 +416,34 @@ struct AttestBench {
                 }
             }
             for benchmark in benchmarks {
-                let rate = await benchmark.timedRun(seconds: options.seconds)
-                benchmark.runs.append(rate)
-                line += " | \(benchmark.name.split(separator: " ").first { $0 != "step:" } ?? "") \(format(rate, decimals: 0))"
+                let sample = await benchmark.timedRun(seconds: options.seconds)
+                benchmark.samples.append(sample)
+                line += " | \(benchmark.shortName) \(format(sample.rate(wall: options.wall), decimals: 0))"
             }
             print(line)
         }
         loads.append(loadAverage())
         let openssl = opensslRuns.max() ?? options.opensslVerify
-        printTable(benchmarks, openssl: openssl, opensslRuns: opensslRuns)
-        print("load average (1/5/15 min) at each round start and at the end: \(loads.joined(separator: " -> "))")
+        printTable(benchmarks, openssl: openssl, opensslRuns: opensslRuns, wall: options.wall)
+        print("load average (1/5/15 min) at each round start, then at the end: \(loads.joined(separator: " -> "))")
     }
 
-    static func printTable(_ results: [Benchmark], openssl: Double?, opensslRuns: [Double]) {
-        func row(_ name: String, _ best: Double, _ runs: [Double]) {
+    static func printTable(_ results: [Benchmark], openssl: Double?, opensslRuns: [Double], wall: Bool) {
+        let clock = wall ? "wall" : "CPU"
+        let other = wall ? "CPU" : "wall"
+        func row(_ name: String, _ best: Double, _ otherBest: String, _ runs: [Double]) {
             let list = runs.map { format($0, decimals: 0) }.joined(separator: ", ")
-            print("| \(pad(name, 46)) | \(padLeft(format(best, decimals: 0), 9)) | \(padLeft(format(1e9 / best, decimals: 0), 9)) | \(pad(list, 24)) |")
+            print("| \(pad(name, 46)) | \(padLeft(format(best, decimals: 0), 9)) | \(padLeft(format(1e9 / best, decimals: 0), 9)) | \(padLeft(otherBest, 11)) | \(pad(list, 24)) |")
         }
         print("")
-        print("| \(pad("measurement (single core, best round)", 46)) | \(padLeft("ops/s", 9)) | \(padLeft("ns/op", 9)) | \(pad("all rounds (ops/s)", 24)) |")
-        print("|\(String(repeating: "-", count: 48))|\(String(repeating: "-", count: 10)):|\(String(repeating: "-", count: 10)):|\(String(repeating: "-", count: 26))|")
-        for result in results { row(result.name, result.best, result.runs) }
-        if let openssl { row("openssl speed ecdsap256 verify (reference)", openssl, opensslRuns) }
-        let assertion = results.first { $0.name.hasPrefix("assertion") }?.best
-        let raw = results.first { $0.name.hasPrefix("swift-crypto") }?.best
+        print("| \(pad("single core, best of rounds", 46)) | \(padLeft("ops/s", 9)) | \(padLeft("ns/op", 9)) | \(padLeft("\(other) ops/s", 11)) | \(pad("all rounds (\(clock) ops/s)", 24)) |")
+        print("|\(String(repeating: "-", count: 48))|\(String(repeating: "-", count: 10)):|\(String(repeating: "-", count: 10)):|\(String(repeating: "-", count: 12)):|\(String(repeating: "-", count: 26))|")
+        for result in results {
+            row(result.name, result.best(wall: wall), format(result.best(wall: !wall), decimals: 0), result.samples.map { $0.rate(wall: wall) })
+        }
+        if let openssl { row("openssl speed ecdsap256 verify (reference)", openssl, "-", opensslRuns) }
+        let assertion = results.first { $0.shortName == "assertion" }?.best(wall: wall)
+        let raw = results.first { $0.shortName == "p256" }?.best(wall: wall)
         print("")
         if let assertion, let openssl {
             let ratio = assertion / openssl * 100

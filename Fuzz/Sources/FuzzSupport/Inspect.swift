@@ -26,3 +26,12 @@ public func inspect(_ credential: AttestedCredentialData, remainderCount: Int) {
     }
     _ = credential.coseKey.exerciseAccessors()
 }
+
+/// Whether two parse results agree: field by field, the CBOR items compared by their encoding
+/// (a NaN float makes `==` false even for identical parses).
+public func sameParse(_ lhs: AttestedCredentialData?, _ rhs: AttestedCredentialData?) -> Bool {
+    guard let lhs, let rhs else { return lhs == nil && rhs == nil }
+    return lhs.aaguid == rhs.aaguid && lhs.credentialId == rhs.credentialId && lhs.trailingData == rhs.trailingData
+        && CBOREncoder.encode(lhs.coseKey) == CBOREncoder.encode(rhs.coseKey)
+        && lhs.trailingItem.map(CBOREncoder.encode) == rhs.trailingItem.map(CBOREncoder.encode)
+}

@@ -26,23 +26,17 @@ public func inspect(_ receipt: Receipt) {
 /// parse can still reach it: a leap second on 9999-12-31 ("9999-12-31T23:59:60.5Z").
 public let firstUnformattableInstant: TimeInterval = 253_402_300_800
 
-/// format then parse must give the instant back to the millisecond (format truncates to milliseconds).
+/// format then parse must give the instant back to the nearest millisecond (format rounds to the nearest
+/// millisecond), and format must be stable.
 public func checkTimestamp(_ date: Date) {
-    guard date.timeIntervalSince1970 < firstUnformattableInstant else { return }
+    guard date.timeIntervalSince1970 < firstUnformattableInstant - 0.001 else { return }
     let text = ISO8601Timestamp.format(date)
     guard let parsed = ISO8601Timestamp.parse(text) else {
         fuzzFailure("ISO8601Timestamp.parse rejects its own format \"\(text)\" of \(date.timeIntervalSince1970)")
     }
     let difference = date.timeIntervalSince1970 - parsed.timeIntervalSince1970
-    // (known issue: format can lose one more millisecond than truncation does; see ignoreKnownIssues)
-    let slack = max(1e-6, date.timeIntervalSince1970.magnitude.ulp * 8) + (ignoreKnownIssues ? 0.001 : 0)
-    fuzzCheck(difference >= -slack && difference < 0.001 + slack,
+    let slack = max(1e-6, date.timeIntervalSince1970.magnitude.ulp * 8)
+    fuzzCheck(difference.magnitude <= 0.0005 + slack,
         "\(date.timeIntervalSince1970) formats as \"\(text)\", which parses to \(parsed.timeIntervalSince1970)")
-    if !ignoreKnownIssues {
-        fuzzCheck(ISO8601Timestamp.format(parsed) == text, "format is not stable for \"\(text)\"")
-    }
+    fuzzCheck(ISO8601Timestamp.format(parsed) == text, "format is not stable for \"\(text)\"")
 }
-
-/// FUZZ_IGNORE_KNOWN=1 skips the checks that only re-find issues already reported (README.md, "Known
-/// issues"), so a long run can look for new ones: the millisecond round trip of ISO8601Timestamp.
-public let ignoreKnownIssues: Bool = ProcessInfo.processInfo.environment["FUZZ_IGNORE_KNOWN"].map { $0 != "0" && !$0.isEmpty } ?? false

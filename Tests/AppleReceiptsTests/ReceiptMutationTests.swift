@@ -34,10 +34,8 @@ struct ReceiptMutationTests {
     func receiptMutationsGiveTypedVerdicts(testCase: ReceiptCase) async throws {
         let expectation = ReceiptExpectation(appId: testCase.appId)
         let original = try await testCase.verifier.verify(testCase.bytes, expecting: expectation, at: testCase.instant).get()
-        var seed: UInt64 = 0xA77E57
-        for byte in testCase.name.utf8 { seed = (seed ^ UInt64(byte)) &* 0x100_0000_01B3 }
         var failures = 0
-        for mutation in MutationCorpus(of: testCase.bytes, seed: seed, count: 100) {
+        for mutation in MutationCorpus(of: testCase.bytes, named: testCase.name, count: 100) {
             switch await testCase.verifier.verify(mutation.bytes, expecting: expectation, at: testCase.instant) {
             case .valid(let receipt):
                 #expect(receipt.fields == original.fields, "\(mutation)")

@@ -51,8 +51,7 @@ struct MutationCorpusTests {
     func attestationMutationsGiveTypedVerdicts(testCase: AttestationCase) async throws {
         let original = try await testCase.verifier.verify(testCase.object, request: testCase.request, at: testCase.instant).get()
         var failures = 0
-        let seed = UInt64(truncatingIfNeeded: testCase.name.hashValueStable)
-        for mutation in MutationCorpus(of: testCase.object, seed: seed, count: 120) {
+        for mutation in MutationCorpus(of: testCase.object, named: testCase.name, count: 120) {
             switch await testCase.verifier.verify(mutation.bytes, request: testCase.request, at: testCase.instant) {
             case .valid(let verified):
                 #expect(verified.publicKeyX963 == original.publicKeyX963, "\(mutation)")
@@ -98,9 +97,8 @@ struct MutationCorpusTests {
     func assertionMutationsGiveTypedVerdicts(testCase: AssertionCase) throws {
         let verifier = AssertionVerifier()
         _ = try verifier.verify(testCase.object, publicKey: testCase.publicKey, app: testCase.app, clientData: testCase.clientData, previousCounter: 0).get()
-        let seed = UInt64(truncatingIfNeeded: testCase.name.hashValueStable)
         var failures = 0
-        for mutation in MutationCorpus(of: testCase.object, seed: seed, count: 600) {
+        for mutation in MutationCorpus(of: testCase.object, named: testCase.name, count: 600) {
             switch verifier.verify(mutation.bytes, publicKey: testCase.publicKey, app: testCase.app, clientData: testCase.clientData, previousCounter: 0) {
             case .valid(let verified):
                 #expect(verified.counter == 1, "\(mutation)")
@@ -126,13 +124,6 @@ struct MutationCorpusTests {
                 #expect(error.offset >= 0 && error.offset <= mutation.bytes.count, "\(mutation): \(error)")
             }
         }
-    }
-}
-
-extension String {
-    /// A hash that is the same in every process (Swift's `hashValue` is randomly seeded).
-    var hashValueStable: UInt64 {
-        utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
     }
 }
 

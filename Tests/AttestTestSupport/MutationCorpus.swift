@@ -12,6 +12,12 @@ public struct MutationCorpus: Sequence {
         self.count = count
     }
 
+    /// A corpus seeded by a name (FNV-1a, the same in every process, unlike Swift's `hashValue`).
+    public init(of original: [UInt8], named name: String, count: Int) {
+        let seed = name.utf8.reduce(0xCBF2_9CE4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
+        self.init(of: original, seed: seed, count: count)
+    }
+
     public func makeIterator() -> AnyIterator<Mutation> {
         var generator = SplitMix64(seed: seed)
         var index = 0

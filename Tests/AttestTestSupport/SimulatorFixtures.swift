@@ -2,7 +2,6 @@ public import Foundation
 public import AttestCore
 public import AppleSimulator
 import Crypto
-import AppleReceipts
 
 /// One shared simulated PKI (building it signs five certificates) and helpers around it.
 public enum SimulatorFixtures {
@@ -16,7 +15,7 @@ public enum SimulatorFixtures {
     }()
 
     /// An instant well inside the PKI's validity.
-    public static let now = ISO8601Instant.parse("2026-11-22T12:00:00Z")
+    public static let now = AppleFixtures.instant("2026-11-22T12:00:00Z")
 
     public static let app = AppIdentity(appId: "ABCDE12345.com.example.attestguard")
 
@@ -41,13 +40,5 @@ public enum SimulatorFixtures {
     /// The request that matches ``attestation(device:key:challenge:options:)``.
     public static func request(key: SimulatedKey, challenge: [UInt8], environments: Set<AppAttestEnvironment> = [.production, .development]) -> AttestationRequest {
         AttestationRequest(keyId: key.keyId, app: app, allowedEnvironments: environments, clientData: .challenge(challenge))
-    }
-}
-
-/// Parses ISO-8601 instants in test code.
-public enum ISO8601Instant {
-    public static func parse(_ text: String) -> Date {
-        guard let date = ISO8601Timestamp.parse(text) else { fatalError("bad instant \(text)") }
-        return date
     }
 }

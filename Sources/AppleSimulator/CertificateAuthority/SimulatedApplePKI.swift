@@ -24,6 +24,8 @@ public struct SimulatedApplePKI: Sendable {
     public let receiptIntermediate: SimulatedCertificateAuthority
     /// The receipt signing certificate and its P-256 key.
     public let receiptSigner: SimulatedCertificateAuthority
+    /// The receipt signer's P-256 key, kept typed so minting a receipt signs without re-deriving it.
+    let receiptSigningKey: P256.Signing.PrivateKey
 
     /// Creates the PKI from a seed; every certificate is valid from `validFrom` for `years` years.
     public init(seed: String = "attestguard-simulator", validFrom: Date = Date(timeIntervalSince1970: 1_577_836_800), years: Int = 30) throws {
@@ -95,13 +97,11 @@ public struct SimulatedApplePKI: Sendable {
             ]
         )
         self.receiptSigner = SimulatedCertificateAuthority(certificate: signerCertificate, privateKey: Certificate.PrivateKey(signerKey))
+        self.receiptSigningKey = signerKey
     }
 
     /// The roots an attestation verifier trusts in simulator mode.
     public var attestationTrustRoots: [Certificate] { [attestationRoot.certificate] }
     /// The roots a receipt verifier trusts in simulator mode.
     public var receiptTrustRoots: [Certificate] { [receiptRoot.certificate] }
-
-    /// The receipt signer's P-256 key.
-    var receiptSigningKey: P256.Signing.PrivateKey { keys.p256("receipt-signer") }
 }

@@ -9,16 +9,14 @@ public struct SimulatedCertificateAuthority: Sendable {
     public let certificate: Certificate
     /// The CA's signing key.
     public let privateKey: Certificate.PrivateKey
+    /// The DER bytes of the certificate, serialized once (every minted object embeds them).
+    public let derEncoded: [UInt8]
 
     /// Pairs a CA certificate with a signing key (tests pair a real name with a wrong key).
     public init(certificate: Certificate, privateKey: Certificate.PrivateKey) {
         self.certificate = certificate
         self.privateKey = privateKey
-    }
-
-    /// The DER bytes of the certificate.
-    public var derEncoded: [UInt8] {
-        certificate.derBytes
+        self.derEncoded = certificate.derBytes
     }
 
     /// Creates a self-signed root, shaped like Apple's (basic constraints CA critical, key usage

@@ -13,6 +13,9 @@ let package = Package(
         .library(name: "AttestCore", targets: ["AttestCore"]),
         .library(name: "AppleReceipts", targets: ["AppleReceipts"]),
         .library(name: "AppleSimulator", targets: ["AppleSimulator"]),
+        .library(name: "RiskStore", targets: ["RiskStore"]),
+        .library(name: "AttestGuard", targets: ["AttestGuard"]),
+        .library(name: "AttestGuardServer", targets: ["AttestGuardServer"]),
         .executable(name: "attestguard", targets: ["attestguard"]),
     ],
     dependencies: [
@@ -21,6 +24,15 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", .upToNextMinor(from: "1.21.1")),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: ["JSON", "YAML"]),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     ],
     targets: [
         .target(
@@ -53,9 +65,56 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "RiskStore",
+            dependencies: [
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "AttestGuard",
+            dependencies: [
+                "AttestCore",
+                "AppleReceipts",
+                "RiskStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "AttestGuardServer",
+            dependencies: [
+                "AttestGuard",
+                "AttestCore",
+                "AppleReceipts",
+                "AppleSimulator",
+                "RiskStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "attestguard",
             dependencies: [
+                "AttestGuardServer",
+                "AttestGuard",
+                "RiskStore",
                 "AttestCore",
                 "AppleReceipts",
                 "AppleSimulator",
@@ -98,6 +157,32 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RiskStoreTests",
+            dependencies: [
+                "RiskStore",
+                "AttestTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AttestGuardServerTests",
+            dependencies: [
+                "AttestGuardServer",
+                "AttestGuard",
+                "RiskStore",
+                "AttestCore",
+                "AppleSimulator",
+                "AttestTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

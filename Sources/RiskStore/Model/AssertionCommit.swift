@@ -1,0 +1,24 @@
+import Foundation
+
+/// A cryptographically verified assertion, ready to be committed: one transaction consumes its challenge and
+/// advances the key's counter, or changes nothing.
+public struct AssertionCommit: Sendable, Equatable {
+    public var claim: ChallengeClaim
+    /// The assertion's counter; the key's stored counter must be lower.
+    public var counter: Int64
+    /// The request the assertion authorised (JSON), kept with the consumed challenge for the rule engine.
+    public var requestContext: String?
+
+    public init(claim: ChallengeClaim, counter: Int64, requestContext: String?) {
+        self.claim = claim
+        self.counter = counter
+        self.requestContext = requestContext
+    }
+}
+
+/// What committing an assertion did.
+public enum AssertionCommitOutcome: Sendable, Equatable {
+    /// The challenge is consumed and the counter advanced.
+    case committed
+    case rejected(StoreRejection)
+}

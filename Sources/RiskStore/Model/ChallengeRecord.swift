@@ -1,0 +1,76 @@
+public import Foundation
+
+/// What a challenge may be used for: registering a key or signing one request with it.
+public enum ChallengePurpose: String, Sendable, Codable, CaseIterable {
+    case attestation
+    case assertion
+}
+
+/// A one-time challenge about to be stored: 32 random bytes bound to an app, a purpose and optionally a user and
+/// (for assertions) a key.
+public struct NewChallenge: Sendable, Equatable {
+    public var id: Data
+    public var appId: String
+    public var purpose: ChallengePurpose
+    public var userId: String?
+    public var keyId: Data?
+    /// The configured name of the API key that asked for it (for per-key accounting; never the secret).
+    public var apiKeyName: String?
+    public var issuedAt: Date
+    public var expiresAt: Date
+
+    public init(
+        id: Data,
+        appId: String,
+        purpose: ChallengePurpose,
+        userId: String? = nil,
+        keyId: Data? = nil,
+        apiKeyName: String? = nil,
+        issuedAt: Date,
+        expiresAt: Date
+    ) {
+        self.id = id
+        self.appId = appId
+        self.purpose = purpose
+        self.userId = userId
+        self.keyId = keyId
+        self.apiKeyName = apiKeyName
+        self.issuedAt = issuedAt
+        self.expiresAt = expiresAt
+    }
+}
+
+/// A stored challenge and, once it has been used, what consumed it.
+public struct ChallengeRecord: Sendable, Equatable {
+    public var challenge: NewChallenge
+    public var consumedAt: Date?
+    /// The key whose attestation or assertion consumed the challenge.
+    public var consumedByKeyId: Data?
+    /// The assertion counter that consumed the challenge (assertions only).
+    public var consumedCounter: Int64?
+
+    public init(challenge: NewChallenge, consumedAt: Date?, consumedByKeyId: Data?, consumedCounter: Int64?) {
+        self.challenge = challenge
+        self.consumedAt = consumedAt
+        self.consumedByKeyId = consumedByKeyId
+        self.consumedCounter = consumedCounter
+    }
+}
+
+/// How many challenges one user of one app may hold within a sliding window.
+public struct ChallengeQuota: Sendable, Equatable {
+    public var maximumPerUser: Int
+    public var window: Duration
+
+    public init(maximumPerUser: Int, window: Duration) {
+        self.maximumPerUser = maximumPerUser
+        self.window = window
+    }
+}
+
+/// The result of asking the store to issue a challenge.
+public enum ChallengeIssueOutcome: Sendable, Equatable {
+    case issued
+    /// The user already holds `maximumPerUser` challenges in the window; the oldest leaves it at `retryAt`.
+    case overQuota(retryAt: Date)
+}

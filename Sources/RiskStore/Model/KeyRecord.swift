@@ -1,0 +1,64 @@
+public import Foundation
+
+/// The life cycle of a registered key. `superseded` and `revoked` are final.
+public enum KeyStatus: String, Sendable, Codable, CaseIterable {
+    case active
+    case superseded
+    case revoked
+}
+
+/// An attested key as the registry keeps it: bound to one app, one user and one environment for life.
+public struct KeyRecord: Sendable, Equatable {
+    public var appId: String
+    /// SHA-256 of the uncompressed P-256 public key (Apple's key identifier).
+    public var keyId: Data
+    public var userId: String
+    public var deviceId: String?
+    /// `development` or `production`, from the attestation's AAGUID.
+    public var environment: String
+    /// The X9.63 (65-byte, uncompressed) P-256 public key.
+    public var publicKey: Data
+    /// The last accepted assertion counter (0 right after attestation).
+    public var counter: Int64
+    public var status: KeyStatus
+    /// SHA-256 of the attestation object, for idempotent re-submission.
+    public var attestationSHA256: Data
+    public var osVersion: String?
+    public var attestedAt: Date
+    public var lastAssertionAt: Date?
+    public var statusChangedAt: Date?
+    /// The key that replaced this one when it was superseded.
+    public var supersededBy: Data?
+
+    public init(
+        appId: String,
+        keyId: Data,
+        userId: String,
+        deviceId: String?,
+        environment: String,
+        publicKey: Data,
+        counter: Int64 = 0,
+        status: KeyStatus = .active,
+        attestationSHA256: Data,
+        osVersion: String?,
+        attestedAt: Date,
+        lastAssertionAt: Date? = nil,
+        statusChangedAt: Date? = nil,
+        supersededBy: Data? = nil
+    ) {
+        self.appId = appId
+        self.keyId = keyId
+        self.userId = userId
+        self.deviceId = deviceId
+        self.environment = environment
+        self.publicKey = publicKey
+        self.counter = counter
+        self.status = status
+        self.attestationSHA256 = attestationSHA256
+        self.osVersion = osVersion
+        self.attestedAt = attestedAt
+        self.lastAssertionAt = lastAssertionAt
+        self.statusChangedAt = statusChangedAt
+        self.supersededBy = supersededBy
+    }
+}

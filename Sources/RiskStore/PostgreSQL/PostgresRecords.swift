@@ -1,0 +1,93 @@
+import Foundation
+import PostgresNIO
+
+/// Typed reads of one PostgreSQL row by column name, failing with ``StoreError/Code/corruptRow``.
+struct PostgresRowReader {
+    let row: PostgresRandomAccessRow
+    let table: String
+
+    init(_ row: PostgresRow, table: String) {
+        self.row = row.makeRandomAccess()
+        self.table = table
+    }
+
+    func callAsFunction<Value: PostgresDecodable>(_ column: String, as type: Value.Type = Value.self) throws -> Value {
+        guard row.contains(column) else {
+            throw StoreError(.corruptRow, "\(table) row has no column \(column)")
+        }
+        do {
+            return try row[column].decode(Value.self)
+        } catch {
+            throw StoreError(.corruptRow, "\(table).\(column) cannot be read as \(Value.self): \(String(reflecting: error))")
+        }
+    }
+
+    func enumeration<Value: RawRepresentable>(_ column: String, as type: Value.Type) throws -> Value
+    where Value.RawValue == String {
+        let raw: String = try self(column)
+        guard let value = Value(rawValue: raw) else {
+            throw StoreError(.corruptRow, "\(table).\(column) has unknown value \(raw)")
+        }
+        return value
+    }
+}
+
+extension ChallengeRecord {
+    init(postgres row: PostgresRow) throws {
+        let read = PostgresRowReader(row, table: "challenges")
+        self.init(
+            challenge: NewChallenge(
+                id: try read("id"),
+                appId: try read("app_id"),
+                purpose: try read.enumeration("purpose", as: ChallengePurpose.self),
+                userId: try read("user_id"),
+                keyId: try read("key_id"),
+                apiKeyName: try read("api_key_name"),
+                issuedAt: try read("issued_at"),
+                expiresAt: try read("expires_at")
+            ),
+            consumedAt: try read("consumed_at"),
+            consumedByKeyId: try read("consumed_key_id"),
+            consumedCounter: try read("consumed_counter")
+        )
+    }
+}
+
+extension KeyRecord {
+    init(postgres row: PostgresRow) throws {
+        let read = PostgresRowReader(row, table: "app_keys")
+        self.init(
+            appId: try read("app_id"),
+            keyId: try read("key_id"),
+            userId: try read("user_id"),
+            deviceId: try read("device_id"),
+            environment: try read("environment"),
+            publicKey: try read("public_key"),
+            counter: try read("counter"),
+            status: try read.enumeration("status", as: KeyStatus.self),
+            attestationSHA256: try read("attestation_sha256"),
+            osVersion: try read("os_version"),
+            attestedAt: try read("attested_at"),
+            lastAssertionAt: try read("last_assertion_at"),
+            statusChangedAt: try read("status_changed_at"),
+            supersededBy: try read("superseded_by")
+        )
+    }
+}
+
+extension ReceiptRecord {
+    init(postgres row: PostgresRow) throws {
+        let read = PostgresRowReader(row, table: "receipts")
+        self.init(
+            appId: try read("app_id"),
+            keyId: try read("key_id"),
+            receiptType: try read("receipt_type"),
+            receipt: try read("receipt"),
+            createdAt: try read("created_at"),
+            notBefore: try read("not_before"),
+            expiresAt: try read("expires_at"),
+            riskMetric: try read("risk_metric", as: Int32?.self).map { Int($0) },
+            storedAt: try read("stored_at")
+        )
+    }
+}

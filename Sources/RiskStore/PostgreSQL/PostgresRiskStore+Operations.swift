@@ -1,0 +1,174 @@
+public import Foundation
+import PostgresNIO
+import Logging
+
+extension PostgresRiskStore {
+    public func issueChallenge(_ challenge: NewChallenge, quota: ChallengeQuota) async throws -> ChallengeIssueOutcome {
+        let windowStart = challenge.issuedAt.addingTimeInterval(-quota.window.timeInterval)
+        // One statement: the count and the insert see the same snapshot. Concurrent requests of one user may
+        // overshoot the quota by the number in flight; the quota limits abuse, it is not a security boundary.
+        let inserted = try await rows(
+            """
+            INSERT INTO challenges (id, app_id, purpose, user_id, key_id, api_key_name, issued_at, expires_at)
+            SELECT \(challenge.id), \(challenge.appId), \(challenge.purpose.rawValue), \(challenge.userId),
+                   \(challenge.keyId), \(challenge.apiKeyName), \(challenge.issuedAt), \(challenge.expiresAt)
+            WHERE \(challenge.userId)::text IS NULL
+               OR (SELECT count(*) FROM challenges
+                   WHERE app_id = \(challenge.appId) AND user_id = \(challenge.userId) AND issued_at > \(windowStart)) < \(quota.maximumPerUser)
+            RETURNING id
+            """
+        )
+        if inserted.count == 1 { return .issued }
+        let oldest = try await rows(
+            """
+            SELECT min(issued_at) AS oldest FROM challenges
+            WHERE app_id = \(challenge.appId) AND user_id = \(challenge.userId) AND issued_at > \(windowStart)
+            """
+        )
+        let oldestIssue = try oldest.first.flatMap { try PostgresRowReader($0, table: "challenges")("oldest", as: Date?.self) }
+        return .overQuota(retryAt: (oldestIssue ?? challenge.issuedAt).addingTimeInterval(quota.window.timeInterval))
+    }
+
+    public func challenge(id: Data) async throws -> ChallengeRecord? {
+        try await rows("SELECT * FROM challenges WHERE id = \(id)").first.map(ChallengeRecord.init(postgres:))
+    }
+
+    public func key(appId: String, keyId: Data) async throws -> KeyRecord? {
+        try await rows("SELECT * FROM app_keys WHERE app_id = \(appId) AND key_id = \(keyId)").first.map(KeyRecord.init(postgres:))
+    }
+
+    public func receipt(appId: String, keyId: Data) async throws -> ReceiptRecord? {
+        try await rows("SELECT * FROM receipts WHERE app_id = \(appId) AND key_id = \(keyId)").first.map(ReceiptRecord.init(postgres:))
+    }
+
+    public func registerKey(_ registration: KeyRegistration) async throws -> KeyRegistrationOutcome {
+        let key = registration.key
+        if let existing = try await self.key(appId: key.appId, keyId: key.keyId) {
+            return RejectionDiagnosis.existingKey(existing, registration: registration)
+        }
+        let logger = self.logger
+        do {
+            let superseded = try await transaction { connection in
+                try await Self.consume(registration.claim, counter: nil, request: nil, on: connection, logger: logger)
+                let inserted = try await connection.query(
+                    """
+                    INSERT INTO app_keys (app_id, key_id, user_id, device_id, environment, public_key, counter, status,
+                        attestation_sha256, os_version, attested_at)
+                    VALUES (\(key.appId), \(key.keyId), \(key.userId), \(key.deviceId), \(key.environment), \(key.publicKey),
+                        0, 'active', \(key.attestationSHA256), \(key.osVersion), \(key.attestedAt))
+                    ON CONFLICT DO NOTHING RETURNING key_id
+                    """,
+                    logger: logger
+                ).collect()
+                guard inserted.count == 1 else { throw RollbackSignal(step: .keyExists) }
+                var superseded: [Data] = []
+                if let deviceId = key.deviceId {
+                    superseded = try await connection.query(
+                        """
+                        UPDATE app_keys SET status = 'superseded', superseded_by = \(key.keyId), status_changed_at = \(key.attestedAt)
+                        WHERE app_id = \(key.appId) AND user_id = \(key.userId) AND device_id = \(deviceId)
+                          AND status = 'active' AND key_id <> \(key.keyId)
+                        RETURNING key_id
+                        """,
+                        logger: logger
+                    ).collect().map { try PostgresRowReader($0, table: "app_keys")("key_id", as: Data.self) }
+                }
+                let receipt = registration.receipt
+                try await connection.query(
+                    """
+                    INSERT INTO receipts (app_id, key_id, receipt_type, receipt, created_at, not_before, expires_at, risk_metric, stored_at)
+                    VALUES (\(receipt.appId), \(receipt.keyId), \(receipt.receiptType), \(receipt.receipt), \(receipt.createdAt),
+                        \(receipt.notBefore), \(receipt.expiresAt), \(receipt.riskMetric.map { Int32(clamping: $0) }), \(receipt.storedAt))
+                    """,
+                    logger: logger
+                )
+                return superseded
+            }
+            var registered = key
+            registered.counter = 0
+            registered.status = .active
+            return .registered(registered, supersededKeyIds: superseded)
+        } catch let signal as RollbackSignal {
+            if signal.step == .keyExists, let existing = try await self.key(appId: key.appId, keyId: key.keyId) {
+                return RejectionDiagnosis.existingKey(existing, registration: registration)
+            }
+            let record = try await challenge(id: registration.claim.challengeId)
+            guard let rejection = RejectionDiagnosis.challenge(record, claim: registration.claim) else {
+                throw StoreError(.queryFailed, "registration rolled back at \(signal.step) but no condition fails now")
+            }
+            return .rejected(rejection)
+        }
+    }
+
+    public func commitAssertion(_ commit: AssertionCommit) async throws -> AssertionCommitOutcome {
+        let claim = commit.claim
+        let logger = self.logger
+        do {
+            try await transaction { connection in
+                try await Self.consume(claim, counter: commit.counter, request: commit.requestContext, on: connection, logger: logger)
+                let advanced = try await connection.query(
+                    """
+                    UPDATE app_keys SET counter = \(commit.counter), last_assertion_at = \(claim.at)
+                    WHERE app_id = \(claim.appId) AND key_id = \(claim.keyId) AND status = 'active' AND counter < \(commit.counter)
+                    RETURNING key_id
+                    """,
+                    logger: logger
+                ).collect()
+                guard advanced.count == 1 else { throw RollbackSignal(step: .counter) }
+            }
+            return .committed
+        } catch let signal as RollbackSignal {
+            let record = try await challenge(id: claim.challengeId)
+            if let rejection = RejectionDiagnosis.challenge(record, claim: claim, counter: commit.counter) {
+                return .rejected(rejection)
+            }
+            let key = try await self.key(appId: claim.appId, keyId: claim.keyId)
+            guard let rejection = RejectionDiagnosis.counter(key, counter: commit.counter) else {
+                throw StoreError(.queryFailed, "assertion rolled back at \(signal.step) but no condition fails now")
+            }
+            return .rejected(rejection)
+        }
+    }
+
+    public func revokeKey(appId: String, keyId: Data, at: Date) async throws -> KeyRecord? {
+        _ = try await rows(
+            """
+            UPDATE app_keys SET status = 'revoked', status_changed_at = \(at)
+            WHERE app_id = \(appId) AND key_id = \(keyId) AND status <> 'revoked'
+            RETURNING key_id
+            """
+        )
+        return try await key(appId: appId, keyId: keyId)
+    }
+
+    public func purgeChallenges(expiredBefore cutoff: Date) async throws -> Int {
+        try await rows("DELETE FROM challenges WHERE expires_at < \(cutoff) RETURNING id").count
+    }
+
+    public func checkHealth() async throws {
+        _ = try await rows("SELECT 1")
+    }
+
+    /// The conditional consumption of a challenge: exactly one row or a rollback.
+    private static func consume(
+        _ claim: ChallengeClaim,
+        counter: Int64?,
+        request: String?,
+        on connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        let consumed = try await connection.query(
+            """
+            UPDATE challenges
+            SET consumed_at = \(claim.at), consumed_key_id = \(claim.keyId), consumed_counter = \(counter),
+                consumed_request = \(request)::jsonb
+            WHERE id = \(claim.challengeId) AND app_id = \(claim.appId) AND purpose = \(claim.purpose.rawValue)
+              AND consumed_at IS NULL AND expires_at > \(claim.expiryThreshold)
+              AND (user_id IS NULL OR user_id = \(claim.userId)) AND (key_id IS NULL OR key_id = \(claim.keyId))
+            RETURNING id
+            """,
+            logger: logger
+        ).collect()
+        guard consumed.count == 1 else { throw RollbackSignal(step: .challenge) }
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+public import Logging
+public import PostgresNIO
+public import ServiceLifecycle
+
+/// The production store: a pooled PostgreSQL client shared by any number of server processes. Challenge
+/// consumption and counter advance are conditional `UPDATE`s in one transaction, so concurrent submissions of
+/// one assertion, in one process or many, have exactly one winner.
+///
+/// The store is a `Service`: run it (or put it in the `ServiceGroup`) before using it.
+public final class PostgresRiskStore: RiskStore, Service {
+    public let client: PostgresClient
+    public let configuration: PostgresStoreConfiguration
+    let logger: Logger
+
+    public init(configuration: PostgresStoreConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        self.client = PostgresClient(configuration: configuration.client, backgroundLogger: logger)
+    }
+
+    /// Runs the connection pool until the task is cancelled or graceful shutdown.
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await self.client.run()
+        }
+    }
+
+    // MARK: - Error mapping and transactions
+
+    /// Runs one store operation under the configured deadline, mapping driver failures to ``StoreError``.
+    func perform<Result: Sendable>(_ operation: @escaping @Sendable () async throws -> Result) async throws -> Result {
+        do {
+            return try await withOperationDeadline(configuration.operationTimeout, operation)
+        } catch let error as StoreError {
+            throw error
+        } catch let signal as RollbackSignal {
+            throw signal
+        } catch let error as PSQLError where error.code == .server {
+            let state = error.serverInfo?[.sqlState] ?? "?"
+            let message = error.serverInfo?[.message] ?? "no message"
+            throw StoreError(.queryFailed, "PostgreSQL \(state): \(message)")
+        } catch {
+            throw StoreError(.unavailable, "PostgreSQL is unreachable: \(String(describing: error))")
+        }
+    }
+
+    /// Runs `body` between `BEGIN` and `COMMIT` on one pooled connection; any error rolls back and is rethrown as is.
+    func transaction<Result: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        let logger = self.logger
+        return try await perform {
+            try await self.client.withConnection { connection in
+                try await connection.query("BEGIN", logger: logger)
+                do {
+                    let result = try await body(connection)
+                    try await connection.query("COMMIT", logger: logger)
+                    return result
+                } catch {
+                    _ = try? await connection.query("ROLLBACK", logger: logger)
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// Runs one statement and collects its rows.
+    func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        let logger = self.logger
+        return try await perform {
+            try await self.client.query(query, logger: logger).collect()
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+public import PostgresNIO
+
+/// How to reach PostgreSQL: a `postgres://user:password@host:port/database?sslmode=...` URL, the pool size and
+/// how long a query may wait for a connection and an answer before the store reports itself unavailable.
+public struct PostgresStoreConfiguration: Sendable {
+    public var client: PostgresClient.Configuration
+    /// The longest one store operation may take, connection wait included.
+    public var operationTimeout: Duration
+    /// A URL safe to log (password removed).
+    public var redactedURL: String
+
+    /// Parses a PostgreSQL URL. `sslmode` is `disable`, `prefer` (default) or `require`/`verify-full`.
+    public init(url: String, maximumConnections: Int = 20, operationTimeout: Duration = .seconds(5)) throws {
+        guard let components = URLComponents(string: url), let scheme = components.scheme,
+            scheme == "postgres" || scheme == "postgresql", let host = components.host, !host.isEmpty
+        else {
+            throw StoreError(.invalidConfiguration, "database URL must look like postgres://user:password@host:port/database")
+        }
+        guard let username = components.user, !username.isEmpty else {
+            throw StoreError(.invalidConfiguration, "database URL has no user name")
+        }
+        let sslMode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
+        let tls: PostgresClient.Configuration.TLS
+        switch sslMode {
+        case "disable": tls = .disable
+        case "prefer", "allow": tls = .prefer(.makeClientConfiguration())
+        case "require", "verify-ca", "verify-full": tls = .require(.makeClientConfiguration())
+        default: throw StoreError(.invalidConfiguration, "unknown sslmode \(sslMode)")
+        }
+        let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        var client = PostgresClient.Configuration(
+            host: host,
+            port: components.port ?? 5432,
+            username: username,
+            password: components.password?.removingPercentEncoding,
+            database: database.isEmpty ? nil : database,
+            tls: tls
+        )
+        client.options.maximumConnections = max(1, maximumConnections)
+        client.options.connectTimeout = min(operationTimeout, .seconds(10))
+        self.client = client
+        self.operationTimeout = operationTimeout
+        var redacted = components
+        if redacted.password != nil { redacted.password = "***" }
+        self.redactedURL = redacted.string ?? "postgres://\(host)"
+    }
+}

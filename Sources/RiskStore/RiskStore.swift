@@ -1,0 +1,40 @@
+public import Foundation
+
+/// The state AttestGuard owns: one-time challenges, the key registry with counters, and each key's receipt.
+///
+/// Every method that changes state does so atomically: a conditional statement per condition inside one
+/// transaction, never read-then-write. Refusals come back as ``StoreRejection`` values inside the outcome;
+/// thrown ``StoreError``s mean the store itself failed (``StoreError/Code/unavailable`` for an unreachable
+/// database).
+public protocol RiskStore: Sendable {
+    /// Stores a challenge unless the user already holds `quota.maximumPerUser` challenges issued within
+    /// `quota.window` (challenges without a user are not counted).
+    func issueChallenge(_ challenge: NewChallenge, quota: ChallengeQuota) async throws -> ChallengeIssueOutcome
+
+    /// The challenge with this id, consumed or not.
+    func challenge(id: Data) async throws -> ChallengeRecord?
+
+    /// Registers an attested key: consumes the challenge, inserts the key and its receipt, and supersedes the
+    /// user's other active keys with the same device id, all in one transaction. Submitting the same attestation
+    /// again for the same user answers ``KeyRegistrationOutcome/alreadyRegistered(_:)`` without consuming anything.
+    func registerKey(_ registration: KeyRegistration) async throws -> KeyRegistrationOutcome
+
+    /// The key, whatever its status.
+    func key(appId: String, keyId: Data) async throws -> KeyRecord?
+
+    /// Consumes the assertion's challenge and advances the key's counter in one transaction.
+    func commitAssertion(_ commit: AssertionCommit) async throws -> AssertionCommitOutcome
+
+    /// Revokes a key for good. Returns the key as it now is, or `nil` if it is unknown. Revoking a revoked key
+    /// changes nothing.
+    func revokeKey(appId: String, keyId: Data, at: Date) async throws -> KeyRecord?
+
+    /// The key's current receipt.
+    func receipt(appId: String, keyId: Data) async throws -> ReceiptRecord?
+
+    /// Deletes challenges that expired before `cutoff`; returns how many.
+    func purgeChallenges(expiredBefore cutoff: Date) async throws -> Int
+
+    /// Succeeds when the database answers a trivial query.
+    func checkHealth() async throws
+}

@@ -1,0 +1,62 @@
+import Foundation
+import SQLiteNIO
+
+extension ChallengeRecord {
+    init(sqlite row: SQLiteRow) throws {
+        let reader = SQLiteRowReader(row: row, table: "challenges")
+        self.init(
+            challenge: NewChallenge(
+                id: try reader.blob("id"),
+                appId: try reader.text("app_id"),
+                purpose: try reader.enumeration("purpose", as: ChallengePurpose.self),
+                userId: try reader.optionalText("user_id"),
+                keyId: try reader.optionalBlob("key_id"),
+                apiKeyName: try reader.optionalText("api_key_name"),
+                issuedAt: try reader.date("issued_at"),
+                expiresAt: try reader.date("expires_at")
+            ),
+            consumedAt: try reader.optionalDate("consumed_at"),
+            consumedByKeyId: try reader.optionalBlob("consumed_key_id"),
+            consumedCounter: try reader.optionalInteger("consumed_counter")
+        )
+    }
+}
+
+extension KeyRecord {
+    init(sqlite row: SQLiteRow) throws {
+        let reader = SQLiteRowReader(row: row, table: "app_keys")
+        self.init(
+            appId: try reader.text("app_id"),
+            keyId: try reader.blob("key_id"),
+            userId: try reader.text("user_id"),
+            deviceId: try reader.optionalText("device_id"),
+            environment: try reader.text("environment"),
+            publicKey: try reader.blob("public_key"),
+            counter: try reader.integer("counter"),
+            status: try reader.enumeration("status", as: KeyStatus.self),
+            attestationSHA256: try reader.blob("attestation_sha256"),
+            osVersion: try reader.optionalText("os_version"),
+            attestedAt: try reader.date("attested_at"),
+            lastAssertionAt: try reader.optionalDate("last_assertion_at"),
+            statusChangedAt: try reader.optionalDate("status_changed_at"),
+            supersededBy: try reader.optionalBlob("superseded_by")
+        )
+    }
+}
+
+extension ReceiptRecord {
+    init(sqlite row: SQLiteRow) throws {
+        let reader = SQLiteRowReader(row: row, table: "receipts")
+        self.init(
+            appId: try reader.text("app_id"),
+            keyId: try reader.blob("key_id"),
+            receiptType: try reader.text("receipt_type"),
+            receipt: try reader.blob("receipt"),
+            createdAt: try reader.date("created_at"),
+            notBefore: try reader.optionalDate("not_before"),
+            expiresAt: try reader.optionalDate("expires_at"),
+            riskMetric: try reader.optionalInteger("risk_metric").map { Int($0) },
+            storedAt: try reader.date("stored_at")
+        )
+    }
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Starts a throw-away PostgreSQL cluster for tests: installs Debian's postgresql package when it is missing
+# (as root), creates a cluster in a new temp folder, starts it on a free loopback port as the `postgres` user
+# (runuser) and prints the URL on stdout. Stop it with scripts/postgres-stop.sh STATE_DIR (the folder is
+# printed on stderr and written to $ATTESTGUARD_PG_STATE_FILE when that is set).
+set -euo pipefail
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+find_pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1; }
+
+PGBIN=$(find_pg_bin || true)
+if [ -z "$PGBIN" ] || [ ! -x "$PGBIN/initdb" ]; then
+    echo "postgres-start: installing PostgreSQL (Debian package postgresql)" >&2
+    as_root apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq postgresql >&2
+    PGBIN=$(find_pg_bin)
+fi
+
+# Run cluster commands as the postgres user when we are root (PostgreSQL refuses to run as root).
+if [ "$(id -u)" -eq 0 ]; then
+    RUN_AS=(runuser -u postgres --)
+    OWNER=postgres
+else
+    RUN_AS=()
+    OWNER=$(id -un)
+fi
+
+STATE=$(mktemp -d /tmp/attestguard-pg.XXXXXX)
+chmod 755 "$STATE"
+mkdir "$STATE/data" "$STATE/socket"
+chown "$OWNER" "$STATE/data" "$STATE/socket"
+PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+
+"${RUN_AS[@]}" "$PGBIN/initdb" -D "$STATE/data" -U postgres --auth=trust -E UTF8 --no-sync >"$STATE/initdb.log" 2>&1 ||
+    { cat "$STATE/initdb.log" >&2; exit 1; }
+"${RUN_AS[@]}" "$PGBIN/pg_ctl" -D "$STATE/data" -l "$STATE/data/server.log" -w -t 60 \
+    -o "-p $PORT -k $STATE/socket -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+    start >&2 || { cat "$STATE/data/server.log" >&2; exit 1; }
+
+echo "$PGBIN" >"$STATE/pgbin"
+URL="postgres://postgres@127.0.0.1:$PORT/postgres?sslmode=disable"
+echo "$URL" >"$STATE/url"
+if [ -n "${ATTESTGUARD_PG_STATE_FILE:-}" ]; then echo "$STATE" >"$ATTESTGUARD_PG_STATE_FILE"; fi
+echo "postgres-start: cluster in $STATE on port $PORT" >&2
+echo "$URL"

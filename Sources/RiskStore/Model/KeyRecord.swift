@@ -8,7 +8,7 @@ public enum KeyStatus: String, Sendable, Codable, CaseIterable {
 }
 
 /// An attested key as the registry keeps it: bound to one app, one user and one environment for life.
-public struct KeyRecord: Sendable, Equatable {
+public struct KeyRecord: Sendable, Hashable {
     public var appId: String
     /// SHA-256 of the uncompressed P-256 public key (Apple's key identifier).
     public var keyId: Data

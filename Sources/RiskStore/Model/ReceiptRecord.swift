@@ -2,7 +2,7 @@ public import Foundation
 
 /// The current App Attest receipt of a key: the attestation's verified ATTEST receipt, later replaced by newer
 /// RECEIPT receipts from Apple's redemption endpoint.
-public struct ReceiptRecord: Sendable, Equatable {
+public struct ReceiptRecord: Sendable, Hashable {
     public var appId: String
     public var keyId: Data
     /// `ATTEST` or `RECEIPT` (Apple's field 6).

@@ -1,0 +1,48 @@
+public import AttestCore
+
+/// How one app is verified: its identity, the environments it accepts, how its client turns challenges into
+/// the attestation's clientDataHash, and the format of the clientData it signs in assertions.
+public struct AppPolicy: Sendable, Hashable {
+    /// What the app signs in assertions.
+    public enum ClientDataFormat: Sendable, Hashable {
+        /// AttestGuard's v1 JSON, bound to the request (method, path, body hash).
+        case v1
+        /// The app's own JSON shape: the challenge sits at a JSON pointer; no request binding.
+        case legacy(challengePointer: String)
+
+        public var name: String {
+            switch self {
+            case .v1: "v1"
+            case .legacy: "legacy"
+            }
+        }
+    }
+
+    /// Whether decisions are enforced or only logged (the rule engine reads this).
+    public enum Mode: String, Sendable, Hashable, CaseIterable {
+        case enforce
+        case monitor
+    }
+
+    public var identity: AppIdentity
+    public var environments: Set<AppAttestEnvironment>
+    public var attestationHashing: ChallengeHashing
+    public var clientDataFormat: ClientDataFormat
+    public var mode: Mode
+
+    public var appId: String { identity.appId }
+
+    public init(
+        appId: String,
+        environments: Set<AppAttestEnvironment> = [.production],
+        attestationHashing: ChallengeHashing = .sha256,
+        clientDataFormat: ClientDataFormat = .v1,
+        mode: Mode = .enforce
+    ) {
+        self.identity = AppIdentity(appId: appId)
+        self.environments = environments
+        self.attestationHashing = attestationHashing
+        self.clientDataFormat = clientDataFormat
+        self.mode = mode
+    }
+}

@@ -1,0 +1,91 @@
+public import Foundation
+
+/// The protected request an assertion authorises, as the gateway received it.
+public struct AssertedRequest: Sendable, Hashable, Codable {
+    /// A custom attribute value the gateway passes for the rule engine.
+    public enum Attribute: Sendable, Hashable, Codable {
+        case string(String)
+        case number(Double)
+        case bool(Bool)
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let bool = try? container.decode(Bool.self) {
+                self = .bool(bool)
+            } else if let number = try? container.decode(Double.self) {
+                self = .number(number)
+            } else {
+                self = .string(try container.decode(String.self))
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .string(let value): try container.encode(value)
+            case .number(let value): try container.encode(value)
+            case .bool(let value): try container.encode(value)
+            }
+        }
+    }
+
+    public var method: String
+    public var path: String
+    /// base64url SHA-256 of the exact request body.
+    public var bodySha256: String
+    public var ip: String?
+    public var action: String?
+    public var attributes: [String: Attribute]?
+
+    public init(
+        method: String,
+        path: String,
+        bodySha256: String,
+        ip: String? = nil,
+        action: String? = nil,
+        attributes: [String: Attribute]? = nil
+    ) {
+        self.method = method
+        self.path = path
+        self.bodySha256 = bodySha256
+        self.ip = ip
+        self.action = action
+        self.attributes = attributes
+    }
+}
+
+/// An assertion as the caller submits it (already decoded from the wire).
+public struct AssertionSubmission: Sendable, Hashable {
+    public var appId: String
+    public var keyId: Data
+    public var assertion: Data
+    /// The exact bytes the app signed.
+    public var clientData: Data
+    public var userId: String
+    public var request: AssertedRequest
+
+    public init(appId: String, keyId: Data, assertion: Data, clientData: Data, userId: String, request: AssertedRequest) {
+        self.appId = appId
+        self.keyId = keyId
+        self.assertion = assertion
+        self.clientData = clientData
+        self.userId = userId
+        self.request = request
+    }
+}
+
+/// An accepted assertion.
+public struct AssertionResult: Sendable, Hashable {
+    public enum RequestBinding: String, Sendable, Hashable {
+        /// clientData v1 matched the request's method, path and body hash.
+        case verified
+        /// A legacy clientData format: the request was not bound.
+        case notChecked = "not_checked"
+    }
+
+    public var keyId: Data
+    public var counter: Int64
+    public var clientDataFormat: String
+    public var requestBinding: RequestBinding
+    public var verdict: RiskVerdict
+}

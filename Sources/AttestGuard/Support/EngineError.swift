@@ -1,0 +1,41 @@
+public import Foundation
+
+/// Why the engine refused a request: a stable snake_case code, a human message, and the class of failure that
+/// decides the HTTP status (the engine itself knows nothing of HTTP).
+public struct EngineError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The class of a failure.
+    public enum Kind: Sendable, Hashable {
+        /// The request is malformed (400).
+        case invalidInput
+        /// The app or key does not exist (404).
+        case notFound
+        /// The request conflicts with state: a used challenge, an accepted assertion, a registered key (409).
+        case conflict
+        /// A verification check failed (422).
+        case verificationFailed
+        /// Too many requests; retry at the given instant (429).
+        case rateLimited(retryAt: Date)
+        /// The store cannot answer; retry later (503).
+        case unavailable
+    }
+
+    public var code: String
+    public var message: String
+    public var kind: Kind
+
+    public init(_ kind: Kind, code: String, _ message: String) {
+        self.kind = kind
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code): \(message)" }
+
+    static func invalid(_ code: String, _ message: String) -> EngineError {
+        EngineError(.invalidInput, code: code, message)
+    }
+
+    static func verification(_ code: String, _ message: String) -> EngineError {
+        EngineError(.verificationFailed, code: code, message)
+    }
+}

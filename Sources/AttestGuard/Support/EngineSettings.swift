@@ -1,0 +1,58 @@
+import Foundation
+public import AttestCore
+public import RiskStore
+public import X509
+
+/// The engine's knobs: challenge lifetime and quotas, the clock-skew tolerance, and the trust mode.
+public struct EngineSettings: Sendable {
+    /// Where trust comes from.
+    public enum TrustMode: Sendable {
+        /// Apple's built-in roots only.
+        case production
+        /// Simulator roots; production-environment keys are refused so that test keys can never pass as real.
+        case simulator(attestationRoots: [Certificate], receiptRoots: [Certificate])
+
+        public var name: String {
+            switch self {
+            case .production: "production"
+            case .simulator: "simulator"
+            }
+        }
+    }
+
+    public var challengeTTL: Duration
+    public var challengeQuota: ChallengeQuota
+    /// Challenges per minute one API key may request (per process), 0 for no limit.
+    public var challengesPerMinutePerAPIKey: Int
+    /// One tolerance for certificate validity, receipt creation times and challenge expiry.
+    public var clockSkew: Duration
+    public var trust: TrustMode
+
+    public init(
+        challengeTTL: Duration = .seconds(300),
+        challengeQuota: ChallengeQuota = ChallengeQuota(maximumPerUser: 30, window: .seconds(300)),
+        challengesPerMinutePerAPIKey: Int = 0,
+        clockSkew: Duration = .seconds(120),
+        trust: TrustMode = .production
+    ) {
+        self.challengeTTL = challengeTTL
+        self.challengeQuota = challengeQuota
+        self.challengesPerMinutePerAPIKey = challengesPerMinutePerAPIKey
+        self.clockSkew = clockSkew
+        self.trust = trust
+    }
+
+    /// The attestation verifier for this trust mode, with the configured skew.
+    public var attestationVerifier: AttestationVerifier {
+        switch trust {
+        case .production:
+            AttestationVerifier(clockSkewTolerance: clockSkew.timeInterval)
+        case .simulator(let attestationRoots, let receiptRoots):
+            AttestationVerifier(
+                trustRoots: attestationRoots,
+                receiptTrustRoots: receiptRoots,
+                clockSkewTolerance: clockSkew.timeInterval
+            )
+        }
+    }
+}

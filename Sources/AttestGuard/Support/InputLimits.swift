@@ -1,0 +1,21 @@
+/// Bounds on caller-supplied identifiers, checked before anything is stored.
+enum InputLimits {
+    static let maximumIdentifierLength = 256
+
+    /// A required opaque identifier (user id, device id): 1 to 256 characters, no control characters.
+    static func identifier(_ value: String, field: String) throws(EngineError) {
+        guard !value.isEmpty else {
+            throw EngineError.invalid("missing_field", "\(field) is required")
+        }
+        guard value.count <= maximumIdentifierLength, value.unicodeScalars.allSatisfy({ !$0.properties.isDefaultIgnorableCodePoint && $0.value >= 0x20 && $0.value != 0x7F }) else {
+            throw EngineError.invalid("invalid_field", "\(field) must be 1-\(maximumIdentifierLength) printable characters")
+        }
+    }
+
+    /// A 32-byte identifier (key id, challenge).
+    static func bytes32(_ count: Int, field: String) throws(EngineError) {
+        guard count == 32 else {
+            throw EngineError.invalid("invalid_field", "\(field) must be 32 bytes, got \(count)")
+        }
+    }
+}

@@ -1,0 +1,56 @@
+public import Foundation
+import Crypto
+
+/// What an API key may do.
+public enum Scope: String, Sendable, Hashable, CaseIterable, Codable {
+    case verify
+    case score
+    case admin
+    case deviceCheckRead = "devicecheck:read"
+    case deviceCheckWrite = "devicecheck:write"
+}
+
+/// One configured API key: a name for logs and quotas, the SHA-256 of its secret (the secret itself is not
+/// kept), its scopes, and the apps it may touch (`nil`: every app).
+public struct APIKey: Sendable, Hashable {
+    public var name: String
+    public var secretSHA256: Data
+    public var scopes: Set<Scope>
+    public var apps: Set<String>?
+
+    public init(name: String, secret: String, scopes: Set<Scope>, apps: Set<String>?) {
+        self.name = name
+        self.secretSHA256 = Data(SHA256.hash(data: Data(secret.utf8)))
+        self.scopes = scopes
+        self.apps = apps
+    }
+
+    public func allows(app appId: String) -> Bool {
+        apps?.contains(appId) ?? true
+    }
+}
+
+/// Finds the API key a bearer token names, comparing digests in constant time.
+public struct APIKeyRing: Sendable {
+    private let keys: [APIKey]
+
+    public init(_ keys: [APIKey]) {
+        self.keys = keys
+    }
+
+    public func key(forBearer token: String) -> APIKey? {
+        let digest = Data(SHA256.hash(data: Data(token.utf8)))
+        var found: APIKey?
+        for key in keys where Self.constantTimeEquals(key.secretSHA256, digest) {
+            found = key
+        }
+        return found
+    }
+
+    private static func constantTimeEquals(_ lhs: Data, _ rhs: Data) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        var difference: UInt8 = 0
+        for (left, right) in zip(lhs, rhs) { difference |= left ^ right }
+        return difference == 0
+    }
+}

@@ -1,0 +1,71 @@
+public import AttestGuard
+import Foundation
+public import Logging
+
+/// Everything `attestguard serve` needs, read from one YAML or JSON file plus `ATTESTGUARD_*` environment
+/// overrides (see ``ServerConfigurationLoader``). Secrets arrive resolved from files or the environment and are
+/// never printed by ``summary``.
+public struct ServerConfiguration: Sendable {
+    /// `production` trusts Apple's roots only; `simulator` trusts the simulator's test PKI and refuses
+    /// production-environment keys.
+    public enum Mode: String, Sendable, CaseIterable {
+        case production
+        case simulator
+    }
+
+    /// Where state lives.
+    public enum Database: Sendable {
+        case postgres(url: String, poolSize: Int, timeout: Duration)
+        case sqlite(path: String)
+    }
+
+    /// PEM files for HTTPS.
+    public struct TLSFiles: Sendable, Hashable {
+        public var certificateChainPath: String
+        public var privateKeyPath: String
+    }
+
+    public var mode: Mode
+    public var host: String
+    public var port: Int
+    public var tls: TLSFiles?
+    /// The largest request body accepted (413 above it).
+    public var maxBodyBytes: Int
+    public var database: Database
+    /// Apply pending migrations at start-up (always on for SQLite; PostgreSQL defaults to requiring `migrate`).
+    public var autoMigrate: Bool
+    public var apps: [AppPolicy]
+    public var apiKeys: [APIKey]
+    public var engine: EngineSettings
+    /// The simulator PKI's seed (simulator mode only).
+    public var simulatorSeed: String
+    public var logLevel: Logger.Level
+
+    /// Lines safe to log at start-up: no secret, no password.
+    public var summary: [String] {
+        var lines = [
+            "mode=\(mode.rawValue)",
+            "listen=\(tls == nil ? "http" : "https")://\(host):\(port)",
+            "apps=\(apps.map(\.appId).joined(separator: ","))",
+            "apiKeys=\(apiKeys.map { "\($0.name)[\($0.scopes.map(\.rawValue).sorted().joined(separator: "+"))]" }.joined(separator: ","))",
+        ]
+        switch database {
+        case .postgres(let url, let poolSize, _):
+            lines.append("store=postgresql \((try? RedactedURL(url).text) ?? "postgres://?") pool=\(poolSize)")
+        case .sqlite(let path):
+            lines.append("store=sqlite \(path)")
+        }
+        return lines
+    }
+}
+
+/// A URL with its password replaced, for logs.
+struct RedactedURL {
+    let text: String
+
+    init(_ url: String) throws {
+        guard var components = URLComponents(string: url) else { throw ConfigurationError(key: "database.url", "is not a URL") }
+        if components.password != nil { components.password = "***" }
+        text = components.string ?? "?"
+    }
+}

@@ -1,0 +1,55 @@
+import AttestGuard
+import Foundation
+public import Hummingbird
+import NIOCore
+
+/// An error response: `{"error": {"code", "message"}}` with its status and, for 429 and 503, `Retry-After`.
+public struct APIError: HTTPResponseError, Sendable {
+    public var status: HTTPResponse.Status
+    public var code: String
+    public var message: String
+    public var retryAfterSeconds: Int?
+
+    public init(_ status: HTTPResponse.Status, code: String, _ message: String, retryAfterSeconds: Int? = nil) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.retryAfterSeconds = retryAfterSeconds
+    }
+
+    /// Maps an engine refusal to its status by class.
+    init(_ error: EngineError, now: Date) {
+        switch error.kind {
+        case .invalidInput: self.init(.badRequest, code: error.code, error.message)
+        case .notFound: self.init(.notFound, code: error.code, error.message)
+        case .conflict: self.init(.conflict, code: error.code, error.message)
+        case .verificationFailed: self.init(.unprocessableContent, code: error.code, error.message)
+        case .rateLimited(let retryAt):
+            let seconds = max(1, Int(retryAt.timeIntervalSince(now).rounded(.up)))
+            self.init(.tooManyRequests, code: error.code, error.message, retryAfterSeconds: seconds)
+        case .unavailable:
+            self.init(.serviceUnavailable, code: "store_unavailable", "the database is unavailable; retry shortly", retryAfterSeconds: 5)
+        }
+    }
+
+    static func badRequest(_ code: String, _ message: String) -> APIError {
+        APIError(.badRequest, code: code, message)
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        let data = (try? JSONResponse.encoder.encode(ErrorEnvelope(error: .init(code: code, message: message)))) ?? Data(#"{"error":{"code":"internal_error","message":""}}"#.utf8)
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let retryAfterSeconds { headers[.retryAfter] = String(retryAfterSeconds) }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// The wire shape of every error body.
+struct ErrorEnvelope: Codable, Sendable {
+    struct Detail: Codable, Sendable {
+        var code: String
+        var message: String
+    }
+
+    var error: Detail
+}

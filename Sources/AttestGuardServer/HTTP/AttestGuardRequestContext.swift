@@ -1,0 +1,17 @@
+public import Hummingbird
+
+/// The per-request context: Hummingbird's core storage, the request id, and the API key that authenticated.
+public struct AttestGuardRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// Set by ``RequestIdMiddleware``; echoed in `X-Request-Id` and every log line.
+    public var requestId: String = ""
+    /// Set by ``APIKeyMiddleware``.
+    public var apiKey: APIKey?
+
+    public init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+    }
+
+    /// Bodies are read by ``JSONBody`` with the configured limit; this is Hummingbird's own ceiling.
+    public var maxUploadSize: Int { 16 * 1024 * 1024 }
+}

@@ -1,0 +1,31 @@
+import AttestGuard
+import Hummingbird
+import RiskStore
+
+/// Turns engine refusals and Hummingbird's own errors (unknown route, wrong method) into the contract's JSON
+/// error bodies. Anything else propagates to ``ObservabilityMiddleware`` as a logged 500.
+struct ErrorMappingMiddleware: RouterMiddleware {
+    typealias Context = AttestGuardRequestContext
+    let clock: any EngineClock
+
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as EngineError {
+            throw APIError(error, now: clock.now())
+        } catch let error as StoreError where error.code == .unavailable {
+            throw APIError(EngineError(.unavailable, code: "store_unavailable", error.detail), now: clock.now())
+        } catch let error as HTTPError {
+            switch error.status {
+            case .notFound: throw APIError(.notFound, code: "not_found", "no such route")
+            case .methodNotAllowed: throw APIError(.methodNotAllowed, code: "method_not_allowed", "method not allowed on this route")
+            case .contentTooLarge: throw APIError(.contentTooLarge, code: "body_too_large", "the body is too large")
+            default: throw APIError(error.status, code: "http_error", error.body ?? error.status.reasonPhrase)
+            }
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import Hummingbird
+import HTTPTypes
+import Logging
+import Metrics
+
+/// Gives each request an id (the caller's `X-Request-Id` when it is sane, else a new UUID), puts it in the
+/// logger metadata and the response, and records `attestguard_http_requests_total{route,method,status}` and
+/// `attestguard_http_request_duration_seconds{route,method}`. Logs one line per request: `debug` for
+/// success, `info` for 4xx, `error` for 5xx.
+struct ObservabilityMiddleware: RouterMiddleware {
+    typealias Context = AttestGuardRequestContext
+
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        var context = context
+        let requestId = request.headers[.xRequestId].flatMap(Self.sanitized) ?? UUID().uuidString.lowercased()
+        context.requestId = requestId
+        context.logger[metadataKey: "request_id"] = .string(requestId)
+        let started = ContinuousClock.now
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as APIError {
+            response = try error.response(from: request, context: context)
+        } catch {
+            context.logger.error("unhandled error", metadata: ["error": .string(String(reflecting: error))])
+            response = try APIError(.internalServerError, code: "internal_error", "internal error (request \(requestId))")
+                .response(from: request, context: context)
+        }
+        response.headers[.xRequestId] = requestId
+        let route = context.endpointPath ?? "unmatched"
+        let status = String(response.status.code)
+        Counter(label: "attestguard_http_requests_total", dimensions: [("route", route), ("method", request.method.rawValue), ("status", status)])
+            .increment()
+        Timer(label: "attestguard_http_request_duration_seconds", dimensions: [("route", route), ("method", request.method.rawValue)])
+            .recordInterval(since: started)
+        let metadata: Logger.Metadata = ["method": .string(request.method.rawValue), "path": .string(request.uri.path), "status": .string(status)]
+        switch response.status.code {
+        case 500...: context.logger.error("request", metadata: metadata)
+        case 400..<500: context.logger.info("request", metadata: metadata)
+        default: context.logger.debug("request", metadata: metadata)
+        }
+        return response
+    }
+
+    private static func sanitized(_ candidate: String) -> String? {
+        guard (1...64).contains(candidate.count),
+            candidate.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_" || $0 == "." })
+        else { return nil }
+        return candidate
+    }
+}
+
+extension HTTPField.Name {
+    static let xRequestId = HTTPField.Name("X-Request-Id")!
+}
+
+extension Timer {
+    func recordInterval(since start: ContinuousClock.Instant) {
+        let elapsed = ContinuousClock.now - start
+        let (seconds, attoseconds) = elapsed.components
+        recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

@@ -1,0 +1,1 @@
+enum EmbeddedOpenAPI { static let document = "openapi: 3.1.0\n" }

@@ -1,0 +1,60 @@
+import AttestGuard
+import Foundation
+import Hummingbird
+import NIOCore
+import Prometheus
+
+/// Unauthenticated operational routes (bind the server to a private interface): liveness, readiness with the
+/// store and schema, Prometheus metrics, and the OpenAPI document.
+struct OperationsRoutes {
+    let store: OpenedStore
+    let mode: ServerConfiguration.Mode
+    let registry: PrometheusCollectorRegistry
+
+    struct Health: Encodable {
+        var status: String
+    }
+
+    struct Readiness: Encodable {
+        var status: String
+        var mode: String
+        var store: String
+        var schemaVersion: Int?
+        var reason: String?
+    }
+
+    func register(on router: Router<AttestGuardRequestContext>) {
+        router.get("healthz") { _, _ in try JSONResponse.make(Health(status: "ok"), status: .ok) }
+        router.get("readyz") { _, context in try await readiness(context) }
+        router.get("metrics") { _, _ in
+            Response(
+                status: .ok,
+                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer()))
+            )
+        }
+        router.get("openapi.yaml") { _, _ in
+            Response(
+                status: .ok,
+                headers: [.contentType: "application/yaml"],
+                body: .init(byteBuffer: ByteBuffer(string: EmbeddedOpenAPI.document))
+            )
+        }
+    }
+
+    private func readiness(_ context: AttestGuardRequestContext) async throws -> Response {
+        do {
+            let version = try await store.schemaVersion()
+            return try JSONResponse.make(
+                Readiness(status: "ready", mode: mode.rawValue, store: store.kind.rawValue, schemaVersion: version),
+                status: .ok
+            )
+        } catch {
+            context.logger.warning("not ready", metadata: ["reason": .string(String(describing: error))])
+            return try JSONResponse.make(
+                Readiness(status: "unavailable", mode: mode.rawValue, store: store.kind.rawValue, reason: String(describing: error)),
+                status: .serviceUnavailable
+            )
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import AppleReceipts
+import AttestGuard
+import Foundation
+import Hummingbird
+import HTTPTypes
+import NIOCore
+
+/// The `verify`-scoped routes: challenges, attestations, assertions and reading a key; plus revocation (admin).
+struct VerificationRoutes {
+    let engine: AttestGuardEngine
+    let body: JSONBody
+
+    func register(on router: Router<AttestGuardRequestContext>, keys: APIKeyRing) {
+        let verify = router.group("v1").add(middleware: APIKeyMiddleware(ring: keys, scope: .verify))
+        verify.post("challenges", use: issueChallenge)
+        verify.post("attestations", use: attest)
+        verify.post("assertions", use: assert)
+        verify.get("apps/:appId/keys/:keyId", use: key)
+        router.group("v1").add(middleware: APIKeyMiddleware(ring: keys, scope: .admin))
+            .post("apps/:appId/keys/:keyId/revoke", use: revoke)
+    }
+
+    @Sendable func issueChallenge(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
+        let input = try await body.decode(ChallengeRequestBody.self, from: request)
+        try context.requireAccess(to: input.appId)
+        let keyId = try input.keyId.map { try WireFields.keyId($0) }
+        if let userId = input.userId { try WireFields.text(userId, field: "userId", maximumLength: 256) }
+        let issued = try await engine.challenges.issue(
+            ChallengeRequest(appId: input.appId, purpose: input.purpose, userId: input.userId, keyId: keyId),
+            apiKeyName: context.apiKey?.name
+        )
+        return try JSONResponse.make(ChallengeResponseBody(issued), status: .created)
+    }
+
+    @Sendable func attest(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
+        let input = try await body.decode(AttestationRequestBody.self, from: request)
+        try context.requireAccess(to: input.appId)
+        let submission = AttestationSubmission(
+            appId: input.appId,
+            keyId: try WireFields.keyId(input.keyId),
+            attestation: try WireFields.base64(input.attestation, field: "attestation", maximumBytes: 64 * 1024),
+            challenge: try WireFields.challenge(input.challenge),
+            userId: input.userId,
+            deviceId: input.deviceId
+        )
+        let result = try await engine.attestations.attest(submission)
+        return try JSONResponse.make(AttestationResponseBody(result), status: result.idempotent ? .ok : .created)
+    }
+
+    @Sendable func assert(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
+        let input = try await body.decode(AssertionRequestBody.self, from: request)
+        try context.requireAccess(to: input.appId)
+        try WireFields.checkRequest(input.request)
+        guard input.clientData.count <= 8_192, let clientData = Base64Text.decodeURL(input.clientData) else {
+            throw APIError.badRequest("malformed_base64", "clientData is not base64url")
+        }
+        let submission = AssertionSubmission(
+            appId: input.appId,
+            keyId: try WireFields.keyId(input.keyId),
+            assertion: try WireFields.base64(input.assertion, field: "assertion", maximumBytes: 4_096),
+            clientData: clientData,
+            userId: input.userId,
+            request: input.request
+        )
+        let result = try await engine.assertions.assert(submission)
+        return try JSONResponse.make(AssertionResponseBody(result), status: .ok)
+    }
+
+    @Sendable func key(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
+        let (appId, keyId) = try Self.keyPath(context)
+        try context.requireAccess(to: appId)
+        let details = try await engine.keys.details(appId: appId, keyId: keyId)
+        return try JSONResponse.make(KeyBody(details.key, receipt: details.receipt), status: .ok)
+    }
+
+    @Sendable func revoke(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
+        let (appId, keyId) = try Self.keyPath(context)
+        try context.requireAccess(to: appId)
+        let details = try await engine.keys.revoke(appId: appId, keyId: keyId)
+        return try JSONResponse.make(KeyBody(details.key, receipt: details.receipt), status: .ok)
+    }
+
+    private static func keyPath(_ context: AttestGuardRequestContext) throws -> (String, Data) {
+        guard let appId = context.parameters.get("appId"), let rawKeyId = context.parameters.get("keyId") else {
+            throw APIError.badRequest("missing_field", "the path needs an app id and a key id")
+        }
+        let keyId = try WireFields.keyId(rawKeyId.removingPercentEncoding ?? rawKeyId)
+        return (appId.removingPercentEncoding ?? appId, keyId)
+    }
+}
+
+/// JSON responses with RFC 3339 dates (milliseconds) and stable key order.
+enum JSONResponse {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(ISO8601Timestamp.format(date))
+        }
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    static func make(_ value: some Encodable, status: HTTPResponse.Status) throws -> Response {
+        let data = try encoder.encode(value)
+        return Response(
+            status: status,
+            headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data))
+        )
+    }
+}

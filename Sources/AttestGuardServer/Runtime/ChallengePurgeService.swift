@@ -1,0 +1,28 @@
+import AttestGuard
+import Foundation
+import Logging
+import RiskStore
+import ServiceLifecycle
+
+/// Deletes challenges a day after they expire, every ten minutes. Consumed challenges stay until then, so a
+/// replayed assertion is still recognised as `assertion_already_accepted` for a day.
+struct ChallengePurgeService: Service {
+    let store: any RiskStore
+    let clock: any EngineClock
+    let logger: Logger
+    var interval: Duration = .seconds(600)
+    var retention: TimeInterval = 86_400
+
+    func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                let purged = try await store.purgeChallenges(expiredBefore: clock.now().addingTimeInterval(-retention))
+                if purged > 0 { logger.debug("purged expired challenges", metadata: ["count": .stringConvertible(purged)]) }
+            } catch {
+                logger.warning("challenge purge failed", metadata: ["error": .string(String(describing: error))])
+            }
+            // Sleep until the next round, waking early on graceful shutdown.
+            _ = await cancelWhenGracefulShutdown { try? await Task.sleep(for: interval) }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+public import Foundation
+public import Logging
+public import RiskStore
+public import ServiceLifecycle
+
+/// The store a server runs on, with what the server needs around it: the services to run (PostgreSQL's pool),
+/// a readiness probe reporting the schema version, and a way to close it.
+public struct OpenedStore: Sendable {
+    public enum Kind: String, Sendable {
+        case postgresql
+        case sqlite
+    }
+
+    public let store: any RiskStore
+    public let kind: Kind
+    public let services: [any Service]
+    /// The applied schema version; throws if the store is unreachable or the schema is not this build's.
+    public let schemaVersion: @Sendable () async throws -> Int
+    /// Applies pending migrations; returns the versions applied.
+    public let migrate: @Sendable () async throws -> [Int]
+    public let close: @Sendable () async -> Void
+
+    /// Opens the configured store. SQLite is opened (and migrated) now; PostgreSQL's pool starts when its
+    /// service runs.
+    public static func open(_ database: ServerConfiguration.Database, clock: @escaping @Sendable () -> Date, logger: Logger) async throws -> OpenedStore {
+        switch database {
+        case .sqlite(let path):
+            let store = try await SQLiteRiskStore.open(path: path, logger: logger)
+            return OpenedStore(
+                store: store,
+                kind: .sqlite,
+                services: [],
+                schemaVersion: {
+                    let status = try await store.schemaStatus()
+                    try status.requireCurrent()
+                    return status.appliedVersion
+                },
+                migrate: { try await store.migrate() },
+                close: { await store.close() }
+            )
+        case .postgres(let url, let poolSize, let timeout):
+            let configuration = try PostgresStoreConfiguration(url: url, maximumConnections: poolSize, operationTimeout: timeout)
+            let store = PostgresRiskStore(configuration: configuration, logger: logger)
+            return OpenedStore(
+                store: store,
+                kind: .postgresql,
+                services: [store],
+                schemaVersion: {
+                    let status = try await store.schemaStatus()
+                    try status.requireCurrent()
+                    return status.appliedVersion
+                },
+                migrate: { try await store.migrate(at: clock()) },
+                close: {}
+            )
+        }
+    }
+}

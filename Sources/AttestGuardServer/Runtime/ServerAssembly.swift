@@ -1,0 +1,66 @@
+public import AttestGuard
+public import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import NIOSSL
+public import Logging
+import NIOCore
+public import Prometheus
+import ServiceLifecycle
+
+/// Assembles the HTTP application: routes, middleware and the services that run beside it.
+public enum ServerAssembly {
+    /// The router with every route of the contract.
+    public static func router(
+        engine: AttestGuardEngine,
+        configuration: ServerConfiguration,
+        store: OpenedStore,
+        registry: PrometheusCollectorRegistry
+    ) -> Router<AttestGuardRequestContext> {
+        let router = Router(context: AttestGuardRequestContext.self)
+        router.add(middleware: ObservabilityMiddleware())
+        router.add(middleware: ErrorMappingMiddleware(clock: engine.clock))
+        OperationsRoutes(store: store, mode: configuration.mode, registry: registry).register(on: router)
+        VerificationRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes))
+            .register(on: router, keys: APIKeyRing(configuration.apiKeys))
+        return router
+    }
+
+    /// The Hummingbird application, with the store's services and the challenge purger; it checks the schema
+    /// (migrating first when allowed) before it accepts connections.
+    public static func application(
+        engine: AttestGuardEngine,
+        configuration: ServerConfiguration,
+        store: OpenedStore,
+        registry: PrometheusCollectorRegistry,
+        logger: Logger,
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws -> some ApplicationProtocol {
+        let server: HTTPServerBuilder
+        if let tls = configuration.tls {
+            let certificates = try NIOSSLCertificate.fromPEMFile(tls.certificateChainPath).map { NIOSSLCertificateSource.certificate($0) }
+            let key = try NIOSSLPrivateKey(file: tls.privateKeyPath, format: .pem)
+            server = try .tls(tlsConfiguration: .makeServerConfiguration(certificateChain: certificates, privateKey: .privateKey(key)))
+        } else {
+            server = .http1()
+        }
+        var application = Application(
+            router: router(engine: engine, configuration: configuration, store: store, registry: registry),
+            server: server,
+            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "AttestGuard"),
+            services: store.services + [ChallengePurgeService(store: engine.store, clock: engine.clock, logger: logger)],
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
+            logger: logger
+        )
+        let migrateFirst = configuration.autoMigrate || store.kind == .sqlite
+        application.beforeServerStarts {
+            if migrateFirst {
+                let applied = try await store.migrate()
+                if !applied.isEmpty { logger.notice("applied migrations", metadata: ["versions": .string("\(applied)")]) }
+            }
+            let version = try await store.schemaVersion()
+            logger.info("store ready", metadata: ["store": .string(store.kind.rawValue), "schema": .stringConvertible(version)])
+        }
+        return application
+    }
+}

@@ -1,0 +1,46 @@
+import AttestGuard
+import Foundation
+import RiskStore
+
+/// A key on the wire (attestation responses and the key routes).
+struct KeyBody: Encodable {
+    struct ReceiptSummary: Encodable {
+        var type: String
+        var createdAt: Date
+        var notBefore: Date?
+        var expiresAt: Date?
+        var riskMetric: Int?
+    }
+
+    var appId: String
+    var keyId: String
+    var userId: String
+    var deviceId: String?
+    var environment: String
+    var status: KeyStatus
+    var counter: Int64
+    var attestedAt: Date
+    var lastAssertionAt: Date?
+    var statusChangedAt: Date?
+    var supersededBy: String?
+    var osVersion: String?
+    var receipt: ReceiptSummary?
+
+    init(_ key: KeyRecord, receipt: ReceiptRecord?) {
+        appId = key.appId
+        keyId = key.keyId.base64EncodedString()
+        userId = key.userId
+        deviceId = key.deviceId
+        environment = key.environment
+        status = key.status
+        counter = key.counter
+        attestedAt = key.attestedAt
+        lastAssertionAt = key.lastAssertionAt
+        statusChangedAt = key.statusChangedAt
+        supersededBy = key.supersededBy?.base64EncodedString()
+        osVersion = key.osVersion
+        self.receipt = receipt.map {
+            ReceiptSummary(type: $0.receiptType, createdAt: $0.createdAt, notBefore: $0.notBefore, expiresAt: $0.expiresAt, riskMetric: $0.riskMetric)
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import AttestGuard
+import Foundation
+
+/// Checks and decodes the text fields of request bodies: base64 of bounded size, bounded strings. Every failure
+/// is a 400 naming the field.
+enum WireFields {
+    static func base64(_ text: String, field: String, maximumBytes: Int) throws -> Data {
+        guard text.count <= (maximumBytes / 3 + 1) * 4 else {
+            throw APIError.badRequest("invalid_field", "\(field) exceeds \(maximumBytes) bytes")
+        }
+        guard let data = Base64Text.decodeEither(text), !data.isEmpty else {
+            throw APIError.badRequest("malformed_base64", "\(field) is not base64")
+        }
+        return data
+    }
+
+    static func keyId(_ text: String, field: String = "keyId") throws -> Data {
+        let data = try base64(text, field: field, maximumBytes: 64)
+        guard data.count == 32 else {
+            throw APIError.badRequest("invalid_field", "\(field) must be 32 bytes (SHA-256 of the public key)")
+        }
+        return data
+    }
+
+    static func challenge(_ text: String) throws -> Data {
+        guard text.count <= 64, let data = Base64Text.decodeURL(text) else {
+            throw APIError.badRequest("malformed_base64", "challenge is not base64url")
+        }
+        guard data.count == 32 else {
+            throw APIError.badRequest("invalid_field", "challenge must be 32 bytes")
+        }
+        return data
+    }
+
+    static func text(_ value: String, field: String, maximumLength: Int) throws {
+        guard value.count <= maximumLength else {
+            throw APIError.badRequest("invalid_field", "\(field) is longer than \(maximumLength) characters")
+        }
+    }
+
+    /// The gateway's view of the protected request.
+    static func checkRequest(_ request: AssertedRequest) throws {
+        try text(request.method, field: "request.method", maximumLength: 16)
+        guard !request.method.isEmpty else { throw APIError.badRequest("invalid_field", "request.method is empty") }
+        try text(request.path, field: "request.path", maximumLength: 4_096)
+        guard request.bodySha256.count == 43, let digest = Base64Text.decodeURL(request.bodySha256), digest.count == 32 else {
+            throw APIError.badRequest("invalid_field", "request.bodySha256 must be the base64url SHA-256 of the body (43 characters)")
+        }
+        if let ip = request.ip { try text(ip, field: "request.ip", maximumLength: 64) }
+        if let action = request.action { try text(action, field: "request.action", maximumLength: 64) }
+        if let attributes = request.attributes {
+            guard attributes.count <= 64 else { throw APIError.badRequest("invalid_field", "request.attributes has more than 64 entries") }
+            for (name, value) in attributes {
+                try text(name, field: "request.attributes key", maximumLength: 64)
+                if case .string(let string) = value { try text(string, field: "request.attributes.\(name)", maximumLength: 1_024) }
+            }
+        }
+    }
+}

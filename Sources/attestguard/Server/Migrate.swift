@@ -1,0 +1,40 @@
+import ArgumentParser
+import AttestGuardServer
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// `attestguard migrate`: applies pending migrations to the configured database and prints the schema version.
+struct Migrate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Apply pending database migrations.")
+
+    @Option(name: .long, help: "The server's configuration file (for the database); ATTESTGUARD_DATABASE_URL works too.")
+    var config: String?
+
+    func run() async throws {
+        let configuration: ServerConfiguration
+        do {
+            configuration = try await ServerConfigurationLoader.load(file: config)
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.description)
+        }
+        var logger = Logger(label: "attestguard.migrate")
+        logger.logLevel = .warning
+        let store = try await OpenedStore.open(configuration.database, clock: { Date() }, logger: logger)
+        let services = store.services
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for service in services { group.addTask { try await service.run() } }
+                let applied = try await store.migrate()
+                let version = try await store.schemaVersion()
+                print(applied.isEmpty ? "schema is current (version \(version))" : "applied migrations \(applied); schema version \(version)")
+                group.cancelAll()
+            }
+        } catch {
+            await store.close()
+            FileHandle.standardError.write(Data("migrate failed: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        await store.close()
+    }
+}

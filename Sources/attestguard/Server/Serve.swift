@@ -1,0 +1,77 @@
+import ArgumentParser
+import AttestGuard
+import AttestGuardServer
+import Foundation
+import Logging
+import Metrics
+import Prometheus
+import ServiceLifecycle
+
+/// `attestguard serve`: runs the HTTP API until SIGTERM or SIGINT, then drains and stops.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the HTTP API (no --config: simulator mode on SQLite with a sample app)."
+    )
+
+    @Option(name: .long, help: "A YAML (.yaml/.yml) or JSON configuration file; ATTESTGUARD_* variables override it.")
+    var config: String?
+
+    func run() async throws {
+        let configuration: ServerConfiguration
+        do {
+            configuration = try await ServerConfigurationLoader.load(file: config)
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.description)
+        }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = configuration.logLevel
+            return handler
+        }
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        let logger = Logger(label: "attestguard")
+
+        for line in configuration.summary { logger.info("configuration", metadata: ["value": .string(line)]) }
+        let modeGauge = Gauge(label: "attestguard_mode", dimensions: [("mode", configuration.mode.rawValue)])
+        modeGauge.record(1)
+        if configuration.mode == .simulator {
+            logger.warning(
+                "SIMULATOR MODE: trusting the simulator's test PKI, refusing production keys; never use this for real traffic"
+            )
+            if configuration.apiKeys.map(\.name) == ["simulator"] {
+                logger.warning("simulator API key: \(ServerConfigurationLoader.simulatorAPIKey)")
+            }
+        }
+        if case .sqlite(let path) = configuration.database {
+            logger.warning("embedded SQLite store at \(path): one process only; configure database.url for PostgreSQL")
+        }
+
+        let clock = SystemClock()
+        let store = try await OpenedStore.open(configuration.database, clock: { clock.now() }, logger: logger)
+        let engine = AttestGuardEngine(store: store.store, apps: AppCatalog(configuration.apps), settings: configuration.engine, clock: clock)
+        let scheme = configuration.tls == nil ? "http" : "https"
+        let host = configuration.host
+        let application = try ServerAssembly.application(
+            engine: engine,
+            configuration: configuration,
+            store: store,
+            registry: registry,
+            logger: logger,
+            onListening: { port in
+                FileHandle.standardOutput.write(Data("attestguard listening on \(scheme)://\(host):\(port)\n".utf8))
+            }
+        )
+        let group = ServiceGroup(
+            configuration: .init(services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        )
+        do {
+            try await group.run()
+        } catch {
+            await store.close()
+            logger.critical("server stopped", metadata: ["error": .string(String(describing: error))])
+            throw ExitCode(1)
+        }
+        await store.close()
+    }
+}

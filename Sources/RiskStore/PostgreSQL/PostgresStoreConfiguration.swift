@@ -10,7 +10,8 @@ public struct PostgresStoreConfiguration: Sendable {
     /// A URL safe to log (password removed).
     public var redactedURL: String
 
-    /// Parses a PostgreSQL URL. `sslmode` is `disable`, `prefer` (default) or `require`/`verify-full`.
+    /// Parses a PostgreSQL URL. `sslmode` is `disable`, `prefer` (default) or `require`/`verify-full`;
+    /// `search_path` (an AttestGuard extension) selects the schema, e.g. to share one database between tests.
     public init(url: String, maximumConnections: Int = 20, operationTimeout: Duration = .seconds(5)) throws {
         guard let components = URLComponents(string: url), let scheme = components.scheme,
             scheme == "postgres" || scheme == "postgresql", let host = components.host, !host.isEmpty
@@ -38,6 +39,9 @@ public struct PostgresStoreConfiguration: Sendable {
             tls: tls
         )
         client.options.maximumConnections = max(1, maximumConnections)
+        if let searchPath = components.queryItems?.first(where: { $0.name == "search_path" })?.value, !searchPath.isEmpty {
+            client.options.additionalStartupParameters = [("search_path", searchPath)]
+        }
         client.options.connectTimeout = min(operationTimeout, .seconds(10))
         self.client = client
         self.operationTimeout = operationTimeout

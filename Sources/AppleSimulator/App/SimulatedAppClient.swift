@@ -1,0 +1,110 @@
+public import AttestCore
+import Crypto
+public import Foundation
+
+/// What an iOS app using App Attest sends to its backend, built on a ``SimulatedDevice``: the attestation
+/// request body for a challenge, then assertion request bodies in clientData format v1 (bound to the protected
+/// request's method, path and body). The payloads are AttestGuard's wire format, ready to encode as JSON.
+public struct SimulatedAppClient: Sendable {
+    /// `POST /v1/attestations` body.
+    public struct AttestationPayload: Codable, Sendable, Hashable {
+        public var appId: String
+        public var keyId: String
+        public var attestation: String
+        public var challenge: String
+        public var userId: String
+        public var deviceId: String?
+    }
+
+    /// `POST /v1/assertions` body.
+    public struct AssertionPayload: Codable, Sendable, Hashable {
+        public struct Request: Codable, Sendable, Hashable {
+            public var method: String
+            public var path: String
+            public var bodySha256: String
+            public var ip: String?
+            public var action: String?
+        }
+
+        public var appId: String
+        public var keyId: String
+        public var assertion: String
+        public var clientData: String
+        public var userId: String
+        public var request: Request
+    }
+
+    public let device: SimulatedDevice
+    public let app: AppIdentity
+    public private(set) var key: SimulatedKey
+    public var userId: String
+    public var deviceId: String?
+
+    public init(device: SimulatedDevice, app: AppIdentity, keyIndex: Int = 0, userId: String, deviceId: String? = nil) {
+        self.device = device
+        self.app = app
+        self.key = device.generateKey(keyIndex)
+        self.userId = userId
+        self.deviceId = deviceId
+    }
+
+    /// Attests the key for a challenge (base64url, as the server issued it), passing SHA-256 of the decoded
+    /// challenge bytes as clientDataHash (`raw: true`: the bytes themselves, as Apple's sample does).
+    public func attestation(challenge: String, at now: Date, raw: Bool = false) throws -> AttestationPayload {
+        let bytes = Array(Self.decodeBase64URL(challenge) ?? Data(challenge.utf8))
+        let clientDataHash = raw ? bytes : Array(SHA256.hash(data: bytes))
+        let attestation = try device.attest(key, app: app, clientDataHash: clientDataHash, at: now)
+        return AttestationPayload(
+            appId: app.appId,
+            keyId: Data(key.keyId).base64EncodedString(),
+            attestation: Data(attestation.object).base64EncodedString(),
+            challenge: challenge,
+            userId: userId,
+            deviceId: deviceId
+        )
+    }
+
+    /// The clientData v1 bytes for a protected request.
+    public static func clientData(challenge: String, method: String, path: String, body: Data) -> Data {
+        let bodySha256 = encodeBase64URL(Data(SHA256.hash(data: body)))
+        return Data(#"{"v":1,"challenge":"\#(challenge)","method":"\#(method)","path":"\#(path)","bodySha256":"\#(bodySha256)"}"#.utf8)
+    }
+
+    /// Signs the next assertion (the key's counter advances) for a protected request.
+    public mutating func assertion(
+        challenge: String,
+        method: String = "POST",
+        path: String = "/api/orders",
+        body: Data = Data(#"{"item":"sku-1"}"#.utf8),
+        ip: String? = nil,
+        action: String? = nil
+    ) -> AssertionPayload {
+        let clientData = Self.clientData(challenge: challenge, method: method, path: path, body: body)
+        let assertion = key.assertion(app: app, clientData: Array(clientData))
+        return AssertionPayload(
+            appId: app.appId,
+            keyId: Data(key.keyId).base64EncodedString(),
+            assertion: Data(assertion).base64EncodedString(),
+            clientData: Self.encodeBase64URL(clientData),
+            userId: userId,
+            request: .init(
+                method: method,
+                path: path,
+                bodySha256: Self.encodeBase64URL(Data(SHA256.hash(data: body))),
+                ip: ip,
+                action: action
+            )
+        )
+    }
+
+    static func encodeBase64URL(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func decodeBase64URL(_ text: String) -> Data? {
+        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        standard += String(repeating: "=", count: (4 - standard.count % 4) % 4)
+        return Data(base64Encoded: standard)
+    }
+}

@@ -15,6 +15,8 @@ struct JSONBody {
         let buffer: ByteBuffer
         do {
             buffer = try await request.collectBody(upTo: maximumBytes)
+        } catch is NIOTooManyBytesError {
+            throw APIError(.contentTooLarge, code: "body_too_large", "the body exceeds \(maximumBytes) bytes")
         } catch let error as HTTPError where error.status == .contentTooLarge {
             throw APIError(.contentTooLarge, code: "body_too_large", "the body exceeds \(maximumBytes) bytes")
         }

@@ -196,6 +196,9 @@ let package = Package(
         .testTarget(
             name: "attestguardTests",
             dependencies: [
+                "RiskStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 "attestguard",
                 "AttestTestSupport",
                 "AttestCore",

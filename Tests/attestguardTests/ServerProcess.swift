@@ -1,0 +1,135 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Logging
+import PostgresNIO
+import RiskStore
+import Testing
+
+/// An `attestguard serve` process: started with an environment (port 0), ready once it prints the address it
+/// listens on, stopped with SIGTERM.
+final class ServerProcess: @unchecked Sendable {
+    static let apiKey = "process-test-key-0123456789"
+    let process = Process()
+    let baseURL: URL
+    private let output = Pipe()
+    private let errors = Pipe()
+
+    /// The environment of a simulator-mode server trusting the test PKI.
+    static func environment(databaseURL: String?, sqlitePath: String?) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["ATTESTGUARD_MODE"] = "simulator"
+        environment["ATTESTGUARD_SIMULATOR_SEED"] = "attestguard-tests"
+        environment["ATTESTGUARD_SERVER_PORT"] = "0"
+        environment["ATTESTGUARD_LOG_LEVEL"] = "warning"
+        environment["ATTESTGUARD_APPS_NAMES"] = "main"
+        environment["ATTESTGUARD_APPS_MAIN_APP_ID"] = "ABCDE12345.com.example.attestguard"
+        environment["ATTESTGUARD_APPS_MAIN_ENVIRONMENTS"] = "development"
+        environment["ATTESTGUARD_API_KEYS_NAMES"] = "gateway"
+        environment["ATTESTGUARD_API_KEYS_GATEWAY_SECRET_ENV"] = "PROCESS_TEST_KEY"
+        environment["ATTESTGUARD_API_KEYS_GATEWAY_SCOPES"] = "verify,admin"
+        environment["ATTESTGUARD_CHALLENGES_MAX_PER_USER"] = "1000"
+        environment["ATTESTGUARD_DATABASE_AUTO_MIGRATE"] = "true"
+        environment["ATTESTGUARD_DATABASE_POOL_SIZE"] = "8"
+        environment["PROCESS_TEST_KEY"] = apiKey
+        environment["ATTESTGUARD_DATABASE_URL"] = databaseURL
+        environment["ATTESTGUARD_DATABASE_SQLITE_PATH"] = sqlitePath
+        return environment
+    }
+
+    struct StartFailure: Error, CustomStringConvertible {
+        let status: Int32
+        let standardError: String
+        var description: String { "attestguard serve exited with \(status): \(standardError)" }
+    }
+
+    /// Starts the server and waits until it listens (or fails with its exit status and standard error).
+    init(environment: [String: String], arguments: [String] = ["serve"], directory: URL? = nil) async throws {
+        process.executableURL = CommandLineRunner.executable
+        process.arguments = arguments
+        process.environment = environment
+        if let directory { process.currentDirectoryURL = directory }
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let handle = output.fileHandleForReading
+        let line: String? = await Task.detached {
+            var collected = Data()
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { return nil }
+                collected.append(chunk)
+                if let text = String(data: collected, encoding: .utf8), let found = text.split(separator: "\n").first(where: { $0.contains("listening on") }) {
+                    return String(found)
+                }
+            }
+        }.value
+        guard let line, let address = line.split(separator: " ").last, let url = URL(string: String(address)) else {
+            process.waitUntilExit()
+            let standardError = String(data: errors.fileHandleForReading.readDataToEndOfFile(), encoding: .utf8) ?? ""
+            throw StartFailure(status: process.terminationStatus, standardError: standardError)
+        }
+        baseURL = url
+    }
+
+    /// Sends SIGTERM and waits; returns the exit status.
+    @discardableResult
+    func stop() -> Int32 {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit { if process.isRunning { process.terminate() } }
+
+    struct Reply: @unchecked Sendable {
+        let status: Int
+        let json: [String: Any]
+        var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
+    }
+
+    func send(_ method: String, _ path: String, body: Data? = nil) async throws -> Reply {
+        var request = URLRequest(url: baseURL.appendingPathComponent(path))
+        request.httpMethod = method
+        request.httpBody = body
+        request.setValue("Bearer \(Self.apiKey)", forHTTPHeaderField: "Authorization")
+        if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        return Reply(status: (response as? HTTPURLResponse)?.statusCode ?? 0, json: json)
+    }
+
+    func post(_ path: String, _ value: some Encodable) async throws -> Reply {
+        try await send("POST", path, body: try JSONEncoder().encode(value))
+    }
+
+    func challenge(purpose: String, userId: String, keyId: String? = nil) async throws -> String {
+        var body: [String: String] = ["appId": "ABCDE12345.com.example.attestguard", "purpose": purpose, "userId": userId]
+        if let keyId { body["keyId"] = keyId }
+        let reply = try await post("v1/challenges", body)
+        return try #require(reply.json["challenge"] as? String, "challenge: \(reply.json)")
+    }
+}
+
+/// A fresh schema on the test PostgreSQL for processes to share.
+enum ProcessTestDatabase {
+    static var url: String? { ProcessInfo.processInfo.environment["ATTESTGUARD_TEST_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 } }
+    static var enabled: Bool { url != nil || ProcessInfo.processInfo.environment["CI"] == "true" }
+
+    struct Missing: Error, CustomStringConvertible {
+        var description: String { "ATTESTGUARD_TEST_DATABASE_URL is not set (scripts/test.sh starts PostgreSQL)" }
+    }
+
+    static func freshSchemaURL() async throws -> String {
+        guard let base = url else { throw Missing() }
+        var logger = Logger(label: "attestguard.tests.process")
+        logger.logLevel = .critical
+        let admin = PostgresRiskStore(configuration: try PostgresStoreConfiguration(url: base, maximumConnections: 1), logger: logger)
+        let runner = Task { try await admin.run() }
+        defer { runner.cancel() }
+        let schema = "p_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try await admin.client.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA \(schema)"))
+        return base + (base.contains("?") ? "&" : "?") + "search_path=\(schema)"
+    }
+}

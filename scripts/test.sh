@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's one test command (README "Testing"); .ci/run calls exactly this.
 # Builds everything (library, CLI, tests), starts a throw-away PostgreSQL (unless ATTESTGUARD_TEST_DATABASE_URL
-# names one), runs the whole test suite against PostgreSQL and SQLite, and stops the database again.
+# names one), runs the whole test suite against PostgreSQL and SQLite, runs Schemathesis against a live server,
+# and stops the database again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,3 +31,5 @@ fi
 swift build --build-tests
 # Every test is swift-testing; skipping the empty XCTest pass keeps the summary line unambiguous.
 swift test --skip-build --disable-xctest
+# The live server against its own OpenAPI document: every documented route, conforming responses, no 5xx.
+scripts/api-conformance.sh "$(swift build --show-bin-path)/attestguard"

@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+
+@Suite("HTTP: operations routes")
+struct OperationsTests {
+    @Test("healthz, readyz, metrics and the OpenAPI document")
+    func operations() async throws {
+        try await ServerHarness.run(.sqlite) { api in
+            #expect(try await api.send(.get, "/healthz", apiKey: nil).status == 200)
+            let ready = try await api.send(.get, "/readyz", apiKey: nil)
+            #expect(ready.status == 200)
+            #expect(ready["mode"] as? String == "simulator")
+            #expect(ready["schemaVersion"] as? Int == 1)
+
+            let app = SimulatedApps.make(user: "sam", device: "sam-1")
+            #expect(try await api.attest(app).status == 201)
+            let metrics = try await api.send(.get, "/metrics", apiKey: nil)
+            #expect(metrics.status == 200)
+            #expect(metrics.text.contains(#"attestguard_attestations_total{result="registered"}"#))
+            #expect(metrics.text.contains("attestguard_http_requests_total"))
+
+            let document = try await api.send(.get, "/openapi.yaml", apiKey: nil)
+            #expect(document.status == 200)
+            let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("OpenAPI/openapi.yaml")
+            let expected = try String(contentsOf: file, encoding: .utf8)
+            #expect(document.text == expected.trimmingCharacters(in: .newlines), "run scripts/embed-resources.py after editing OpenAPI/openapi.yaml")
+        }
+    }
+
+    @Test("every route the server answers is in the OpenAPI document")
+    func routesDocumented() throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("OpenAPI/openapi.yaml")
+        let document = try String(contentsOf: file, encoding: .utf8)
+        for path in [
+            "/v1/challenges:", "/v1/attestations:", "/v1/assertions:", "/v1/apps/{appId}/keys/{keyId}:",
+            "/v1/apps/{appId}/keys/{keyId}/revoke:", "/healthz:", "/readyz:", "/metrics:", "/openapi.yaml:",
+        ] {
+            #expect(document.contains("\n  \(path)"), "\(path) is not documented")
+        }
+    }
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Runs Schemathesis against a live `attestguard serve` (simulator mode, SQLite in a temp folder, port chosen by
+# the OS) and its own /openapi.yaml, then stops the server. Used by scripts/test.sh after the unit tests.
+#   scripts/api-conformance.sh [path to the attestguard binary, default .build/debug/attestguard]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+binary=$(realpath "${1:-.build/debug/attestguard}")
+work=$(mktemp -d)
+server_pid=
+cleanup() {
+    if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+        kill -TERM "$server_pid" 2>/dev/null || true
+        wait "$server_pid" 2>/dev/null || true
+    fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+api_key="conformance-key-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
+(
+    cd "$work"
+    exec env -i PATH="$PATH" HOME="${HOME:-/root}" \
+        ATTESTGUARD_MODE=simulator ATTESTGUARD_SERVER_PORT=0 ATTESTGUARD_LOG_LEVEL=error \
+        ATTESTGUARD_API_KEYS_NAMES=conformance ATTESTGUARD_API_KEYS_CONFORMANCE_SECRET_ENV=CONFORMANCE_KEY \
+        ATTESTGUARD_API_KEYS_CONFORMANCE_SCOPES=verify,admin CONFORMANCE_KEY="$api_key" \
+        ATTESTGUARD_CHALLENGES_MAX_PER_USER=100000 \
+        "$binary" serve >"$work/serve.out" 2>"$work/serve.err"
+) &
+server_pid=$!
+for _ in $(seq 1 100); do
+    grep -q "listening on" "$work/serve.out" 2>/dev/null && break
+    kill -0 "$server_pid" 2>/dev/null || { cat "$work/serve.err" >&2; echo "api-conformance: the server did not start" >&2; exit 1; }
+    sleep 0.1
+done
+base_url=$(grep -o 'http://[^ ]*' "$work/serve.out" | head -1)
+[ -n "$base_url" ] || { echo "api-conformance: no listening line" >&2; exit 1; }
+echo "api-conformance: Schemathesis against $base_url" >&2
+status=0
+scripts/schemathesis.sh "$base_url" "$api_key" || status=$?
+if grep -q " error " "$work/serve.err"; then
+    echo "api-conformance: the server logged errors:" >&2
+    grep " error " "$work/serve.err" | head -20 >&2
+    status=1
+fi
+exit $status

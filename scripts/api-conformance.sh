@@ -24,6 +24,9 @@ api_key="conformance-key-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
         ATTESTGUARD_API_KEYS_NAMES=conformance ATTESTGUARD_API_KEYS_CONFORMANCE_SECRET_ENV=CONFORMANCE_KEY \
         ATTESTGUARD_API_KEYS_CONFORMANCE_SCOPES=verify,admin CONFORMANCE_KEY="$api_key" \
         ATTESTGUARD_CHALLENGES_MAX_PER_USER=100000 \
+        ATTESTGUARD_APPS_NAMES=sample,shop \
+        ATTESTGUARD_APPS_SAMPLE_APP_ID=ABCDE12345.com.example.attestguard ATTESTGUARD_APPS_SAMPLE_ENVIRONMENTS=development \
+        ATTESTGUARD_APPS_SHOP_APP_ID=ABCDE12345.com.example.shop ATTESTGUARD_APPS_SHOP_ENVIRONMENTS=development,production \
         "$binary" serve >"$work/serve.out" 2>"$work/serve.err"
 ) &
 server_pid=$!

@@ -1,5 +1,6 @@
 import AppleSimulator
 import AttestTestSupport
+import AttestGuardServer
 import Foundation
 import Testing
 
@@ -70,5 +71,16 @@ struct MalformedInputTests {
             let final = try await api.post("/v1/attestations", good)
             #expect(final.status == (accepted == 0 ? 201 : 409), "\(final.text)")
         }
+    }
+}
+
+@Suite("JSON null detection")
+struct JSONNullDetectionTests {
+    @Test("null outside strings is found; inside strings and escapes it is not", arguments: [
+        (#"{"keyId": null}"#, true), (#"[1,null]"#, true), (#"{"a":"null"}"#, false), (#"{"a":"x\"null"}"#, false),
+        (#"{"a":"\\","b":null}"#, true), (#"{"nullable":1}"#, false), (#"{"a":true}"#, false),
+    ])
+    func detection(json: String, expected: Bool) {
+        #expect(JSONBodyProbe.containsNull(json) == expected)
     }
 }

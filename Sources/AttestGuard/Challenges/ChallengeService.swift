@@ -62,6 +62,7 @@ public struct ChallengeService: Sendable {
 
     private func issueUnmetered(_ request: ChallengeRequest, apiKeyName: String?) async throws -> IssuedChallenge {
         _ = try apps.policy(for: request.appId)
+        if let userId = request.userId { try InputLimits.identifier(userId, field: "userId") }
         if let keyId = request.keyId {
             guard request.purpose == .assertion else {
                 throw EngineError.invalid("invalid_field", "keyId binds assertion challenges only")

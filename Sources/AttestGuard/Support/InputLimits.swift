@@ -7,7 +7,7 @@ enum InputLimits {
         guard !value.isEmpty else {
             throw EngineError.invalid("missing_field", "\(field) is required")
         }
-        guard value.count <= maximumIdentifierLength, value.unicodeScalars.allSatisfy({ !$0.properties.isDefaultIgnorableCodePoint && $0.value >= 0x20 && $0.value != 0x7F }) else {
+        guard value.unicodeScalars.count <= maximumIdentifierLength, value.unicodeScalars.allSatisfy({ !$0.properties.isDefaultIgnorableCodePoint && $0.value >= 0x20 && $0.value != 0x7F }) else {
             throw EngineError.invalid("invalid_field", "\(field) must be 1-\(maximumIdentifierLength) printable characters")
         }
     }

@@ -118,7 +118,7 @@ public enum ServerConfigurationLoader {
             host: server.string("host", default: "127.0.0.1"),
             port: try server.int("port", default: 8080, range: 0...65_535),
             tls: tls,
-            maxBodyBytes: try server.int("maxBodyBytes", default: 65_536, range: 1_024...16_777_216),
+            maxBodyBytes: try server.int("maxBodyBytes", default: 131_072, range: 1_024...16_777_216),
             database: database,
             autoMigrate: try databaseValues.bool("autoMigrate", default: false),
             apps: apps,

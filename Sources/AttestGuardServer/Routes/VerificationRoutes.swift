@@ -84,7 +84,7 @@ struct VerificationRoutes {
         guard let appId = context.parameters.get("appId"), let rawKeyId = context.parameters.get("keyId") else {
             throw APIError.badRequest("missing_field", "the path needs an app id and a key id")
         }
-        let keyId = try WireFields.keyId(rawKeyId.removingPercentEncoding ?? rawKeyId)
+        let keyId = try WireFields.pathKeyId(rawKeyId.removingPercentEncoding ?? rawKeyId)
         return (appId.removingPercentEncoding ?? appId, keyId)
     }
 }

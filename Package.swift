@@ -135,6 +135,9 @@ let package = Package(
         .target(
             name: "AttestTestSupport",
             dependencies: [
+                "RiskStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 "AttestCore",
                 "AppleReceipts",
                 "AppleSimulator",
@@ -196,9 +199,6 @@ let package = Package(
         .testTarget(
             name: "attestguardTests",
             dependencies: [
-                "RiskStore",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
                 "attestguard",
                 "AttestTestSupport",
                 "AttestCore",

@@ -20,15 +20,8 @@ enum ServerBackend: String, CaseIterable, CustomTestStringConvertible, Sendable 
 
     var testDescription: String { rawValue }
 
-    static let databaseURLVariable = "ATTESTGUARD_TEST_DATABASE_URL"
-    static var postgresURL: String? { ProcessInfo.processInfo.environment[databaseURLVariable].flatMap { $0.isEmpty ? nil : $0 } }
-    static var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
     /// PostgreSQL whenever a URL is configured or CI demands it (CI fails without one, never skips).
-    static var available: [ServerBackend] { postgresURL != nil || isCI ? [.sqlite, .postgres] : [.sqlite] }
-
-    struct MissingDatabase: Error, CustomStringConvertible {
-        var description: String { "\(ServerBackend.databaseURLVariable) is not set: start PostgreSQL with scripts/postgres-start.sh" }
-    }
+    static var available: [ServerBackend] { TestPostgres.isEnabled ? [.sqlite, .postgres] : [.sqlite] }
 }
 
 /// A server under test: the real router and engine in simulator mode, on a fresh store, at a manual clock.
@@ -86,13 +79,7 @@ struct ServerHarness {
     /// A database URL for `backend`: a fresh schema on the test PostgreSQL, or nil for SQLite.
     static func databaseURL(_ backend: ServerBackend) async throws -> String? {
         guard backend == .postgres else { return nil }
-        guard let base = ServerBackend.postgresURL else { throw ServerBackend.MissingDatabase() }
-        let schema = "s_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        let admin = PostgresRiskStore(configuration: try PostgresStoreConfiguration(url: base, maximumConnections: 1), logger: logger)
-        let runner = Task { try await admin.run() }
-        defer { runner.cancel() }
-        try await admin.client.query(.init(unsafeSQL: "CREATE SCHEMA \(schema)"))
-        return base + (base.contains("?") ? "&" : "?") + "search_path=\(schema)"
+        return try await TestPostgres.freshSchemaURL(prefix: "s")
     }
 
     /// Runs `body` against a fresh in-process server on `backend`.

@@ -22,9 +22,9 @@ struct ServeProcessTests {
     }
 
     @Test("two server processes on one PostgreSQL: 64 concurrent submissions of one assertion, one winner",
-          .enabled(if: ProcessTestDatabase.enabled))
+          .enabled(if: TestPostgres.isEnabled))
     func twoProcessesOneWinner() async throws {
-        let url = try await ProcessTestDatabase.freshSchemaURL()
+        let url = try await TestPostgres.freshSchemaURL(prefix: "p")
         let first = try await ServerProcess(environment: ServerProcess.environment(databaseURL: url, sqlitePath: nil))
         let second = try await ServerProcess(environment: ServerProcess.environment(databaseURL: url, sqlitePath: nil))
         defer { first.stop(); second.stop() }

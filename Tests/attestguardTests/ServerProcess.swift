@@ -2,9 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Logging
-import PostgresNIO
-import RiskStore
 import Testing
 
 /// An `attestguard serve` process: started with an environment (port 0), ready once it prints the address it
@@ -109,27 +106,5 @@ final class ServerProcess: @unchecked Sendable {
         if let keyId { body["keyId"] = keyId }
         let reply = try await post("v1/challenges", body)
         return try #require(reply.json["challenge"] as? String, "challenge: \(reply.json)")
-    }
-}
-
-/// A fresh schema on the test PostgreSQL for processes to share.
-enum ProcessTestDatabase {
-    static var url: String? { ProcessInfo.processInfo.environment["ATTESTGUARD_TEST_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 } }
-    static var enabled: Bool { url != nil || ProcessInfo.processInfo.environment["CI"] == "true" }
-
-    struct Missing: Error, CustomStringConvertible {
-        var description: String { "ATTESTGUARD_TEST_DATABASE_URL is not set (scripts/test.sh starts PostgreSQL)" }
-    }
-
-    static func freshSchemaURL() async throws -> String {
-        guard let base = url else { throw Missing() }
-        var logger = Logger(label: "attestguard.tests.process")
-        logger.logLevel = .critical
-        let admin = PostgresRiskStore(configuration: try PostgresStoreConfiguration(url: base, maximumConnections: 1), logger: logger)
-        let runner = Task { try await admin.run() }
-        defer { runner.cancel() }
-        let schema = "p_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        try await admin.client.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA \(schema)"))
-        return base + (base.contains("?") ? "&" : "?") + "search_path=\(schema)"
     }
 }

@@ -8,16 +8,10 @@ import ServiceLifecycle
 struct Migrate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Apply pending database migrations.")
 
-    @Option(name: .long, help: "The server's configuration file (for the database); ATTESTGUARD_DATABASE_URL works too.")
-    var config: String?
+    @OptionGroup var options: ConfigurationOption
 
     func run() async throws {
-        let configuration: ServerConfiguration
-        do {
-            configuration = try await ServerConfigurationLoader.load(file: config)
-        } catch let error as ConfigurationError {
-            throw ValidationError(error.description)
-        }
+        let configuration = try await options.load()
         var logger = Logger(label: "attestguard.migrate")
         logger.logLevel = .warning
         let store = try await OpenedStore.open(configuration.database, clock: { Date() }, logger: logger)

@@ -13,16 +13,10 @@ struct Serve: AsyncParsableCommand {
         abstract: "Run the HTTP API (no --config: simulator mode on SQLite with a sample app)."
     )
 
-    @Option(name: .long, help: "A YAML (.yaml/.yml) or JSON configuration file; ATTESTGUARD_* variables override it.")
-    var config: String?
+    @OptionGroup var options: ConfigurationOption
 
     func run() async throws {
-        let configuration: ServerConfiguration
-        do {
-            configuration = try await ServerConfigurationLoader.load(file: config)
-        } catch let error as ConfigurationError {
-            throw ValidationError(error.description)
-        }
+        let configuration = try await options.load()
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = configuration.logLevel

@@ -1,0 +1,75 @@
+import AttestCore
+import AttestGuardServer
+import Foundation
+import Testing
+
+@Suite("Configuration")
+struct ConfigurationTests {
+    static let yaml = """
+        mode: production
+        server: { host: 0.0.0.0, port: 9090 }
+        database: { url: "postgres://attestguard@db.internal:5432/attestguard?sslmode=require", passwordEnv: DB_PASSWORD, poolSize: 12 }
+        challenges: { ttlSeconds: 120, maxPerUser: 5 }
+        apps:
+          names: [shop]
+          shop: { appId: ABCDE12345.com.example.shop, environments: [production, development], attestationClientDataHash: raw }
+        apiKeys:
+          names: [gateway]
+          gateway: { secretEnv: GATEWAY_KEY, scopes: [verify, score], apps: [ABCDE12345.com.example.shop] }
+        """
+
+    func write(_ text: String, suffix: String = ".yaml") throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("attestguard-config-\(UUID().uuidString)\(suffix)").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test("a YAML file with secrets from the environment, and environment overrides")
+    func yamlFile() async throws {
+        let environment = ["GATEWAY_KEY": "gateway-secret-0123456789", "DB_PASSWORD": "p@ss", "ATTESTGUARD_SERVER_PORT": "9191"]
+        let configuration = try await ServerConfigurationLoader.load(file: try write(Self.yaml), environment: environment)
+        #expect(configuration.mode == .production)
+        #expect(configuration.host == "0.0.0.0")
+        #expect(configuration.port == 9191)
+        #expect(configuration.apps.map(\.appId) == ["ABCDE12345.com.example.shop"])
+        #expect(configuration.apps.first?.environments == [.production, .development])
+        #expect(configuration.apps.first?.attestationHashing == ChallengeHashing.none)
+        #expect(configuration.apiKeys.first?.scopes == [.verify, .score])
+        #expect(configuration.engine.challengeTTL == .seconds(120))
+        guard case .postgres(let url, let poolSize, _) = configuration.database else {
+            Issue.record("expected PostgreSQL")
+            return
+        }
+        #expect(url.contains("p%40ss@db.internal") || url.contains("p@ss@db.internal"))
+        #expect(poolSize == 12)
+        #expect(!configuration.summary.joined().contains("p@ss"), "the password must not reach the log summary")
+        #expect(!configuration.summary.joined().contains("gateway-secret"))
+    }
+
+    @Test("the same configuration as JSON")
+    func jsonFile() async throws {
+        let json = #"{"mode":"simulator","apps":{"names":["a"],"a":{"appId":"ABCDE12345.com.example.a","environments":["development"]}}}"#
+        let configuration = try await ServerConfigurationLoader.load(file: try write(json, suffix: ".json"), environment: [:])
+        #expect(configuration.mode == .simulator)
+        #expect(configuration.apps.map(\.appId) == ["ABCDE12345.com.example.a"])
+        #expect(configuration.apiKeys.map(\.name) == ["simulator"])
+    }
+
+    @Test("refused: inline secrets, a password in the file, bad values, production without apps or keys", arguments: [
+        ("apiKeys:\n  names: [k]\n  k: { secret: inline-secret-0123456789, scopes: [verify] }\napps:\n  names: [s]\n  s: { appId: A.b }", "apiKeys.k.secret"),
+        ("mode: simulator\ndatabase: { url: \"postgres://u:pw@h/d\" }", "database.url"),
+        ("mode: simulator\nserver: { port: eighty }", "server.port"),
+        ("mode: staging", "mode"),
+        ("apps:\n  names: [s]\n  s: { appId: ABCDE12345.com.example.s, environments: [beta] }", "apps.s.environments"),
+        ("mode: production", "apps.names"),
+        ("mode: production\napps:\n  names: [s]\n  s: { appId: ABCDE12345.com.example.s }", "apiKeys.names"),
+    ])
+    func refused(yaml: String, key: String) async throws {
+        do {
+            _ = try await ServerConfigurationLoader.load(file: try write(yaml), environment: [:])
+            Issue.record("accepted: \(yaml)")
+        } catch let error as ConfigurationError {
+            #expect(error.key == key, "\(error)")
+        }
+    }
+}

@@ -14,15 +14,20 @@ struct ChallengePurgeService: Service {
     var retention: TimeInterval = 86_400
 
     func run() async throws {
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+        // Sleep first: at start-up the schema may still be migrating.
+        while await sleepUnlessShuttingDown() {
             do {
                 let purged = try await store.purgeChallenges(expiredBefore: clock.now().addingTimeInterval(-retention))
                 if purged > 0 { logger.debug("purged expired challenges", metadata: ["count": .stringConvertible(purged)]) }
             } catch {
                 logger.warning("challenge purge failed", metadata: ["error": .string(String(describing: error))])
             }
-            // Sleep until the next round, waking early on graceful shutdown.
-            _ = await cancelWhenGracefulShutdown { try? await Task.sleep(for: interval) }
         }
+    }
+
+    /// Sleeps one interval; false once the service should stop (cancelled or shutting down gracefully).
+    private func sleepUnlessShuttingDown() async -> Bool {
+        _ = await cancelWhenGracefulShutdown { try? await Task.sleep(for: interval) }
+        return !Task.isCancelled && !Task.isShuttingDownGracefully
     }
 }

@@ -1,0 +1,176 @@
+// HTTPBenchPrep: prepares the HTTP benchmark (Benchmarks/http.sh) against a running `attestguard serve`.
+//
+// For each of K simulated devices (one App Attest key each, user `bench-user-<i>`), it
+//   1. issues an attestation challenge through the API (POST /v1/challenges) and registers the key
+//      (POST /v1/attestations, must be 201),
+//   2. issues M assertion challenges bound to the user and key (POST /v1/challenges, purpose assertion, keyId),
+//   3. mints M assertions for them in counter order (counter 1...M) and writes them as `POST /v1/assertions`
+//      request bodies, one JSON object per line, in counter order, to OUT/key-<i>.txt.
+// Each body is valid exactly once: replayed in file order by one connection, every one is accepted (200).
+//
+// Usage: HTTPBenchPrep --url http://127.0.0.1:PORT --keys K --per-key M --out DIR
+//                      [--seed attestguard-bench] [--app-id ABCDE12345.com.example.bench] [--api-key-env BENCH_API_KEY]
+// The seed must equal the server's `simulator.seed` (the server trusts that simulated PKI only).
+
+import AppleSimulator
+import AttestCore
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+struct Options {
+    var url = "http://127.0.0.1:8088"
+    var keys = 16
+    var perKey = 1_000
+    var out = "http-bench-bodies"
+    var seed = "attestguard-bench"
+    var appId = "ABCDE12345.com.example.bench"
+    var apiKeyEnv = "BENCH_API_KEY"
+
+    static func parse(_ arguments: [String]) -> Options {
+        var options = Options()
+        var iterator = arguments.makeIterator()
+        func value(_ name: String) -> String {
+            guard let value = iterator.next() else { fail("\(name) needs a value") }
+            return value
+        }
+        func count(_ name: String) -> Int {
+            guard let number = Int(value(name)), number > 0 else { fail("\(name) needs a positive integer") }
+            return number
+        }
+        while let argument = iterator.next() {
+            switch argument {
+            case "--url": options.url = value(argument)
+            case "--keys": options.keys = count(argument)
+            case "--per-key": options.perKey = count(argument)
+            case "--out": options.out = value(argument)
+            case "--seed": options.seed = value(argument)
+            case "--app-id": options.appId = value(argument)
+            case "--api-key-env": options.apiKeyEnv = value(argument)
+            case "--help", "-h":
+                print("usage: HTTPBenchPrep --url URL --keys K --per-key M --out DIR [--seed S] [--app-id A] [--api-key-env VAR]")
+                exit(0)
+            default: fail("unknown argument \(argument)")
+            }
+        }
+        return options
+    }
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("HTTPBenchPrep: \(message)\n".utf8))
+    exit(1)
+}
+
+struct ChallengeBody: Encodable {
+    var appId: String
+    var purpose: String
+    var userId: String
+    var keyId: String?
+}
+
+struct ChallengeAnswer: Decodable {
+    var challenge: String
+}
+
+/// A small JSON-over-HTTP client: one URLSession with enough connections for K concurrent callers.
+struct API: Sendable {
+    let base: URL
+    let apiKey: String
+    let session: URLSession
+
+    init(base: URL, apiKey: String, connections: Int) {
+        self.base = base
+        self.apiKey = apiKey
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = max(connections, 1)
+        configuration.timeoutIntervalForRequest = 60
+        session = URLSession(configuration: configuration)
+    }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    func post(_ path: String, _ body: some Encodable, expecting status: Int) async throws -> Data {
+        var request = URLRequest(url: base.appendingPathComponent(path))
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization")
+        request.httpBody = try Self.encoder.encode(body)
+        let (data, response) = try await session.data(for: request)
+        let code = (response as? HTTPURLResponse)?.statusCode ?? -1
+        guard code == status else {
+            fail("POST \(path) answered \(code), expected \(status): \(String(decoding: data, as: UTF8.self))")
+        }
+        return data
+    }
+
+    func challenge(_ body: ChallengeBody) async throws -> String {
+        let data = try await post("v1/challenges", body, expecting: 201)
+        return try JSONDecoder().decode(ChallengeAnswer.self, from: data).challenge
+    }
+}
+
+/// Attests key `index` and writes its M assertion bodies; returns the number written.
+func prepareKey(_ index: Int, options: Options, pki: SimulatedApplePKI, api: API) async throws -> Int {
+    let device = SimulatedDevice(pki: pki, identifier: "bench-device-\(index)", environment: .development)
+    let userId = "bench-user-\(index)"
+    var client = SimulatedAppClient(device: device, app: AppIdentity(appId: options.appId), keyIndex: 0, userId: userId)
+
+    let attestationChallenge = try await api.challenge(ChallengeBody(appId: options.appId, purpose: "attestation", userId: userId))
+    let attestation = try client.attestation(challenge: attestationChallenge, at: Date())
+    _ = try await api.post("v1/attestations", attestation, expecting: 201)
+
+    // Challenges first (their order does not matter), then the assertions in counter order.
+    var challenges: [String] = []
+    challenges.reserveCapacity(options.perKey)
+    for _ in 0..<options.perKey {
+        challenges.append(
+            try await api.challenge(ChallengeBody(appId: options.appId, purpose: "assertion", userId: userId, keyId: attestation.keyId))
+        )
+    }
+    var file = Data()
+    file.reserveCapacity(options.perKey * 700)
+    for challenge in challenges {
+        file.append(try API.encoder.encode(client.assertion(challenge: challenge)))
+        file.append(UInt8(ascii: "\n"))
+    }
+    let path = URL(fileURLWithPath: options.out).appendingPathComponent("key-\(index).txt")
+    try file.write(to: path)
+    return challenges.count
+}
+
+@main
+struct HTTPBenchPrep {
+    static func main() async throws {
+        let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
+        guard let base = URL(string: options.url) else { fail("bad --url \(options.url)") }
+        guard let apiKey = ProcessInfo.processInfo.environment[options.apiKeyEnv], !apiKey.isEmpty else {
+            fail("set the API key in $\(options.apiKeyEnv)")
+        }
+        try FileManager.default.createDirectory(atPath: options.out, withIntermediateDirectories: true)
+        let pki = try SimulatedApplePKI(seed: options.seed)
+        let api = API(base: base, apiKey: apiKey, connections: options.keys)
+
+        let start = Date()
+        let written = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<options.keys {
+                group.addTask { try await prepareKey(index, options: options, pki: pki, api: api) }
+            }
+            var total = 0
+            for try await count in group { total += count }
+            return total
+        }
+        let seconds = Date().timeIntervalSince(start)
+        print(
+            String(
+                format: "HTTPBenchPrep: %d keys attested, %d assertion challenges issued and %d assertions minted in %.1f s (%.0f challenges/s) -> %@",
+                options.keys, written, written, seconds, Double(written) / seconds, options.out
+            )
+        )
+    }
+}

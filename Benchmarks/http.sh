@@ -1,0 +1,286 @@
+#!/usr/bin/env bash
+# AttestGuard HTTP benchmark: the one command.
+#
+#   ./Benchmarks/http.sh            (from any directory)
+#
+# Measures `attestguard serve` (release build, simulator mode, PostgreSQL store) over loopback with wrk at a fixed
+# concurrency: POST /v1/assertions with VALID assertions (every one accepted exactly once: 200), and GET /healthz
+# in the same run as the HTTP stack's ceiling. Prints a table at the end.
+#
+# Steps: build `attestguard` (the main package's product) and `HTTPBenchPrep` in release mode into Benchmarks/.build;
+# start a throw-away PostgreSQL (scripts/postgres-start.sh) and the server on a free loopback port; HTTPBenchPrep
+# attests one simulated key per connection through the API, issues PER_KEY assertion challenges per key through
+# the API and mints the assertions in counter order (request bodies, one file per key); VACUUM ANALYZE; then wrk
+# (`-t C -c C`: one connection per thread, so each connection sends its key's bodies one after another, in counter
+# order): /healthz warm-up, /healthz measured, assertions warm-up, assertions measured (continuing after the
+# bodies the warm-up sent). Everything it started is stopped on exit, also on failure or Ctrl-C.
+#
+# Environment (defaults in brackets):
+#   HTTP_BENCH_CONNECTIONS [16]   connections = wrk threads = simulated keys
+#   HTTP_BENCH_DURATION [20]      seconds per measured route
+#   HTTP_BENCH_WARMUP [3]         seconds of /healthz warm-up
+#   HTTP_BENCH_ASSERTION_WARMUP [2]  seconds of assertion warm-up (not measured)
+#   HTTP_BENCH_PER_KEY [4000]     assertion bodies prepared per key; must outlast warm-up + duration (the run
+#                                 fails with "exhausted" otherwise)
+#   HTTP_BENCH_POOL [16]          the server's PostgreSQL pool size (database.poolSize)
+#   HTTP_BENCH_NO_BUILD [0]       1: use the binaries already in Benchmarks/.build/release
+#   HTTP_BENCH_KEEP [0]           1: keep the work folder (config, server logs, wrk outputs, bodies)
+#   SWIFT                         swift binary (default: swift on PATH, else /opt/swift/usr/bin/swift)
+# Exit status: 0 only if every measured request was answered 200, no socket errors, no connection ran out of bodies.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+connections="${HTTP_BENCH_CONNECTIONS:-16}"
+duration="${HTTP_BENCH_DURATION:-20}"
+warmup="${HTTP_BENCH_WARMUP:-3}"
+assertion_warmup="${HTTP_BENCH_ASSERTION_WARMUP:-2}"
+per_key="${HTTP_BENCH_PER_KEY:-4000}"
+pool="${HTTP_BENCH_POOL:-16}"
+swift="${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}"
+seed="attestguard-bench"
+app_id="ABCDE12345.com.example.bench"
+lua="$here/http/bench.lua"
+started=$SECONDS
+load_start="$(cut -d' ' -f1-3 /proc/loadavg)"
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+for tool in curl python3 awk; do
+    command -v "$tool" >/dev/null 2>&1 || { echo "$tool is required" >&2; exit 1; }
+done
+if ! command -v wrk >/dev/null 2>&1; then
+    echo "== installing wrk (Debian package wrk) =="
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq wrk >/dev/null ||
+        { as_root apt-get update -qq && DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq wrk >/dev/null; }
+fi
+
+bin="$("$swift" build -c release --package-path "$here" --show-bin-path)"
+if [ "${HTTP_BENCH_NO_BUILD:-0}" != 1 ]; then
+    echo "== building attestguard and HTTPBenchPrep (release, $here/.build) =="
+    build_started=$SECONDS
+    build_log="$(mktemp /tmp/attestguard-http-bench-build.XXXXXX)"
+    for product in attestguard HTTPBenchPrep; do
+        if ! "$swift" build -c release --package-path "$here" --product "$product" >"$build_log" 2>&1; then
+            cat "$build_log" >&2
+            rm -f "$build_log"
+            echo "build of $product failed" >&2
+            exit 1
+        fi
+        grep -E '^Build (of product|complete)|error:' "$build_log" || true
+    done
+    rm -f "$build_log"
+    echo "build: $((SECONDS - build_started)) s"
+fi
+server_bin="$bin/attestguard"
+prep_bin="$bin/HTTPBenchPrep"
+for binary in "$server_bin" "$prep_bin"; do
+    [ -x "$binary" ] || { echo "build failed: $binary is missing" >&2; exit 1; }
+done
+
+# ---- everything below is cleaned up by the trap ----
+work="$(mktemp -d /tmp/attestguard-http-bench.XXXXXX)"
+pg_state=""
+server_pid=""
+child_pid="" # the preparation or wrk while it runs (started in the background so that a signal stops it at once)
+cleanup() {
+    local status=$?
+    trap - EXIT INT TERM
+    if [ -n "$child_pid" ]; then kill -TERM "$child_pid" 2>/dev/null || true; wait "$child_pid" 2>/dev/null || true; fi
+    if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+        kill -TERM "$server_pid" 2>/dev/null || true
+        for _ in $(seq 1 100); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$server_pid" 2>/dev/null || true
+        wait "$server_pid" 2>/dev/null || true
+    fi
+    if [ -z "$pg_state" ] && [ -s "$work/pg-state" ]; then pg_state="$(cat "$work/pg-state")"; fi
+    if [ -n "$pg_state" ] && [ -d "$pg_state" ]; then "$root/scripts/postgres-stop.sh" "$pg_state" || true; fi
+    if [ "$status" -ne 0 ] && [ -s "$work/server.err" ]; then
+        echo "-- server stderr (last 20 lines) --" >&2
+        tail -20 "$work/server.err" >&2
+    fi
+    if [ "${HTTP_BENCH_KEEP:-0}" = 1 ]; then echo "work folder kept: $work" >&2; else rm -rf "$work"; fi
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+echo "== PostgreSQL =="
+ATTESTGUARD_PG_STATE_FILE="$work/pg-state" "$root/scripts/postgres-start.sh" >"$work/pg-url" 2>"$work/pg-start.log" ||
+    { cat "$work/pg-start.log" >&2; exit 1; }
+pg_state="$(cat "$work/pg-state")"
+pg_url="$(cat "$work/pg-url")"
+pg_bin="$(cat "$pg_state/pgbin")"
+pg_version="$("$pg_bin/postgres" --version | sed 's/^postgres (PostgreSQL) //')"
+echo "PostgreSQL $pg_version at $pg_url (state $pg_state)"
+psql_() { "$pg_bin/psql" "$pg_url" -X -q -t -A -v ON_ERROR_STOP=1 -c "$1"; }
+
+port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+url="http://127.0.0.1:$port"
+BENCH_API_KEY="bench-$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
+export BENCH_API_KEY
+cat >"$work/config.yaml" <<EOF
+mode: simulator
+logLevel: warning
+server: { host: 127.0.0.1, port: $port }
+database: { url: "$pg_url", poolSize: $pool, autoMigrate: true }
+simulator: { seed: $seed }
+# quotaWindowSeconds 1: the per-user quota counts the user's challenges of the last window on every issue; with
+# thousands of challenges per user issued by the preparation a 60 s window would make that count (not the
+# benchmark) the preparation's cost.
+challenges: { ttlSeconds: 3600, maxPerUser: 1000000, quotaWindowSeconds: 1 }
+apps:
+  names: [bench]
+  bench: { appId: $app_id, environments: [development] }
+apiKeys:
+  names: [bench]
+  bench: { secretEnv: BENCH_API_KEY, scopes: [verify, admin], apps: ["*"] }
+EOF
+
+echo "== server =="
+"$server_bin" serve --config "$work/config.yaml" >"$work/server.out" 2>"$work/server.err" &
+server_pid=$!
+for _ in $(seq 1 600); do
+    grep -q 'attestguard listening' "$work/server.out" 2>/dev/null && break
+    kill -0 "$server_pid" 2>/dev/null || { echo "the server exited" >&2; exit 1; }
+    sleep 0.1
+done
+grep -q 'attestguard listening' "$work/server.out" || { echo "the server did not start listening within 60 s" >&2; exit 1; }
+for _ in $(seq 1 100); do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "$url/readyz")" = 200 ] && break
+    sleep 0.1
+done
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$url/readyz")" = 200 ] || { echo "GET /readyz is not 200" >&2; exit 1; }
+echo "$(cat "$work/server.out") (pid $server_pid): $(curl -s "$url/readyz")"
+
+echo "== preparing $connections keys x $per_key assertions (through the API) =="
+prep_started=$SECONDS
+# run_child COMMAND...: runs it in the background and waits (a trapped signal interrupts `wait`, not a foreground job).
+run_child() {
+    "$@" &
+    child_pid=$!
+    local status=0
+    wait "$child_pid" || status=$?
+    child_pid=""
+    return "$status"
+}
+run_child "$prep_bin" --url "$url" --keys "$connections" --per-key "$per_key" --out "$work/bodies" --seed "$seed" --app-id "$app_id"
+psql_ "VACUUM ANALYZE" >/dev/null
+echo "prepared in $((SECONDS - prep_started)) s (VACUUM ANALYZE included)"
+
+# CPU seconds used so far by the server, and by PostgreSQL (postmaster, its live children, and exited children).
+ticks_per_second="$(getconf CLK_TCK)"
+# /proc/PID/stat after "PID (comm) ": $12 utime, $13 stime, $14 cutime, $15 cstime (clock ticks).
+proc_stat() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null || true; }
+proc_ticks() { proc_stat "$1" | awk '{ print $12 + $13 } END { if (NR == 0) print 0 }'; }
+server_cpu() { proc_stat "$server_pid" | awk -v hz="$ticks_per_second" '{ printf "%.3f\n", ($12 + $13) / hz }'; }
+postgres_cpu() {
+    local postmaster total child
+    postmaster="$(head -1 "$pg_state/data/postmaster.pid")"
+    total=$(proc_stat "$postmaster" | awk '{ print $12 + $13 + $14 + $15 }')
+    for child in $(ps -o pid= --ppid "$postmaster"); do
+        total=$((total + $(proc_ticks "$child")))
+    done
+    awk -v t="$total" -v hz="$ticks_per_second" 'BEGIN { printf "%.3f\n", t / hz }'
+}
+# busy (user nice system irq softirq steal) and steal seconds of the whole machine (/proc/stat, all cores)
+machine_busy() { awk '/^cpu / { printf "%.3f %.3f\n", ($2 + $3 + $4 + $7 + $8 + $9) / hz, $9 / hz }' hz="$ticks_per_second" /proc/stat; }
+consumed_assertions() { psql_ "SELECT count(*) FROM challenges WHERE purpose = 'assertion' AND consumed_at IS NOT NULL"; }
+
+# run_wrk NAME SECONDS MODE [ARGS...]: wrk output in $work/NAME.out, the RESULT line in $work/NAME.result,
+# CPU seconds (wrk user+sys, server, postgres, whole machine) in $work/NAME.cpu.
+run_wrk() {
+    local name=$1 seconds=$2 mode=$3
+    shift 3
+    local server_before postgres_before machine_before
+    server_before=$(server_cpu)
+    postgres_before=$(postgres_cpu)
+    machine_before=$(machine_busy)
+    times >"$work/$name.times0" # the second line: user and system time of the reaped children (here: wrk)
+    run_child wrk -t "$connections" -c "$connections" -d "${seconds}s" --latency --timeout 10s -s "$lua" "$url" \
+        -- "$mode" "$work/$name.result" "$@" >"$work/$name.out" 2>"$work/$name.err" ||
+        { cat "$work/$name.err" >&2; echo "wrk failed ($name)" >&2; exit 1; }
+    times >"$work/$name.times1"
+    [ -s "$work/$name.result" ] || { cat "$work/$name.out" "$work/$name.err" >&2; echo "wrk wrote no result ($name)" >&2; exit 1; }
+    awk -v s0="$server_before" -v s1="$(server_cpu)" -v p0="$postgres_before" -v p1="$(postgres_cpu)" \
+        -v m0="$machine_before" -v m1="$(machine_busy)" '
+        function seconds(t) { split(t, part, "m"); sub("s", "", part[2]); return part[1] * 60 + part[2] }
+        FNR == 2 { children[FILENAME == ARGV[1] ? 0 : 1] = seconds($1) + seconds($2) }
+        END { split(m0, a, " "); split(m1, b, " ")
+              printf "%.3f %.3f %.3f %.3f %.3f\n", children[1] - children[0], s1 - s0, p1 - p0, b[1] - a[1], b[2] - a[2] }' \
+        "$work/$name.times0" "$work/$name.times1" >"$work/$name.cpu"
+    kill -0 "$server_pid" 2>/dev/null || { echo "the server died during $name" >&2; exit 1; }
+}
+field() { # NAME KEY: a value of the RESULT line (first_error is last and may contain spaces)
+    if [ "$2" = first_error ]; then sed -n 's/.* first_error=//p' "$work/$1.result"; return; fi
+    sed 's/ first_error=.*//' "$work/$1.result" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1
+}
+
+wrk_command="wrk -t $connections -c $connections -d ${duration}s --latency --timeout 10s -s Benchmarks/http/bench.lua $url -- MODE ..."
+load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== GET /healthz: ${warmup} s warm-up, ${duration} s measured =="
+run_wrk healthz-warmup "$warmup" healthz
+run_wrk healthz "$duration" healthz
+cat "$work/healthz.out"
+
+echo "== POST /v1/assertions: ${assertion_warmup} s warm-up, ${duration} s measured =="
+run_wrk assertions-warmup "$assertion_warmup" assertions "$work/bodies" - "$work/offsets-warmup"
+sleep 0.5 # let the warm-up's last in-flight requests commit
+consumed_before=$(consumed_assertions)
+run_wrk assertions "$duration" assertions "$work/bodies" "$work/offsets-warmup" "$work/offsets"
+sleep 0.5 # let the last in-flight requests commit
+consumed_after=$(consumed_assertions)
+cat "$work/assertions.out"
+load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
+server_errors=$(grep -ciE ' (error|critical) ' "$work/server.err" || true)
+
+# ---- report ----
+row() { # NAME LABEL
+    local name=$1 label=$2 cpu
+    read -r wrk_cpu server_cpu_s postgres_cpu_s machine_cpu_s steal_s <"$work/$name.cpu"
+    # "other": everything else busy on the machine meanwhile (the busy time of /proc/stat minus the three).
+    cpu=$(awk -v d="$(field "$name" duration_s)" -v w="$wrk_cpu" -v s="$server_cpu_s" -v p="$postgres_cpu_s" \
+        -v m="$machine_cpu_s" -v st="$steal_s" \
+        'BEGIN { o = (m - s - p - w - st) / d; if (o < 0) o = 0; printf "%.2f / %.2f / %.2f / %.2f / %.2f", s / d, p / d, w / d, o, st / d }')
+    printf '| %-20s | %9.0f | %7.2f | %7.2f | %7.2f | %8.2f | %9d | %7d | %8d | %-33s |\n' "$label" \
+        "$(field "$name" rps)" "$(field "$name" p50_ms)" "$(field "$name" p90_ms)" "$(field "$name" p99_ms)" \
+        "$(field "$name" max_ms)" "$(field "$name" requests)" "$(field "$name" non200)" \
+        "$(field "$name" socket_errors)" "$cpu"
+}
+echo
+echo "== AttestGuard HTTP benchmark =="
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo); load average $load_start at start (before this script's own load), $load_before before measuring, $load_after after"
+echo "software: $("$swift" --version 2>/dev/null | head -1); $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-3); PostgreSQL $pg_version"
+echo "server: attestguard serve (release, $server_bin), simulator mode, logLevel warning, http://127.0.0.1:$port (loopback, no TLS)"
+echo "store: PostgreSQL (scripts/postgres-start.sh: fsync=off, synchronous_commit=off, full_page_writes=off), poolSize $pool, autoMigrate"
+echo "load: $wrk_command"
+echo "      $connections connections, one per wrk thread (closed loop: each sends its next request when the previous one is answered);"
+echo "      ${duration} s per route; ${warmup} s /healthz and ${assertion_warmup} s assertion warm-up (not counted); client, server and PostgreSQL share the $(nproc) cores (no pinning)"
+echo "assertions: $connections simulated keys (one per connection), each with $per_key prepared single-use bodies sent in counter order"
+echo
+echo "| route                |     req/s |  p50 ms |  p90 ms |  p99 ms |   max ms |  requests | non-200 | sock.err | cores: server/pg/wrk/other/steal  |"
+echo "|----------------------|----------:|--------:|--------:|--------:|---------:|----------:|--------:|---------:|-----------------------------------|"
+row healthz "GET /healthz"
+row assertions "POST /v1/assertions"
+echo
+awk -v a="$(field assertions rps)" -v h="$(field healthz rps)" 'BEGIN { printf "assertions / healthz throughput: %.1f%%\n", 100 * a / h }'
+echo "assertions accepted by the store during the measured run (consumed challenges): $((consumed_after - consumed_before)) (wrk counted $(field assertions requests) answered; up to $connections more were in flight at the end)"
+echo "non-200 by status: healthz $(field healthz statuses), assertions $(field assertions statuses); bodies exhausted: $(field assertions exhausted) connections"
+echo "cores: CPU used on average during the measured run by the server, PostgreSQL, wrk, all other processes, and stolen by the hypervisor (of $(nproc))"
+echo "server log (level warning): $server_errors lines at error/critical level; warnings other than the simulator banner:"
+grep -iE ' (error|critical|warning) ' "$work/server.err" | grep -v 'SIMULATOR MODE' | cut -d' ' -f2- | sort | uniq -c | sort -rn | head -5 || true
+echo "total time: $((SECONDS - started)) s"
+
+failed=0
+for name in healthz assertions; do
+    if [ "$(field "$name" non200)" != 0 ] || [ "$(field "$name" socket_errors)" != 0 ]; then
+        echo "INVALID: $name had $(field "$name" non200) non-200 responses, $(field "$name" socket_errors) socket errors; first: $(field "$name" first_error)" >&2
+        failed=1
+    fi
+done
+if [ "$(field assertions exhausted)" != 0 ]; then
+    echo "INVALID: $(field assertions exhausted) connections ran out of assertion bodies: raise HTTP_BENCH_PER_KEY (now $per_key)" >&2
+    failed=1
+fi
+exit "$failed"

@@ -1,5 +1,6 @@
 public import AttestGuard
 import Foundation
+import RiskStore
 public import Logging
 
 /// Everything `attestguard serve` needs, read from one YAML or JSON file plus `ATTESTGUARD_*` environment
@@ -51,21 +52,10 @@ public struct ServerConfiguration: Sendable {
         ]
         switch database {
         case .postgres(let url, let poolSize, _):
-            lines.append("store=postgresql \((try? RedactedURL(url).text) ?? "postgres://?") pool=\(poolSize)")
+            lines.append("store=postgresql \((try? PostgresStoreConfiguration(url: url).redactedURL) ?? "postgres://?") pool=\(poolSize)")
         case .sqlite(let path):
             lines.append("store=sqlite \(path)")
         }
         return lines
-    }
-}
-
-/// A URL with its password replaced, for logs.
-struct RedactedURL {
-    let text: String
-
-    init(_ url: String) throws {
-        guard var components = URLComponents(string: url) else { throw ConfigurationError(key: "database.url", "is not a URL") }
-        if components.password != nil { components.password = "***" }
-        text = components.string ?? "?"
     }
 }

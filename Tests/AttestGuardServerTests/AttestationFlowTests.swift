@@ -1,4 +1,5 @@
 import AppleSimulator
+import AttestCore
 import AttestGuardServer
 import AttestTestSupport
 import Foundation
@@ -96,7 +97,7 @@ struct AttestationFlowTests {
 
 extension Data {
     var base64URL: String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        Base64Text.urlEncoded(self)
     }
 }
 

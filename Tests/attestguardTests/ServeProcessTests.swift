@@ -66,8 +66,7 @@ struct ServeProcessTests {
         }
         let restarted = try await ServerProcess(environment: ServerProcess.environment(databaseURL: nil, sqlitePath: path))
         defer { restarted.stop() }
-        let keyId = Data(app.key.keyId).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        let keyId = Base64Text.urlEncoded(app.key.keyId)
         let key = try await restarted.send("GET", "v1/apps/ABCDE12345.com.example.attestguard/keys/\(keyId)")
         #expect(key.status == 200)
         #expect(key.json["counter"] as? Int == 3)

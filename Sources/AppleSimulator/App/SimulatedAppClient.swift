@@ -51,7 +51,7 @@ public struct SimulatedAppClient: Sendable {
     /// Attests the key for a challenge (base64url, as the server issued it), passing SHA-256 of the decoded
     /// challenge bytes as clientDataHash (`raw: true`: the bytes themselves, as Apple's sample does).
     public func attestation(challenge: String, at now: Date, raw: Bool = false) throws -> AttestationPayload {
-        let bytes = Array(Self.decodeBase64URL(challenge) ?? Data(challenge.utf8))
+        let bytes = Array(Base64Text.decodeURL(challenge) ?? Data(challenge.utf8))
         let clientDataHash = raw ? bytes : Array(SHA256.hash(data: bytes))
         let attestation = try device.attest(key, app: app, clientDataHash: clientDataHash, at: now)
         return AttestationPayload(
@@ -66,7 +66,7 @@ public struct SimulatedAppClient: Sendable {
 
     /// The clientData v1 bytes for a protected request.
     public static func clientData(challenge: String, method: String, path: String, body: Data) -> Data {
-        let bodySha256 = encodeBase64URL(Data(SHA256.hash(data: body)))
+        let bodySha256 = Base64Text.urlEncoded(SHA256.hash(data: body))
         return Data(#"{"v":1,"challenge":"\#(challenge)","method":"\#(method)","path":"\#(path)","bodySha256":"\#(bodySha256)"}"#.utf8)
     }
 
@@ -85,26 +85,15 @@ public struct SimulatedAppClient: Sendable {
             appId: app.appId,
             keyId: Data(key.keyId).base64EncodedString(),
             assertion: Data(assertion).base64EncodedString(),
-            clientData: Self.encodeBase64URL(clientData),
+            clientData: Base64Text.urlEncoded(clientData),
             userId: userId,
             request: .init(
                 method: method,
                 path: path,
-                bodySha256: Self.encodeBase64URL(Data(SHA256.hash(data: body))),
+                bodySha256: Base64Text.urlEncoded(SHA256.hash(data: body)),
                 ip: ip,
                 action: action
             )
         )
-    }
-
-    static func encodeBase64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    static func decodeBase64URL(_ text: String) -> Data? {
-        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        standard += String(repeating: "=", count: (4 - standard.count % 4) % 4)
-        return Data(base64Encoded: standard)
     }
 }

@@ -36,7 +36,7 @@ public struct SimulatedDevice: Sendable {
 
     /// The receipt token Apple would assign to a key (stable across refreshes).
     public func token(for keyId: [UInt8]) -> String {
-        Base64.encode(pki.keys.bytes("token:\(Hex.encode(keyId))", count: 64))
+        Base64Text.encode(pki.keys.bytes("token:\(Hex.encode(keyId))", count: 64))
     }
 
     /// Attests a key (like `DCAppAttestService.attestKey`) at the instant `now`.

@@ -21,7 +21,7 @@ public struct SimulatedKey: Sendable {
     public var publicKey: P256.Signing.PublicKey { privateKey.publicKey }
     /// The key id as the app sends it (standard base64).
     public var keyIdBase64: String {
-        Base64.encode(keyId)
+        Base64Text.encode(keyId)
     }
 
     /// Signs `clientData` the way `generateAssertion` does and advances the counter.

@@ -1,3 +1,4 @@
+import AttestCore
 import Foundation
 
 /// What the engine reads from the clientData an app signed: the challenge and, for format v1, the request the

@@ -45,11 +45,8 @@ public struct AttestationService: Sendable {
 
         // An identical re-submission answers from the registry without verifying or consuming anything.
         if let existing = try await withStore({ try await store.key(appId: app.appId, keyId: submission.keyId) }) {
-            guard existing.userId == submission.userId else {
-                throw EngineError(.conflict, code: "key_already_registered", "this public key is registered to another user")
-            }
-            guard existing.attestationSHA256 == digest else {
-                throw EngineError(.conflict, code: "key_already_registered", "this key was registered with another attestation")
+            if let rejection = existing.reregistrationRejection(userId: submission.userId, attestationSHA256: digest) {
+                throw EngineError(rejection)
             }
             let receipt = try await withStore { try await store.receipt(appId: app.appId, keyId: existing.keyId) }
             return AttestationResult(key: existing, receipt: receipt, idempotent: true, supersededKeyIds: [], verdict: .defaultAllow)

@@ -1,3 +1,4 @@
+import AttestCore
 public import Foundation
 import Crypto
 public import RiskStore

@@ -1,3 +1,4 @@
+import AttestCore
 import AppleReceipts
 import AttestGuard
 import Foundation

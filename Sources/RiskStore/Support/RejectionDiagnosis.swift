@@ -58,12 +58,10 @@ enum RejectionDiagnosis {
 
     /// Why registering `registration.key` found `existing` in its place.
     static func existingKey(_ existing: KeyRecord, registration: KeyRegistration) -> KeyRegistrationOutcome {
-        if existing.userId != registration.key.userId {
-            return .rejected(StoreRejection(.keyAlreadyRegistered, "this public key is registered to another user"))
+        let key = registration.key
+        if let rejection = existing.reregistrationRejection(userId: key.userId, attestationSHA256: key.attestationSHA256) {
+            return .rejected(rejection)
         }
-        if existing.attestationSHA256 == registration.key.attestationSHA256 {
-            return .alreadyRegistered(existing)
-        }
-        return .rejected(StoreRejection(.keyAlreadyRegistered, "this key was registered with another attestation"))
+        return .alreadyRegistered(existing)
     }
 }

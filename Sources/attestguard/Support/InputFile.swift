@@ -4,6 +4,7 @@ import Crypto
 import X509
 import SwiftASN1
 import AppleReceipts
+import AttestCore
 
 /// Reads the files and values the `verify` commands take, turning every problem into a usage error.
 enum InputFile {
@@ -12,7 +13,7 @@ enum InputFile {
         let raw = try bytes(path, name: name)
         let text = String(decoding: raw, as: UTF8.self).filter { !$0.isWhitespace }
         if !text.isEmpty, text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+/=-_".contains($0)) }),
-            let decoded = Base64Text.decode(text)
+            let decoded = Base64Text.decodeEither(text).map(Array.init)
         {
             return decoded
         }
@@ -57,18 +58,5 @@ enum InputFile {
             throw ValidationError("--at \"\(text)\" is not an ISO-8601 UTC time such as 2024-01-27T16:15:40Z")
         }
         return date
-    }
-}
-
-/// Standard and URL-safe base64, with or without padding.
-enum Base64Text {
-    static func decode(_ text: String) -> [UInt8]? {
-        var normalized = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while normalized.count % 4 != 0 { normalized += "=" }
-        return Data(base64Encoded: normalized).map(Array.init)
-    }
-
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        Data(bytes).base64EncodedString()
     }
 }

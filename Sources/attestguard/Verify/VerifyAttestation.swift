@@ -52,7 +52,7 @@ extension AttestGuardCommand.Verify {
 
         func run() async throws {
             let object = try InputFile.object(attestation, name: "attestation")
-            guard let keyIdBytes = Base64Text.decode(keyId) else {
+            guard let keyIdBytes = Base64Text.decodeEither(keyId).map(Array.init) else {
                 throw ValidationError("--key-id is not base64")
             }
             let clientData: AttestationClientData

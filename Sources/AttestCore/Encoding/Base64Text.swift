@@ -1,11 +1,17 @@
 public import Foundation
 
 /// Base64 in both alphabets, strict about what it accepts: the wire carries challenges as base64url without
-/// padding and key ids, attestations and assertions as standard base64.
+/// padding and key ids, attestations and assertions as standard base64. One implementation for the server, the
+/// CLI and the simulator.
 public enum Base64Text {
+    /// Standard base64 with padding.
+    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
+        Data(bytes).base64EncodedString()
+    }
+
     /// base64url without padding.
-    public static func urlEncoded(_ data: Data) -> String {
-        data.base64EncodedString()
+    public static func urlEncoded(_ bytes: some Sequence<UInt8>) -> String {
+        Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")

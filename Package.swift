@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "AttestCore", targets: ["AttestCore"]),
         .library(name: "AppleReceipts", targets: ["AppleReceipts"]),
         .library(name: "AppleSimulator", targets: ["AppleSimulator"]),
+        .library(name: "AppleServices", targets: ["AppleServices"]),
         .library(name: "RiskStore", targets: ["RiskStore"]),
         .library(name: "AttestGuard", targets: ["AttestGuard"]),
         .library(name: "AttestGuardServer", targets: ["AttestGuardServer"]),
@@ -36,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         .target(
@@ -58,10 +61,28 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "AppleServices",
+            dependencies: [
+                "AttestCore",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "AppleSimulator",
             dependencies: [
                 "AttestCore",
                 "AppleReceipts",
+                "AppleServices",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -85,6 +106,7 @@ let package = Package(
             dependencies: [
                 "AttestCore",
                 "AppleReceipts",
+                "AppleServices",
                 "RiskStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -96,6 +118,7 @@ let package = Package(
             name: "AttestGuardServer",
             dependencies: [
                 "AttestGuard",
+                "AppleServices",
                 "AttestCore",
                 "AppleReceipts",
                 "AppleSimulator",
@@ -120,6 +143,7 @@ let package = Package(
             name: "attestguard",
             dependencies: [
                 "AttestGuardServer",
+                "AppleServices",
                 "AttestGuard",
                 "RiskStore",
                 "AttestCore",
@@ -167,6 +191,21 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AppleServicesTests",
+            dependencies: [
+                "AppleServices",
+                "AppleSimulator",
+                "AttestCore",
+                "AppleReceipts",
+                "AttestTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,12 +1,13 @@
 public import Foundation
 
-/// The state AttestGuard owns: one-time challenges, the key registry with counters, and each key's receipt.
+/// The state AttestGuard owns: one-time challenges, the key registry with counters, each key's receipt with its
+/// refresh schedule and risk-metric history (``ReceiptScheduleStore``), and DeviceCheck bits (``DeviceCheckStore``).
 ///
 /// Every method that changes state does so atomically: a conditional statement per condition inside one
 /// transaction, never read-then-write. Refusals come back as ``StoreRejection`` values inside the outcome;
 /// thrown ``StoreError``s mean the store itself failed (``StoreError/Code/unavailable`` for an unreachable
 /// database).
-public protocol RiskStore: Sendable {
+public protocol RiskStore: ReceiptScheduleStore, DeviceCheckStore {
     /// Stores a challenge unless the user already holds `quota.maximumPerUser` challenges issued within
     /// `quota.window` (challenges without a user are not counted).
     func issueChallenge(_ challenge: NewChallenge, quota: ChallengeQuota) async throws -> ChallengeIssueOutcome

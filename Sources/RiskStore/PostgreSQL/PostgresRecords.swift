@@ -87,7 +87,56 @@ extension ReceiptRecord {
             notBefore: try read("not_before"),
             expiresAt: try read("expires_at"),
             riskMetric: try read("risk_metric", as: Int32?.self).map { Int($0) },
-            storedAt: try read("stored_at")
+            storedAt: try read("stored_at"),
+            nextRefreshAt: try read("next_refresh_at"),
+            refreshedAt: try read("refreshed_at"),
+            metricStale: try read("metric_stale"),
+            lastOutcome: try read("last_outcome"),
+            lastAttemptAt: try read("last_attempt_at"),
+            attempts: Int(try read("attempts", as: Int32.self))
+        )
+    }
+}
+
+extension ReceiptLease {
+    /// A row of `receipts` returned with its key's `key_environment` and `key_public_key`.
+    init(postgres row: PostgresRow) throws {
+        let read = PostgresRowReader(row, table: "receipts")
+        self.init(
+            receipt: try ReceiptRecord(postgres: row),
+            environment: try read("key_environment"),
+            publicKey: try read("key_public_key"),
+            owner: try read("lease_owner"),
+            expiresAt: try read("lease_expires_at")
+        )
+    }
+}
+
+extension RiskMetricObservation {
+    init(postgres row: PostgresRow) throws {
+        let read = PostgresRowReader(row, table: "risk_metric_history")
+        self.init(
+            appId: try read("app_id"),
+            keyId: try read("key_id"),
+            riskMetric: Int(try read("risk_metric", as: Int32.self)),
+            receiptCreatedAt: try read("receipt_created_at"),
+            observedAt: try read("observed_at")
+        )
+    }
+}
+
+extension DeviceCheckRecord {
+    init(postgres row: PostgresRow) throws {
+        let read = PostgresRowReader(row, table: "devicecheck_bits")
+        self.init(
+            teamId: try read("team_id"),
+            environment: try read("environment"),
+            subject: DeviceCheckSubject(kind: try read.enumeration("subject_kind", as: DeviceCheckSubject.Kind.self), value: try read("subject")),
+            bit0: try read("bit0"),
+            bit1: try read("bit1"),
+            found: try read("found"),
+            lastUpdateTime: try read("last_update_time"),
+            observedAt: try read("observed_at")
         )
     }
 }

@@ -76,9 +76,11 @@ extension PostgresRiskStore {
                 let receipt = registration.receipt
                 try await connection.query(
                     """
-                    INSERT INTO receipts (app_id, key_id, receipt_type, receipt, created_at, not_before, expires_at, risk_metric, stored_at)
+                    INSERT INTO receipts (app_id, key_id, receipt_type, receipt, created_at, not_before, expires_at, risk_metric, stored_at,
+                        next_refresh_at)
                     VALUES (\(receipt.appId), \(receipt.keyId), \(receipt.receiptType), \(receipt.receipt), \(receipt.createdAt),
-                        \(receipt.notBefore), \(receipt.expiresAt), \(receipt.riskMetric.map { Int32(clamping: $0) }), \(receipt.storedAt))
+                        \(receipt.notBefore), \(receipt.expiresAt), \(receipt.riskMetric.map { Int32(clamping: $0) }), \(receipt.storedAt),
+                        \(receipt.nextRefreshAt))
                     """,
                     logger: logger
                 )

@@ -56,7 +56,45 @@ extension ReceiptRecord {
             notBefore: try reader.optionalDate("not_before"),
             expiresAt: try reader.optionalDate("expires_at"),
             riskMetric: try reader.optionalInteger("risk_metric").map { Int($0) },
-            storedAt: try reader.date("stored_at")
+            storedAt: try reader.date("stored_at"),
+            nextRefreshAt: try reader.optionalDate("next_refresh_at"),
+            refreshedAt: try reader.optionalDate("refreshed_at"),
+            metricStale: try reader.integer("metric_stale") != 0,
+            lastOutcome: try reader.optionalText("last_outcome"),
+            lastAttemptAt: try reader.optionalDate("last_attempt_at"),
+            attempts: Int(try reader.integer("attempts"))
+        )
+    }
+}
+
+extension RiskMetricObservation {
+    init(sqlite row: SQLiteRow) throws {
+        let reader = SQLiteRowReader(row: row, table: "risk_metric_history")
+        self.init(
+            appId: try reader.text("app_id"),
+            keyId: try reader.blob("key_id"),
+            riskMetric: Int(try reader.integer("risk_metric")),
+            receiptCreatedAt: try reader.date("receipt_created_at"),
+            observedAt: try reader.date("observed_at")
+        )
+    }
+}
+
+extension DeviceCheckRecord {
+    init(sqlite row: SQLiteRow) throws {
+        let reader = SQLiteRowReader(row: row, table: "devicecheck_bits")
+        self.init(
+            teamId: try reader.text("team_id"),
+            environment: try reader.text("environment"),
+            subject: DeviceCheckSubject(
+                kind: try reader.enumeration("subject_kind", as: DeviceCheckSubject.Kind.self),
+                value: try reader.text("subject")
+            ),
+            bit0: try reader.optionalInteger("bit0").map { $0 != 0 },
+            bit1: try reader.optionalInteger("bit1").map { $0 != 0 },
+            found: try reader.integer("found") != 0,
+            lastUpdateTime: try reader.optionalText("last_update_time"),
+            observedAt: try reader.date("observed_at")
         )
     }
 }

@@ -166,14 +166,15 @@ extension SQLiteRiskStore {
     private static func insertReceipt(_ receipt: ReceiptRecord, on connection: SQLiteConnection) async throws {
         _ = try await connection.query(
             """
-            INSERT INTO receipts (app_id, key_id, receipt_type, receipt, created_at, not_before, expires_at, risk_metric, stored_at)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            INSERT INTO receipts (app_id, key_id, receipt_type, receipt, created_at, not_before, expires_at, risk_metric, stored_at,
+                next_refresh_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
             """,
             [
                 .text(receipt.appId), SQLiteValues.bind(receipt.keyId), .text(receipt.receiptType),
                 SQLiteValues.bind(receipt.receipt), SQLiteValues.bind(receipt.createdAt), SQLiteValues.bind(receipt.notBefore),
                 SQLiteValues.bind(receipt.expiresAt), SQLiteValues.bind(receipt.riskMetric.map { Int64($0) }),
-                SQLiteValues.bind(receipt.storedAt),
+                SQLiteValues.bind(receipt.storedAt), SQLiteValues.bind(receipt.nextRefreshAt),
             ]
         )
     }

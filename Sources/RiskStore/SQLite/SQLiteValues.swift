@@ -28,6 +28,10 @@ enum SQLiteValues {
     static func bind(_ integer: Int64?) -> SQLiteData {
         integer.map { .integer(SQLiteInt64($0)) } ?? .null
     }
+
+    static func bind(_ flag: Bool?) -> SQLiteData {
+        flag.map { .integer($0 ? 1 : 0) } ?? .null
+    }
 }
 
 /// Typed reads of one SQLite row that fail with ``StoreError/Code/corruptRow`` instead of trapping.

@@ -1,0 +1,56 @@
+public import Foundation
+
+/// Whom stored DeviceCheck bits are filed under: the device token itself is single-use and never stored.
+public struct DeviceCheckSubject: Sendable, Hashable, Codable {
+    /// The kind of identifier the caller names.
+    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
+        case key
+        case user
+        case device
+    }
+
+    public var kind: Kind
+    /// The identifier (a key id as base64, a user id, a device id).
+    public var value: String
+
+    public init(kind: Kind, value: String) {
+        self.kind = kind
+        self.value = value
+    }
+}
+
+/// DeviceCheck bits as last learnt from Apple for one team, environment and subject. A bit is `nil` when it is
+/// unknown (an update that set only the other bit, before any query); `found` is false when Apple answered
+/// "Bit State Not Found".
+public struct DeviceCheckRecord: Sendable, Hashable {
+    public var teamId: String
+    /// `development` or `production`.
+    public var environment: String
+    public var subject: DeviceCheckSubject
+    public var bit0: Bool?
+    public var bit1: Bool?
+    public var found: Bool
+    /// Apple's `last_update_time` (`YYYY-MM`).
+    public var lastUpdateTime: String?
+    public var observedAt: Date
+
+    public init(
+        teamId: String,
+        environment: String,
+        subject: DeviceCheckSubject,
+        bit0: Bool?,
+        bit1: Bool?,
+        found: Bool,
+        lastUpdateTime: String?,
+        observedAt: Date
+    ) {
+        self.teamId = teamId
+        self.environment = environment
+        self.subject = subject
+        self.bit0 = bit0
+        self.bit1 = bit1
+        self.found = found
+        self.lastUpdateTime = lastUpdateTime
+        self.observedAt = observedAt
+    }
+}

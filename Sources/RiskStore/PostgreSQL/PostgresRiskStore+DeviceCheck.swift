@@ -1,0 +1,31 @@
+public import Foundation
+import PostgresNIO
+
+extension PostgresRiskStore {
+    public func storeDeviceCheckBits(_ record: DeviceCheckRecord) async throws {
+        // An older observation never overwrites a newer one; "not found" clears the bits.
+        _ = try await rows(
+            """
+            INSERT INTO devicecheck_bits (team_id, environment, subject_kind, subject, bit0, bit1, found, last_update_time, observed_at)
+            VALUES (\(record.teamId), \(record.environment), \(record.subject.kind.rawValue), \(record.subject.value),
+                \(record.bit0), \(record.bit1), \(record.found), \(record.lastUpdateTime), \(record.observedAt))
+            ON CONFLICT (team_id, environment, subject_kind, subject) DO UPDATE SET
+                bit0 = CASE WHEN EXCLUDED.found THEN COALESCE(EXCLUDED.bit0, devicecheck_bits.bit0) END,
+                bit1 = CASE WHEN EXCLUDED.found THEN COALESCE(EXCLUDED.bit1, devicecheck_bits.bit1) END,
+                found = EXCLUDED.found,
+                last_update_time = CASE WHEN EXCLUDED.found THEN COALESCE(EXCLUDED.last_update_time, devicecheck_bits.last_update_time) END,
+                observed_at = EXCLUDED.observed_at
+            WHERE devicecheck_bits.observed_at <= EXCLUDED.observed_at
+            """
+        )
+    }
+
+    public func deviceCheckBits(teamId: String, environment: String, subject: DeviceCheckSubject) async throws -> DeviceCheckRecord? {
+        try await rows(
+            """
+            SELECT * FROM devicecheck_bits
+            WHERE team_id = \(teamId) AND environment = \(environment) AND subject_kind = \(subject.kind.rawValue) AND subject = \(subject.value)
+            """
+        ).first.map(DeviceCheckRecord.init(postgres:))
+    }
+}

@@ -1,0 +1,37 @@
+public import Foundation
+
+/// The receipt refresh queue: leases on due receipts, the replacement of a receipt by a verified newer one with
+/// its risk-metric history, and the settling of attempts that store nothing.
+///
+/// Work is leased, not locked: PostgreSQL takes rows with `FOR UPDATE SKIP LOCKED` so that several processes
+/// share one batch, and a lease expires, so a crashed worker's receipts return to the pool. Every settling
+/// statement is conditional, so a commit replayed after a crash, or made by a worker whose lease was taken
+/// over, never moves a receipt backwards nor writes a history row twice.
+public protocol ReceiptScheduleStore: Sendable {
+    /// Leases up to `request.limit` due receipts of active keys to `request.owner`.
+    func leaseDueReceipts(_ request: ReceiptLeaseRequest) async throws -> [ReceiptLease]
+
+    /// Stores a verified receipt in place of an older one and records its metric in the history, in one
+    /// transaction, and releases the owner's lease.
+    func replaceReceipt(_ replacement: ReceiptReplacement) async throws -> ReceiptReplacementOutcome
+
+    /// Settles an attempt that stores no receipt; returns false when `attempt.leaseOwner` no longer holds it.
+    @discardableResult
+    func recordReceiptAttempt(_ attempt: ReceiptAttempt) async throws -> Bool
+
+    /// The outstanding work at `now`; `retrying` counts transient failures at or after `retryingSince`.
+    func receiptBacklog(at now: Date, retryingSince: Date) async throws -> ReceiptBacklog
+
+    /// A key's risk metrics, oldest receipt first.
+    func riskMetricHistory(appId: String, keyId: Data) async throws -> [RiskMetricObservation]
+}
+
+/// Stored DeviceCheck bits, read by scoring without calling Apple.
+public protocol DeviceCheckStore: Sendable {
+    /// Stores what Apple said of a subject's bits. A `nil` bit keeps the stored one (an update that set only one
+    /// bit); the rest replaces the stored record.
+    func storeDeviceCheckBits(_ record: DeviceCheckRecord) async throws
+
+    /// The stored bits of a subject, if any.
+    func deviceCheckBits(teamId: String, environment: String, subject: DeviceCheckSubject) async throws -> DeviceCheckRecord?
+}

@@ -1,0 +1,33 @@
+public import Foundation
+import SQLiteNIO
+
+extension SQLiteRiskStore {
+    public func storeDeviceCheckBits(_ record: DeviceCheckRecord) async throws {
+        // An older observation never overwrites a newer one; "not found" clears the bits.
+        _ = try await query(
+            """
+            INSERT INTO devicecheck_bits (team_id, environment, subject_kind, subject, bit0, bit1, found, last_update_time, observed_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            ON CONFLICT (team_id, environment, subject_kind, subject) DO UPDATE SET
+                bit0 = CASE WHEN excluded.found THEN coalesce(excluded.bit0, devicecheck_bits.bit0) END,
+                bit1 = CASE WHEN excluded.found THEN coalesce(excluded.bit1, devicecheck_bits.bit1) END,
+                found = excluded.found,
+                last_update_time = CASE WHEN excluded.found THEN coalesce(excluded.last_update_time, devicecheck_bits.last_update_time) END,
+                observed_at = excluded.observed_at
+            WHERE devicecheck_bits.observed_at <= excluded.observed_at
+            """,
+            [
+                .text(record.teamId), .text(record.environment), .text(record.subject.kind.rawValue), .text(record.subject.value),
+                SQLiteValues.bind(record.bit0), SQLiteValues.bind(record.bit1), SQLiteValues.bind(record.found),
+                SQLiteValues.bind(record.lastUpdateTime), SQLiteValues.bind(record.observedAt),
+            ]
+        )
+    }
+
+    public func deviceCheckBits(teamId: String, environment: String, subject: DeviceCheckSubject) async throws -> DeviceCheckRecord? {
+        try await query(
+            "SELECT * FROM devicecheck_bits WHERE team_id = ?1 AND environment = ?2 AND subject_kind = ?3 AND subject = ?4",
+            [.text(teamId), .text(environment), .text(subject.kind.rawValue), .text(subject.value)]
+        ).first.map(DeviceCheckRecord.init(sqlite:))
+    }
+}

@@ -195,6 +195,21 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "AttestGuardTests",
+            dependencies: [
+                "AttestGuard",
+                "AppleServices",
+                "AppleSimulator",
+                "AppleReceipts",
+                "AttestCore",
+                "RiskStore",
+                "AttestTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "AppleServicesTests",
             dependencies: [
                 "AppleServices",

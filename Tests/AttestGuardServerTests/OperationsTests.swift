@@ -1,4 +1,5 @@
 import Foundation
+import RiskStore
 import Testing
 
 @Suite("HTTP: operations routes")
@@ -10,7 +11,7 @@ struct OperationsTests {
             let ready = try await api.send(.get, "/readyz", apiKey: nil)
             #expect(ready.status == 200)
             #expect(ready["mode"] as? String == "simulator")
-            #expect(ready["schemaVersion"] as? Int == 1)
+            #expect(ready["schemaVersion"] as? Int == Migration.sqlite.map(\.version).max())
 
             let app = SimulatedApps.make(user: "sam", device: "sam-1")
             #expect(try await api.attest(app).status == 201)

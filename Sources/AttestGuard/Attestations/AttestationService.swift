@@ -86,7 +86,8 @@ public struct AttestationService: Sendable {
             notBefore: verified.receipt.notBefore,
             expiresAt: verified.receipt.expirationTime,
             riskMetric: verified.receipt.riskMetric,
-            storedAt: now
+            storedAt: now,
+            nextRefreshAt: now.addingTimeInterval(settings.receiptRefresh.firstRedemptionDelay.timeInterval)
         )
         let claim = ChallengeClaim(
             challengeId: submission.challenge,

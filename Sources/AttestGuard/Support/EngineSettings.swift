@@ -1,4 +1,5 @@
 import Foundation
+public import AppleReceipts
 public import AttestCore
 public import RiskStore
 public import X509
@@ -27,19 +28,32 @@ public struct EngineSettings: Sendable {
     /// One tolerance for certificate validity, receipt creation times and challenge expiry.
     public var clockSkew: Duration
     public var trust: TrustMode
+    /// The receipt scheduler's pacing; ``ReceiptRefreshSettings/firstRedemptionDelay`` also schedules each new
+    /// key's first redemption at attestation.
+    public var receiptRefresh: ReceiptRefreshSettings
 
     public init(
         challengeTTL: Duration = .seconds(300),
         challengeQuota: ChallengeQuota = ChallengeQuota(maximumPerUser: 30, window: .seconds(300)),
         challengesPerMinutePerAPIKey: Int = 0,
         clockSkew: Duration = .seconds(120),
-        trust: TrustMode = .production
+        trust: TrustMode = .production,
+        receiptRefresh: ReceiptRefreshSettings = ReceiptRefreshSettings()
     ) {
         self.challengeTTL = challengeTTL
         self.challengeQuota = challengeQuota
         self.challengesPerMinutePerAPIKey = challengesPerMinutePerAPIKey
         self.clockSkew = clockSkew
         self.trust = trust
+        self.receiptRefresh = receiptRefresh
+    }
+
+    /// The receipt verifier for this trust mode (Apple Root CA - G3, or the simulator's receipt root).
+    public var receiptVerifier: ReceiptVerifier {
+        switch trust {
+        case .production: ReceiptVerifier(clockSkewTolerance: clockSkew.timeInterval)
+        case .simulator(_, let receiptRoots): ReceiptVerifier(trustRoots: receiptRoots, clockSkewTolerance: clockSkew.timeInterval)
+        }
     }
 
     /// The attestation verifier for this trust mode, with the configured skew.

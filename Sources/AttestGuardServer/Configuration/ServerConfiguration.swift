@@ -40,6 +40,10 @@ public struct ServerConfiguration: Sendable {
     public var engine: EngineSettings
     /// The simulator PKI's seed (simulator mode only).
     public var simulatorSeed: String
+    /// Apple's receipt and DeviceCheck services.
+    public var apple: AppleConfiguration
+    /// Whether `serve` refreshes receipts continuously (`receipts.refresh.enabled`; needs Apple credentials).
+    public var receiptRefreshEnabled: Bool
     public var logLevel: Logger.Level
 
     /// Lines safe to log at start-up: no secret, no password.
@@ -50,6 +54,12 @@ public struct ServerConfiguration: Sendable {
             "apps=\(apps.map(\.appId).joined(separator: ","))",
             "apiKeys=\(apiKeys.map { "\($0.name)[\($0.scopes.map(\.rawValue).sorted().joined(separator: "+"))]" }.joined(separator: ","))",
         ]
+        if let credentials = apple.credentials {
+            lines.append("apple=team \(credentials.teamId) key \(credentials.keyId) receipts \(apple.receipts.productionBaseURL) devicecheck \(apple.deviceCheck.productionBaseURL)")
+            lines.append("receiptRefresh=\(receiptRefreshEnabled ? "continuous" : "off")")
+        } else {
+            lines.append("apple=not configured (no receipt refresh, no DeviceCheck)")
+        }
         switch database {
         case .postgres(let url, let poolSize, _):
             lines.append("store=postgresql \((try? PostgresStoreConfiguration(url: url).redactedURL) ?? "postgres://?") pool=\(poolSize)")

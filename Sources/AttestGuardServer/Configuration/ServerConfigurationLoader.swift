@@ -70,6 +70,8 @@ public enum ServerConfigurationLoader {
             let pki = try SimulatedApplePKI(seed: seed)
             trust = .simulator(attestationRoots: pki.attestationTrustRoots, receiptRoots: pki.receiptTrustRoots)
         }
+        let refresh = try readReceiptRefresh(values.scoped("receipts.refresh"))
+        let apple = try readApple(values.scoped("apple"), mode: mode, environment: environment)
         let engine = EngineSettings(
             challengeTTL: .seconds(try challenges.int("ttlSeconds", default: 300, range: 10...86_400)),
             challengeQuota: ChallengeQuota(
@@ -78,7 +80,8 @@ public enum ServerConfigurationLoader {
             ),
             challengesPerMinutePerAPIKey: try challenges.int("perApiKeyPerMinute", default: 0, range: 0...10_000_000),
             clockSkew: .seconds(try values.int("clockSkewSeconds", default: 120, range: 0...3_600)),
-            trust: trust
+            trust: trust,
+            receiptRefresh: refresh.settings
         )
 
         var apps = try readApps(values.scoped("apps"))
@@ -125,6 +128,8 @@ public enum ServerConfigurationLoader {
             apiKeys: apiKeys,
             engine: engine,
             simulatorSeed: seed,
+            apple: apple,
+            receiptRefreshEnabled: refresh.enabled,
             logLevel: try values.choice("logLevel", default: Logger.Level.info)
         )
     }

@@ -239,6 +239,7 @@ let package = Package(
             dependencies: [
                 "AttestGuardServer",
                 "AttestGuard",
+                "AppleServices",
                 "RiskStore",
                 "AttestCore",
                 "AppleSimulator",
@@ -255,6 +256,7 @@ let package = Package(
             dependencies: [
                 "attestguard",
                 "AttestTestSupport",
+                "RiskStore",
                 "AttestCore",
                 "AppleSimulator",
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -5,15 +5,15 @@ import Foundation
 
 extension ServerConfigurationLoader {
     /// `apple.*`: credentials from `teamId`, `keyId` and `privateKeyFile` / `privateKeyEnv`; base URLs
-    /// (`receiptsDevelopmentURL`, `receiptsProductionURL`, `deviceCheckDevelopmentURL`, `deviceCheckProductionURL`)
-    /// only in simulator mode: production talks to Apple's hosts over https and nothing else.
+    /// (`hosts.receiptsDevelopment`, `hosts.receiptsProduction`, `hosts.deviceCheckDevelopment`,
+    /// `hosts.deviceCheckProduction`) only in simulator mode: production talks to Apple's hosts and nothing else.
     static func readApple(_ values: ConfigValues, mode: ServerConfiguration.Mode, environment: [String: String]) throws -> AppleConfiguration {
         let timeout = Duration.milliseconds(try values.int("requestTimeoutMilliseconds", default: 10_000, range: 100...120_000))
         let overrides: [(String, WritableKeyPath<AppleConfiguration, String>)] = [
-            ("receiptsDevelopmentURL", \.receipts.developmentBaseURL),
-            ("receiptsProductionURL", \.receipts.productionBaseURL),
-            ("deviceCheckDevelopmentURL", \.deviceCheck.developmentBaseURL),
-            ("deviceCheckProductionURL", \.deviceCheck.productionBaseURL),
+            ("hosts.receiptsDevelopment", \.receipts.developmentBaseURL),
+            ("hosts.receiptsProduction", \.receipts.productionBaseURL),
+            ("hosts.deviceCheckDevelopment", \.deviceCheck.developmentBaseURL),
+            ("hosts.deviceCheckProduction", \.deviceCheck.productionBaseURL),
         ]
         var apple = AppleConfiguration(receipts: .init(timeout: timeout), deviceCheck: .init(timeout: timeout))
         for (key, path) in overrides {

@@ -6,7 +6,7 @@ import NIOSSL
 public import Logging
 import NIOCore
 public import Prometheus
-import ServiceLifecycle
+public import ServiceLifecycle
 
 /// Assembles the HTTP application: routes, middleware and the services that run beside it.
 public enum ServerAssembly {
@@ -26,14 +26,15 @@ public enum ServerAssembly {
         return router
     }
 
-    /// The Hummingbird application, with the store's services and the challenge purger; it checks the schema
-    /// (migrating first when allowed) before it accepts connections.
+    /// The Hummingbird application, with the store's services, the challenge purger and `backgroundServices` (the
+    /// receipt scheduler); it checks the schema (migrating first when allowed) before it accepts connections.
     public static func application(
         engine: AttestGuardEngine,
         configuration: ServerConfiguration,
         store: OpenedStore,
         registry: PrometheusCollectorRegistry,
         logger: Logger,
+        backgroundServices: [any Service] = [],
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         let server: HTTPServerBuilder
@@ -48,7 +49,7 @@ public enum ServerAssembly {
             router: router(engine: engine, configuration: configuration, store: store, registry: registry),
             server: server,
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "AttestGuard"),
-            services: store.services + [ChallengePurgeService(store: engine.store, clock: engine.clock, logger: logger)],
+            services: store.services + [ChallengePurgeService(store: engine.store, clock: engine.clock, logger: logger)] + backgroundServices,
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
             logger: logger
         )

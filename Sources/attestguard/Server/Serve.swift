@@ -44,6 +44,21 @@ struct Serve: AsyncParsableCommand {
         let clock = SystemClock()
         let store = try await OpenedStore.open(configuration.database, clock: { clock.now() }, logger: logger)
         let engine = AttestGuardEngine(store: store.store, apps: AppCatalog(configuration.apps), settings: configuration.engine, clock: clock)
+        var background: [any Service] = []
+        if let apple = AppleClients(configuration.apple, clock: clock), configuration.receiptRefreshEnabled {
+            let scheduler = ReceiptRefreshScheduler(
+                store: store.store,
+                redeemer: apple.receipts,
+                verifier: configuration.engine.receiptVerifier,
+                settings: configuration.engine.receiptRefresh,
+                clock: clock,
+                logger: logger
+            )
+            background.append(ReceiptRefreshService(scheduler: scheduler))
+            logger.info("receipt refresh: continuous", metadata: ["owner": .string(scheduler.owner)])
+        } else {
+            logger.notice("receipt refresh: off (needs apple.teamId, apple.keyId, apple.privateKeyFile and receipts.refresh.enabled)")
+        }
         let scheme = configuration.tls == nil ? "http" : "https"
         let host = configuration.host
         let application = try ServerAssembly.application(
@@ -52,6 +67,7 @@ struct Serve: AsyncParsableCommand {
             store: store,
             registry: registry,
             logger: logger,
+            backgroundServices: background,
             onListening: { port in
                 FileHandle.standardOutput.write(Data("attestguard listening on \(scheme)://\(host):\(port)\n".utf8))
             }

@@ -1,4 +1,5 @@
 import AppleSimulator
+import AttestCore
 import AttestTestSupport
 import Crypto
 import Foundation
@@ -28,27 +29,8 @@ struct ReceiptBatchProcessTests {
             let store = try await TestStore.postgres(url: url, poolSize: 8)
             let now = Date()
             let fleet = try await ReceiptFleet.register(count: keyCount, in: store.store, at: now.addingTimeInterval(-60), dueAt: now)
-            let keyFile = try CommandLineRunner.temporaryFile(Array(P256.Signing.PrivateKey().pemRepresentation.utf8), name: "AuthKey.p8")
-            let fake = try await ServerProcess(
-                environment: ProcessInfo.processInfo.environment,
-                arguments: [
-                    "simulate", "apple", "--port", "0", "--provider-key", keyFile, "--seed", "attestguard-tests",
-                    "--risk-metric", "3", "--farm-fraction", "0.1", "--farm-risk-metric", "25",
-                    "--throttle-rate", "0.02", "--server-error-rate", "0.01", "--drop-rate", "0.005",
-                ]
-            )
-            var environment = ProcessInfo.processInfo.environment
-            environment["ATTESTGUARD_MODE"] = "simulator"
-            environment["ATTESTGUARD_SIMULATOR_SEED"] = "attestguard-tests"
-            environment["ATTESTGUARD_DATABASE_URL"] = url
-            environment["ATTESTGUARD_DATABASE_POOL_SIZE"] = "8"
-            environment["ATTESTGUARD_APPS_NAMES"] = "main"
-            environment["ATTESTGUARD_APPS_MAIN_APP_ID"] = SimulatorFixtures.app.appId
-            environment["ATTESTGUARD_APPS_MAIN_ENVIRONMENTS"] = "development"
-            environment["ATTESTGUARD_APPLE_TEAM_ID"] = "ABCDE12345"
-            environment["ATTESTGUARD_APPLE_KEY_ID"] = "KEY1234567"
-            environment["ATTESTGUARD_APPLE_PRIVATE_KEY_FILE"] = keyFile
-            environment["ATTESTGUARD_APPLE_HOSTS_RECEIPTS_DEVELOPMENT"] = fake.baseURL.absoluteString
+            let (fake, apple) = try await startFakeApple(faults: ["--throttle-rate", "0.02", "--server-error-rate", "0.01", "--drop-rate", "0.005"])
+            var environment = ServerProcess.environment(databaseURL: url, sqlitePath: nil).merging(apple) { _, new in new }
             environment["ATTESTGUARD_RECEIPTS_REFRESH_CONCURRENCY"] = "16"
             environment["ATTESTGUARD_RECEIPTS_REFRESH_LEASE_BATCH_SIZE"] = "32"
             environment["ATTESTGUARD_RECEIPTS_REFRESH_POLL_SECONDS"] = "1"
@@ -84,6 +66,54 @@ struct ReceiptBatchProcessTests {
             fake.stop()
             await store.close()
         }
+    }
+
+    /// Starts `attestguard simulate apple` with the test scenario (and `faults`) and returns it with the
+    /// `ATTESTGUARD_APPLE_*` variables that point a server or batch at it.
+    static func startFakeApple(faults: [String] = []) async throws -> (ServerProcess, [String: String]) {
+        let keyFile = try CommandLineRunner.temporaryFile(Array(P256.Signing.PrivateKey().pemRepresentation.utf8), name: "AuthKey.p8")
+        let fake = try await ServerProcess(
+            environment: ProcessInfo.processInfo.environment,
+            arguments: [
+                "simulate", "apple", "--port", "0", "--provider-key", keyFile, "--seed", "attestguard-tests",
+                "--risk-metric", "3", "--farm-fraction", "0.1", "--farm-risk-metric", "25",
+            ] + faults
+        )
+        let environment = [
+            "ATTESTGUARD_APPLE_TEAM_ID": "ABCDE12345",
+            "ATTESTGUARD_APPLE_KEY_ID": "KEY1234567",
+            "ATTESTGUARD_APPLE_PRIVATE_KEY_FILE": keyFile,
+            "ATTESTGUARD_APPLE_HOSTS_RECEIPTS_DEVELOPMENT": fake.baseURL.absoluteString,
+        ]
+        return (fake, environment)
+    }
+
+    @Test("serve redeems a freshly attested key's receipt within seconds of attestation")
+    func serveRedeemsNewKeys() async throws {
+        let (fake, apple) = try await Self.startFakeApple()
+        defer { fake.stop() }
+        let sqlite = FileManager.default.temporaryDirectory.appendingPathComponent("attestguard-refresh-\(UUID().uuidString).sqlite").path
+        var environment = ServerProcess.environment(databaseURL: nil, sqlitePath: sqlite).merging(apple) { _, new in new }
+        environment["ATTESTGUARD_RECEIPTS_REFRESH_FIRST_REDEMPTION_DELAY_SECONDS"] = "1"
+        environment["ATTESTGUARD_RECEIPTS_REFRESH_POLL_SECONDS"] = "1"
+        let server = try await ServerProcess(environment: environment)
+        defer { server.stop() }
+
+        var app = ServeProcessTests.client(user: "rory", device: "rory-1")
+        let challenge = try await server.challenge(purpose: "attestation", userId: "rory")
+        let attested = try await server.post("v1/attestations", try app.attestation(challenge: challenge, at: Date()))
+        #expect(attested.status == 201, "\(attested.json)")
+        let expected = Self.scenario.riskMetric(forToken: app.device.token(for: app.key.keyId))
+        let path = "v1/apps/\(SimulatorFixtures.app.appId)/keys/\(Base64Text.urlEncoded(app.key.keyId))"
+        var receipt: [String: Any] = [:]
+        for _ in 0..<300 {
+            receipt = try await server.send("GET", path).json["receipt"] as? [String: Any] ?? [:]
+            if receipt["type"] as? String == "RECEIPT" { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(receipt["type"] as? String == "RECEIPT", "\(receipt)")
+        #expect(receipt["riskMetric"] as? Int == expected)
+        #expect(server.stop() == 0)
     }
 
     @Test("a batch killed with SIGKILL halfway and started again finishes every key, duplicates bounded",

@@ -29,6 +29,8 @@ final class ServerProcess: @unchecked Sendable {
         environment["ATTESTGUARD_CHALLENGES_MAX_PER_USER"] = "1000"
         environment["ATTESTGUARD_DATABASE_AUTO_MIGRATE"] = "true"
         environment["ATTESTGUARD_DATABASE_POOL_SIZE"] = "8"
+        // The suite runs beside heavy tests (the 10,000-receipt batch) on 2 cores: give the store time to answer.
+        environment["ATTESTGUARD_DATABASE_TIMEOUT_MILLISECONDS"] = "30000"
         environment["PROCESS_TEST_KEY"] = apiKey
         environment["ATTESTGUARD_DATABASE_URL"] = databaseURL
         environment["ATTESTGUARD_DATABASE_SQLITE_PATH"] = sqlitePath

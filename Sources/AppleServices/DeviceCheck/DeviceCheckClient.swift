@@ -10,39 +10,8 @@ import NIOHTTP1
 /// body texts vary; see ``failure(status:body:)``. The caller owns the `HTTPClient` (the default,
 /// `HTTPClient.shared`, needs no shutdown).
 public struct DeviceCheckClient: DeviceChecking {
-    /// Where and how long to ask.
-    public struct Configuration: Sendable {
-        /// The development host, `https://api.development.devicecheck.apple.com` unless overridden.
-        public var developmentBaseURL: String
-        /// The production host, `https://api.devicecheck.apple.com` unless overridden.
-        public var productionBaseURL: String
-        /// The deadline for one whole exchange, 10 seconds by default.
-        public var timeout: Duration
-        /// The most response body read, 64 KiB by default.
-        public var maximumResponseSize: Int
-
-        public init(
-            developmentBaseURL: String = "https://api.development.devicecheck.apple.com",
-            productionBaseURL: String = "https://api.devicecheck.apple.com",
-            timeout: Duration = .seconds(10),
-            maximumResponseSize: Int = 64 * 1024
-        ) {
-            self.developmentBaseURL = developmentBaseURL
-            self.productionBaseURL = productionBaseURL
-            self.timeout = timeout
-            self.maximumResponseSize = maximumResponseSize
-        }
-
-        /// One base URL for both environments (a fake Apple serving on one port).
-        public init(baseURL: String, timeout: Duration = .seconds(10), maximumResponseSize: Int = 64 * 1024) {
-            self.init(developmentBaseURL: baseURL, productionBaseURL: baseURL, timeout: timeout, maximumResponseSize: maximumResponseSize)
-        }
-
-        /// The base URL for an environment.
-        public func baseURL(for environment: AppAttestEnvironment) -> String {
-            environment == .development ? developmentBaseURL : productionBaseURL
-        }
-    }
+    /// Where and how long to ask: Apple's hosts (``AppleEndpoint/deviceCheck``) unless a fake is named.
+    public typealias Configuration = AppleEndpoint
 
     /// Apple's three paths.
     public enum Path {
@@ -66,7 +35,7 @@ public struct DeviceCheckClient: DeviceChecking {
     public init(
         tokens: ProviderTokenSource,
         httpClient: HTTPClient = .shared,
-        configuration: Configuration = Configuration(),
+        configuration: Configuration = .deviceCheck,
         now: @escaping @Sendable () -> Date = { Date() },
         transactionId: @escaping @Sendable () -> String = { UUID().uuidString }
     ) {

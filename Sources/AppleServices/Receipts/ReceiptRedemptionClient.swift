@@ -10,39 +10,8 @@ import NIOHTTP1
 /// ``outcome(status:retryAfter:body:)``. The client uses the `HTTPClient` it is given and never shuts it
 /// down: the caller owns it (the default, `HTTPClient.shared`, needs no shutdown).
 public struct ReceiptRedemptionClient: ReceiptRedeeming {
-    /// Where and how long to ask.
-    public struct Configuration: Sendable {
-        /// The development host, `https://data-development.appattest.apple.com` unless overridden.
-        public var developmentBaseURL: String
-        /// The production host, `https://data.appattest.apple.com` unless overridden.
-        public var productionBaseURL: String
-        /// The deadline for one whole exchange, 10 seconds by default.
-        public var timeout: Duration
-        /// The most response body read, 1 MiB by default (a receipt is about 4 KiB).
-        public var maximumResponseSize: Int
-
-        public init(
-            developmentBaseURL: String = "https://data-development.appattest.apple.com",
-            productionBaseURL: String = "https://data.appattest.apple.com",
-            timeout: Duration = .seconds(10),
-            maximumResponseSize: Int = 1 << 20
-        ) {
-            self.developmentBaseURL = developmentBaseURL
-            self.productionBaseURL = productionBaseURL
-            self.timeout = timeout
-            self.maximumResponseSize = maximumResponseSize
-        }
-
-        /// One base URL for both environments (a fake Apple serving on one port).
-        public init(baseURL: String, timeout: Duration = .seconds(10), maximumResponseSize: Int = 1 << 20) {
-            self.init(developmentBaseURL: baseURL, productionBaseURL: baseURL, timeout: timeout, maximumResponseSize: maximumResponseSize)
-        }
-
-        /// The base URL for an environment.
-        public func baseURL(for environment: AppAttestEnvironment) -> String {
-            environment == .development ? developmentBaseURL : productionBaseURL
-        }
-    }
+    /// Where and how long to ask: Apple's hosts (``AppleEndpoint/receiptRedemption``) unless a fake is named.
+    public typealias Configuration = AppleEndpoint
 
     /// The path Apple serves redemption on.
     public static let path = "/v1/attestationData"
@@ -55,7 +24,7 @@ public struct ReceiptRedemptionClient: ReceiptRedeeming {
     ///   - tokens: The provider token source.
     ///   - httpClient: The HTTP client; the caller owns it and shuts it down.
     ///   - configuration: Hosts, timeout and response size limit.
-    public init(tokens: ProviderTokenSource, httpClient: HTTPClient = .shared, configuration: Configuration = Configuration()) {
+    public init(tokens: ProviderTokenSource, httpClient: HTTPClient = .shared, configuration: Configuration = .receiptRedemption) {
         self.tokens = tokens
         self.configuration = configuration
         self.exchange = AppleHTTPExchange(

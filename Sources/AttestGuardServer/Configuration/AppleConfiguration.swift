@@ -7,14 +7,14 @@ public struct AppleConfiguration: Sendable {
     /// The team id, key id and private key; `nil` when not configured.
     public var credentials: AppleProviderCredentials?
     /// Apple's redemption hosts unless simulator mode names others.
-    public var receipts: ReceiptRedemptionClient.Configuration
+    public var receipts: AppleEndpoint
     /// Apple's DeviceCheck hosts unless simulator mode names others.
-    public var deviceCheck: DeviceCheckClient.Configuration
+    public var deviceCheck: AppleEndpoint
 
     public init(
         credentials: AppleProviderCredentials? = nil,
-        receipts: ReceiptRedemptionClient.Configuration = .init(),
-        deviceCheck: DeviceCheckClient.Configuration = .init()
+        receipts: AppleEndpoint = .receiptRedemption,
+        deviceCheck: AppleEndpoint = .deviceCheck
     ) {
         self.credentials = credentials
         self.receipts = receipts

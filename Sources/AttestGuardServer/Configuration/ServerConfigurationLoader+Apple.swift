@@ -15,7 +15,9 @@ extension ServerConfigurationLoader {
             ("hosts.deviceCheckDevelopment", \.deviceCheck.developmentBaseURL),
             ("hosts.deviceCheckProduction", \.deviceCheck.productionBaseURL),
         ]
-        var apple = AppleConfiguration(receipts: .init(timeout: timeout), deviceCheck: .init(timeout: timeout))
+        var apple = AppleConfiguration()
+        apple.receipts.timeout = timeout
+        apple.deviceCheck.timeout = timeout
         for (key, path) in overrides {
             guard let url = values.string(key) else { continue }
             guard mode == .simulator else {

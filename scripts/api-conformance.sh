@@ -22,7 +22,7 @@ api_key="conformance-key-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
     exec env -i PATH="$PATH" HOME="${HOME:-/root}" \
         ATTESTGUARD_MODE=simulator ATTESTGUARD_SERVER_PORT=0 ATTESTGUARD_LOG_LEVEL=error \
         ATTESTGUARD_API_KEYS_NAMES=conformance ATTESTGUARD_API_KEYS_CONFORMANCE_SECRET_ENV=CONFORMANCE_KEY \
-        ATTESTGUARD_API_KEYS_CONFORMANCE_SCOPES=verify,admin CONFORMANCE_KEY="$api_key" \
+        ATTESTGUARD_API_KEYS_CONFORMANCE_SCOPES=verify,admin,devicecheck:read,devicecheck:write CONFORMANCE_KEY="$api_key" \
         ATTESTGUARD_CHALLENGES_MAX_PER_USER=100000 \
         ATTESTGUARD_APPS_NAMES=sample,shop \
         ATTESTGUARD_APPS_SAMPLE_APP_ID=ABCDE12345.com.example.attestguard ATTESTGUARD_APPS_SAMPLE_ENVIRONMENTS=development \
@@ -40,9 +40,12 @@ base_url=$(grep -o 'http://[^ ]*' "$work/serve.out" | head -1)
 echo "api-conformance: Schemathesis against $base_url" >&2
 status=0
 scripts/schemathesis.sh "$base_url" "$api_key" || status=$?
-if grep -q " error " "$work/serve.err"; then
+# Without Apple credentials the DeviceCheck routes answer 503 devicecheck_unavailable, logged like every 5xx:
+# expected here, so those lines alone are left out.
+errors=$(grep " error " "$work/serve.err" | grep -Ev 'path=/v1/devicecheck/[a-z]+ .*status=503 ' || true)
+if [ -n "$errors" ]; then
     echo "api-conformance: the server logged errors:" >&2
-    grep " error " "$work/serve.err" | head -20 >&2
+    echo "$errors" | head -20 >&2
     status=1
 fi
 exit $status

@@ -17,7 +17,8 @@
 # Exits 0 when every check passed, non-zero otherwise.
 #
 # Environment: SCHEMATHESIS_MAX_EXAMPLES (default 60), SCHEMATHESIS_SEED (default 20250131),
-# SCHEMATHESIS_WORKERS (default 2).
+# SCHEMATHESIS_WORKERS (default 1: with 2, Python 3.11.7 has been seen to fail inside schemathesis with "AST constructor
+# recursion depth mismatch", a crash of the tool, not a finding).
 set -euo pipefail
 
 readonly SCHEMATHESIS_VERSION=4.32.5
@@ -32,7 +33,7 @@ shift 2
 
 max_examples=${SCHEMATHESIS_MAX_EXAMPLES:-60}
 seed=${SCHEMATHESIS_SEED:-20250131}
-workers=${SCHEMATHESIS_WORKERS:-2}
+workers=${SCHEMATHESIS_WORKERS:-1}
 
 venv="${XDG_CACHE_HOME:-$HOME/.cache}/attestguard/schemathesis-venv"
 marker="$venv/.installed-schemathesis-$SCHEMATHESIS_VERSION"
@@ -76,6 +77,11 @@ fail-on = ["missing_auth", "unsupported_regex", "method_not_allowed", "base_url_
 
 [checks.negative_data_rejection]
 expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "415", "422", "428", "429", "5xx"]
+
+# A server without Apple credentials answers the DeviceCheck routes 503 devicecheck_unavailable (documented).
+[[operations]]
+include-tag = "devicecheck"
+checks.not_a_server_error.expected-statuses = ["2xx", "3xx", "4xx", "503"]
 EOF
 
 checks=not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance

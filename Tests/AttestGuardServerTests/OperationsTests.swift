@@ -36,7 +36,8 @@ struct OperationsTests {
         let document = try String(contentsOf: file, encoding: .utf8)
         for path in [
             "/v1/challenges:", "/v1/attestations:", "/v1/assertions:", "/v1/apps/{appId}/keys/{keyId}:",
-            "/v1/apps/{appId}/keys/{keyId}/revoke:", "/healthz:", "/readyz:", "/metrics:", "/openapi.yaml:",
+            "/v1/apps/{appId}/keys/{keyId}/revoke:", "/v1/devicecheck/query:", "/v1/devicecheck/update:",
+            "/v1/devicecheck/validate:", "/healthz:", "/readyz:", "/metrics:", "/openapi.yaml:",
         ] {
             #expect(document.contains("\n  \(path)"), "\(path) is not documented")
         }

@@ -1,3 +1,4 @@
+import AppleServices
 import AppleSimulator
 import AttestCore
 import AttestGuard
@@ -82,23 +83,27 @@ struct ServerHarness {
         return try await TestPostgres.freshSchemaURL(prefix: "s")
     }
 
-    /// Runs `body` against a fresh in-process server on `backend`.
+    /// Runs `body` against a fresh in-process server on `backend`; `deviceCheck` is the engine's DeviceCheck client
+    /// (none by default, as without Apple credentials).
     static func run(
         _ backend: ServerBackend,
         extraEnvironment: [String: String] = [:],
         clock: ManualClock = ManualClock(SimulatorFixtures.now),
+        deviceCheck: (any DeviceChecking)? = nil,
         _ body: @escaping @Sendable (APIClient) async throws -> Void
     ) async throws {
         let url = try await databaseURL(backend)
         let configuration = try await ServerConfigurationLoader.load(file: nil, environment: environment(databaseURL: url, extra: extraEnvironment))
         let store = try await OpenedStore.open(configuration.database, clock: { clock.now() }, logger: logger)
-        let engine = AttestGuardEngine(store: store.store, apps: AppCatalog(configuration.apps), settings: configuration.engine, clock: clock)
+        let engine = AttestGuardEngine(
+            store: store.store, apps: AppCatalog(configuration.apps), settings: configuration.engine, clock: clock, deviceCheck: deviceCheck
+        )
         let application = try ServerAssembly.application(
             engine: engine, configuration: configuration, store: store, registry: registry, logger: logger
         )
         do {
             try await application.test(.router) { client in
-                try await body(APIClient(client: client, clock: clock))
+                try await body(APIClient(client: client, clock: clock, engine: engine))
             }
         } catch {
             await store.close()
@@ -112,6 +117,8 @@ struct ServerHarness {
 struct APIClient: Sendable {
     let client: any TestClientProtocol
     let clock: ManualClock
+    /// The engine behind the router, for reading what a request stored.
+    var engine: AttestGuardEngine? = nil
 
     struct Reply {
         let status: Int

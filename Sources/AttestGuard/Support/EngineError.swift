@@ -17,6 +17,12 @@ public struct EngineError: Error, Sendable, Hashable, CustomStringConvertible {
         case rateLimited(retryAt: Date)
         /// The store cannot answer; retry later (503).
         case unavailable
+        /// A service the engine calls (Apple) refused the server itself or answered something unreadable: a
+        /// configuration problem or an upstream bug, not the caller's (502).
+        case upstreamFailed
+        /// A service the engine calls (Apple) is not configured, unreachable or failing; retry at the given
+        /// instant when one is set (503).
+        case upstreamUnavailable(retryAt: Date?)
     }
 
     public var code: String

@@ -29,6 +29,10 @@ public struct APIError: HTTPResponseError, Sendable {
             self.init(.tooManyRequests, code: error.code, error.message, retryAfterSeconds: seconds)
         case .unavailable:
             self.init(.serviceUnavailable, code: "store_unavailable", "the database is unavailable; retry shortly", retryAfterSeconds: 5)
+        case .upstreamFailed: self.init(.badGateway, code: error.code, error.message)
+        case .upstreamUnavailable(let retryAt):
+            let seconds = retryAt.map { max(1, Int($0.timeIntervalSince(now).rounded(.up))) }
+            self.init(.serviceUnavailable, code: error.code, error.message, retryAfterSeconds: seconds)
         }
     }
 

@@ -29,8 +29,8 @@ info:
 
     ## Authentication
     Every `/v1` route needs `Authorization: Bearer <api key>`. Each API key carries scopes (`verify`, `admin`,
-    ...) and the apps it may touch; a missing or unknown key is `401 unauthorized`, a key without the route's
-    scope or without the app is `403 forbidden`. `/healthz`, `/readyz`, `/metrics` and `/openapi.yaml` need no
+    `devicecheck:read`, `devicecheck:write`) and the apps it may touch; a missing or unknown key is `401
+    unauthorized`, a key without the route's scope or without the app is `403 forbidden`. `/healthz`, `/readyz`, `/metrics` and `/openapi.yaml` need no
     authentication (bind the server to a private interface).
 
     ## Errors
@@ -38,7 +38,9 @@ info:
     machine-readable; `message` is for people and may change. Status by class: 400 malformed input, 401 no or
     bad API key, 403 scope or app not allowed, 404 unknown app or key, 409 conflict with stored state, 413 body
     too large, 415 not JSON, 422 a verification check failed, 429 rate limited (with `Retry-After`), 503 the
-    store is unavailable (with `Retry-After`; verification fails closed).
+    store is unavailable (with `Retry-After`; verification fails closed). The DeviceCheck routes add 502 (Apple
+    refused the server's own credentials or answered unreadably) and 503 for Apple itself (`devicecheck_unavailable`
+    without Apple credentials; outages with `Retry-After`).
 servers:
   - url: http://127.0.0.1:8080
     description: Default listener (loopback).
@@ -53,6 +55,8 @@ tags:
     description: Verifying assertions that protect individual requests.
   - name: keys
     description: Reading and revoking registered keys.
+  - name: devicecheck
+    description: Apple's two DeviceCheck bits per device, stored against a key, user or device for scoring.
   - name: operations
     description: Health, readiness, metrics and this document. Unauthenticated.
 
@@ -448,6 +452,192 @@ paths:
         '503':
           $ref: '#/components/responses/StoreUnavailable'
 
+  /v1/devicecheck/query:
+    post:
+      tags: [devicecheck]
+      operationId: queryDeviceCheckBits
+      summary: Read a device's two DeviceCheck bits from Apple
+      description: |
+        Sends the single-use device token to Apple's `query_two_bits` and stores the answer against the app's team,
+        the environment and `subject` (the key id, user id or device id the caller names), for scoring to read
+        later without calling Apple. Apple's "Bit State Not Found" answers `found: false` and is stored as such.
+        The device token is never stored, logged or echoed. Scope: `devicecheck:read`.
+
+        Environment: `environment` when given (it must be one the app accepts, else `422
+        environment_not_allowed`); otherwise production when the app accepts production, else development.
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: '#/components/schemas/DeviceCheckQueryRequest'
+            examples:
+              query:
+                value:
+                  appId: ABCDE12345.com.example.shop
+                  deviceToken: ZGV2aWNlLXRva2VuLWZyb20tRENEZXZpY2U=
+                  subject:
+                    kind: user
+                    id: user-42
+      responses:
+        '200':
+          description: Apple's answer, as now stored for the subject.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/DeviceCheckBits'
+              examples:
+                found:
+                  value:
+                    appId: ABCDE12345.com.example.shop
+                    environment: production
+                    subject:
+                      kind: user
+                      id: user-42
+                    found: true
+                    bit0: true
+                    bit1: false
+                    lastUpdateTime: '2025-01'
+                    observedAt: '2025-01-31T12:00:00.000Z'
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '403':
+          $ref: '#/components/responses/Forbidden'
+        '404':
+          $ref: '#/components/responses/AppNotFound'
+        '413':
+          $ref: '#/components/responses/BodyTooLarge'
+        '415':
+          $ref: '#/components/responses/UnsupportedMediaType'
+        '422':
+          $ref: '#/components/responses/DeviceCheckRefused'
+        '429':
+          $ref: '#/components/responses/DeviceCheckThrottled'
+        '502':
+          $ref: '#/components/responses/DeviceCheckUpstreamFailed'
+        '503':
+          $ref: '#/components/responses/DeviceCheckUnavailable'
+
+  /v1/devicecheck/update:
+    post:
+      tags: [devicecheck]
+      operationId: updateDeviceCheckBits
+      summary: Set a device's DeviceCheck bits at Apple
+      description: |
+        Sends the single-use device token with `bit0` and/or `bit1` (at least one) to Apple's `update_two_bits`,
+        then stores the bits it set against the app's team, the environment and `subject`; an absent bit keeps
+        the stored one (unknown when never read). `lastUpdateTime` becomes the current month (UTC), as Apple
+        records it. Environment as for the query. Scope: `devicecheck:write`.
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: '#/components/schemas/DeviceCheckUpdateRequest'
+            examples:
+              flag:
+                value:
+                  appId: ABCDE12345.com.example.shop
+                  deviceToken: ZGV2aWNlLXRva2VuLWZyb20tRENEZXZpY2U=
+                  subject:
+                    kind: device
+                    id: 6F9619FF-8B86-D011-B42D-00CF4FC964FF
+                  bit0: true
+      responses:
+        '200':
+          description: The subject's stored bits after the update.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/DeviceCheckBits'
+              examples:
+                updated:
+                  value:
+                    appId: ABCDE12345.com.example.shop
+                    environment: production
+                    subject:
+                      kind: device
+                      id: 6F9619FF-8B86-D011-B42D-00CF4FC964FF
+                    found: true
+                    bit0: true
+                    lastUpdateTime: '2025-01'
+                    observedAt: '2025-01-31T12:00:00.000Z'
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '403':
+          $ref: '#/components/responses/Forbidden'
+        '404':
+          $ref: '#/components/responses/AppNotFound'
+        '413':
+          $ref: '#/components/responses/BodyTooLarge'
+        '415':
+          $ref: '#/components/responses/UnsupportedMediaType'
+        '422':
+          $ref: '#/components/responses/DeviceCheckRefused'
+        '429':
+          $ref: '#/components/responses/DeviceCheckThrottled'
+        '502':
+          $ref: '#/components/responses/DeviceCheckUpstreamFailed'
+        '503':
+          $ref: '#/components/responses/DeviceCheckUnavailable'
+
+  /v1/devicecheck/validate:
+    post:
+      tags: [devicecheck]
+      operationId: validateDeviceToken
+      summary: Ask Apple whether a device token is valid
+      description: |
+        Sends the single-use device token to Apple's `validate_device_token`. Stores nothing. Environment as for
+        the query. Scope: `devicecheck:read`.
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: '#/components/schemas/DeviceCheckValidateRequest'
+            examples:
+              validate:
+                value:
+                  appId: ABCDE12345.com.example.shop
+                  deviceToken: ZGV2aWNlLXRva2VuLWZyb20tRENEZXZpY2U=
+      responses:
+        '200':
+          description: Apple accepted the device token.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/DeviceTokenValidation'
+              examples:
+                valid:
+                  value:
+                    appId: ABCDE12345.com.example.shop
+                    environment: production
+                    valid: true
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '403':
+          $ref: '#/components/responses/Forbidden'
+        '404':
+          $ref: '#/components/responses/AppNotFound'
+        '413':
+          $ref: '#/components/responses/BodyTooLarge'
+        '415':
+          $ref: '#/components/responses/UnsupportedMediaType'
+        '422':
+          $ref: '#/components/responses/DeviceCheckRefused'
+        '429':
+          $ref: '#/components/responses/DeviceCheckThrottled'
+        '502':
+          $ref: '#/components/responses/DeviceCheckUpstreamFailed'
+        '503':
+          $ref: '#/components/responses/DeviceCheckUnavailable'
+
   /healthz:
     get:
       tags: [operations]
@@ -589,6 +779,13 @@ components:
         type: integer
         minimum: 0
       example: 30
+    RetryAfterWhenRetryable:
+      description: Seconds to wait before retrying; absent when retrying cannot help (no Apple credentials).
+      required: false
+      schema:
+        type: integer
+        minimum: 0
+      example: 5
     WWWAuthenticate:
       description: The authentication scheme, `Bearer`.
       required: false
@@ -776,6 +973,75 @@ components:
                 error:
                   code: store_unavailable
                   message: the database is unavailable
+
+    DeviceCheckRefused:
+      description: |
+        Apple refused the device token or request (its 400: `devicecheck_bad_request`), or the request names an
+        environment the app does not accept (`environment_not_allowed`).
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/Error'
+          examples:
+            devicecheck_bad_request:
+              value:
+                error:
+                  code: devicecheck_bad_request
+                  message: 'Apple refused the device token or request (400): Missing or incorrectly formatted device token payload'
+    DeviceCheckThrottled:
+      description: 'Apple throttled DeviceCheck requests (its 429): `devicecheck_throttled`.'
+      headers:
+        Retry-After:
+          $ref: '#/components/headers/RetryAfter'
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/Error'
+          examples:
+            devicecheck_throttled:
+              value:
+                error:
+                  code: devicecheck_throttled
+                  message: Apple throttled DeviceCheck requests (429)
+    DeviceCheckUpstreamFailed:
+      description: |
+        Apple refused the server itself, a configuration problem (its 401 `devicecheck_unauthorized`, 403
+        `devicecheck_forbidden`, 405 `devicecheck_method_not_allowed`), or answered something unreadable or
+        undocumented (`devicecheck_unexpected_response`).
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/Error'
+          examples:
+            devicecheck_unauthorized:
+              value:
+                error:
+                  code: devicecheck_unauthorized
+                  message: Apple refused the server's DeviceCheck request (401); check the apple.* credentials
+    DeviceCheckUnavailable:
+      description: |
+        DeviceCheck cannot be asked: no Apple credentials are configured (`devicecheck_unavailable`, no
+        `Retry-After`); Apple failed or did not answer (`devicecheck_server_error`, `devicecheck_timed_out`,
+        `devicecheck_connection_failed`, with `Retry-After`); or the store is unavailable (`store_unavailable`,
+        with `Retry-After`).
+      headers:
+        Retry-After:
+          $ref: '#/components/headers/RetryAfterWhenRetryable'
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/Error'
+          examples:
+            devicecheck_unavailable:
+              value:
+                error:
+                  code: devicecheck_unavailable
+                  message: 'DeviceCheck is not configured: the server has no Apple credentials'
+            devicecheck_server_error:
+              value:
+                error:
+                  code: devicecheck_server_error
+                  message: 'Apple DeviceCheck is unavailable (503): Service Unavailable'
 
   schemas:
     Error:
@@ -1132,6 +1398,119 @@ components:
           type: number
         message:
           type: string
+
+    DeviceToken:
+      type: string
+      description: |
+        The single-use token from `DCDevice.generateToken`, base64 (standard or URL alphabet), at most 4096
+        characters. Passed to Apple only: never stored, logged or echoed.
+      minLength: 1
+      maxLength: 4096
+      pattern: '^[A-Za-z0-9+/_-]+={0,2}$'
+      examples: [ZGV2aWNlLXRva2VuLWZyb20tRENEZXZpY2U=]
+
+    DeviceCheckSubject:
+      type: object
+      description: |
+        Whom the bits are stored against: a key id (`kind: key`, standard base64 of the 32-byte key id, 44
+        characters), a user id or a device id (1 to 256 characters, no control characters).
+      required: [kind, id]
+      properties:
+        kind:
+          type: string
+          enum: [key, user, device]
+        id:
+          type: string
+          minLength: 1
+          maxLength: 256
+          pattern: '^[^\u0000-\u001F\u007F]+$'
+          examples: [user-42]
+
+    DeviceCheckQueryRequest:
+      type: object
+      required: [appId, deviceToken, subject]
+      properties:
+        appId:
+          $ref: '#/components/schemas/AppId'
+        deviceToken:
+          $ref: '#/components/schemas/DeviceToken'
+        subject:
+          $ref: '#/components/schemas/DeviceCheckSubject'
+        environment:
+          $ref: '#/components/schemas/Environment'
+          description: The DeviceCheck environment; by default production when the app accepts it, else development.
+
+    DeviceCheckUpdateRequest:
+      type: object
+      description: At least one of `bit0` and `bit1` (neither is `400 missing_field`).
+      required: [appId, deviceToken, subject]
+      properties:
+        appId:
+          $ref: '#/components/schemas/AppId'
+        deviceToken:
+          $ref: '#/components/schemas/DeviceToken'
+        subject:
+          $ref: '#/components/schemas/DeviceCheckSubject'
+        bit0:
+          type: boolean
+          description: The new first bit; absent keeps it.
+        bit1:
+          type: boolean
+          description: The new second bit; absent keeps it.
+        environment:
+          $ref: '#/components/schemas/Environment'
+          description: The DeviceCheck environment; by default production when the app accepts it, else development.
+
+    DeviceCheckValidateRequest:
+      type: object
+      required: [appId, deviceToken]
+      properties:
+        appId:
+          $ref: '#/components/schemas/AppId'
+        deviceToken:
+          $ref: '#/components/schemas/DeviceToken'
+        environment:
+          $ref: '#/components/schemas/Environment'
+          description: The DeviceCheck environment; by default production when the app accepts it, else development.
+
+    DeviceCheckBits:
+      type: object
+      description: A subject's DeviceCheck bits as stored. A bit is absent while unknown.
+      required: [appId, environment, subject, found, observedAt]
+      properties:
+        appId:
+          $ref: '#/components/schemas/AppId'
+        environment:
+          $ref: '#/components/schemas/Environment'
+        subject:
+          $ref: '#/components/schemas/DeviceCheckSubject'
+        found:
+          type: boolean
+          description: False when Apple answered that the device's bits were never set.
+        bit0:
+          type: boolean
+        bit1:
+          type: boolean
+        lastUpdateTime:
+          type: string
+          description: Apple's `last_update_time`, the month the bits were last set (`YYYY-MM`).
+          pattern: '^[0-9]{4}-[0-9]{2}$'
+          examples: ['2025-01']
+        observedAt:
+          $ref: '#/components/schemas/Timestamp'
+          description: When AttestGuard last heard from Apple about this subject.
+
+    DeviceTokenValidation:
+      type: object
+      required: [appId, environment, valid]
+      properties:
+        appId:
+          $ref: '#/components/schemas/AppId'
+        environment:
+          $ref: '#/components/schemas/Environment'
+        valid:
+          type: boolean
+          const: true
 
     Health:
       type: object

@@ -23,6 +23,8 @@ public enum ServerAssembly {
         OperationsRoutes(store: store, mode: configuration.mode, registry: registry).register(on: router)
         VerificationRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes))
             .register(on: router, keys: APIKeyRing(configuration.apiKeys))
+        DeviceCheckRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes))
+            .register(on: router, keys: APIKeyRing(configuration.apiKeys))
         return router
     }
 

@@ -43,9 +43,16 @@ struct Serve: AsyncParsableCommand {
 
         let clock = SystemClock()
         let store = try await OpenedStore.open(configuration.database, clock: { clock.now() }, logger: logger)
-        let engine = AttestGuardEngine(store: store.store, apps: AppCatalog(configuration.apps), settings: configuration.engine, clock: clock)
+        let apple = AppleClients(configuration.apple, clock: clock)
+        let engine = AttestGuardEngine(
+            store: store.store,
+            apps: AppCatalog(configuration.apps),
+            settings: configuration.engine,
+            clock: clock,
+            deviceCheck: apple?.deviceCheck
+        )
         var background: [any Service] = []
-        if let apple = AppleClients(configuration.apple, clock: clock), configuration.receiptRefreshEnabled {
+        if let apple, configuration.receiptRefreshEnabled {
             let scheduler = ReceiptRefreshScheduler(
                 store: store.store,
                 redeemer: apple.receipts,

@@ -113,6 +113,9 @@ struct ReceiptBatchProcessTests {
         }
         #expect(receipt["type"] as? String == "RECEIPT", "\(receipt)")
         #expect(receipt["riskMetric"] as? Int == expected)
+        #expect(receipt["metricStale"] as? Bool == false)
+        #expect(receipt["lastOutcome"] as? String == "redeemed")
+        #expect(receipt["nextRefreshAt"] is String && receipt["refreshedAt"] is String)
         #expect(server.stop() == 0)
     }
 

@@ -1353,7 +1353,7 @@ components:
     Receipt:
       type: object
       description: The latest App Attest receipt stored for the key.
-      required: [type, createdAt]
+      required: [type, createdAt, metricStale]
       properties:
         type:
           type: string
@@ -1369,6 +1369,16 @@ components:
           type: integer
           minimum: 0
           description: Apple's risk metric (approximate count of attested keys on the device); refreshed receipts only.
+        metricStale:
+          type: boolean
+          description: True once Apple answered 404 (no data for 30 days) to a redemption; the metric is no longer current.
+        refreshedAt:
+          $ref: '#/components/schemas/Timestamp'
+        nextRefreshAt:
+          $ref: '#/components/schemas/Timestamp'
+        lastOutcome:
+          type: string
+          description: How the last redemption attempt ended (`redeemed`, `not_modified`, `no_data`, `throttled`, an error code, ...).
 
     Verdict:
       type: object

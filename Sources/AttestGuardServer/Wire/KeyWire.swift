@@ -10,6 +10,22 @@ struct KeyBody: Encodable {
         var notBefore: Date?
         var expiresAt: Date?
         var riskMetric: Int?
+        var metricStale: Bool
+        var refreshedAt: Date?
+        var nextRefreshAt: Date?
+        var lastOutcome: String?
+
+        init(_ receipt: ReceiptRecord) {
+            type = receipt.receiptType
+            createdAt = receipt.createdAt
+            notBefore = receipt.notBefore
+            expiresAt = receipt.expiresAt
+            riskMetric = receipt.riskMetric
+            metricStale = receipt.metricStale
+            refreshedAt = receipt.refreshedAt
+            nextRefreshAt = receipt.nextRefreshAt
+            lastOutcome = receipt.lastOutcome
+        }
     }
 
     var appId: String
@@ -39,8 +55,6 @@ struct KeyBody: Encodable {
         statusChangedAt = key.statusChangedAt
         supersededBy = key.supersededBy?.base64EncodedString()
         osVersion = key.osVersion
-        self.receipt = receipt.map {
-            ReceiptSummary(type: $0.receiptType, createdAt: $0.createdAt, notBefore: $0.notBefore, expiresAt: $0.expiresAt, riskMetric: $0.riskMetric)
-        }
+        self.receipt = receipt.map(ReceiptSummary.init)
     }
 }

@@ -4,13 +4,20 @@ import PackageDescription
 // Standalone benchmark package for AttestGuard. Build and run it with `./Benchmarks/run.sh`
 // (release mode, pinned to one core). It has its own build directory, Benchmarks/.build.
 // `./Benchmarks/http.sh` (the HTTP benchmark) also builds the main package's `attestguard` executable product
-// and `HTTPBenchPrep` here, in release mode.
+// and `HTTPBenchPrep` here, in release mode. `./Benchmarks/receipts.sh` (the receipt batch benchmark) builds
+// `ReceiptBench`, in release mode too.
 let package = Package(
     name: "AttestGuardBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
+        // Also dependencies of the main package (same resolved versions): ReceiptBench uses them directly.
+        .package(url: "https://github.com/apple/swift-certificates.git", .upToNextMinor(from: "1.21.1")),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
     ],
     targets: [
         .executableTarget(
@@ -28,6 +35,26 @@ let package = Package(
             dependencies: [
                 .product(name: "AppleSimulator", package: "main"),
                 .product(name: "AttestCore", package: "main"),
+            ]
+        ),
+        // The receipt batch benchmark (Benchmarks/receipts.sh): prepares N keys due now with ATTEST receipts in
+        // PostgreSQL, runs ReceiptRefreshScheduler.runBatch unthrottled against an in-process fake Apple on loopback,
+        // and prints receipts redeemed per second, peak and sampled RSS, and (--breakdown) each phase's cost.
+        .executableTarget(
+            name: "ReceiptBench",
+            dependencies: [
+                .product(name: "AttestGuard", package: "main"),
+                .product(name: "RiskStore", package: "main"),
+                .product(name: "AppleServices", package: "main"),
+                .product(name: "AppleSimulator", package: "main"),
+                .product(name: "AppleReceipts", package: "main"),
+                .product(name: "AttestCore", package: "main"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
     ]

@@ -178,9 +178,12 @@ struct ReceiptRedemptionClientTests {
 
     @Test func testNothingListeningIsAConnectionFailure() async throws {
         let client = Harness.redemptionClient(try Harness.credentials(), baseURL: "http://127.0.0.1:1", timeout: .milliseconds(500))
-        guard case .connectionFailed = await client.redeem([1, 2, 3], environment: .production) else {
-            Issue.record("expected connectionFailed")
-            return
+        // async-http-client retries a refused connection until the deadline and then reports the connect error;
+        // on a loaded machine the exchange's own deadline can fire first. Both are transient failures that the
+        // scheduler retries alike; anything else (an answer, a crash) is wrong.
+        switch await client.redeem([1, 2, 3], environment: .production) {
+        case .connectionFailed, .timedOut: break
+        case let other: Issue.record("expected connectionFailed (or timedOut under load), got \(other)")
         }
     }
 

@@ -66,14 +66,17 @@ public struct ReceiptRedemptionClient: ReceiptRedeeming {
     ///   ``ReceiptRedemptionOutcome/unexpectedStatus(_:detail:)``); 400 mentioning "environment" →
     ///   ``ReceiptRedemptionOutcome/incorrectEnvironment(detail:)``; each other documented status → its case.
     public static func outcome(status: Int, retryAfter retryAfterHeader: String?, body: [UInt8]) -> ReceiptRedemptionOutcome {
-        let detail = AppleHTTPResponse.text(body)
+        // The error text is built only for errors: a 200 is decoded straight from the bytes (this is the hot path).
+        var detail: String { AppleHTTPResponse.text(body) }
         switch status {
         case 200:
-            let text = String(decoding: body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !text.isEmpty, let bytes = Base64Text.decodeEither(text) else {
+            let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+            let start = body.firstIndex { !isSpace($0) } ?? body.endIndex
+            let end = body.lastIndex { !isSpace($0) }.map { $0 + 1 } ?? start
+            guard start < end, let bytes = Base64Text.decodeBytes(body[start..<end]) else {
                 return .unexpectedStatus(200, detail: "the 200 body is not base64: \(AppleHTTPResponse.text(body, limit: 60))")
             }
-            return .redeemed(Array(bytes))
+            return .redeemed(bytes)
         case 304:
             return .notModified
         case 400:

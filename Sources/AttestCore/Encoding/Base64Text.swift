@@ -25,14 +25,49 @@ public enum Base64Text {
 
     /// Decodes standard base64 or base64url, with or without padding; nil for anything else (whitespace too).
     public static func decodeEither(_ text: String) -> Data? {
-        var normalized = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        if normalized.hasSuffix("==") {
-            normalized.removeLast(2)
-        } else if normalized.hasSuffix("=") {
-            normalized.removeLast()
-        }
-        guard normalized.count % 4 != 1 else { return nil }
-        normalized += String(repeating: "=", count: (4 - normalized.count % 4) % 4)
-        return Data(base64Encoded: normalized)
+        var text = text
+        return text.withUTF8 { decodeBytes($0).map { Data($0) } }
     }
+
+    /// ``decodeEither(_:)`` over the bytes of a text (an HTTP body), without building a `String`: one pass, a
+    /// lookup table, either alphabet (even mixed), one or two trailing `=` optional, and a length that is not
+    /// one more than a multiple of four. Bits left over in the last character are ignored.
+    public static func decodeBytes(_ text: some BidirectionalCollection<UInt8>) -> [UInt8]? {
+        var length = text.count
+        let last = text.suffix(2)
+        if last.count == 2, last.first == UInt8(ascii: "="), last.last == UInt8(ascii: "=") {
+            length -= 2
+        } else if last.last == UInt8(ascii: "=") {
+            length -= 1
+        }
+        guard length % 4 != 1 else { return nil }
+        var output: [UInt8] = []
+        output.reserveCapacity(length * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for byte in text.prefix(length) {
+            let value = decodingTable[Int(byte)]
+            guard value != 0xFF else { return nil }
+            accumulator = (accumulator << 6) | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            }
+        }
+        return output
+    }
+
+    /// The 6-bit value of each byte in either alphabet; 0xFF for every other byte.
+    private static let decodingTable: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (index, character) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8.enumerated() {
+            table[Int(character)] = UInt8(index)
+        }
+        table[Int(UInt8(ascii: "+"))] = 62
+        table[Int(UInt8(ascii: "-"))] = 62
+        table[Int(UInt8(ascii: "/"))] = 63
+        table[Int(UInt8(ascii: "_"))] = 63
+        return table
+    }()
 }

@@ -1,4 +1,5 @@
 import SwiftASN1
+import Crypto
 public import X509
 
 /// The CMS SignedData envelope of a receipt, parsed but not yet verified.
@@ -30,6 +31,8 @@ public struct ReceiptEnvelope: Sendable {
     public let certificates: [Certificate]
     /// The one signer.
     public let signer: ReceiptSignerInfo
+    /// SHA-256 over the DER of ``certificates`` in order: identifies the chain for ``VerifiedChainCache``.
+    let certificatesDigest: [UInt8]
 
     static let signedDataOID: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 7, 2]
     static let dataOID: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 7, 1]
@@ -62,6 +65,7 @@ public struct ReceiptEnvelope: Sendable {
     private init(signedData node: ASN1Node) throws {
         var content: [UInt8]?
         var certificates: [Certificate] = []
+        var certificatesHash = SHA256()
         var signers: [ReceiptSignerInfo] = []
         try BER.sequence(node, identifier: .sequence) { nodes in
             _ = try Int(berEncoded: &nodes)
@@ -80,6 +84,7 @@ public struct ReceiptEnvelope: Sendable {
                     }
                     for child in children {
                         certificates.append(try Certificate(derEncoded: Array(child.encodedBytes)))
+                        certificatesHash.update(data: Array(child.encodedBytes))
                     }
                 case ASN1Identifier(tagWithNumber: 1, tagClass: .contextSpecific):
                     continue
@@ -99,6 +104,7 @@ public struct ReceiptEnvelope: Sendable {
         }
         self.content = content
         self.certificates = certificates
+        self.certificatesDigest = Array(certificatesHash.finalize())
         self.signer = signer
     }
 

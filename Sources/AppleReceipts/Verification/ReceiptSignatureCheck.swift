@@ -8,10 +8,12 @@ import Crypto
 /// The signature covers the content itself or, when the signer included signed attributes, their
 /// DER `SET OF` (whose messageDigest must then equal the content's digest), as RFC 5652 § 5.4 says.
 /// The chain is built by swift-certificates' `Verifier` from the envelope's certificates to the
-/// pinned roots, with certificate validity checked at the instant within the clock-skew tolerance.
+/// pinned roots, with certificate validity checked at the instant within the clock-skew tolerance; a chain
+/// validated before is taken from the ``VerifiedChainCache`` while the instant lies in its validity window.
 struct ReceiptSignatureCheck {
     let rootStore: CertificateStore
     let clockSkewTolerance: TimeInterval
+    let chainCache: VerifiedChainCache
 
     static let sha256OID: ASN1ObjectIdentifier = [2, 16, 840, 1, 101, 3, 4, 2, 1]
     static let sha384OID: ASN1ObjectIdentifier = [2, 16, 840, 1, 101, 3, 4, 2, 2]
@@ -21,22 +23,29 @@ struct ReceiptSignatureCheck {
     /// `nil` when the signature and chain hold, else the failure.
     func failure(of envelope: ReceiptEnvelope, at now: Date) async -> ReceiptError? {
         let signer = envelope.signer
-        guard let certificate = envelope.certificates.first(where: signer.names) else {
+        guard let signerIndex = envelope.certificates.firstIndex(where: signer.names) else {
             return ReceiptError(.signatureInvalid, "no certificate in the envelope matches the signer")
         }
+        let certificate = envelope.certificates[signerIndex]
         if let failure = signatureFailure(signer: signer, certificate: certificate, content: envelope.content) {
             return failure
         }
         let tolerance = clockSkewTolerance
+        let key = VerifiedChainCache.Key(certificatesDigest: envelope.certificatesDigest, signerIndex: signerIndex)
+        if let window = chainCache.window(for: key), window.contains(now, tolerance: tolerance) {
+            return nil
+        }
         var verifier = Verifier(rootCertificates: rootStore) {
             RFC5280Policy.withValidityCheckDisabled()
             ValidityWindowPolicy(instant: now, tolerance: tolerance)
         }
-        let result = await verifier.validate(leaf: certificate, intermediates: CertificateStore(envelope.certificates))
-        if case .couldNotValidate(let failures) = result {
+        switch await verifier.validate(leaf: certificate, intermediates: CertificateStore(envelope.certificates)) {
+        case .validCertificate(let chain):
+            chainCache.remember(Array(chain), for: key)
+            return nil
+        case .couldNotValidate(let failures):
             return ReceiptError(.chainInvalid, describeChainFailures(failures))
         }
-        return nil
     }
 
     private func signatureFailure(signer: ReceiptSignerInfo, certificate: Certificate, content: [UInt8]) -> ReceiptError? {

@@ -13,6 +13,8 @@ public struct ReceiptVerifier: Sendable {
     /// How far certificate validity and receipt times may miss "now", in seconds.
     public let clockSkewTolerance: TimeInterval
     private let rootStore: CertificateStore
+    /// Chains already validated, shared by copies of this verifier.
+    private let chainCache = VerifiedChainCache()
 
     public init(trustRoots: [Certificate] = [ReceiptTrustAnchor.appleRootCAG3], clockSkewTolerance: TimeInterval = 120) {
         self.trustRoots = trustRoots
@@ -30,7 +32,7 @@ public struct ReceiptVerifier: Sendable {
         } catch {
             return .invalid(error)
         }
-        let signatureCheck = ReceiptSignatureCheck(rootStore: rootStore, clockSkewTolerance: clockSkewTolerance)
+        let signatureCheck = ReceiptSignatureCheck(rootStore: rootStore, clockSkewTolerance: clockSkewTolerance, chainCache: chainCache)
         if let failure = await signatureCheck.failure(of: envelope, at: now) {
             return .invalid(failure)
         }

@@ -64,29 +64,8 @@ public enum ReceiptFleet {
         dueAt: Date,
         storedNotBefore: Date?
     ) async throws -> Member {
-        let key = P256.Signing.PrivateKey()
-        let publicKey = Data(key.publicKey.x963Representation)
-        let keyId = Data(SHA256.hash(data: publicKey))
-        let credential = try pki.attestationIntermediate.issue(
-            subject: try DistinguishedName { CommonName(Hex.encode(Array(keyId))) },
-            publicKey: Certificate.PublicKey(key.publicKey),
-            serialNumber: Array(keyId.prefix(16)),
-            validity: now.addingTimeInterval(-60)...now.addingTimeInterval(3 * 86_400),
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: []
-        )
-        let token = Base64Text.encode(Array(SHA256.hash(data: keyId + Data("token".utf8))))
-        let receipt = SimulatedReceiptIssuer(pki: pki).receipt(
-            ReceiptContents(
-                appId: app.appId,
-                attestedCertificate: credential.derBytes,
-                clientHash: Array(SHA256.hash(data: keyId)),
-                token: token,
-                type: .attest,
-                environment: ReceiptContents.environmentField(for: environment),
-                creationTime: now
-            )
-        )
+        let minted = try AttestedKeyReceipt(pki: pki, app: app, environment: environment, at: now)
+        let (keyId, publicKey, token, receipt) = (minted.keyId, minted.publicKey, minted.token, minted.receipt)
         let userId = "fleet-user-\(index)"
         let challenge = NewChallenge(
             id: Data(SHA256.hash(data: keyId + Data("challenge".utf8))),
@@ -106,7 +85,7 @@ public enum ReceiptFleet {
             deviceId: nil,
             environment: environment.rawValue,
             publicKey: publicKey,
-            attestationSHA256: Data(SHA256.hash(data: Data(receipt))),
+            attestationSHA256: Data(SHA256.hash(data: receipt)),
             osVersion: "17.2.1",
             attestedAt: now
         )
@@ -114,7 +93,7 @@ public enum ReceiptFleet {
             appId: app.appId,
             keyId: keyId,
             receiptType: "ATTEST",
-            receipt: Data(receipt),
+            receipt: receipt,
             createdAt: now,
             notBefore: storedNotBefore,
             expiresAt: now.addingTimeInterval(90 * 86_400),

@@ -99,7 +99,7 @@ struct ReceiptBatchProcessTests {
         let server = try await ServerProcess(environment: environment)
         defer { server.stop() }
 
-        var app = ServeProcessTests.client(user: "rory", device: "rory-1")
+        let app = ServeProcessTests.client(user: "rory", device: "rory-1")
         let challenge = try await server.challenge(purpose: "attestation", userId: "rory")
         let attested = try await server.post("v1/attestations", try app.attestation(challenge: challenge, at: Date()))
         #expect(attested.status == 201, "\(attested.json)")

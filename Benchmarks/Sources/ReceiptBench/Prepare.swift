@@ -75,36 +75,14 @@ enum Prepare {
     }
 
     static func key(_ index: Int, at attestedAt: Date) throws -> Key {
-        let pki = Bench.pki
-        let key = P256.Signing.PrivateKey()
-        let publicKey = Data(key.publicKey.x963Representation)
-        let keyId = Data(SHA256.hash(data: publicKey))
-        let credential = try pki.attestationIntermediate.issue(
-            subject: try DistinguishedName { CommonName(Hex.encode(Array(keyId))) },
-            publicKey: Certificate.PublicKey(key.publicKey),
-            serialNumber: Array(keyId.prefix(16)),
-            validity: attestedAt.addingTimeInterval(-60)...attestedAt.addingTimeInterval(3 * 86_400),
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: []
-        )
-        let token = Base64Text.encode(Array(SHA256.hash(data: keyId + Data("token".utf8))))
-        let receipt = SimulatedReceiptIssuer(pki: pki).receipt(
-            ReceiptContents(
-                appId: Bench.app.appId,
-                attestedCertificate: credential.derBytes,
-                clientHash: Array(SHA256.hash(data: keyId)),
-                token: token,
-                type: .attest,
-                environment: ReceiptContents.environmentField(for: .development),
-                creationTime: attestedAt
-            )
-        )
+        let minted = try AttestedKeyReceipt(pki: Bench.pki, app: Bench.app, environment: .development, at: attestedAt)
+        let (keyId, publicKey, receipt) = (minted.keyId, minted.publicKey, minted.receipt)
         return Key(
             keyId: keyId,
             publicKey: publicKey,
             userId: "bench-user-\(index)",
             challengeId: Data(SHA256.hash(data: keyId + Data("challenge".utf8))),
-            receipt: Data(receipt),
+            receipt: receipt,
             attestationSHA256: Data(SHA256.hash(data: receipt))
         )
     }

@@ -19,7 +19,7 @@ public struct ReceiptRefreshMetrics: Sendable {
 
     func recordLatency(_ duration: Duration, environment: AppAttestEnvironment) {
         Timer(label: "attestguard_receipt_redemption_duration_seconds", dimensions: [("environment", environment.rawValue)])
-            .recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+            .recordSeconds(duration.timeInterval)
     }
 
     func recordRiskMetric(_ metric: Int) {

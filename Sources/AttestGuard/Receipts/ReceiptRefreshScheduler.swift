@@ -10,13 +10,13 @@ public import RiskStore
 public struct ReceiptRefreshScheduler: Sendable {
     /// Progress of a batch, for progress bars and log lines.
     public struct Progress: Sendable, Hashable {
-        /// Receipts whose round ended.
-        public var settled: Int
-        /// Receipts in the batch so far: settled plus still outstanding.
-        public var total: Int
+        /// The tally so far.
         public var report: ReceiptBatchReport
         /// Wall time since the batch started.
         public var elapsed: Duration
+
+        /// Receipts whose round ended.
+        public var settled: Int { report.settled }
     }
 
     public let store: any RiskStore
@@ -72,10 +72,7 @@ public struct ReceiptRefreshScheduler: Sendable {
             try Task.checkCancellation()
             try await runPass { result in
                 let report = await tally.record(result)
-                if result.isSettled {
-                    let settled = report.settled
-                    progress(Progress(settled: settled, total: settled, report: report, elapsed: ContinuousClock.now - started))
-                }
+                if result.isSettled { progress(Progress(report: report, elapsed: ContinuousClock.now - started)) }
             }
             let backlog = try await store.receiptBacklog(at: clock.now(), retryingSince: startedAt)
             metrics.recordBacklog(backlog)
@@ -89,8 +86,8 @@ public struct ReceiptRefreshScheduler: Sendable {
     }
 
     /// Refreshes due receipts until the task is cancelled, looking for new work every poll interval.
-    public func runContinuously(shouldStop: @escaping @Sendable () -> Bool = { false }) async throws {
-        while !Task.isCancelled && !shouldStop() {
+    public func runContinuously() async throws {
+        while !Task.isCancelled {
             do {
                 try await runPass { _ in }
                 metrics.recordBacklog(try await store.receiptBacklog(at: clock.now(), retryingSince: clock.now()))

@@ -57,7 +57,7 @@ public struct ReceiptRefresher: Sendable {
             result = try await settle(lease, as: .notModified, next: notBefore ?? now.addingTimeInterval(settings.retryMaximumDelay.timeInterval))
         case .noData:
             await limiter.succeeded(environment)
-            result = try await settle(lease, as: .noData, next: now.addingTimeInterval(settings.refreshInterval.timeInterval), stale: true)
+            result = try await settle(lease, as: .noData, next: nextRound(after: now), stale: true)
         case .throttled(let retryAfter):
             await limiter.throttled(environment, retryAfter: retryAfter)
             result = try await retry(lease, "throttled", at: now, atLeast: retryAfter?.timeInterval ?? 0)
@@ -70,11 +70,11 @@ public struct ReceiptRefresher: Sendable {
         case .unexpectedStatus:
             result = try await retry(lease, "unexpected_status", at: now)
         case .unauthorized:
-            result = try await settle(lease, as: .failed("unauthorized"), next: now.addingTimeInterval(settings.refreshInterval.timeInterval))
+            result = try await settle(lease, as: .failed("unauthorized"), next: nextRound(after: now))
         case .incorrectEnvironment:
-            result = try await settle(lease, as: .failed("incorrect_environment"), next: now.addingTimeInterval(settings.refreshInterval.timeInterval))
+            result = try await settle(lease, as: .failed("incorrect_environment"), next: nextRound(after: now))
         case .badRequest:
-            result = try await settle(lease, as: .failed("bad_request"), next: now.addingTimeInterval(settings.refreshInterval.timeInterval))
+            result = try await settle(lease, as: .failed("bad_request"), next: nextRound(after: now))
         }
         metrics.recordResult(result, environment: environment)
         return result
@@ -120,18 +120,23 @@ public struct ReceiptRefresher: Sendable {
     /// before it expires.
     func nextRefresh(after receipt: Receipt, at now: Date) -> Date {
         let notBefore = receipt.notBefore.map { $0.addingTimeInterval(1) } ?? now
-        var next = max(now.addingTimeInterval(settings.refreshInterval.timeInterval), notBefore)
+        var next = max(nextRound(after: now), notBefore)
         if let expiration = receipt.expirationTime {
             next = min(next, max(notBefore, expiration.addingTimeInterval(-settings.expirationMargin.timeInterval)))
         }
         return next
     }
 
+    /// One refresh interval after `now`: when a settled receipt is next due.
+    private func nextRound(after now: Date) -> Date {
+        now.addingTimeInterval(settings.refreshInterval.timeInterval)
+    }
+
     /// A transient failure: back off and retry, or give up until the next regular refresh.
     private func retry(_ lease: ReceiptLease, _ word: String, at now: Date, atLeast minimum: TimeInterval = 0) async throws -> ReceiptRefreshResult {
         let attempts = lease.receipt.attempts + 1
         if attempts >= settings.maximumAttempts {
-            return try await settle(lease, as: .gaveUp(word), next: now.addingTimeInterval(settings.refreshInterval.timeInterval))
+            return try await settle(lease, as: .gaveUp(word), next: nextRound(after: now))
         }
         let delay = max(minimum, backoff.delay(forAttempt: attempts))
         return try await settle(lease, as: .retrying(word), next: now.addingTimeInterval(delay), attempts: attempts)

@@ -37,7 +37,7 @@ actor RedemptionRateLimiter {
     /// Takes a token (running into debt when none is left) and returns when the caller may go, or nil for now.
     private func reserve(_ environment: AppAttestEnvironment) -> Date? {
         let now = clock.now()
-        var bucket = buckets[environment] ?? Bucket(configuredRate: rates[environment] ?? 0, tokens: 0, updatedAt: now)
+        var bucket = bucket(environment, at: now)
         defer { buckets[environment] = bucket }
         let pause = bucket.pausedUntil.flatMap { $0 > now ? $0 : nil }
         guard bucket.configuredRate > 0 else { return pause }
@@ -50,10 +50,15 @@ actor RedemptionRateLimiter {
         return (pause ?? now).addingTimeInterval(debtWait)
     }
 
+    /// The environment's bucket, a new empty one at first use.
+    private func bucket(_ environment: AppAttestEnvironment, at now: Date) -> Bucket {
+        buckets[environment] ?? Bucket(configuredRate: rates[environment] ?? 0, tokens: 0, updatedAt: now)
+    }
+
     /// Apple answered 429: pause the environment and halve its rate.
     func throttled(_ environment: AppAttestEnvironment, retryAfter: Duration?) {
         let now = clock.now()
-        var bucket = buckets[environment] ?? Bucket(configuredRate: rates[environment] ?? 0, tokens: 0, updatedAt: now)
+        var bucket = bucket(environment, at: now)
         bucket.consecutiveThrottles += 1
         let pause = retryAfter?.timeInterval ?? min(60, pow(2, Double(min(bucket.consecutiveThrottles - 1, 6))))
         bucket.pausedUntil = max(bucket.pausedUntil ?? now, now.addingTimeInterval(pause))

@@ -26,7 +26,7 @@ final class BatchProgressPrinter: Sendable {
 
     func begin(total: Int) {
         state.withLock { $0.total = total }
-        write(line(settled: 0, total: total, report: ReceiptBatchReport()), force: true)
+        write(line(settled: 0, total: total, report: ReceiptBatchReport()))
     }
 
     func update(_ progress: ReceiptRefreshScheduler.Progress) {
@@ -40,12 +40,12 @@ final class BatchProgressPrinter: Sendable {
             state.lastPrint = now
             return line(settled: state.settled, total: state.total, report: state.report)
         }
-        if let text { write(text, force: false) }
+        if let text { write(text) }
     }
 
     func finish() {
         let text = state.withLock { line(settled: $0.settled, total: max($0.total, $0.settled), report: $0.report) }
-        write(text, force: true)
+        write(text)
         if isTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 
@@ -64,7 +64,7 @@ final class BatchProgressPrinter: Sendable {
         return "\r[\(bar)] \(settled)/\(total) \(Int(rate))/s ETA \(eta) (\(counts))\u{1B}[K"
     }
 
-    private func write(_ text: String, force: Bool) {
+    private func write(_ text: String) {
         FileHandle.standardError.write(Data(text.utf8))
     }
 }

@@ -102,6 +102,20 @@ struct ReceiptScheduleStoreTests {
         }
     }
 
+    @Test("a receipt older than the stored one is recorded in the history, not stored, and its lease comes back", arguments: StoreBackend.available)
+    func olderReceiptReleasesLease(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = test.store
+            let key = try await Self.registerDue(store)
+            #expect(try await store.leaseDueReceipts(Self.request("worker-a")).count == 1)
+            let older = ReceiptReplacement(receipt: Self.refreshed(key, metric: 3, createdOffset: -60), leaseOwner: "worker-a", observedAt: StoreFixtures.now)
+            #expect(try await store.replaceReceipt(older) == .keptNewer(historyRecorded: true))
+            #expect(try await store.receipt(appId: key.appId, keyId: key.keyId)?.receiptType == "ATTEST")
+            // Still due, and no longer leased: another worker takes it before worker-a's lease would have expired.
+            #expect(try await store.leaseDueReceipts(Self.request("worker-b")).map(\.receipt.keyId) == [key.keyId])
+        }
+    }
+
     @Test("a revoked key's receipt is neither replaced nor recorded", arguments: StoreBackend.available)
     func revokedKeyIsNotRefreshed(backend: StoreBackend) async throws {
         try await withTestStore(backend) { (test: TestStore) async throws in

@@ -70,10 +70,7 @@ public struct ReceiptRedemptionClient: ReceiptRedeeming {
         var detail: String { AppleHTTPResponse.text(body) }
         switch status {
         case 200:
-            let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
-            let start = body.firstIndex { !isSpace($0) } ?? body.endIndex
-            let end = body.lastIndex { !isSpace($0) }.map { $0 + 1 } ?? start
-            guard start < end, let bytes = Base64Text.decodeBytes(body[start..<end]) else {
+            guard let bytes = Base64Text.decodeBody(body), !bytes.isEmpty else {
                 return .unexpectedStatus(200, detail: "the 200 body is not base64: \(AppleHTTPResponse.text(body, limit: 60))")
             }
             return .redeemed(bytes)

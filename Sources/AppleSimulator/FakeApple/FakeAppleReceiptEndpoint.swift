@@ -67,9 +67,8 @@ struct FakeAppleReceiptEndpoint: Sendable {
     /// The receipt the body carries as base64 text, or `nil` for anything unreadable.
     static func receipt(in request: Request) async -> Receipt? {
         guard let buffer = try? await request.body.collect(upTo: maximumBodySize) else { return nil }
-        let text = String(buffer: buffer).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !text.isEmpty, let bytes = Base64Text.decodeEither(text),
-            let envelope = try? ReceiptEnvelope(Array(bytes)),
+        guard let bytes = Base64Text.decodeBody(buffer.readableBytesView), !bytes.isEmpty,
+            let envelope = try? ReceiptEnvelope(bytes),
             let receipt = try? Receipt(payload: envelope.content)
         else { return nil }
         return receipt

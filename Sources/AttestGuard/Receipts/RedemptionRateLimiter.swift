@@ -1,4 +1,4 @@
-public import AttestCore
+import AttestCore
 import Foundation
 import RiskStore
 

@@ -26,47 +26,14 @@ extension PostgresRiskStore {
     }
 
     public func replaceReceipt(_ replacement: ReceiptReplacement) async throws -> ReceiptReplacementOutcome {
-        let new = replacement.receipt
-        let owner = replacement.leaseOwner
-        let observed = replacement.observedAt
+        let statement = ReplaceReceiptStatement(receipt: replacement.receipt, leaseOwner: replacement.leaseOwner, observedAt: replacement.observedAt)
         let logger = self.logger
-        return try await transaction { connection in
-            let active = try await connection.query(
-                "SELECT 1 FROM app_keys WHERE app_id = \(new.appId) AND key_id = \(new.keyId) AND status = 'active' FOR SHARE",
-                logger: logger
-            ).collect()
-            guard active.count == 1 else {
-                try await Self.releaseLease(appId: new.appId, keyId: new.keyId, owner: owner, on: connection, logger: logger)
-                return .keyInactive
-            }
-            var historyRecorded = false
-            if let metric = new.riskMetric {
-                historyRecorded = try await connection.query(
-                    """
-                    INSERT INTO risk_metric_history (app_id, key_id, receipt_created_at, risk_metric, observed_at)
-                    VALUES (\(new.appId), \(new.keyId), \(new.createdAt), \(Int32(clamping: metric)), \(observed))
-                    ON CONFLICT DO NOTHING RETURNING key_id
-                    """,
-                    logger: logger
-                ).collect().count == 1
-            }
-            let replaced = try await connection.query(
-                """
-                UPDATE receipts SET receipt_type = \(new.receiptType), receipt = \(new.receipt), created_at = \(new.createdAt),
-                    not_before = \(new.notBefore), expires_at = \(new.expiresAt), risk_metric = \(new.riskMetric.map { Int32(clamping: $0) }),
-                    stored_at = \(observed), refreshed_at = \(observed), next_refresh_at = \(new.nextRefreshAt), metric_stale = false,
-                    last_outcome = 'redeemed', last_attempt_at = \(observed), attempts = 0,
-                    lease_owner = CASE WHEN lease_owner = \(owner) THEN NULL ELSE lease_owner END,
-                    lease_expires_at = CASE WHEN lease_owner = \(owner) THEN NULL ELSE lease_expires_at END
-                WHERE app_id = \(new.appId) AND key_id = \(new.keyId) AND created_at < \(new.createdAt)
-                RETURNING key_id
-                """,
-                logger: logger
-            ).collect().count == 1
-            if replaced { return .replaced(historyRecorded: historyRecorded) }
-            try await Self.releaseLease(appId: new.appId, keyId: new.keyId, owner: owner, on: connection, logger: logger)
-            return .keptNewer(historyRecorded: historyRecorded)
+        let rows = try await perform {
+            try await self.client.execute(statement, logger: logger).reduce(into: [ReplaceReceiptStatement.Row]()) { $0.append($1) }
         }
+        guard let result = rows.first else { throw StoreError(.queryFailed, "replaceReceipt returned no row") }
+        guard result.active else { return .keyInactive }
+        return result.replaced ? .replaced(historyRecorded: result.historyRecorded) : .keptNewer(historyRecorded: result.historyRecorded)
     }
 
     public func recordReceiptAttempt(_ attempt: ReceiptAttempt) async throws -> Bool {
@@ -112,15 +79,5 @@ extension PostgresRiskStore {
         try await rows(
             "SELECT * FROM risk_metric_history WHERE app_id = \(appId) AND key_id = \(keyId) ORDER BY receipt_created_at"
         ).map(RiskMetricObservation.init(postgres:))
-    }
-
-    private static func releaseLease(appId: String, keyId: Data, owner: String, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query(
-            """
-            UPDATE receipts SET lease_owner = NULL, lease_expires_at = NULL
-            WHERE app_id = \(appId) AND key_id = \(keyId) AND lease_owner = \(owner)
-            """,
-            logger: logger
-        )
     }
 }

@@ -64,6 +64,7 @@ let package = Package(
             name: "AppleServices",
             dependencies: [
                 "AttestCore",
+                "AsyncDeadline",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -90,8 +91,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "AsyncDeadline",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "RiskStore",
             dependencies: [
+                "AsyncDeadline",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -169,6 +180,11 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
             ],
             path: "Tests/AttestTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AsyncDeadlineTests",
+            dependencies: ["AsyncDeadline"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -16,6 +16,7 @@
 #   RECEIPT_BENCH_BREAKDOWN [0]        1 (or the argument --breakdown): also time each phase in isolation
 #   RECEIPT_BENCH_OPS [4000]           receipts per phase of the breakdown
 #   RECEIPT_BENCH_NO_BUILD [0]         1: use the binary already in Benchmarks/.build/release
+#   RECEIPT_BENCH_RUN_WRAPPER          a command put before each `ReceiptBench run` (e.g. "heaptrack -o /tmp/ht"), for profiling
 #   ATTESTGUARD_BENCH_DATABASE_URL     use this PostgreSQL instead of starting one (PostgreSQL CPU is then not measured)
 #   SWIFT                              swift binary (default: swift on PATH, else /opt/swift/usr/bin/swift)
 # Exit status: 0 only if every batch redeemed every key with no failure.
@@ -100,7 +101,8 @@ run_child "$bench" prepare --keys "$keys"
 for concurrency in $concurrencies; do
     echo
     echo "== batch: $keys keys, concurrency $concurrency (load average before: $(cut -d' ' -f1-3 /proc/loadavg)) =="
-    run_child "$bench" run --concurrency "$concurrency" "${pg_args[@]}" "${run_args[@]}" | tee "$work/run.out"
+    # shellcheck disable=SC2086 # the wrapper is a command line, split on purpose
+    run_child ${RECEIPT_BENCH_RUN_WRAPPER:-} "$bench" run --concurrency "$concurrency" "${pg_args[@]}" "${run_args[@]}" | tee "$work/run.out"
     grep '^RESULT ' "$work/run.out" >>"$work/results"
 done
 

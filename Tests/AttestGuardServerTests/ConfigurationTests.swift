@@ -36,12 +36,15 @@ struct ConfigurationTests {
         #expect(configuration.apps.first?.attestationHashing == ChallengeHashing.none)
         #expect(configuration.apiKeys.first?.scopes == [.verify, .score])
         #expect(configuration.engine.challengeTTL == .seconds(120))
-        guard case .postgres(let url, let poolSize, _) = configuration.database else {
+        guard case .postgres(let postgres) = configuration.database else {
             Issue.record("expected PostgreSQL")
             return
         }
-        #expect(url.contains("p%40ss@db.internal") || url.contains("p@ss@db.internal"))
-        #expect(poolSize == 12)
+        #expect(postgres.url.contains("p%40ss@db.internal") || postgres.url.contains("p@ss@db.internal"))
+        #expect(postgres.poolSize == 12)
+        // A warm pool without keep-alive queries unless the file says otherwise: see PostgresStoreConfiguration.
+        #expect(postgres.minimumConnections == 12)
+        #expect(postgres.keepAlive == nil)
         #expect(!configuration.summary.joined().contains("p@ss"), "the password must not reach the log summary")
         #expect(!configuration.summary.joined().contains("gateway-secret"))
     }

@@ -204,7 +204,14 @@ struct StoreHandle {
 
     static func open(url: String, connections: Int) throws -> StoreHandle {
         let store = PostgresRiskStore(
-            configuration: try PostgresStoreConfiguration(url: url, maximumConnections: connections, operationTimeout: .seconds(60)),
+            // As the server opens it by default: a warm pool, no keep-alive queries (see PostgresStoreConfiguration).
+            configuration: try PostgresStoreConfiguration(
+                url: url,
+                maximumConnections: connections,
+                minimumConnections: connections,
+                keepAlive: nil,
+                operationTimeout: .seconds(60)
+            ),
             logger: Bench.quietLogger
         )
         return StoreHandle(store: store, runner: Task { try await store.run() })

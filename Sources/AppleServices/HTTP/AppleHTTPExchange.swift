@@ -1,3 +1,4 @@
+import AsyncDeadline
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -37,32 +38,20 @@ struct AppleHTTPExchange: Sendable {
 
     func post(url: String, headers: HTTPHeaders, body: [UInt8]) async -> Result<AppleHTTPResponse, AppleHTTPTransportFailure> {
         let request = Self.request(url: url, headers: headers, body: body)
-        let deadline = NIODeadline.now() + TimeAmount.nanoseconds(Self.nanoseconds(timeout))
+        let deadline = NIODeadline.now() + TimeAmount.nanoseconds(timeout.wholeNanoseconds)
         let limit = maximumBodySize
         do {
+            // The client's deadline covers the response head only; the outer one covers the body too.
             return .success(
-                try await withThrowingTaskGroup(of: AppleHTTPResponse?.self) { group in
-                    group.addTask {
-                        let response = try await client.execute(request, deadline: deadline)
-                        var collected: [UInt8] = []
-                        for try await chunk in response.body {
-                            let room = limit - collected.count
-                            collected += chunk.readableBytesView.prefix(max(room, 0))
-                            if collected.count >= limit { break }
-                        }
-                        return AppleHTTPResponse(status: Int(response.status.code), headers: response.headers, body: collected)
+                try await withDeadline(timeout, on: client.eventLoopGroup.any(), timeoutError: { AppleHTTPTransportFailure.timedOut }) {
+                    let response = try await client.execute(request, deadline: deadline)
+                    var collected: [UInt8] = []
+                    for try await chunk in response.body {
+                        let room = limit - collected.count
+                        collected += chunk.readableBytesView.prefix(max(room, 0))
+                        if collected.count >= limit { break }
                     }
-                    group.addTask {
-                        // The client's deadline covers the response head only; this covers the body.
-                        let remaining = deadline - NIODeadline.now()
-                        try await Task.sleep(for: .nanoseconds(max(remaining.nanoseconds, 0)) + .milliseconds(50))
-                        return nil
-                    }
-                    defer { group.cancelAll() }
-                    guard let first = try await group.next(), let response = first else {
-                        throw AppleHTTPTransportFailure.timedOut
-                    }
-                    return response
+                    return AppleHTTPResponse(status: Int(response.status.code), headers: response.headers, body: collected)
                 }
             )
         } catch let failure as AppleHTTPTransportFailure {
@@ -85,10 +74,5 @@ struct AppleHTTPExchange: Sendable {
         request.headers = headers
         request.body = .bytes(ByteBuffer(bytes: body))
         return request
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue + attoseconds / 1_000_000_000
     }
 }

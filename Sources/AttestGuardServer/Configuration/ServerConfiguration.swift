@@ -16,8 +16,21 @@ public struct ServerConfiguration: Sendable {
 
     /// Where state lives.
     public enum Database: Sendable {
-        case postgres(url: String, poolSize: Int, timeout: Duration)
+        case postgres(Postgres)
         case sqlite(path: String)
+    }
+
+    /// A PostgreSQL database and its connection pool.
+    public struct Postgres: Sendable {
+        public var url: String
+        /// The most connections the process opens.
+        public var poolSize: Int
+        /// Connections kept open even when idle; the pool size by default, so that no idle-timeout timers run.
+        public var minimumConnections: Int
+        /// Idle time before a keep-alive query; `nil` (the default) sends none.
+        public var keepAlive: Duration?
+        /// The longest one store operation may take.
+        public var timeout: Duration
     }
 
     /// PEM files for HTTPS.
@@ -61,8 +74,9 @@ public struct ServerConfiguration: Sendable {
             lines.append("apple=not configured (no receipt refresh, no DeviceCheck)")
         }
         switch database {
-        case .postgres(let url, let poolSize, _):
-            lines.append("store=postgresql \((try? PostgresStoreConfiguration(url: url).redactedURL) ?? "postgres://?") pool=\(poolSize)")
+        case .postgres(let postgres):
+            let url = (try? PostgresStoreConfiguration(url: postgres.url).redactedURL) ?? "postgres://?"
+            lines.append("store=postgresql \(url) pool=\(postgres.minimumConnections)...\(postgres.poolSize)")
         case .sqlite(let path):
             lines.append("store=sqlite \(path)")
         }

@@ -107,10 +107,16 @@ public enum ServerConfigurationLoader {
                 components.password = password
                 url = components.string ?? url
             }
+            let poolSize = try databaseValues.int("poolSize", default: 16, range: 1...500)
+            let keepAliveSeconds = try databaseValues.int("keepAliveSeconds", default: 0, range: 0...86_400)
             database = .postgres(
-                url: url,
-                poolSize: try databaseValues.int("poolSize", default: 16, range: 1...500),
-                timeout: .milliseconds(try databaseValues.int("timeoutMilliseconds", default: 5_000, range: 100...600_000))
+                ServerConfiguration.Postgres(
+                    url: url,
+                    poolSize: poolSize,
+                    minimumConnections: try databaseValues.int("minimumConnections", default: poolSize, range: 0...poolSize),
+                    keepAlive: keepAliveSeconds == 0 ? nil : .seconds(keepAliveSeconds),
+                    timeout: .milliseconds(try databaseValues.int("timeoutMilliseconds", default: 5_000, range: 100...600_000))
+                )
             )
         } else {
             database = .sqlite(path: databaseValues.string("sqlitePath", default: "attestguard.sqlite"))

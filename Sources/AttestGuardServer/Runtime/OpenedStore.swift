@@ -38,8 +38,14 @@ public struct OpenedStore: Sendable {
                 migrate: { try await store.migrate() },
                 close: { await store.close() }
             )
-        case .postgres(let url, let poolSize, let timeout):
-            let configuration = try PostgresStoreConfiguration(url: url, maximumConnections: poolSize, operationTimeout: timeout)
+        case .postgres(let postgres):
+            let configuration = try PostgresStoreConfiguration(
+                url: postgres.url,
+                maximumConnections: postgres.poolSize,
+                minimumConnections: postgres.minimumConnections,
+                keepAlive: postgres.keepAlive,
+                operationTimeout: postgres.timeout
+            )
             let store = PostgresRiskStore(configuration: configuration, logger: logger)
             return OpenedStore(
                 store: store,

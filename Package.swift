@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: ["JSON", "YAML"]),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
@@ -113,6 +114,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "RiskRules",
+            dependencies: [
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "AttestGuard",
             dependencies: [
                 "AttestCore",
@@ -185,6 +194,11 @@ let package = Package(
         .testTarget(
             name: "AsyncDeadlineTests",
             dependencies: ["AsyncDeadline"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RiskRulesTests",
+            dependencies: ["RiskRules"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,40 @@
+/// The signals one rule set reads, each with its definition and a slot in ``SignalValues``. Built while the rule
+/// set compiles, so the engine assembles only what the rules use and the decision log stores only that.
+public struct SignalLayout: Sendable {
+    public struct Slot: Sendable, Hashable {
+        public var type: SignalType
+        /// Index within the storage of its type (numbers, durations and timestamps share one).
+        var index: Int
+    }
+
+    public private(set) var slots: [String: Slot] = [:]
+    public private(set) var definitions: [String: SignalDefinition] = [:]
+    private(set) var numberCount = 0
+    private(set) var stringCount = 0
+    private(set) var boolCount = 0
+
+    public init() {}
+
+    /// The names read, sorted.
+    public var names: [String] { slots.keys.sorted() }
+
+    /// The slot of a signal, assigning one on first use.
+    mutating func slot(for definition: SignalDefinition) -> Slot {
+        if let slot = slots[definition.name] { return slot }
+        let slot: Slot
+        switch definition.type {
+        case .number, .duration, .timestamp:
+            slot = Slot(type: definition.type, index: numberCount)
+            numberCount += 1
+        case .string:
+            slot = Slot(type: definition.type, index: stringCount)
+            stringCount += 1
+        case .bool:
+            slot = Slot(type: definition.type, index: boolCount)
+            boolCount += 1
+        }
+        slots[definition.name] = slot
+        definitions[definition.name] = definition
+        return slot
+    }
+}

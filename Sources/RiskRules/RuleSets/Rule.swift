@@ -1,0 +1,51 @@
+/// What a rule can decide outright, whatever the score.
+public enum RuleDecision: String, Sendable, Hashable, Codable, CaseIterable {
+    case allow
+    case review
+    case deny
+}
+
+/// One compiled rule: when it fires, what it adds to the score or decides, and how it explains itself.
+public struct Rule: Sendable {
+    public let id: String
+    public let summary: String?
+    /// Added to the score when the rule fires (may be negative; 0 for a rule that only decides).
+    public let score: Double
+    /// A hard decision when the rule fires.
+    public let decide: RuleDecision?
+    /// The condition as written.
+    public let condition: String
+    /// Where the rule stands: file and line.
+    public let file: String
+    public let line: Int
+    let evaluate: CompiledExpression.Evaluate<Bool>
+    let reason: ReasonTemplate
+
+    /// Whether the rule fires on these values (a missing condition does not fire).
+    public func fires(_ values: SignalValues) -> Bool {
+        evaluate(values) == true
+    }
+
+    /// The rendered reason for these values.
+    public func reason(_ values: SignalValues) -> String {
+        reason.render(values)
+    }
+}
+
+/// Score thresholds: at or above `deny` the decision is deny, at or above `review` it is review, below it allow.
+public struct DecisionThresholds: Sendable, Hashable, Codable {
+    public var review: Double
+    public var deny: Double
+
+    public init(review: Double, deny: Double) {
+        self.review = review
+        self.deny = deny
+    }
+
+    /// Used when no rule file sets `decisions:`.
+    public static let standard = DecisionThresholds(review: 50, deny: 80)
+
+    public func decision(for score: Double) -> RuleDecision {
+        score >= deny ? .deny : score >= review ? .review : .allow
+    }
+}

@@ -1,0 +1,71 @@
+/// A loaded, compiled rule set: its version (a content hash of its files), thresholds, rules and the signals they
+/// read. Immutable and `Sendable`: the server swaps whole sets on reload.
+public struct RuleSet: Sendable {
+    /// `sha256:` and 16 hex digits of the SHA-256 over the set's rule and list files (names and contents).
+    public let version: String
+    public let thresholds: DecisionThresholds
+    public let rules: [Rule]
+    /// The signals the rules and their reasons read.
+    public let layout: SignalLayout
+    /// Declared custom attributes and their types.
+    public let attributes: [String: SignalType]
+    /// The directory it was loaded from (empty for an in-memory set).
+    public let directory: String
+
+    /// Empty values for one evaluation at `now` (seconds since 1970), to fill and pass to ``evaluate(_:)``.
+    public func values(now: Double) -> SignalValues {
+        SignalValues(layout: layout, now: now)
+    }
+
+    /// Runs every rule. The score is the sum of the modifiers of the rules that fire. The decision: `deny` if a
+    /// firing rule decides deny; else `allow` if one decides allow; else the stricter of the score's decision by the
+    /// thresholds and `review` when a firing rule decides review.
+    public func evaluate(_ values: SignalValues) -> RuleEvaluation {
+        var score = 0.0
+        var fired: [RuleEvaluation.Fired] = []
+        var hard: (deny: String?, allow: String?, review: String?) = (nil, nil, nil)
+        for rule in rules where rule.fires(values) {
+            score += rule.score
+            fired.append(RuleEvaluation.Fired(id: rule.id, score: rule.score, decide: rule.decide, reason: rule.reason(values)))
+            switch rule.decide {
+            case .deny?: hard.deny = hard.deny ?? rule.id
+            case .allow?: hard.allow = hard.allow ?? rule.id
+            case .review?: hard.review = hard.review ?? rule.id
+            case nil: break
+            }
+        }
+        let byScore = thresholds.decision(for: score)
+        let (decision, decidedBy): (RuleDecision, String?)
+        if let id = hard.deny {
+            (decision, decidedBy) = (.deny, id)
+        } else if let id = hard.allow {
+            (decision, decidedBy) = (.allow, id)
+        } else if let id = hard.review, byScore == .allow {
+            (decision, decidedBy) = (.review, id)
+        } else {
+            (decision, decidedBy) = (byScore, nil)
+        }
+        return RuleEvaluation(score: score, decision: decision, decidedBy: decidedBy, fired: fired, ruleSetVersion: version)
+    }
+
+    /// How many rules run per evaluation.
+    public var ruleCount: Int { rules.count }
+}
+
+/// The outcome of one evaluation, with an explanation.
+public struct RuleEvaluation: Sendable, Hashable, Codable {
+    /// A rule that fired: what it added, what it decided, and its rendered reason.
+    public struct Fired: Sendable, Hashable, Codable {
+        public var id: String
+        public var score: Double
+        public var decide: RuleDecision?
+        public var reason: String
+    }
+
+    public var score: Double
+    public var decision: RuleDecision
+    /// The rule whose hard decision won, or `nil` when the score decided.
+    public var decidedBy: String?
+    public var fired: [Fired]
+    public var ruleSetVersion: String
+}

@@ -1,0 +1,71 @@
+/// One problem in a rule set, at a file, line and column, with a stable code and, where possible, a hint. A rule
+/// set with any of these never loads, so a running server keeps the set it has.
+public struct RuleSetError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Stable codes: those of ``ExpressionError/Code`` for expressions, and these for the files around them.
+    public enum Code: String, Sendable, Hashable {
+        case syntax = "syntax_error"
+        case unknownSignal = "unknown_signal"
+        case unknownFunction = "unknown_function"
+        case unknownList = "unknown_list"
+        case typeMismatch = "type_mismatch"
+        case wrongArguments = "wrong_arguments"
+        case yamlSyntax = "yaml_syntax"
+        case unknownField = "unknown_field"
+        case invalidField = "invalid_field"
+        case missingField = "missing_field"
+        case duplicateRule = "duplicate_rule"
+        case duplicateSetting = "duplicate_setting"
+        case unreadableFile = "unreadable_file"
+        case noRuleFiles = "no_rule_files"
+        case invalidTestCase = "invalid_test_case"
+
+        init(_ code: ExpressionError.Code) {
+            switch code {
+            case .syntax: self = .syntax
+            case .unknownSignal: self = .unknownSignal
+            case .unknownFunction: self = .unknownFunction
+            case .unknownList: self = .unknownList
+            case .typeMismatch: self = .typeMismatch
+            case .wrongArguments: self = .wrongArguments
+            }
+        }
+    }
+
+    public var code: Code
+    /// The file, as given to the loader (relative to the working directory or absolute).
+    public var file: String
+    /// 1-based; 0 when the problem is the file as a whole.
+    public var line: Int
+    public var column: Int
+    public var message: String
+    public var hint: String?
+
+    public init(_ code: Code, file: String, line: Int, column: Int, _ message: String, hint: String? = nil) {
+        self.code = code
+        self.file = file
+        self.line = line
+        self.column = column
+        self.message = message
+        self.hint = hint
+    }
+
+    /// `file:line:column: error[code]: message` and, on the next line, `  hint: ...`.
+    public var description: String {
+        let place = line > 0 ? "\(file):\(line):\(column)" : file
+        let first = "\(place): error[\(code.rawValue)]: \(message)"
+        return hint.map { first + "\n  hint: " + $0 } ?? first
+    }
+}
+
+/// Why a rule set did not load: every problem found, in file order.
+public struct RuleSetLoadFailure: Error, Sendable, CustomStringConvertible {
+    public var errors: [RuleSetError]
+
+    public init(errors: [RuleSetError]) {
+        self.errors = errors
+    }
+
+    public var description: String {
+        errors.map(\.description).joined(separator: "\n")
+    }
+}

@@ -1,0 +1,124 @@
+import Crypto
+import Foundation
+import Yams
+
+/// Loads a rule set from a directory: every `*.yaml` / `*.yml` file directly in it is a rule file (subdirectories
+/// such as `tests/` and `lists/` are not); list files are read relative to the directory. Every problem in every
+/// file is reported at once, each at its file, line and column; any problem means no rule set.
+public enum RuleSetLoader {
+    /// The longest expression or reason, in bytes: a bound on parse depth and work for hostile files.
+    static let maximumExpressionBytes = 4_096
+
+    public static func load(directory: String) throws(RuleSetLoadFailure) -> RuleSet {
+        let files: [String]
+        do {
+            files = try FileManager.default.contentsOfDirectory(atPath: directory)
+                .filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }
+                .sorted()
+        } catch {
+            throw RuleSetLoadFailure(errors: [RuleSetError(.unreadableFile, file: directory, line: 0, column: 0, "cannot list the rule directory: \(error.localizedDescription)")])
+        }
+        var documents: [(path: String, text: String)] = []
+        var errors: [RuleSetError] = []
+        for file in files {
+            let path = (directory as NSString).appendingPathComponent(file)
+            do {
+                documents.append((path, try String(contentsOfFile: path, encoding: .utf8)))
+            } catch {
+                errors.append(RuleSetError(.unreadableFile, file: path, line: 0, column: 0, "cannot read the file as UTF-8 text"))
+            }
+        }
+        guard errors.isEmpty else { throw RuleSetLoadFailure(errors: errors) }
+        guard !documents.isEmpty else {
+            throw RuleSetLoadFailure(errors: [RuleSetError(.noRuleFiles, file: directory, line: 0, column: 0, "no rule files (*.yaml, *.yml) in the directory")])
+        }
+        return try compile(documents: documents, directory: directory) { relative in
+            let path = relative.hasPrefix("/") ? relative : (directory as NSString).appendingPathComponent(relative)
+            return try String(contentsOfFile: path, encoding: .utf8)
+        }
+    }
+
+    /// Compiles rule files given as text; `readList` reads a list file by the path written in `lists:`.
+    public static func compile(
+        documents: [(path: String, text: String)],
+        directory: String = "",
+        readList: (String) throws -> String
+    ) throws(RuleSetLoadFailure) -> RuleSet {
+        var errors: [RuleSetError] = []
+        var parsed: [YAMLDocument] = []
+        for (path, text) in documents {
+            do throws(RuleSetError) {
+                parsed.append(try YAMLDocument(path: path, text: text))
+            } catch {
+                errors.append(error)
+            }
+        }
+        var reader = RuleFileReader()
+        parsed.forEach { reader.read($0) }
+        errors += reader.errors
+
+        var lists: [String: Set<String>] = [:]
+        var hashed: [(String, String)] = documents.map { ($0.path, $0.text) }
+        for (name, located) in reader.listPaths.sorted(by: { $0.key < $1.key }) {
+            do {
+                let text = try readList(located.value)
+                lists[name] = ListFile.items(text)
+                hashed.append(("list:\(name):\(located.value)", text))
+            } catch {
+                errors.append(located.document.error(.unreadableFile, at: located.node, "cannot read the list file \(located.value)",
+                                                     hint: "paths are relative to the rule directory"))
+            }
+        }
+        let attributes = reader.attributes.mapValues(\.value)
+        var compiler = ExpressionCompiler(layout: SignalLayout(), attributes: attributes, lists: lists)
+        var rules: [Rule] = []
+        var seen: [String: (String, Int)] = [:]
+        for (document, node) in reader.ruleNodes {
+            switch RuleCompiler.compile(node, in: document, with: &compiler) {
+            case .success(let rule):
+                if let (file, line) = seen[rule.id] {
+                    errors.append(document.error(.duplicateRule, at: node, "rule id \(rule.id) is used twice (also at \(file):\(line))"))
+                } else {
+                    seen[rule.id] = (rule.file, rule.line)
+                    rules.append(rule)
+                }
+            case .failure(let problems):
+                errors += problems.errors
+            case .none:
+                break
+            }
+        }
+        guard errors.isEmpty else { throw RuleSetLoadFailure(errors: errors) }
+        return RuleSet(
+            version: version(of: hashed),
+            thresholds: reader.thresholds?.value ?? .standard,
+            rules: rules,
+            layout: compiler.layout,
+            attributes: attributes,
+            directory: directory
+        )
+    }
+
+    /// `sha256:` and the first 16 hex digits of SHA-256 over each file's name and contents, in name order, so that
+    /// the same files give the same version on every server.
+    static func version(of files: [(String, String)]) -> String {
+        var hash = SHA256()
+        for (name, text) in files.sorted(by: { $0.0 < $1.0 }) {
+            hash.update(data: Data(((name as NSString).lastPathComponent).utf8))
+            hash.update(data: Data([0]))
+            hash.update(data: Data(text.utf8))
+            hash.update(data: Data([0]))
+        }
+        return "sha256:" + hash.finalize().prefix(8).map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// A list file: one item per line; blank lines and lines starting with `#` are skipped; items are trimmed.
+enum ListFile {
+    static func items(_ text: String) -> Set<String> {
+        Set(text.split(whereSeparator: \.isNewline).compactMap { line in
+            let item = line.trimmingCharacters(in: .whitespaces)
+            return item.isEmpty || item.hasPrefix("#") ? nil : item
+        })
+    }
+}

@@ -163,6 +163,7 @@ let package = Package(
             name: "attestguard",
             dependencies: [
                 "AttestGuardServer",
+                "RiskRules",
                 "AppleServices",
                 "AttestGuard",
                 "RiskStore",

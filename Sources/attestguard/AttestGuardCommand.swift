@@ -2,13 +2,13 @@ import ArgumentParser
 import Foundation
 
 /// The `attestguard` command line: `serve` the HTTP API, `migrate` its database, `receipts refresh` (the nightly
-/// batch), `verify` objects offline, `simulate apple` (a fake of Apple's services).
+/// batch), `rules lint|test|explain|signals` (for analysts), `verify` objects offline, `simulate apple` (a fake of Apple's services).
 @main
 struct AttestGuardCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "attestguard",
         abstract: "App Attest verification and risk server.",
-        subcommands: [Serve.self, Migrate.self, Receipts.self, Verify.self, Simulate.self]
+        subcommands: [Serve.self, Migrate.self, Receipts.self, Rules.self, Verify.self, Simulate.self]
     )
 
     /// Runs the command with AttestGuard's exit codes: 0 valid (or help), 1 invalid, 2 usage error.

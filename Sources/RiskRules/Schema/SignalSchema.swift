@@ -31,6 +31,7 @@ public enum SignalSchema {
         SignalDefinition("key.counter", .number, .key, "the last accepted assertion counter (0 before any assertion)"),
         SignalDefinition("key.last_assertion_at", .timestamp, .key, "when the key's last assertion was accepted; missing before the first"),
         SignalDefinition("key.last_assertion_age", .duration, .key, "time since the last accepted assertion; missing before the first"),
+        SignalDefinition("key.counter_jump", .number, .key, "for an assertion, its counter minus the key's previous counter (1 when every assertion reached the server); missing otherwise"),
         SignalDefinition("key.superseded_keys", .number, .key, "earlier keys of this user on this device that this one superseded"),
         SignalDefinition("receipt.risk_metric", .number, .receipt, "Apple's risk metric: keys attested on this device in 30 days; missing until the first redemption"),
         SignalDefinition("receipt.risk_metric_change_7d", .number, .receipt, "the risk metric now minus the metric observed 7 or more days ago; missing without such history"),

@@ -1,0 +1,123 @@
+import Foundation
+import Yams
+
+/// Rule test cases: `tests/*.yaml` beside the rule files. Each file has an optional `now` (ISO 8601, default
+/// 2026-01-01T00:00:00Z, the instant `age()` measures from) and `cases`, each with a `name`, `signals` (see
+/// ``SignalInput``) and `expect`: the `decision`, and optionally the exact set of rules `fired` and the `score`.
+public enum RuleTestCases {
+    /// One case's outcome.
+    public struct Result: Sendable {
+        public var file: String
+        public var line: Int
+        public var name: String
+        /// What differed from `expect`; empty when the case passed.
+        public var failures: [String]
+        public var evaluation: RuleEvaluation
+
+        public var passed: Bool { failures.isEmpty }
+    }
+
+    /// All cases of a directory's `tests/`.
+    public struct Report: Sendable {
+        public var results: [Result]
+        /// Problems in the case files themselves.
+        public var errors: [RuleSetError]
+
+        public var passed: Bool { errors.isEmpty && results.allSatisfy(\.passed) }
+    }
+
+    static let defaultNow = 1_767_225_600.0  // 2026-01-01T00:00:00Z
+
+    /// Runs every case file in `directory/tests` against `ruleSet`.
+    public static func run(_ ruleSet: RuleSet, directory: String) -> Report {
+        let testDirectory = (directory as NSString).appendingPathComponent("tests")
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: testDirectory)) ?? [])
+            .filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }
+            .sorted()
+        var report = Report(results: [], errors: [])
+        for file in files {
+            let path = (testDirectory as NSString).appendingPathComponent(file)
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                report.errors.append(RuleSetError(.unreadableFile, file: path, line: 0, column: 0, "cannot read the case file as UTF-8 text"))
+                continue
+            }
+            run(ruleSet, file: path, text: text, into: &report)
+        }
+        return report
+    }
+
+    /// Runs the cases of one file's text.
+    public static func run(_ ruleSet: RuleSet, file: String, text: String, into report: inout Report) {
+        let document: YAMLDocument
+        do throws(RuleSetError) {
+            document = try YAMLDocument(path: file, text: text)
+        } catch {
+            report.errors.append(error)
+            return
+        }
+        guard case .mapping(let root)? = document.root, case .sequence(let cases)? = root["cases"] else {
+            report.errors.append(document.error(.invalidTestCase, at: document.root, "a case file is a mapping with `cases:`, a list of cases"))
+            return
+        }
+        var now = defaultNow
+        if let nowNode = root["now"] {
+            guard let instant = nowNode.scalar.flatMap({ SignalInput.timestamp($0.string) }) else {
+                report.errors.append(document.error(.invalidTestCase, at: nowNode, "`now` is an ISO 8601 instant such as 2026-01-01T00:00:00Z"))
+                return
+            }
+            now = instant
+        }
+        for node in cases {
+            switch runCase(node, in: document, ruleSet: ruleSet, now: now) {
+            case .success(let result): report.results.append(result)
+            case .failure(let problems): report.errors += problems.errors
+            }
+        }
+    }
+
+    private static func runCase(_ node: Node, in document: YAMLDocument, ruleSet: RuleSet, now: Double) -> Swift.Result<Result, RuleProblems> {
+        guard case .mapping(let mapping) = node, let name = mapping["name"]?.scalar?.string,
+            let signalsNode = mapping["signals"], case .mapping(let expect)? = mapping["expect"]
+        else {
+            return .failure(RuleProblems([document.error(.invalidTestCase, at: node, "a case has `name`, `signals` and `expect`")]))
+        }
+        let signals: [String: SignalValue?]
+        switch SignalInput.values(signalsNode, in: document, attributes: ruleSet.attributes) {
+        case .success(let values): signals = values
+        case .failure(let problems): return .failure(problems)
+        }
+        let values = ruleSet.values(now: now)
+        for (signal, value) in signals { values.set(signal, value ?? nil) }
+        let evaluation = ruleSet.evaluate(values)
+        var failures: [String] = []
+        guard let decisionText = expect["decision"]?.scalar?.string, let decision = RuleDecision(rawValue: decisionText) else {
+            return .failure(RuleProblems([document.error(.invalidTestCase, at: expect["decision"] ?? node, "`expect.decision` is allow, review or deny")]))
+        }
+        if evaluation.decision != decision {
+            failures.append("decision \(evaluation.decision.rawValue), expected \(decision.rawValue)")
+        }
+        if let firedNode = expect["fired"] {
+            guard case .sequence(let list) = firedNode else {
+                return .failure(RuleProblems([document.error(.invalidTestCase, at: firedNode, "`expect.fired` is a list of rule ids")]))
+            }
+            let expected = Set(list.compactMap { $0.scalar?.string })
+            let unknown = expected.subtracting(ruleSet.rules.map(\.id))
+            if !unknown.isEmpty {
+                return .failure(RuleProblems([document.error(.invalidTestCase, at: firedNode, "no rule has the id \(unknown.sorted().joined(separator: ", "))")]))
+            }
+            let actual = Set(evaluation.fired.map(\.id))
+            if actual != expected {
+                failures.append("fired [\(actual.sorted().joined(separator: ", "))], expected [\(expected.sorted().joined(separator: ", "))]")
+            }
+        }
+        if let scoreNode = expect["score"] {
+            guard let score = scoreNode.float else {
+                return .failure(RuleProblems([document.error(.invalidTestCase, at: scoreNode, "`expect.score` is a number")]))
+            }
+            if abs(score - evaluation.score) > 1e-9 {
+                failures.append("score \(RuleValueFormat.number(evaluation.score)), expected \(RuleValueFormat.number(score))")
+            }
+        }
+        return .success(Result(file: document.path, line: node.mark?.line ?? 0, name: name, failures: failures, evaluation: evaluation))
+    }
+}

@@ -1,0 +1,14 @@
+extension SignalSchema {
+    /// The schema as a Markdown table: fixed signals, then the velocity and attribute families.
+    public static func markdownTable() -> String {
+        var lines = ["| signal | type | meaning |", "|---|---|---|"]
+        for signal in fixed {
+            lines.append("| `\(signal.name)` | \(signal.type.rawValue) | \(signal.summary) |")
+        }
+        let events = velocityEvents.map { "`\($0.name)` (\($0.summary))" }.joined(separator: ", ")
+        let dimensions = velocityDimensions.map { "`\($0.name)`" }.joined(separator: ", ")
+        lines.append("| `velocity.<event>.<per>.<window>` | number | events in the window ending now; event: \(events); per: \(dimensions); window: whole minutes from `1m` to `30d` (`15m`, `1h`, `24h`, `7d`); missing when the request lacks that key, user, device or IP |")
+        lines.append("| `attributes.<name>` | declared | a custom attribute the gateway sends, declared with its type under `attributes:` in a rule file; missing if not sent |")
+        return lines.joined(separator: "\n")
+    }
+}

@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "AppleSimulator", targets: ["AppleSimulator"]),
         .library(name: "AppleServices", targets: ["AppleServices"]),
         .library(name: "RiskStore", targets: ["RiskStore"]),
+        .library(name: "RiskRules", targets: ["RiskRules"]),
         .library(name: "AttestGuard", targets: ["AttestGuard"]),
         .library(name: "AttestGuardServer", targets: ["AttestGuardServer"]),
         .executable(name: "attestguard", targets: ["attestguard"]),

@@ -37,6 +37,13 @@ let package = Package(
                 .product(name: "AttestCore", package: "main"),
             ]
         ),
+        // The rule evaluation benchmark (Benchmarks/rules.sh): single-core throughput of RuleSet.evaluate on Rules/.
+        .executableTarget(
+            name: "RuleBench",
+            dependencies: [
+                .product(name: "RiskRules", package: "main"),
+            ]
+        ),
         // The receipt batch benchmark (Benchmarks/receipts.sh): prepares N keys due now with ATTEST receipts in
         // PostgreSQL, runs ReceiptRefreshScheduler.runBatch unthrottled against an in-process fake Apple on loopback,
         // and prints receipts redeemed per second, peak and sampled RSS, and (--breakdown) each phase's cost.

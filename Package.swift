@@ -126,6 +126,7 @@ let package = Package(
             name: "AttestGuard",
             dependencies: [
                 "AttestCore",
+                "RiskRules",
                 "AppleReceipts",
                 "AppleServices",
                 "RiskStore",
@@ -138,6 +139,7 @@ let package = Package(
         .target(
             name: "AttestGuardServer",
             dependencies: [
+                "RiskRules",
                 "AttestGuard",
                 "AppleServices",
                 "AttestCore",

@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 binary=$(realpath "${1:-.build/debug/attestguard}")
+rules=$(realpath Rules)
 work=$(mktemp -d)
 server_pid=
 cleanup() {
@@ -22,8 +23,8 @@ api_key="conformance-key-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
     exec env -i PATH="$PATH" HOME="${HOME:-/root}" \
         ATTESTGUARD_MODE=simulator ATTESTGUARD_SERVER_PORT=0 ATTESTGUARD_LOG_LEVEL=error \
         ATTESTGUARD_API_KEYS_NAMES=conformance ATTESTGUARD_API_KEYS_CONFORMANCE_SECRET_ENV=CONFORMANCE_KEY \
-        ATTESTGUARD_API_KEYS_CONFORMANCE_SCOPES=verify,admin,devicecheck:read,devicecheck:write CONFORMANCE_KEY="$api_key" \
-        ATTESTGUARD_CHALLENGES_MAX_PER_USER=100000 \
+        ATTESTGUARD_API_KEYS_CONFORMANCE_SCOPES=verify,score,admin,devicecheck:read,devicecheck:write CONFORMANCE_KEY="$api_key" \
+        ATTESTGUARD_CHALLENGES_MAX_PER_USER=100000 ATTESTGUARD_RULES_DIRECTORY="$rules" \
         ATTESTGUARD_APPS_NAMES=sample,shop \
         ATTESTGUARD_APPS_SAMPLE_APP_ID=ABCDE12345.com.example.attestguard ATTESTGUARD_APPS_SAMPLE_ENVIRONMENTS=development \
         ATTESTGUARD_APPS_SHOP_APP_ID=ABCDE12345.com.example.shop ATTESTGUARD_APPS_SHOP_ENVIRONMENTS=development,production \

@@ -1,41 +1,43 @@
 public import NIOCore
+import NIOConcurrencyHelpers
 import NIOPosix
 
-/// Runs `operation` and answers within `limit`: if the operation has not finished by then, it is cancelled and
-/// `timeoutError()` is thrown at once, without waiting for the operation to notice the cancellation.
+/// Runs `operation` within `limit`: if it has not finished by then, it is cancelled, and once it has stopped,
+/// `timeoutError()` is thrown (unless it finished with a value all the same). The operation never outlives the
+/// call, so nothing it holds (a connection, an HTTP body writer) is left running behind the caller's back.
 ///
-/// The timer is a task scheduled on a NIO event loop and removed when the operation finishes first. A racing
+/// The timer is a task scheduled on a NIO event loop and removed as soon as the operation finishes. A racing
 /// `Task.sleep` would do the same job, but a cancelled sleep keeps its task and dispatch timer alive until the
-/// original deadline: at thousands of operations a second with deadlines of seconds, that holds tens of
-/// megabytes for nothing.
+/// original deadline (swiftlang/swift#60441): at thousands of operations a second with deadlines of seconds, that
+/// holds tens of megabytes for nothing.
 ///
 /// Cancelling the caller cancels the operation, whose own outcome (usually `CancellationError`) is then thrown.
 ///
 /// - Parameters:
 ///   - limit: How long the operation may take; zero or less times out at once.
-///   - eventLoop: Where the timer runs; any loop of NIO's shared group by default.
+///   - eventLoop: Where the timer runs; any loop of NIO's shared group when `nil`.
 ///   - timeoutError: The error thrown when the limit passes first.
-///   - operation: The work, run as an unstructured task that inherits priority and task-local values.
+///   - operation: The work, run as a task that inherits priority and task-local values.
 public func withDeadline<Result: Sendable>(
     _ limit: Duration,
     on eventLoop: (any EventLoop)? = nil,
     timeoutError: @escaping @Sendable () -> any Error,
     _ operation: @escaping @Sendable () async throws -> Result
 ) async throws -> Result {
-    let race = DeadlineRace<Result>()
-    let task = Task {
-        do {
-            race.finish(.success(try await operation()))
-        } catch {
-            race.finish(.failure(error))
-        }
-    }
+    let task = Task { try await operation() }
+    let timedOut = NIOLockedValueBox(false)
     let timer = (eventLoop ?? MultiThreadedEventLoopGroup.singleton.any()).scheduleTask(in: .nanoseconds(limit.wholeNanoseconds)) {
-        if race.finish(.failure(timeoutError())) { task.cancel() }
+        timedOut.withLockedValue { $0 = true }
+        task.cancel()
     }
     defer { timer.cancel() }
     return try await withTaskCancellationHandler {
-        try await race.outcome()
+        do {
+            return try await task.value
+        } catch {
+            if timedOut.withLockedValue({ $0 }) { throw timeoutError() }
+            throw error
+        }
     } onCancel: {
         task.cancel()
     }

@@ -1,8 +1,8 @@
 public import AppleServices
 public import RiskStore
 
-/// The verification core with its state: challenges, attestations, assertions, the key registry and DeviceCheck
-/// bits over one store, one clock and one set of apps. The HTTP server and the CLI are thin layers over it.
+/// The verification core with its state: challenges, attestations, assertions, the key registry, DeviceCheck
+/// bits and risk verdicts over one store, one clock and one set of apps. The HTTP server and the CLI are thin layers over it.
 public struct AttestGuardEngine: Sendable {
     public let apps: AppCatalog
     public let settings: EngineSettings
@@ -13,6 +13,8 @@ public struct AttestGuardEngine: Sendable {
     public let assertions: AssertionService
     public let keys: KeyService
     public let deviceCheck: DeviceCheckService
+    /// Verdicts from the rule set in force (`scorer.rules` swaps it).
+    public let scorer: RiskScorer
 
     /// - Parameter deviceCheck: Apple's DeviceCheck API (`AppleClients.deviceCheck`); `nil` when no Apple
     ///   credentials are configured, which makes the DeviceCheck calls `devicecheck_unavailable`.
@@ -21,17 +23,21 @@ public struct AttestGuardEngine: Sendable {
         apps: AppCatalog,
         settings: EngineSettings,
         clock: any EngineClock = SystemClock(),
-        deviceCheck: (any DeviceChecking)? = nil
+        deviceCheck: (any DeviceChecking)? = nil,
+        rules: RuleSetHolder = RuleSetHolder(RuleSetHolder.empty)
     ) {
         let metrics = EngineMetrics()
         self.apps = apps
         self.settings = settings
         self.store = store
         self.clock = clock
+        let deviceCheckService = DeviceCheckService(client: deviceCheck, store: store, apps: apps, clock: clock, metrics: metrics)
+        let scorer = RiskScorer(rules: rules, apps: apps, store: store, deviceCheck: deviceCheckService, clock: clock)
+        self.deviceCheck = deviceCheckService
+        self.scorer = scorer
         self.challenges = ChallengeService(store: store, apps: apps, settings: settings, clock: clock, metrics: metrics)
-        self.attestations = AttestationService(store: store, apps: apps, settings: settings, clock: clock, metrics: metrics)
-        self.assertions = AssertionService(store: store, apps: apps, settings: settings, clock: clock, metrics: metrics)
+        self.attestations = AttestationService(store: store, apps: apps, settings: settings, clock: clock, metrics: metrics, scorer: scorer)
+        self.assertions = AssertionService(store: store, apps: apps, settings: settings, clock: clock, metrics: metrics, scorer: scorer)
         self.keys = KeyService(store: store, apps: apps, clock: clock)
-        self.deviceCheck = DeviceCheckService(client: deviceCheck, store: store, apps: apps, clock: clock, metrics: metrics)
     }
 }

@@ -46,6 +46,10 @@ struct ServerHarness {
         return logger
     }()
 
+    /// The shipped default rule set.
+    static let rulesDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Rules").path
+
     /// The environment a test server is configured from (exercising the ATTESTGUARD_* overrides).
     static func environment(databaseURL: String?, extra: [String: String] = [:]) -> [String: String] {
         var environment = [
@@ -58,7 +62,8 @@ struct ServerHarness {
             "ATTESTGUARD_APPS_PROD_ENVIRONMENTS": "production",
             "ATTESTGUARD_API_KEYS_NAMES": "gateway,narrow,operator",
             "ATTESTGUARD_API_KEYS_GATEWAY_SECRET_ENV": "TEST_GATEWAY_KEY",
-            "ATTESTGUARD_API_KEYS_GATEWAY_SCOPES": "verify",
+            "ATTESTGUARD_API_KEYS_GATEWAY_SCOPES": "verify,score",
+            "ATTESTGUARD_RULES_DIRECTORY": rulesDirectory,
             "ATTESTGUARD_API_KEYS_NARROW_SECRET_ENV": "TEST_NARROW_KEY",
             "ATTESTGUARD_API_KEYS_NARROW_SCOPES": "verify",
             "ATTESTGUARD_API_KEYS_NARROW_APPS": productionOnlyAppId,
@@ -96,7 +101,8 @@ struct ServerHarness {
         let configuration = try await ServerConfigurationLoader.load(file: nil, environment: environment(databaseURL: url, extra: extraEnvironment))
         let store = try await OpenedStore.open(configuration.database, clock: { clock.now() }, logger: logger)
         let engine = AttestGuardEngine(
-            store: store.store, apps: AppCatalog(configuration.apps), settings: configuration.engine, clock: clock, deviceCheck: deviceCheck
+            store: store.store, apps: AppCatalog(configuration.apps), settings: configuration.engine, clock: clock, deviceCheck: deviceCheck,
+            rules: try RuleSetStartup.load(configuration, logger: logger)
         )
         let application = try ServerAssembly.application(
             engine: engine, configuration: configuration, store: store, registry: registry, logger: logger

@@ -189,3 +189,14 @@ struct RuleSetLoadingTests {
         #expect(set.evaluate(values).fired.first?.reason == "{literal} 2h missing")
     }
 }
+
+@Suite("Signal schema documentation")
+struct SignalSchemaDocumentationTests {
+    @Test("the README's signal table is the schema's, so the two cannot drift apart")
+    func readmeTable() throws {
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("README.md")
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        #expect(text.contains(SignalSchema.markdownTable()), "regenerate it with `attestguard rules signals`")
+    }
+}

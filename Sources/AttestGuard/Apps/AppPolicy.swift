@@ -24,11 +24,22 @@ public struct AppPolicy: Sendable, Hashable {
         case monitor
     }
 
+    /// The verdict when scoring cannot read the store (contract: `onStoreError`).
+    public enum StoreErrorDecision: String, Sendable, Hashable, CaseIterable {
+        case allow
+        case review
+        case deny
+    }
+
     public var identity: AppIdentity
     public var environments: Set<AppAttestEnvironment>
     public var attestationHashing: ChallengeHashing
     public var clientDataFormat: ClientDataFormat
     public var mode: Mode
+    /// The percentage of users (0-100, by a stable hash of app and user id) who must attest; the rules read it as
+    /// `rollout.attestation_required`.
+    public var attestationRequiredPercent: Int
+    public var onStoreError: StoreErrorDecision
 
     public var appId: String { identity.appId }
 
@@ -37,12 +48,16 @@ public struct AppPolicy: Sendable, Hashable {
         environments: Set<AppAttestEnvironment> = [.production],
         attestationHashing: ChallengeHashing = .sha256,
         clientDataFormat: ClientDataFormat = .v1,
-        mode: Mode = .enforce
+        mode: Mode = .enforce,
+        attestationRequiredPercent: Int = 0,
+        onStoreError: StoreErrorDecision = .review
     ) {
         self.identity = AppIdentity(appId: appId)
         self.environments = environments
         self.attestationHashing = attestationHashing
         self.clientDataFormat = clientDataFormat
         self.mode = mode
+        self.attestationRequiredPercent = min(max(attestationRequiredPercent, 0), 100)
+        self.onStoreError = onStoreError
     }
 }

@@ -13,14 +13,16 @@ public struct AssertionService: Sendable {
     let settings: EngineSettings
     let clock: any EngineClock
     let metrics: EngineMetrics
+    let scorer: RiskScorer
     private let verifier = AssertionVerifier()
 
-    public init(store: any RiskStore, apps: AppCatalog, settings: EngineSettings, clock: any EngineClock, metrics: EngineMetrics) {
+    init(store: any RiskStore, apps: AppCatalog, settings: EngineSettings, clock: any EngineClock, metrics: EngineMetrics, scorer: RiskScorer) {
         self.store = store
         self.apps = apps
         self.settings = settings
         self.clock = clock
         self.metrics = metrics
+        self.scorer = scorer
     }
 
     public func assert(_ submission: AssertionSubmission) async throws -> AssertionResult {
@@ -84,12 +86,25 @@ public struct AssertionService: Sendable {
         let commit = AssertionCommit(claim: claim, counter: Int64(verified.counter), requestContext: Self.json(submission.request))
         switch try await withStore({ try await store.commitAssertion(commit) }) {
         case .committed:
+            // A valid assertion commits whatever the verdict: the verdict is advice for the gateway (contract).
+            let scored = try await scorer.score(ScoreRequest(
+                appId: app.appId,
+                endpoint: .assertion,
+                keyId: submission.keyId,
+                userId: submission.userId,
+                deviceId: key.deviceId,
+                ip: submission.request.ip,
+                action: submission.request.action,
+                attributes: submission.request.attributes ?? [:],
+                binding: app.clientDataFormat.name,
+                counterJump: Int64(verified.counter) - key.counter
+            ))
             return AssertionResult(
                 keyId: submission.keyId,
                 counter: Int64(verified.counter),
                 clientDataFormat: app.clientDataFormat.name,
                 requestBinding: clientData.boundRequest == nil ? .notChecked : .verified,
-                verdict: .defaultAllow
+                verdict: scored.verdict
             )
         case .rejected(let rejection):
             throw EngineError(rejection)

@@ -14,14 +14,16 @@ public struct AttestationService: Sendable {
     let clock: any EngineClock
     let verifier: AttestationVerifier
     let metrics: EngineMetrics
+    let scorer: RiskScorer
 
-    public init(store: any RiskStore, apps: AppCatalog, settings: EngineSettings, clock: any EngineClock, metrics: EngineMetrics) {
+    init(store: any RiskStore, apps: AppCatalog, settings: EngineSettings, clock: any EngineClock, metrics: EngineMetrics, scorer: RiskScorer) {
         self.store = store
         self.apps = apps
         self.settings = settings
         self.clock = clock
         self.verifier = settings.attestationVerifier
         self.metrics = metrics
+        self.scorer = scorer
     }
 
     public func attest(_ submission: AttestationSubmission) async throws -> AttestationResult {
@@ -49,7 +51,7 @@ public struct AttestationService: Sendable {
                 throw EngineError(rejection)
             }
             let receipt = try await withStore { try await store.receipt(appId: app.appId, keyId: existing.keyId) }
-            return AttestationResult(key: existing, receipt: receipt, idempotent: true, supersededKeyIds: [], verdict: .defaultAllow)
+            return try await result(key: existing, receipt: receipt, idempotent: true, supersededKeyIds: [])
         }
 
         let now = clock.now()
@@ -103,10 +105,10 @@ public struct AttestationService: Sendable {
         }
         switch outcome {
         case .registered(let registered, let superseded):
-            return AttestationResult(key: registered, receipt: receipt, idempotent: false, supersededKeyIds: superseded, verdict: .defaultAllow)
+            return try await result(key: registered, receipt: receipt, idempotent: false, supersededKeyIds: superseded)
         case .alreadyRegistered(let existing):
             let stored = try await withStore { try await store.receipt(appId: app.appId, keyId: existing.keyId) }
-            return AttestationResult(key: existing, receipt: stored, idempotent: true, supersededKeyIds: [], verdict: .defaultAllow)
+            return try await result(key: existing, receipt: stored, idempotent: true, supersededKeyIds: [])
         case .rejected(let rejection):
             throw EngineError(rejection)
         }
@@ -126,5 +128,11 @@ public struct AttestationService: Sendable {
                 "the key was attested in \(environment.rawValue); \(app.appId) accepts \(accepted)"
             )
         }
+    }
+
+    /// The result with the verdict for the key as registered (a valid attestation registers whatever the verdict).
+    private func result(key: KeyRecord, receipt: ReceiptRecord?, idempotent: Bool, supersededKeyIds: [Data]) async throws -> AttestationResult {
+        let scored = try await scorer.score(ScoreRequest(appId: key.appId, endpoint: .attestation, keyId: key.keyId, userId: key.userId, deviceId: key.deviceId))
+        return AttestationResult(key: key, receipt: receipt, idempotent: idempotent, supersededKeyIds: supersededKeyIds, verdict: scored.verdict)
     }
 }

@@ -58,6 +58,9 @@ public struct ServerConfiguration: Sendable {
     /// Whether `serve` refreshes receipts continuously (`receipts.refresh.enabled`; needs Apple credentials).
     public var receiptRefreshEnabled: Bool
     public var logLevel: Logger.Level
+    /// The rule directory (`rules.directory`); `nil`: `Rules` in the working directory if there is one, else no
+    /// rules (every verdict allow).
+    public var rulesDirectory: String? = nil
 
     /// Lines safe to log at start-up: no secret, no password.
     public var summary: [String] {

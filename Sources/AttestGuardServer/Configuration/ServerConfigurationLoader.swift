@@ -136,7 +136,8 @@ public enum ServerConfigurationLoader {
             simulatorSeed: seed,
             apple: apple,
             receiptRefreshEnabled: refresh.enabled,
-            logLevel: try values.choice("logLevel", default: Logger.Level.info)
+            logLevel: try values.choice("logLevel", default: Logger.Level.info),
+            rulesDirectory: values.scoped("rules").string("directory")
         )
     }
 
@@ -171,7 +172,9 @@ public enum ServerConfigurationLoader {
                 environments: Set(environments),
                 attestationHashing: hashing,
                 clientDataFormat: format,
-                mode: try app.choice("mode", default: AppPolicy.Mode.enforce)
+                mode: try app.choice("mode", default: AppPolicy.Mode.enforce),
+                attestationRequiredPercent: try app.int("attestationRequiredPercent", default: 0, range: 0...100),
+                onStoreError: try app.choice("onStoreError", default: AppPolicy.StoreErrorDecision.review)
             )
         }
     }

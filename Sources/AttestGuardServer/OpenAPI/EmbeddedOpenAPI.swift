@@ -57,6 +57,8 @@ tags:
     description: Reading and revoking registered keys.
   - name: devicecheck
     description: Apple's two DeviceCheck bits per device, stored against a key, user or device for scoring.
+  - name: scoring
+    description: Risk verdicts from the rule set in force, for requests the gateway is about to serve.
   - name: operations
     description: Health, readiness, metrics and this document. Unauthenticated.
 
@@ -451,6 +453,72 @@ paths:
           $ref: '#/components/responses/AppOrKeyNotFound'
         '503':
           $ref: '#/components/responses/StoreUnavailable'
+
+  /v1/score:
+    post:
+      tags: [scoring]
+      operationId: scoreRequest
+      summary: Ask for the risk verdict of a request
+      description: |
+        Evaluates the rule set in force on the signals of this request: the key (status, age, counter), its
+        receipt (Apple's risk metric, its change over 7 days, staleness), stored DeviceCheck bits (never Apple),
+        the request (action, user, IP, device, the client's own App Attest status), custom `attributes` (as the
+        rule set declares them), and the rollout. Everything but `appId` is optional; what is absent reads as
+        missing in the rules. The response lists every signal the rule set reads (`null` when missing).
+
+        In the app's `monitor` mode the decision is always `allow`, `enforced` is false and `ruleDecision` is what
+        the rules decided. When the store does not answer, the verdict is the app's `onStoreError` decision
+        (default `review`) with the reason `store_unavailable`. Scope: `score`.
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: '#/components/schemas/ScoreRequest'
+            examples:
+              promo:
+                value:
+                  appId: ABCDE12345.com.example.shop
+                  keyId: u1qLupMXpfUY8nvwohOwS0r6C7mjK6Vz0FysWUB2Jd4=
+                  userId: user-42
+                  ip: 203.0.113.7
+                  action: claim_promo
+                  attributes:
+                    cartTotal: 120
+      responses:
+        '200':
+          description: The verdict, with the signals it was computed from.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/ScoreResponse'
+              examples:
+                farm:
+                  value:
+                    decision: review
+                    score: 60
+                    reasons:
+                      - ruleId: key-farm
+                        score: 60
+                        message: the device has 14 attested keys in 30 days
+                    ruleSetVersion: sha256:80ffe14b32b4eeac
+                    enforced: true
+                    signals:
+                      key.status: active
+                      receipt.risk_metric: 14
+                      devicecheck.bit0: null
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '403':
+          $ref: '#/components/responses/Forbidden'
+        '404':
+          $ref: '#/components/responses/AppNotFound'
+        '413':
+          $ref: '#/components/responses/BodyTooLarge'
+        '415':
+          $ref: '#/components/responses/UnsupportedMediaType'
 
   /v1/devicecheck/query:
     post:
@@ -1382,9 +1450,17 @@ components:
 
     Verdict:
       type: object
-      description: The risk verdict; advice for the gateway. Until a rule set is loaded it is `allow` with score 0.
-      required: [decision, score, reasons, ruleSetVersion]
+      description: |
+        The risk verdict; advice for the gateway. Without a rule set it is `allow` with score 0 (version `none`).
+        In the app's `monitor` mode `decision` is always `allow`, `enforced` is false and `ruleDecision` is what
+        the rules decided.
+      required: [decision, score, reasons, ruleSetVersion, enforced]
       properties:
+        enforced:
+          type: boolean
+        ruleDecision:
+          type: string
+          enum: [allow, review, deny]
         decision:
           type: string
           enum: [allow, review, deny]
@@ -1396,7 +1472,49 @@ components:
             $ref: '#/components/schemas/VerdictReason'
         ruleSetVersion:
           type: string
-          examples: [none, '2025-01-30.1']
+          examples: [none, 'sha256:80ffe14b32b4eeac']
+
+    ScoreRequest:
+      type: object
+      required: [appId]
+      properties:
+        appId:
+          $ref: '#/components/schemas/AppId'
+        keyId:
+          $ref: '#/components/schemas/KeyId'
+        userId:
+          $ref: '#/components/schemas/UserId'
+        deviceId:
+          $ref: '#/components/schemas/DeviceId'
+        ip:
+          type: string
+          maxLength: 64
+        action:
+          type: string
+          maxLength: 64
+          description: What the request does (`purchase`, `claim_promo`, ...), as the rules name it.
+        attestStatus:
+          type: string
+          maxLength: 32
+          description: The client's own App Attest status (`supported`, `unsupported`, `throttled`, `failed`, ...).
+        attributes:
+          type: object
+          description: Caller-defined facts about the request, typed by the rule set's `attributes:`.
+          maxProperties: 64
+          additionalProperties:
+            type: [string, number, boolean]
+
+    ScoreResponse:
+      allOf:
+        - $ref: '#/components/schemas/Verdict'
+        - type: object
+          required: [signals]
+          properties:
+            signals:
+              type: object
+              description: Every signal the rule set reads; durations in seconds, timestamps in ISO 8601, `null` when missing.
+              additionalProperties:
+                type: [string, number, boolean, 'null']
 
     VerdictReason:
       type: object

@@ -25,6 +25,8 @@ public enum ServerAssembly {
             .register(on: router, keys: APIKeyRing(configuration.apiKeys))
         DeviceCheckRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes))
             .register(on: router, keys: APIKeyRing(configuration.apiKeys))
+        ScoreRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes))
+            .register(on: router, keys: APIKeyRing(configuration.apiKeys))
         return router
     }
 

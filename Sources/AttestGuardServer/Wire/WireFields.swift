@@ -59,12 +59,15 @@ enum WireFields {
         }
         if let ip = request.ip { try text(ip, field: "request.ip", maximumLength: 64) }
         if let action = request.action { try text(action, field: "request.action", maximumLength: 64) }
-        if let attributes = request.attributes {
-            guard attributes.count <= 64 else { throw APIError.badRequest("invalid_field", "request.attributes has more than 64 entries") }
-            for (name, value) in attributes {
-                try text(name, field: "request.attributes key", maximumLength: 64)
-                if case .string(let string) = value { try text(string, field: "request.attributes.\(name)", maximumLength: 1_024) }
-            }
+        if let attributes = request.attributes { try self.attributes(attributes, field: "request.attributes") }
+    }
+
+    /// Custom attributes for the rules: at most 64, names up to 64 characters, strings up to 1,024.
+    static func attributes(_ attributes: [String: AssertedRequest.Attribute], field: String) throws {
+        guard attributes.count <= 64 else { throw APIError.badRequest("invalid_field", "\(field) has more than 64 entries") }
+        for (name, value) in attributes {
+            try text(name, field: "\(field) key", maximumLength: 64)
+            if case .string(let string) = value { try text(string, field: "\(field).\(name)", maximumLength: 1_024) }
         }
     }
 }

@@ -75,7 +75,7 @@ public enum SignalInput {
     }
 
     /// `90s`, `1.5h`, `7d`, `2w` in seconds.
-    static func duration(_ text: String) -> Double? {
+    public static func duration(_ text: String) -> Double? {
         guard let tokens = try? Lexer.tokens(of: text), tokens.count == 2, case .duration(let seconds) = tokens[0].kind else { return nil }
         return seconds
     }

@@ -68,4 +68,12 @@ public struct RuleEvaluation: Sendable, Hashable, Codable {
     public var decidedBy: String?
     public var fired: [Fired]
     public var ruleSetVersion: String
+
+    public init(score: Double, decision: RuleDecision, decidedBy: String?, fired: [Fired], ruleSetVersion: String) {
+        self.score = score
+        self.decision = decision
+        self.decidedBy = decidedBy
+        self.fired = fired
+        self.ruleSetVersion = ruleSetVersion
+    }
 }

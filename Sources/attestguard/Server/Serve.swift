@@ -49,7 +49,8 @@ struct Serve: AsyncParsableCommand {
             apps: AppCatalog(configuration.apps),
             settings: configuration.engine,
             clock: clock,
-            deviceCheck: apple?.deviceCheck
+            deviceCheck: apple?.deviceCheck,
+            rules: try RuleSetStartup.load(configuration, logger: logger)
         )
         var background: [any Service] = []
         if let apple, configuration.receiptRefreshEnabled {

@@ -1,0 +1,71 @@
+import Foundation
+public import RiskRules
+import RiskStore
+
+/// Turns a request into a verdict with the rule set in force: assembles the signals the rules read, evaluates,
+/// and applies the app's mode. When the store cannot answer, the verdict is the app's `onStoreError` decision with
+/// the reason `store_unavailable` (verification itself fails closed elsewhere).
+public struct RiskScorer: Sendable {
+    /// A verdict with the evidence behind it.
+    public struct Outcome: Sendable {
+        public var verdict: RiskVerdict
+        /// The rules' own evaluation (before the mode).
+        public var evaluation: RuleEvaluation
+        /// Every signal the rule set reads, with its value (`nil` when missing).
+        public var signals: [String: SignalValue?]
+    }
+
+    public let rules: RuleSetHolder
+    let apps: AppCatalog
+    let assembler: SignalAssembler
+    let clock: any EngineClock
+
+    init(rules: RuleSetHolder, apps: AppCatalog, store: any RiskStore, deviceCheck: DeviceCheckService, clock: any EngineClock) {
+        self.rules = rules
+        self.apps = apps
+        self.assembler = SignalAssembler(store: store, deviceCheck: deviceCheck)
+        self.clock = clock
+    }
+
+    public func score(_ request: ScoreRequest) async throws -> Outcome {
+        let app = try apps.policy(for: request.appId)
+        if let userId = request.userId { try InputLimits.identifier(userId, field: "userId") }
+        let ruleSet = rules.ruleSet
+        let now = clock.now()
+        let values: SignalValues
+        do {
+            values = try await assembler.assemble(request, app: app, ruleSet: ruleSet, now: now)
+        } catch let error as EngineError where error.kind != .unavailable {
+            throw error
+        } catch {
+            return Self.storeUnavailable(app: app, ruleSet: ruleSet)
+        }
+        let evaluation = ruleSet.evaluate(values)
+        var signals: [String: SignalValue?] = [:]
+        for name in ruleSet.layout.names { signals[name] = values.value(of: name) }
+        return Outcome(verdict: Self.verdict(evaluation, app: app), evaluation: evaluation, signals: signals)
+    }
+
+    static func verdict(_ evaluation: RuleEvaluation, app: AppPolicy) -> RiskVerdict {
+        let decision = RiskVerdict.Decision(rawValue: evaluation.decision.rawValue) ?? .review
+        let reasons = evaluation.fired.map { RiskVerdict.Reason(ruleId: $0.id, score: $0.score, message: $0.reason) }
+        switch app.mode {
+        case .enforce:
+            return RiskVerdict(decision: decision, score: evaluation.score, reasons: reasons, ruleSetVersion: evaluation.ruleSetVersion)
+        case .monitor:
+            return RiskVerdict(decision: .allow, score: evaluation.score, reasons: reasons, ruleSetVersion: evaluation.ruleSetVersion,
+                               enforced: false, ruleDecision: decision)
+        }
+    }
+
+    private static func storeUnavailable(app: AppPolicy, ruleSet: RuleSet) -> Outcome {
+        let decision = RiskVerdict.Decision(rawValue: app.onStoreError.rawValue) ?? .review
+        let reason = RiskVerdict.Reason(ruleId: "store_unavailable", score: 0, message: "the store did not answer; the app's onStoreError decides")
+        let evaluation = RuleEvaluation(score: 0, decision: RuleDecision(rawValue: decision.rawValue) ?? .review, decidedBy: "store_unavailable", fired: [], ruleSetVersion: ruleSet.version)
+        return Outcome(
+            verdict: RiskVerdict(decision: decision, score: 0, reasons: [reason], ruleSetVersion: ruleSet.version),
+            evaluation: evaluation,
+            signals: [:]
+        )
+    }
+}

@@ -1,0 +1,15 @@
+import Crypto
+import Foundation
+
+/// A user's place in an app's rollout: 0-99 from the first four bytes of SHA-256(app id, NUL, user id), so the
+/// same user lands in the same bucket on every server and every day, and raising the percentage only adds users.
+enum RolloutBucket {
+    static func of(appId: String, userId: String) -> Int {
+        var hash = SHA256()
+        hash.update(data: Data(appId.utf8))
+        hash.update(data: Data([0]))
+        hash.update(data: Data(userId.utf8))
+        let prefix = hash.finalize().prefix(4).reduce(UInt32(0)) { ($0 << 8) | UInt32($1) }
+        return Int(prefix % 100)
+    }
+}

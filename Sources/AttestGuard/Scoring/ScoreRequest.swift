@@ -1,0 +1,55 @@
+public import Foundation
+
+/// What a verdict is asked for: the app and whatever the caller knows of the request (key, user, device, IP,
+/// action, the client's own App Attest status, custom attributes). Everything but the app is optional; what is
+/// absent reads as missing in the rules.
+public struct ScoreRequest: Sendable {
+    /// What asked for the verdict (`request.endpoint`).
+    public enum Endpoint: String, Sendable {
+        case score
+        case assertion
+        case attestation
+    }
+
+    public var appId: String
+    public var endpoint: Endpoint
+    public var keyId: Data?
+    public var userId: String?
+    public var deviceId: String?
+    public var ip: String?
+    public var action: String?
+    /// `supported`, `unsupported`, `throttled`, `failed`, ... as the gateway reports the client's status.
+    public var attestStatus: String?
+    /// Custom attributes as JSON carries them; converted to the types the rule set declares.
+    public var attributes: [String: AssertedRequest.Attribute]
+    /// `v1`, `legacy` or `none` (set by the assertion flow).
+    public var binding: String?
+    /// For an assertion: its counter minus the key's previous counter.
+    public var counterJump: Int64?
+
+    public init(
+        appId: String,
+        endpoint: Endpoint = .score,
+        keyId: Data? = nil,
+        userId: String? = nil,
+        deviceId: String? = nil,
+        ip: String? = nil,
+        action: String? = nil,
+        attestStatus: String? = nil,
+        attributes: [String: AssertedRequest.Attribute] = [:],
+        binding: String? = nil,
+        counterJump: Int64? = nil
+    ) {
+        self.appId = appId
+        self.endpoint = endpoint
+        self.keyId = keyId
+        self.userId = userId
+        self.deviceId = deviceId
+        self.ip = ip
+        self.action = action
+        self.attestStatus = attestStatus
+        self.attributes = attributes
+        self.binding = binding
+        self.counterJump = counterJump
+    }
+}

@@ -1,0 +1,20 @@
+import AttestGuard
+import Hummingbird
+
+/// `POST /v1/score` (scope `score`): the verdict of the rule set in force for a request the gateway is about to
+/// serve, with the signals it read. Scoring reads the store only; it never calls Apple.
+struct ScoreRoutes {
+    let engine: AttestGuardEngine
+    let body: JSONBody
+
+    func register(on router: Router<AttestGuardRequestContext>, keys: APIKeyRing) {
+        router.group("v1").add(middleware: APIKeyMiddleware(ring: keys, scope: .score)).post("score", use: score)
+    }
+
+    @Sendable func score(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
+        let input = try await body.decode(ScoreRequestBody.self, from: request)
+        try context.requireAccess(to: input.appId)
+        let outcome = try await engine.scorer.score(try input.scoreRequest())
+        return try JSONResponse.make(ScoreResponseBody(outcome), status: .ok)
+    }
+}

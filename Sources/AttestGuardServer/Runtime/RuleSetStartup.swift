@@ -1,0 +1,31 @@
+public import AttestGuard
+import Foundation
+public import Logging
+import RiskRules
+
+/// The rule set a server starts with. A configured directory must load: a server never starts on rules with
+/// problems (they are logged, each at its file, line and column). Without one, `Rules` in the working directory
+/// is used if present; otherwise the server runs without rules and every verdict is allow.
+public enum RuleSetStartup {
+    public static func load(_ configuration: ServerConfiguration, logger: Logger) throws -> RuleSetHolder {
+        let directory: String
+        if let configured = configuration.rulesDirectory {
+            directory = configured
+        } else if FileManager.default.fileExists(atPath: "Rules") {
+            directory = "Rules"
+        } else {
+            logger.notice("rules: none (set rules.directory); every verdict is allow")
+            return RuleSetHolder(RuleSetHolder.empty)
+        }
+        do {
+            let ruleSet = try RuleSetLoader.load(directory: directory)
+            logger.info("rules loaded", metadata: [
+                "directory": .string(directory), "version": .string(ruleSet.version), "rules": .stringConvertible(ruleSet.rules.count),
+            ])
+            return RuleSetHolder(ruleSet)
+        } catch {
+            for problem in error.errors { logger.error("rule problem", metadata: ["problem": .string(problem.description)]) }
+            throw ConfigurationError(key: "rules.directory", "the rule set in \(directory) does not load: \(error.errors.count) problem(s), first: \(error.errors.first?.description ?? "?")")
+        }
+    }
+}

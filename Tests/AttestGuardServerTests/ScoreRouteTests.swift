@@ -1,0 +1,132 @@
+import AppleSimulator
+import AttestCore
+import AttestGuard
+import AttestGuardServer
+import AttestTestSupport
+import Foundation
+import RiskStore
+import Testing
+
+/// `POST /v1/score` and the verdicts of attestations and assertions, with the shipped rules (`Rules/`), simulator
+/// devices, and risk metrics and DeviceCheck bits as the receipt scheduler and the DeviceCheck routes store them.
+@Suite("HTTP: risk verdicts")
+struct ScoreRouteTests {
+    /// Attests a simulated key and returns it with its base64 id.
+    static func attested(_ api: APIClient, user: String) async throws -> (SimulatedAppClient, String) {
+        let app = SimulatedApps.make(user: user, device: "\(user)-phone")
+        let reply = try await api.attest(app)
+        #expect(reply.status == 201, "\(reply.text)")
+        return (app, Data(app.key.keyId).base64EncodedString())
+    }
+
+    /// Stores a redeemed RECEIPT with `metric` for the key, as the scheduler would.
+    static func redeem(_ api: APIClient, keyId: String, metric: Int) async throws {
+        let engine = try #require(api.engine)
+        let key = try #require(Data(base64Encoded: keyId))
+        // A second after the ATTEST receipt, which the simulator creates at the attestation instant.
+        let now = api.clock.now().addingTimeInterval(1)
+        let receipt = ReceiptRecord(
+            appId: ServerHarness.appId, keyId: key, receiptType: "RECEIPT", receipt: Data("refreshed".utf8),
+            createdAt: now, notBefore: now.addingTimeInterval(86_400), expiresAt: now.addingTimeInterval(90 * 86_400),
+            riskMetric: metric, storedAt: now, nextRefreshAt: now.addingTimeInterval(72_000)
+        )
+        let outcome = try await engine.store.replaceReceipt(ReceiptReplacement(receipt: receipt, leaseOwner: "test", observedAt: now))
+        #expect(outcome == .replaced(historyRecorded: true))
+    }
+
+    static func reasons(_ reply: APIClient.Reply) -> [String: String] {
+        let list = reply["reasons"] as? [[String: Any]] ?? []
+        return Dictionary(uniqueKeysWithValues: list.map { ($0["ruleId"] as? String ?? "?", $0["message"] as? String ?? "") })
+    }
+
+    @Test("an honest device is allowed; the response names the rule set and the signals it read", arguments: ServerBackend.available)
+    func honest(backend: ServerBackend) async throws {
+        try await ServerHarness.run(backend) { api in
+            let (_, keyId) = try await Self.attested(api, user: "alice")
+            try await Self.redeem(api, keyId: keyId, metric: 1)
+            let reply = try await api.post("/v1/score", json: ["appId": ServerHarness.appId, "keyId": keyId, "userId": "alice", "action": "purchase"])
+            #expect(reply.status == 200, "\(reply.text)")
+            #expect(reply["decision"] as? String == "allow")
+            #expect(reply["score"] as? Double == 0)
+            #expect((reply["ruleSetVersion"] as? String)?.hasPrefix("sha256:") == true)
+            #expect(reply["enforced"] as? Bool == true)
+            let signals = try #require(reply["signals"] as? [String: Any])
+            #expect(signals["key.status"] as? String == "active")
+            #expect(signals["receipt.risk_metric"] as? Double == 1)
+            #expect(signals["request.action"] as? String == "purchase")
+            #expect(signals["velocity.assertions.key.1m"] is NSNull)
+        }
+    }
+
+    @Test("a farm device (risk metric 14) is reviewed with the reason; a promotion claimed again is denied", arguments: ServerBackend.available)
+    func farmAndPromo(backend: ServerBackend) async throws {
+        try await ServerHarness.run(backend) { api in
+            let (_, farmKey) = try await Self.attested(api, user: "mallory")
+            try await Self.redeem(api, keyId: farmKey, metric: 14)
+            let farm = try await api.post("/v1/score", json: ["appId": ServerHarness.appId, "keyId": farmKey, "userId": "mallory"])
+            #expect(farm["decision"] as? String == "review", "\(farm.text)")
+            #expect(Self.reasons(farm)["key-farm"] == "the device has 14 attested keys in 30 days")
+
+            let (_, promoKey) = try await Self.attested(api, user: "bob")
+            try await Self.redeem(api, keyId: promoKey, metric: 1)
+            let engine = try #require(api.engine)
+            try await engine.store.storeDeviceCheckBits(DeviceCheckRecord(
+                teamId: String(AppIdentity(appId: ServerHarness.appId).teamId), environment: "development",
+                subject: DeviceCheckSubject(kind: .key, value: promoKey), bit0: true, bit1: false, found: true,
+                lastUpdateTime: "2025-11", observedAt: api.clock.now()
+            ))
+            let promo = try await api.post("/v1/score", json: ["appId": ServerHarness.appId, "keyId": promoKey, "userId": "bob", "action": "claim_promo"])
+            #expect(promo["decision"] as? String == "deny", "\(promo.text)")
+            #expect(Self.reasons(promo)["promo-already-claimed"] == "this device already claimed the promotion (DeviceCheck bit 0)")
+            let purchase = try await api.post("/v1/score", json: ["appId": ServerHarness.appId, "keyId": promoKey, "userId": "bob", "action": "purchase"])
+            #expect(purchase["decision"] as? String == "allow")
+        }
+    }
+
+    @Test("no key is a risk signal, an unknown key is reviewed; attributes of the wrong type and missing scopes are refused")
+    func edges() async throws {
+        try await ServerHarness.run(.sqlite) { api in
+            let unsupported = try await api.post("/v1/score", json: ["appId": ServerHarness.appId, "userId": "carol", "attestStatus": "unsupported"])
+            #expect(unsupported["decision"] as? String == "allow")
+            #expect(Set(Self.reasons(unsupported).keys) == ["no-attested-key", "attestation-unavailable-on-client"])
+            #expect(unsupported["score"] as? Double == 30)
+
+            let unknown = try await api.post("/v1/score", json: ["appId": ServerHarness.appId, "keyId": Data(repeating: 7, count: 32).base64EncodedString()])
+            #expect(unknown["decision"] as? String == "review")
+            #expect(Self.reasons(unknown)["unknown-key"] != nil)
+
+            let forbidden = try await api.post("/v1/score", json: ["appId": ServerHarness.appId], apiKey: ServerHarness.narrowKey)
+            #expect(forbidden.status == 403)
+            let badKey = try await api.post("/v1/score", json: ["appId": ServerHarness.appId, "keyId": "not base64!"])
+            #expect(badKey.status == 400)
+            let unknownApp = try await api.post("/v1/score", json: ["appId": "ZZZZZ99999.nope"])
+            #expect(unknownApp.status == 404 || unknownApp.status == 403)
+        }
+    }
+
+    @Test("monitor mode always allows, says it did not enforce, and reports what the rules decided")
+    func monitorMode() async throws {
+        try await ServerHarness.run(.sqlite, extraEnvironment: ["ATTESTGUARD_APPS_MAIN_MODE": "monitor"]) { api in
+            let (_, keyId) = try await Self.attested(api, user: "mallory")
+            try await Self.redeem(api, keyId: keyId, metric: 30)
+            let reply = try await api.post("/v1/score", json: ["appId": ServerHarness.appId, "keyId": keyId])
+            #expect(reply["decision"] as? String == "allow", "\(reply.text)")
+            #expect(reply["enforced"] as? Bool == false)
+            #expect(reply["ruleDecision"] as? String == "review")
+        }
+    }
+
+    @Test("assertions and attestations carry the verdict of the same rules")
+    func verdictsOnVerification() async throws {
+        try await ServerHarness.run(.sqlite) { api in
+            var (app, keyId) = try await Self.attested(api, user: "dave")
+            try await Self.redeem(api, keyId: keyId, metric: 12)
+            let asserted = try await api.assert(&app)
+            #expect(asserted.status == 200, "\(asserted.text)")
+            let verdict = try #require(asserted["verdict"] as? [String: Any])
+            #expect(verdict["decision"] as? String == "review")
+            #expect((verdict["ruleSetVersion"] as? String)?.hasPrefix("sha256:") == true)
+            #expect(((verdict["reasons"] as? [[String: Any]])?.first)?["ruleId"] as? String == "key-farm")
+        }
+    }
+}

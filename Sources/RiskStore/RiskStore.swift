@@ -23,6 +23,9 @@ public protocol RiskStore: ReceiptScheduleStore, DeviceCheckStore {
     /// The key, whatever its status.
     func key(appId: String, keyId: Data) async throws -> KeyRecord?
 
+    /// How many keys of this user on this device were superseded (by later attestations).
+    func supersededKeyCount(appId: String, userId: String, deviceId: String) async throws -> Int
+
     /// Consumes the assertion's challenge and advances the key's counter in one transaction.
     func commitAssertion(_ commit: AssertionCommit) async throws -> AssertionCommitOutcome
 

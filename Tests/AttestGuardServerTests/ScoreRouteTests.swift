@@ -104,6 +104,24 @@ struct ScoreRouteTests {
         }
     }
 
+    @Test("keys a user replaced on the same device count as key.superseded_keys", arguments: ServerBackend.available)
+    func supersededKeys(backend: ServerBackend) async throws {
+        try await ServerHarness.run(backend) { api in
+            var newest = ""
+            for index in 0..<4 {
+                let app = SimulatedApps.make(user: "erin", device: "erin-phone", keyIndex: index)
+                let reply = try await api.attest(app)
+                #expect(reply.status == 201, "\(reply.text)")
+                newest = Data(app.key.keyId).base64EncodedString()
+            }
+            let other = SimulatedApps.make(user: "erin", device: "erin-tablet", keyIndex: 9)
+            #expect(try await api.attest(other).status == 201)
+            let reply = try await api.post("/v1/score", json: ["appId": ServerHarness.appId, "keyId": newest, "userId": "erin"])
+            #expect((reply["signals"] as? [String: Any])?["key.superseded_keys"] as? Double == 3, "\(reply.text)")
+            #expect(Self.reasons(reply)["key-churn"] == "3 earlier keys of this user on this device")
+        }
+    }
+
     @Test("monitor mode always allows, says it did not enforce, and reports what the rules decided")
     func monitorMode() async throws {
         try await ServerHarness.run(.sqlite, extraEnvironment: ["ATTESTGUARD_APPS_MAIN_MODE": "monitor"]) { api in

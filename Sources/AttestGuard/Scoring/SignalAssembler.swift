@@ -5,14 +5,14 @@ import RiskStore
 
 /// Fills a rule set's signals for one request from the request itself and from the store: the key, its receipt
 /// and risk-metric history, and stored DeviceCheck bits (never Apple). Only what the rule set reads is fetched.
-/// Signals with no source yet (velocity, `key.superseded_keys`) stay missing.
+/// Velocity signals have no source yet and stay missing.
 struct SignalAssembler: Sendable {
     let store: any RiskStore
     let deviceCheck: DeviceCheckService
 
     /// What the layout needs from the store.
     private struct Needs {
-        var key = false, receipt = false, history = false, deviceCheck = false
+        var key = false, receipt = false, history = false, deviceCheck = false, superseded = false
 
         init(_ layout: SignalLayout) {
             for name in layout.slots.keys {
@@ -20,6 +20,7 @@ struct SignalAssembler: Sendable {
                 if name.hasPrefix("receipt.") { key = true; receipt = true }
                 if name == "receipt.risk_metric_change_7d" { history = true }
                 if name.hasPrefix("devicecheck.") { deviceCheck = true }
+                if name == "key.superseded_keys" { superseded = true }
             }
         }
     }
@@ -34,6 +35,10 @@ struct SignalAssembler: Sendable {
         if needs.key, let keyId = request.keyId {
             key = try await store.key(appId: app.appId, keyId: keyId)
             fillKey(key, request: request, now: now, into: values)
+            if needs.superseded, let key, let deviceId = key.deviceId {
+                let count = try await store.supersededKeyCount(appId: key.appId, userId: key.userId, deviceId: deviceId)
+                values.set("key.superseded_keys", .number(Double(count)))
+            }
         }
         if needs.receipt, let key, let receipt = try await store.receipt(appId: key.appId, keyId: key.keyId) {
             values.set("receipt.type", .string(receipt.receiptType))

@@ -97,6 +97,10 @@ CREATE TABLE devicecheck_bits (
     PRIMARY KEY (team_id, environment, subject_kind, subject)
 );
 """#),
+        Migration(version: 3, name: "scoring_key_index", sql: #"""
+-- AttestGuard schema 3: scoring reads how many keys of a user on a device were superseded (key.superseded_keys).
+CREATE INDEX app_keys_per_device ON app_keys (app_id, user_id, device_id, status);
+"""#),
     ]
     /// The migrations in `SQL/sqlite/`, in order.
     public static let sqlite: [Migration] = [
@@ -195,6 +199,10 @@ CREATE TABLE devicecheck_bits (
     observed_at      INTEGER NOT NULL,
     PRIMARY KEY (team_id, environment, subject_kind, subject)
 ) STRICT;
+"""#),
+        Migration(version: 3, name: "scoring_key_index", sql: #"""
+-- AttestGuard schema 3: scoring reads how many keys of a user on a device were superseded (key.superseded_keys).
+CREATE INDEX app_keys_per_device ON app_keys (app_id, user_id, device_id, status);
 """#),
     ]
 }

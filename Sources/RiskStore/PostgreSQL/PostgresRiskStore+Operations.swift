@@ -37,6 +37,13 @@ extension PostgresRiskStore {
         try await rows("SELECT * FROM app_keys WHERE app_id = \(appId) AND key_id = \(keyId)").first.map(KeyRecord.init(postgres:))
     }
 
+    public func supersededKeyCount(appId: String, userId: String, deviceId: String) async throws -> Int {
+        let row = try await rows(
+            "SELECT count(*) FROM app_keys WHERE app_id = \(appId) AND user_id = \(userId) AND device_id = \(deviceId) AND status = 'superseded'"
+        )
+        return Int(try row.first?.decode(Int64.self) ?? 0)
+    }
+
     public func receipt(appId: String, keyId: Data) async throws -> ReceiptRecord? {
         try await rows("SELECT * FROM receipts WHERE app_id = \(appId) AND key_id = \(keyId)").first.map(ReceiptRecord.init(postgres:))
     }

@@ -41,6 +41,14 @@ extension SQLiteRiskStore {
             .first.map(KeyRecord.init(sqlite:))
     }
 
+    public func supersededKeyCount(appId: String, userId: String, deviceId: String) async throws -> Int {
+        let rows = try await query(
+            "SELECT count(*) AS n FROM app_keys WHERE app_id = ?1 AND user_id = ?2 AND device_id = ?3 AND status = 'superseded'",
+            [.text(appId), .text(userId), .text(deviceId)]
+        )
+        return rows.first?.column("n")?.integer ?? 0
+    }
+
     public func receipt(appId: String, keyId: Data) async throws -> ReceiptRecord? {
         try await query("SELECT * FROM receipts WHERE app_id = ?1 AND key_id = ?2", [.text(appId), SQLiteValues.bind(keyId)])
             .first.map(ReceiptRecord.init(sqlite:))

@@ -101,6 +101,22 @@ CREATE TABLE devicecheck_bits (
 -- AttestGuard schema 3: scoring reads how many keys of a user on a device were superseded (key.superseded_keys).
 CREATE INDEX app_keys_per_device ON app_keys (app_id, user_id, device_id, status);
 """#),
+        Migration(version: 4, name: "velocity_counters", sql: #"""
+-- AttestGuard schema 4: velocity counters, bucketed (never one row per event). An event adds 1 to its minute, hour
+-- and day bucket; a window is summed from the finest granularity that spans it. `subject` is a keyed hash
+-- (HMAC-SHA-256 with the configured key) of the dimension and its value, never the user id or IP itself.
+CREATE TABLE velocity_counters (
+    app_id      text    NOT NULL,
+    subject     text    NOT NULL,
+    event       text    NOT NULL,
+    granularity integer NOT NULL,
+    bucket      bigint  NOT NULL,
+    count       bigint  NOT NULL,
+    PRIMARY KEY (app_id, subject, event, granularity, bucket)
+);
+-- Expiry deletes old buckets per granularity.
+CREATE INDEX velocity_counters_expiry ON velocity_counters (granularity, bucket);
+"""#),
     ]
     /// The migrations in `SQL/sqlite/`, in order.
     public static let sqlite: [Migration] = [
@@ -203,6 +219,22 @@ CREATE TABLE devicecheck_bits (
         Migration(version: 3, name: "scoring_key_index", sql: #"""
 -- AttestGuard schema 3: scoring reads how many keys of a user on a device were superseded (key.superseded_keys).
 CREATE INDEX app_keys_per_device ON app_keys (app_id, user_id, device_id, status);
+"""#),
+        Migration(version: 4, name: "velocity_counters", sql: #"""
+-- AttestGuard schema 4: velocity counters, bucketed (never one row per event). An event adds 1 to its minute, hour
+-- and day bucket; a window is summed from the finest granularity that spans it. `subject` is a keyed hash
+-- (HMAC-SHA-256 with the configured key) of the dimension and its value, never the user id or IP itself.
+CREATE TABLE velocity_counters (
+    app_id      TEXT    NOT NULL,
+    subject     TEXT    NOT NULL,
+    event       TEXT    NOT NULL,
+    granularity INTEGER NOT NULL,
+    bucket      INTEGER NOT NULL,
+    count       INTEGER NOT NULL,
+    PRIMARY KEY (app_id, subject, event, granularity, bucket)
+);
+-- Expiry deletes old buckets per granularity.
+CREATE INDEX velocity_counters_expiry ON velocity_counters (granularity, bucket);
 """#),
     ]
 }

@@ -232,6 +232,7 @@ let package = Package(
             name: "AttestGuardTests",
             dependencies: [
                 "AttestGuard",
+                "RiskRules",
                 "AppleServices",
                 "AppleSimulator",
                 "AppleReceipts",

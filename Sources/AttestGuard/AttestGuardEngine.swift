@@ -15,6 +15,8 @@ public struct AttestGuardEngine: Sendable {
     public let deviceCheck: DeviceCheckService
     /// Verdicts from the rule set in force (`scorer.rules` swaps it).
     public let scorer: RiskScorer
+    /// Velocity events counted by this process, flushed to the store by ``VelocityRecorder/flush()``.
+    public let velocity: VelocityRecorder
 
     /// - Parameter deviceCheck: Apple's DeviceCheck API (`AppleClients.deviceCheck`); `nil` when no Apple
     ///   credentials are configured, which makes the DeviceCheck calls `devicecheck_unavailable`.
@@ -32,7 +34,9 @@ public struct AttestGuardEngine: Sendable {
         self.store = store
         self.clock = clock
         let deviceCheckService = DeviceCheckService(client: deviceCheck, store: store, apps: apps, clock: clock, metrics: metrics)
-        let scorer = RiskScorer(rules: rules, apps: apps, store: store, deviceCheck: deviceCheckService, clock: clock)
+        let velocity = VelocityRecorder(store: store, keying: settings.velocityKeying)
+        let scorer = RiskScorer(rules: rules, apps: apps, store: store, deviceCheck: deviceCheckService, velocity: velocity, clock: clock)
+        self.velocity = velocity
         self.deviceCheck = deviceCheckService
         self.scorer = scorer
         self.challenges = ChallengeService(store: store, apps: apps, settings: settings, clock: clock, metrics: metrics)

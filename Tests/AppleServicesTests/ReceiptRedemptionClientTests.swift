@@ -152,12 +152,13 @@ struct ReceiptRedemptionClientTests {
     @Test func testSlowAnswerTimesOut() async throws {
         let credentials = try Harness.credentials()
         let attestation = try Harness.attestation(device: "redeem-slow")
-        let faults = FakeAppleFaults(slowRate: 1, slowDelay: .seconds(3))
+        let faults = FakeAppleFaults(slowRate: 1, slowDelay: .seconds(5))
         try await Harness.withFake(Harness.configuration(credentials: credentials, faults: faults)) { server, baseURL in
-            let client = Harness.redemptionClient(credentials, baseURL: baseURL, timeout: .milliseconds(300))
+            // A timeout long enough for a loaded debug build to reach the fake's fault injector, far below the delay.
+            let client = Harness.redemptionClient(credentials, baseURL: baseURL, timeout: .milliseconds(1_200))
             let started = ContinuousClock.now
             #expect(await client.redeem(attestation.receipt, environment: .production) == .timedOut)
-            #expect(ContinuousClock.now - started < .seconds(2))
+            #expect(ContinuousClock.now - started < .seconds(4))
             #expect(server.state.injectedFailures(.slow) == 1)
         }
     }

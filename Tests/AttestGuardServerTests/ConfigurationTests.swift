@@ -16,6 +16,7 @@ struct ConfigurationTests {
         apiKeys:
           names: [gateway]
           gateway: { secretEnv: GATEWAY_KEY, scopes: [verify, score], apps: [ABCDE12345.com.example.shop] }
+        privacy: { hashKeyEnv: HASH_KEY }
         """
 
     func write(_ text: String, suffix: String = ".yaml") throws -> String {
@@ -26,7 +27,10 @@ struct ConfigurationTests {
 
     @Test("a YAML file with secrets from the environment, and environment overrides")
     func yamlFile() async throws {
-        let environment = ["GATEWAY_KEY": "gateway-secret-0123456789", "DB_PASSWORD": "p@ss", "ATTESTGUARD_SERVER_PORT": "9191"]
+        let environment = [
+            "GATEWAY_KEY": "gateway-secret-0123456789", "DB_PASSWORD": "p@ss", "ATTESTGUARD_SERVER_PORT": "9191",
+            "HASH_KEY": "a-hash-key-of-at-least-thirty-two-characters",
+        ]
         let configuration = try await ServerConfigurationLoader.load(file: try write(Self.yaml), environment: environment)
         #expect(configuration.mode == .production)
         #expect(configuration.host == "0.0.0.0")
@@ -66,10 +70,12 @@ struct ConfigurationTests {
         ("apps:\n  names: [s]\n  s: { appId: ABCDE12345.com.example.s, environments: [beta] }", "apps.s.environments"),
         ("mode: production", "apps.names"),
         ("mode: production\napps:\n  names: [s]\n  s: { appId: ABCDE12345.com.example.s }", "apiKeys.names"),
+        ("mode: production\napps:\n  names: [s]\n  s: { appId: ABCDE12345.com.example.s }\napiKeys:\n  names: [k]\n  k: { secretEnv: K, scopes: [verify] }",
+         "privacy.hashKeyFile"),
     ])
     func refused(yaml: String, key: String) async throws {
         do {
-            _ = try await ServerConfigurationLoader.load(file: try write(yaml), environment: [:])
+            _ = try await ServerConfigurationLoader.load(file: try write(yaml), environment: ["K": "an-api-key-secret-0123456789"])
             Issue.record("accepted: \(yaml)")
         } catch let error as ConfigurationError {
             #expect(error.key == key, "\(error)")

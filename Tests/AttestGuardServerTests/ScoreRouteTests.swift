@@ -54,7 +54,8 @@ struct ScoreRouteTests {
             #expect(signals["key.status"] as? String == "active")
             #expect(signals["receipt.risk_metric"] as? Double == 1)
             #expect(signals["request.action"] as? String == "purchase")
-            #expect(signals["velocity.assertions.key.1m"] is NSNull)
+            #expect(signals["velocity.assertions.key.1m"] as? Double == 0)
+            #expect(signals["velocity.failed_verifications.ip.1h"] is NSNull, "no IP in the request: missing, not zero")
         }
     }
 
@@ -131,6 +132,28 @@ struct ScoreRouteTests {
             #expect(reply["decision"] as? String == "allow", "\(reply.text)")
             #expect(reply["enforced"] as? Bool == false)
             #expect(reply["ruleDecision"] as? String == "review")
+        }
+    }
+
+    @Test("an assertion burst from one key is reviewed from the 20th assertion in a minute", arguments: ServerBackend.available)
+    func assertionBurst(backend: ServerBackend) async throws {
+        try await ServerHarness.run(backend) { api in
+            var (app, keyId) = try await Self.attested(api, user: "frank")
+            try await Self.redeem(api, keyId: keyId, metric: 1)
+            var decisions: [String] = []
+            for _ in 1...20 {
+                let reply = try await api.assert(&app)
+                #expect(reply.status == 200, "\(reply.text)")
+                decisions.append((reply["verdict"] as? [String: Any])?["decision"] as? String ?? "?")
+            }
+            #expect(decisions == Array(repeating: "allow", count: 19) + ["review"])
+            let score = try await api.post("/v1/score", json: ["appId": ServerHarness.appId, "keyId": keyId, "userId": "frank"])
+            #expect(Self.reasons(score)["assertion-burst"] == "20 assertions in a minute and 20 in an hour from this key", "\(score.text)")
+            // Another key of another user is not affected.
+            let (_, calm) = try await Self.attested(api, user: "grace")
+            try await Self.redeem(api, keyId: calm, metric: 1)
+            let other = try await api.post("/v1/score", json: ["appId": ServerHarness.appId, "keyId": calm, "userId": "grace"])
+            #expect(other["decision"] as? String == "allow")
         }
     }
 

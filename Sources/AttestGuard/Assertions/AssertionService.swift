@@ -32,6 +32,12 @@ public struct AssertionService: Sendable {
             return result
         } catch let error as EngineError {
             metrics.recordAssertion(result: error.code)
+            if error.countsAsFailedVerification {
+                scorer.velocity.record(
+                    .failedVerifications, appId: submission.appId,
+                    subjects: VelocitySubjects(key: submission.keyId, user: submission.userId, ip: submission.request.ip), at: clock.now()
+                )
+            }
             throw error
         }
     }
@@ -86,6 +92,10 @@ public struct AssertionService: Sendable {
         let commit = AssertionCommit(claim: claim, counter: Int64(verified.counter), requestContext: Self.json(submission.request))
         switch try await withStore({ try await store.commitAssertion(commit) }) {
         case .committed:
+            scorer.velocity.record(
+                .assertions, appId: app.appId,
+                subjects: VelocitySubjects(key: submission.keyId, user: submission.userId, device: key.deviceId, ip: submission.request.ip), at: now
+            )
             // A valid assertion commits whatever the verdict: the verdict is advice for the gateway (contract).
             let scored = try await scorer.score(ScoreRequest(
                 appId: app.appId,

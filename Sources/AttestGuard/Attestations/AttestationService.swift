@@ -27,12 +27,17 @@ public struct AttestationService: Sendable {
     }
 
     public func attest(_ submission: AttestationSubmission) async throws -> AttestationResult {
+        let subjects = VelocitySubjects(key: submission.keyId, user: submission.userId, device: submission.deviceId)
+        scorer.velocity.record(.attestations, appId: submission.appId, subjects: subjects, at: clock.now())
         do {
             let result = try await register(submission)
             metrics.recordAttestation(result: result.idempotent ? "idempotent" : "registered")
             return result
         } catch let error as EngineError {
             metrics.recordAttestation(result: error.code)
+            if error.countsAsFailedVerification {
+                scorer.velocity.record(.failedVerifications, appId: submission.appId, subjects: subjects, at: clock.now())
+            }
             throw error
         }
     }
@@ -105,6 +110,9 @@ public struct AttestationService: Sendable {
         }
         switch outcome {
         case .registered(let registered, let superseded):
+            scorer.velocity.record(
+                .newKeys, appId: app.appId, subjects: VelocitySubjects(key: registered.keyId, user: registered.userId, device: registered.deviceId), at: now
+            )
             return try await result(key: registered, receipt: receipt, idempotent: false, supersededKeyIds: superseded)
         case .alreadyRegistered(let existing):
             let stored = try await withStore { try await store.receipt(appId: app.appId, keyId: existing.keyId) }

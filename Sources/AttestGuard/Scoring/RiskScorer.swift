@@ -18,12 +18,14 @@ public struct RiskScorer: Sendable {
     public let rules: RuleSetHolder
     let apps: AppCatalog
     let assembler: SignalAssembler
+    let velocity: VelocityRecorder
     let clock: any EngineClock
 
-    init(rules: RuleSetHolder, apps: AppCatalog, store: any RiskStore, deviceCheck: DeviceCheckService, clock: any EngineClock) {
+    init(rules: RuleSetHolder, apps: AppCatalog, store: any RiskStore, deviceCheck: DeviceCheckService, velocity: VelocityRecorder, clock: any EngineClock) {
         self.rules = rules
         self.apps = apps
-        self.assembler = SignalAssembler(store: store, deviceCheck: deviceCheck)
+        self.assembler = SignalAssembler(store: store, deviceCheck: deviceCheck, velocity: VelocitySignals(recorder: velocity))
+        self.velocity = velocity
         self.clock = clock
     }
 
@@ -32,6 +34,9 @@ public struct RiskScorer: Sendable {
         if let userId = request.userId { try InputLimits.identifier(userId, field: "userId") }
         let ruleSet = rules.ruleSet
         let now = clock.now()
+        if request.endpoint == .score {
+            velocity.record(.scoreRequests, appId: app.appId, subjects: request.velocitySubjects, at: now)
+        }
         let values: SignalValues
         do {
             values = try await assembler.assemble(request, app: app, ruleSet: ruleSet, now: now)

@@ -52,4 +52,9 @@ public struct ScoreRequest: Sendable {
         self.binding = binding
         self.counterJump = counterJump
     }
+
+    /// The subjects velocity counts this request under.
+    var velocitySubjects: VelocitySubjects {
+        VelocitySubjects(key: keyId, user: userId, device: deviceId, ip: ip)
+    }
 }

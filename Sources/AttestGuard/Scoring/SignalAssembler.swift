@@ -5,10 +5,10 @@ import RiskStore
 
 /// Fills a rule set's signals for one request from the request itself and from the store: the key, its receipt
 /// and risk-metric history, and stored DeviceCheck bits (never Apple). Only what the rule set reads is fetched.
-/// Velocity signals have no source yet and stay missing.
 struct SignalAssembler: Sendable {
     let store: any RiskStore
     let deviceCheck: DeviceCheckService
+    let velocity: VelocitySignals
 
     /// What the layout needs from the store.
     private struct Needs {
@@ -31,6 +31,7 @@ struct SignalAssembler: Sendable {
         let values = ruleSet.values(now: now.timeIntervalSince1970)
         let needs = Needs(ruleSet.layout)
         try fillRequest(request, app: app, ruleSet: ruleSet, into: values)
+        try await velocity.fill(values, names: ruleSet.layout.names, appId: app.appId, subjects: request.velocitySubjects, now: now)
         var key: KeyRecord?
         if needs.key, let keyId = request.keyId {
             key = try await store.key(appId: app.appId, keyId: keyId)

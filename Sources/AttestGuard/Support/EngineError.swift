@@ -37,6 +37,15 @@ public struct EngineError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "\(code): \(message)" }
 
+    /// A check the object failed, or a replay: counted as `failed_verifications` for velocity. Malformed input,
+    /// unknown apps, rate limits and outages are not.
+    var countsAsFailedVerification: Bool {
+        switch kind {
+        case .verificationFailed, .conflict: true
+        default: false
+        }
+    }
+
     static func invalid(_ code: String, _ message: String) -> EngineError {
         EngineError(.invalidInput, code: code, message)
     }

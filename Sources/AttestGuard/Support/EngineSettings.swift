@@ -31,6 +31,9 @@ public struct EngineSettings: Sendable {
     /// The receipt scheduler's pacing; ``ReceiptRefreshSettings/firstRedemptionDelay`` also schedules each new
     /// key's first redemption at attestation.
     public var receiptRefresh: ReceiptRefreshSettings
+    /// The key of the keyed hashes velocity counts subjects (users, IPs, devices, keys) under; the same on every
+    /// process that shares a store. The default is a fixed, public key: for tests and the simulator only.
+    public var velocityKeying: VelocityKeying
 
     public init(
         challengeTTL: Duration = .seconds(300),
@@ -38,7 +41,8 @@ public struct EngineSettings: Sendable {
         challengesPerMinutePerAPIKey: Int = 0,
         clockSkew: Duration = .seconds(120),
         trust: TrustMode = .production,
-        receiptRefresh: ReceiptRefreshSettings = ReceiptRefreshSettings()
+        receiptRefresh: ReceiptRefreshSettings = ReceiptRefreshSettings(),
+        velocityKeying: VelocityKeying = .publicTestKey
     ) {
         self.challengeTTL = challengeTTL
         self.challengeQuota = challengeQuota
@@ -46,6 +50,7 @@ public struct EngineSettings: Sendable {
         self.clockSkew = clockSkew
         self.trust = trust
         self.receiptRefresh = receiptRefresh
+        self.velocityKeying = velocityKeying
     }
 
     /// The receipt verifier for this trust mode (Apple Root CA - G3, or the simulator's receipt root).

@@ -72,6 +72,12 @@ public enum ServerConfigurationLoader {
         }
         let refresh = try readReceiptRefresh(values.scoped("receipts.refresh"))
         let apple = try readApple(values.scoped("apple"), mode: mode, environment: environment)
+        let configuredHashKey = try values.scoped("privacy").secret("hashKey", environment: environment)
+        if let configuredHashKey, configuredHashKey.utf8.count < 32 {
+            throw ConfigurationError(key: "privacy.hashKeyFile", "the hash key must be at least 32 characters")
+        }
+        // Simulator mode without a key derives one from the seed; production must configure it (checked below).
+        let hashKey = configuredHashKey ?? "attestguard-simulator-hash-key:\(seed)"
         let engine = EngineSettings(
             challengeTTL: .seconds(try challenges.int("ttlSeconds", default: 300, range: 10...86_400)),
             challengeQuota: ChallengeQuota(
@@ -81,7 +87,8 @@ public enum ServerConfigurationLoader {
             challengesPerMinutePerAPIKey: try challenges.int("perApiKeyPerMinute", default: 0, range: 0...10_000_000),
             clockSkew: .seconds(try values.int("clockSkewSeconds", default: 120, range: 0...3_600)),
             trust: trust,
-            receiptRefresh: refresh.settings
+            receiptRefresh: refresh.settings,
+            velocityKeying: VelocityKeying(secret: Data(hashKey.utf8))
         )
 
         var apps = try readApps(values.scoped("apps"))
@@ -95,6 +102,12 @@ public enum ServerConfigurationLoader {
         case .production:
             guard !apps.isEmpty else { throw ConfigurationError(key: "apps.names", "production mode needs at least one app") }
             guard !apiKeys.isEmpty else { throw ConfigurationError(key: "apiKeys.names", "production mode needs at least one API key") }
+            guard configuredHashKey != nil else {
+                throw ConfigurationError(
+                    key: "privacy.hashKeyFile",
+                    "production needs the key of the keyed hashes of user ids and IPs: privacy.hashKeyFile or privacy.hashKeyEnv (32+ characters, the same on every server)"
+                )
+            }
         }
 
         let databaseValues = values.scoped("database")

@@ -53,7 +53,8 @@ public enum ServerAssembly {
             router: router(engine: engine, configuration: configuration, store: store, registry: registry),
             server: server,
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "AttestGuard"),
-            services: store.services + [ChallengePurgeService(store: engine.store, clock: engine.clock, logger: logger)] + backgroundServices,
+            services: store.services + [ChallengePurgeService(store: engine.store, clock: engine.clock, logger: logger), VelocityFlushService(engine: engine, logger: logger)]
+                + backgroundServices,
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
             logger: logger
         )

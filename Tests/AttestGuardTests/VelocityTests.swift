@@ -1,0 +1,137 @@
+@testable import AttestGuard
+import AttestTestSupport
+import Foundation
+import RiskRules
+import RiskStore
+import Testing
+
+@Suite("Velocity")
+struct VelocityTests {
+    static let appId = "ABCDE12345.com.example.attestguard"
+    static let start = Date(timeIntervalSince1970: 1_767_225_600)
+
+    /// A rule set that reads score-request velocity per user over 1 minute, 1 hour and 7 days.
+    static let rules: RuleSet = {
+        let yaml = """
+            version: 1
+            rules:
+              - id: busy-user
+                when: velocity.score_requests.user.1m >= 5
+                score: 50
+                reason: "{velocity.score_requests.user.1m} in a minute, {velocity.score_requests.user.1h} in an hour"
+              - id: weekly
+                when: velocity.score_requests.user.7d > 1000
+                score: 1
+            """
+        do { return try RuleSetLoader.compile(documents: [("v.yaml", yaml)]) { _ in "" } } catch { preconditionFailure("\(error)") }
+    }()
+
+    static func engine(_ store: any RiskStore, clock: ManualClock) -> AttestGuardEngine {
+        AttestGuardEngine(
+            store: store, apps: AppCatalog([AppPolicy(appId: appId, environments: [.development])]), settings: EngineSettings(),
+            clock: clock, rules: RuleSetHolder(rules)
+        )
+    }
+
+    static func score(_ engine: AttestGuardEngine, user: String) async throws -> RiskScorer.Outcome {
+        try await engine.scorer.score(ScoreRequest(appId: appId, userId: user, ip: "203.0.113.9"))
+    }
+
+    static func count(_ outcome: RiskScorer.Outcome, _ name: String) -> Double? {
+        if case .number(let value)?? = outcome.signals[name] { return value }
+        return nil
+    }
+
+    @Test("two server processes sharing PostgreSQL see each other's events after a flush", arguments: TestStoreBackend.postgresOnly)
+    func twoProcesses(backend: TestStoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let other = try await test.reopen()
+            let clock = ManualClock(Self.start)
+            let first = Self.engine(test.store, clock: clock)
+            let second = Self.engine(other.store, clock: clock)
+            for _ in 0..<3 { _ = try await Self.score(first, user: "u1") }
+            for _ in 0..<2 { _ = try await Self.score(second, user: "u1") }
+            // Each process sees its own events before any flush (they count the request being scored too).
+            #expect(Self.count(try await Self.score(first, user: "u1"), "velocity.score_requests.user.1m") == 4)
+            try await first.velocity.flush()
+            try await second.velocity.flush()
+            #expect(first.velocity.backlog.pending == 0)
+            let seen = try await Self.score(second, user: "u1")
+            #expect(Self.count(seen, "velocity.score_requests.user.1m") == 7)
+            #expect(seen.evaluation.fired.map(\.id) == ["busy-user"])
+            #expect(seen.evaluation.fired.first?.reason == "7 in a minute, 7 in an hour")
+            #expect(Self.count(try await Self.score(first, user: "u2"), "velocity.score_requests.user.1m") == 1)
+            await other.close()
+        }
+    }
+
+    @Test("windows slide with the clock: two minutes later the 1m count drops, the 1h count keeps them", arguments: TestStoreBackend.available)
+    func windows(backend: TestStoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let clock = ManualClock(Self.start)
+            let engine = Self.engine(test.store, clock: clock)
+            for _ in 0..<4 { _ = try await Self.score(engine, user: "u") }
+            try await engine.velocity.flush()
+            clock.advance(by: 120)
+            let later = try await Self.score(engine, user: "u")
+            #expect(Self.count(later, "velocity.score_requests.user.1m") == 1)
+            #expect(Self.count(later, "velocity.score_requests.user.1h") == 5)
+            clock.advance(by: 3 * 86_400)
+            #expect(Self.count(try await Self.score(engine, user: "u"), "velocity.score_requests.user.7d") == 6)
+            // Buckets past their retention go; the day buckets stay.
+            try await engine.velocity.flush()
+            #expect(try await engine.velocity.purge(now: clock.now()) > 0)
+            #expect(Self.count(try await Self.score(engine, user: "u"), "velocity.score_requests.user.7d") == 7)
+        }
+    }
+
+    @Test("a request without a user id has no per-user velocity (missing, not zero)")
+    func missingSubject() async throws {
+        try await withTestStore(.sqlite) { (test: TestStore) async throws in
+            let engine = Self.engine(test.store, clock: ManualClock(Self.start))
+            let outcome = try await engine.scorer.score(ScoreRequest(appId: Self.appId))
+            #expect(outcome.signals["velocity.score_requests.user.1m"] == .some(nil))
+        }
+    }
+
+    @Test("subjects are keyed hashes: 32 hex digits, never the raw id, different under another key")
+    func keyedHashes() async throws {
+        let a = VelocityKeying(secret: Data("key-a-0123456789-0123456789-0123".utf8))
+        let b = VelocityKeying(secret: Data("key-b-0123456789-0123456789-0123".utf8))
+        let subject = a.subject("user", "alice@example.com")
+        #expect(subject.count == 32 && subject.allSatisfy(\.isHexDigit))
+        #expect(!subject.contains("alice"))
+        #expect(subject == a.subject("user", "alice@example.com"))
+        #expect(subject != b.subject("user", "alice@example.com"))
+        #expect(subject != a.subject("ip", "alice@example.com"), "the dimension is part of the hash")
+        try await withTestStore(.sqlite) { (test: TestStore) async throws in
+            let recorder = VelocityRecorder(store: test.store, keying: a)
+            recorder.record(.assertions, appId: Self.appId, subjects: VelocitySubjects(user: "alice@example.com", ip: "203.0.113.9"), at: Self.start)
+            #expect(recorder.backlog.pending == 6, "two subjects x three granularities")
+        }
+    }
+
+    @Test("the pending map is bounded: past its limit the oldest buckets are dropped and counted")
+    func boundedPending() async throws {
+        try await withTestStore(.sqlite) { (test: TestStore) async throws in
+            let recorder = VelocityRecorder(store: test.store, keying: VelocityKeying(secret: Data("k".utf8)), maximumPending: 30)
+            for index in 0..<20 {
+                recorder.record(.assertions, appId: Self.appId, subjects: VelocitySubjects(user: "u\(index)"), at: Self.start)
+            }
+            #expect(recorder.backlog.pending == 30)
+            #expect(recorder.backlog.dropped == 30)
+        }
+    }
+
+    @Test("window arithmetic: granularity by window length, buckets floored, the oldest partial bucket included")
+    func windowArithmetic() {
+        #expect(VelocityWindow.granularity(for: 60) == 60)
+        #expect(VelocityWindow.granularity(for: 3_600) == 60)
+        #expect(VelocityWindow.granularity(for: 7_200) == 3_600)
+        #expect(VelocityWindow.granularity(for: 7 * 86_400) == 3_600)
+        #expect(VelocityWindow.granularity(for: 30 * 86_400) == 86_400)
+        #expect(VelocityWindow.bucket(of: 125, granularity: 60) == 120)
+        #expect(VelocityWindow.bucket(of: -1, granularity: 60) == -60)
+        #expect(VelocityWindow.since(now: 1_000, window: 60, granularity: 60) == 900)
+    }
+}

@@ -100,12 +100,13 @@ struct ServerHarness {
         let url = try await databaseURL(backend)
         let configuration = try await ServerConfigurationLoader.load(file: nil, environment: environment(databaseURL: url, extra: extraEnvironment))
         let store = try await OpenedStore.open(configuration.database, clock: { clock.now() }, logger: logger)
+        let rules = try RuleSetStartup.load(configuration, clock: clock, logger: logger)
         let engine = AttestGuardEngine(
             store: store.store, apps: AppCatalog(configuration.apps), settings: configuration.engine, clock: clock, deviceCheck: deviceCheck,
-            rules: try RuleSetStartup.load(configuration, logger: logger)
+            rules: rules.holder
         )
         let application = try ServerAssembly.application(
-            engine: engine, configuration: configuration, store: store, registry: registry, logger: logger
+            engine: engine, configuration: configuration, store: store, registry: registry, logger: logger, rules: rules
         )
         do {
             try await application.test(.router) { client in

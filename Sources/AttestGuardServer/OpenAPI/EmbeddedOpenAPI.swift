@@ -59,6 +59,8 @@ tags:
     description: Apple's two DeviceCheck bits per device, stored against a key, user or device for scoring.
   - name: scoring
     description: Risk verdicts from the rule set in force, for requests the gateway is about to serve.
+  - name: admin
+    description: Operating the rule set. Scope `admin`.
   - name: operations
     description: Health, readiness, metrics and this document. Unauthenticated.
 
@@ -515,6 +517,51 @@ paths:
           $ref: '#/components/responses/Forbidden'
         '404':
           $ref: '#/components/responses/AppNotFound'
+        '413':
+          $ref: '#/components/responses/BodyTooLarge'
+        '415':
+          $ref: '#/components/responses/UnsupportedMediaType'
+
+  /v1/admin/rules:
+    get:
+      tags: [admin]
+      operationId: getRuleSet
+      summary: The rule set this process runs
+      description: |
+        The version (a content hash of the rule files), the directory, the number of rules, when they loaded, and
+        the problems of the last rejected reload (empty once a good set loads). Each server process answers for
+        itself. Scope: `admin`.
+      responses:
+        '200':
+          description: The rule set in force.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/RuleSetStatus'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '403':
+          $ref: '#/components/responses/Forbidden'
+  /v1/admin/rules/reload:
+    post:
+      tags: [admin]
+      operationId: reloadRuleSet
+      summary: Load the rule directory again now
+      description: |
+        Loads the rule files again (processes also poll them every 2 seconds). A set with any problem never
+        replaces the one in force: `reloaded` is false and `rejected` lists every problem at its file, line and
+        column. Scope: `admin`.
+      responses:
+        '200':
+          description: The rule set in force after the attempt.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/RuleSetStatus'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '403':
+          $ref: '#/components/responses/Forbidden'
         '413':
           $ref: '#/components/responses/BodyTooLarge'
         '415':
@@ -1515,6 +1562,44 @@ components:
               description: Every signal the rule set reads; durations in seconds, timestamps in ISO 8601, `null` when missing.
               additionalProperties:
                 type: [string, number, boolean, 'null']
+
+    RuleSetStatus:
+      type: object
+      required: [version, rules, loadedAt, rejected]
+      properties:
+        version:
+          type: string
+          examples: ['sha256:80ffe14b32b4eeac']
+        directory:
+          type: [string, 'null']
+        rules:
+          type: integer
+        loadedAt:
+          $ref: '#/components/schemas/Timestamp'
+        reloaded:
+          type: boolean
+          description: Only for a reload: whether this attempt replaced the set.
+        rejected:
+          type: array
+          items:
+            type: object
+            required: [code, file, line, column, message]
+            properties:
+              code:
+                type: string
+                examples: [unknown_signal, type_mismatch, syntax_error]
+              file:
+                type: string
+              line:
+                type: integer
+              column:
+                type: integer
+              message:
+                type: string
+              hint:
+                type: string
+        rejectedAt:
+          $ref: '#/components/schemas/Timestamp'
 
     VerdictReason:
       type: object

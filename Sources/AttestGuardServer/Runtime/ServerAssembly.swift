@@ -15,8 +15,10 @@ public enum ServerAssembly {
         engine: AttestGuardEngine,
         configuration: ServerConfiguration,
         store: OpenedStore,
-        registry: PrometheusCollectorRegistry
+        registry: PrometheusCollectorRegistry,
+        rules: RuleSetReloader? = nil
     ) -> Router<AttestGuardRequestContext> {
+        let rules = rules ?? RuleSetReloader(holder: engine.scorer.rules, directory: nil, clock: engine.clock, logger: Logger(label: "attestguard.rules"))
         let router = Router(context: AttestGuardRequestContext.self)
         router.add(middleware: ObservabilityMiddleware())
         router.add(middleware: ErrorMappingMiddleware(clock: engine.clock))
@@ -27,6 +29,7 @@ public enum ServerAssembly {
             .register(on: router, keys: APIKeyRing(configuration.apiKeys))
         ScoreRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes))
             .register(on: router, keys: APIKeyRing(configuration.apiKeys))
+        RuleAdminRoutes(reloader: rules).register(on: router, keys: APIKeyRing(configuration.apiKeys))
         return router
     }
 
@@ -39,6 +42,7 @@ public enum ServerAssembly {
         registry: PrometheusCollectorRegistry,
         logger: Logger,
         backgroundServices: [any Service] = [],
+        rules: RuleSetReloader? = nil,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         let server: HTTPServerBuilder
@@ -49,11 +53,12 @@ public enum ServerAssembly {
         } else {
             server = .http1()
         }
+        let rules = rules ?? RuleSetReloader(holder: engine.scorer.rules, directory: nil, clock: engine.clock, logger: logger)
         var application = Application(
-            router: router(engine: engine, configuration: configuration, store: store, registry: registry),
+            router: router(engine: engine, configuration: configuration, store: store, registry: registry, rules: rules),
             server: server,
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "AttestGuard"),
-            services: store.services + [ChallengePurgeService(store: engine.store, clock: engine.clock, logger: logger), VelocityFlushService(engine: engine, logger: logger)]
+            services: store.services + [ChallengePurgeService(store: engine.store, clock: engine.clock, logger: logger), VelocityFlushService(engine: engine, logger: logger), RuleSetWatchService(reloader: rules)]
                 + backgroundServices,
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
             logger: logger

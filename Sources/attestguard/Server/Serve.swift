@@ -42,6 +42,7 @@ struct Serve: AsyncParsableCommand {
         }
 
         let clock = SystemClock()
+        let rules = try RuleSetStartup.load(configuration, clock: clock, logger: logger)
         let store = try await OpenedStore.open(configuration.database, clock: { clock.now() }, logger: logger)
         let apple = AppleClients(configuration.apple, clock: clock)
         let engine = AttestGuardEngine(
@@ -50,7 +51,7 @@ struct Serve: AsyncParsableCommand {
             settings: configuration.engine,
             clock: clock,
             deviceCheck: apple?.deviceCheck,
-            rules: try RuleSetStartup.load(configuration, logger: logger)
+            rules: rules.holder
         )
         var background: [any Service] = []
         if let apple, configuration.receiptRefreshEnabled {
@@ -76,6 +77,7 @@ struct Serve: AsyncParsableCommand {
             registry: registry,
             logger: logger,
             backgroundServices: background,
+            rules: rules,
             onListening: { port in
                 FileHandle.standardOutput.write(Data("attestguard listening on \(scheme)://\(host):\(port)\n".utf8))
             }

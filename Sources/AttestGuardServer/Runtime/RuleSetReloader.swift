@@ -1,0 +1,75 @@
+public import AttestGuard
+public import Foundation
+public import Logging
+import Metrics
+public import RiskRules
+import Synchronization
+
+/// Reloads the rule set in force from its directory: on request (`POST /v1/admin/rules/reload`) and when the files
+/// change (``RuleSetWatchService`` polls them). A set with problems never replaces the one in force: its problems
+/// are logged, counted in `attestguard_rules_reloads_total{result="rejected"}` and reported by
+/// `GET /v1/admin/rules` until a good set loads. The swap is atomic (``RuleSetHolder``).
+public final class RuleSetReloader: Sendable {
+    /// What `GET /v1/admin/rules` reports for this process.
+    public struct Status: Sendable {
+        public var directory: String?
+        public var version: String
+        public var ruleCount: Int
+        public var loadedAt: Date
+        /// Problems of the last rejected attempt since the last successful load.
+        public var rejected: [RuleSetError]
+        public var rejectedAt: Date?
+    }
+
+    public let holder: RuleSetHolder
+    public let directory: String?
+    let clock: any EngineClock
+    let logger: Logger
+    private let state: Mutex<Status>
+
+    public init(holder: RuleSetHolder, directory: String?, clock: any EngineClock, logger: Logger) {
+        self.holder = holder
+        self.directory = directory
+        self.clock = clock
+        self.logger = logger
+        let current = holder.ruleSet
+        self.state = Mutex(Status(directory: directory, version: current.version, ruleCount: current.rules.count, loadedAt: clock.now(), rejected: []))
+        Gauge(label: "attestguard_rules_loaded", dimensions: [("version", current.version)]).record(1)
+    }
+
+    public var status: Status { state.withLock { $0 } }
+
+    /// Loads the directory again; returns the status after the attempt. Without a directory nothing changes.
+    @discardableResult
+    public func reload(reason: String) -> Status {
+        guard let directory else { return status }
+        do {
+            let ruleSet = try RuleSetLoader.load(directory: directory)
+            let previous = holder.replace(with: ruleSet)
+            let now = clock.now()
+            state.withLock { status in
+                status = Status(directory: directory, version: ruleSet.version, ruleCount: ruleSet.rules.count, loadedAt: now, rejected: [])
+            }
+            if previous.version != ruleSet.version {
+                logger.notice("rules reloaded", metadata: [
+                    "reason": .string(reason), "version": .string(ruleSet.version), "previous": .string(previous.version),
+                    "rules": .stringConvertible(ruleSet.rules.count),
+                ])
+                Gauge(label: "attestguard_rules_loaded", dimensions: [("version", previous.version)]).record(0)
+                Gauge(label: "attestguard_rules_loaded", dimensions: [("version", ruleSet.version)]).record(1)
+            }
+            Counter(label: "attestguard_rules_reloads_total", dimensions: [("result", "loaded")]).increment()
+        } catch {
+            let now = clock.now()
+            state.withLock { status in
+                status.rejected = error.errors
+                status.rejectedAt = now
+            }
+            for problem in error.errors {
+                logger.error("rule reload rejected; the rules in force stay", metadata: ["reason": .string(reason), "problem": .string(problem.description)])
+            }
+            Counter(label: "attestguard_rules_reloads_total", dimensions: [("result", "rejected")]).increment()
+        }
+        return status
+    }
+}

@@ -1,0 +1,70 @@
+import AttestGuardServer
+import Foundation
+import Testing
+@testable import AttestGuardServer
+
+/// Hot reload of the rule set: a good edit replaces the set atomically, a broken one is rejected with its problems
+/// and the set in force stays; admin only.
+@Suite("HTTP: rule reload")
+struct RuleReloadTests {
+    static func copyOfShippedRules() throws -> URL {
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("attestguard-rules-\(UUID().uuidString)")
+        try FileManager.default.copyItem(atPath: ServerHarness.rulesDirectory, toPath: copy.path)
+        return copy
+    }
+
+    static func edit(_ directory: URL, _ change: (String) -> String) throws {
+        let file = directory.appendingPathComponent("default.yaml")
+        try change(try String(contentsOf: file, encoding: .utf8)).write(to: file, atomically: true, encoding: .utf8)
+    }
+
+    @Test("a broken file is rejected with file:line:column and the rules in force stay; a good one replaces them")
+    func reload() async throws {
+        let directory = try Self.copyOfShippedRules()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await ServerHarness.run(.sqlite, extraEnvironment: ["ATTESTGUARD_RULES_DIRECTORY": directory.path]) { api in
+            let initial = try await api.send(.get, "/v1/admin/rules", apiKey: ServerHarness.adminKey)
+            #expect(initial.status == 200, "\(initial.text)")
+            let version = try #require(initial["version"] as? String)
+            #expect(initial["rules"] as? Int == 19)
+            #expect(try await api.send(.get, "/v1/admin/rules").status == 403, "the gateway key has no admin scope")
+
+            try Self.edit(directory) { $0.replacingOccurrences(of: "when: receipt.risk_metric >= 10", with: "when: receipt.risk_metrc >= 10") }
+            let rejected = try await api.post("/v1/admin/rules/reload", json: [:], apiKey: ServerHarness.adminKey)
+            #expect(rejected.status == 200)
+            #expect(rejected["reloaded"] as? Bool == false)
+            #expect(rejected["version"] as? String == version)
+            let problem = try #require((rejected["rejected"] as? [[String: Any]])?.first)
+            #expect(problem["code"] as? String == "unknown_signal")
+            #expect((problem["line"] as? Int ?? 0) > 0 && problem["column"] as? Int == 11)
+            let stillServing = try await api.post("/v1/score", json: ["appId": ServerHarness.appId, "userId": "z"])
+            #expect(stillServing["ruleSetVersion"] as? String == version)
+
+            try Self.edit(directory) {
+                $0.replacingOccurrences(of: "when: receipt.risk_metrc >= 10", with: "when: receipt.risk_metric >= 10")
+                    .replacingOccurrences(of: "decisions: { review: 50, deny: 80 }", with: "decisions: { review: 20, deny: 80 }")
+            }
+            let loaded = try await api.post("/v1/admin/rules/reload", json: [:], apiKey: ServerHarness.adminKey)
+            #expect(loaded["reloaded"] as? Bool == true, "\(loaded.text)")
+            let newVersion = try #require(loaded["version"] as? String)
+            #expect(newVersion != version)
+            #expect((loaded["rejected"] as? [Any])?.isEmpty == true)
+            // No key is now a review: 20 points reach the lowered threshold.
+            let after = try await api.post("/v1/score", json: ["appId": ServerHarness.appId, "userId": "z"])
+            #expect(after["ruleSetVersion"] as? String == newVersion)
+            #expect(after["decision"] as? String == "review")
+        }
+    }
+
+    @Test("the watcher's fingerprint changes with a rule or list file, not with a test case")
+    func fingerprint() throws {
+        let directory = try Self.copyOfShippedRules()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let before = RuleSetWatchService.fingerprint(directory.path)
+        #expect(before.contains { $0.hasPrefix("default.yaml|") } && before.contains { $0.hasPrefix("lists/trusted-testers.txt|") })
+        try "# changed\n".write(to: directory.appendingPathComponent("tests/default.yaml"), atomically: true, encoding: .utf8)
+        #expect(RuleSetWatchService.fingerprint(directory.path) == before)
+        try "alice\n".write(to: directory.appendingPathComponent("lists/trusted-testers.txt"), atomically: true, encoding: .utf8)
+        #expect(RuleSetWatchService.fingerprint(directory.path) != before)
+    }
+}

@@ -3,6 +3,7 @@ import AttestTestSupport
 import Foundation
 import RiskRules
 import RiskStore
+import Synchronization
 import Testing
 
 @Suite("Velocity")
@@ -123,6 +124,40 @@ struct VelocityTests {
         }
     }
 
+    @Test("reads racing flushes never miss nor double a batch", arguments: TestStoreBackend.available)
+    func readsRaceFlushes(backend: TestStoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let clock = ManualClock(Self.start)
+            let engine = Self.engine(test.store, clock: clock)
+            let recorded = SharedCount()
+            let subjects = VelocitySubjects(user: "racer")
+            let reader = VelocitySignals(recorder: engine.velocity)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for _ in 0..<200 {
+                        engine.velocity.record(.scoreRequests, appId: Self.appId, subjects: subjects, at: clock.now())
+                        recorded.increment()
+                        try await engine.velocity.flush()
+                    }
+                }
+                group.addTask {
+                    for _ in 0..<200 {
+                        let before = recorded.value
+                        let values = Self.rules.values(now: clock.now().timeIntervalSince1970)
+                        try await reader.fill(values, names: ["velocity.score_requests.user.1m"], appId: Self.appId, subjects: subjects, now: clock.now())
+                        let after = recorded.value
+                        guard case .number(let seen)? = values.value(of: "velocity.score_requests.user.1m") else {
+                            Issue.record("no value")
+                            return
+                        }
+                        #expect(Int(seen) >= before && Int(seen) <= after, "read \(seen) outside [\(before), \(after)]")
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+    }
+
     @Test("window arithmetic: granularity by window length, buckets floored, the oldest partial bucket included")
     func windowArithmetic() {
         #expect(VelocityWindow.granularity(for: 60) == 60)
@@ -134,4 +169,11 @@ struct VelocityTests {
         #expect(VelocityWindow.bucket(of: -1, granularity: 60) == -60)
         #expect(VelocityWindow.since(now: 1_000, window: 60, granularity: 60) == 900)
     }
+}
+
+/// A count shared between test tasks.
+final class SharedCount: Sendable {
+    private let count = Mutex(0)
+    var value: Int { count.withLock { $0 } }
+    func increment() { count.withLock { $0 += 1 } }
 }

@@ -13,6 +13,7 @@ public final class VelocityRecorder: Sendable {
     let store: any VelocityStore
     let keying: VelocityKeying
     let maximumPending: Int
+    let gate = FlushGate()
     private let state = Mutex(State())
 
     /// One counter series: its buckets are the pending increments.
@@ -72,6 +73,17 @@ public final class VelocityRecorder: Sendable {
 
     /// Writes the pending increments; on failure they are put back (merged with newer ones) and the error thrown.
     public func flush() async throws {
+        await gate.beginWrite()
+        do {
+            try await flushUnderGate()
+        } catch {
+            await gate.endWrite()
+            throw error
+        }
+        await gate.endWrite()
+    }
+
+    private func flushUnderGate() async throws {
         let batch = state.withLock { state in
             defer {
                 state.pending.removeAll(keepingCapacity: true)

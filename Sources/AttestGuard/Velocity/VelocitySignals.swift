@@ -26,8 +26,17 @@ struct VelocitySignals: Sendable {
         }
         guard !wanted.isEmpty else { return }
         let sums = wanted.map(\.sum)
-        let stored = try await recorder.store.velocitySums(appId: appId, sums)
+        // Under the gate, so that no flush moves a batch from the pending map into the store between the two reads.
+        await recorder.gate.beginRead()
+        let stored: [Int64]
+        do {
+            stored = try await recorder.store.velocitySums(appId: appId, sums)
+        } catch {
+            await recorder.gate.endRead()
+            throw error
+        }
         let pending = recorder.pending(appId: appId, sums)
+        await recorder.gate.endRead()
         for (index, entry) in wanted.enumerated() {
             values.set(entry.name, .number(Double(stored[index] + pending[index])))
         }

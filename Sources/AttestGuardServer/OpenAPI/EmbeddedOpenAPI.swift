@@ -1578,7 +1578,7 @@ components:
           $ref: '#/components/schemas/Timestamp'
         reloaded:
           type: boolean
-          description: Only for a reload: whether this attempt replaced the set.
+          description: 'Only for a reload: whether this attempt replaced the set.'
         rejected:
           type: array
           items:

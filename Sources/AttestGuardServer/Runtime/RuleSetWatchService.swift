@@ -9,7 +9,11 @@ struct RuleSetWatchService: Service {
     var interval: Duration = .seconds(2)
 
     func run() async throws {
-        guard let directory = reloader.directory else { return }
+        guard let directory = reloader.directory else {
+            // Nothing to watch; a service that returns early would stop the whole group.
+            try? await gracefulShutdown()
+            return
+        }
         var last = Self.fingerprint(directory)
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             _ = await cancelWhenGracefulShutdown { try? await Task.sleep(for: interval) }

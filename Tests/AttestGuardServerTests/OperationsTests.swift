@@ -19,6 +19,10 @@ struct OperationsTests {
             #expect(metrics.status == 200)
             #expect(metrics.text.contains(#"attestguard_attestations_total{result="registered"}"#))
             #expect(metrics.text.contains("attestguard_http_requests_total"))
+            #expect(metrics.text.contains(#"attestguard_verdicts_total{endpoint="attestation",decision="allow",enforced="true"}"#), "\(metrics.text)")
+            #expect(metrics.text.contains(#"attestguard_rule_decisions_total{endpoint="attestation",decision="allow"}"#))
+            #expect(metrics.text.contains("attestguard_score_duration_seconds"))
+            #expect(metrics.text.contains("attestguard_rules_loaded"))
 
             let document = try await api.send(.get, "/openapi.yaml", apiKey: nil)
             #expect(document.status == 200)

@@ -100,6 +100,7 @@ struct ServerHarness {
         let url = try await databaseURL(backend)
         let configuration = try await ServerConfigurationLoader.load(file: nil, environment: environment(databaseURL: url, extra: extraEnvironment))
         let store = try await OpenedStore.open(configuration.database, clock: { clock.now() }, logger: logger)
+        _ = registry  // bootstrap metrics before anything records one, as `serve` does
         let rules = try RuleSetStartup.load(configuration, clock: clock, logger: logger)
         let engine = AttestGuardEngine(
             store: store.store, apps: AppCatalog(configuration.apps), settings: configuration.engine, clock: clock, deviceCheck: deviceCheck,

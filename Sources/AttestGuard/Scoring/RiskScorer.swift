@@ -20,6 +20,7 @@ public struct RiskScorer: Sendable {
     let assembler: SignalAssembler
     let velocity: VelocityRecorder
     let clock: any EngineClock
+    let metrics = EngineMetrics()
 
     init(rules: RuleSetHolder, apps: AppCatalog, store: any RiskStore, deviceCheck: DeviceCheckService, velocity: VelocityRecorder, clock: any EngineClock) {
         self.rules = rules
@@ -32,6 +33,7 @@ public struct RiskScorer: Sendable {
     public func score(_ request: ScoreRequest) async throws -> Outcome {
         let app = try apps.policy(for: request.appId)
         if let userId = request.userId { try InputLimits.identifier(userId, field: "userId") }
+        let started = ContinuousClock.now
         let ruleSet = rules.ruleSet
         let now = clock.now()
         if request.endpoint == .score {
@@ -43,12 +45,23 @@ public struct RiskScorer: Sendable {
         } catch let error as EngineError where error.kind != .unavailable {
             throw error
         } catch {
-            return Self.storeUnavailable(app: app, ruleSet: ruleSet)
+            let outcome = Self.storeUnavailable(app: app, ruleSet: ruleSet)
+            record(outcome, endpoint: request.endpoint, since: started)
+            return outcome
         }
         let evaluation = ruleSet.evaluate(values)
         var signals: [String: SignalValue?] = [:]
         for name in ruleSet.layout.names { signals[name] = values.value(of: name) }
-        return Outcome(verdict: Self.verdict(evaluation, app: app), evaluation: evaluation, signals: signals)
+        let outcome = Outcome(verdict: Self.verdict(evaluation, app: app), evaluation: evaluation, signals: signals)
+        record(outcome, endpoint: request.endpoint, since: started)
+        return outcome
+    }
+
+    private func record(_ outcome: Outcome, endpoint: ScoreRequest.Endpoint, since started: ContinuousClock.Instant) {
+        metrics.recordVerdict(
+            endpoint: endpoint.rawValue, decision: outcome.verdict.decision.rawValue, ruleDecision: outcome.evaluation.decision.rawValue,
+            enforced: outcome.verdict.enforced, duration: ContinuousClock.now - started
+        )
     }
 
     static func verdict(_ evaluation: RuleEvaluation, app: AppPolicy) -> RiskVerdict {

@@ -1,10 +1,13 @@
 import AttestGuard
 import Foundation
 import Logging
+import Metrics
 import ServiceLifecycle
 
 /// Writes the engine's velocity increments to the store every `interval` (so other processes see them within
-/// about that long), purges expired buckets every `purgeEvery`, and flushes once more on shutdown.
+/// about that long), purges expired buckets every `purgeEvery`, and flushes once more on shutdown. Gauges:
+/// `attestguard_velocity_pending_buckets` (not yet written) and `attestguard_velocity_dropped` (increments
+/// dropped since start because the store stayed down while the map was full).
 struct VelocityFlushService: Service {
     let engine: AttestGuardEngine
     let logger: Logger
@@ -29,6 +32,11 @@ struct VelocityFlushService: Service {
     }
 
     private func flush() async {
+        defer {
+            let backlog = engine.velocity.backlog
+            Gauge(label: "attestguard_velocity_pending_buckets").record(backlog.pending)
+            Gauge(label: "attestguard_velocity_dropped").record(backlog.dropped)
+        }
         do {
             try await engine.velocity.flush()
         } catch {

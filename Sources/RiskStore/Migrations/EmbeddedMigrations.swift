@@ -117,6 +117,28 @@ CREATE TABLE velocity_counters (
 -- Expiry deletes old buckets per granularity.
 CREATE INDEX velocity_counters_expiry ON velocity_counters (granularity, bucket);
 """#),
+        Migration(version: 5, name: "decision_log", sql: #"""
+-- AttestGuard schema 5: the decision log. Every verdict with the signal snapshot it was computed from, for
+-- explanations and backtests. Partitioned by day (decision_log_YYYYMMDD, created by the writer as days begin) and
+-- kept 30 days by default: retention drops whole partitions. User ids and IPs are keyed hashes (contract); the
+-- snapshot leaves out request.user_id, request.ip and request.device_id.
+CREATE TABLE decision_log (
+    seq              bigserial        NOT NULL,
+    app_id           text             NOT NULL,
+    decided_at       timestamptz      NOT NULL,
+    endpoint         text             NOT NULL,
+    key_id           text,
+    user_hash        text,
+    ip_hash          text,
+    decision         text             NOT NULL,
+    rule_decision    text             NOT NULL,
+    score            double precision NOT NULL,
+    rule_set_version text             NOT NULL,
+    fired            text             NOT NULL,
+    signals          text             NOT NULL
+) PARTITION BY RANGE (decided_at);
+CREATE INDEX decision_log_time ON decision_log (decided_at, seq);
+"""#),
     ]
     /// The migrations in `SQL/sqlite/`, in order.
     public static let sqlite: [Migration] = [
@@ -235,6 +257,27 @@ CREATE TABLE velocity_counters (
 );
 -- Expiry deletes old buckets per granularity.
 CREATE INDEX velocity_counters_expiry ON velocity_counters (granularity, bucket);
+"""#),
+        Migration(version: 5, name: "decision_log", sql: #"""
+-- AttestGuard schema 5: the decision log. Every verdict with the signal snapshot it was computed from, for
+-- explanations and backtests; kept 30 days by default. User ids and IPs are keyed hashes (contract); the snapshot
+-- leaves out request.user_id, request.ip and request.device_id. (PostgreSQL partitions it by day.)
+CREATE TABLE decision_log (
+    seq              INTEGER PRIMARY KEY AUTOINCREMENT,
+    app_id           TEXT    NOT NULL,
+    decided_at       INTEGER NOT NULL,
+    endpoint         TEXT    NOT NULL,
+    key_id           TEXT,
+    user_hash        TEXT,
+    ip_hash          TEXT,
+    decision         TEXT    NOT NULL,
+    rule_decision    TEXT    NOT NULL,
+    score            REAL    NOT NULL,
+    rule_set_version TEXT    NOT NULL,
+    fired            TEXT    NOT NULL,
+    signals          TEXT    NOT NULL
+);
+CREATE INDEX decision_log_time ON decision_log (decided_at, seq);
 """#),
     ]
 }

@@ -82,6 +82,14 @@ struct SQLiteRowReader {
         return try blob(column)
     }
 
+    func real(_ column: String) throws -> Double {
+        switch try value(column) {
+        case .float(let value): return value
+        case .integer(let value): return Double(value)
+        default: throw StoreError(.corruptRow, "\(table).\(column) is not a number")
+        }
+    }
+
     func date(_ column: String) throws -> Date {
         Date(timeIntervalSince1970: TimeInterval(try integer(column)) / 1000)
     }

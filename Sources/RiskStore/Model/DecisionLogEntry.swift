@@ -1,0 +1,56 @@
+public import Foundation
+
+/// One logged verdict: who and what (hashed where the contract says so), the decision returned and the rules'
+/// own, the score, the rule-set version, the fired rules and the signal snapshot (JSON, signal name to value).
+public struct DecisionLogEntry: Sendable, Hashable {
+    /// Assigned by the store (0 before it is written); orders entries decided at the same instant.
+    public var sequence: Int64 = 0
+    public var appId: String
+    public var decidedAt: Date
+    public var endpoint: String
+    /// base64 key id, when the request named a key.
+    public var keyId: String?
+    /// Keyed hashes.
+    public var userHash: String?
+    public var ipHash: String?
+    public var decision: String
+    public var ruleDecision: String
+    public var score: Double
+    public var ruleSetVersion: String
+    /// Fired rule ids, comma-separated.
+    public var fired: String
+    /// JSON object: signal name to value (`null` when missing).
+    public var signals: String
+
+    public init(
+        appId: String, decidedAt: Date, endpoint: String, keyId: String?, userHash: String?, ipHash: String?,
+        decision: String, ruleDecision: String, score: Double, ruleSetVersion: String, fired: String, signals: String
+    ) {
+        self.appId = appId
+        self.decidedAt = decidedAt
+        self.endpoint = endpoint
+        self.keyId = keyId
+        self.userHash = userHash
+        self.ipHash = ipHash
+        self.decision = decision
+        self.ruleDecision = ruleDecision
+        self.score = score
+        self.ruleSetVersion = ruleSetVersion
+        self.fired = fired
+        self.signals = signals
+    }
+}
+
+/// The decision log: written in batches off the request path, read in time order for backtests, kept a number
+/// of days.
+public protocol DecisionLogStore: Sendable {
+    /// Appends entries (creating day partitions as needed on PostgreSQL).
+    func appendDecisions(_ entries: [DecisionLogEntry]) async throws
+
+    /// Entries decided at or after `since`, in (decidedAt, sequence) order, at most `limit`, after `cursor` (the
+    /// last entry of the previous page).
+    func decisions(since: Date, after cursor: DecisionLogEntry?, limit: Int) async throws -> [DecisionLogEntry]
+
+    /// Deletes entries decided before `before` (whole day partitions on PostgreSQL); returns how many days or rows.
+    func purgeDecisions(before: Date) async throws -> Int
+}

@@ -1,0 +1,104 @@
+public import Foundation
+import PostgresNIO
+
+extension PostgresRiskStore {
+    public func appendDecisions(_ entries: [DecisionLogEntry]) async throws {
+        guard !entries.isEmpty else { return }
+        for day in Set(entries.map { DecisionLogPartition.day(of: $0.decidedAt) }) {
+            try await createPartition(day)
+        }
+        _ = try await rows(
+            """
+            INSERT INTO decision_log (app_id, decided_at, endpoint, key_id, user_hash, ip_hash, decision, rule_decision, score,
+                                      rule_set_version, fired, signals)
+            SELECT a, t, e, NULLIF(k, ''), NULLIF(u, ''), NULLIF(i, ''), d, r, s, v, f, g
+            FROM unnest(\(entries.map(\.appId))::text[], \(entries.map(\.decidedAt))::timestamptz[], \(entries.map(\.endpoint))::text[],
+                        \(entries.map { $0.keyId ?? "" })::text[], \(entries.map { $0.userHash ?? "" })::text[], \(entries.map { $0.ipHash ?? "" })::text[],
+                        \(entries.map(\.decision))::text[], \(entries.map(\.ruleDecision))::text[], \(entries.map(\.score))::float8[],
+                        \(entries.map(\.ruleSetVersion))::text[], \(entries.map(\.fired))::text[], \(entries.map(\.signals))::text[])
+                 AS x(a, t, e, k, u, i, d, r, s, v, f, g)
+            """
+        )
+    }
+
+    public func decisions(since: Date, after cursor: DecisionLogEntry?, limit: Int) async throws -> [DecisionLogEntry] {
+        let afterTime = cursor?.decidedAt ?? Date(timeIntervalSince1970: 0)
+        let afterSequence = cursor?.sequence ?? -1
+        return try await rows(
+            """
+            SELECT * FROM decision_log
+            WHERE decided_at >= \(since) AND (decided_at, seq) > (\(afterTime), \(afterSequence))
+            ORDER BY decided_at, seq LIMIT \(Int32(clamping: max(limit, 0)))
+            """
+        ).map(DecisionLogEntry.init(postgres:))
+    }
+
+    /// Drops whole day partitions that end at or before `before`; returns how many.
+    public func purgeDecisions(before: Date) async throws -> Int {
+        let partitions = try await rows(
+            """
+            SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
+            WHERE p.relname = 'decision_log' AND p.relnamespace = c.relnamespace AND p.relnamespace = to_regnamespace(current_schema())
+            """
+        ).map { try $0.decode(String.self) }
+        let cutoff = DecisionLogPartition.name(DecisionLogPartition.day(of: before))
+        var dropped = 0
+        for name in partitions where name.hasPrefix("decision_log_") && name.count == cutoff.count && name < cutoff {
+            _ = try await rows(PostgresQuery(unsafeSQL: "DROP TABLE IF EXISTS \(name)"))
+            dropped += 1
+        }
+        return dropped
+    }
+
+    private func createPartition(_ day: Date) async throws {
+        let next = day.addingTimeInterval(86_400)
+        let name = DecisionLogPartition.name(day)
+        // The name and bounds are made here from a date, never from input; IF NOT EXISTS makes racing writers safe.
+        do {
+            _ = try await rows(PostgresQuery(unsafeSQL: """
+                CREATE TABLE IF NOT EXISTS \(name) PARTITION OF decision_log
+                FOR VALUES FROM ('\(DecisionLogPartition.literal(day))') TO ('\(DecisionLogPartition.literal(next))')
+                """))
+        } catch let error as StoreError where String(describing: error).contains("42P07") || String(describing: error).contains("23505") {
+            // Another process created it between our check and our CREATE.
+        }
+    }
+}
+
+/// Day partitions of the decision log: `decision_log_YYYYMMDD`, UTC days.
+enum DecisionLogPartition {
+    static func day(of date: Date) -> Date {
+        Date(timeIntervalSince1970: (date.timeIntervalSince1970 / 86_400).rounded(.down) * 86_400)
+    }
+
+    static func name(_ day: Date) -> String {
+        let parts = Calendar.utc.dateComponents([.year, .month, .day], from: day)
+        return String(format: "decision_log_%04d%02d%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+    }
+
+    static func literal(_ day: Date) -> String {
+        let parts = Calendar.utc.dateComponents([.year, .month, .day], from: day)
+        return String(format: "%04d-%02d-%02d 00:00:00+00", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+    }
+}
+
+extension Calendar {
+    static let utc: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar
+    }()
+}
+
+extension DecisionLogEntry {
+    init(postgres row: PostgresRow) throws {
+        let read = PostgresRowReader(row, table: "decision_log")
+        self.init(
+            appId: try read("app_id"), decidedAt: try read("decided_at"), endpoint: try read("endpoint"),
+            keyId: try read("key_id"), userHash: try read("user_hash"), ipHash: try read("ip_hash"),
+            decision: try read("decision"), ruleDecision: try read("rule_decision"), score: try read("score"),
+            ruleSetVersion: try read("rule_set_version"), fired: try read("fired"), signals: try read("signals")
+        )
+        sequence = try read("seq")
+    }
+}

@@ -1,0 +1,54 @@
+public import Foundation
+import SQLiteNIO
+
+extension SQLiteRiskStore {
+    public func appendDecisions(_ entries: [DecisionLogEntry]) async throws {
+        guard !entries.isEmpty else { return }
+        try await transaction { connection in
+            for entry in entries {
+                _ = try await connection.query(
+                    """
+                    INSERT INTO decision_log (app_id, decided_at, endpoint, key_id, user_hash, ip_hash, decision, rule_decision, score,
+                                              rule_set_version, fired, signals)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                    """,
+                    [
+                        .text(entry.appId), SQLiteValues.bind(entry.decidedAt), .text(entry.endpoint), SQLiteValues.bind(entry.keyId),
+                        SQLiteValues.bind(entry.userHash), SQLiteValues.bind(entry.ipHash), .text(entry.decision), .text(entry.ruleDecision),
+                        .float(entry.score), .text(entry.ruleSetVersion), .text(entry.fired), .text(entry.signals),
+                    ]
+                )
+            }
+        }
+    }
+
+    public func decisions(since: Date, after cursor: DecisionLogEntry?, limit: Int) async throws -> [DecisionLogEntry] {
+        let afterTime = cursor.map { SQLiteValues.bind($0.decidedAt) } ?? .integer(-1)
+        let afterSequence = SQLiteData.integer(Int(cursor?.sequence ?? -1))
+        return try await query(
+            """
+            SELECT * FROM decision_log
+            WHERE decided_at >= ?1 AND (decided_at > ?2 OR (decided_at = ?2 AND seq > ?3))
+            ORDER BY decided_at, seq LIMIT ?4
+            """,
+            [SQLiteValues.bind(since), afterTime, afterSequence, .integer(max(limit, 0))]
+        ).map(DecisionLogEntry.init(sqlite:))
+    }
+
+    public func purgeDecisions(before: Date) async throws -> Int {
+        try await query("DELETE FROM decision_log WHERE decided_at < ?1 RETURNING 1", [SQLiteValues.bind(before)]).count
+    }
+}
+
+extension DecisionLogEntry {
+    init(sqlite row: SQLiteRow) throws {
+        let reader = SQLiteRowReader(row: row, table: "decision_log")
+        self.init(
+            appId: try reader.text("app_id"), decidedAt: try reader.date("decided_at"), endpoint: try reader.text("endpoint"),
+            keyId: try reader.optionalText("key_id"), userHash: try reader.optionalText("user_hash"), ipHash: try reader.optionalText("ip_hash"),
+            decision: try reader.text("decision"), ruleDecision: try reader.text("rule_decision"), score: try reader.real("score"),
+            ruleSetVersion: try reader.text("rule_set_version"), fired: try reader.text("fired"), signals: try reader.text("signals")
+        )
+        sequence = try reader.integer("seq")
+    }
+}

@@ -35,7 +35,10 @@ public struct AttestGuardEngine: Sendable {
         self.clock = clock
         let deviceCheckService = DeviceCheckService(client: deviceCheck, store: store, apps: apps, clock: clock, metrics: metrics)
         let velocity = VelocityRecorder(store: store, keying: settings.velocityKeying)
-        let scorer = RiskScorer(rules: rules, apps: apps, store: store, deviceCheck: deviceCheckService, velocity: velocity, clock: clock)
+        let scorer = RiskScorer(
+            rules: rules, apps: apps, store: store, deviceCheck: deviceCheckService, velocity: velocity,
+            decisionLog: DecisionLogWriter(store: store, retentionDays: settings.decisionLogRetentionDays), clock: clock
+        )
         self.velocity = velocity
         self.deviceCheck = deviceCheckService
         self.scorer = scorer

@@ -19,10 +19,16 @@ public struct RiskScorer: Sendable {
     let apps: AppCatalog
     let assembler: SignalAssembler
     let velocity: VelocityRecorder
+    /// Every verdict is queued here for the decision log.
+    public let decisionLog: DecisionLogWriter
     let clock: any EngineClock
     let metrics = EngineMetrics()
 
-    init(rules: RuleSetHolder, apps: AppCatalog, store: any RiskStore, deviceCheck: DeviceCheckService, velocity: VelocityRecorder, clock: any EngineClock) {
+    init(
+        rules: RuleSetHolder, apps: AppCatalog, store: any RiskStore, deviceCheck: DeviceCheckService, velocity: VelocityRecorder,
+        decisionLog: DecisionLogWriter, clock: any EngineClock
+    ) {
+        self.decisionLog = decisionLog
         self.rules = rules
         self.apps = apps
         self.assembler = SignalAssembler(store: store, deviceCheck: deviceCheck, velocity: VelocitySignals(recorder: velocity))
@@ -46,22 +52,37 @@ public struct RiskScorer: Sendable {
             throw error
         } catch {
             let outcome = Self.storeUnavailable(app: app, ruleSet: ruleSet)
-            record(outcome, endpoint: request.endpoint, since: started)
+            record(outcome, request: request, at: now, since: started)
             return outcome
         }
         let evaluation = ruleSet.evaluate(values)
         var signals: [String: SignalValue?] = [:]
         for name in ruleSet.layout.names { signals[name] = values.value(of: name) }
         let outcome = Outcome(verdict: Self.verdict(evaluation, app: app), evaluation: evaluation, signals: signals)
-        record(outcome, endpoint: request.endpoint, since: started)
+        record(outcome, request: request, at: now, since: started)
         return outcome
     }
 
-    private func record(_ outcome: Outcome, endpoint: ScoreRequest.Endpoint, since started: ContinuousClock.Instant) {
+    /// Metrics, and the decision log entry (queued; written off the request path).
+    private func record(_ outcome: Outcome, request: ScoreRequest, at now: Date, since started: ContinuousClock.Instant) {
         metrics.recordVerdict(
-            endpoint: endpoint.rawValue, decision: outcome.verdict.decision.rawValue, ruleDecision: outcome.evaluation.decision.rawValue,
+            endpoint: request.endpoint.rawValue, decision: outcome.verdict.decision.rawValue, ruleDecision: outcome.evaluation.decision.rawValue,
             enforced: outcome.verdict.enforced, duration: ContinuousClock.now - started
         )
+        decisionLog.append(DecisionLogEntry(
+            appId: request.appId,
+            decidedAt: now,
+            endpoint: request.endpoint.rawValue,
+            keyId: request.keyId?.base64EncodedString(),
+            userHash: request.userId.map { velocity.keying.subject("user", $0) },
+            ipHash: request.ip.map { velocity.keying.subject("ip", $0) },
+            decision: outcome.verdict.decision.rawValue,
+            ruleDecision: outcome.evaluation.decision.rawValue,
+            score: outcome.evaluation.score,
+            ruleSetVersion: outcome.evaluation.ruleSetVersion,
+            fired: outcome.evaluation.fired.map(\.id).joined(separator: ","),
+            signals: DecisionSnapshot.json(outcome.signals)
+        ))
     }
 
     static func verdict(_ evaluation: RuleEvaluation, app: AppPolicy) -> RiskVerdict {

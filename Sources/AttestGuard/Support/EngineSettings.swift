@@ -34,6 +34,8 @@ public struct EngineSettings: Sendable {
     /// The key of the keyed hashes velocity counts subjects (users, IPs, devices, keys) under; the same on every
     /// process that shares a store. The default is a fixed, public key: for tests and the simulator only.
     public var velocityKeying: VelocityKeying
+    /// How many days the decision log keeps (`decisionLog.retentionDays`).
+    public var decisionLogRetentionDays: Int
 
     public init(
         challengeTTL: Duration = .seconds(300),
@@ -42,7 +44,8 @@ public struct EngineSettings: Sendable {
         clockSkew: Duration = .seconds(120),
         trust: TrustMode = .production,
         receiptRefresh: ReceiptRefreshSettings = ReceiptRefreshSettings(),
-        velocityKeying: VelocityKeying = .publicTestKey
+        velocityKeying: VelocityKeying = .publicTestKey,
+        decisionLogRetentionDays: Int = 30
     ) {
         self.challengeTTL = challengeTTL
         self.challengeQuota = challengeQuota
@@ -51,6 +54,7 @@ public struct EngineSettings: Sendable {
         self.trust = trust
         self.receiptRefresh = receiptRefresh
         self.velocityKeying = velocityKeying
+        self.decisionLogRetentionDays = decisionLogRetentionDays
     }
 
     /// The receipt verifier for this trust mode (Apple Root CA - G3, or the simulator's receipt root).

@@ -88,7 +88,8 @@ public enum ServerConfigurationLoader {
             clockSkew: .seconds(try values.int("clockSkewSeconds", default: 120, range: 0...3_600)),
             trust: trust,
             receiptRefresh: refresh.settings,
-            velocityKeying: VelocityKeying(secret: Data(hashKey.utf8))
+            velocityKeying: VelocityKeying(secret: Data(hashKey.utf8)),
+            decisionLogRetentionDays: try values.scoped("decisionLog").int("retentionDays", default: 30, range: 1...3_650)
         )
 
         var apps = try readApps(values.scoped("apps"))

@@ -58,7 +58,7 @@ public enum ServerAssembly {
             router: router(engine: engine, configuration: configuration, store: store, registry: registry, rules: rules),
             server: server,
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "AttestGuard"),
-            services: store.services + [ChallengePurgeService(store: engine.store, clock: engine.clock, logger: logger), VelocityFlushService(engine: engine, logger: logger), RuleSetWatchService(reloader: rules)]
+            services: store.services + [ChallengePurgeService(store: engine.store, clock: engine.clock, logger: logger), WriteBehindService(engine: engine, logger: logger), RuleSetWatchService(reloader: rules)]
                 + backgroundServices,
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
             logger: logger

@@ -1,0 +1,65 @@
+public import Foundation
+public import RiskStore
+import Synchronization
+
+/// Writes every verdict to the decision log without a write on the request path: entries queue in memory
+/// (bounded: past `maximumQueued` the oldest are dropped and counted) and ``flush()`` writes them in batches;
+/// `DecisionLogService` in the server calls it every half second and purges entries past the retention daily.
+public final class DecisionLogWriter: Sendable {
+    let store: any DecisionLogStore
+    public let retentionDays: Int
+    let maximumQueued: Int
+    let batchSize: Int
+    private let state = Mutex(State())
+
+    private struct State {
+        var queue: [DecisionLogEntry] = []
+        var dropped = 0
+    }
+
+    public init(store: any DecisionLogStore, retentionDays: Int = 30, maximumQueued: Int = 100_000, batchSize: Int = 5_000) {
+        self.store = store
+        self.retentionDays = retentionDays
+        self.maximumQueued = maximumQueued
+        self.batchSize = batchSize
+    }
+
+    func append(_ entry: DecisionLogEntry) {
+        state.withLock { state in
+            state.queue.append(entry)
+            if state.queue.count > maximumQueued {
+                let excess = state.queue.count - maximumQueued
+                state.queue.removeFirst(excess)
+                state.dropped += excess
+            }
+        }
+    }
+
+    /// Writes everything queued, a batch at a time; a failed batch goes back to the front of the queue.
+    public func flush() async throws {
+        while true {
+            let batch = state.withLock { state in
+                let batch = Array(state.queue.prefix(batchSize))
+                state.queue.removeFirst(batch.count)
+                return batch
+            }
+            guard !batch.isEmpty else { return }
+            do {
+                try await store.appendDecisions(batch)
+            } catch {
+                state.withLock { state in state.queue.insert(contentsOf: batch, at: 0) }
+                throw error
+            }
+        }
+    }
+
+    /// Entries queued, and entries dropped because the queue was full.
+    public var backlog: (queued: Int, dropped: Int) {
+        state.withLock { ($0.queue.count, $0.dropped) }
+    }
+
+    /// Deletes entries older than the retention.
+    public func purge(now: Date) async throws -> Int {
+        try await store.purgeDecisions(before: now.addingTimeInterval(-Double(retentionDays) * 86_400))
+    }
+}

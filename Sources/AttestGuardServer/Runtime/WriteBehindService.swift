@@ -1,0 +1,60 @@
+import AttestGuard
+import Foundation
+import Logging
+import Metrics
+import ServiceLifecycle
+
+/// Writes what the request path queued, every `interval`: the velocity increments (so other processes see them
+/// within about that long) and the decision log entries. Every `purgeEvery` rounds it also purges expired velocity
+/// buckets and decision log days, and it flushes once more on shutdown. Gauges: `attestguard_velocity_pending_buckets`,
+/// `attestguard_velocity_dropped`, `attestguard_decision_log_queued`, `attestguard_decision_log_dropped` (dropped:
+/// since start, because the store stayed down while the queue was full).
+struct WriteBehindService: Service {
+    let engine: AttestGuardEngine
+    let logger: Logger
+    var interval: Duration = .milliseconds(250)
+    var purgeEvery = 2_400
+
+    func run() async throws {
+        var rounds = 0
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            _ = await cancelWhenGracefulShutdown { try? await Task.sleep(for: interval) }
+            await flush()
+            rounds += 1
+            if rounds % purgeEvery == 0 { await purge() }
+        }
+        await flush()
+    }
+
+    private func flush() async {
+        defer { recordBacklog() }
+        do {
+            try await engine.velocity.flush()
+        } catch {
+            logger.warning("velocity flush failed; increments kept for the next flush", metadata: ["error": .string(String(describing: error))])
+        }
+        do {
+            try await engine.scorer.decisionLog.flush()
+        } catch {
+            logger.warning("decision log write failed; entries kept for the next flush", metadata: ["error": .string(String(describing: error))])
+        }
+    }
+
+    private func purge() async {
+        do {
+            _ = try await engine.velocity.purge(now: engine.clock.now())
+            _ = try await engine.scorer.decisionLog.purge(now: engine.clock.now())
+        } catch {
+            logger.warning("purge of velocity buckets or decision log days failed", metadata: ["error": .string(String(describing: error))])
+        }
+    }
+
+    private func recordBacklog() {
+        let velocity = engine.velocity.backlog
+        Gauge(label: "attestguard_velocity_pending_buckets").record(velocity.pending)
+        Gauge(label: "attestguard_velocity_dropped").record(velocity.dropped)
+        let log = engine.scorer.decisionLog.backlog
+        Gauge(label: "attestguard_decision_log_queued").record(log.queued)
+        Gauge(label: "attestguard_decision_log_dropped").record(log.dropped)
+    }
+}

@@ -26,10 +26,11 @@ struct CommandLineRunner {
             .deletingLastPathComponent().appendingPathComponent(".build/debug/attestguard")
     }()
 
-    static func run(_ arguments: [String]) throws -> Result {
+    static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let environment { process.environment = environment }
         let output = Pipe()
         let error = Pipe()
         process.standardOutput = output

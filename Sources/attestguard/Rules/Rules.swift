@@ -5,7 +5,7 @@ extension AttestGuardCommand {
     struct Rules: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check, test and explain risk rule sets.",
-            subcommands: [LintRules.self, TestRules.self, ExplainRules.self, ListSignals.self]
+            subcommands: [LintRules.self, TestRules.self, ExplainRules.self, BacktestRules.self, ListSignals.self]
         )
     }
 }

@@ -1,0 +1,112 @@
+public import Foundation
+
+/// Replays a candidate rule set over logged decisions: each logged signal snapshot is evaluated with the candidate
+/// at the instant it was decided, and the report says how decisions move (a matrix from the logged rules' decision
+/// to the candidate's), how often each rule fires before and after, and how many decisions read a signal their
+/// snapshot lacks (it evaluates as missing: a signal new to the candidate, or a raw id the log never keeps).
+public struct Backtest: Sendable {
+    /// One logged decision, as the backtest needs it.
+    public struct Decision: Sendable {
+        public var decidedAt: Date
+        /// The rules' own decision when it was logged (before any monitor mode).
+        public var decision: RuleDecision
+        public var fired: [String]
+        /// The snapshot: a JSON object of signal names to values.
+        public var signals: String
+
+        public init(decidedAt: Date, decision: RuleDecision, fired: [String], signals: String) {
+            self.decidedAt = decidedAt
+            self.decision = decision
+            self.fired = fired
+            self.signals = signals
+        }
+    }
+
+    /// What the replay found.
+    public struct Report: Sendable {
+        public var decisions = 0
+        /// `matrix[old][new]`: how many decisions went from `old` to `new`.
+        public var matrix: [RuleDecision: [RuleDecision: Int]] = [:]
+        public var hitsBefore: [String: Int] = [:]
+        public var hitsAfter: [String: Int] = [:]
+        /// Decisions that read at least one signal missing from their snapshot, and which signals.
+        public var touchedByMissing = 0
+        public var missingSignals: [String: Int] = [:]
+        /// Snapshots that are not a JSON object (skipped).
+        public var unreadable = 0
+
+        public var changed: Int {
+            matrix.reduce(0) { total, row in total + row.value.filter { $0.key != row.key }.reduce(0) { $0 + $1.value } }
+        }
+
+        /// Rules by the size of the change in their hit count, largest first.
+        public var movers: [(rule: String, before: Int, after: Int)] {
+            Set(hitsBefore.keys).union(hitsAfter.keys)
+                .map { ($0, hitsBefore[$0] ?? 0, hitsAfter[$0] ?? 0) }
+                .filter { $0.1 != $0.2 }
+                .sorted { abs($0.2 - $0.1) != abs($1.2 - $1.1) ? abs($0.2 - $0.1) > abs($1.2 - $1.1) : $0.0 < $1.0 }
+        }
+    }
+
+    public let candidate: RuleSet
+    public private(set) var report = Report()
+
+    public init(candidate: RuleSet) {
+        self.candidate = candidate
+    }
+
+    public mutating func replay(_ decision: Decision) {
+        guard let object = try? JSONDecoder().decode([String: SnapshotValue].self, from: Data(decision.signals.utf8)) else {
+            report.unreadable += 1
+            return
+        }
+        let values = candidate.values(now: decision.decidedAt.timeIntervalSince1970)
+        var lacking = false
+        for (name, slot) in candidate.layout.slots {
+            guard let raw = object[name] else {
+                lacking = true
+                report.missingSignals[name, default: 0] += 1
+                continue
+            }
+            values.set(name, Self.value(raw, type: slot.type))
+        }
+        if lacking { report.touchedByMissing += 1 }
+        let evaluation = candidate.evaluate(values)
+        report.decisions += 1
+        report.matrix[decision.decision, default: [:]][evaluation.decision, default: 0] += 1
+        for rule in decision.fired { report.hitsBefore[rule, default: 0] += 1 }
+        for fired in evaluation.fired { report.hitsAfter[fired.id, default: 0] += 1 }
+    }
+
+    static func value(_ raw: SnapshotValue, type: SignalType) -> SignalValue? {
+        switch (raw, type) {
+        case (.number(let value), .number): .number(value)
+        case (.number(let value), .duration): .duration(value)
+        case (.number(let value), .timestamp): .timestamp(value)
+        case (.string(let text), .string): .string(text)
+        case (.bool(let flag), .bool): .bool(flag)
+        default: nil
+        }
+    }
+}
+
+/// A value in a logged snapshot.
+enum SnapshotValue: Decodable {
+    case number(Double)
+    case string(String)
+    case bool(Bool)
+    case missing
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .missing
+        } else if let flag = try? container.decode(Bool.self) {
+            self = .bool(flag)
+        } else if let number = try? container.decode(Double.self) {
+            self = .number(number)
+        } else {
+            self = .string(try container.decode(String.self))
+        }
+    }
+}

@@ -26,7 +26,8 @@ public struct AttestGuardEngine: Sendable {
         settings: EngineSettings,
         clock: any EngineClock = SystemClock(),
         deviceCheck: (any DeviceChecking)? = nil,
-        rules: RuleSetHolder = RuleSetHolder(RuleSetHolder.empty)
+        rules: RuleSetHolder = RuleSetHolder(RuleSetHolder.empty),
+        shadowRules: RuleSetHolder? = nil
     ) {
         let metrics = EngineMetrics()
         self.apps = apps
@@ -37,7 +38,7 @@ public struct AttestGuardEngine: Sendable {
         let velocity = VelocityRecorder(store: store, keying: settings.velocityKeying)
         let scorer = RiskScorer(
             rules: rules, apps: apps, store: store, deviceCheck: deviceCheckService, velocity: velocity,
-            decisionLog: DecisionLogWriter(store: store, retentionDays: settings.decisionLogRetentionDays), clock: clock
+            decisionLog: DecisionLogWriter(store: store, retentionDays: settings.decisionLogRetentionDays), clock: clock, shadow: shadowRules
         )
         self.velocity = velocity
         self.deviceCheck = deviceCheckService

@@ -1,3 +1,4 @@
+import AttestGuard
 import AttestGuardServer
 import Foundation
 import Testing
@@ -53,6 +54,28 @@ struct RuleReloadTests {
             let after = try await api.post("/v1/score", json: ["appId": ServerHarness.appId, "userId": "z"])
             #expect(after["ruleSetVersion"] as? String == newVersion)
             #expect(after["decision"] as? String == "review")
+        }
+    }
+
+    @Test("a shadow set is evaluated beside the live one on every request, reported, and never enforced")
+    func shadow() async throws {
+        let shadow = try Self.copyOfShippedRules()
+        defer { try? FileManager.default.removeItem(at: shadow) }
+        try Self.edit(shadow) { $0.replacingOccurrences(of: "decisions: { review: 50, deny: 80 }", with: "decisions: { review: 20, deny: 80 }") }
+        try await ServerHarness.run(.sqlite, extraEnvironment: ["ATTESTGUARD_RULES_SHADOW_DIRECTORY": shadow.path]) { api in
+            let status = try await api.send(.get, "/v1/admin/rules", apiKey: ServerHarness.adminKey)
+            let shadowVersion = try #require(status["shadowVersion"] as? String)
+            #expect(shadowVersion != status["version"] as? String)
+            // No key: 20 points. The live set allows; the shadow, with its lowered threshold, would review.
+            let reply = try await api.post("/v1/score", json: ["appId": ServerHarness.appId, "userId": "s"])
+            #expect(reply["decision"] as? String == "allow", "never enforced")
+            let engine = try #require(api.engine)
+            let outcome = try await engine.scorer.score(ScoreRequest(appId: ServerHarness.appId, userId: "s"))
+            #expect(outcome.verdict.decision == .allow)
+            #expect(outcome.shadow?.decision == .review)
+            #expect(outcome.shadow?.ruleSetVersion == shadowVersion)
+            let metrics = try await api.send(.get, "/metrics", apiKey: nil)
+            #expect(metrics.text.contains(#"attestguard_shadow_verdicts_total{live="allow",shadow="review"}"#))
         }
     }
 

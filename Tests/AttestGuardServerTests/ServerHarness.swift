@@ -104,7 +104,8 @@ struct ServerHarness {
         let rules = try RuleSetStartup.load(configuration, clock: clock, logger: logger)
         let engine = AttestGuardEngine(
             store: store.store, apps: AppCatalog(configuration.apps), settings: configuration.engine, clock: clock, deviceCheck: deviceCheck,
-            rules: rules.holder
+            rules: rules.holder,
+            shadowRules: rules.shadow?.holder
         )
         let application = try ServerAssembly.application(
             engine: engine, configuration: configuration, store: store, registry: registry, logger: logger, rules: rules

@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import Metrics
 public import RiskRules
 import RiskStore
 
@@ -13,9 +15,15 @@ public struct RiskScorer: Sendable {
         public var evaluation: RuleEvaluation
         /// Every signal the rule set reads, with its value (`nil` when missing).
         public var signals: [String: SignalValue?]
+        /// The shadow rule set's evaluation of the same request, when one is configured: logged, never enforced.
+        public var shadow: RuleEvaluation? = nil
     }
 
     public let rules: RuleSetHolder
+    /// A candidate evaluated beside the live set on every request and logged when it decides otherwise; never
+    /// enforced (`rules.shadowDirectory`).
+    public let shadow: RuleSetHolder?
+    private let shadowLogger = Logger(label: "attestguard.rules.shadow")
     let apps: AppCatalog
     let assembler: SignalAssembler
     let velocity: VelocityRecorder
@@ -26,9 +34,10 @@ public struct RiskScorer: Sendable {
 
     init(
         rules: RuleSetHolder, apps: AppCatalog, store: any RiskStore, deviceCheck: DeviceCheckService, velocity: VelocityRecorder,
-        decisionLog: DecisionLogWriter, clock: any EngineClock
+        decisionLog: DecisionLogWriter, clock: any EngineClock, shadow: RuleSetHolder? = nil
     ) {
         self.decisionLog = decisionLog
+        self.shadow = shadow
         self.rules = rules
         self.apps = apps
         self.assembler = SignalAssembler(store: store, deviceCheck: deviceCheck, velocity: VelocitySignals(recorder: velocity))
@@ -58,9 +67,28 @@ public struct RiskScorer: Sendable {
         let evaluation = ruleSet.evaluate(values)
         var signals: [String: SignalValue?] = [:]
         for name in ruleSet.layout.names { signals[name] = values.value(of: name) }
-        let outcome = Outcome(verdict: Self.verdict(evaluation, app: app), evaluation: evaluation, signals: signals)
+        var outcome = Outcome(verdict: Self.verdict(evaluation, app: app), evaluation: evaluation, signals: signals)
+        if let shadow {
+            outcome.shadow = await evaluateShadow(shadow.ruleSet, request: request, app: app, live: evaluation, now: now)
+        }
         record(outcome, request: request, at: now, since: started)
         return outcome
+    }
+
+    /// The shadow set's evaluation: its own signals (it may read others than the live set), a count per pair of
+    /// decisions in `attestguard_shadow_verdicts_total{live,shadow}`, and a log line when they differ.
+    private func evaluateShadow(_ ruleSet: RuleSet, request: ScoreRequest, app: AppPolicy, live: RuleEvaluation, now: Date) async -> RuleEvaluation? {
+        guard let values = try? await assembler.assemble(request, app: app, ruleSet: ruleSet, now: now) else { return nil }
+        let evaluation = ruleSet.evaluate(values)
+        Counter(label: "attestguard_shadow_verdicts_total", dimensions: [("live", live.decision.rawValue), ("shadow", evaluation.decision.rawValue)]).increment()
+        if evaluation.decision != live.decision {
+            shadowLogger.info("shadow rules decide otherwise", metadata: [
+                "app": .string(app.appId), "endpoint": .string(request.endpoint.rawValue),
+                "live": .string("\(live.decision.rawValue) \(live.ruleSetVersion) [\(live.fired.map(\.id).joined(separator: ","))]"),
+                "shadow": .string("\(evaluation.decision.rawValue) \(evaluation.ruleSetVersion) [\(evaluation.fired.map(\.id).joined(separator: ","))]"),
+            ])
+        }
+        return evaluation
     }
 
     /// Metrics, and the decision log entry (queued; written off the request path).

@@ -61,6 +61,8 @@ public struct ServerConfiguration: Sendable {
     /// The rule directory (`rules.directory`); `nil`: `Rules` in the working directory if there is one, else no
     /// rules (every verdict allow).
     public var rulesDirectory: String? = nil
+    /// A shadow rule directory (`rules.shadowDirectory`): evaluated beside the live set and logged, never enforced.
+    public var shadowRulesDirectory: String? = nil
 
     /// Lines safe to log at start-up: no secret, no password.
     public var summary: [String] {

@@ -151,7 +151,8 @@ public enum ServerConfigurationLoader {
             apple: apple,
             receiptRefreshEnabled: refresh.enabled,
             logLevel: try values.choice("logLevel", default: Logger.Level.info),
-            rulesDirectory: values.scoped("rules").string("directory")
+            rulesDirectory: values.scoped("rules").string("directory"),
+            shadowRulesDirectory: values.scoped("rules").string("shadowDirectory")
         )
     }
 

@@ -1600,6 +1600,9 @@ components:
                 type: string
         rejectedAt:
           $ref: '#/components/schemas/Timestamp'
+        shadowVersion:
+          type: string
+          description: The version of the shadow rule set evaluated beside the live one (logged, never enforced).
 
     VerdictReason:
       type: object

@@ -43,6 +43,8 @@ struct RuleSetStatusBody: Encodable {
     var reloaded: Bool?
     var rejected: [Problem]
     var rejectedAt: Date?
+    /// The shadow set's version, when one runs beside the live set.
+    var shadowVersion: String?
 
     init(_ status: RuleSetReloader.Status, reloaded: Bool?) {
         version = status.version
@@ -52,5 +54,6 @@ struct RuleSetStatusBody: Encodable {
         self.reloaded = reloaded
         rejected = status.rejected.map { Problem(code: $0.code.rawValue, file: $0.file, line: $0.line, column: $0.column, message: $0.message, hint: $0.hint) }
         rejectedAt = status.rejectedAt
+        shadowVersion = status.shadowVersion
     }
 }

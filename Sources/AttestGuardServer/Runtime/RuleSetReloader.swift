@@ -19,21 +19,29 @@ public final class RuleSetReloader: Sendable {
         /// Problems of the last rejected attempt since the last successful load.
         public var rejected: [RuleSetError]
         public var rejectedAt: Date?
+        /// The shadow set's version, when one is configured.
+        public var shadowVersion: String?
     }
 
     public let holder: RuleSetHolder
     public let directory: String?
+    /// The shadow set and its directory, reloaded with the live one.
+    public let shadow: (holder: RuleSetHolder, directory: String)?
     let clock: any EngineClock
     let logger: Logger
     private let state: Mutex<Status>
 
-    public init(holder: RuleSetHolder, directory: String?, clock: any EngineClock, logger: Logger) {
+    public init(holder: RuleSetHolder, directory: String?, shadow: (holder: RuleSetHolder, directory: String)? = nil, clock: any EngineClock, logger: Logger) {
         self.holder = holder
         self.directory = directory
+        self.shadow = shadow
         self.clock = clock
         self.logger = logger
         let current = holder.ruleSet
-        self.state = Mutex(Status(directory: directory, version: current.version, ruleCount: current.rules.count, loadedAt: clock.now(), rejected: []))
+        self.state = Mutex(Status(
+            directory: directory, version: current.version, ruleCount: current.rules.count, loadedAt: clock.now(), rejected: [],
+            shadowVersion: shadow?.holder.ruleSet.version
+        ))
         Gauge(label: "attestguard_rules_loaded", dimensions: [("version", current.version)]).record(1)
     }
 
@@ -42,13 +50,18 @@ public final class RuleSetReloader: Sendable {
     /// Loads the directory again; returns the status after the attempt. Without a directory nothing changes.
     @discardableResult
     public func reload(reason: String) -> Status {
+        reloadShadow(reason: reason)
         guard let directory else { return status }
         do {
             let ruleSet = try RuleSetLoader.load(directory: directory)
             let previous = holder.replace(with: ruleSet)
             let now = clock.now()
+            let shadowVersion = shadow?.holder.ruleSet.version
             state.withLock { status in
-                status = Status(directory: directory, version: ruleSet.version, ruleCount: ruleSet.rules.count, loadedAt: now, rejected: [])
+                status = Status(
+                    directory: directory, version: ruleSet.version, ruleCount: ruleSet.rules.count, loadedAt: now, rejected: [],
+                    shadowVersion: shadowVersion
+                )
             }
             if previous.version != ruleSet.version {
                 logger.notice("rules reloaded", metadata: [
@@ -71,5 +84,19 @@ public final class RuleSetReloader: Sendable {
             Counter(label: "attestguard_rules_reloads_total", dimensions: [("result", "rejected")]).increment()
         }
         return status
+    }
+
+    /// The shadow set: replaced when its files load, kept (and its problems logged) when they do not.
+    private func reloadShadow(reason: String) {
+        guard let shadow else { return }
+        do {
+            let ruleSet = try RuleSetLoader.load(directory: shadow.directory)
+            shadow.holder.replace(with: ruleSet)
+            state.withLock { $0.shadowVersion = ruleSet.version }
+        } catch {
+            for problem in error.errors {
+                logger.error("shadow rule reload rejected; the shadow set stays", metadata: ["reason": .string(reason), "problem": .string(problem.description)])
+            }
+        }
     }
 }

@@ -17,15 +17,22 @@ public enum RuleSetStartup {
             logger.notice("rules: none (set rules.directory); every verdict is allow")
             return RuleSetReloader(holder: RuleSetHolder(RuleSetHolder.empty), directory: nil, clock: clock, logger: logger)
         }
+        let live = try load(directory, key: "rules.directory", logger: logger)
+        let shadow = try configuration.shadowRulesDirectory.map { (holder: RuleSetHolder(try load($0, key: "rules.shadowDirectory", logger: logger)), directory: $0) }
+        return RuleSetReloader(holder: RuleSetHolder(live), directory: directory, shadow: shadow, clock: clock, logger: logger)
+    }
+
+    private static func load(_ directory: String, key: String, logger: Logger) throws -> RuleSet {
         do {
             let ruleSet = try RuleSetLoader.load(directory: directory)
             logger.info("rules loaded", metadata: [
                 "directory": .string(directory), "version": .string(ruleSet.version), "rules": .stringConvertible(ruleSet.rules.count),
+                "shadow": .stringConvertible(key == "rules.shadowDirectory"),
             ])
-            return RuleSetReloader(holder: RuleSetHolder(ruleSet), directory: directory, clock: clock, logger: logger)
+            return ruleSet
         } catch {
             for problem in error.errors { logger.error("rule problem", metadata: ["problem": .string(problem.description)]) }
-            throw ConfigurationError(key: "rules.directory", "the rule set in \(directory) does not load: \(error.errors.count) problem(s), first: \(error.errors.first?.description ?? "?")")
+            throw ConfigurationError(key: key, "the rule set in \(directory) does not load: \(error.errors.count) problem(s), first: \(error.errors.first?.description ?? "?")")
         }
     }
 }

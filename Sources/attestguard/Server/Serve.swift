@@ -51,7 +51,8 @@ struct Serve: AsyncParsableCommand {
             settings: configuration.engine,
             clock: clock,
             deviceCheck: apple?.deviceCheck,
-            rules: rules.holder
+            rules: rules.holder,
+            shadowRules: rules.shadow?.holder
         )
         var background: [any Service] = []
         if let apple, configuration.receiptRefreshEnabled {

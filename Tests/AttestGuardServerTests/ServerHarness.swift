@@ -70,6 +70,8 @@ struct ServerHarness {
             "ATTESTGUARD_API_KEYS_OPERATOR_SECRET_ENV": "TEST_ADMIN_KEY",
             "ATTESTGUARD_API_KEYS_OPERATOR_SCOPES": "verify,admin",
             "ATTESTGUARD_CHALLENGES_MAX_PER_USER": "500",
+            // Tests run many servers against one PostgreSQL: no warm pools, so connections open only as needed.
+            "ATTESTGUARD_DATABASE_MINIMUM_CONNECTIONS": "0",
             "TEST_GATEWAY_KEY": apiKey,
             "TEST_NARROW_KEY": narrowKey,
             "TEST_ADMIN_KEY": adminKey,

@@ -27,6 +27,8 @@ final class ServerProcess: @unchecked Sendable {
         environment["ATTESTGUARD_API_KEYS_GATEWAY_SECRET_ENV"] = "PROCESS_TEST_KEY"
         environment["ATTESTGUARD_API_KEYS_GATEWAY_SCOPES"] = "verify,admin"
         environment["ATTESTGUARD_CHALLENGES_MAX_PER_USER"] = "1000"
+        // Tests run many servers against one PostgreSQL: no warm pools, so connections open only as needed.
+        environment["ATTESTGUARD_DATABASE_MINIMUM_CONNECTIONS"] = "0"
         environment["ATTESTGUARD_DATABASE_AUTO_MIGRATE"] = "true"
         environment["ATTESTGUARD_DATABASE_POOL_SIZE"] = "8"
         // The suite runs beside heavy tests (the 10,000-receipt batch) on 2 cores: give the store time to answer.

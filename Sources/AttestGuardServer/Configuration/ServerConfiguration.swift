@@ -18,6 +18,14 @@ public struct ServerConfiguration: Sendable {
     public enum Database: Sendable {
         case postgres(Postgres)
         case sqlite(path: String)
+
+        /// The same database with no connection kept open while idle: for one-shot commands (migrate, backtest)
+        /// that need a connection or two for a moment, not a warm pool.
+        public var coldPool: Database {
+            guard case .postgres(var postgres) = self else { return self }
+            postgres.minimumConnections = 0
+            return .postgres(postgres)
+        }
     }
 
     /// A PostgreSQL database and its connection pool.

@@ -37,7 +37,7 @@ struct BacktestRules: AsyncParsableCommand {
         let clock = SystemClock()
         let store: OpenedStore
         do {
-            store = try await OpenedStore.open(configuration.database, clock: { clock.now() }, logger: logger)
+            store = try await OpenedStore.open(configuration.database.coldPool, clock: { clock.now() }, logger: logger)
         } catch {
             Self.fail("cannot open the store: \(error)")
         }

@@ -14,7 +14,7 @@ struct Migrate: AsyncParsableCommand {
         let configuration = try await options.load()
         var logger = Logger(label: "attestguard.migrate")
         logger.logLevel = .warning
-        let store = try await OpenedStore.open(configuration.database, clock: { Date() }, logger: logger)
+        let store = try await OpenedStore.open(configuration.database.coldPool, clock: { Date() }, logger: logger)
         let services = store.services
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in

@@ -38,7 +38,8 @@ public struct AttestGuardEngine: Sendable {
         let velocity = VelocityRecorder(store: store, keying: settings.velocityKeying)
         let scorer = RiskScorer(
             rules: rules, apps: apps, store: store, deviceCheck: deviceCheckService, velocity: velocity,
-            decisionLog: DecisionLogWriter(store: store, retentionDays: settings.decisionLogRetentionDays), clock: clock, shadow: shadowRules
+            decisionLog: DecisionLogWriter(store: store, retentionDays: settings.decisionLogRetentionDays), clock: clock, metrics: metrics,
+            shadow: shadowRules
         )
         self.velocity = velocity
         self.deviceCheck = deviceCheckService

@@ -30,12 +30,13 @@ public struct RiskScorer: Sendable {
     /// Every verdict is queued here for the decision log.
     public let decisionLog: DecisionLogWriter
     let clock: any EngineClock
-    let metrics = EngineMetrics()
+    let metrics: EngineMetrics
 
     init(
         rules: RuleSetHolder, apps: AppCatalog, store: any RiskStore, deviceCheck: DeviceCheckService, velocity: VelocityRecorder,
-        decisionLog: DecisionLogWriter, clock: any EngineClock, shadow: RuleSetHolder? = nil
+        decisionLog: DecisionLogWriter, clock: any EngineClock, metrics: EngineMetrics, shadow: RuleSetHolder? = nil
     ) {
+        self.metrics = metrics
         self.decisionLog = decisionLog
         self.shadow = shadow
         self.rules = rules

@@ -1,4 +1,5 @@
 import Metrics
+import RiskStore
 
 /// The engine's verification counters (swift-metrics; the server exports them to Prometheus):
 /// `attestguard_attestations_total{result}`, `attestguard_assertions_total{result}` and
@@ -24,7 +25,7 @@ public struct EngineMetrics: Sendable {
     func recordVerdict(endpoint: String, decision: String, ruleDecision: String, enforced: Bool, duration: Duration) {
         Counter(label: "attestguard_verdicts_total", dimensions: [("endpoint", endpoint), ("decision", decision), ("enforced", String(enforced))]).increment()
         Counter(label: "attestguard_rule_decisions_total", dimensions: [("endpoint", endpoint), ("decision", ruleDecision)]).increment()
-        Timer(label: "attestguard_score_duration_seconds", preferredDisplayUnit: .seconds).recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+        Timer(label: "attestguard_score_duration_seconds", preferredDisplayUnit: .seconds).recordSeconds(duration.timeInterval)
     }
 
     func recordDeviceCheck(operation: String, result: String) {

@@ -10,14 +10,18 @@ struct VelocitySignals: Sendable {
 
     func fill(_ values: SignalValues, names: [String], appId: String, subjects: VelocitySubjects, now: Date) async throws {
         var wanted: [(name: String, sum: VelocitySum)] = []
+        // One keyed hash per dimension, however many windows and events of it the rules read.
+        var hashed: [String: String] = [:]
         for name in names where name.hasPrefix("velocity.") {
             let parts = name.split(separator: ".").map(String.init)
             guard parts.count == 4, let window = SignalSchema.velocityWindow(parts[3]),
                 let value = subjects.value(of: parts[2])
             else { continue }
+            let subject = hashed[parts[2]] ?? recorder.keying.subject(parts[2], value)
+            hashed[parts[2]] = subject
             let granularity = VelocityWindow.granularity(for: window)
             let sum = VelocitySum(
-                subject: recorder.keying.subject(parts[2], value),
+                subject: subject,
                 event: parts[1],
                 granularity: granularity,
                 since: VelocityWindow.since(now: now.timeIntervalSince1970, window: window, granularity: granularity)

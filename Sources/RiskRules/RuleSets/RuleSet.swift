@@ -47,9 +47,6 @@ public struct RuleSet: Sendable {
         }
         return RuleEvaluation(score: score, decision: decision, decidedBy: decidedBy, fired: fired, ruleSetVersion: version)
     }
-
-    /// How many rules run per evaluation.
-    public var ruleCount: Int { rules.count }
 }
 
 /// The outcome of one evaluation, with an explanation.

@@ -6,7 +6,8 @@ import PostgresNIO
 ///
 /// One statement, so one round trip: `active` holds the key against revocation, `current` locks the receipt row
 /// and reads its creation time once, and the two updates take disjoint branches of that reading (replace, or
-/// only release the owner's lease), so no row is written twice by the statement.
+/// only release the owner's lease), so no row is written twice by the statement. PostgreSQL runs every
+/// data-modifying CTE to completion whether or not the final SELECT reads it, so `released` needs no reader.
 struct ReplaceReceiptStatement: PostgresPreparedStatement {
     typealias Row = (active: Bool, replaced: Bool, historyRecorded: Bool)
 
@@ -37,10 +38,8 @@ struct ReplaceReceiptStatement: PostgresPreparedStatement {
             UPDATE receipts SET lease_owner = NULL, lease_expires_at = NULL
             FROM decision
             WHERE app_id = $1 AND key_id = $2 AND lease_owner = $11 AND NOT decision.replace
-            RETURNING 1
         )
-        SELECT decision.active, EXISTS (SELECT 1 FROM replaced), EXISTS (SELECT 1 FROM history),
-            (SELECT count(*) FROM released)
+        SELECT decision.active, EXISTS (SELECT 1 FROM replaced), EXISTS (SELECT 1 FROM history)
         FROM decision
         """
 
@@ -69,7 +68,6 @@ struct ReplaceReceiptStatement: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-        let (active, replaced, historyRecorded, _) = try row.decode((Bool, Bool, Bool, Int64).self)
-        return (active, replaced, historyRecorded)
+        try row.decode((Bool, Bool, Bool).self)
     }
 }

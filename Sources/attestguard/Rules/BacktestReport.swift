@@ -1,13 +1,13 @@
 import Foundation
 import RiskRules
+import RiskStore
 
 /// How `attestguard rules backtest` prints its report: a decision matrix (logged rows, candidate columns),
 /// per-rule hits before and after, and the decisions that read signals their snapshot lacks.
 enum BacktestReport {
     static func text(_ report: Backtest.Report, candidate: RuleSet, since: String, elapsed: Duration) -> String {
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         var lines = [
-            "candidate \(candidate.version) (\(candidate.rules.count) rules) over \(report.decisions) decisions of the last \(since), in \(String(format: "%.1f", seconds)) s",
+            "candidate \(candidate.version) (\(candidate.rules.count) rules) over \(report.decisions) decisions of the last \(since), in \(String(format: "%.1f", elapsed.timeInterval)) s",
             "",
             "logged \\ candidate      allow     review       deny",
         ]

@@ -3,17 +3,24 @@
 #
 #   ./Benchmarks/http.sh            (from any directory)
 #
-# Measures `attestguard serve` (release build, simulator mode, PostgreSQL store) over loopback with wrk at a fixed
-# concurrency: POST /v1/assertions with VALID assertions (every one accepted exactly once: 200), and GET /healthz
-# in the same run as the HTTP stack's ceiling. Prints a table at the end.
+# Measures `attestguard serve` (release build, simulator mode, PostgreSQL store, the shipped Rules/) over loopback
+# with wrk at a fixed concurrency:
+#   - GET /healthz, the HTTP stack's ceiling;
+#   - POST /v1/assertions with VALID assertions (every one accepted exactly once: 200; each carries a verdict);
+#   - POST /v1/score for attested keys with redeemed risk metrics: closed loop (the peak rate), then paced at half
+#     that rate (HTTP_BENCH_SCORE_LOAD), with latency measured against the schedule (no coordinated omission).
+#     Goal: p99 under 5 ms at half the peak rate.
+# Prints a table at the end.
 #
 # Steps: build `attestguard` (the main package's product) and `HTTPBenchPrep` in release mode into Benchmarks/.build;
 # start a throw-away PostgreSQL (scripts/postgres-start.sh) and the server on a free loopback port; HTTPBenchPrep
 # attests one simulated key per connection through the API, issues PER_KEY assertion challenges per key through
-# the API and mints the assertions in counter order (request bodies, one file per key); VACUUM ANALYZE; then wrk
+# the API and mints the assertions in counter order (request bodies, one file per key), and attests SCORE_KEYS more
+# keys for the score bodies; their receipts get a redeemed risk metric (1-3, and a 7-day history) in SQL, as the
+# receipt scheduler would store them; VACUUM ANALYZE; then wrk
 # (`-t C -c C`: one connection per thread, so each connection sends its key's bodies one after another, in counter
 # order): /healthz warm-up, /healthz measured, assertions warm-up, assertions measured (continuing after the
-# bodies the warm-up sent). Everything it started is stopped on exit, also on failure or Ctrl-C.
+# bodies the warm-up sent), score warm-up, score closed loop, score paced. Everything it started is stopped on exit, also on failure or Ctrl-C.
 #
 # Environment (defaults in brackets):
 #   HTTP_BENCH_CONNECTIONS [16]   connections = wrk threads = simulated keys
@@ -22,7 +29,11 @@
 #   HTTP_BENCH_ASSERTION_WARMUP [2]  seconds of assertion warm-up (not measured)
 #   HTTP_BENCH_PER_KEY [4000]     assertion bodies prepared per key; must outlast warm-up + duration (the run
 #                                 fails with "exhausted" otherwise)
+#   HTTP_BENCH_SCORE_KEYS [1000]  attested keys (users, devices; an IP per 4 keys) the score bodies name
+#   HTTP_BENCH_SCORE_LOAD [0.5]   the paced score run's rate as a fraction of the closed loop's
 #   HTTP_BENCH_POOL [16]          the server's PostgreSQL pool size (database.poolSize)
+#   HTTP_BENCH_PG_STATEMENTS [0]  1: load pg_stat_statements and print the statements of the closed-loop score run
+#                                 (calls, mean and total time), heaviest first
 #   HTTP_BENCH_NO_BUILD [0]       1: use the binaries already in Benchmarks/.build/release
 #   HTTP_BENCH_KEEP [0]           1: keep the work folder (config, server logs, wrk outputs, bodies)
 #   SWIFT                         swift binary (default: swift on PATH, else /opt/swift/usr/bin/swift)
@@ -37,6 +48,8 @@ warmup="${HTTP_BENCH_WARMUP:-3}"
 assertion_warmup="${HTTP_BENCH_ASSERTION_WARMUP:-2}"
 per_key="${HTTP_BENCH_PER_KEY:-4000}"
 pool="${HTTP_BENCH_POOL:-16}"
+score_keys="${HTTP_BENCH_SCORE_KEYS:-1000}"
+score_load="${HTTP_BENCH_SCORE_LOAD:-0.5}"
 swift="${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}"
 seed="attestguard-bench"
 app_id="ABCDE12345.com.example.bench"
@@ -107,7 +120,9 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 echo "== PostgreSQL =="
-ATTESTGUARD_PG_STATE_FILE="$work/pg-state" "$root/scripts/postgres-start.sh" >"$work/pg-url" 2>"$work/pg-start.log" ||
+pg_options=""
+if [ "${HTTP_BENCH_PG_STATEMENTS:-0}" = 1 ]; then pg_options="-c shared_preload_libraries=pg_stat_statements"; fi
+ATTESTGUARD_PG_OPTIONS="$pg_options" ATTESTGUARD_PG_STATE_FILE="$work/pg-state" "$root/scripts/postgres-start.sh" >"$work/pg-url" 2>"$work/pg-start.log" ||
     { cat "$work/pg-start.log" >&2; exit 1; }
 pg_state="$(cat "$work/pg-state")"
 pg_url="$(cat "$work/pg-url")"
@@ -135,7 +150,8 @@ apps:
   bench: { appId: $app_id, environments: [development] }
 apiKeys:
   names: [bench]
-  bench: { secretEnv: BENCH_API_KEY, scopes: [verify, admin], apps: ["*"] }
+  bench: { secretEnv: BENCH_API_KEY, scopes: [verify, score, admin], apps: ["*"] }
+rules: { directory: "$root/Rules" }
 EOF
 
 echo "== server =="
@@ -154,7 +170,7 @@ done
 [ "$(curl -s -o /dev/null -w '%{http_code}' "$url/readyz")" = 200 ] || { echo "GET /readyz is not 200" >&2; exit 1; }
 echo "$(cat "$work/server.out") (pid $server_pid): $(curl -s "$url/readyz")"
 
-echo "== preparing $connections keys x $per_key assertions (through the API) =="
+echo "== preparing $connections keys x $per_key assertions and $score_keys score keys (through the API) =="
 prep_started=$SECONDS
 # run_child COMMAND...: runs it in the background and waits (a trapped signal interrupts `wait`, not a foreground job).
 run_child() {
@@ -165,7 +181,18 @@ run_child() {
     child_pid=""
     return "$status"
 }
-run_child "$prep_bin" --url "$url" --keys "$connections" --per-key "$per_key" --out "$work/bodies" --seed "$seed" --app-id "$app_id"
+run_child "$prep_bin" --url "$url" --keys "$connections" --per-key "$per_key" --score-keys "$score_keys" \
+    --out "$work/bodies" --seed "$seed" --app-id "$app_id"
+# Redeemed receipts for every key, as the scheduler stores them: risk metric 1-3 now, one less a week ago.
+psql_ "
+    UPDATE receipts SET receipt_type = 'RECEIPT', risk_metric = 1 + get_byte(key_id, 0) % 3,
+        refreshed_at = now() - interval '1 hour', created_at = now() - interval '1 hour', metric_stale = false,
+        next_refresh_at = now() + interval '1 day';
+    INSERT INTO risk_metric_history (app_id, key_id, receipt_created_at, risk_metric, observed_at)
+    SELECT app_id, key_id, now() - interval '6 days', greatest(risk_metric - 1, 0), now() - interval '6 days'
+    FROM receipts ON CONFLICT DO NOTHING;
+    INSERT INTO risk_metric_history (app_id, key_id, receipt_created_at, risk_metric, observed_at)
+    SELECT app_id, key_id, created_at, risk_metric, refreshed_at FROM receipts ON CONFLICT DO NOTHING" >/dev/null
 psql_ "VACUUM ANALYZE" >/dev/null
 echo "prepared in $((SECONDS - prep_started)) s (VACUUM ANALYZE included)"
 
@@ -232,6 +259,26 @@ run_wrk assertions "$duration" assertions "$work/bodies" "$work/offsets-warmup" 
 sleep 0.5 # let the last in-flight requests commit
 consumed_after=$(consumed_assertions)
 cat "$work/assertions.out"
+
+echo "== POST /v1/score: ${assertion_warmup} s warm-up, ${duration} s closed loop, ${duration} s paced at $score_load of its rate =="
+run_wrk score-warmup "$assertion_warmup" score "$work/bodies/score.txt" - "$connections"
+if [ "${HTTP_BENCH_PG_STATEMENTS:-0}" = 1 ]; then
+    psql_ "CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()" >/dev/null
+fi
+run_wrk score "$duration" score "$work/bodies/score.txt" - "$connections"
+cat "$work/score.out"
+if [ "${HTTP_BENCH_PG_STATEMENTS:-0}" = 1 ]; then
+    echo "-- PostgreSQL statements during the closed-loop score run (pg_stat_statements), heaviest first --"
+    "$pg_bin/psql" "$pg_url" -X -q -P pager=off -c "
+        SELECT calls, round(mean_exec_time::numeric, 3) AS mean_ms, round(total_exec_time::numeric) AS total_ms,
+               left(regexp_replace(query, '\s+', ' ', 'g'), 110) AS query
+        FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%'
+        ORDER BY total_exec_time DESC LIMIT 15"
+fi
+paced_total="$(awk -v r="$(field score rps)" -v f="$score_load" 'BEGIN { printf "%.0f", r * f }')"
+paced_per_connection="$(awk -v t="$paced_total" -v c="$connections" 'BEGIN { printf "%.3f", t / c }')"
+run_wrk score-paced "$duration" score "$work/bodies/score.txt" "$paced_per_connection" "$connections"
+cat "$work/score-paced.out"
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 server_errors=$(grep -ciE ' (error|critical) ' "$work/server.err" || true)
 
@@ -243,7 +290,7 @@ row() { # NAME LABEL
     cpu=$(awk -v d="$(field "$name" duration_s)" -v w="$wrk_cpu" -v s="$server_cpu_s" -v p="$postgres_cpu_s" \
         -v m="$machine_cpu_s" -v st="$steal_s" \
         'BEGIN { o = (m - s - p - w - st) / d; if (o < 0) o = 0; printf "%.2f / %.2f / %.2f / %.2f / %.2f", s / d, p / d, w / d, o, st / d }')
-    printf '| %-20s | %9.0f | %7.2f | %7.2f | %7.2f | %8.2f | %9d | %7d | %8d | %-33s |\n' "$label" \
+    printf '| %-24s | %9.0f | %7.2f | %7.2f | %7.2f | %8.2f | %9d | %7d | %8d | %-33s |\n' "$label" \
         "$(field "$name" rps)" "$(field "$name" p50_ms)" "$(field "$name" p90_ms)" "$(field "$name" p99_ms)" \
         "$(field "$name" max_ms)" "$(field "$name" requests)" "$(field "$name" non200)" \
         "$(field "$name" socket_errors)" "$cpu"
@@ -259,21 +306,27 @@ echo "      $connections connections, one per wrk thread (closed loop: each send
 echo "      ${duration} s per route; ${warmup} s /healthz and ${assertion_warmup} s assertion warm-up (not counted); client, server and PostgreSQL share the $(nproc) cores (no pinning)"
 echo "assertions: $connections simulated keys (one per connection), each with $per_key prepared single-use bodies sent in counter order"
 echo
-echo "| route                |     req/s |  p50 ms |  p90 ms |  p99 ms |   max ms |  requests | non-200 | sock.err | cores: server/pg/wrk/other/steal  |"
-echo "|----------------------|----------:|--------:|--------:|--------:|---------:|----------:|--------:|---------:|-----------------------------------|"
+echo "| route                    |     req/s |  p50 ms |  p90 ms |  p99 ms |   max ms |  requests | non-200 | sock.err | cores: server/pg/wrk/other/steal  |"
+echo "|--------------------------|----------:|--------:|--------:|--------:|---------:|----------:|--------:|---------:|-----------------------------------|"
 row healthz "GET /healthz"
 row assertions "POST /v1/assertions"
+row score "POST /v1/score"
+row score-paced "POST /v1/score, paced"
 echo
-awk -v a="$(field assertions rps)" -v h="$(field healthz rps)" 'BEGIN { printf "assertions / healthz throughput: %.1f%%\n", 100 * a / h }'
+awk -v a="$(field assertions rps)" -v s="$(field score rps)" -v h="$(field healthz rps)" \
+    'BEGIN { printf "throughput against /healthz: assertions %.1f%%, score %.1f%%\n", 100 * a / h, 100 * s / h }'
+echo "score, paced: $paced_total req/s scheduled ($paced_per_connection per connection, $score_load of the closed loop's rate); latency from the scheduled send; p99 send lateness $(field score-paced late_ms_p99) ms"
+awk -v p="$(field score-paced p99_ms)" -v t="$paced_total" -v r="$(field score-paced rps)" 'BEGIN {
+    printf "goal (p99 under 5 ms at half the peak rate): %s (p99 %.2f ms at %.0f req/s, %.0f scheduled)\n", (p < 5 ? "met" : "MISSED"), p, r, t }'
 echo "assertions accepted by the store during the measured run (consumed challenges): $((consumed_after - consumed_before)) (wrk counted $(field assertions requests) answered; up to $connections more were in flight at the end)"
-echo "non-200 by status: healthz $(field healthz statuses), assertions $(field assertions statuses); bodies exhausted: $(field assertions exhausted) connections"
+echo "non-200 by status: healthz $(field healthz statuses), assertions $(field assertions statuses), score $(field score statuses), paced $(field score-paced statuses); bodies exhausted: $(field assertions exhausted) connections"
 echo "cores: CPU used on average during the measured run by the server, PostgreSQL, wrk, all other processes, and stolen by the hypervisor (of $(nproc))"
 echo "server log (level warning): $server_errors lines at error/critical level; warnings other than the simulator banner:"
 grep -iE ' (error|critical|warning) ' "$work/server.err" | grep -v 'SIMULATOR MODE' | cut -d' ' -f2- | sort | uniq -c | sort -rn | head -5 || true
 echo "total time: $((SECONDS - started)) s"
 
 failed=0
-for name in healthz assertions; do
+for name in healthz assertions score score-paced; do
     if [ "$(field "$name" non200)" != 0 ] || [ "$(field "$name" socket_errors)" != 0 ]; then
         echo "INVALID: $name had $(field "$name" non200) non-200 responses, $(field "$name" socket_errors) socket errors; first: $(field "$name" first_error)" >&2
         failed=1

@@ -2,7 +2,8 @@
 # Starts a throw-away PostgreSQL cluster for tests: installs Debian's postgresql package when it is missing
 # (as root), creates a cluster in a new temp folder, starts it on a free loopback port as the `postgres` user
 # (runuser) and prints the URL on stdout. Stop it with scripts/postgres-stop.sh STATE_DIR (the folder is
-# printed on stderr and written to $ATTESTGUARD_PG_STATE_FILE when that is set).
+# printed on stderr and written to $ATTESTGUARD_PG_STATE_FILE when that is set). $ATTESTGUARD_PG_OPTIONS adds server
+# options (e.g. "-c shared_preload_libraries=pg_stat_statements").
 set -euo pipefail
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -35,7 +36,7 @@ PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 "${RUN_AS[@]}" "$PGBIN/initdb" -D "$STATE/data" -U postgres --auth=trust -E UTF8 --no-sync >"$STATE/initdb.log" 2>&1 ||
     { cat "$STATE/initdb.log" >&2; exit 1; }
 "${RUN_AS[@]}" "$PGBIN/pg_ctl" -D "$STATE/data" -l "$STATE/data/server.log" -w -t 60 \
-    -o "-p $PORT -k $STATE/socket -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+    -o "-p $PORT -k $STATE/socket -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off -c synchronous_commit=off -c full_page_writes=off ${ATTESTGUARD_PG_OPTIONS:-}" \
     start >&2 || { cat "$STATE/data/server.log" >&2; exit 1; }
 
 echo "$PGBIN" >"$STATE/pgbin"

@@ -46,4 +46,44 @@ struct DecisionLogTests {
             #expect(try await test.store.decisions(since: .distantPast, after: nil, limit: 10).map(\.decidedAt.timeIntervalSince1970) == [2, 3, 4])
         }
     }
+
+    @Test("the snapshot is valid JSON with sorted keys: numbers, strings with every escape, booleans, null for missing and non-finite")
+    func snapshotJSON() throws {
+        let tricky = "quote \" backslash \\ newline \n tab \t bell \u{07} é 🔑 </script>"
+        let signals: [String: SignalValue?] = [
+            "receipt.risk_metric": .number(3),
+            "key.age": .duration(90_061.25),
+            "key.attested_at": .timestamp(1_795_000_000),
+            "tiny": .number(1e-7),
+            "huge": .number(1e300),
+            "negative": .number(-42),
+            "infinite": .number(.infinity),
+            "not_a_number": .number(.nan),
+            "request.action": .string(tricky),
+            "devicecheck.bit0": .bool(true),
+            "receipt.stale": .bool(false),
+            "velocity.assertions.key.1m": nil,
+            "request.user_id": .string("raw-user"),
+            "request.ip": .string("203.0.113.9"),
+            "request.device_id": .string("raw-device"),
+        ]
+        let text = DecisionSnapshot.json(signals)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(object["receipt.risk_metric"] as? Double == 3)
+        #expect(object["key.age"] as? Double == 90_061.25)
+        #expect(object["key.attested_at"] as? Double == 1_795_000_000)
+        #expect(object["tiny"] as? Double == 1e-7)
+        #expect(object["huge"] as? Double == 1e300)
+        #expect(object["negative"] as? Double == -42)
+        #expect(object["infinite"] is NSNull && object["not_a_number"] is NSNull)
+        #expect(object["request.action"] as? String == tricky)
+        #expect(object["devicecheck.bit0"] as? Bool == true && object["receipt.stale"] as? Bool == false)
+        #expect(object["velocity.assertions.key.1m"] is NSNull)
+        #expect(object["request.user_id"] == nil && object["request.ip"] == nil && object["request.device_id"] == nil)
+        #expect(object.count == signals.count - 3)
+        let keys = text.dropFirst().split(separator: ",").compactMap { $0.split(separator: ":").first }.filter { $0.hasPrefix("\"") }
+        #expect(keys.first == "\"devicecheck.bit0\"" && keys.last == "\"velocity.assertions.key.1m\"", "keys in byte order: \(keys)")
+        #expect(!text.contains("\u{07}") && text.contains("\\u0007"), "control characters escaped")
+        #expect(DecisionSnapshot.json([:]) == "{}")
+    }
 }

@@ -7,8 +7,11 @@
 //   3. mints M assertions for them in counter order (counter 1...M) and writes them as `POST /v1/assertions`
 //      request bodies, one JSON object per line, in counter order, to OUT/key-<i>.txt.
 // Each body is valid exactly once: replayed in file order by one connection, every one is accepted (200).
+// With --score-keys S it also attests S more keys (user `bench-score-user-<i>`, device `bench-score-device-<i>`) and
+// writes one `POST /v1/score` body per key (key, user, device, an IP shared by 4 keys, an action) to
+// OUT/score.txt; score bodies are not single-use, so wrk sends them round and round.
 //
-// Usage: HTTPBenchPrep --url http://127.0.0.1:PORT --keys K --per-key M --out DIR
+// Usage: HTTPBenchPrep --url http://127.0.0.1:PORT --keys K --per-key M --out DIR [--score-keys S]
 //                      [--seed attestguard-bench] [--app-id ABCDE12345.com.example.bench] [--api-key-env BENCH_API_KEY]
 // The seed must equal the server's `simulator.seed` (the server trusts that simulated PKI only).
 
@@ -23,6 +26,7 @@ struct Options {
     var url = "http://127.0.0.1:8088"
     var keys = 16
     var perKey = 1_000
+    var scoreKeys = 0
     var out = "http-bench-bodies"
     var seed = "attestguard-bench"
     var appId = "ABCDE12345.com.example.bench"
@@ -44,12 +48,13 @@ struct Options {
             case "--url": options.url = value(argument)
             case "--keys": options.keys = count(argument)
             case "--per-key": options.perKey = count(argument)
+            case "--score-keys": options.scoreKeys = count(argument)
             case "--out": options.out = value(argument)
             case "--seed": options.seed = value(argument)
             case "--app-id": options.appId = value(argument)
             case "--api-key-env": options.apiKeyEnv = value(argument)
             case "--help", "-h":
-                print("usage: HTTPBenchPrep --url URL --keys K --per-key M --out DIR [--seed S] [--app-id A] [--api-key-env VAR]")
+                print("usage: HTTPBenchPrep --url URL --keys K --per-key M --out DIR [--score-keys S] [--seed S] [--app-id A] [--api-key-env VAR]")
                 exit(0)
             default: fail("unknown argument \(argument)")
             }
@@ -115,22 +120,29 @@ struct API: Sendable {
     }
 }
 
+/// Attests one simulated key for `userId` on `device` through the API; returns the app client and the key id.
+func attest(
+    device identifier: String, userId: String, options: Options, pki: SimulatedApplePKI, api: API
+) async throws -> (SimulatedAppClient, String) {
+    let device = SimulatedDevice(pki: pki, identifier: identifier, environment: .development)
+    let client = SimulatedAppClient(device: device, app: AppIdentity(appId: options.appId), keyIndex: 0, userId: userId)
+    let challenge = try await api.challenge(ChallengeBody(appId: options.appId, purpose: "attestation", userId: userId))
+    let attestation = try client.attestation(challenge: challenge, at: Date())
+    _ = try await api.post("v1/attestations", attestation, expecting: 201)
+    return (client, attestation.keyId)
+}
+
 /// Attests key `index` and writes its M assertion bodies; returns the number written.
 func prepareKey(_ index: Int, options: Options, pki: SimulatedApplePKI, api: API) async throws -> Int {
-    let device = SimulatedDevice(pki: pki, identifier: "bench-device-\(index)", environment: .development)
     let userId = "bench-user-\(index)"
-    var client = SimulatedAppClient(device: device, app: AppIdentity(appId: options.appId), keyIndex: 0, userId: userId)
-
-    let attestationChallenge = try await api.challenge(ChallengeBody(appId: options.appId, purpose: "attestation", userId: userId))
-    let attestation = try client.attestation(challenge: attestationChallenge, at: Date())
-    _ = try await api.post("v1/attestations", attestation, expecting: 201)
+    var (client, keyId) = try await attest(device: "bench-device-\(index)", userId: userId, options: options, pki: pki, api: api)
 
     // Challenges first (their order does not matter), then the assertions in counter order.
     var challenges: [String] = []
     challenges.reserveCapacity(options.perKey)
     for _ in 0..<options.perKey {
         challenges.append(
-            try await api.challenge(ChallengeBody(appId: options.appId, purpose: "assertion", userId: userId, keyId: attestation.keyId))
+            try await api.challenge(ChallengeBody(appId: options.appId, purpose: "assertion", userId: userId, keyId: keyId))
         )
     }
     var file = Data()
@@ -142,6 +154,29 @@ func prepareKey(_ index: Int, options: Options, pki: SimulatedApplePKI, api: API
     let path = URL(fileURLWithPath: options.out).appendingPathComponent("key-\(index).txt")
     try file.write(to: path)
     return challenges.count
+}
+
+/// A `POST /v1/score` request body as a gateway sends it.
+struct ScoreBody: Encodable {
+    var appId: String
+    var keyId: String
+    var userId: String
+    var deviceId: String
+    var ip: String
+    var action: String
+}
+
+/// Attests score key `index` and returns its `POST /v1/score` body (one JSON line).
+func prepareScoreKey(_ index: Int, options: Options, pki: SimulatedApplePKI, api: API) async throws -> Data {
+    let userId = "bench-score-user-\(index)"
+    let deviceId = "bench-score-device-\(index)"
+    let (_, keyId) = try await attest(device: deviceId, userId: userId, options: options, pki: pki, api: api)
+    let actions = ["purchase", "login", "purchase", "claim_promo"]
+    let body = ScoreBody(
+        appId: options.appId, keyId: keyId, userId: userId, deviceId: deviceId,
+        ip: "10.\(index / 1024 % 256).\(index / 4 % 256).\(index % 4 + 1)", action: actions[index % actions.count]
+    )
+    return try API.encoder.encode(body)
 }
 
 @main
@@ -166,6 +201,41 @@ struct HTTPBenchPrep {
             return total
         }
         let seconds = Date().timeIntervalSince(start)
+
+        if options.scoreKeys > 0 {
+            let scoreStart = Date()
+            let bodies = try await withThrowingTaskGroup(of: (Int, Data).self) { group in
+                var next = 0
+                var bodies = [Data](repeating: Data(), count: options.scoreKeys)
+                // At most `keys` attestations in flight, as many as the session has connections.
+                while next < min(options.keys, options.scoreKeys) {
+                    let index = next
+                    group.addTask { (index, try await prepareScoreKey(index, options: options, pki: pki, api: api)) }
+                    next += 1
+                }
+                for try await (index, body) in group {
+                    bodies[index] = body
+                    if next < options.scoreKeys {
+                        let index = next
+                        group.addTask { (index, try await prepareScoreKey(index, options: options, pki: pki, api: api)) }
+                        next += 1
+                    }
+                }
+                return bodies
+            }
+            var file = Data()
+            for body in bodies {
+                file.append(body)
+                file.append(UInt8(ascii: "\n"))
+            }
+            try file.write(to: URL(fileURLWithPath: options.out).appendingPathComponent("score.txt"))
+            print(
+                String(
+                    format: "HTTPBenchPrep: %d score keys attested in %.1f s -> %@/score.txt",
+                    options.scoreKeys, Date().timeIntervalSince(scoreStart), options.out
+                )
+            )
+        }
         print(
             String(
                 format: "HTTPBenchPrep: %d keys attested, %d assertion challenges issued and %d assertions minted in %.1f s (%.0f challenges/s) -> %@",

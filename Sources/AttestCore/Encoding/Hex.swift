@@ -5,6 +5,7 @@ public enum Hex {
     /// Encodes bytes as lower-case hex.
     public static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var output: [UInt8] = []
+        output.reserveCapacity(bytes.underestimatedCount * 2)
         for byte in bytes {
             output.append(digits[Int(byte >> 4)])
             output.append(digits[Int(byte & 0x0F)])

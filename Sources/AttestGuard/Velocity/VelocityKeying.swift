@@ -1,3 +1,4 @@
+import AttestCore
 import Crypto
 public import Foundation
 
@@ -15,10 +16,12 @@ public struct VelocityKeying: Sendable {
     public static let publicTestKey = VelocityKeying(secret: Data("attestguard-public-test-velocity-key".utf8))
 
     func subject(_ dimension: String, _ value: String) -> String {
-        var message = Data(dimension.utf8)
+        var message: [UInt8] = []
+        message.reserveCapacity(dimension.utf8.count + 1 + value.utf8.count)
+        message.append(contentsOf: dimension.utf8)
         message.append(0)
         message.append(contentsOf: value.utf8)
         let code = HMAC<SHA256>.authenticationCode(for: message, using: key)
-        return code.prefix(16).map { String(format: "%02x", $0) }.joined()
+        return code.withUnsafeBytes { Hex.encode($0.prefix(16)) }
     }
 }

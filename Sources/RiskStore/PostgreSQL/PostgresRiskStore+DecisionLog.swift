@@ -4,9 +4,24 @@ import PostgresNIO
 extension PostgresRiskStore {
     public func appendDecisions(_ entries: [DecisionLogEntry]) async throws {
         guard !entries.isEmpty else { return }
+        // Each day's partition is created once per process, not before every batch.
         for day in Set(entries.map { DecisionLogPartition.day(of: $0.decidedAt) }) {
+            let name = DecisionLogPartition.name(day)
+            guard !knownPartitions.withLock({ $0.contains(name) }) else { continue }
             try await createPartition(day)
+            knownPartitions.withLock { _ = $0.insert(name) }
         }
+        do {
+            try await insertDecisions(entries)
+        } catch let error as StoreError where String(describing: error).contains("23514") {
+            // No partition for a row: one this process knew was dropped behind its back. Forget them all, so the
+            // next flush creates what is missing.
+            knownPartitions.withLock { $0.removeAll() }
+            throw error
+        }
+    }
+
+    private func insertDecisions(_ entries: [DecisionLogEntry]) async throws {
         _ = try await rows(
             """
             INSERT INTO decision_log (app_id, decided_at, endpoint, key_id, user_hash, ip_hash, decision, rule_decision, score,
@@ -45,6 +60,7 @@ extension PostgresRiskStore {
         var dropped = 0
         for name in partitions where name.hasPrefix("decision_log_") && name.count == cutoff.count && name < cutoff {
             _ = try await rows(PostgresQuery(unsafeSQL: "DROP TABLE IF EXISTS \(name)"))
+            knownPartitions.withLock { _ = $0.remove(name) }
             dropped += 1
         }
         return dropped

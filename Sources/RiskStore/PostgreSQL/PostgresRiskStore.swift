@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 public import Logging
 public import PostgresNIO
 public import ServiceLifecycle
@@ -12,6 +13,8 @@ public final class PostgresRiskStore: RiskStore, Service {
     public let client: PostgresClient
     public let configuration: PostgresStoreConfiguration
     let logger: Logger
+    /// Decision log day partitions this process has created or found (see `appendDecisions`).
+    let knownPartitions = Mutex<Set<String>>([])
 
     public init(configuration: PostgresStoreConfiguration, logger: Logger) {
         self.configuration = configuration

@@ -130,6 +130,7 @@ let package = Package(
                 "AppleReceipts",
                 "AppleServices",
                 "RiskStore",
+                "AsyncDeadline",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

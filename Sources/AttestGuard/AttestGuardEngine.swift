@@ -35,7 +35,7 @@ public struct AttestGuardEngine: Sendable {
         self.store = store
         self.clock = clock
         let deviceCheckService = DeviceCheckService(client: deviceCheck, store: store, apps: apps, clock: clock, metrics: metrics)
-        let velocity = VelocityRecorder(store: store, keying: settings.velocityKeying)
+        let velocity = VelocityRecorder(store: store, keying: settings.velocityKeying, clock: clock)
         let scorer = RiskScorer(
             rules: rules, apps: apps, store: store, deviceCheck: deviceCheckService, velocity: velocity,
             decisionLog: DecisionLogWriter(store: store, retentionDays: settings.decisionLogRetentionDays), clock: clock, metrics: metrics,

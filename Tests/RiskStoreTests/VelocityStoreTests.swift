@@ -65,4 +65,25 @@ struct VelocityStoreTests {
             #expect(sums == [1, 1])
         }
     }
+
+    @Test("a flush record is committed with its counts and read back with the sums; sequences only grow; gone writers are purged", arguments: StoreBackend.available)
+    func flushRecords(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = test.store
+            let sum = [VelocitySum(subject: "s", event: "assertions", granularity: 60, since: 0)]
+            let day = Date(timeIntervalSince1970: 1_767_225_600)
+            #expect(try await store.velocitySums(appId: "A.app", sum, writer: "w1") == VelocityReading(totals: [0], flushedSequence: 0))
+            try await store.addVelocity([Self.increment("s", bucket: 0, count: 2)], flush: VelocityFlush(writer: "w1", sequence: 1, at: day))
+            try await store.addVelocity([Self.increment("s", bucket: 0)], flush: VelocityFlush(writer: "w2", sequence: 7, at: day.addingTimeInterval(86_400)))
+            #expect(try await store.velocitySums(appId: "A.app", sum, writer: "w1") == VelocityReading(totals: [3], flushedSequence: 1))
+            #expect(try await store.velocitySums(appId: "A.app", sum, writer: "w2") == VelocityReading(totals: [3], flushedSequence: 7))
+            #expect(try await store.velocitySums(appId: "A.app", sum, writer: nil) == VelocityReading(totals: [3], flushedSequence: 0))
+            try await store.addVelocity([], flush: VelocityFlush(writer: "w1", sequence: 3, at: day))
+            try await store.addVelocity([Self.increment("s", bucket: 0)], flush: VelocityFlush(writer: "w1", sequence: 2, at: day))
+            #expect(try await store.velocitySums(appId: "A.app", sum, writer: "w1") == VelocityReading(totals: [4], flushedSequence: 3), "never moves back")
+            #expect(try await store.purgeVelocityFlushes(before: day.addingTimeInterval(3_600)) == 1)
+            #expect(try await store.velocitySums(appId: "A.app", sum, writer: "w1").flushedSequence == 0)
+            #expect(try await store.velocitySums(appId: "A.app", sum, writer: "w2").flushedSequence == 7)
+        }
+    }
 }

@@ -1,5 +1,6 @@
 public import Foundation
 public import RiskStore
+import AsyncDeadline
 import Synchronization
 
 /// Counts velocity events without a write on the request path: increments gather in a bounded in-process map
@@ -7,27 +8,42 @@ import Synchronization
 /// them to the store in one batch every interval. Reads add this process's unflushed increments to the store's
 /// sums, so a process always sees its own events; other processes see them after their next flush.
 ///
+/// Reads never wait for a flush. Each flush carries a sequence number, committed with its counts as this
+/// writer's latest flush, and a read gets that record in the snapshot of its sums: the batch being flushed (and
+/// what was pending when the read began) is added only if the snapshot does not hold it yet. Flushes run one at a
+/// time, so the sequence a snapshot shows covers every earlier batch.
+///
 /// When the map holds more than `maximumPending` buckets (the store is down for a long while), the oldest are
 /// dropped and counted in `dropped` rather than let memory grow without bound.
 public final class VelocityRecorder: Sendable {
     let store: any VelocityStore
     let keying: VelocityKeying
     let maximumPending: Int
-    let gate = FlushGate()
+    let clock: any EngineClock
+    /// This recorder's id in the store's flush records: random, so every process (and every engine) has its own.
+    let writer = UUID().uuidString.lowercased()
+    private let flushes = AsyncSerialGate()
     private let state = Mutex(State())
 
     /// One counter series: its buckets are the pending increments.
-    private struct Series: Hashable {
+    struct Series: Hashable {
         var appId: String
         var subject: String
         var event: String
         var granularity: Int
     }
 
+    typealias Batch = [Series: [Int64: Int64]]
+
     private struct State {
-        var pending: [Series: [Int64: Int64]] = [:]
+        var pending: Batch = [:]
         var count = 0
         var dropped = 0
+        /// The batch a flush is writing, and its sequence (0: no flush running).
+        var inFlight: Batch = [:]
+        var inFlightSequence: Int64 = 0
+        /// The sequence the next flush takes: it will carry everything pending now.
+        var nextSequence: Int64 = 1
 
         mutating func add(_ series: Series, bucket: Int64, _ amount: Int64) {
             let before = pending[series]?[bucket]
@@ -36,10 +52,11 @@ public final class VelocityRecorder: Sendable {
         }
     }
 
-    public init(store: any VelocityStore, keying: VelocityKeying, maximumPending: Int = 200_000) {
+    public init(store: any VelocityStore, keying: VelocityKeying, maximumPending: Int = 200_000, clock: any EngineClock = SystemClock()) {
         self.store = store
         self.keying = keying
         self.maximumPending = maximumPending
+        self.clock = clock
     }
 
     /// Counts one event at `instant` for every subject the request has.
@@ -73,25 +90,21 @@ public final class VelocityRecorder: Sendable {
 
     /// Writes the pending increments; on failure they are put back (merged with newer ones) and the error thrown.
     public func flush() async throws {
-        await gate.beginWrite()
-        do {
-            try await flushUnderGate()
-        } catch {
-            await gate.endWrite()
-            throw error
-        }
-        await gate.endWrite()
+        try await flushes.run { try await self.flushOnce() }
     }
 
-    private func flushUnderGate() async throws {
-        let batch = state.withLock { state in
-            defer {
-                state.pending.removeAll(keepingCapacity: true)
-                state.count = 0
-            }
-            return state.pending
+    private func flushOnce() async throws {
+        let (batch, sequence) = state.withLock { state -> (Batch, Int64) in
+            guard !state.pending.isEmpty else { return ([:], 0) }
+            let batch = state.pending
+            state.pending.removeAll(keepingCapacity: true)
+            state.count = 0
+            state.inFlight = batch
+            state.inFlightSequence = state.nextSequence
+            state.nextSequence += 1
+            return (batch, state.inFlightSequence)
         }
-        guard !batch.isEmpty else { return }
+        guard sequence > 0 else { return }
         var increments: [VelocityIncrement] = []
         for (series, buckets) in batch {
             for (bucket, count) in buckets {
@@ -102,9 +115,16 @@ public final class VelocityRecorder: Sendable {
             }
         }
         do {
-            try await store.addVelocity(increments)
-        } catch {
+            try await store.addVelocity(increments, flush: VelocityFlush(writer: writer, sequence: sequence, at: clock.now()))
             state.withLock { state in
+                state.inFlight = [:]
+                state.inFlightSequence = 0
+            }
+        } catch {
+            // Not committed (as far as we know): the batch goes back to pending and takes a later sequence.
+            state.withLock { state in
+                state.inFlight = [:]
+                state.inFlightSequence = 0
                 for (series, buckets) in batch {
                     for (bucket, count) in buckets { state.add(series, bucket: bucket, count) }
                 }
@@ -118,15 +138,28 @@ public final class VelocityRecorder: Sendable {
         state.withLock { ($0.count, $0.dropped) }
     }
 
-    /// Unflushed counts for sums (same order).
-    func pending(appId: String, _ sums: [VelocitySum]) -> [Int64] {
-        state.withLock { state in
-            sums.map { sum in
-                let series = Series(appId: appId, subject: sum.subject, event: sum.event, granularity: sum.granularity)
-                return state.pending[series]?.reduce(into: Int64(0)) { total, entry in
-                    if entry.key >= sum.since { total += entry.value }
-                } ?? 0
-            }
+    /// The sums: the store's, plus whatever of this process's increments the store's snapshot does not hold yet.
+    func sums(appId: String, _ sums: [VelocitySum]) async throws -> [Int64] {
+        // What is ours and not yet committed, before the store is read: the pending map will be committed under
+        // `nextSequence` (or later, after a failure), the batch in flight under its own sequence.
+        let (pending, pendingSequence, inFlight, inFlightSequence) = state.withLock { state in
+            (Self.totals(appId: appId, sums, in: state.pending), state.nextSequence,
+             Self.totals(appId: appId, sums, in: state.inFlight), state.inFlightSequence)
+        }
+        let reading = try await store.velocitySums(appId: appId, sums, writer: writer)
+        let addPending = reading.flushedSequence < pendingSequence
+        let addInFlight = inFlightSequence > 0 && reading.flushedSequence < inFlightSequence
+        return reading.totals.indices.map { index in
+            reading.totals[index] + (addPending ? pending[index] : 0) + (addInFlight ? inFlight[index] : 0)
+        }
+    }
+
+    private static func totals(appId: String, _ sums: [VelocitySum], in batch: Batch) -> [Int64] {
+        sums.map { sum in
+            let series = Series(appId: appId, subject: sum.subject, event: sum.event, granularity: sum.granularity)
+            return batch[series]?.reduce(into: Int64(0)) { total, entry in
+                if entry.key >= sum.since { total += entry.value }
+            } ?? 0
         }
     }
 
@@ -137,6 +170,9 @@ public final class VelocityRecorder: Sendable {
         for (granularity, retention) in VelocityWindow.granularities {
             deleted += try await store.purgeVelocity(granularity: granularity, before: second - Int64(retention))
         }
+        // Flush records of processes that have not flushed for a day: gone (a live one writes its record again
+        // with its next flush, and reads without a record count everything of theirs not yet flushed).
+        _ = try await store.purgeVelocityFlushes(before: now.addingTimeInterval(-86_400))
         return deleted
     }
 }

@@ -3,7 +3,7 @@ import RiskRules
 import RiskStore
 
 /// Reads the `velocity.<event>.<per>.<window>` signals a rule set uses for one request: one store round trip for
-/// all of them, plus this process's unflushed increments. A signal whose subject the request lacks (no IP, no
+/// all of them, plus this process's increments the store does not hold yet (``VelocityRecorder``). A signal whose subject the request lacks (no IP, no
 /// device id) stays missing.
 struct VelocitySignals: Sendable {
     let recorder: VelocityRecorder
@@ -29,20 +29,9 @@ struct VelocitySignals: Sendable {
             wanted.append((name, sum))
         }
         guard !wanted.isEmpty else { return }
-        let sums = wanted.map(\.sum)
-        // Under the gate, so that no flush moves a batch from the pending map into the store between the two reads.
-        await recorder.gate.beginRead()
-        let stored: [Int64]
-        do {
-            stored = try await recorder.store.velocitySums(appId: appId, sums)
-        } catch {
-            await recorder.gate.endRead()
-            throw error
-        }
-        let pending = recorder.pending(appId: appId, sums)
-        await recorder.gate.endRead()
+        let totals = try await recorder.sums(appId: appId, wanted.map(\.sum))
         for (index, entry) in wanted.enumerated() {
-            values.set(entry.name, .number(Double(stored[index] + pending[index])))
+            values.set(entry.name, .number(Double(totals[index])))
         }
     }
 }

@@ -139,6 +139,17 @@ CREATE TABLE decision_log (
 ) PARTITION BY RANGE (decided_at);
 CREATE INDEX decision_log_time ON decision_log (decided_at, seq);
 """#),
+        Migration(version: 6, name: "velocity_flushes", sql: #"""
+-- AttestGuard schema 6: the last committed velocity flush of each writer (one per server process, a random id).
+-- A flush upserts its row in the statement that adds its counts, and a velocity read returns the row of its own
+-- writer with the sums: so a process knows whether the batch it is flushing is already in the sums it read, and
+-- adds it exactly once without holding reads back while the flush runs. Rows of writers gone for a day are purged.
+CREATE TABLE velocity_flushes (
+    writer     text        PRIMARY KEY,
+    sequence   bigint      NOT NULL,
+    flushed_at timestamptz NOT NULL
+);
+"""#),
     ]
     /// The migrations in `SQL/sqlite/`, in order.
     public static let sqlite: [Migration] = [
@@ -278,6 +289,17 @@ CREATE TABLE decision_log (
     signals          TEXT    NOT NULL
 );
 CREATE INDEX decision_log_time ON decision_log (decided_at, seq);
+"""#),
+        Migration(version: 6, name: "velocity_flushes", sql: #"""
+-- AttestGuard schema 6: the last committed velocity flush of each writer (one per server process, a random id).
+-- A flush upserts its row in the transaction that adds its counts, and a velocity read returns the row of its own
+-- writer with the sums: so a process knows whether the batch it is flushing is already in the sums it read, and
+-- adds it exactly once without holding reads back while the flush runs. Rows of writers gone for a day are purged.
+CREATE TABLE velocity_flushes (
+    writer     TEXT    PRIMARY KEY,
+    sequence   INTEGER NOT NULL,
+    flushed_at INTEGER NOT NULL
+);
 """#),
     ]
 }

@@ -27,11 +27,7 @@ extension PostgresRiskStore {
 
     public func replaceReceipt(_ replacement: ReceiptReplacement) async throws -> ReceiptReplacementOutcome {
         let statement = ReplaceReceiptStatement(receipt: replacement.receipt, leaseOwner: replacement.leaseOwner, observedAt: replacement.observedAt)
-        let logger = self.logger
-        let rows = try await perform {
-            try await self.client.execute(statement, logger: logger).reduce(into: [ReplaceReceiptStatement.Row]()) { $0.append($1) }
-        }
-        guard let result = rows.first else { throw StoreError(.queryFailed, "replaceReceipt returned no row") }
+        guard let result = try await execute(statement).first else { throw StoreError(.queryFailed, "replaceReceipt returned no row") }
         guard result.active else { return .keyInactive }
         return result.replaced ? .replaced(historyRecorded: result.historyRecorded) : .keptNewer(historyRecorded: result.historyRecorded)
     }

@@ -68,6 +68,14 @@ public final class PostgresRiskStore: RiskStore, Service {
         }
     }
 
+    /// Runs one named prepared statement (prepared on each connection the first time) and collects its rows.
+    func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row] where Statement.Row: Sendable {
+        let logger = self.logger
+        return try await perform {
+            try await self.client.execute(statement, logger: logger).reduce(into: [Statement.Row]()) { $0.append($1) }
+        }
+    }
+
     /// Runs one statement and collects its rows.
     func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
         let logger = self.logger

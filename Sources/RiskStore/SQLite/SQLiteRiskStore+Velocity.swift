@@ -1,8 +1,9 @@
+public import Foundation
 import SQLiteNIO
 
 extension SQLiteRiskStore {
-    public func addVelocity(_ increments: [VelocityIncrement]) async throws {
-        guard !increments.isEmpty else { return }
+    public func addVelocity(_ increments: [VelocityIncrement], flush: VelocityFlush?) async throws {
+        guard !increments.isEmpty || flush != nil else { return }
         try await transaction { connection in
             for increment in increments {
                 let key = increment.key
@@ -14,22 +15,39 @@ extension SQLiteRiskStore {
                     [.text(key.appId), .text(key.subject), .text(key.event), .integer(key.granularity), .integer(Int(key.bucket)), .integer(Int(increment.count))]
                 )
             }
+            if let flush {
+                _ = try await connection.query(
+                    """
+                    INSERT INTO velocity_flushes (writer, sequence, flushed_at) VALUES (?1, ?2, ?3)
+                    ON CONFLICT (writer) DO UPDATE SET sequence = max(velocity_flushes.sequence, excluded.sequence), flushed_at = excluded.flushed_at
+                    """,
+                    [.text(flush.writer), .integer(Int(flush.sequence)), SQLiteValues.bind(flush.at)]
+                )
+            }
         }
     }
 
-    public func velocitySums(appId: String, _ sums: [VelocitySum]) async throws -> [Int64] {
-        var totals: [Int64] = []
-        for sum in sums {
-            let rows = try await query(
-                """
-                SELECT coalesce(sum(count), 0) AS total FROM velocity_counters
-                WHERE app_id = ?1 AND subject = ?2 AND event = ?3 AND granularity = ?4 AND bucket >= ?5
-                """,
-                [.text(appId), .text(sum.subject), .text(sum.event), .integer(sum.granularity), .integer(Int(sum.since))]
-            )
-            totals.append(Int64(rows.first?.column("total")?.integer ?? 0))
+    public func velocitySums(appId: String, _ sums: [VelocitySum], writer: String?) async throws -> VelocityReading {
+        // One transaction, so the sums and the flush record come from one snapshot.
+        try await transaction { connection in
+            var totals: [Int64] = []
+            for sum in sums {
+                let rows = try await connection.query(
+                    """
+                    SELECT coalesce(sum(count), 0) AS total FROM velocity_counters
+                    WHERE app_id = ?1 AND subject = ?2 AND event = ?3 AND granularity = ?4 AND bucket >= ?5
+                    """,
+                    [.text(appId), .text(sum.subject), .text(sum.event), .integer(sum.granularity), .integer(Int(sum.since))]
+                )
+                totals.append(Int64(rows.first?.column("total")?.integer ?? 0))
+            }
+            var flushed: Int64 = 0
+            if let writer {
+                let rows = try await connection.query("SELECT sequence FROM velocity_flushes WHERE writer = ?1", [.text(writer)])
+                flushed = Int64(rows.first?.column("sequence")?.integer ?? 0)
+            }
+            return VelocityReading(totals: totals, flushedSequence: flushed)
         }
-        return totals
     }
 
     public func purgeVelocity(granularity: Int, before: Int64) async throws -> Int {
@@ -37,5 +55,9 @@ extension SQLiteRiskStore {
             "DELETE FROM velocity_counters WHERE granularity = ?1 AND bucket < ?2 RETURNING 1",
             [.integer(granularity), .integer(Int(before))]
         ).count
+    }
+
+    public func purgeVelocityFlushes(before: Date) async throws -> Int {
+        try await query("DELETE FROM velocity_flushes WHERE flushed_at < ?1 RETURNING 1", [SQLiteValues.bind(before)]).count
     }
 }

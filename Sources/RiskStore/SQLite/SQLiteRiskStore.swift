@@ -1,4 +1,5 @@
 import Foundation
+import AsyncDeadline
 public import Logging
 import NIOCore
 import SQLiteNIO

@@ -1,10 +1,13 @@
-/// Runs async operations one at a time, in arrival order. The embedded store has a single SQLite connection, and
-/// a transaction spans several awaits: an actor alone would interleave them.
-actor AsyncSerialGate {
+/// Runs async operations one at a time, in arrival order: an actor alone would interleave operations that await.
+/// The embedded store runs its SQLite transactions through one (a single connection, a transaction spanning
+/// several awaits); the velocity recorder its flushes (each must commit before the next begins).
+public actor AsyncSerialGate {
     private var busy = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
-    func run<Result: Sendable>(_ operation: @Sendable () async throws -> Result) async throws -> Result {
+    public init() {}
+
+    public func run<Result: Sendable>(_ operation: @Sendable () async throws -> Result) async throws -> Result {
         await acquire()
         defer { release() }
         return try await operation()

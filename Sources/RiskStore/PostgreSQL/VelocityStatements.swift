@@ -1,0 +1,91 @@
+import Foundation
+import PostgresNIO
+
+/// `addVelocity` as a named prepared statement: every process flushes several times a second. The counters and
+/// the writer's flush record are written by one statement, so a reader's snapshot holds both or neither. Rows
+/// come sorted by key, so that concurrent flushes lock buckets in one order and never deadlock.
+struct AddVelocityStatement: PostgresPreparedStatement {
+    typealias Row = Int64
+
+    static let name = "attestguard_add_velocity_v1"
+
+    static let sql = """
+        WITH counters AS (
+            INSERT INTO velocity_counters (app_id, subject, event, granularity, bucket, count)
+            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int4[], $5::int8[], $6::int8[])
+            ON CONFLICT (app_id, subject, event, granularity, bucket) DO UPDATE SET count = velocity_counters.count + excluded.count
+            RETURNING 1
+        ), flush AS (
+            INSERT INTO velocity_flushes (writer, sequence, flushed_at)
+            SELECT $7, $8, $9 WHERE $7::text IS NOT NULL
+            ON CONFLICT (writer) DO UPDATE SET sequence = greatest(velocity_flushes.sequence, excluded.sequence), flushed_at = excluded.flushed_at
+            RETURNING 1
+        )
+        SELECT count(*) FROM counters
+        """
+
+    static let bindingDataTypes: [PostgresDataType] = [
+        .textArray, .textArray, .textArray, .int4Array, .int8Array, .int8Array, .text, .int8, .timestamptz,
+    ]
+
+    /// Sorted by key.
+    var increments: [VelocityIncrement]
+    var flush: VelocityFlush?
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 9)
+        bindings.append(increments.map(\.key.appId))
+        bindings.append(increments.map(\.key.subject))
+        bindings.append(increments.map(\.key.event))
+        bindings.append(increments.map { Int32(clamping: $0.key.granularity) })
+        bindings.append(increments.map(\.key.bucket))
+        bindings.append(increments.map(\.count))
+        bindings.append(flush?.writer)
+        bindings.append(flush?.sequence)
+        bindings.append(flush?.at)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        try row.decode(Int64.self)
+    }
+}
+
+/// `velocitySums` as a named prepared statement: it runs once per verdict. One row per sum in the order asked,
+/// each with the reader's own writer's latest committed flush sequence (0 when none), from one snapshot.
+struct VelocitySumsStatement: PostgresPreparedStatement {
+    typealias Row = (index: Int64, total: Int64, flushed: Int64)
+
+    static let name = "attestguard_velocity_sums_v1"
+
+    static let sql = """
+        SELECT q.i, coalesce(sum(v.count), 0)::int8,
+               coalesce((SELECT sequence FROM velocity_flushes WHERE writer = $6), 0)::int8
+        FROM unnest($2::text[], $3::text[], $4::int4[], $5::int8[]) WITH ORDINALITY AS q(subject, event, granularity, since, i)
+        LEFT JOIN velocity_counters v
+          ON v.app_id = $1 AND v.subject = q.subject AND v.event = q.event AND v.granularity = q.granularity AND v.bucket >= q.since
+        GROUP BY q.i ORDER BY q.i
+        """
+
+    static let bindingDataTypes: [PostgresDataType] = [.text, .textArray, .textArray, .int4Array, .int8Array, .text]
+
+    var appId: String
+    var sums: [VelocitySum]
+    var writer: String?
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 6)
+        bindings.append(appId)
+        bindings.append(sums.map(\.subject))
+        bindings.append(sums.map(\.event))
+        bindings.append(sums.map { Int32(clamping: $0.granularity) })
+        bindings.append(sums.map(\.since))
+        bindings.append(writer)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        let (index, total, flushed) = try row.decode((Int64, Int64, Int64).self)
+        return (index, total, flushed)
+    }
+}

@@ -36,6 +36,10 @@ public protocol RiskStore: ReceiptScheduleStore, DeviceCheckStore, VelocityStore
     /// The key's current receipt.
     func receipt(appId: String, keyId: Data) async throws -> ReceiptRecord?
 
+    /// Everything a verdict reads about a key and the request's subjects, from one snapshot: on PostgreSQL one
+    /// statement, so a verdict costs one round trip however many of these facts its rules use.
+    func scoringFacts(_ query: ScoringFactsQuery) async throws -> ScoringFacts
+
     /// Deletes challenges that expired before `cutoff`; returns how many.
     func purgeChallenges(expiredBefore cutoff: Date) async throws -> Int
 

@@ -4,44 +4,31 @@ import RiskRules
 import RiskStore
 
 /// Fills a rule set's signals for one request from the request itself and from the store: the key, its receipt
-/// and risk-metric history, and stored DeviceCheck bits (never Apple). Only what the rule set reads is fetched.
+/// and risk-metric history, and stored DeviceCheck bits (never Apple). Only what the rule set reads is fetched, in
+/// two store round trips at most: the velocity sums, and the other facts together (``RiskStore/scoringFacts(_:)``).
 struct SignalAssembler: Sendable {
     let store: any RiskStore
     let deviceCheck: DeviceCheckService
     let velocity: VelocitySignals
-
-    /// What the layout needs from the store.
-    private struct Needs {
-        var key = false, receipt = false, history = false, deviceCheck = false, superseded = false
-
-        init(_ layout: SignalLayout) {
-            for name in layout.slots.keys {
-                if name.hasPrefix("key.") { key = true }
-                if name.hasPrefix("receipt.") { key = true; receipt = true }
-                if name == "receipt.risk_metric_change_7d" { history = true }
-                if name.hasPrefix("devicecheck.") { deviceCheck = true }
-                if name == "key.superseded_keys" { superseded = true }
-            }
-        }
-    }
+    let plans = AssemblyPlanCache()
 
     /// The values for `request` under `app`, at `now`. Store failures are thrown (the scorer applies the app's
     /// `onStoreError`); an attribute of the wrong type is an `invalid_attribute` error.
     func assemble(_ request: ScoreRequest, app: AppPolicy, ruleSet: RuleSet, now: Date) async throws -> SignalValues {
         let values = ruleSet.values(now: now.timeIntervalSince1970)
-        let needs = Needs(ruleSet.layout)
+        let plan = plans.plan(for: ruleSet)
         try fillRequest(request, app: app, ruleSet: ruleSet, into: values)
-        try await velocity.fill(values, names: ruleSet.layout.names, appId: app.appId, subjects: request.velocitySubjects, now: now)
-        var key: KeyRecord?
-        if needs.key, let keyId = request.keyId {
-            key = try await store.key(appId: app.appId, keyId: keyId)
-            fillKey(key, request: request, now: now, into: values)
-            if needs.superseded, let key, let deviceId = key.deviceId {
-                let count = try await store.supersededKeyCount(appId: key.appId, userId: key.userId, deviceId: deviceId)
-                values.set("key.superseded_keys", .number(Double(count)))
-            }
+        if !plan.velocity.isEmpty {
+            try await velocity.fill(values, reads: plan.velocity, appId: app.appId, subjects: request.velocitySubjects, now: now)
         }
-        if needs.receipt, let key, let receipt = try await store.receipt(appId: key.appId, keyId: key.keyId) {
+        let query = try factsQuery(request, app: app, plan: plan, now: now)
+        guard query.keyId != nil || query.deviceCheck != nil else { return values }
+        let facts = try await store.scoringFacts(query)
+        if plan.key, request.keyId != nil {
+            fillKey(facts.key, request: request, now: now, into: values)
+            values.set("key.superseded_keys", facts.supersededKeys.map { .number(Double($0)) })
+        }
+        if let receipt = facts.receipt {
             values.set("receipt.type", .string(receipt.receiptType))
             values.set("receipt.risk_metric", receipt.riskMetric.map { .number(Double($0)) })
             values.set("receipt.stale", .bool(receipt.metricStale))
@@ -49,18 +36,43 @@ struct SignalAssembler: Sendable {
                 values.set("receipt.refreshed_at", .timestamp(refreshed.timeIntervalSince1970))
                 values.set("receipt.refresh_age", .duration(now.timeIntervalSince(refreshed)))
             }
-            if needs.history, let metric = receipt.riskMetric {
-                let history = try await store.riskMetricHistory(appId: key.appId, keyId: key.keyId)
-                let weekAgo = now.addingTimeInterval(-7 * 86_400)
-                if let old = history.last(where: { $0.receiptCreatedAt <= weekAgo }) {
-                    values.set("receipt.risk_metric_change_7d", .number(Double(metric - old.riskMetric)))
-                }
+            if let metric = receipt.riskMetric, let old = facts.metricBaseline {
+                values.set("receipt.risk_metric_change_7d", .number(Double(metric - old)))
             }
         }
-        if needs.deviceCheck {
-            try await fillDeviceCheck(request, key: key, app: app, now: now, into: values)
+        if let record = facts.deviceCheck {
+            values.set("devicecheck.bit0", record.bit0.map(SignalValue.bool))
+            values.set("devicecheck.bit1", record.bit1.map(SignalValue.bool))
+            if let month = record.lastUpdateTime, let updated = Self.month(month) {
+                values.set("devicecheck.updated_at", .timestamp(updated.timeIntervalSince1970))
+                values.set("devicecheck.age", .duration(now.timeIntervalSince(updated)))
+            }
         }
         return values
+    }
+
+    /// What to ask the store: the key's facts the plan reads, and the stored DeviceCheck bits of the first subject
+    /// that has any (the key, then the device, then the user), in the key's environment.
+    private func factsQuery(_ request: ScoreRequest, app: AppPolicy, plan: AssemblyPlan, now: Date) throws -> ScoringFactsQuery {
+        var query = ScoringFactsQuery(appId: app.appId, keyId: plan.key ? request.keyId : nil)
+        query.receipt = plan.receipt
+        query.metricBaselineAt = plan.history ? now.addingTimeInterval(-7 * 86_400) : nil
+        query.supersededKeys = plan.superseded
+        if plan.deviceCheck {
+            var subjects: [DeviceCheckSubject] = []
+            if let keyId = request.keyId { subjects.append(DeviceCheckSubject(kind: .key, value: keyId.base64EncodedString())) }
+            if let deviceId = request.deviceId { subjects.append(DeviceCheckSubject(kind: .device, value: deviceId)) }
+            if let userId = request.userId { subjects.append(DeviceCheckSubject(kind: .user, value: userId)) }
+            for subject in subjects { try DeviceCheckService.check(subject) }
+            if !subjects.isEmpty {
+                query.deviceCheck = DeviceCheckQuery(
+                    teamId: String(app.identity.teamId),
+                    defaultEnvironment: try deviceCheck.environment(for: app, requested: nil).rawValue,
+                    subjects: subjects
+                )
+            }
+        }
+        return query
     }
 
     private func fillRequest(_ request: ScoreRequest, app: AppPolicy, ruleSet: RuleSet, into values: SignalValues) throws {
@@ -101,25 +113,6 @@ struct SignalAssembler: Sendable {
             values.set("key.last_assertion_age", .duration(now.timeIntervalSince(last)))
         }
         values.set("key.counter_jump", request.counterJump.map { .number(Double($0)) })
-    }
-
-    /// Stored bits of the first subject that has any: the key, then the device, then the user.
-    private func fillDeviceCheck(_ request: ScoreRequest, key: KeyRecord?, app: AppPolicy, now: Date, into values: SignalValues) async throws {
-        var subjects: [DeviceCheckSubject] = []
-        if let keyId = request.keyId { subjects.append(DeviceCheckSubject(kind: .key, value: keyId.base64EncodedString())) }
-        if let deviceId = request.deviceId { subjects.append(DeviceCheckSubject(kind: .device, value: deviceId)) }
-        if let userId = request.userId { subjects.append(DeviceCheckSubject(kind: .user, value: userId)) }
-        let environment = key.flatMap { AppAttestEnvironment(rawValue: $0.environment) }
-        for subject in subjects {
-            guard let record = try await deviceCheck.storedBits(appId: app.appId, subject: subject, environment: environment), record.found else { continue }
-            values.set("devicecheck.bit0", record.bit0.map(SignalValue.bool))
-            values.set("devicecheck.bit1", record.bit1.map(SignalValue.bool))
-            if let month = record.lastUpdateTime, let updated = Self.month(month) {
-                values.set("devicecheck.updated_at", .timestamp(updated.timeIntervalSince1970))
-                values.set("devicecheck.age", .duration(now.timeIntervalSince(updated)))
-            }
-            return
-        }
     }
 
     /// The first instant of Apple's `YYYY-MM` in UTC.

@@ -8,25 +8,22 @@ import RiskStore
 struct VelocitySignals: Sendable {
     let recorder: VelocityRecorder
 
-    func fill(_ values: SignalValues, names: [String], appId: String, subjects: VelocitySubjects, now: Date) async throws {
+    func fill(_ values: SignalValues, reads: [AssemblyPlan.VelocityRead], appId: String, subjects: VelocitySubjects, now: Date) async throws {
         var wanted: [(name: String, sum: VelocitySum)] = []
         // One keyed hash per dimension, however many windows and events of it the rules read.
         var hashed: [String: String] = [:]
-        for name in names where name.hasPrefix("velocity.") {
-            let parts = name.split(separator: ".").map(String.init)
-            guard parts.count == 4, let window = SignalSchema.velocityWindow(parts[3]),
-                let value = subjects.value(of: parts[2])
-            else { continue }
-            let subject = hashed[parts[2]] ?? recorder.keying.subject(parts[2], value)
-            hashed[parts[2]] = subject
-            let granularity = VelocityWindow.granularity(for: window)
+        for read in reads {
+            guard let value = subjects.value(of: read.dimension) else { continue }
+            let subject = hashed[read.dimension] ?? recorder.keying.subject(read.dimension, value)
+            hashed[read.dimension] = subject
+            let granularity = VelocityWindow.granularity(for: read.window)
             let sum = VelocitySum(
                 subject: subject,
-                event: parts[1],
+                event: read.event,
                 granularity: granularity,
-                since: VelocityWindow.since(now: now.timeIntervalSince1970, window: window, granularity: granularity)
+                since: VelocityWindow.since(now: now.timeIntervalSince1970, window: read.window, granularity: granularity)
             )
-            wanted.append((name, sum))
+            wanted.append((read.name, sum))
         }
         guard !wanted.isEmpty else { return }
         let totals = try await recorder.sums(appId: appId, wanted.map(\.sum))

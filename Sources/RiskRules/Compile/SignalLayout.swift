@@ -13,10 +13,10 @@ public struct SignalLayout: Sendable {
     private(set) var stringCount = 0
     private(set) var boolCount = 0
 
-    public init() {}
-
     /// The names read, sorted.
-    public var names: [String] { slots.keys.sorted() }
+    public private(set) var names: [String] = []
+
+    public init() {}
 
     /// The slot of a signal, assigning one on first use.
     mutating func slot(for definition: SignalDefinition) -> Slot {
@@ -35,6 +35,7 @@ public struct SignalLayout: Sendable {
         }
         slots[definition.name] = slot
         definitions[definition.name] = definition
+        names.insert(definition.name, at: names.firstIndex { $0 > definition.name } ?? names.endIndex)
         return slot
     }
 }

@@ -44,6 +44,13 @@ extension PostgresRiskStore {
         return Int(try row.first?.decode(Int64.self) ?? 0)
     }
 
+    public func scoringFacts(_ query: ScoringFactsQuery) async throws -> ScoringFacts {
+        guard let facts = try await execute(ScoringFactsStatement(query: query)).first else {
+            throw StoreError(.queryFailed, "scoringFacts returned no row")
+        }
+        return facts
+    }
+
     public func receipt(appId: String, keyId: Data) async throws -> ReceiptRecord? {
         try await rows("SELECT * FROM receipts WHERE app_id = \(appId) AND key_id = \(keyId)").first.map(ReceiptRecord.init(postgres:))
     }

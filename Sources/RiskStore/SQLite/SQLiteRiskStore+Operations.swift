@@ -49,6 +49,11 @@ extension SQLiteRiskStore {
         return rows.first?.column("n")?.integer ?? 0
     }
 
+    /// One read per fact: the embedded store is in-process, so round trips cost little.
+    public func scoringFacts(_ query: ScoringFactsQuery) async throws -> ScoringFacts {
+        try await scoringFactsFromSingleReads(query)
+    }
+
     public func receipt(appId: String, keyId: Data) async throws -> ReceiptRecord? {
         try await query("SELECT * FROM receipts WHERE app_id = ?1 AND key_id = ?2", [.text(appId), SQLiteValues.bind(keyId)])
             .first.map(ReceiptRecord.init(sqlite:))

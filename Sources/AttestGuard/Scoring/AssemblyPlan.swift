@@ -1,0 +1,54 @@
+import Foundation
+import RiskRules
+import Synchronization
+
+/// What assembling one rule set's signals takes, worked out once per rule-set version rather than per request:
+/// which store facts the rules read, and which velocity sums (parsed from their signal names).
+struct AssemblyPlan: Sendable {
+    /// A `velocity.<event>.<per>.<window>` signal the rules read.
+    struct VelocityRead: Sendable {
+        var name: String
+        var event: String
+        /// `key`, `user`, `device` or `ip`.
+        var dimension: String
+        var window: TimeInterval
+    }
+
+    var key = false
+    var receipt = false
+    var history = false
+    var deviceCheck = false
+    var superseded = false
+    var velocity: [VelocityRead] = []
+
+    init(_ layout: SignalLayout) {
+        for name in layout.names {
+            if name.hasPrefix("key.") { key = true }
+            if name.hasPrefix("receipt.") { key = true; receipt = true }
+            if name == "receipt.risk_metric_change_7d" { history = true }
+            if name.hasPrefix("devicecheck.") { deviceCheck = true }
+            if name == "key.superseded_keys" { superseded = true }
+            if name.hasPrefix("velocity.") {
+                let parts = name.split(separator: ".").map(String.init)
+                guard parts.count == 4, let window = SignalSchema.velocityWindow(parts[3]) else { continue }
+                velocity.append(VelocityRead(name: name, event: parts[1], dimension: parts[2], window: window))
+            }
+        }
+    }
+}
+
+/// The plans of the rule sets in use (the live set, a shadow set, the previous set for a moment after a reload),
+/// by version.
+final class AssemblyPlanCache: Sendable {
+    private let plans = Mutex<[String: AssemblyPlan]>([:])
+
+    func plan(for ruleSet: RuleSet) -> AssemblyPlan {
+        if let plan = plans.withLock({ $0[ruleSet.version] }) { return plan }
+        let plan = AssemblyPlan(ruleSet.layout)
+        plans.withLock { plans in
+            if plans.count >= 8 { plans.removeAll() }
+            plans[ruleSet.version] = plan
+        }
+        return plan
+    }
+}

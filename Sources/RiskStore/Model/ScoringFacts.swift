@@ -1,0 +1,112 @@
+public import Foundation
+
+/// What one verdict asks the store about a key and the request's subjects (``RiskStore/scoringFacts(_:)``). Only
+/// what the rule set reads is asked for.
+public struct ScoringFactsQuery: Sendable, Hashable {
+    public var appId: String
+    /// The request's key; without one, nothing key-related is read.
+    public var keyId: Data?
+    /// Read the key's receipt summary.
+    public var receipt: Bool
+    /// Read the risk metric of the key's last receipt created at or before this instant (for a change over time).
+    public var metricBaselineAt: Date?
+    /// Count the superseded keys of the key's user and device.
+    public var supersededKeys: Bool
+    /// Read stored DeviceCheck bits.
+    public var deviceCheck: DeviceCheckQuery?
+
+    public init(
+        appId: String, keyId: Data?, receipt: Bool = false, metricBaselineAt: Date? = nil, supersededKeys: Bool = false,
+        deviceCheck: DeviceCheckQuery? = nil
+    ) {
+        self.appId = appId
+        self.keyId = keyId
+        self.receipt = receipt
+        self.metricBaselineAt = metricBaselineAt
+        self.supersededKeys = supersededKeys
+        self.deviceCheck = deviceCheck
+    }
+}
+
+/// Which stored DeviceCheck bits a verdict reads: the first of `subjects`, in order, with bits Apple found, for
+/// the app's team, in the key's environment (`defaultEnvironment` when the request has no known key).
+public struct DeviceCheckQuery: Sendable, Hashable {
+    public var teamId: String
+    public var defaultEnvironment: String
+    public var subjects: [DeviceCheckSubject]
+
+    public init(teamId: String, defaultEnvironment: String, subjects: [DeviceCheckSubject]) {
+        self.teamId = teamId
+        self.defaultEnvironment = defaultEnvironment
+        self.subjects = subjects
+    }
+}
+
+/// A receipt as scoring sees it: never the receipt's bytes.
+public struct ReceiptSummary: Sendable, Hashable {
+    public var receiptType: String
+    public var riskMetric: Int?
+    public var metricStale: Bool
+    public var refreshedAt: Date?
+
+    public init(receiptType: String, riskMetric: Int?, metricStale: Bool, refreshedAt: Date?) {
+        self.receiptType = receiptType
+        self.riskMetric = riskMetric
+        self.metricStale = metricStale
+        self.refreshedAt = refreshedAt
+    }
+}
+
+/// The store's answer to a ``ScoringFactsQuery``; what was not asked for, or does not exist, is `nil`.
+public struct ScoringFacts: Sendable, Hashable {
+    public var key: KeyRecord?
+    public var receipt: ReceiptSummary?
+    /// The risk metric at the baseline instant.
+    public var metricBaseline: Int?
+    /// `nil` also when the key is unknown or has no device id.
+    public var supersededKeys: Int?
+    public var deviceCheck: DeviceCheckRecord?
+
+    public init(
+        key: KeyRecord? = nil, receipt: ReceiptSummary? = nil, metricBaseline: Int? = nil, supersededKeys: Int? = nil,
+        deviceCheck: DeviceCheckRecord? = nil
+    ) {
+        self.key = key
+        self.receipt = receipt
+        self.metricBaseline = metricBaseline
+        self.supersededKeys = supersededKeys
+        self.deviceCheck = deviceCheck
+    }
+}
+
+/// Stores without a one-statement answer (the embedded SQLite store) put the facts together from single reads.
+extension RiskStore {
+    public func scoringFactsFromSingleReads(_ query: ScoringFactsQuery) async throws -> ScoringFacts {
+        var facts = ScoringFacts()
+        if let keyId = query.keyId, let key = try await key(appId: query.appId, keyId: keyId) {
+            facts.key = key
+            if query.receipt, let receipt = try await receipt(appId: key.appId, keyId: key.keyId) {
+                facts.receipt = ReceiptSummary(
+                    receiptType: receipt.receiptType, riskMetric: receipt.riskMetric, metricStale: receipt.metricStale, refreshedAt: receipt.refreshedAt
+                )
+            }
+            if let baseline = query.metricBaselineAt {
+                let history = try await riskMetricHistory(appId: key.appId, keyId: key.keyId)
+                facts.metricBaseline = history.last(where: { $0.receiptCreatedAt <= baseline })?.riskMetric
+            }
+            if query.supersededKeys, let deviceId = key.deviceId {
+                facts.supersededKeys = try await supersededKeyCount(appId: key.appId, userId: key.userId, deviceId: deviceId)
+            }
+        }
+        if let deviceCheck = query.deviceCheck {
+            let environment = facts.key?.environment ?? deviceCheck.defaultEnvironment
+            for subject in deviceCheck.subjects {
+                if let record = try await deviceCheckBits(teamId: deviceCheck.teamId, environment: environment, subject: subject), record.found {
+                    facts.deviceCheck = record
+                    break
+                }
+            }
+        }
+        return facts
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import PostgresNIO
+
+/// `scoringFacts` as one named prepared statement: every verdict runs it, and as separate queries (key, receipt,
+/// history, superseded keys, up to three DeviceCheck subjects) PostgreSQL spent more time parsing and planning them
+/// than running them. Each part is skipped by its flag; the receipt's bytes are never read. One row always comes
+/// back: `key_found` says whether the key columns (`app_keys.*`) mean anything.
+struct ScoringFactsStatement: PostgresPreparedStatement {
+    typealias Row = ScoringFacts
+
+    static let name = "attestguard_scoring_facts_v1"
+
+    static let sql = """
+        WITH k AS (
+            SELECT * FROM app_keys WHERE app_id = $1 AND key_id = $2
+        ), r AS (
+            SELECT receipt_type, risk_metric, metric_stale, refreshed_at FROM receipts WHERE $3 AND app_id = $1 AND key_id = $2
+        ), b AS (
+            SELECT risk_metric FROM risk_metric_history
+            WHERE $4::timestamptz IS NOT NULL AND app_id = $1 AND key_id = $2 AND receipt_created_at <= $4
+            ORDER BY receipt_created_at DESC LIMIT 1
+        ), s AS (
+            SELECT count(*) AS n FROM k JOIN app_keys o
+              ON o.app_id = k.app_id AND o.user_id = k.user_id AND o.device_id = k.device_id AND o.status = 'superseded'
+            WHERE $5
+        ), d AS (
+            SELECT d.* FROM unnest($8::text[], $9::text[]) WITH ORDINALITY AS q(kind, subject, i)
+            JOIN devicecheck_bits d
+              ON d.team_id = $6 AND d.environment = coalesce((SELECT environment FROM k), $7)
+             AND d.subject_kind = q.kind AND d.subject = q.subject AND d.found
+            ORDER BY q.i LIMIT 1
+        )
+        SELECT k.app_id IS NOT NULL AS key_found, k.*,
+               r.receipt_type IS NOT NULL AS receipt_found, r.receipt_type AS r_receipt_type, r.risk_metric AS r_risk_metric,
+               r.metric_stale AS r_metric_stale, r.refreshed_at AS r_refreshed_at,
+               b.risk_metric AS baseline_metric,
+               CASE WHEN $5 AND k.device_id IS NOT NULL THEN s.n END AS superseded_keys,
+               d.team_id IS NOT NULL AS dc_found, d.team_id AS dc_team_id, d.environment AS dc_environment,
+               d.subject_kind AS dc_subject_kind, d.subject AS dc_subject, d.bit0 AS dc_bit0, d.bit1 AS dc_bit1,
+               d.last_update_time AS dc_last_update_time, d.observed_at AS dc_observed_at
+        FROM (SELECT 1) AS one
+        LEFT JOIN k ON true LEFT JOIN r ON true LEFT JOIN b ON true LEFT JOIN s ON true LEFT JOIN d ON true
+        """
+
+    static let bindingDataTypes: [PostgresDataType] = [.text, .bytea, .bool, .timestamptz, .bool, .text, .text, .textArray, .textArray]
+
+    var query: ScoringFactsQuery
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 9)
+        bindings.append(query.appId)
+        try bindings.append(query.keyId)
+        bindings.append(query.receipt)
+        bindings.append(query.metricBaselineAt)
+        bindings.append(query.supersededKeys)
+        bindings.append(query.deviceCheck?.teamId)
+        bindings.append(query.deviceCheck?.defaultEnvironment ?? "production")
+        bindings.append(query.deviceCheck?.subjects.map(\.kind.rawValue) ?? [])
+        bindings.append(query.deviceCheck?.subjects.map(\.value) ?? [])
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        let read = PostgresRowReader(row, table: "scoring facts")
+        var facts = ScoringFacts()
+        if try read("key_found", as: Bool.self) {
+            facts.key = try KeyRecord(postgres: row)
+        }
+        if try read("receipt_found", as: Bool.self) {
+            facts.receipt = ReceiptSummary(
+                receiptType: try read("r_receipt_type"), riskMetric: try read("r_risk_metric", as: Int32?.self).map(Int.init),
+                metricStale: try read("r_metric_stale"), refreshedAt: try read("r_refreshed_at")
+            )
+        }
+        facts.metricBaseline = try read("baseline_metric", as: Int32?.self).map(Int.init)
+        facts.supersededKeys = try read("superseded_keys", as: Int64?.self).map(Int.init)
+        if try read("dc_found", as: Bool.self) {
+            facts.deviceCheck = DeviceCheckRecord(
+                teamId: try read("dc_team_id"), environment: try read("dc_environment"),
+                subject: DeviceCheckSubject(kind: try read.enumeration("dc_subject_kind", as: DeviceCheckSubject.Kind.self), value: try read("dc_subject")),
+                bit0: try read("dc_bit0"), bit1: try read("dc_bit1"), found: true,
+                lastUpdateTime: try read("dc_last_update_time"), observedAt: try read("dc_observed_at")
+            )
+        }
+        return facts
+    }
+}

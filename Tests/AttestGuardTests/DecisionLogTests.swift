@@ -3,6 +3,7 @@ import AttestTestSupport
 import Foundation
 import RiskRules
 import RiskStore
+import Synchronization
 import Testing
 
 @Suite("Decision log")
@@ -86,4 +87,38 @@ struct DecisionLogTests {
         #expect(!text.contains("\u{07}") && text.contains("\\u0007"), "control characters escaped")
         #expect(DecisionSnapshot.json([:]) == "{}")
     }
+
+    @Test("a flush writes what was queued when it began, in batches; entries queued meanwhile wait for the next flush")
+    func flushDoesNotChase() async throws {
+        let store = RecordingDecisionStore()
+        let writer = DecisionLogWriter(store: store, batchSize: 2)
+        store.onAppend = { writer.append(Self.entry(100)) }
+        for index in 0..<5 { writer.append(Self.entry(index)) }
+        try await writer.flush()
+        #expect(store.batches.withLock { $0 } == [[0, 1], [2, 3], [4]], "three batches of what was there, none of what came meanwhile")
+        #expect(writer.backlog.queued == 3)
+    }
+
+    static func entry(_ index: Int) -> DecisionLogEntry {
+        DecisionLogEntry(
+            appId: "a", decidedAt: Date(timeIntervalSince1970: Double(index)), endpoint: "score", keyId: nil, userHash: nil, ipHash: nil,
+            decision: "allow", ruleDecision: "allow", score: 0, ruleSetVersion: "v", fired: "", signals: "{}"
+        )
+    }
+}
+
+/// A decision log store that only remembers the batches it was given (by their decision instants).
+final class RecordingDecisionStore: DecisionLogStore, @unchecked Sendable {
+    let batches = Mutex<[[Int]]>([])
+    /// Called inside every append, before it returns (set before use, never changed while flushing).
+    var onAppend: @Sendable () -> Void = {}
+
+    func appendDecisions(_ entries: [DecisionLogEntry]) async throws {
+        batches.withLock { $0.append(entries.map { Int($0.decidedAt.timeIntervalSince1970) }) }
+        onAppend()
+    }
+
+    func decisions(since: Date, after cursor: DecisionLogEntry?, limit: Int) async throws -> [DecisionLogEntry] { [] }
+
+    func purgeDecisions(before: Date) async throws -> Int { 0 }
 }

@@ -144,7 +144,7 @@ struct VelocityTests {
                     for _ in 0..<200 {
                         let before = recorded.value
                         let values = Self.rules.values(now: clock.now().timeIntervalSince1970)
-                        try await reader.fill(values, reads: AssemblyPlan(Self.rules.layout).velocity.filter { $0.name == "velocity.score_requests.user.1m" }, appId: Self.appId, subjects: subjects, now: clock.now())
+                        try await reader.fill(values, reads: AssemblyPlan(Self.rules.layout).velocity.filter { $0.name == "velocity.score_requests.user.1m" }, appId: Self.appId, subjects: engine.velocity.keying.hash(subjects), now: clock.now())
                         let after = recorded.value
                         guard case .number(let seen)? = values.value(of: "velocity.score_requests.user.1m") else {
                             Issue.record("no value")

@@ -35,15 +35,19 @@ public final class DecisionLogWriter: Sendable {
         }
     }
 
-    /// Writes everything queued, a batch at a time; a failed batch goes back to the front of the queue.
+    /// Writes what was queued when the flush began, a batch at a time (entries queued meanwhile wait for the next
+    /// flush: chasing them would write a trickle of one-row batches under load); a failed batch goes back to the
+    /// front of the queue.
     public func flush() async throws {
-        while true {
+        var remaining = state.withLock { $0.queue.count }
+        while remaining > 0 {
             let batch = state.withLock { state in
-                let batch = Array(state.queue.prefix(batchSize))
+                let batch = Array(state.queue.prefix(min(batchSize, remaining)))
                 state.queue.removeFirst(batch.count)
                 return batch
             }
             guard !batch.isEmpty else { return }
+            remaining -= batch.count
             do {
                 try await store.appendDecisions(batch)
             } catch {

@@ -52,17 +52,18 @@ public struct RiskScorer: Sendable {
         let started = ContinuousClock.now
         let ruleSet = rules.ruleSet
         let now = clock.now()
+        let subjects = velocity.keying.hash(request.velocitySubjects)
         if request.endpoint == .score {
-            velocity.record(.scoreRequests, appId: app.appId, subjects: request.velocitySubjects, at: now)
+            velocity.record(.scoreRequests, appId: app.appId, hashed: subjects, at: now)
         }
         let values: SignalValues
         do {
-            values = try await assembler.assemble(request, app: app, ruleSet: ruleSet, now: now)
+            values = try await assembler.assemble(request, subjects: subjects, app: app, ruleSet: ruleSet, now: now)
         } catch let error as EngineError where error.kind != .unavailable {
             throw error
         } catch {
             let outcome = Self.storeUnavailable(app: app, ruleSet: ruleSet)
-            record(outcome, request: request, at: now, since: started)
+            record(outcome, request: request, subjects: subjects, at: now, since: started)
             return outcome
         }
         let evaluation = ruleSet.evaluate(values)
@@ -70,16 +71,18 @@ public struct RiskScorer: Sendable {
         for name in ruleSet.layout.names { signals[name] = values.value(of: name) }
         var outcome = Outcome(verdict: Self.verdict(evaluation, app: app), evaluation: evaluation, signals: signals)
         if let shadow {
-            outcome.shadow = await evaluateShadow(shadow.ruleSet, request: request, app: app, live: evaluation, now: now)
+            outcome.shadow = await evaluateShadow(shadow.ruleSet, request: request, subjects: subjects, app: app, live: evaluation, now: now)
         }
-        record(outcome, request: request, at: now, since: started)
+        record(outcome, request: request, subjects: subjects, at: now, since: started)
         return outcome
     }
 
     /// The shadow set's evaluation: its own signals (it may read others than the live set), a count per pair of
     /// decisions in `attestguard_shadow_verdicts_total{live,shadow}`, and a log line when they differ.
-    private func evaluateShadow(_ ruleSet: RuleSet, request: ScoreRequest, app: AppPolicy, live: RuleEvaluation, now: Date) async -> RuleEvaluation? {
-        guard let values = try? await assembler.assemble(request, app: app, ruleSet: ruleSet, now: now) else { return nil }
+    private func evaluateShadow(
+        _ ruleSet: RuleSet, request: ScoreRequest, subjects: HashedSubjects, app: AppPolicy, live: RuleEvaluation, now: Date
+    ) async -> RuleEvaluation? {
+        guard let values = try? await assembler.assemble(request, subjects: subjects, app: app, ruleSet: ruleSet, now: now) else { return nil }
         let evaluation = ruleSet.evaluate(values)
         Counter(label: "attestguard_shadow_verdicts_total", dimensions: [("live", live.decision.rawValue), ("shadow", evaluation.decision.rawValue)]).increment()
         if evaluation.decision != live.decision {
@@ -93,7 +96,7 @@ public struct RiskScorer: Sendable {
     }
 
     /// Metrics, and the decision log entry (queued; written off the request path).
-    private func record(_ outcome: Outcome, request: ScoreRequest, at now: Date, since started: ContinuousClock.Instant) {
+    private func record(_ outcome: Outcome, request: ScoreRequest, subjects: HashedSubjects, at now: Date, since started: ContinuousClock.Instant) {
         metrics.recordVerdict(
             endpoint: request.endpoint.rawValue, decision: outcome.verdict.decision.rawValue, ruleDecision: outcome.evaluation.decision.rawValue,
             enforced: outcome.verdict.enforced, duration: ContinuousClock.now - started
@@ -103,8 +106,8 @@ public struct RiskScorer: Sendable {
             decidedAt: now,
             endpoint: request.endpoint.rawValue,
             keyId: request.keyId?.base64EncodedString(),
-            userHash: request.userId.map { velocity.keying.subject("user", $0) },
-            ipHash: request.ip.map { velocity.keying.subject("ip", $0) },
+            userHash: subjects.user,
+            ipHash: subjects.ip,
             decision: outcome.verdict.decision.rawValue,
             ruleDecision: outcome.evaluation.decision.rawValue,
             score: outcome.evaluation.score,

@@ -14,12 +14,12 @@ struct SignalAssembler: Sendable {
 
     /// The values for `request` under `app`, at `now`. Store failures are thrown (the scorer applies the app's
     /// `onStoreError`); an attribute of the wrong type is an `invalid_attribute` error.
-    func assemble(_ request: ScoreRequest, app: AppPolicy, ruleSet: RuleSet, now: Date) async throws -> SignalValues {
+    func assemble(_ request: ScoreRequest, subjects: HashedSubjects, app: AppPolicy, ruleSet: RuleSet, now: Date) async throws -> SignalValues {
         let values = ruleSet.values(now: now.timeIntervalSince1970)
         let plan = plans.plan(for: ruleSet)
         try fillRequest(request, app: app, ruleSet: ruleSet, into: values)
         if !plan.velocity.isEmpty {
-            try await velocity.fill(values, reads: plan.velocity, appId: app.appId, subjects: request.velocitySubjects, now: now)
+            try await velocity.fill(values, reads: plan.velocity, appId: app.appId, subjects: subjects, now: now)
         }
         let query = try factsQuery(request, app: app, plan: plan, now: now)
         guard query.keyId != nil || query.deviceCheck != nil else { return values }

@@ -6,22 +6,50 @@ public import Foundation
 /// secret): the first 16 bytes of HMAC-SHA-256(key, dimension NUL value), in hex. The same key on every server
 /// process gives the same subject, so counts are shared; without the key, a subject cannot be recovered.
 public struct VelocityKeying: Sendable {
-    private let key: SymmetricKey
+    /// HMAC state with the key already absorbed: each hash copies it (the digest state is copy-on-write).
+    private let keyed: HMAC<SHA256>
 
     public init(secret: some DataProtocol) {
-        self.key = SymmetricKey(data: Data(secret))
+        self.keyed = HMAC<SHA256>(key: SymmetricKey(data: Data(secret)))
     }
 
     /// A fixed, public key: for tests and library defaults only, never for production data.
     public static let publicTestKey = VelocityKeying(secret: Data("attestguard-public-test-velocity-key".utf8))
 
     func subject(_ dimension: String, _ value: String) -> String {
-        var message: [UInt8] = []
-        message.reserveCapacity(dimension.utf8.count + 1 + value.utf8.count)
-        message.append(contentsOf: dimension.utf8)
-        message.append(0)
-        message.append(contentsOf: value.utf8)
-        let code = HMAC<SHA256>.authenticationCode(for: message, using: key)
-        return code.withUnsafeBytes { Hex.encode($0.prefix(16)) }
+        var mac = keyed
+        mac.update(data: Array(dimension.utf8))
+        mac.update(data: [0])
+        mac.update(data: Array(value.utf8))
+        return mac.finalize().withUnsafeBytes { Hex.encode($0.prefix(16)) }
+    }
+
+    /// Every subject of a request, hashed once for recording, reading and the decision log.
+    func hash(_ subjects: VelocitySubjects) -> HashedSubjects {
+        HashedSubjects(
+            key: subjects.key.map { subject("key", $0.base64EncodedString()) },
+            user: subjects.user.map { subject("user", $0) },
+            device: subjects.device.map { subject("device", $0) },
+            ip: subjects.ip.map { subject("ip", $0) }
+        )
+    }
+}
+
+/// A request's velocity subjects as the store keeps them: keyed hashes (``VelocityKeying``).
+struct HashedSubjects: Sendable, Hashable {
+    var key: String?
+    var user: String?
+    var device: String?
+    var ip: String?
+
+    /// The hash of one dimension (`key`, `user`, `device`, `ip`), if the request has it.
+    func value(of dimension: String) -> String? {
+        switch dimension {
+        case "key": key
+        case "user": user
+        case "device": device
+        case "ip": ip
+        default: nil
+        }
     }
 }

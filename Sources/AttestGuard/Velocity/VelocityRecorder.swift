@@ -61,11 +61,15 @@ public final class VelocityRecorder: Sendable {
 
     /// Counts one event at `instant` for every subject the request has.
     public func record(_ event: VelocityEvent, appId: String, subjects: VelocitySubjects, at instant: Date) {
+        record(event, appId: appId, hashed: keying.hash(subjects), at: instant)
+    }
+
+    /// Counts one event at `instant` for every subject, already hashed.
+    func record(_ event: VelocityEvent, appId: String, hashed: HashedSubjects, at instant: Date) {
         let second = Int64(instant.timeIntervalSince1970.rounded(.down))
         var additions: [(Series, Int64)] = []
         for dimension in VelocitySubjects.dimensions {
-            guard let value = subjects.value(of: dimension) else { continue }
-            let subject = keying.subject(dimension, value)
+            guard let subject = hashed.value(of: dimension) else { continue }
             for (granularity, _) in VelocityWindow.granularities {
                 additions.append((Series(appId: appId, subject: subject, event: event.rawValue, granularity: granularity),
                                   VelocityWindow.bucket(of: second, granularity: granularity)))

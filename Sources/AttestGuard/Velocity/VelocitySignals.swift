@@ -8,14 +8,10 @@ import RiskStore
 struct VelocitySignals: Sendable {
     let recorder: VelocityRecorder
 
-    func fill(_ values: SignalValues, reads: [AssemblyPlan.VelocityRead], appId: String, subjects: VelocitySubjects, now: Date) async throws {
+    func fill(_ values: SignalValues, reads: [AssemblyPlan.VelocityRead], appId: String, subjects: HashedSubjects, now: Date) async throws {
         var wanted: [(name: String, sum: VelocitySum)] = []
-        // One keyed hash per dimension, however many windows and events of it the rules read.
-        var hashed: [String: String] = [:]
         for read in reads {
-            guard let value = subjects.value(of: read.dimension) else { continue }
-            let subject = hashed[read.dimension] ?? recorder.keying.subject(read.dimension, value)
-            hashed[read.dimension] = subject
+            guard let subject = subjects.value(of: read.dimension) else { continue }
             let granularity = VelocityWindow.granularity(for: read.window)
             let sum = VelocitySum(
                 subject: subject,

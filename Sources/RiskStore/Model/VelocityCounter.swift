@@ -3,7 +3,7 @@ public import Foundation
 /// One counter bucket to add to: an event for one subject (a keyed hash of a key, user, device or IP) in the
 /// bucket of `granularity` seconds starting at `bucket` (seconds since 1970).
 public struct VelocityIncrement: Sendable, Hashable {
-    public struct Key: Sendable, Hashable, Comparable {
+    public struct Key: Sendable, Hashable {
         public var appId: String
         public var subject: String
         public var event: String
@@ -16,11 +16,6 @@ public struct VelocityIncrement: Sendable, Hashable {
             self.event = event
             self.granularity = granularity
             self.bucket = bucket
-        }
-
-        /// The order writers take row locks in, so that two flushing processes never deadlock.
-        public static func < (lhs: Key, rhs: Key) -> Bool {
-            (lhs.appId, lhs.subject, lhs.event, lhs.granularity, lhs.bucket) < (rhs.appId, rhs.subject, rhs.event, rhs.granularity, rhs.bucket)
         }
     }
 

@@ -4,7 +4,7 @@ import PostgresNIO
 extension PostgresRiskStore {
     public func addVelocity(_ increments: [VelocityIncrement], flush: VelocityFlush?) async throws {
         guard !increments.isEmpty || flush != nil else { return }
-        _ = try await execute(AddVelocityStatement(increments: increments.sorted { $0.key < $1.key }, flush: flush))
+        _ = try await execute(AddVelocityStatement(increments: increments, flush: flush))
     }
 
     public func velocitySums(appId: String, _ sums: [VelocitySum], writer: String?) async throws -> VelocityReading {

@@ -35,7 +35,8 @@
 #   HTTP_BENCH_PG_STATEMENTS [0]  1: load pg_stat_statements and print the statements of the closed-loop score run
 #                                 (calls, mean and total time), heaviest first
 #   HTTP_BENCH_NO_BUILD [0]       1: use the binaries already in Benchmarks/.build/release
-#   HTTP_BENCH_KEEP [0]           1: keep the work folder (config, server logs, wrk outputs, bodies)
+#   HTTP_BENCH_KEEP [0]           1: keep the work folder (config, server logs, wrk outputs, bodies, and
+#                                 score-paced.samples: every paced score request's start and latency in ms)
 #   SWIFT                         swift binary (default: swift on PATH, else /opt/swift/usr/bin/swift)
 # Exit status: 0 only if every measured request was answered 200, no socket errors, no connection ran out of bodies.
 set -euo pipefail
@@ -277,7 +278,7 @@ if [ "${HTTP_BENCH_PG_STATEMENTS:-0}" = 1 ]; then
 fi
 paced_total="$(awk -v r="$(field score rps)" -v f="$score_load" 'BEGIN { printf "%.0f", r * f }')"
 paced_per_connection="$(awk -v t="$paced_total" -v c="$connections" 'BEGIN { printf "%.3f", t / c }')"
-run_wrk score-paced "$duration" score "$work/bodies/score.txt" "$paced_per_connection" "$connections"
+BENCH_SAMPLES_FILE="$work/score-paced.samples" run_wrk score-paced "$duration" score "$work/bodies/score.txt" "$paced_per_connection" "$connections"
 cat "$work/score-paced.out"
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 server_errors=$(grep -ciE ' (error|critical) ' "$work/server.err" || true)

@@ -33,7 +33,7 @@ struct ScoringFactsStoreTests {
         return facts
     }
 
-    @Test("key, receipt summary, metric baseline, superseded keys and the first DeviceCheck subject with bits, each only when asked", arguments: StoreBackend.available)
+    @Test("key, receipt summary, metric baseline, superseded keys, the first DeviceCheck subject with bits and velocity sums, each only when asked", arguments: StoreBackend.available)
     func facts(backend: StoreBackend) async throws {
         try await withTestStore(backend) { (test: TestStore) async throws in
             let store = test.store
@@ -89,6 +89,24 @@ struct ScoringFactsStoreTests {
 
             let otherApp = try await Self.facts(ScoringFactsQuery(appId: StoreFixtures.otherAppId, keyId: current.keyId, receipt: true), in: store)
             #expect(otherApp == ScoringFacts(), "keys belong to their app")
+
+            let increment = { (subject: String, bucket: Int64, count: Int64) in
+                VelocityIncrement(key: .init(appId: current.appId, subject: subject, event: "assertions", granularity: 60, bucket: bucket), count: count)
+            }
+            try await store.addVelocity([increment("s1", 600, 2), increment("s1", 660, 3), increment("s2", 660, 1)],
+                                        flush: VelocityFlush(writer: "w", sequence: 4, at: StoreFixtures.now))
+            let sums = [
+                VelocitySum(subject: "s1", event: "assertions", granularity: 60, since: 600),
+                VelocitySum(subject: "s1", event: "assertions", granularity: 60, since: 660),
+                VelocitySum(subject: "s2", event: "assertions", granularity: 60, since: 0),
+                VelocitySum(subject: "s3", event: "assertions", granularity: 60, since: 0),
+            ]
+            let velocity = try await Self.facts(ScoringFactsQuery(appId: current.appId, keyId: current.keyId, velocity: sums, velocityWriter: "w"), in: store)
+            #expect(velocity.velocity == VelocityReading(totals: [5, 3, 1, 0], flushedSequence: 4))
+            #expect(velocity.key?.keyId == current.keyId, "with the key in the same round trip")
+            let velocityOnly = try await Self.facts(ScoringFactsQuery(appId: current.appId, keyId: nil, velocity: sums), in: store)
+            #expect(velocityOnly == ScoringFacts(velocity: VelocityReading(totals: [5, 3, 1, 0], flushedSequence: 0)))
+            #expect(try await store.scoringFacts(ScoringFactsQuery(appId: StoreFixtures.otherAppId, keyId: nil, velocity: sums)).velocity.totals == [0, 0, 0, 0])
         }
     }
 }

@@ -4,8 +4,8 @@ import RiskRules
 import RiskStore
 
 /// Fills a rule set's signals for one request from the request itself and from the store: the key, its receipt
-/// and risk-metric history, and stored DeviceCheck bits (never Apple). Only what the rule set reads is fetched, in
-/// two store round trips at most: the velocity sums, and the other facts together (``RiskStore/scoringFacts(_:)``).
+/// and risk-metric history, stored DeviceCheck bits (never Apple) and velocity. Only what the rule set reads is
+/// fetched, in one store round trip (``RiskStore/scoringFacts(_:)``).
 struct SignalAssembler: Sendable {
     let store: any RiskStore
     let deviceCheck: DeviceCheckService
@@ -18,12 +18,19 @@ struct SignalAssembler: Sendable {
         let values = ruleSet.values(now: now.timeIntervalSince1970)
         let plan = plans.plan(for: ruleSet)
         try fillRequest(request, app: app, ruleSet: ruleSet, into: values)
-        if !plan.velocity.isEmpty {
-            try await velocity.fill(values, reads: plan.velocity, appId: app.appId, subjects: subjects, now: now)
+        var query = try factsQuery(request, app: app, plan: plan, now: now)
+        let velocitySums = velocity.sums(plan.velocity, subjects: subjects, now: now)
+        // This process's unflushed counts are taken before the store is read (see VelocityRecorder).
+        let localCounts = velocity.recorder.localCounts(appId: app.appId, velocitySums.map(\.sum))
+        if !velocitySums.isEmpty {
+            query.velocity = velocitySums.map(\.sum)
+            query.velocityWriter = velocity.recorder.writer
         }
-        let query = try factsQuery(request, app: app, plan: plan, now: now)
-        guard query.keyId != nil || query.deviceCheck != nil else { return values }
+        guard !query.isEmpty else { return values }
         let facts = try await store.scoringFacts(query)
+        if !velocitySums.isEmpty {
+            velocity.set(values, velocitySums, velocity.recorder.totals(localCounts, reading: facts.velocity))
+        }
         if plan.key, request.keyId != nil {
             fillKey(facts.key, request: request, now: now, into: values)
             values.set("key.superseded_keys", facts.supersededKeys.map { .number(Double($0)) })

@@ -142,20 +142,39 @@ public final class VelocityRecorder: Sendable {
         state.withLock { ($0.count, $0.dropped) }
     }
 
+    /// This process's counts for some sums that the store may not hold yet: the pending map (to be committed
+    /// under `pendingSequence`, or later after a failure) and the batch in flight (under its own sequence).
+    struct LocalCounts: Sendable {
+        var pending: [Int64]
+        var pendingSequence: Int64
+        var inFlight: [Int64]
+        var inFlightSequence: Int64
+    }
+
+    /// Takes the local counts; read them before the store, then combine with ``totals(_:reading:)``.
+    func localCounts(appId: String, _ sums: [VelocitySum]) -> LocalCounts {
+        state.withLock { state in
+            LocalCounts(
+                pending: Self.totals(appId: appId, sums, in: state.pending), pendingSequence: state.nextSequence,
+                inFlight: Self.totals(appId: appId, sums, in: state.inFlight), inFlightSequence: state.inFlightSequence
+            )
+        }
+    }
+
+    /// The store's sums plus whatever of the local counts its snapshot does not hold yet.
+    func totals(_ local: LocalCounts, reading: VelocityReading) -> [Int64] {
+        let addPending = reading.flushedSequence < local.pendingSequence
+        let addInFlight = local.inFlightSequence > 0 && reading.flushedSequence < local.inFlightSequence
+        return reading.totals.indices.map { index in
+            guard index < local.pending.count else { return reading.totals[index] }
+            return reading.totals[index] + (addPending ? local.pending[index] : 0) + (addInFlight ? local.inFlight[index] : 0)
+        }
+    }
+
     /// The sums: the store's, plus whatever of this process's increments the store's snapshot does not hold yet.
     func sums(appId: String, _ sums: [VelocitySum]) async throws -> [Int64] {
-        // What is ours and not yet committed, before the store is read: the pending map will be committed under
-        // `nextSequence` (or later, after a failure), the batch in flight under its own sequence.
-        let (pending, pendingSequence, inFlight, inFlightSequence) = state.withLock { state in
-            (Self.totals(appId: appId, sums, in: state.pending), state.nextSequence,
-             Self.totals(appId: appId, sums, in: state.inFlight), state.inFlightSequence)
-        }
-        let reading = try await store.velocitySums(appId: appId, sums, writer: writer)
-        let addPending = reading.flushedSequence < pendingSequence
-        let addInFlight = inFlightSequence > 0 && reading.flushedSequence < inFlightSequence
-        return reading.totals.indices.map { index in
-            reading.totals[index] + (addPending ? pending[index] : 0) + (addInFlight ? inFlight[index] : 0)
-        }
+        let local = localCounts(appId: appId, sums)
+        return totals(local, reading: try await store.velocitySums(appId: appId, sums, writer: writer))
     }
 
     private static func totals(appId: String, _ sums: [VelocitySum], in batch: Batch) -> [Int64] {

@@ -2,28 +2,33 @@ import Foundation
 import RiskRules
 import RiskStore
 
-/// Reads the `velocity.<event>.<per>.<window>` signals a rule set uses for one request: one store round trip for
-/// all of them, plus this process's increments the store does not hold yet (``VelocityRecorder``). A signal whose subject the request lacks (no IP, no
-/// device id) stays missing.
+/// The `velocity.<event>.<per>.<window>` signals a rule set uses for one request: which store sums they are
+/// (``sums(_:subjects:now:)``), read in the same round trip as the other scoring facts, and their values once the
+/// store has answered, with this process's increments the store does not hold yet (``VelocityRecorder``). A
+/// signal whose subject the request lacks (no IP, no device id) stays missing.
 struct VelocitySignals: Sendable {
     let recorder: VelocityRecorder
 
-    func fill(_ values: SignalValues, reads: [AssemblyPlan.VelocityRead], appId: String, subjects: HashedSubjects, now: Date) async throws {
-        var wanted: [(name: String, sum: VelocitySum)] = []
-        for read in reads {
-            guard let subject = subjects.value(of: read.dimension) else { continue }
+    /// The sums to read, with the signal each one fills.
+    func sums(_ reads: [AssemblyPlan.VelocityRead], subjects: HashedSubjects, now: Date) -> [(name: String, sum: VelocitySum)] {
+        reads.compactMap { read in
+            guard let subject = subjects.value(of: read.dimension) else { return nil }
             let granularity = VelocityWindow.granularity(for: read.window)
-            let sum = VelocitySum(
-                subject: subject,
-                event: read.event,
-                granularity: granularity,
-                since: VelocityWindow.since(now: now.timeIntervalSince1970, window: read.window, granularity: granularity)
-            )
-            wanted.append((read.name, sum))
+            let since = VelocityWindow.since(now: now.timeIntervalSince1970, window: read.window, granularity: granularity)
+            return (read.name, VelocitySum(subject: subject, event: read.event, granularity: granularity, since: since))
         }
+    }
+
+    /// Reads the sums on their own (one store round trip) and fills their signals.
+    func fill(_ values: SignalValues, reads: [AssemblyPlan.VelocityRead], appId: String, subjects: HashedSubjects, now: Date) async throws {
+        let wanted = sums(reads, subjects: subjects, now: now)
         guard !wanted.isEmpty else { return }
         let totals = try await recorder.sums(appId: appId, wanted.map(\.sum))
-        for (index, entry) in wanted.enumerated() {
+        set(values, wanted, totals)
+    }
+
+    func set(_ values: SignalValues, _ wanted: [(name: String, sum: VelocitySum)], _ totals: [Int64]) {
+        for (index, entry) in wanted.enumerated() where index < totals.count {
             values.set(entry.name, .number(Double(totals[index])))
         }
     }

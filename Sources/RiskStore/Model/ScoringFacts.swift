@@ -1,7 +1,7 @@
 public import Foundation
 
-/// What one verdict asks the store about a key and the request's subjects (``RiskStore/scoringFacts(_:)``). Only
-/// what the rule set reads is asked for.
+/// What one verdict asks the store about a key, the request's subjects and their velocity
+/// (``RiskStore/scoringFacts(_:)``). Only what the rule set reads is asked for.
 public struct ScoringFactsQuery: Sendable, Hashable {
     public var appId: String
     /// The request's key; without one, nothing key-related is read.
@@ -14,10 +14,13 @@ public struct ScoringFactsQuery: Sendable, Hashable {
     public var supersededKeys: Bool
     /// Read stored DeviceCheck bits.
     public var deviceCheck: DeviceCheckQuery?
+    /// Read velocity sums of the app, with `velocityWriter`'s latest committed flush (``VelocityStore``).
+    public var velocity: [VelocitySum]
+    public var velocityWriter: String?
 
     public init(
         appId: String, keyId: Data?, receipt: Bool = false, metricBaselineAt: Date? = nil, supersededKeys: Bool = false,
-        deviceCheck: DeviceCheckQuery? = nil
+        deviceCheck: DeviceCheckQuery? = nil, velocity: [VelocitySum] = [], velocityWriter: String? = nil
     ) {
         self.appId = appId
         self.keyId = keyId
@@ -25,7 +28,12 @@ public struct ScoringFactsQuery: Sendable, Hashable {
         self.metricBaselineAt = metricBaselineAt
         self.supersededKeys = supersededKeys
         self.deviceCheck = deviceCheck
+        self.velocity = velocity
+        self.velocityWriter = velocityWriter
     }
+
+    /// Whether there is anything to read.
+    public var isEmpty: Bool { keyId == nil && deviceCheck == nil && velocity.isEmpty }
 }
 
 /// Which stored DeviceCheck bits a verdict reads: the first of `subjects`, in order, with bits Apple found, for
@@ -66,16 +74,19 @@ public struct ScoringFacts: Sendable, Hashable {
     /// `nil` also when the key is unknown or has no device id.
     public var supersededKeys: Int?
     public var deviceCheck: DeviceCheckRecord?
+    /// The velocity sums asked for, in order, with the writer's latest committed flush in the same snapshot.
+    public var velocity: VelocityReading
 
     public init(
         key: KeyRecord? = nil, receipt: ReceiptSummary? = nil, metricBaseline: Int? = nil, supersededKeys: Int? = nil,
-        deviceCheck: DeviceCheckRecord? = nil
+        deviceCheck: DeviceCheckRecord? = nil, velocity: VelocityReading = VelocityReading(totals: [], flushedSequence: 0)
     ) {
         self.key = key
         self.receipt = receipt
         self.metricBaseline = metricBaseline
         self.supersededKeys = supersededKeys
         self.deviceCheck = deviceCheck
+        self.velocity = velocity
     }
 }
 
@@ -83,6 +94,9 @@ public struct ScoringFacts: Sendable, Hashable {
 extension RiskStore {
     public func scoringFactsFromSingleReads(_ query: ScoringFactsQuery) async throws -> ScoringFacts {
         var facts = ScoringFacts()
+        if !query.velocity.isEmpty || query.velocityWriter != nil {
+            facts.velocity = try await velocitySums(appId: query.appId, query.velocity, writer: query.velocityWriter)
+        }
         if let keyId = query.keyId, let key = try await key(appId: query.appId, keyId: keyId) {
             facts.key = key
             if query.receipt, let receipt = try await receipt(appId: key.appId, keyId: key.keyId) {

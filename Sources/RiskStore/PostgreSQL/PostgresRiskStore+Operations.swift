@@ -48,6 +48,9 @@ extension PostgresRiskStore {
         guard let facts = try await execute(ScoringFactsStatement(query: query)).first else {
             throw StoreError(.queryFailed, "scoringFacts returned no row")
         }
+        guard facts.velocity.totals.count == query.velocity.count else {
+            throw StoreError(.queryFailed, "scoringFacts returned \(facts.velocity.totals.count) velocity sums for \(query.velocity.count)")
+        }
         return facts
     }
 

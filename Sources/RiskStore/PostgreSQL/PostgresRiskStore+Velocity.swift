@@ -16,7 +16,7 @@ extension PostgresRiskStore {
 
     public func purgeVelocity(granularity: Int, before: Int64) async throws -> Int {
         try await rows(
-            "DELETE FROM velocity_counters WHERE granularity = \(Int32(clamping: granularity)) AND bucket < \(before) RETURNING 1"
+            "DELETE FROM velocity_buckets WHERE granularity = \(Int32(clamping: granularity)) AND bucket < \(before) RETURNING 1"
         ).count
     }
 

@@ -2,13 +2,15 @@ import Foundation
 import PostgresNIO
 
 /// `scoringFacts` as one named prepared statement: every verdict runs it, and as separate queries (key, receipt,
-/// history, superseded keys, up to three DeviceCheck subjects) PostgreSQL spent more time parsing and planning them
-/// than running them. Each part is skipped by its flag; the receipt's bytes are never read. One row always comes
-/// back: `key_found` says whether the key columns (`app_keys.*`) mean anything.
+/// history, superseded keys, up to three DeviceCheck subjects, velocity sums) PostgreSQL spent more time parsing
+/// and planning them than running them, and each was a round trip. Each part is skipped by its flag or an empty
+/// array; the receipt's bytes are never read. One row always comes back: `key_found` says whether the key columns
+/// (`app_keys.*`) mean anything. Velocity sums come as one array in the order asked, with the writer's flush
+/// sequence from the same snapshot.
 struct ScoringFactsStatement: PostgresPreparedStatement {
     typealias Row = ScoringFacts
 
-    static let name = "attestguard_scoring_facts_v1"
+    static let name = "attestguard_scoring_facts_v2"
 
     static let sql = """
         WITH k AS (
@@ -29,6 +31,13 @@ struct ScoringFactsStatement: PostgresPreparedStatement {
               ON d.team_id = $6 AND d.environment = coalesce((SELECT environment FROM k), $7)
              AND d.subject_kind = q.kind AND d.subject = q.subject AND d.found
             ORDER BY q.i LIMIT 1
+        ), vs AS (
+            SELECT array_agg(t.total ORDER BY t.i) AS totals FROM (
+                SELECT q.i, coalesce(sum(v.count), 0)::int8 AS total
+                FROM unnest($10::text[], $11::text[], $12::int4[], $13::int8[]) WITH ORDINALITY AS q(subject, event, granularity, since, i)
+                LEFT JOIN velocity_buckets v ON v.series = velocity_series($1, q.subject, q.event, q.granularity) AND v.bucket >= q.since
+                GROUP BY q.i
+            ) AS t
         )
         SELECT k.app_id IS NOT NULL AS key_found, k.*,
                r.receipt_type IS NOT NULL AS receipt_found, r.receipt_type AS r_receipt_type, r.risk_metric AS r_risk_metric,
@@ -37,17 +46,21 @@ struct ScoringFactsStatement: PostgresPreparedStatement {
                CASE WHEN $5 AND k.device_id IS NOT NULL THEN s.n END AS superseded_keys,
                d.team_id IS NOT NULL AS dc_found, d.team_id AS dc_team_id, d.environment AS dc_environment,
                d.subject_kind AS dc_subject_kind, d.subject AS dc_subject, d.bit0 AS dc_bit0, d.bit1 AS dc_bit1,
-               d.last_update_time AS dc_last_update_time, d.observed_at AS dc_observed_at
+               d.last_update_time AS dc_last_update_time, d.observed_at AS dc_observed_at,
+               vs.totals AS velocity_totals,
+               coalesce((SELECT sequence FROM velocity_flushes WHERE writer = $14), 0)::int8 AS velocity_flushed
         FROM (SELECT 1) AS one
-        LEFT JOIN k ON true LEFT JOIN r ON true LEFT JOIN b ON true LEFT JOIN s ON true LEFT JOIN d ON true
+        LEFT JOIN k ON true LEFT JOIN r ON true LEFT JOIN b ON true LEFT JOIN s ON true LEFT JOIN d ON true LEFT JOIN vs ON true
         """
 
-    static let bindingDataTypes: [PostgresDataType] = [.text, .bytea, .bool, .timestamptz, .bool, .text, .text, .textArray, .textArray]
+    static let bindingDataTypes: [PostgresDataType] = [
+        .text, .bytea, .bool, .timestamptz, .bool, .text, .text, .textArray, .textArray, .textArray, .textArray, .int4Array, .int8Array, .text,
+    ]
 
     var query: ScoringFactsQuery
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 9)
+        var bindings = PostgresBindings(capacity: 14)
         bindings.append(query.appId)
         try bindings.append(query.keyId)
         bindings.append(query.receipt)
@@ -57,6 +70,11 @@ struct ScoringFactsStatement: PostgresPreparedStatement {
         bindings.append(query.deviceCheck?.defaultEnvironment ?? "production")
         bindings.append(query.deviceCheck?.subjects.map(\.kind.rawValue) ?? [])
         bindings.append(query.deviceCheck?.subjects.map(\.value) ?? [])
+        bindings.append(query.velocity.map(\.subject))
+        bindings.append(query.velocity.map(\.event))
+        bindings.append(query.velocity.map { Int32(clamping: $0.granularity) })
+        bindings.append(query.velocity.map(\.since))
+        bindings.append(query.velocityWriter)
         return bindings
     }
 
@@ -82,6 +100,9 @@ struct ScoringFactsStatement: PostgresPreparedStatement {
                 lastUpdateTime: try read("dc_last_update_time"), observedAt: try read("dc_observed_at")
             )
         }
+        facts.velocity = VelocityReading(
+            totals: try read("velocity_totals", as: [Int64]?.self) ?? [], flushedSequence: try read("velocity_flushed")
+        )
         return facts
     }
 }

@@ -4,18 +4,19 @@ import PostgresNIO
 /// `addVelocity` as a named prepared statement: every process flushes several times a second. The counters and
 /// the writer's flush record are written by one statement, so a reader's snapshot holds both or neither. The rows
 /// are inserted in key order (sorted by PostgreSQL, cheaper than by us), so that concurrent flushes lock buckets
-/// in one order and never deadlock.
+/// in one order and never deadlock. Each bucket is keyed by its series id (`velocity_series()`, schema 8).
 struct AddVelocityStatement: PostgresPreparedStatement {
     typealias Row = Int64
 
-    static let name = "attestguard_add_velocity_v1"
+    static let name = "attestguard_add_velocity_v2"
 
     static let sql = """
         WITH counters AS (
-            INSERT INTO velocity_counters (app_id, subject, event, granularity, bucket, count)
-            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int4[], $5::int8[], $6::int8[]) AS u(a, s, e, g, b, c)
-            ORDER BY a, s, e, g, b
-            ON CONFLICT (app_id, subject, event, granularity, bucket) DO UPDATE SET count = velocity_counters.count + excluded.count
+            INSERT INTO velocity_buckets (series, bucket, granularity, count)
+            SELECT velocity_series(a, s, e, g), b, g, c
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::int4[], $5::int8[], $6::int8[]) AS u(a, s, e, g, b, c)
+            ORDER BY 1, 2
+            ON CONFLICT (series, bucket) DO UPDATE SET count = velocity_buckets.count + excluded.count
             RETURNING 1
         ), flush AS (
             INSERT INTO velocity_flushes (writer, sequence, flushed_at)
@@ -52,19 +53,19 @@ struct AddVelocityStatement: PostgresPreparedStatement {
     }
 }
 
-/// `velocitySums` as a named prepared statement: it runs once per verdict. One row per sum in the order asked,
+/// `velocitySums` as a named prepared statement: it runs once per verdict. Buckets are found by series id
+/// (`velocity_series()`, schema 8) and bucket. One row per sum in the order asked,
 /// each with the reader's own writer's latest committed flush sequence (0 when none), from one snapshot.
 struct VelocitySumsStatement: PostgresPreparedStatement {
     typealias Row = (index: Int64, total: Int64, flushed: Int64)
 
-    static let name = "attestguard_velocity_sums_v1"
+    static let name = "attestguard_velocity_sums_v2"
 
     static let sql = """
         SELECT q.i, coalesce(sum(v.count), 0)::int8,
                coalesce((SELECT sequence FROM velocity_flushes WHERE writer = $6), 0)::int8
         FROM unnest($2::text[], $3::text[], $4::int4[], $5::int8[]) WITH ORDINALITY AS q(subject, event, granularity, since, i)
-        LEFT JOIN velocity_counters v
-          ON v.app_id = $1 AND v.subject = q.subject AND v.event = q.event AND v.granularity = q.granularity AND v.bucket >= q.since
+        LEFT JOIN velocity_buckets v ON v.series = velocity_series($1, q.subject, q.event, q.granularity) AND v.bucket >= q.since
         GROUP BY q.i ORDER BY q.i
         """
 

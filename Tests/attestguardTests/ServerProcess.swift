@@ -25,7 +25,7 @@ final class ServerProcess: @unchecked Sendable {
         environment["ATTESTGUARD_APPS_MAIN_ENVIRONMENTS"] = "development"
         environment["ATTESTGUARD_API_KEYS_NAMES"] = "gateway"
         environment["ATTESTGUARD_API_KEYS_GATEWAY_SECRET_ENV"] = "PROCESS_TEST_KEY"
-        environment["ATTESTGUARD_API_KEYS_GATEWAY_SCOPES"] = "verify,admin"
+        environment["ATTESTGUARD_API_KEYS_GATEWAY_SCOPES"] = "verify,score,admin"
         environment["ATTESTGUARD_CHALLENGES_MAX_PER_USER"] = "1000"
         // Tests run many servers against one PostgreSQL: no warm pools, so connections open only as needed.
         environment["ATTESTGUARD_DATABASE_MINIMUM_CONNECTIONS"] = "0"

@@ -18,6 +18,12 @@ struct VelocityFlushTests {
         }
     }
 
+    /// A recorder over the test store, held by a ``HeldVelocityStore``.
+    static func held(_ test: TestStore) -> (HeldVelocityStore, VelocityRecorder) {
+        let store = HeldVelocityStore(test.store)
+        return (store, VelocityRecorder(store: store, keying: .publicTestKey, clock: ManualClock(VelocityTests.start)))
+    }
+
     static func read(_ recorder: VelocityRecorder) async throws -> Int64 {
         let sum = VelocitySum(
             subject: recorder.keying.subject("user", "overlap"), event: "score_requests", granularity: 60,
@@ -29,8 +35,7 @@ struct VelocityFlushTests {
     @Test("a read while the batch is in flight, before and after its commit, counts it once", arguments: TestStoreBackend.available)
     func readDuringFlush(backend: TestStoreBackend) async throws {
         try await withTestStore(backend) { (test: TestStore) async throws in
-            let store = HeldVelocityStore(test.store)
-            let recorder = VelocityRecorder(store: store, keying: .publicTestKey, clock: ManualClock(VelocityTests.start))
+            let (store, recorder) = Self.held(test)
             Self.record(recorder, 3)
             store.holdAdd.close()
             store.holdAfterAdd.close()
@@ -54,8 +59,7 @@ struct VelocityFlushTests {
     @Test("a read that looked at memory before a flush and at the store after its commit counts the batch once", arguments: TestStoreBackend.available)
     func readStraddlesFlush(backend: TestStoreBackend) async throws {
         try await withTestStore(backend) { (test: TestStore) async throws in
-            let store = HeldVelocityStore(test.store)
-            let recorder = VelocityRecorder(store: store, keying: .publicTestKey, clock: ManualClock(VelocityTests.start))
+            let (store, recorder) = Self.held(test)
             Self.record(recorder, 4)
             store.holdSums.close()
             let read = Task { try await Self.read(recorder) }
@@ -69,8 +73,7 @@ struct VelocityFlushTests {
     @Test("a failed flush puts its batch back: reads keep counting it once, and the next flush writes it", arguments: TestStoreBackend.available)
     func failedFlush(backend: TestStoreBackend) async throws {
         try await withTestStore(backend) { (test: TestStore) async throws in
-            let store = HeldVelocityStore(test.store)
-            let recorder = VelocityRecorder(store: store, keying: .publicTestKey, clock: ManualClock(VelocityTests.start))
+            let (store, recorder) = Self.held(test)
             Self.record(recorder, 2)
             store.failAdds.withLock { $0 = true }
             await #expect(throws: StoreError.self) { try await recorder.flush() }

@@ -144,7 +144,9 @@ struct VelocityTests {
                     for _ in 0..<200 {
                         let before = recorded.value
                         let values = Self.rules.values(now: clock.now().timeIntervalSince1970)
-                        try await reader.fill(values, reads: AssemblyPlan(Self.rules.layout).velocity.filter { $0.name == "velocity.score_requests.user.1m" }, appId: Self.appId, subjects: engine.velocity.keying.hash(subjects), now: clock.now())
+                        let reads = AssemblyPlan(Self.rules.layout).velocity.filter { $0.name == "velocity.score_requests.user.1m" }
+                        let wanted = reader.sums(reads, subjects: engine.velocity.keying.hash(subjects), now: clock.now())
+                        reader.set(values, wanted, try await engine.velocity.sums(appId: Self.appId, wanted.map(\.sum)))
                         let after = recorded.value
                         guard case .number(let seen)? = values.value(of: "velocity.score_requests.user.1m") else {
                             Issue.record("no value")

@@ -4,7 +4,8 @@ public import Foundation
 public import RiskStore
 
 /// Asks Apple's DeviceCheck about a device and files the answer under a subject the caller names, so that
-/// scoring can read the bits later without calling Apple (``storedBits(appId:subject:environment:)``).
+/// scoring can read the bits later without calling Apple (``storedBits(appId:subject:environment:)``; a verdict
+/// reads them with its other facts through `RiskStore.scoringFacts`).
 ///
 /// Bits belong to the app's team (the App ID up to its first dot) and one environment: `environment` when the
 /// caller names one (it must be one the app accepts), else production when the app accepts production, else
@@ -104,7 +105,7 @@ public struct DeviceCheckService: Sendable {
         }
     }
 
-    /// The bits stored for `subject` of the app's team, without calling Apple: what scoring reads.
+    /// The bits stored for `subject` of the app's team, without calling Apple.
     public func storedBits(appId: String, subject: DeviceCheckSubject, environment: AppAttestEnvironment? = nil) async throws -> DeviceCheckRecord? {
         let target = try target(appId: appId, environment: environment)
         try Self.check(subject)

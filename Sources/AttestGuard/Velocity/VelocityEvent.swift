@@ -23,16 +23,5 @@ public struct VelocitySubjects: Sendable, Hashable {
         self.ip = ip
     }
 
-    /// The value of one dimension (`key`, `user`, `device`, `ip`), if the request has it.
-    func value(of dimension: String) -> String? {
-        switch dimension {
-        case "key": key.map { $0.base64EncodedString() }
-        case "user": user
-        case "device": device
-        case "ip": ip
-        default: nil
-        }
-    }
-
     static let dimensions = ["key", "user", "device", "ip"]
 }

@@ -19,14 +19,6 @@ struct VelocitySignals: Sendable {
         }
     }
 
-    /// Reads the sums on their own (one store round trip) and fills their signals.
-    func fill(_ values: SignalValues, reads: [AssemblyPlan.VelocityRead], appId: String, subjects: HashedSubjects, now: Date) async throws {
-        let wanted = sums(reads, subjects: subjects, now: now)
-        guard !wanted.isEmpty else { return }
-        let totals = try await recorder.sums(appId: appId, wanted.map(\.sum))
-        set(values, wanted, totals)
-    }
-
     func set(_ values: SignalValues, _ wanted: [(name: String, sum: VelocitySum)], _ totals: [Int64]) {
         for (index, entry) in wanted.enumerated() where index < totals.count {
             values.set(entry.name, .number(Double(totals[index])))

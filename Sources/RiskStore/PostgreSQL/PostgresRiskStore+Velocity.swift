@@ -7,11 +7,10 @@ extension PostgresRiskStore {
         _ = try await execute(AddVelocityStatement(increments: increments, flush: flush))
     }
 
+    /// The velocity part of the scoring facts statement, which reads sums and the flush sequence in one snapshot.
     public func velocitySums(appId: String, _ sums: [VelocitySum], writer: String?) async throws -> VelocityReading {
         guard !sums.isEmpty else { return VelocityReading(totals: [], flushedSequence: 0) }
-        let rows = try await execute(VelocitySumsStatement(appId: appId, sums: sums, writer: writer))
-        guard rows.count == sums.count else { throw StoreError(.queryFailed, "velocitySums returned \(rows.count) rows for \(sums.count) sums") }
-        return VelocityReading(totals: rows.map(\.total), flushedSequence: rows.first?.flushed ?? 0)
+        return try await scoringFacts(ScoringFactsQuery(appId: appId, keyId: nil, velocity: sums, velocityWriter: writer)).velocity
     }
 
     public func purgeVelocity(granularity: Int, before: Int64) async throws -> Int {

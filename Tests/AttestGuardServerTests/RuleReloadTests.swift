@@ -28,6 +28,9 @@ struct RuleReloadTests {
             #expect(initial.status == 200, "\(initial.text)")
             let version = try #require(initial["version"] as? String)
             #expect(initial["rules"] as? Int == 19)
+            let listed = try #require(initial["processes"] as? [[String: Any]], "\(initial.text)")
+            #expect(listed.count == 1 && listed[0]["current"] as? Bool == true && listed[0]["version"] as? String == version)
+            #expect(listed[0]["processId"] as? String == initial["processId"] as? String)
             #expect(try await api.send(.get, "/v1/admin/rules").status == 403, "the gateway key has no admin scope")
 
             try Self.edit(directory) { $0.replacingOccurrences(of: "when: receipt.risk_metric >= 10", with: "when: receipt.risk_metrc >= 10") }
@@ -38,6 +41,9 @@ struct RuleReloadTests {
             let problem = try #require((rejected["rejected"] as? [[String: Any]])?.first)
             #expect(problem["code"] as? String == "unknown_signal")
             #expect((problem["line"] as? Int ?? 0) > 0 && problem["column"] as? Int == 11)
+            let afterRejection = try await api.send(.get, "/v1/admin/rules", apiKey: ServerHarness.adminKey)
+            let self_ = try #require((afterRejection["processes"] as? [[String: Any]])?.first)
+            #expect(self_["rejected"] as? Bool == true && self_["version"] as? String == version, "still on the old set, with a rejected reload")
             let stillServing = try await api.post("/v1/score", json: ["appId": ServerHarness.appId, "userId": "z"])
             #expect(stillServing["ruleSetVersion"] as? String == version)
 
@@ -77,6 +83,20 @@ struct RuleReloadTests {
             let metrics = try await api.send(.get, "/metrics", apiKey: nil)
             #expect(metrics.text.contains(#"attestguard_shadow_verdicts_total{live="allow",shadow="review"}"#))
         }
+    }
+
+    @Test("a shadow set loads without a live rule directory: every verdict is allow, the shadow's decisions are logged")
+    func shadowWithoutLiveRules() async throws {
+        let shadow = try Self.copyOfShippedRules()
+        defer { try? FileManager.default.removeItem(at: shadow) }
+        // No rules.directory and no `Rules` to fall back on.
+        var environment = ServerHarness.environment(databaseURL: nil, extra: ["ATTESTGUARD_RULES_SHADOW_DIRECTORY": shadow.path])
+        environment["ATTESTGUARD_RULES_DIRECTORY"] = nil
+        let configuration = try await ServerConfigurationLoader.load(file: nil, environment: environment)
+        let reloader = try RuleSetStartup.load(configuration, clock: SystemClock(), logger: ServerHarness.logger, fallbackDirectory: nil)
+        #expect(reloader.directory == nil && reloader.holder.ruleSet.rules.isEmpty)
+        #expect(reloader.shadow?.holder.ruleSet.rules.count == 19)
+        #expect(reloader.status.shadowVersion == reloader.shadow?.holder.ruleSet.version)
     }
 
     @Test("the watcher's fingerprint changes with a rule or list file, not with a test case")

@@ -26,7 +26,7 @@ struct VelocityFlushTests {
 
     static func read(_ recorder: VelocityRecorder) async throws -> Int64 {
         let sum = VelocitySum(
-            subject: recorder.keying.subject("user", "overlap"), event: "score_requests", granularity: 60,
+            subject: recorder.keying.subject("user", "overlap"), event: "score_requests",
             since: Int64(VelocityTests.start.timeIntervalSince1970) - 60
         )
         return try await recorder.sums(appId: appId, [sum])[0]
@@ -83,7 +83,7 @@ struct VelocityFlushTests {
             try await recorder.flush()
             #expect(try await Self.read(recorder) == 3)
             #expect(try await test.store.velocitySums(appId: Self.appId, [VelocitySum(
-                subject: recorder.keying.subject("user", "overlap"), event: "score_requests", granularity: 60, since: 0
+                subject: recorder.keying.subject("user", "overlap"), event: "score_requests", since: 0
             )]) == [3], "written once")
         }
     }
@@ -117,6 +117,10 @@ final class HeldVelocityStore: VelocityStore {
         sumsEntered.open()
         await holdSums.wait()
         return try await inner.velocitySums(appId: appId, sums, writer: writer)
+    }
+
+    func rollUpVelocity(granularity: Int, into coarser: Int, before: Int64, limit: Int) async throws -> Int {
+        try await inner.rollUpVelocity(granularity: granularity, into: coarser, before: before, limit: limit)
     }
 
     func purgeVelocity(granularity: Int, before: Int64) async throws -> Int {

@@ -11,7 +11,7 @@ struct VelocityTests {
     static let appId = "ABCDE12345.com.example.attestguard"
     static let start = Date(timeIntervalSince1970: 1_767_225_600)
 
-    /// A rule set that reads score-request velocity per user over 1 minute, 1 hour and 7 days.
+    /// A rule set that reads score-request velocity per user over 1 minute, 1 hour, 7 days and 30 days.
     static let rules: RuleSet = {
         let yaml = """
             version: 1
@@ -22,6 +22,9 @@ struct VelocityTests {
                 reason: "{velocity.score_requests.user.1m} in a minute, {velocity.score_requests.user.1h} in an hour"
               - id: weekly
                 when: velocity.score_requests.user.7d > 1000
+                score: 1
+              - id: monthly
+                when: velocity.score_requests.user.30d > 100000
                 score: 1
             """
         do { return try RuleSetLoader.compile(documents: [("v.yaml", yaml)]) { _ in "" } } catch { preconditionFailure("\(error)") }
@@ -79,10 +82,20 @@ struct VelocityTests {
             #expect(Self.count(later, "velocity.score_requests.user.1h") == 5)
             clock.advance(by: 3 * 86_400)
             #expect(Self.count(try await Self.score(engine, user: "u"), "velocity.score_requests.user.7d") == 6)
-            // Buckets past their retention go; the day buckets stay.
+            // Aged minute buckets roll up into hours, and no count changes.
             try await engine.velocity.flush()
-            #expect(try await engine.velocity.purge(now: clock.now()) > 0)
+            #expect(try await engine.velocity.compact(now: clock.now()).movedBuckets > 0)
             #expect(Self.count(try await Self.score(engine, user: "u"), "velocity.score_requests.user.7d") == 7)
+            #expect(Self.count(try await Self.score(engine, user: "u"), "velocity.score_requests.user.1h") == 3)
+            // Ten days on, hours have rolled into days; 31 days on, the days are gone.
+            clock.advance(by: 7 * 86_400)
+            try await engine.velocity.flush()
+            #expect(try await engine.velocity.compact(now: clock.now()).movedBuckets > 0)
+            #expect(Self.count(try await Self.score(engine, user: "u"), "velocity.score_requests.user.30d") == 9)
+            clock.advance(by: 31 * 86_400)
+            try await engine.velocity.flush()
+            #expect(try await engine.velocity.compact(now: clock.now()).deletedBuckets > 0)
+            #expect(Self.count(try await Self.score(engine, user: "u"), "velocity.score_requests.user.30d") == 1)
         }
     }
 
@@ -108,19 +121,19 @@ struct VelocityTests {
         try await withTestStore(.sqlite) { (test: TestStore) async throws in
             let recorder = VelocityRecorder(store: test.store, keying: a)
             recorder.record(.assertions, appId: Self.appId, subjects: VelocitySubjects(user: "alice@example.com", ip: "203.0.113.9"), at: Self.start)
-            #expect(recorder.backlog.pending == 6, "two subjects x three granularities")
+            #expect(recorder.backlog.pending == 2, "two subjects, one minute bucket each")
         }
     }
 
     @Test("the pending map is bounded: past its limit the oldest buckets are dropped and counted")
     func boundedPending() async throws {
         try await withTestStore(.sqlite) { (test: TestStore) async throws in
-            let recorder = VelocityRecorder(store: test.store, keying: VelocityKeying(secret: Data("k".utf8)), maximumPending: 30)
+            let recorder = VelocityRecorder(store: test.store, keying: VelocityKeying(secret: Data("k".utf8)), maximumPending: 10)
             for index in 0..<20 {
                 recorder.record(.assertions, appId: Self.appId, subjects: VelocitySubjects(user: "u\(index)"), at: Self.start)
             }
-            #expect(recorder.backlog.pending == 30)
-            #expect(recorder.backlog.dropped == 30)
+            #expect(recorder.backlog.pending == 10)
+            #expect(recorder.backlog.dropped == 10)
         }
     }
 
@@ -160,7 +173,7 @@ struct VelocityTests {
         }
     }
 
-    @Test("window arithmetic: granularity by window length, buckets floored, the oldest partial bucket included")
+    @Test("window arithmetic: granularity by window length, buckets floored, the oldest partial bucket included, rollups cut at whole coarse buckets")
     func windowArithmetic() {
         #expect(VelocityWindow.granularity(for: 60) == 60)
         #expect(VelocityWindow.granularity(for: 3_600) == 60)
@@ -170,6 +183,13 @@ struct VelocityTests {
         #expect(VelocityWindow.bucket(of: 125, granularity: 60) == 120)
         #expect(VelocityWindow.bucket(of: -1, granularity: 60) == -60)
         #expect(VelocityWindow.since(now: 1_000, window: 60, granularity: 60) == 900)
+        let minutes = VelocityWindow.rollups[0], hours = VelocityWindow.rollups[1]
+        #expect(VelocityWindow.rollupCutoff(minutes, now: 10 * 3_600 + 1_234) == 8 * 3_600)
+        #expect(VelocityWindow.rollupCutoff(hours, now: 20 * 86_400 + 5) == 12 * 86_400)
+        // The longest read at each granularity starts after its rollup cutoff: it never meets a coarse bucket.
+        let now: Int64 = 1_767_225_600 + 12_345
+        #expect(VelocityWindow.since(now: Double(now), window: 3_600, granularity: 60) > VelocityWindow.rollupCutoff(minutes, now: now))
+        #expect(VelocityWindow.since(now: Double(now), window: 7 * 86_400, granularity: 3_600) > VelocityWindow.rollupCutoff(hours, now: now))
     }
 }
 

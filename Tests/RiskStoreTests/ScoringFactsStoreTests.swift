@@ -96,10 +96,10 @@ struct ScoringFactsStoreTests {
             try await store.addVelocity([increment("s1", 600, 2), increment("s1", 660, 3), increment("s2", 660, 1)],
                                         flush: VelocityFlush(writer: "w", sequence: 4, at: StoreFixtures.now))
             let sums = [
-                VelocitySum(subject: "s1", event: "assertions", granularity: 60, since: 600),
-                VelocitySum(subject: "s1", event: "assertions", granularity: 60, since: 660),
-                VelocitySum(subject: "s2", event: "assertions", granularity: 60, since: 0),
-                VelocitySum(subject: "s3", event: "assertions", granularity: 60, since: 0),
+                VelocitySum(subject: "s1", event: "assertions", since: 600),
+                VelocitySum(subject: "s1", event: "assertions", since: 660),
+                VelocitySum(subject: "s2", event: "assertions", since: 0),
+                VelocitySum(subject: "s3", event: "assertions", since: 0),
             ]
             let velocity = try await Self.facts(ScoringFactsQuery(appId: current.appId, keyId: current.keyId, velocity: sums, velocityWriter: "w"), in: store)
             #expect(velocity.velocity == VelocityReading(totals: [5, 3, 1, 0], flushedSequence: 4))

@@ -9,7 +9,7 @@ struct VelocityStoreTests {
         VelocityIncrement(key: .init(appId: app, subject: subject, event: event, granularity: granularity, bucket: bucket), count: count)
     }
 
-    @Test("increments add up per bucket; sums cover buckets from `since` on, per app, subject, event and granularity", arguments: StoreBackend.available)
+    @Test("increments add up per bucket; sums cover the buckets of every granularity from `since` on, per app, subject and event", arguments: StoreBackend.available)
     func addAndSum(backend: StoreBackend) async throws {
         try await withTestStore(backend) { (test: TestStore) async throws in
             let store = test.store
@@ -17,15 +17,15 @@ struct VelocityStoreTests {
             try await store.addVelocity([Self.increment("s1", bucket: 660, count: 3), Self.increment("s1", "failed_verifications", bucket: 660)])
             try await store.addVelocity([Self.increment("s1", granularity: 3_600, bucket: 0, count: 6), Self.increment("s1", bucket: 660, app: "B.app")])
             let sums = try await store.velocitySums(appId: "A.app", [
-                VelocitySum(subject: "s1", event: "assertions", granularity: 60, since: 600),
-                VelocitySum(subject: "s1", event: "assertions", granularity: 60, since: 660),
-                VelocitySum(subject: "s1", event: "assertions", granularity: 60, since: 720),
-                VelocitySum(subject: "s2", event: "assertions", granularity: 60, since: 0),
-                VelocitySum(subject: "s1", event: "failed_verifications", granularity: 60, since: 0),
-                VelocitySum(subject: "s1", event: "assertions", granularity: 3_600, since: 0),
-                VelocitySum(subject: "nobody", event: "assertions", granularity: 60, since: 0),
+                VelocitySum(subject: "s1", event: "assertions", since: 600),
+                VelocitySum(subject: "s1", event: "assertions", since: 660),
+                VelocitySum(subject: "s1", event: "assertions", since: 720),
+                VelocitySum(subject: "s2", event: "assertions", since: 0),
+                VelocitySum(subject: "s1", event: "failed_verifications", since: 0),
+                VelocitySum(subject: "s1", event: "assertions", since: 0),
+                VelocitySum(subject: "nobody", event: "assertions", since: 0),
             ])
-            #expect(sums == [6, 5, 0, 1, 1, 6, 0])
+            #expect(sums == [6, 5, 0, 1, 1, 12, 0], "the hour bucket at 0 counts from since 0 only")
             #expect(try await store.velocitySums(appId: "A.app", []) == [])
         }
     }
@@ -47,22 +47,58 @@ struct VelocityStoreTests {
                 }
                 try await group.waitForAll()
             }
-            let sums = try await store.velocitySums(appId: "A.app", (0..<4).map { VelocitySum(subject: "s\($0)", event: "assertions", granularity: 60, since: 0) })
+            let sums = try await store.velocitySums(appId: "A.app", (0..<4).map { VelocitySum(subject: "s\($0)", event: "assertions", since: 0) })
             #expect(sums == [400, 400, 400, 400])
         }
     }
 
-    @Test("purging deletes old buckets of one granularity only", arguments: StoreBackend.available)
-    func purge(backend: StoreBackend) async throws {
+    static func sums(_ store: any RiskStore, _ subject: String, since: [Int64]) async throws -> [Int64] {
+        try await store.velocitySums(appId: "A.app", since.map { VelocitySum(subject: subject, event: "assertions", since: $0) })
+    }
+
+    @Test("a rollup moves old fine buckets into the coarse buckets holding them (negative seconds floor), in batches, without changing aligned sums", arguments: StoreBackend.available)
+    func rollUp(backend: StoreBackend) async throws {
         try await withTestStore(backend) { (test: TestStore) async throws in
             let store = test.store
-            try await store.addVelocity([Self.increment("s", bucket: 0), Self.increment("s", bucket: 60), Self.increment("s", granularity: 3_600, bucket: 0)])
-            #expect(try await store.purgeVelocity(granularity: 60, before: 60) == 1)
-            let sums = try await store.velocitySums(appId: "A.app", [
-                VelocitySum(subject: "s", event: "assertions", granularity: 60, since: 0),
-                VelocitySum(subject: "s", event: "assertions", granularity: 3_600, since: 0),
+            try await store.addVelocity([
+                Self.increment("s", bucket: 0), Self.increment("s", bucket: 60, count: 2), Self.increment("s", bucket: 3_600, count: 4),
+                Self.increment("s", bucket: 7_200, count: 8), Self.increment("s", granularity: 3_600, bucket: 0, count: 16),
+                Self.increment("t", bucket: -60), Self.increment("s", "failed_verifications", bucket: 0, count: 32),
             ])
-            #expect(sums == [1, 1])
+            #expect(try await Self.sums(store, "s", since: [0, 60, 3_600]) == [31, 14, 12])
+            #expect(try await store.rollUpVelocity(granularity: 60, into: 3_600, before: 3_600, limit: 2) == 2)
+            #expect(try await store.rollUpVelocity(granularity: 60, into: 3_600, before: 3_600, limit: 10) == 2)
+            #expect(try await store.rollUpVelocity(granularity: 60, into: 3_600, before: 3_600, limit: 10) == 0)
+            #expect(try await Self.sums(store, "s", since: [0, 60, 3_600]) == [31, 12, 12], "the minutes at 0 and 60 now count in the hour at 0")
+            #expect(try await Self.sums(store, "t", since: [-3_600, -60]) == [1, 0], "-60 rolls into the hour at -3600")
+            #expect(try await store.velocitySums(appId: "A.app", [VelocitySum(subject: "s", event: "failed_verifications", since: 0)]) == [32])
+            #expect(try await store.rollUpVelocity(granularity: 3_600, into: 86_400, before: 86_400, limit: 10) == 3)
+            #expect(try await Self.sums(store, "s", since: [0, 3_600]) == [31, 12], "the minutes at 3600 and 7200 stay minutes")
+            #expect(try await store.purgeVelocity(granularity: 86_400, before: 86_400) == 3)
+            #expect(try await Self.sums(store, "s", since: [-86_400]) == [12])
+        }
+    }
+
+    @Test("rollups racing each other and a writer lose and double nothing", arguments: StoreBackend.available)
+    func rollupsRace(backend: StoreBackend) async throws {
+        try await withTestStore(backend, poolSize: 6) { (test: TestStore) async throws in
+            let store = test.store
+            try await store.addVelocity((0..<300).map { Self.increment("s\($0 % 3)", bucket: Int64($0) * 60) })
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        while try await store.rollUpVelocity(granularity: 60, into: 3_600, before: 18_000, limit: 7) > 0 {}
+                    }
+                }
+                group.addTask {
+                    for round in 0..<50 { try await store.addVelocity([Self.increment("s\(round % 3)", bucket: 18_000 + Int64(round) * 60)]) }
+                }
+                try await group.waitForAll()
+            }
+            let totals = try await store.velocitySums(appId: "A.app", (0..<3).map { VelocitySum(subject: "s\($0)", event: "assertions", since: 0) })
+            #expect(totals.reduce(0, +) == 350)
+            #expect(totals == [117, 117, 116])
+            #expect(try await Self.sums(store, "s0", since: [18_000]) == [17])
         }
     }
 
@@ -70,7 +106,7 @@ struct VelocityStoreTests {
     func flushRecords(backend: StoreBackend) async throws {
         try await withTestStore(backend) { (test: TestStore) async throws in
             let store = test.store
-            let sum = [VelocitySum(subject: "s", event: "assertions", granularity: 60, since: 0)]
+            let sum = [VelocitySum(subject: "s", event: "assertions", since: 0)]
             let day = Date(timeIntervalSince1970: 1_767_225_600)
             #expect(try await store.velocitySums(appId: "A.app", sum, writer: "w1") == VelocityReading(totals: [0], flushedSequence: 0))
             try await store.addVelocity([Self.increment("s", bucket: 0, count: 2)], flush: VelocityFlush(writer: "w1", sequence: 1, at: day))
@@ -84,6 +120,36 @@ struct VelocityStoreTests {
             #expect(try await store.purgeVelocityFlushes(before: day.addingTimeInterval(3_600)) == 1)
             #expect(try await store.velocitySums(appId: "A.app", sum, writer: "w1").flushedSequence == 0)
             #expect(try await store.velocitySums(appId: "A.app", sum, writer: "w2").flushedSequence == 7)
+        }
+    }
+}
+
+@Suite("Server processes in the store")
+struct ServerProcessStoreTests {
+    static func record(_ id: String, seen: Date, version: String = "sha256:aa", started: Date) -> ServerProcessRecord {
+        ServerProcessRecord(
+            processId: id, host: "host-\(id)", pid: 100, startedAt: started, seenAt: seen, ruleSetVersion: version, shadowVersion: nil,
+            rulesRejected: false
+        )
+    }
+
+    @Test("a process's record is replaced by its next write; lists hold the recently seen, oldest start first; old ones are purged", arguments: StoreBackend.available)
+    func records(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = test.store
+            let t0 = Date(timeIntervalSince1970: 1_767_225_600)
+            try await store.recordServerProcess(Self.record("b", seen: t0, started: t0))
+            try await store.recordServerProcess(Self.record("a", seen: t0, started: t0.addingTimeInterval(-60)))
+            try await store.recordServerProcess(Self.record("gone", seen: t0.addingTimeInterval(-300), started: t0.addingTimeInterval(-900)))
+            var later = Self.record("b", seen: t0.addingTimeInterval(5), version: "sha256:bb", started: t0)
+            later.shadowVersion = "sha256:cc"
+            later.rulesRejected = true
+            try await store.recordServerProcess(later)
+            let listed = try await store.serverProcesses(seenSince: t0.addingTimeInterval(-30))
+            #expect(listed.map(\.processId) == ["a", "b"])
+            #expect(listed.last == later, "replaced whole, the start kept")
+            #expect(try await store.purgeServerProcesses(seenBefore: t0.addingTimeInterval(-60)) == 1)
+            #expect(try await store.serverProcesses(seenSince: .distantPast).count == 2)
         }
     }
 }

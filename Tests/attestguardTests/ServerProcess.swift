@@ -55,17 +55,22 @@ final class ServerProcess: @unchecked Sendable {
         process.standardError = errors
         try process.run()
         let handle = output.fileHandleForReading
-        let line: String? = await Task.detached {
-            var collected = Data()
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { return nil }
-                collected.append(chunk)
-                if let text = String(data: collected, encoding: .utf8), let found = text.split(separator: "\n").first(where: { $0.contains("listening on") }) {
-                    return String(found)
+        // Blocking reads on a thread of its own: on the cooperative pool (two threads on a two-core machine) two
+        // servers starting at once would starve the test process's other tasks, such as a migration holding the
+        // lock the servers wait for.
+        let line: String? = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                var collected = Data()
+                while true {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { return continuation.resume(returning: nil) }
+                    collected.append(chunk)
+                    if let text = String(data: collected, encoding: .utf8), let found = text.split(separator: "\n").first(where: { $0.contains("listening on") }) {
+                        return continuation.resume(returning: String(found))
+                    }
                 }
             }
-        }.value
+        }
         guard let line, let address = line.split(separator: " ").last, let url = URL(string: String(address)) else {
             process.waitUntilExit()
             let standardError = String(data: errors.fileHandleForReading.readDataToEndOfFile(), encoding: .utf8) ?? ""

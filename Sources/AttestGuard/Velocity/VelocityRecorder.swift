@@ -4,7 +4,7 @@ import AsyncDeadline
 import Synchronization
 
 /// Counts velocity events without a write on the request path: increments gather in a bounded in-process map
-/// (one entry per bucket, so a burst of one key costs three entries, not three per event) and a flusher writes
+/// (one entry per minute bucket, so a burst of one key costs one entry, not one per event) and a flusher writes
 /// them to the store in one batch every interval. Reads add this process's unflushed increments to the store's
 /// sums, so a process always sees its own events; other processes see them after their next flush.
 ///
@@ -25,12 +25,11 @@ public final class VelocityRecorder: Sendable {
     private let flushes = AsyncSerialGate()
     private let state = Mutex(State())
 
-    /// One counter series: its buckets are the pending increments.
+    /// One counter series: its minute buckets are the pending increments.
     struct Series: Hashable {
         var appId: String
         var subject: String
         var event: String
-        var granularity: Int
     }
 
     typealias Batch = [Series: [Int64: Int64]]
@@ -66,17 +65,12 @@ public final class VelocityRecorder: Sendable {
 
     /// Counts one event at `instant` for every subject, already hashed.
     func record(_ event: VelocityEvent, appId: String, hashed: HashedSubjects, at instant: Date) {
-        let second = Int64(instant.timeIntervalSince1970.rounded(.down))
-        var additions: [(Series, Int64)] = []
-        for dimension in VelocitySubjects.dimensions {
-            guard let subject = hashed.value(of: dimension) else { continue }
-            for (granularity, _) in VelocityWindow.granularities {
-                additions.append((Series(appId: appId, subject: subject, event: event.rawValue, granularity: granularity),
-                                  VelocityWindow.bucket(of: second, granularity: granularity)))
-            }
+        let bucket = VelocityWindow.bucket(of: Int64(instant.timeIntervalSince1970.rounded(.down)), granularity: VelocityWindow.minute)
+        let additions = VelocitySubjects.dimensions.compactMap { dimension in
+            hashed.value(of: dimension).map { Series(appId: appId, subject: $0, event: event.rawValue) }
         }
         state.withLock { state in
-            for (series, bucket) in additions { state.add(series, bucket: bucket, 1) }
+            for series in additions { state.add(series, bucket: bucket, 1) }
             if state.count > maximumPending { Self.dropOldest(&state, excess: state.count - maximumPending) }
         }
     }
@@ -113,7 +107,7 @@ public final class VelocityRecorder: Sendable {
         for (series, buckets) in batch {
             for (bucket, count) in buckets {
                 increments.append(VelocityIncrement(
-                    key: .init(appId: series.appId, subject: series.subject, event: series.event, granularity: series.granularity, bucket: bucket),
+                    key: .init(appId: series.appId, subject: series.subject, event: series.event, granularity: VelocityWindow.minute, bucket: bucket),
                     count: count
                 ))
             }
@@ -179,23 +173,31 @@ public final class VelocityRecorder: Sendable {
 
     private static func totals(appId: String, _ sums: [VelocitySum], in batch: Batch) -> [Int64] {
         sums.map { sum in
-            let series = Series(appId: appId, subject: sum.subject, event: sum.event, granularity: sum.granularity)
+            let series = Series(appId: appId, subject: sum.subject, event: sum.event)
             return batch[series]?.reduce(into: Int64(0)) { total, entry in
                 if entry.key >= sum.since { total += entry.value }
             } ?? 0
         }
     }
 
-    /// Deletes buckets older than each granularity's retention.
-    public func purge(now: Date) async throws -> Int {
-        let second = Int64(now.timeIntervalSince1970)
-        var deleted = 0
-        for (granularity, retention) in VelocityWindow.granularities {
-            deleted += try await store.purgeVelocity(granularity: granularity, before: second - Int64(retention))
+    /// Rolls minute buckets up into hours and hours into days as they age (``VelocityWindow/rollups``), at most
+    /// `batch` buckets per statement, and deletes day buckets past retention; returns how many buckets moved and
+    /// how many were deleted. Run every minute or so by one or more processes: each moves what the others have not.
+    public func compact(now: Date, batch: Int = 20_000) async throws -> (movedBuckets: Int, deletedBuckets: Int) {
+        let second = Int64(now.timeIntervalSince1970.rounded(.down))
+        var moved = 0
+        for rollup in VelocityWindow.rollups {
+            let cutoff = VelocityWindow.rollupCutoff(rollup, now: second)
+            while true {
+                let count = try await store.rollUpVelocity(granularity: rollup.granularity, into: rollup.coarser, before: cutoff, limit: batch)
+                moved += count
+                if count < batch { break }
+            }
         }
+        let deleted = try await store.purgeVelocity(granularity: VelocityWindow.day, before: second - Int64(VelocityWindow.retention))
         // Flush records of processes that have not flushed for a day: gone (a live one writes its record again
         // with its next flush, and reads without a record count everything of theirs not yet flushed).
         _ = try await store.purgeVelocityFlushes(before: now.addingTimeInterval(-86_400))
-        return deleted
+        return (moved, deleted)
     }
 }

@@ -1,11 +1,28 @@
-/// How a window is read from buckets: from the finest granularity that spans it (minutes up to an hour, hours up
-/// to a week, days beyond), summing every bucket that overlaps the window. The count therefore covers the last
-/// `window` seconds plus at most one bucket before it (up to 1 minute, 1 hour or 1 day): an edge error that only
-/// ever overcounts, the safe side for fraud rules.
+/// How velocity is bucketed and read. Events are counted in minute buckets; the write-behind service later moves
+/// (rolls up) minute buckets older than 2 h into hour buckets, hour buckets older than 8 d into day buckets, and
+/// deletes day buckets older than 31 d. A window starts at a multiple of the coarsest bucket it may reach (a minute
+/// up to an hour, an hour up to a week, a day beyond) and sums every bucket of every tier from there on: buckets
+/// nest and a rollup moves counts, so each event is counted once. The count therefore covers the last `window`
+/// seconds plus the part of one bucket before it (under 1 minute, 1 hour or 1 day): an edge error that only ever
+/// overcounts, the safe side for fraud rules.
 enum VelocityWindow {
-    /// Bucket lengths, in seconds, and how long buckets of each are kept (a little over the longest window each
-    /// serves).
-    static let granularities: [(seconds: Int, retention: Int)] = [(60, 2 * 3_600), (3_600, 8 * 86_400), (86_400, 31 * 86_400)]
+    /// The granularity events are counted at.
+    static let minute = 60
+
+    /// One rollup: buckets of `granularity` older than `after` seconds move into buckets of `coarser`.
+    struct Rollup: Sendable {
+        var granularity: Int
+        var coarser: Int
+        var after: Int
+    }
+
+    /// The rollups, finest first. Each waits an hour or a day beyond the longest window read at its granularity
+    /// (1 h, 7 d), so that no read of a finer window meets a coarse bucket that straddles its start.
+    static let rollups = [Rollup(granularity: 60, coarser: 3_600, after: 2 * 3_600), Rollup(granularity: 3_600, coarser: 86_400, after: 8 * 86_400)]
+
+    /// The coarsest tier, and how long its buckets are kept (a little over the longest window, 30 d).
+    static let day = 86_400
+    static let retention = 31 * 86_400
 
     static func granularity(for window: Double) -> Int {
         window <= 3_600 ? 60 : window <= 7 * 86_400 ? 3_600 : 86_400
@@ -15,6 +32,12 @@ enum VelocityWindow {
     static func since(now: Double, window: Double, granularity: Int) -> Int64 {
         let oldest = Int64((now - window).rounded(.down))
         return bucket(of: oldest, granularity: granularity)
+    }
+
+    /// Where rollup `rollup` stops at `now`: the start of the coarse bucket holding the instant `after` ago, so that
+    /// a coarse bucket is only ever made of whole ones.
+    static func rollupCutoff(_ rollup: Rollup, now: Int64) -> Int64 {
+        bucket(of: now - Int64(rollup.after), granularity: rollup.coarser)
     }
 
     static func bucket(of second: Int64, granularity: Int) -> Int64 {

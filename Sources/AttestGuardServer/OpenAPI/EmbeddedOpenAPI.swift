@@ -526,11 +526,13 @@ paths:
     get:
       tags: [admin]
       operationId: getRuleSet
-      summary: The rule set this process runs
+      summary: The rule set this process runs, and the version every process runs
       description: |
         The version (a content hash of the rule files), the directory, the number of rules, when they loaded, and
-        the problems of the last rejected reload (empty once a good set loads). Each server process answers for
-        itself. Scope: `admin`.
+        the problems of the last rejected reload (empty once a good set loads), as this process sees them; and
+        `processes`, every server process sharing the store (seen in the last 30 seconds: each writes its record
+        every 5 seconds and after a reload) with the version it runs, so that one request tells whether a rule
+        change has reached them all. Scope: `admin`.
       responses:
         '200':
           description: The rule set in force.
@@ -1603,6 +1605,45 @@ components:
         shadowVersion:
           type: string
           description: The version of the shadow rule set evaluated beside the live one (logged, never enforced).
+        processId:
+          type: string
+          description: 'Only for GET: the answering process''s id in `processes`.'
+        processes:
+          type: array
+          description: 'Only for GET: every server process sharing the store, seen in the last 30 seconds, oldest start first.'
+          items:
+            $ref: '#/components/schemas/ServerProcess'
+        processesIncomplete:
+          type: boolean
+          description: 'Only for GET, when true: the store could not be read, so `processes` holds only this process.'
+
+    ServerProcess:
+      type: object
+      required: [processId, host, pid, startedAt, seenAt, version, rejected, current]
+      properties:
+        processId:
+          type: string
+          description: Random per process start.
+        host:
+          type: string
+        pid:
+          type: integer
+        startedAt:
+          $ref: '#/components/schemas/Timestamp'
+        seenAt:
+          $ref: '#/components/schemas/Timestamp'
+          description: When the process last wrote its record.
+        version:
+          type: string
+          description: The rule set version the process runs.
+        shadowVersion:
+          type: string
+        rejected:
+          type: boolean
+          description: Whether the process's last reload attempt was rejected (it still runs `version`).
+        current:
+          type: boolean
+          description: Whether this is the process that answered.
 
     VerdictReason:
       type: object

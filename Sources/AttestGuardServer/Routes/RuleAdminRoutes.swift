@@ -2,11 +2,13 @@ import AttestGuard
 import Foundation
 import Hummingbird
 import RiskRules
+import RiskStore
 
-/// `GET /v1/admin/rules` (the rule set this process runs, and the problems of a rejected reload) and
-/// `POST /v1/admin/rules/reload` (load the directory again now), scope `admin`.
+/// `GET /v1/admin/rules` (the rule set this process runs, the problems of a rejected reload, and the version every
+/// process sharing the store runs) and `POST /v1/admin/rules/reload` (load the directory again now), scope `admin`.
 struct RuleAdminRoutes {
     let reloader: RuleSetReloader
+    let heartbeat: ProcessHeartbeat
 
     func register(on router: Router<AttestGuardRequestContext>, keys: APIKeyRing) {
         let admin = router.group("v1/admin/rules").add(middleware: APIKeyMiddleware(ring: keys, scope: .admin))
@@ -15,11 +17,25 @@ struct RuleAdminRoutes {
     }
 
     @Sendable func status(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
-        try JSONResponse.make(RuleSetStatusBody(reloader.status, reloaded: nil), status: .ok)
+        var body = RuleSetStatusBody(reloader.status, reloaded: nil)
+        body.processId = heartbeat.processId
+        do {
+            body.processes = try await heartbeat.processes().map { RuleSetStatusBody.Process($0, current: $0.processId == heartbeat.processId) }
+        } catch {
+            // The store is down: this process can still say what it runs, and says the list is incomplete.
+            context.logger.warning("server process list unavailable", metadata: ["error": .string(String(describing: error))])
+            body.processes = [RuleSetStatusBody.Process(heartbeat.record(), current: true)]
+            body.processesIncomplete = true
+        }
+        return try JSONResponse.make(body, status: .ok)
     }
 
     @Sendable func reload(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
         let after = reloader.reload(reason: "admin request")
+        // So that the process list shows the new version at once rather than at the next heartbeat.
+        do { try await heartbeat.beat() } catch {
+            context.logger.warning("process heartbeat after reload not written", metadata: ["error": .string(String(describing: error))])
+        }
         return try JSONResponse.make(RuleSetStatusBody(after, reloaded: after.rejected.isEmpty), status: .ok)
     }
 }
@@ -35,6 +51,32 @@ struct RuleSetStatusBody: Encodable {
         var hint: String?
     }
 
+    /// One server process sharing the store, as it last reported itself.
+    struct Process: Encodable {
+        var processId: String
+        var host: String
+        var pid: Int
+        var startedAt: Date
+        var seenAt: Date
+        var version: String
+        var shadowVersion: String?
+        var rejected: Bool
+        /// Whether this is the process answering.
+        var current: Bool
+
+        init(_ record: ServerProcessRecord, current: Bool) {
+            processId = record.processId
+            host = record.host
+            pid = record.pid
+            startedAt = record.startedAt
+            seenAt = record.seenAt
+            version = record.ruleSetVersion
+            shadowVersion = record.shadowVersion
+            rejected = record.rulesRejected
+            self.current = current
+        }
+    }
+
     var version: String
     var directory: String?
     var rules: Int
@@ -45,6 +87,11 @@ struct RuleSetStatusBody: Encodable {
     var rejectedAt: Date?
     /// The shadow set's version, when one runs beside the live set.
     var shadowVersion: String?
+    /// For `GET`: the answering process's id, and every process seen in the last 30 seconds, oldest first.
+    var processId: String?
+    var processes: [Process]?
+    /// Set when the store could not be read, so `processes` holds only this one.
+    var processesIncomplete: Bool?
 
     init(_ status: RuleSetReloader.Status, reloaded: Bool?) {
         version = status.version

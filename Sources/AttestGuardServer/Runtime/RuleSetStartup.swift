@@ -5,20 +5,25 @@ import RiskRules
 
 /// The rule set a server starts with. A configured directory must load: a server never starts on rules with
 /// problems (they are logged, each at its file, line and column). Without one, `Rules` in the working directory
-/// is used if present; otherwise the server runs without rules and every verdict is allow.
+/// is used if present; otherwise the server runs without live rules and every verdict is allow. A configured shadow
+/// set loads either way: with no live rules it is how a team watches what a first rule set would decide before
+/// it enforces anything.
 public enum RuleSetStartup {
-    public static func load(_ configuration: ServerConfiguration, clock: any EngineClock, logger: Logger) throws -> RuleSetReloader {
+    /// `fallbackDirectory`: used when none is configured and it exists (relative to the working directory).
+    public static func load(
+        _ configuration: ServerConfiguration, clock: any EngineClock, logger: Logger, fallbackDirectory: String? = "Rules"
+    ) throws -> RuleSetReloader {
+        let shadow = try configuration.shadowRulesDirectory.map { (holder: RuleSetHolder(try load($0, key: "rules.shadowDirectory", logger: logger)), directory: $0) }
         let directory: String
         if let configured = configuration.rulesDirectory {
             directory = configured
-        } else if FileManager.default.fileExists(atPath: "Rules") {
-            directory = "Rules"
+        } else if let fallbackDirectory, FileManager.default.fileExists(atPath: fallbackDirectory) {
+            directory = fallbackDirectory
         } else {
-            logger.notice("rules: none (set rules.directory); every verdict is allow")
-            return RuleSetReloader(holder: RuleSetHolder(RuleSetHolder.empty), directory: nil, clock: clock, logger: logger)
+            logger.notice("rules: none (set rules.directory); every verdict is allow", metadata: shadow.map { ["shadow": .string($0.directory)] } ?? [:])
+            return RuleSetReloader(holder: RuleSetHolder(RuleSetHolder.empty), directory: nil, shadow: shadow, clock: clock, logger: logger)
         }
         let live = try load(directory, key: "rules.directory", logger: logger)
-        let shadow = try configuration.shadowRulesDirectory.map { (holder: RuleSetHolder(try load($0, key: "rules.shadowDirectory", logger: logger)), directory: $0) }
         return RuleSetReloader(holder: RuleSetHolder(live), directory: directory, shadow: shadow, clock: clock, logger: logger)
     }
 

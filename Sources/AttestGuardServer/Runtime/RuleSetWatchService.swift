@@ -1,7 +1,7 @@
 import Foundation
 import ServiceLifecycle
 
-/// Polls the rule directory (every `*.yaml`/`*.yml` and everything under it but `tests/`, by name, size and
+/// Polls the rule directory and the shadow directory (every file under them but `tests/`, by name, size and
 /// modification time) and reloads when anything changed. Every server process watches the files it serves from,
 /// so an edit deployed to all of them reaches all of them within one interval.
 struct RuleSetWatchService: Service {
@@ -9,15 +9,16 @@ struct RuleSetWatchService: Service {
     var interval: Duration = .seconds(2)
 
     func run() async throws {
-        guard let directory = reloader.directory else {
+        let directories = [reloader.directory, reloader.shadow?.directory].compactMap { $0 }
+        guard !directories.isEmpty else {
             // Nothing to watch; a service that returns early would stop the whole group.
             try? await gracefulShutdown()
             return
         }
-        var last = Self.fingerprint(directory)
+        var last = directories.map(Self.fingerprint)
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             _ = await cancelWhenGracefulShutdown { try? await Task.sleep(for: interval) }
-            let current = Self.fingerprint(directory)
+            let current = directories.map(Self.fingerprint)
             if current != last {
                 last = current
                 reloader.reload(reason: "files changed")

@@ -16,9 +16,11 @@ public enum ServerAssembly {
         configuration: ServerConfiguration,
         store: OpenedStore,
         registry: PrometheusCollectorRegistry,
-        rules: RuleSetReloader? = nil
+        rules: RuleSetReloader? = nil,
+        heartbeat: ProcessHeartbeat? = nil
     ) -> Router<AttestGuardRequestContext> {
         let rules = rules ?? RuleSetReloader(holder: engine.scorer.rules, directory: nil, clock: engine.clock, logger: Logger(label: "attestguard.rules"))
+        let heartbeat = heartbeat ?? ProcessHeartbeat(store: engine.store, reloader: rules, clock: engine.clock)
         let router = Router(context: AttestGuardRequestContext.self)
         router.add(middleware: ObservabilityMiddleware())
         router.add(middleware: ErrorMappingMiddleware(clock: engine.clock))
@@ -29,7 +31,7 @@ public enum ServerAssembly {
             .register(on: router, keys: APIKeyRing(configuration.apiKeys))
         ScoreRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes))
             .register(on: router, keys: APIKeyRing(configuration.apiKeys))
-        RuleAdminRoutes(reloader: rules).register(on: router, keys: APIKeyRing(configuration.apiKeys))
+        RuleAdminRoutes(reloader: rules, heartbeat: heartbeat).register(on: router, keys: APIKeyRing(configuration.apiKeys))
         return router
     }
 
@@ -54,11 +56,13 @@ public enum ServerAssembly {
             server = .http1()
         }
         let rules = rules ?? RuleSetReloader(holder: engine.scorer.rules, directory: nil, clock: engine.clock, logger: logger)
+        let heartbeat = ProcessHeartbeat(store: engine.store, reloader: rules, clock: engine.clock)
         var application = Application(
-            router: router(engine: engine, configuration: configuration, store: store, registry: registry, rules: rules),
+            router: router(engine: engine, configuration: configuration, store: store, registry: registry, rules: rules, heartbeat: heartbeat),
             server: server,
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "AttestGuard"),
-            services: store.services + [ChallengePurgeService(store: engine.store, clock: engine.clock, logger: logger), WriteBehindService(engine: engine, logger: logger), RuleSetWatchService(reloader: rules)]
+            services: store.services + [ChallengePurgeService(store: engine.store, clock: engine.clock, logger: logger), WriteBehindService(engine: engine, logger: logger), RuleSetWatchService(reloader: rules),
+                       ProcessHeartbeatService(heartbeat: heartbeat, logger: logger)]
                 + backgroundServices,
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
             logger: logger

@@ -5,14 +5,16 @@ import Metrics
 import ServiceLifecycle
 
 /// Writes what the request path queued, every `interval`: the velocity increments (so other processes see them
-/// within about that long) and the decision log entries. Every `purgeEvery` rounds it also purges expired velocity
-/// buckets and decision log days, and it flushes once more on shutdown. Gauges: `attestguard_velocity_pending_buckets`,
+/// within about that long) and the decision log entries. Every `compactEvery` rounds (a minute) it rolls aged
+/// velocity buckets up into coarser ones and deletes expired ones, every `purgeEvery` rounds it drops expired
+/// decision log days, and it flushes once more on shutdown. Counter `attestguard_velocity_rolled_up_buckets`. Gauges: `attestguard_velocity_pending_buckets`,
 /// `attestguard_velocity_dropped`, `attestguard_decision_log_queued`, `attestguard_decision_log_dropped` (dropped:
 /// since start, because the store stayed down while the queue was full).
 struct WriteBehindService: Service {
     let engine: AttestGuardEngine
     let logger: Logger
     var interval: Duration = .milliseconds(250)
+    var compactEvery = 240
     var purgeEvery = 2_400
 
     func run() async throws {
@@ -21,7 +23,8 @@ struct WriteBehindService: Service {
             _ = await cancelWhenGracefulShutdown { try? await Task.sleep(for: interval) }
             await flush()
             rounds += 1
-            if rounds % purgeEvery == 0 { await purge() }
+            if rounds % compactEvery == 0 { await compactVelocity() }
+            if rounds % purgeEvery == 0 { await purgeDecisionLog() }
         }
         await flush()
     }
@@ -40,12 +43,20 @@ struct WriteBehindService: Service {
         }
     }
 
-    private func purge() async {
+    private func compactVelocity() async {
         do {
-            _ = try await engine.velocity.purge(now: engine.clock.now())
+            let result = try await engine.velocity.compact(now: engine.clock.now())
+            Counter(label: "attestguard_velocity_rolled_up_buckets").increment(by: result.movedBuckets)
+        } catch {
+            logger.warning("velocity rollup failed; aged buckets stay where they are until the next round", metadata: ["error": .string(String(describing: error))])
+        }
+    }
+
+    private func purgeDecisionLog() async {
+        do {
             _ = try await engine.scorer.decisionLog.purge(now: engine.clock.now())
         } catch {
-            logger.warning("purge of velocity buckets or decision log days failed", metadata: ["error": .string(String(describing: error))])
+            logger.warning("purge of decision log days failed", metadata: ["error": .string(String(describing: error))])
         }
     }
 

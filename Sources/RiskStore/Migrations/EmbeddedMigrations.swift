@@ -182,6 +182,42 @@ INSERT INTO velocity_buckets (series, bucket, granularity, count)
 SELECT velocity_series(app_id, subject, event, granularity), bucket, granularity, count FROM velocity_counters;
 DROP TABLE velocity_counters;
 """#),
+        Migration(version: 9, name: "velocity_rollup", sql: #"""
+-- AttestGuard schema 9: velocity counted in minute buckets only and rolled up. Schema 8 added every event to its
+-- minute, hour and day bucket, 12 upserts per scored request (4 subjects x 3), and those flushes were most of
+-- PostgreSQL's work under load. Now a flush writes the minute buckets (4 per request) and each process's
+-- write-behind service moves minute buckets older than 2 h into hour buckets, and hour buckets older than 8 d into
+-- day buckets, a move per statement (delete and add together). A series id therefore no longer depends on the
+-- granularity: every tier of one app, subject and event shares it, and a bucket is keyed by (series, bucket,
+-- granularity). A read sums every tier from its window's start, which counts each event exactly once.
+--
+-- The new series id is the one schema 8 gave the minute tier, so minute buckets carry over unchanged. The hour and
+-- day buckets of schema 8 are keyed by ids that cannot be traced back to their series, so they are deleted: after
+-- this upgrade, windows longer than the minute buckets held (about 2 h) count from the upgrade on. Schema 8 was
+-- never released.
+CREATE FUNCTION velocity_series(app_id text, subject text, event text) RETURNS bytea
+    LANGUAGE sql STABLE STRICT PARALLEL SAFE
+    AS $$ SELECT substr(sha256(convert_to(app_id || '/' || event || '/60/' || subject, 'UTF8')), 1, 16) $$;
+
+DELETE FROM velocity_buckets WHERE granularity <> 60;
+ALTER TABLE velocity_buckets DROP CONSTRAINT velocity_buckets_pkey, ADD PRIMARY KEY (series, bucket, granularity);
+DROP FUNCTION velocity_series(text, text, text, integer);
+"""#),
+        Migration(version: 10, name: "server_processes", sql: #"""
+-- AttestGuard schema 10: the server processes sharing this database, each as it last reported itself (every few
+-- seconds and after each rule reload), so that GET /v1/admin/rules on any process lists the rule set version every
+-- process runs. Records not refreshed for a day are purged.
+CREATE TABLE server_processes (
+    process_id       text        PRIMARY KEY,
+    host             text        NOT NULL,
+    pid              integer     NOT NULL,
+    started_at       timestamptz NOT NULL,
+    seen_at          timestamptz NOT NULL,
+    rule_set_version text        NOT NULL,
+    shadow_version   text,
+    rules_rejected   boolean     NOT NULL
+);
+"""#),
     ]
     /// The migrations in `SQL/sqlite/`, in order.
     public static let sqlite: [Migration] = [
@@ -342,6 +378,34 @@ SELECT 1;
 -- AttestGuard schema 8: on PostgreSQL, velocity counters keyed by a 16-byte series id. The embedded store keeps
 -- velocity_counters as it is (one writer, no contention); the version is kept so both dialects count alike.
 SELECT 1;
+"""#),
+        Migration(version: 9, name: "velocity_rollup", sql: #"""
+-- AttestGuard schema 9: velocity counted in minute buckets only and rolled up (see the PostgreSQL migration): a
+-- flush writes minute buckets, the write-behind service moves minute buckets older than 2 h into hour buckets and
+-- hour buckets older than 8 d into day buckets, and a read sums every tier from its window's start.
+--
+-- Schema 8 counted each event in all three tiers; the copies are removed here so that each event is counted once,
+-- exactly: minute buckets from the start of the hour before the last are kept, hour buckets from there back to the
+-- start of the day 7 days ago, and day buckets before that.
+DELETE FROM velocity_counters
+WHERE (granularity = 60 AND bucket < (CAST(strftime('%s', 'now') AS INTEGER) - 3600) / 3600 * 3600)
+   OR (granularity = 3600 AND (bucket >= (CAST(strftime('%s', 'now') AS INTEGER) - 3600) / 3600 * 3600
+                               OR bucket < (CAST(strftime('%s', 'now') AS INTEGER) - 7 * 86400) / 86400 * 86400))
+   OR (granularity = 86400 AND bucket >= (CAST(strftime('%s', 'now') AS INTEGER) - 7 * 86400) / 86400 * 86400);
+"""#),
+        Migration(version: 10, name: "server_processes", sql: #"""
+-- AttestGuard schema 10: the server processes sharing this database, each as it last reported itself (every few
+-- seconds and after each rule reload), so that GET /v1/admin/rules lists the rule set version every process runs.
+CREATE TABLE server_processes (
+    process_id       TEXT    PRIMARY KEY,
+    host             TEXT    NOT NULL,
+    pid              INTEGER NOT NULL,
+    started_at       INTEGER NOT NULL,
+    seen_at          INTEGER NOT NULL,
+    rule_set_version TEXT    NOT NULL,
+    shadow_version   TEXT,
+    rules_rejected   INTEGER NOT NULL
+);
 """#),
     ]
 }

@@ -28,17 +28,17 @@ public struct VelocityIncrement: Sendable, Hashable {
     }
 }
 
-/// One sum to read: the events of one subject in the buckets of `granularity` starting at or after `since`.
+/// One sum to read: the events of one subject in the buckets of every granularity starting at or after `since`.
+/// Finer buckets nest in coarser ones and a rollup moves counts rather than copying them, so when `since` is a
+/// multiple of the coarsest granularity the window reaches, the sum counts exactly the events from `since` on.
 public struct VelocitySum: Sendable, Hashable {
     public var subject: String
     public var event: String
-    public var granularity: Int
     public var since: Int64
 
-    public init(subject: String, event: String, granularity: Int, since: Int64) {
+    public init(subject: String, event: String, since: Int64) {
         self.subject = subject
         self.event = event
-        self.granularity = granularity
         self.since = since
     }
 }
@@ -80,6 +80,11 @@ public protocol VelocityStore: Sendable {
     /// The sums, in the order asked (0 where nothing was counted), read in one snapshot with the sequence of
     /// `writer`'s latest committed flush.
     func velocitySums(appId: String, _ sums: [VelocitySum], writer: String?) async throws -> VelocityReading
+
+    /// Moves up to `limit` buckets of `granularity` that start before `before` into the buckets of the `coarser`
+    /// granularity that contain them, adding their counts: all or nothing, so that no sum ever counts an event twice
+    /// or misses it. Concurrent rollups (one per process) each move different buckets. Returns how many moved.
+    func rollUpVelocity(granularity: Int, into coarser: Int, before: Int64, limit: Int) async throws -> Int
 
     /// Deletes buckets of `granularity` that start before `before`; returns how many.
     func purgeVelocity(granularity: Int, before: Int64) async throws -> Int

@@ -35,9 +35,9 @@ extension SQLiteRiskStore {
                 let rows = try await connection.query(
                     """
                     SELECT coalesce(sum(count), 0) AS total FROM velocity_counters
-                    WHERE app_id = ?1 AND subject = ?2 AND event = ?3 AND granularity = ?4 AND bucket >= ?5
+                    WHERE app_id = ?1 AND subject = ?2 AND event = ?3 AND bucket >= ?4
                     """,
-                    [.text(appId), .text(sum.subject), .text(sum.event), .integer(sum.granularity), .integer(Int(sum.since))]
+                    [.text(appId), .text(sum.subject), .text(sum.event), .integer(Int(sum.since))]
                 )
                 totals.append(Int64(rows.first?.column("total")?.integer ?? 0))
             }
@@ -47,6 +47,31 @@ extension SQLiteRiskStore {
                 flushed = Int64(rows.first?.column("sequence")?.integer ?? 0)
             }
             return VelocityReading(totals: totals, flushedSequence: flushed)
+        }
+    }
+
+    public func rollUpVelocity(granularity: Int, into coarser: Int, before: Int64, limit: Int) async throws -> Int {
+        // The same rows (the first `limit` by rowid) are added to their coarse buckets and deleted, in one transaction.
+        let bindings: [SQLiteData] = [.integer(granularity), .integer(coarser), .integer(Int(before)), .integer(limit)]
+        return try await transaction { connection in
+            _ = try await connection.query(
+                """
+                INSERT INTO velocity_counters (app_id, subject, event, granularity, bucket, count)
+                SELECT app_id, subject, event, ?2, bucket - ((bucket % ?2) + ?2) % ?2, sum(count)
+                FROM (SELECT * FROM velocity_counters WHERE granularity = ?1 AND bucket < ?3 ORDER BY rowid LIMIT ?4)
+                WHERE true GROUP BY app_id, subject, event, bucket - ((bucket % ?2) + ?2) % ?2
+                ON CONFLICT (app_id, subject, event, granularity, bucket) DO UPDATE SET count = velocity_counters.count + excluded.count
+                """,
+                bindings
+            )
+            return try await connection.query(
+                """
+                DELETE FROM velocity_counters WHERE rowid IN (
+                    SELECT rowid FROM velocity_counters WHERE granularity = ?1 AND bucket < ?3 ORDER BY rowid LIMIT ?4
+                ) RETURNING 1
+                """,
+                bindings
+            ).count
         }
     }
 

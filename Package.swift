@@ -105,6 +105,7 @@ let package = Package(
             name: "RiskStore",
             dependencies: [
                 "AsyncDeadline",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "Logging", package: "swift-log"),

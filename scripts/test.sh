@@ -5,6 +5,7 @@
 # and stops the database again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+python3 scripts/check-dashboards.py  # Dashboards/*.json query only metrics Sources defines, and show every one
 
 if ! command -v swift >/dev/null 2>&1; then
     echo "swift is not on PATH; install Swift 6.1 or newer" >&2

@@ -1,5 +1,6 @@
 import AttestTestSupport
 import Foundation
+import PostgresNIO
 import RiskStore
 import Testing
 
@@ -27,6 +28,46 @@ struct VelocityStoreTests {
             ])
             #expect(sums == [6, 5, 0, 1, 1, 12, 0], "the hour bucket at 0 counts from since 0 only")
             #expect(try await store.velocitySums(appId: "A.app", []) == [])
+        }
+    }
+
+    @Test("the series id a flush computes is SQL's velocity_series(), for operators' queries", arguments: StoreBackend.postgresOnly)
+    func seriesIdMatchesSQL(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = try #require(test.store as? PostgresRiskStore)
+            try await store.addVelocity([Self.increment("sübject", bucket: 60, count: 3, app: "ABCDE12345.com.example.app")])
+            let rows = try await store.client.query(
+                "SELECT count FROM velocity_buckets WHERE series = velocity_series('ABCDE12345.com.example.app', 'sübject', 'assertions')"
+            ).collect()
+            #expect(try rows.map { try $0.decode(Int64.self) } == [3])
+        }
+    }
+
+    @Test("a flush of a thousand buckets commits whole: concurrent readers see all of each or none, concurrent writers never deadlock", arguments: StoreBackend.available)
+    func wholeFlushes(backend: StoreBackend) async throws {
+        try await withTestStore(backend, poolSize: 8) { (test: TestStore) async throws in
+            let store = test.store
+            let subjects = (0..<1_000).map { "s\($0)" }
+            let sums = subjects.map { VelocitySum(subject: $0, event: "assertions", since: 0) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in 0..<3 {
+                    group.addTask {
+                        for round in 0..<4 {
+                            var batch = subjects.map { Self.increment($0, bucket: 60) }
+                            if (worker + round) % 2 == 0 { batch.reverse() }
+                            try await store.addVelocity(batch, flush: VelocityFlush(writer: "w\(worker)", sequence: Int64(round + 1), at: Date()))
+                        }
+                    }
+                }
+                group.addTask {
+                    for _ in 0..<20 {
+                        let total = try await store.velocitySums(appId: "A.app", sums).reduce(0, +)
+                        #expect(total % 1_000 == 0, "a snapshot holding part of a flush: \(total)")
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await store.velocitySums(appId: "A.app", sums) == Array(repeating: 12, count: 1_000))
         }
     }
 

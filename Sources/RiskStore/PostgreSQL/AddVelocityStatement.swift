@@ -1,48 +1,44 @@
 import Foundation
+import NIOCore
 import PostgresNIO
 
 /// `addVelocity` as a named prepared statement: every process flushes several times a second. The counters and
-/// the writer's flush record are written by one statement, so a reader's snapshot holds both or neither. The rows
-/// are inserted in key order (sorted by PostgreSQL, cheaper than by us), so that concurrent flushes lock buckets
-/// in one order and never deadlock. Each bucket is keyed by its series id (`velocity_series()`, schema 9) and
-/// granularity.
+/// the writer's flush record are written by one statement, so a reader's snapshot holds both or neither. Rows
+/// arrive sorted by key (``VelocityFlushRows``) and are upserted in that order, so that concurrent flushes lock
+/// buckets in one order and never deadlock.
 struct AddVelocityStatement: PostgresPreparedStatement {
     typealias Row = Int64
 
-    static let name = "attestguard_add_velocity_v3"
+    static let name = "attestguard_add_velocity_v4"
 
     static let sql = """
         WITH counters AS (
             INSERT INTO velocity_buckets (series, bucket, granularity, count)
-            SELECT velocity_series(a, s, e), b, g, c
-            FROM unnest($1::text[], $2::text[], $3::text[], $4::int4[], $5::int8[], $6::int8[]) AS u(a, s, e, g, b, c)
-            ORDER BY 1, 2, 3
+            SELECT s, b, g, c
+            FROM unnest($1::bytea[], $2::int8[], $3::int4[], $4::int8[]) WITH ORDINALITY AS u(s, b, g, c, i)
+            ORDER BY i
             ON CONFLICT (series, bucket, granularity) DO UPDATE SET count = velocity_buckets.count + excluded.count
             RETURNING 1
         ), flush AS (
             INSERT INTO velocity_flushes (writer, sequence, flushed_at)
-            SELECT $7, $8, $9 WHERE $7::text IS NOT NULL
+            SELECT $5, $6, $7 WHERE $5::text IS NOT NULL
             ON CONFLICT (writer) DO UPDATE SET sequence = greatest(velocity_flushes.sequence, excluded.sequence), flushed_at = excluded.flushed_at
             RETURNING 1
         )
         SELECT count(*) FROM counters
         """
 
-    static let bindingDataTypes: [PostgresDataType] = [
-        .textArray, .textArray, .textArray, .int4Array, .int8Array, .int8Array, .text, .int8, .timestamptz,
-    ]
+    static let bindingDataTypes: [PostgresDataType] = [.byteaArray, .int8Array, .int4Array, .int8Array, .text, .int8, .timestamptz]
 
-    var increments: [VelocityIncrement]
+    var rows: [VelocityFlushRows.Row]
     var flush: VelocityFlush?
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 9)
-        bindings.append(increments.map(\.key.appId))
-        bindings.append(increments.map(\.key.subject))
-        bindings.append(increments.map(\.key.event))
-        bindings.append(increments.map { Int32(clamping: $0.key.granularity) })
-        bindings.append(increments.map(\.key.bucket))
-        bindings.append(increments.map(\.count))
+        var bindings = PostgresBindings(capacity: 7)
+        bindings.append(rows.map { ByteBuffer(bytes: $0.series) })
+        bindings.append(rows.map(\.bucket))
+        bindings.append(rows.map(\.granularity))
+        bindings.append(rows.map(\.count))
         bindings.append(flush?.writer)
         bindings.append(flush?.sequence)
         bindings.append(flush?.at)
@@ -51,5 +47,31 @@ struct AddVelocityStatement: PostgresPreparedStatement {
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
         try row.decode(Int64.self)
+    }
+}
+
+/// A flush's increments keyed as stored (16-byte series id, bucket, granularity), sorted by that key: the one
+/// order in which every process's flushes lock buckets.
+struct VelocityFlushRows {
+    struct Row: Sendable {
+        var series: [UInt8]
+        var bucket: Int64
+        var granularity: Int32
+        var count: Int64
+    }
+
+    let rows: [Row]
+
+    init(_ increments: [VelocityIncrement]) {
+        rows = increments.map { increment in
+            let key = increment.key
+            return Row(
+                series: VelocitySeriesId.make(appId: key.appId, subject: key.subject, event: key.event),
+                bucket: key.bucket, granularity: Int32(clamping: key.granularity), count: increment.count
+            )
+        }.sorted { left, right in
+            if left.series != right.series { return left.series.lexicographicallyPrecedes(right.series) }
+            return (left.bucket, left.granularity) < (right.bucket, right.granularity)
+        }
     }
 }

@@ -4,7 +4,7 @@ import PostgresNIO
 extension PostgresRiskStore {
     public func addVelocity(_ increments: [VelocityIncrement], flush: VelocityFlush?) async throws {
         guard !increments.isEmpty || flush != nil else { return }
-        _ = try await execute(AddVelocityStatement(increments: increments, flush: flush))
+        _ = try await execute(AddVelocityStatement(rows: VelocityFlushRows(increments).rows, flush: flush))
     }
 
     /// The velocity part of the scoring facts statement, which reads sums and the flush sequence in one snapshot.

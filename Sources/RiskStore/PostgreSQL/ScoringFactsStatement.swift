@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import PostgresNIO
 
 /// `scoringFacts` as one named prepared statement: every verdict runs it, and as separate queries (key, receipt,
@@ -10,7 +11,7 @@ import PostgresNIO
 struct ScoringFactsStatement: PostgresPreparedStatement {
     typealias Row = ScoringFacts
 
-    static let name = "attestguard_scoring_facts_v3"
+    static let name = "attestguard_scoring_facts_v4"
 
     static let sql = """
         WITH k AS (
@@ -34,8 +35,8 @@ struct ScoringFactsStatement: PostgresPreparedStatement {
         ), vs AS (
             SELECT array_agg(t.total ORDER BY t.i) AS totals FROM (
                 SELECT q.i, coalesce(sum(v.count), 0)::int8 AS total
-                FROM unnest($10::text[], $11::text[], $12::int8[]) WITH ORDINALITY AS q(subject, event, since, i)
-                LEFT JOIN velocity_buckets v ON v.series = velocity_series($1, q.subject, q.event) AND v.bucket >= q.since
+                FROM unnest($10::bytea[], $11::int8[]) WITH ORDINALITY AS q(series, since, i)
+                LEFT JOIN velocity_buckets v ON v.series = q.series AND v.bucket >= q.since
                 GROUP BY q.i
             ) AS t
         )
@@ -48,19 +49,19 @@ struct ScoringFactsStatement: PostgresPreparedStatement {
                d.subject_kind AS dc_subject_kind, d.subject AS dc_subject, d.bit0 AS dc_bit0, d.bit1 AS dc_bit1,
                d.last_update_time AS dc_last_update_time, d.observed_at AS dc_observed_at,
                vs.totals AS velocity_totals,
-               coalesce((SELECT sequence FROM velocity_flushes WHERE writer = $13), 0)::int8 AS velocity_flushed
+               coalesce((SELECT sequence FROM velocity_flushes WHERE writer = $12), 0)::int8 AS velocity_flushed
         FROM (SELECT 1) AS one
         LEFT JOIN k ON true LEFT JOIN r ON true LEFT JOIN b ON true LEFT JOIN s ON true LEFT JOIN d ON true LEFT JOIN vs ON true
         """
 
     static let bindingDataTypes: [PostgresDataType] = [
-        .text, .bytea, .bool, .timestamptz, .bool, .text, .text, .textArray, .textArray, .textArray, .textArray, .int8Array, .text,
+        .text, .bytea, .bool, .timestamptz, .bool, .text, .text, .textArray, .textArray, .byteaArray, .int8Array, .text,
     ]
 
     var query: ScoringFactsQuery
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 13)
+        var bindings = PostgresBindings(capacity: 12)
         bindings.append(query.appId)
         try bindings.append(query.keyId)
         bindings.append(query.receipt)
@@ -70,8 +71,7 @@ struct ScoringFactsStatement: PostgresPreparedStatement {
         bindings.append(query.deviceCheck?.defaultEnvironment ?? "production")
         bindings.append(query.deviceCheck?.subjects.map(\.kind.rawValue) ?? [])
         bindings.append(query.deviceCheck?.subjects.map(\.value) ?? [])
-        bindings.append(query.velocity.map(\.subject))
-        bindings.append(query.velocity.map(\.event))
+        bindings.append(query.velocity.map { ByteBuffer(bytes: VelocitySeriesId.make(appId: query.appId, subject: $0.subject, event: $0.event)) })
         bindings.append(query.velocity.map(\.since))
         bindings.append(query.velocityWriter)
         return bindings

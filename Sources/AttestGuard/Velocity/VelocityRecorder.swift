@@ -131,7 +131,7 @@ public final class VelocityRecorder: Sendable {
         }
     }
 
-    /// Buckets not yet written, and increments dropped because the map was full.
+    /// Buckets not yet written, and buckets dropped (with all their increments) because the map was full.
     public var backlog: (pending: Int, dropped: Int) {
         state.withLock { ($0.count, $0.dropped) }
     }

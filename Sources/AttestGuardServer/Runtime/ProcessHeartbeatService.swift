@@ -4,8 +4,8 @@ import ServiceLifecycle
 
 /// Writes this process's ``ProcessHeartbeat`` record every `interval` (a stopped process drops out of the list
 /// when its record is older than ``ProcessHeartbeat/freshness``), and about hourly deletes records not refreshed
-/// for a day. A failed write is logged and retried at
-/// the next beat: the list of processes is for operators, never on the request path.
+/// for a day. A failed write is logged and retried at the next beat: the list of processes is for operators, never
+/// on the request path.
 struct ProcessHeartbeatService: Service {
     let heartbeat: ProcessHeartbeat
     let logger: Logger

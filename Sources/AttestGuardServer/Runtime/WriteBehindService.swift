@@ -7,9 +7,9 @@ import ServiceLifecycle
 /// Writes what the request path queued, every `interval`: the velocity increments (so other processes see them
 /// within about that long) and the decision log entries. Every `compactEvery` rounds (a minute) it rolls aged
 /// velocity buckets up into coarser ones and deletes expired ones, every `purgeEvery` rounds it drops expired
-/// decision log days, and it flushes once more on shutdown. Counter `attestguard_velocity_rolled_up_buckets`. Gauges: `attestguard_velocity_pending_buckets`,
-/// `attestguard_velocity_dropped`, `attestguard_decision_log_queued`, `attestguard_decision_log_dropped` (dropped:
-/// since start, because the store stayed down while the queue was full).
+/// decision log days, and it flushes once more on shutdown. Counter `attestguard_velocity_rolled_up_buckets`.
+/// Gauges: `attestguard_velocity_pending_buckets`, `attestguard_velocity_dropped`, `attestguard_decision_log_queued`,
+/// `attestguard_decision_log_dropped` (dropped: since start, because the store stayed down while the queue was full).
 struct WriteBehindService: Service {
     let engine: AttestGuardEngine
     let logger: Logger

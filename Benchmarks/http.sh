@@ -31,12 +31,14 @@
 #                                 fails with "exhausted" otherwise)
 #   HTTP_BENCH_SCORE_KEYS [1000]  attested keys (users, devices; an IP per 4 keys) the score bodies name
 #   HTTP_BENCH_SCORE_LOAD [0.5]   the paced score run's rate as a fraction of the closed loop's
+#   HTTP_BENCH_PACED_ROUNDS [3]   paced score rounds of DURATION seconds each; the goal is judged on the median
+#                                 round's p99 (on a shared machine one round can be disturbed by the host)
 #   HTTP_BENCH_POOL [16]          the server's PostgreSQL pool size (database.poolSize)
 #   HTTP_BENCH_PG_STATEMENTS [0]  1: load pg_stat_statements and print the statements of the closed-loop score run
 #                                 (calls, mean and total time), heaviest first
 #   HTTP_BENCH_NO_BUILD [0]       1: use the binaries already in Benchmarks/.build/release
 #   HTTP_BENCH_KEEP [0]           1: keep the work folder (config, server logs, wrk outputs, bodies, and
-#                                 score-paced.samples: every paced score request's start and latency in ms)
+#                                 score-paced-N.samples: every paced score request's start and latency in ms)
 #   SWIFT                         swift binary (default: swift on PATH, else /opt/swift/usr/bin/swift)
 # Exit status: 0 only if every measured request was answered 200, no socket errors, no connection ran out of bodies.
 set -euo pipefail
@@ -51,6 +53,7 @@ per_key="${HTTP_BENCH_PER_KEY:-4000}"
 pool="${HTTP_BENCH_POOL:-16}"
 score_keys="${HTTP_BENCH_SCORE_KEYS:-1000}"
 score_load="${HTTP_BENCH_SCORE_LOAD:-0.5}"
+paced_rounds="${HTTP_BENCH_PACED_ROUNDS:-3}"
 swift="${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}"
 seed="attestguard-bench"
 app_id="ABCDE12345.com.example.bench"
@@ -261,7 +264,7 @@ sleep 0.5 # let the last in-flight requests commit
 consumed_after=$(consumed_assertions)
 cat "$work/assertions.out"
 
-echo "== POST /v1/score: ${assertion_warmup} s warm-up, ${duration} s closed loop, ${duration} s paced at $score_load of its rate =="
+echo "== POST /v1/score: ${assertion_warmup} s warm-up, ${duration} s closed loop, $paced_rounds x ${duration} s paced at $score_load of its rate =="
 run_wrk score-warmup "$assertion_warmup" score "$work/bodies/score.txt" - "$connections"
 if [ "${HTTP_BENCH_PG_STATEMENTS:-0}" = 1 ]; then
     psql_ "CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()" >/dev/null
@@ -278,8 +281,12 @@ if [ "${HTTP_BENCH_PG_STATEMENTS:-0}" = 1 ]; then
 fi
 paced_total="$(awk -v r="$(field score rps)" -v f="$score_load" 'BEGIN { printf "%.0f", r * f }')"
 paced_per_connection="$(awk -v t="$paced_total" -v c="$connections" 'BEGIN { printf "%.3f", t / c }')"
-BENCH_SAMPLES_FILE="$work/score-paced.samples" run_wrk score-paced "$duration" score "$work/bodies/score.txt" "$paced_per_connection" "$connections"
-cat "$work/score-paced.out"
+paced_names=""
+for round in $(seq 1 "$paced_rounds"); do
+    BENCH_SAMPLES_FILE="$work/score-paced-$round.samples" run_wrk "score-paced-$round" "$duration" score "$work/bodies/score.txt" "$paced_per_connection" "$connections"
+    cat "$work/score-paced-$round.out"
+    paced_names="$paced_names score-paced-$round"
+done
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 server_errors=$(grep -ciE ' (error|critical) ' "$work/server.err" || true)
 
@@ -312,22 +319,25 @@ echo "|--------------------------|----------:|--------:|--------:|--------:|----
 row healthz "GET /healthz"
 row assertions "POST /v1/assertions"
 row score "POST /v1/score"
-row score-paced "POST /v1/score, paced"
+for name in $paced_names; do row "$name" "POST /v1/score, paced ${name#score-paced-}"; done
 echo
 awk -v a="$(field assertions rps)" -v s="$(field score rps)" -v h="$(field healthz rps)" \
     'BEGIN { printf "throughput against /healthz: assertions %.1f%%, score %.1f%%\n", 100 * a / h, 100 * s / h }'
-echo "score, paced: $paced_total req/s scheduled ($paced_per_connection per connection, $score_load of the closed loop's rate); latency from the scheduled send; p99 send lateness $(field score-paced late_ms_p99) ms"
-awk -v p="$(field score-paced p99_ms)" -v t="$paced_total" -v r="$(field score-paced rps)" 'BEGIN {
-    printf "goal (p99 under 5 ms at half the peak rate): %s (p99 %.2f ms at %.0f req/s, %.0f scheduled)\n", (p < 5 ? "met" : "MISSED"), p, r, t }'
+echo "score, paced: $paced_total req/s scheduled ($paced_per_connection per connection, $score_load of the closed loop's rate), $paced_rounds rounds; latency from the scheduled send"
+echo "p99 send lateness per round (how far the client itself fell behind its schedule; above ~1 ms the machine was busy with more than this benchmark): $(for name in $paced_names; do printf '%s ms  ' "$(field "$name" late_ms_p99)"; done)"
+for name in $paced_names; do printf '%s %s\n' "$(field "$name" p99_ms)" "$(field "$name" rps)"; done | sort -n |
+    awk -v t="$paced_total" '{ p[NR] = $1; r[NR] = $2 } END { m = int((NR + 1) / 2)
+        printf "goal (p99 under 5 ms at half the peak rate): %s (median round: p99 %.2f ms at %.0f req/s, %.0f scheduled; rounds %s)\n",
+            (p[m] < 5 ? "met" : "MISSED"), p[m], r[m], t, NR }'
 echo "assertions accepted by the store during the measured run (consumed challenges): $((consumed_after - consumed_before)) (wrk counted $(field assertions requests) answered; up to $connections more were in flight at the end)"
-echo "non-200 by status: healthz $(field healthz statuses), assertions $(field assertions statuses), score $(field score statuses), paced $(field score-paced statuses); bodies exhausted: $(field assertions exhausted) connections"
+echo "non-200 by status: healthz $(field healthz statuses), assertions $(field assertions statuses), score $(field score statuses), paced $(for name in $paced_names; do printf '%s ' "$(field "$name" statuses)"; done); bodies exhausted: $(field assertions exhausted) connections"
 echo "cores: CPU used on average during the measured run by the server, PostgreSQL, wrk, all other processes, and stolen by the hypervisor (of $(nproc))"
 echo "server log (level warning): $server_errors lines at error/critical level; warnings other than the simulator banner:"
 grep -iE ' (error|critical|warning) ' "$work/server.err" | grep -v 'SIMULATOR MODE' | cut -d' ' -f2- | sort | uniq -c | sort -rn | head -5 || true
 echo "total time: $((SECONDS - started)) s"
 
 failed=0
-for name in healthz assertions score score-paced; do
+for name in healthz assertions score $paced_names; do
     if [ "$(field "$name" non200)" != 0 ] || [ "$(field "$name" socket_errors)" != 0 ]; then
         echo "INVALID: $name had $(field "$name" non200) non-200 responses, $(field "$name" socket_errors) socket errors; first: $(field "$name" first_error)" >&2
         failed=1

@@ -87,6 +87,108 @@ struct VelocityFlushTests {
             )]) == [3], "written once")
         }
     }
+
+    // MARK: - Flushes written in chunks
+
+    static let users = (0..<40).map { "chunked-\($0)" }
+
+    /// A recorder writing one slot per chunk, with `events(user)` events recorded for each of ``users``.
+    static func chunked(_ test: TestStore, events: (Int) -> Int) -> (HeldVelocityStore, VelocityRecorder) {
+        let store = HeldVelocityStore(test.store)
+        let recorder = VelocityRecorder(store: store, keying: .publicTestKey, chunkRows: 1, clock: ManualClock(VelocityTests.start))
+        for (index, user) in users.enumerated() {
+            for _ in 0..<events(index) {
+                recorder.record(.scoreRequests, appId: appId, subjects: VelocitySubjects(user: user), at: VelocityTests.start)
+            }
+        }
+        return (store, recorder)
+    }
+
+    static func sums(_ recorder: VelocityRecorder) -> [VelocitySum] {
+        users.map { user in
+            VelocitySum(subject: recorder.keying.subject("user", user), event: "score_requests", since: Int64(VelocityTests.start.timeIntervalSince1970) - 60)
+        }
+    }
+
+    @Test("a batch is cut into chunks of whole slots in slot order, every series in exactly one")
+    func chunking() {
+        var batch: VelocityRecorder.Batch = [:]
+        for index in 0..<500 {
+            batch[VelocityRecorder.Series(appId: Self.appId, subject: "s\(index)", event: "e")] = [60: Int64(index + 1), 120: 1]
+        }
+        let chunks = VelocityRecorder.chunks(of: batch, rows: 50)
+        #expect(chunks.count > 1)
+        let lastSlots: [Int64] = chunks.map(\.lastSlot)
+        #expect(lastSlots == lastSlots.sorted())
+        #expect(Set(lastSlots).count == chunks.count)
+        #expect(chunks.dropLast().allSatisfy { $0.increments.count >= 50 }, "only the last chunk may be short")
+        var previousLast: Int64 = -1
+        for chunk in chunks {
+            let slots = chunk.series.map(VelocityRecorder.slot(of:))
+            #expect(slots.allSatisfy { $0 > previousLast && $0 <= chunk.lastSlot }, "whole slots, after the previous chunk's")
+            previousLast = chunk.lastSlot
+        }
+        let written = chunks.flatMap(\.series)
+        #expect(written.count == batch.count && Set(written) == Set(batch.keys))
+        let writtenCount: Int64 = chunks.flatMap(\.increments).map(\.count).reduce(0, +)
+        let batchCount: Int64 = batch.values.flatMap(\.values).reduce(0, +)
+        #expect(writtenCount == batchCount)
+        #expect(VelocityRecorder.chunks(of: [:], rows: 50).isEmpty)
+    }
+
+    @Test("a read between two chunks of one flush counts every series once", arguments: TestStoreBackend.available)
+    func readBetweenChunks(backend: TestStoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let (store, recorder) = Self.chunked(test) { $0 % 3 + 1 }
+            let truth = Self.users.indices.map { Int64($0 % 3 + 1) }
+            store.holdAfterAdd.close()
+            let flush = Task { try await recorder.flush() }
+            await store.addCommitted.wait()
+            #expect(store.adds.withLock { $0 } == 1, "held after the first chunk")
+            #expect(try await recorder.sums(appId: Self.appId, Self.sums(recorder)) == truth, "one chunk committed, the others in flight")
+            recorder.record(.scoreRequests, appId: Self.appId, subjects: VelocitySubjects(user: Self.users[0]), at: VelocityTests.start)
+            var newer = truth
+            newer[0] += 1
+            #expect(try await recorder.sums(appId: Self.appId, Self.sums(recorder)) == newer, "and a newer event pending")
+            store.holdAfterAdd.open()
+            try await flush.value
+            #expect(store.adds.withLock { $0 } > 2, "written in several chunks")
+            #expect(try await recorder.sums(appId: Self.appId, Self.sums(recorder)) == newer)
+            try await recorder.flush()
+            #expect(try await test.store.velocitySums(appId: Self.appId, Self.sums(recorder)) == newer, "each written once")
+        }
+    }
+
+    @Test("a chunk that fails puts itself and the later chunks back; the committed ones stay, nothing is written twice", arguments: TestStoreBackend.available)
+    func failedChunk(backend: TestStoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let (store, recorder) = Self.chunked(test) { $0 + 1 }
+            let truth = Self.users.indices.map { Int64($0 + 1) }
+            store.failAddNumber.withLock { $0 = 3 }
+            await #expect(throws: StoreError.self) { try await recorder.flush() }
+            let stored = try await test.store.velocitySums(appId: Self.appId, Self.sums(recorder))
+            #expect(stored.contains(0) && stored.contains { $0 > 0 }, "two chunks committed before the failure, the rest not")
+            #expect(try await recorder.sums(appId: Self.appId, Self.sums(recorder)) == truth)
+            #expect(recorder.backlog.pending == stored.filter { $0 == 0 }.count, "the uncommitted series are pending again")
+            store.failAddNumber.withLock { $0 = nil }
+            try await recorder.flush()
+            #expect(try await test.store.velocitySums(appId: Self.appId, Self.sums(recorder)) == truth)
+            #expect(try await recorder.sums(appId: Self.appId, Self.sums(recorder)) == truth)
+        }
+    }
+
+    @Test("a flush spread over some time pauses between its chunks and still writes everything", arguments: [TestStoreBackend.sqlite])
+    func spreadFlush(backend: TestStoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let (store, recorder) = Self.chunked(test) { _ in 1 }
+            let started = ContinuousClock.now
+            try await recorder.flush(spreadingOver: .milliseconds(300))
+            let chunks = store.adds.withLock { $0 }
+            #expect(chunks > 2)
+            #expect(ContinuousClock.now - started >= .milliseconds(300), "\(chunks) chunks, paused between")
+            #expect(try await test.store.velocitySums(appId: Self.appId, Self.sums(recorder)) == Self.users.map { _ in 1 })
+        }
+    }
 }
 
 /// A velocity store whose writes and reads can be held at chosen points, and whose writes can fail.
@@ -99,6 +201,10 @@ final class HeldVelocityStore: VelocityStore {
     let addCommitted = Gate(closed: true)
     let sumsEntered = Gate(closed: true)
     let failAdds = Mutex(false)
+    /// Fails the add with this number (1: the first), once.
+    let failAddNumber = Mutex<Int?>(nil)
+    /// Adds that reached the store (committed).
+    let adds = Mutex(0)
 
     init(_ inner: any VelocityStore) {
         self.inner = inner
@@ -108,7 +214,14 @@ final class HeldVelocityStore: VelocityStore {
         addEntered.open()
         await holdAdd.wait()
         if failAdds.withLock({ $0 }) { throw StoreError(.unavailable, "held store: failing on purpose") }
+        let failThis = failAddNumber.withLock { number -> Bool in
+            guard number == adds.withLock({ $0 }) + 1 else { return false }
+            number = nil
+            return true
+        }
+        if failThis { throw StoreError(.unavailable, "held store: failing this add on purpose") }
         try await inner.addVelocity(increments, flush: flush)
+        adds.withLock { $0 += 1 }
         addCommitted.open()
         await holdAfterAdd.wait()
     }

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Velocity across two `attestguard serve` processes on one PostgreSQL: each counts its own events at once and
-/// the other's after their next flush (every 250 ms), never one twice, with requests racing in both.
+/// the other's after their next flush (every second), never one twice, with requests racing in both.
 @Suite("Velocity across server processes", .serialized)
 struct VelocityProcessTests {
     static let rules = """

@@ -3,6 +3,7 @@ public import Logging
 import AttestCore
 import Hummingbird
 import NIOCore
+import ServiceLifecycle
 
 /// A fake of Apple's App Attest receipt host and DeviceCheck API, served over HTTP by Hummingbird, for tests,
 /// benchmarks and `attestguard simulate apple`.
@@ -47,26 +48,39 @@ public struct FakeAppleServer: Sendable {
         try await serve(onListening: onListening)
     }
 
-    /// Starts the server, runs `body` with the bound port, then stops the server.
+    /// Starts the server, runs `body` with the bound port, then stops the server: gracefully (a connection that is
+    /// open but idle is closed, one in flight is answered first) for up to `gracePeriod`, then by cancellation.
+    /// Cancelling Hummingbird's serving task while an accepted connection is still buffered traps in SwiftNIO
+    /// ("Deinited NIOAsyncWriter without calling finish()", apple/swift-nio#3481), so cancellation is the fallback.
     /// - Throws: What `body` throws, or ``FakeAppleError`` (`fake_apple_not_listening`) / the bind error when the
     ///   server could not start.
-    public func withRunning<Value: Sendable>(_ body: (_ port: Int) async throws -> Value) async throws -> Value {
+    public func withRunning<Value: Sendable>(
+        gracePeriod: Duration = .seconds(2),
+        _ body: (_ port: Int) async throws -> Value
+    ) async throws -> Value {
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let application = try await makeApplication { port in
+            continuation.yield(port)
+            continuation.finish()
+        }
+        let services = ServiceGroup(configuration: .init(services: [application], logger: logger))
         return try await withThrowingTaskGroup(of: Void.self, returning: Value.self) { group in
             group.addTask {
                 defer { continuation.finish() }
-                try await self.serve { port in
-                    continuation.yield(port)
-                    continuation.finish()
-                }
+                try await services.run()
             }
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next() else {
                 try await group.next()
                 throw FakeAppleError(.notListening, "the server stopped before listening")
             }
-            defer { group.cancelAll() }
-            return try await body(port)
+            let outcome: Result<Value, any Error>
+            do { outcome = .success(try await body(port)) } catch { outcome = .failure(error) }
+            await services.triggerGracefulShutdown()
+            group.addTask { try? await Task.sleep(for: gracePeriod) }
+            _ = try? await group.next()
+            group.cancelAll()
+            return try outcome.get()
         }
     }
 
@@ -80,6 +94,10 @@ public struct FakeAppleServer: Sendable {
     }
 
     private func serve(onListening: @escaping @Sendable (Int) async -> Void) async throws {
+        try await makeApplication(onListening: onListening).run()
+    }
+
+    private func makeApplication(onListening: @escaping @Sendable (Int) async -> Void) async throws -> some ApplicationProtocol {
         let authenticator = try await FakeAppleAuthenticator(configuration: configuration)
         let injector = FakeAppleFaultInjector(faults: configuration.faults, state: state, sleep: configuration.sleep)
         let receipts = FakeAppleReceiptEndpoint(configuration: configuration, state: state, authenticator: authenticator, injector: injector)
@@ -119,6 +137,6 @@ public struct FakeAppleServer: Sendable {
             },
             logger: logger
         )
-        try await application.run()
+        return application
     }
 }

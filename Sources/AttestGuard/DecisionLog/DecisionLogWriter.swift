@@ -3,8 +3,10 @@ public import RiskStore
 import Synchronization
 
 /// Writes every verdict to the decision log without a write on the request path: entries queue in memory
-/// (bounded: past `maximumQueued` the oldest are dropped and counted) and ``flush()`` writes them in batches;
-/// `DecisionLogService` in the server calls it every half second and purges entries past the retention daily.
+/// (bounded: past `maximumQueued` the oldest are dropped and counted) and ``flush(spreadingOver:)`` writes them in
+/// batches of `batchSize`, each a short statement (a long one would hold a database core, and the requests behind
+/// it, for tens of milliseconds); the server's write-behind service calls it every second and purges entries past
+/// the retention every few minutes.
 public final class DecisionLogWriter: Sendable {
     let store: any DecisionLogStore
     public let retentionDays: Int
@@ -17,7 +19,7 @@ public final class DecisionLogWriter: Sendable {
         var dropped = 0
     }
 
-    public init(store: any DecisionLogStore, retentionDays: Int = 30, maximumQueued: Int = 100_000, batchSize: Int = 5_000) {
+    public init(store: any DecisionLogStore, retentionDays: Int = 30, maximumQueued: Int = 100_000, batchSize: Int = 250) {
         self.store = store
         self.retentionDays = retentionDays
         self.maximumQueued = maximumQueued
@@ -35,12 +37,17 @@ public final class DecisionLogWriter: Sendable {
         }
     }
 
-    /// Writes what was queued when the flush began, a batch at a time (entries queued meanwhile wait for the next
-    /// flush: chasing them would write a trickle of one-row batches under load); a failed batch goes back to the
-    /// front of the queue.
-    public func flush() async throws {
+    /// Writes what was queued when the flush began, a batch at a time, pausing between batches so that the whole
+    /// flush takes about `spread` (zero: no pauses). Entries queued meanwhile wait for the next flush: chasing them
+    /// would write a trickle of one-row batches under load. A failed batch goes back to the front of the queue.
+    public func flush(spreadingOver spread: Duration = .zero) async throws {
         var remaining = state.withLock { $0.queue.count }
+        let batches = (remaining + batchSize - 1) / batchSize
+        let pause = batches > 1 ? spread / (batches - 1) : .zero
+        var first = true
         while remaining > 0 {
+            if !first && pause > .zero { try? await Task.sleep(for: pause) }
+            first = false
             let batch = state.withLock { state in
                 let batch = Array(state.queue.prefix(min(batchSize, remaining)))
                 state.queue.removeFirst(batch.count)

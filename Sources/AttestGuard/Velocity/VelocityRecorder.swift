@@ -5,13 +5,20 @@ import Synchronization
 
 /// Counts velocity events without a write on the request path: increments gather in a bounded in-process map
 /// (one entry per minute bucket, so a burst of one key costs one entry, not one per event) and a flusher writes
-/// them to the store in one batch every interval. Reads add this process's unflushed increments to the store's
-/// sums, so a process always sees its own events; other processes see them after their next flush.
+/// them to the store every interval. Reads add this process's unflushed increments to the store's sums, so a
+/// process always sees its own events; other processes see them after its next flush.
 ///
-/// Reads never wait for a flush. Each flush carries a sequence number, committed with its counts as this
-/// writer's latest flush, and a read gets that record in the snapshot of its sums: the batch being flushed (and
-/// what was pending when the read began) is added only if the snapshot does not hold it yet. Flushes run one at a
-/// time, so the sequence a snapshot shows covers every earlier batch.
+/// A flush is written in chunks of about `chunkRows` buckets, each its own short transaction, optionally spread
+/// over some time: one large statement would take a database core for tens of milliseconds at a time, and every
+/// request waiting behind it would see that in its latency. Every series belongs to one of ``slots`` slots (by its
+/// hash), a chunk holds whole slots in slot order, and it commits its counts together with this writer's flush
+/// record at sequence `flush × slots + the chunk's last slot`; so the sequence of any series' next write is known
+/// in advance (`flush × slots + its slot`), chunks commit in increasing sequence, and the record a snapshot shows
+/// tells which of this writer's chunks it holds.
+///
+/// Reads never wait for a flush. A read gets the flush record in the snapshot of its sums, and adds the local
+/// count of a series (pending, or in a chunk not yet committed) only if the snapshot's sequence is below that
+/// series' sequence. Flushes run one at a time, so a snapshot showing a sequence holds every earlier one.
 ///
 /// When the map holds more than `maximumPending` buckets (the store is down for a long while), the oldest are
 /// dropped and counted in `dropped` rather than let memory grow without bound.
@@ -19,6 +26,8 @@ public final class VelocityRecorder: Sendable {
     let store: any VelocityStore
     let keying: VelocityKeying
     let maximumPending: Int
+    /// About how many buckets one chunk of a flush writes (whole slots, so a chunk may hold more).
+    let chunkRows: Int
     let clock: any EngineClock
     /// This recorder's id in the store's flush records: random, so every process (and every engine) has its own.
     let writer = UUID().uuidString.lowercased()
@@ -34,27 +43,49 @@ public final class VelocityRecorder: Sendable {
 
     typealias Batch = [Series: [Int64: Int64]]
 
+    /// How many slots the series are spread over: a flush writes at most this many chunks.
+    static let slots: Int64 = 64
+
+    /// The slot of a series: stable for the life of the process (Swift's hash seed is per process), which is as
+    /// long as this writer's sequences matter.
+    static func slot(of series: Series) -> Int64 {
+        Int64(UInt(bitPattern: series.hashValue) % UInt(slots))
+    }
+
     private struct State {
         var pending: Batch = [:]
         var count = 0
         var dropped = 0
-        /// The batch a flush is writing, and its sequence (0: no flush running).
+        /// The series of the running flush whose chunks have not committed yet, and that flush's number (0: none).
         var inFlight: Batch = [:]
-        var inFlightSequence: Int64 = 0
-        /// The sequence the next flush takes: it will carry everything pending now.
-        var nextSequence: Int64 = 1
+        var inFlightFlush: Int64 = 0
+        /// The number the next flush takes: everything pending now is written under it (or a later one).
+        var nextFlush: Int64 = 1
 
         mutating func add(_ series: Series, bucket: Int64, _ amount: Int64) {
             let before = pending[series]?[bucket]
             pending[series, default: [:]][bucket, default: 0] += amount
             if before == nil { count += 1 }
         }
+
+        /// Puts the uncommitted part of the running flush back into pending (merged with newer increments).
+        mutating func returnInFlight() {
+            for (series, buckets) in inFlight {
+                for (bucket, amount) in buckets { add(series, bucket: bucket, amount) }
+            }
+            inFlight = [:]
+            inFlightFlush = 0
+        }
     }
 
-    public init(store: any VelocityStore, keying: VelocityKeying, maximumPending: Int = 200_000, clock: any EngineClock = SystemClock()) {
+    public init(
+        store: any VelocityStore, keying: VelocityKeying, maximumPending: Int = 200_000, chunkRows: Int = 250,
+        clock: any EngineClock = SystemClock()
+    ) {
         self.store = store
         self.keying = keying
         self.maximumPending = maximumPending
+        self.chunkRows = max(1, chunkRows)
         self.clock = clock
     }
 
@@ -86,49 +117,78 @@ public final class VelocityRecorder: Sendable {
         }
     }
 
-    /// Writes the pending increments; on failure they are put back (merged with newer ones) and the error thrown.
-    public func flush() async throws {
-        try await flushes.run { try await self.flushOnce() }
+    /// Writes the pending increments, chunk by chunk, pausing between chunks so that the whole flush takes about
+    /// `spread` (zero: no pauses). On a failure the chunks not yet committed go back to pending (merged with newer
+    /// increments) and the error is thrown; the committed ones stay written.
+    public func flush(spreadingOver spread: Duration = .zero) async throws {
+        try await flushes.run { try await self.flushOnce(spreadingOver: spread) }
     }
 
-    private func flushOnce() async throws {
-        let (batch, sequence) = state.withLock { state -> (Batch, Int64) in
+    private func flushOnce(spreadingOver spread: Duration) async throws {
+        let (batch, flushNumber) = state.withLock { state -> (Batch, Int64) in
             guard !state.pending.isEmpty else { return ([:], 0) }
             let batch = state.pending
             state.pending.removeAll(keepingCapacity: true)
             state.count = 0
             state.inFlight = batch
-            state.inFlightSequence = state.nextSequence
-            state.nextSequence += 1
-            return (batch, state.inFlightSequence)
+            state.inFlightFlush = state.nextFlush
+            state.nextFlush += 1
+            return (batch, state.inFlightFlush)
         }
-        guard sequence > 0 else { return }
+        guard flushNumber > 0 else { return }
+        let chunks = Self.chunks(of: batch, rows: chunkRows)
+        let pause = chunks.count > 1 ? spread / (chunks.count - 1) : .zero
+        for (index, chunk) in chunks.enumerated() {
+            if index > 0 && pause > .zero { try? await Task.sleep(for: pause) }
+            let sequence = flushNumber * Self.slots + chunk.lastSlot
+            do {
+                try await store.addVelocity(chunk.increments, flush: VelocityFlush(writer: writer, sequence: sequence, at: clock.now()))
+            } catch {
+                // Not committed (as far as we know): this chunk and the later ones go back to pending and take a later flush's sequences.
+                state.withLock { $0.returnInFlight() }
+                throw error
+            }
+            state.withLock { state in
+                for series in chunk.series { state.inFlight[series] = nil }
+            }
+        }
+        state.withLock { state in
+            state.inFlight = [:]
+            state.inFlightFlush = 0
+        }
+    }
+
+    /// One transaction of a flush: every series of some consecutive slots, with the last of those slots.
+    struct Chunk {
+        var series: [Series] = []
         var increments: [VelocityIncrement] = []
-        for (series, buckets) in batch {
-            for (bucket, count) in buckets {
-                increments.append(VelocityIncrement(
-                    key: .init(appId: series.appId, subject: series.subject, event: series.event, granularity: VelocityWindow.minute, bucket: bucket),
-                    count: count
-                ))
-            }
-        }
-        do {
-            try await store.addVelocity(increments, flush: VelocityFlush(writer: writer, sequence: sequence, at: clock.now()))
-            state.withLock { state in
-                state.inFlight = [:]
-                state.inFlightSequence = 0
-            }
-        } catch {
-            // Not committed (as far as we know): the batch goes back to pending and takes a later sequence.
-            state.withLock { state in
-                state.inFlight = [:]
-                state.inFlightSequence = 0
-                for (series, buckets) in batch {
-                    for (bucket, count) in buckets { state.add(series, bucket: bucket, count) }
+        var lastSlot: Int64 = 0
+    }
+
+    /// The batch cut into chunks of whole slots, in slot order, each closed once it holds `rows` buckets or more.
+    static func chunks(of batch: Batch, rows: Int) -> [Chunk] {
+        var bySlot = [[(Series, [Int64: Int64])]](repeating: [], count: Int(slots))
+        for entry in batch { bySlot[Int(slot(of: entry.key))].append(entry) }
+        var chunks: [Chunk] = []
+        var current = Chunk()
+        for (slot, entries) in bySlot.enumerated() where !entries.isEmpty {
+            for (series, buckets) in entries {
+                current.series.append(series)
+                for (bucket, count) in buckets {
+                    current.increments.append(VelocityIncrement(
+                        key: .init(appId: series.appId, subject: series.subject, event: series.event, granularity: VelocityWindow.minute, bucket: bucket),
+                        count: count
+                    ))
                 }
             }
-            throw error
+            current.lastSlot = Int64(slot)
+            if current.increments.count >= rows {
+                chunks.append(current)
+                current = Chunk()
+            }
         }
+        if !current.series.isEmpty { chunks.append(current) }
+        return chunks
     }
 
     /// Buckets not yet written, and buckets dropped (with all their increments) because the map was full.
@@ -136,32 +196,36 @@ public final class VelocityRecorder: Sendable {
         state.withLock { ($0.count, $0.dropped) }
     }
 
-    /// This process's counts for some sums that the store may not hold yet: the pending map (to be committed
-    /// under `pendingSequence`, or later after a failure) and the batch in flight (under its own sequence).
+    /// This process's counts for some sums that the store may not hold yet, each with the flush sequence under
+    /// which it is (or will be) committed: the pending map's and the running flush's uncommitted chunks' (0: none).
     struct LocalCounts: Sendable {
         var pending: [Int64]
-        var pendingSequence: Int64
+        var pendingSequences: [Int64]
         var inFlight: [Int64]
-        var inFlightSequence: Int64
+        var inFlightSequences: [Int64]
     }
 
     /// Takes the local counts; read them before the store, then combine with ``totals(_:reading:)``.
     func localCounts(appId: String, _ sums: [VelocitySum]) -> LocalCounts {
-        state.withLock { state in
+        let slots = sums.map { Self.slot(of: Series(appId: appId, subject: $0.subject, event: $0.event)) }
+        return state.withLock { state in
             LocalCounts(
-                pending: Self.totals(appId: appId, sums, in: state.pending), pendingSequence: state.nextSequence,
-                inFlight: Self.totals(appId: appId, sums, in: state.inFlight), inFlightSequence: state.inFlightSequence
+                pending: Self.totals(appId: appId, sums, in: state.pending),
+                pendingSequences: slots.map { state.nextFlush * Self.slots + $0 },
+                inFlight: Self.totals(appId: appId, sums, in: state.inFlight),
+                inFlightSequences: slots.map { state.inFlightFlush > 0 ? state.inFlightFlush * Self.slots + $0 : 0 }
             )
         }
     }
 
     /// The store's sums plus whatever of the local counts its snapshot does not hold yet.
     func totals(_ local: LocalCounts, reading: VelocityReading) -> [Int64] {
-        let addPending = reading.flushedSequence < local.pendingSequence
-        let addInFlight = local.inFlightSequence > 0 && reading.flushedSequence < local.inFlightSequence
-        return reading.totals.indices.map { index in
+        reading.totals.indices.map { index in
             guard index < local.pending.count else { return reading.totals[index] }
-            return reading.totals[index] + (addPending ? local.pending[index] : 0) + (addInFlight ? local.inFlight[index] : 0)
+            let flushed = reading.flushedSequence
+            let pending = flushed < local.pendingSequences[index] ? local.pending[index] : 0
+            let inFlight = local.inFlightSequences[index] > 0 && flushed < local.inFlightSequences[index] ? local.inFlight[index] : 0
+            return reading.totals[index] + pending + inFlight
         }
     }
 

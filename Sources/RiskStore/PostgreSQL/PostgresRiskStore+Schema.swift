@@ -2,7 +2,9 @@ public import Foundation
 import PostgresNIO
 
 extension PostgresRiskStore {
-    /// An arbitrary constant naming AttestGuard's migration lock (`pg_advisory_xact_lock`).
+    /// An arbitrary constant naming AttestGuard's migration lock (`pg_advisory_xact_lock`), combined with the
+    /// schema's name: processes migrating one schema take turns, while stores in other schemas of the same database
+    /// (other deployments, or the test suite's many fresh schemas) never wait on each other.
     static let migrationLockId: Int64 = 0x4174_7465_7374_4775
 
     /// The applied migrations compared with this build's.
@@ -15,12 +17,12 @@ extension PostgresRiskStore {
         return try SchemaStatus(applied: Set(applied), known: Migration.postgres)
     }
 
-    /// Applies every pending migration in one transaction under an advisory lock, so that two processes
-    /// migrating at once apply each migration once. Returns the versions applied.
+    /// Applies every pending migration in one transaction under the schema's advisory lock, so that two processes
+    /// migrating it at once apply each migration once. Returns the versions applied.
     @discardableResult
     public func migrate(at now: Date) async throws -> [Int] {
         try await transaction { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLockId))", logger: self.logger)
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(current_schema(), \(Self.migrationLockId)))", logger: self.logger)
             try await connection.query(
                 "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)",
                 logger: self.logger

@@ -23,6 +23,12 @@ struct OperationsTests {
             #expect(metrics.text.contains(#"attestguard_rule_decisions_total{endpoint="attestation",decision="allow"}"#))
             #expect(metrics.text.contains("attestguard_score_duration_seconds"))
             #expect(metrics.text.contains("attestguard_rules_loaded"))
+            // Buckets fit for a verdict of about a millisecond (the library's default starts at 5 ms).
+            #expect(metrics.text.contains(#"attestguard_http_request_duration_seconds_bucket{route="/healthz",method="GET",le="0.001"}"#))
+            #expect(metrics.text.contains(#"attestguard_score_duration_seconds_bucket{le="0.0005"}"#))
+            // Both reload series exist before any reload, so `increase()` sees the first rejection.
+            #expect(metrics.text.contains(#"attestguard_rules_reloads_total{result="rejected"}"#))
+            #expect(metrics.text.contains(#"attestguard_rules_reloads_total{result="loaded"}"#))
 
             let document = try await api.send(.get, "/openapi.yaml", apiKey: nil)
             #expect(document.status == 200)

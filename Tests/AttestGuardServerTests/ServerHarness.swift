@@ -36,7 +36,7 @@ struct ServerHarness {
     /// Metrics can be bootstrapped once per process.
     static let registry: PrometheusCollectorRegistry = {
         let registry = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        MetricsSystem.bootstrap(MetricsSetup.factory(registry: registry))
         return registry
     }()
 

@@ -43,6 +43,10 @@ public final class RuleSetReloader: Sendable {
             shadowVersion: shadow?.holder.ruleSet.version
         ))
         Gauge(label: "attestguard_rules_loaded", dimensions: [("version", current.version)]).record(1)
+        // Both series exist from the start at 0, so that `increase()` sees a process's first rejected reload.
+        for result in ["loaded", "rejected"] {
+            Counter(label: "attestguard_rules_reloads_total", dimensions: [("result", result)]).increment(by: 0)
+        }
     }
 
     public var status: Status { state.withLock { $0 } }

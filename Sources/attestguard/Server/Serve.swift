@@ -23,7 +23,7 @@ struct Serve: AsyncParsableCommand {
             return handler
         }
         let registry = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        MetricsSystem.bootstrap(MetricsSetup.factory(registry: registry))
         let logger = Logger(label: "attestguard")
 
         for line in configuration.summary { logger.info("configuration", metadata: ["value": .string(line)]) }

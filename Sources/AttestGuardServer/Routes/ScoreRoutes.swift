@@ -15,6 +15,10 @@ struct ScoreRoutes {
         let input = try await body.decode(ScoreRequestBody.self, from: request)
         try context.requireAccess(to: input.appId)
         let outcome = try await engine.scorer.score(try input.scoreRequest())
-        return try JSONResponse.make(ScoreResponseBody(outcome), status: .ok)
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: ScoreResponseJSON.bytes(verdict: outcome.verdict, signals: outcome.signals)))
+        )
     }
 }

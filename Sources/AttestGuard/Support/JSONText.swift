@@ -1,0 +1,55 @@
+import AttestCore
+
+/// JSON text written byte by byte, for the documents produced on every verdict (the decision snapshot, the score
+/// response): `JSONEncoder` with sorted keys spent most of its time in generic containers and in Unicode-aware
+/// key comparison. Callers write keys in the order they want (sorted by UTF-8 bytes, as `.sortedKeys` would).
+package enum JSONText {
+    /// A JSON number: integral values without a fraction, others in Swift's shortest round-trip form; `null` for
+    /// values JSON cannot carry (infinity, NaN).
+    package static func appendNumber(_ number: Double, to output: inout [UInt8]) {
+        guard number.isFinite else {
+            output.append(contentsOf: "null".utf8)
+            return
+        }
+        if number == number.rounded(), abs(number) < 1e15 {
+            output.append(contentsOf: String(Int64(number)).utf8)
+        } else {
+            output.append(contentsOf: number.description.utf8)
+        }
+    }
+
+    /// A JSON string: quote, backslash and control characters escaped (RFC 8259 §7), everything else as UTF-8.
+    package static func appendString(_ text: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
+            case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
+            case UInt8(ascii: "\n"): output.append(contentsOf: #"\n"#.utf8)
+            case UInt8(ascii: "\r"): output.append(contentsOf: #"\r"#.utf8)
+            case UInt8(ascii: "\t"): output.append(contentsOf: #"\t"#.utf8)
+            case 0..<0x20:
+                output.append(contentsOf: #"\u00"#.utf8)
+                output.append(contentsOf: Hex.encode([byte]).utf8)
+            default: output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+
+    /// `"key":`, the key escaped.
+    package static func appendKey(_ key: String, to output: inout [UInt8]) {
+        appendString(key, to: &output)
+        output.append(UInt8(ascii: ":"))
+    }
+
+    /// `true` or `false`.
+    package static func appendBool(_ flag: Bool, to output: inout [UInt8]) {
+        output.append(contentsOf: (flag ? "true" : "false").utf8)
+    }
+
+    /// Keys in the order `.sortedKeys` writes them: by UTF-8 bytes.
+    package static func sortedKeys<Value>(_ entries: [String: Value]) -> [(key: String, value: Value)] {
+        entries.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+    }
+}

@@ -14,7 +14,7 @@ enum DecisionSnapshot {
     static let excluded: Set<String> = ["request.user_id", "request.ip", "request.device_id"]
 
     static func json(_ signals: [String: SignalValue?]) -> String {
-        let entries = JSONText.sortedKeys(signals.filter { !excluded.contains($0.key) })
+        let entries = JSONText.sorted(signals.filter { !excluded.contains($0.key) })
         var output: [UInt8] = [UInt8(ascii: "{")]
         output.reserveCapacity(32 * entries.count + 2)
         for (index, entry) in entries.enumerated() {

@@ -88,7 +88,7 @@ enum ScoreResponseJSON {
 
     private static func appendSignals(_ signals: [String: SignalValue?], to output: inout [UInt8]) {
         output.append(UInt8(ascii: "{"))
-        for (index, entry) in JSONText.sortedKeys(signals).enumerated() {
+        for (index, entry) in JSONText.sorted(signals).enumerated() {
             if index > 0 { output.append(UInt8(ascii: ",")) }
             JSONText.appendKey(entry.key, to: &output)
             switch entry.value {

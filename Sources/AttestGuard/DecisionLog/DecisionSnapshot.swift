@@ -18,8 +18,7 @@ enum DecisionSnapshot {
         var output: [UInt8] = [UInt8(ascii: "{")]
         output.reserveCapacity(32 * entries.count + 2)
         for (index, entry) in entries.enumerated() {
-            if index > 0 { output.append(UInt8(ascii: ",")) }
-            JSONText.appendKey(entry.key, to: &output)
+            JSONText.appendKey(entry.key, first: index == 0, to: &output)
             switch entry.value {
             case nil: output.append(contentsOf: "null".utf8)
             case .number(let number)?, .duration(let number)?, .timestamp(let number)?: JSONText.appendNumber(number, to: &output)

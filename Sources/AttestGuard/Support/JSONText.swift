@@ -38,8 +38,9 @@ package enum JSONText {
         output.append(UInt8(ascii: "\""))
     }
 
-    /// `"key":`, the key escaped.
-    package static func appendKey(_ key: String, to output: inout [UInt8]) {
+    /// `"key":`, the key escaped, after a comma unless it is its object's first member.
+    package static func appendKey(_ key: String, first: Bool = false, to output: inout [UInt8]) {
+        if !first { output.append(UInt8(ascii: ",")) }
         appendString(key, to: &output)
         output.append(UInt8(ascii: ":"))
     }

@@ -46,40 +46,32 @@ enum ScoreResponseJSON {
         var output: [UInt8] = []
         output.reserveCapacity(256 + 48 * signals.count + 96 * verdict.reasons.count)
         output.append(UInt8(ascii: "{"))
-        JSONText.appendKey("decision", to: &output)
+        JSONText.appendKey("decision", first: true, to: &output)
         JSONText.appendString(verdict.decision.rawValue, to: &output)
-        output.append(UInt8(ascii: ","))
         JSONText.appendKey("enforced", to: &output)
         JSONText.appendBool(verdict.enforced, to: &output)
-        output.append(UInt8(ascii: ","))
         JSONText.appendKey("reasons", to: &output)
         output.append(UInt8(ascii: "["))
         for (index, reason) in verdict.reasons.enumerated() {
             if index > 0 { output.append(UInt8(ascii: ",")) }
             output.append(UInt8(ascii: "{"))
-            JSONText.appendKey("message", to: &output)
+            JSONText.appendKey("message", first: true, to: &output)
             JSONText.appendString(reason.message, to: &output)
-            output.append(UInt8(ascii: ","))
             JSONText.appendKey("ruleId", to: &output)
             JSONText.appendString(reason.ruleId, to: &output)
-            output.append(UInt8(ascii: ","))
             JSONText.appendKey("score", to: &output)
             JSONText.appendNumber(reason.score, to: &output)
             output.append(UInt8(ascii: "}"))
         }
         output.append(UInt8(ascii: "]"))
         if let ruleDecision = verdict.ruleDecision {
-            output.append(UInt8(ascii: ","))
             JSONText.appendKey("ruleDecision", to: &output)
             JSONText.appendString(ruleDecision.rawValue, to: &output)
         }
-        output.append(UInt8(ascii: ","))
         JSONText.appendKey("ruleSetVersion", to: &output)
         JSONText.appendString(verdict.ruleSetVersion, to: &output)
-        output.append(UInt8(ascii: ","))
         JSONText.appendKey("score", to: &output)
         JSONText.appendNumber(verdict.score, to: &output)
-        output.append(UInt8(ascii: ","))
         JSONText.appendKey("signals", to: &output)
         appendSignals(signals, to: &output)
         output.append(UInt8(ascii: "}"))
@@ -89,8 +81,7 @@ enum ScoreResponseJSON {
     private static func appendSignals(_ signals: [String: SignalValue?], to output: inout [UInt8]) {
         output.append(UInt8(ascii: "{"))
         for (index, entry) in JSONText.sorted(signals).enumerated() {
-            if index > 0 { output.append(UInt8(ascii: ",")) }
-            JSONText.appendKey(entry.key, to: &output)
+            JSONText.appendKey(entry.key, first: index == 0, to: &output)
             switch entry.value {
             case nil: output.append(contentsOf: "null".utf8)
             case .number(let number)?, .duration(let number)?: JSONText.appendNumber(number, to: &output)

@@ -46,6 +46,12 @@ struct VelocityTests {
         return nil
     }
 
+    @Test("a subject is the first 16 bytes of HMAC-SHA-256(key, dimension NUL value) in hex (values computed with Python's hmac)")
+    func subjectHashes() {
+        #expect(VelocityKeying.publicTestKey.subject("user", "alice") == "4ffe3fce32ee4d975f3613eb753f0a6f")
+        #expect(VelocityKeying.publicTestKey.subject("ip", "203.0.113.9") == "d4dc4216b7aaa88c6cf593440b118297")
+    }
+
     @Test("two server processes sharing PostgreSQL see each other's events after a flush", arguments: TestStoreBackend.postgresOnly)
     func twoProcesses(backend: TestStoreBackend) async throws {
         try await withTestStore(backend) { (test: TestStore) async throws in

@@ -17,10 +17,14 @@ public struct VelocityKeying: Sendable {
     public static let publicTestKey = VelocityKeying(secret: Data("attestguard-public-test-velocity-key".utf8))
 
     func subject(_ dimension: String, _ value: String) -> String {
+        // One update with the whole message: each call goes through swift-crypto's generic `DataProtocol` path.
+        var message: [UInt8] = []
+        message.reserveCapacity(dimension.utf8.count + 1 + value.utf8.count)
+        message.append(contentsOf: dimension.utf8)
+        message.append(0)
+        message.append(contentsOf: value.utf8)
         var mac = keyed
-        mac.update(data: Array(dimension.utf8))
-        mac.update(data: [0])
-        mac.update(data: Array(value.utf8))
+        mac.update(data: message)
         return mac.finalize().withUnsafeBytes { Hex.encode($0.prefix(16)) }
     }
 

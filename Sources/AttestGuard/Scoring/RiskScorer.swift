@@ -98,7 +98,7 @@ public struct RiskScorer: Sendable {
     /// Metrics, and the decision log entry (queued; written off the request path).
     private func record(_ outcome: Outcome, request: ScoreRequest, subjects: HashedSubjects, at now: Date, since started: ContinuousClock.Instant) {
         metrics.recordVerdict(
-            endpoint: request.endpoint.rawValue, decision: outcome.verdict.decision.rawValue, ruleDecision: outcome.evaluation.decision.rawValue,
+            endpoint: request.endpoint, decision: outcome.verdict.decision, ruleDecision: outcome.evaluation.decision,
             enforced: outcome.verdict.enforced, duration: ContinuousClock.now - started
         )
         decisionLog.append(DecisionLogEntry(

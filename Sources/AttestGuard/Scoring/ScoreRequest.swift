@@ -5,7 +5,7 @@ public import Foundation
 /// absent reads as missing in the rules.
 public struct ScoreRequest: Sendable {
     /// What asked for the verdict (`request.endpoint`).
-    public enum Endpoint: String, Sendable {
+    public enum Endpoint: String, Sendable, CaseIterable {
         case score
         case assertion
         case attestation

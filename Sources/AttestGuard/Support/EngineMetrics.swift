@@ -1,4 +1,5 @@
 import Metrics
+import RiskRules
 import RiskStore
 
 /// The engine's verification counters (swift-metrics; the server exports them to Prometheus):
@@ -7,8 +8,47 @@ import RiskStore
 /// and the verdicts: `attestguard_verdicts_total{endpoint,decision,enforced}` (the decision returned),
 /// `attestguard_rule_decisions_total{endpoint,decision}` (what the rules decided, monitor mode included) and
 /// `attestguard_score_duration_seconds` (signal assembly and evaluation).
+///
+/// The verdict metrics run on every verdict, so their handles are made once, here, for every label combination
+/// (which also publishes each series at 0 from the start); the others are made where they are recorded.
 public struct EngineMetrics: Sendable {
-    public init() {}
+    private struct VerdictLabels: Hashable {
+        var endpoint: ScoreRequest.Endpoint
+        var decision: RiskVerdict.Decision
+        var enforced: Bool
+    }
+
+    private struct RuleDecisionLabels: Hashable {
+        var endpoint: ScoreRequest.Endpoint
+        var decision: RuleDecision
+    }
+
+    private let verdicts: [VerdictLabels: Counter]
+    private let ruleDecisions: [RuleDecisionLabels: Counter]
+    private let scoreDuration: Timer
+
+    public init() {
+        var verdicts: [VerdictLabels: Counter] = [:]
+        var ruleDecisions: [RuleDecisionLabels: Counter] = [:]
+        for endpoint in ScoreRequest.Endpoint.allCases {
+            for decision in RiskVerdict.Decision.allCases {
+                for enforced in [true, false] {
+                    verdicts[VerdictLabels(endpoint: endpoint, decision: decision, enforced: enforced)] = Counter(
+                        label: "attestguard_verdicts_total",
+                        dimensions: [("endpoint", endpoint.rawValue), ("decision", decision.rawValue), ("enforced", String(enforced))]
+                    )
+                }
+            }
+            for decision in RuleDecision.allCases {
+                ruleDecisions[RuleDecisionLabels(endpoint: endpoint, decision: decision)] = Counter(
+                    label: "attestguard_rule_decisions_total", dimensions: [("endpoint", endpoint.rawValue), ("decision", decision.rawValue)]
+                )
+            }
+        }
+        self.verdicts = verdicts
+        self.ruleDecisions = ruleDecisions
+        self.scoreDuration = Timer(label: "attestguard_score_duration_seconds", preferredDisplayUnit: .seconds)
+    }
 
     func recordAttestation(result: String) {
         Counter(label: "attestguard_attestations_total", dimensions: [("result", result)]).increment()
@@ -22,10 +62,10 @@ public struct EngineMetrics: Sendable {
         Counter(label: "attestguard_challenges_total", dimensions: [("purpose", purpose), ("result", result)]).increment()
     }
 
-    func recordVerdict(endpoint: String, decision: String, ruleDecision: String, enforced: Bool, duration: Duration) {
-        Counter(label: "attestguard_verdicts_total", dimensions: [("endpoint", endpoint), ("decision", decision), ("enforced", String(enforced))]).increment()
-        Counter(label: "attestguard_rule_decisions_total", dimensions: [("endpoint", endpoint), ("decision", ruleDecision)]).increment()
-        Timer(label: "attestguard_score_duration_seconds", preferredDisplayUnit: .seconds).recordSeconds(duration.timeInterval)
+    func recordVerdict(endpoint: ScoreRequest.Endpoint, decision: RiskVerdict.Decision, ruleDecision: RuleDecision, enforced: Bool, duration: Duration) {
+        verdicts[VerdictLabels(endpoint: endpoint, decision: decision, enforced: enforced)]?.increment()
+        ruleDecisions[RuleDecisionLabels(endpoint: endpoint, decision: ruleDecision)]?.increment()
+        scoreDuration.recordSeconds(duration.timeInterval)
     }
 
     func recordDeviceCheck(operation: String, result: String) {

@@ -45,7 +45,7 @@ public struct FakeAppleServer: Sendable {
 
     /// Serves until the task is cancelled (or a graceful shutdown of the enclosing service group).
     public func run() async throws {
-        try await serve(onListening: onListening)
+        try await makeApplication(onListening: onListening).run()
     }
 
     /// Starts the server, runs `body` with the bound port, then stops the server: gracefully (a connection that is
@@ -91,10 +91,6 @@ public struct FakeAppleServer: Sendable {
         let text = token.trimmingCharacters(in: .whitespacesAndNewlines)
         if let bytes = Base64Text.decodeEither(text), !bytes.isEmpty { return Hex.encode(bytes) }
         return text
-    }
-
-    private func serve(onListening: @escaping @Sendable (Int) async -> Void) async throws {
-        try await makeApplication(onListening: onListening).run()
     }
 
     private func makeApplication(onListening: @escaping @Sendable (Int) async -> Void) async throws -> some ApplicationProtocol {

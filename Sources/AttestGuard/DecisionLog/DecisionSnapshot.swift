@@ -14,19 +14,9 @@ enum DecisionSnapshot {
     static let excluded: Set<String> = ["request.user_id", "request.ip", "request.device_id"]
 
     static func json(_ signals: [String: SignalValue?]) -> String {
-        let entries = JSONText.sorted(signals.filter { !excluded.contains($0.key) })
-        var output: [UInt8] = [UInt8(ascii: "{")]
-        output.reserveCapacity(32 * entries.count + 2)
-        for (index, entry) in entries.enumerated() {
-            JSONText.appendKey(entry.key, first: index == 0, to: &output)
-            switch entry.value {
-            case nil: output.append(contentsOf: "null".utf8)
-            case .number(let number)?, .duration(let number)?, .timestamp(let number)?: JSONText.appendNumber(number, to: &output)
-            case .string(let text)?: JSONText.appendString(text, to: &output)
-            case .bool(let flag)?: JSONText.appendBool(flag, to: &output)
-            }
-        }
-        output.append(UInt8(ascii: "}"))
+        var output: [UInt8] = []
+        output.reserveCapacity(32 * signals.count + 2)
+        JSONText.appendSignals(signals.filter { !excluded.contains($0.key) }, timestamps: .secondsSince1970, to: &output)
         return String(decoding: output, as: UTF8.self)
     }
 }

@@ -50,10 +50,38 @@ package enum JSONText {
         output.append(contentsOf: (flag ? "true" : "false").utf8)
     }
 
+    /// How a signal object writes timestamps: seconds since 1970 as numbers (the decision log, for backtests) or
+    /// ISO 8601 text (the score response, for people and gateways).
+    package enum Timestamps {
+        case secondsSince1970
+        case iso8601
+    }
+
+    /// A JSON object of signals, keys sorted: numbers and durations (seconds) as numbers, timestamps as `timestamps`
+    /// says, strings and booleans as such, missing as `null`.
+    package static func appendSignals(_ signals: [String: SignalValue?], timestamps: Timestamps, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "{"))
+        for (index, entry) in sorted(signals).enumerated() {
+            appendKey(entry.key, first: index == 0, to: &output)
+            switch entry.value {
+            case nil: output.append(contentsOf: "null".utf8)
+            case .number(let number)?, .duration(let number)?: appendNumber(number, to: &output)
+            case .timestamp(let seconds)?:
+                switch timestamps {
+                case .secondsSince1970: appendNumber(seconds, to: &output)
+                case .iso8601: appendString(RuleValueFormat.timestamp(seconds), to: &output)
+                }
+            case .string(let text)?: appendString(text, to: &output)
+            case .bool(let flag)?: appendBool(flag, to: &output)
+            }
+        }
+        output.append(UInt8(ascii: "}"))
+    }
+
     /// Signals in the order `.sortedKeys` writes them. Not generic on purpose: called from another module, a generic
     /// sort runs unspecialized, through witness tables, and cost twenty times as much. Signal names are ASCII, for
     /// which `String`'s `<` is a byte comparison.
-    package static func sorted(_ signals: [String: SignalValue?]) -> [(key: String, value: SignalValue?)] {
+    private static func sorted(_ signals: [String: SignalValue?]) -> [(key: String, value: SignalValue?)] {
         signals.sorted { $0.key < $1.key }
     }
 }

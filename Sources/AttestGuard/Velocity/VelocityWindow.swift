@@ -6,8 +6,10 @@
 /// seconds plus the part of one bucket before it (under 1 minute, 1 hour or 1 day): an edge error that only ever
 /// overcounts, the safe side for fraud rules.
 enum VelocityWindow {
-    /// The granularity events are counted at.
+    /// The granularity events are counted at, and the two they are rolled up into.
     static let minute = 60
+    static let hour = 3_600
+    static let day = 86_400
 
     /// One rollup: buckets of `granularity` older than `after` seconds move into buckets of `coarser`.
     struct Rollup: Sendable {
@@ -18,14 +20,13 @@ enum VelocityWindow {
 
     /// The rollups, finest first. Each waits an hour or a day beyond the longest window read at its granularity
     /// (1 h, 7 d), so that no read of a finer window meets a coarse bucket that straddles its start.
-    static let rollups = [Rollup(granularity: 60, coarser: 3_600, after: 2 * 3_600), Rollup(granularity: 3_600, coarser: 86_400, after: 8 * 86_400)]
+    static let rollups = [Rollup(granularity: minute, coarser: hour, after: 2 * hour), Rollup(granularity: hour, coarser: day, after: 8 * day)]
 
-    /// The coarsest tier, and how long its buckets are kept (a little over the longest window, 30 d).
-    static let day = 86_400
-    static let retention = 31 * 86_400
+    /// How long day buckets are kept (a little over the longest window, 30 d).
+    static let retention = 31 * day
 
     static func granularity(for window: Double) -> Int {
-        window <= 3_600 ? 60 : window <= 7 * 86_400 ? 3_600 : 86_400
+        window <= Double(hour) ? minute : window <= Double(7 * day) ? hour : day
     }
 
     /// The first bucket start a window ending at `now` reads.

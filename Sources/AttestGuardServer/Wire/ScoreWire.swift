@@ -73,23 +73,8 @@ enum ScoreResponseJSON {
         JSONText.appendKey("score", to: &output)
         JSONText.appendNumber(verdict.score, to: &output)
         JSONText.appendKey("signals", to: &output)
-        appendSignals(signals, to: &output)
+        JSONText.appendSignals(signals, timestamps: .iso8601, to: &output)
         output.append(UInt8(ascii: "}"))
         return output
-    }
-
-    private static func appendSignals(_ signals: [String: SignalValue?], to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "{"))
-        for (index, entry) in JSONText.sorted(signals).enumerated() {
-            JSONText.appendKey(entry.key, first: index == 0, to: &output)
-            switch entry.value {
-            case nil: output.append(contentsOf: "null".utf8)
-            case .number(let number)?, .duration(let number)?: JSONText.appendNumber(number, to: &output)
-            case .timestamp(let seconds)?: JSONText.appendString(RuleValueFormat.timestamp(seconds), to: &output)
-            case .string(let text)?: JSONText.appendString(text, to: &output)
-            case .bool(let flag)?: JSONText.appendBool(flag, to: &output)
-            }
-        }
-        output.append(UInt8(ascii: "}"))
     }
 }

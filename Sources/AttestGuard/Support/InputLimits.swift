@@ -2,12 +2,15 @@
 enum InputLimits {
     static let maximumIdentifierLength = 256
 
-    /// A required opaque identifier (user id, device id): 1 to 256 characters, no control characters.
+    /// A required opaque identifier (user id, device id): 1 to 256 characters, no control characters (C0, DEL, C1) and
+    /// no invisible ones (default-ignorable code points such as U+200B).
     static func identifier(_ value: String, field: String) throws(EngineError) {
         guard !value.isEmpty else {
             throw EngineError.invalid("missing_field", "\(field) is required")
         }
-        guard value.unicodeScalars.count <= maximumIdentifierLength, value.unicodeScalars.allSatisfy({ !$0.properties.isDefaultIgnorableCodePoint && $0.value >= 0x20 && $0.value != 0x7F }) else {
+        // Printable ASCII (nearly every id) needs no Unicode property lookup: no such scalar is default-ignorable.
+        if value.utf8.count <= maximumIdentifierLength, value.utf8.allSatisfy({ (0x20..<0x7F).contains($0) }) { return }
+        guard value.unicodeScalars.count <= maximumIdentifierLength, value.unicodeScalars.allSatisfy({ !$0.properties.isDefaultIgnorableCodePoint && $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) }) else {
             throw EngineError.invalid("invalid_field", "\(field) must be 1-\(maximumIdentifierLength) printable characters")
         }
     }

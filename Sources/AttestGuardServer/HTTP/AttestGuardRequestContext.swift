@@ -3,7 +3,7 @@ public import Hummingbird
 /// The per-request context: Hummingbird's core storage, the request id, and the API key that authenticated.
 public struct AttestGuardRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
-    /// Set by ``RequestIdMiddleware``; echoed in `X-Request-Id` and every log line.
+    /// Set by ``ObservabilityMiddleware`` (``RequestId``); echoed in `X-Request-Id` and every log line.
     public var requestId: String = ""
     /// Set by ``APIKeyMiddleware``.
     public var apiKey: APIKey?

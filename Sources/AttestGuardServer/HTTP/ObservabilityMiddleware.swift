@@ -4,7 +4,7 @@ import HTTPTypes
 import Logging
 import Metrics
 
-/// Gives each request an id (the caller's `X-Request-Id` when it is sane, else a new UUID), puts it in the
+/// Gives each request an id (``RequestId``: the caller's `X-Request-Id` when it is sane, else a new UUID), puts it in the
 /// logger metadata and the response, and records `attestguard_http_requests_total{route,method,status}` and
 /// `attestguard_http_request_duration_seconds{route,method}`. Logs one line per request: `debug` for
 /// success, `info` for 4xx, `error` for 5xx.
@@ -17,7 +17,7 @@ struct ObservabilityMiddleware: RouterMiddleware {
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var context = context
-        let requestId = request.headers[.xRequestId].flatMap(Self.sanitized) ?? UUID().uuidString.lowercased()
+        let requestId = request.headers[.xRequestId].flatMap(RequestId.accepting) ?? RequestId.make()
         context.requestId = requestId
         context.logger[metadataKey: "request_id"] = .string(requestId)
         let started = ContinuousClock.now
@@ -45,13 +45,6 @@ struct ObservabilityMiddleware: RouterMiddleware {
         default: context.logger.debug("request", metadata: metadata)
         }
         return response
-    }
-
-    private static func sanitized(_ candidate: String) -> String? {
-        guard (1...64).contains(candidate.count),
-            candidate.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_" || $0 == "." })
-        else { return nil }
-        return candidate
     }
 }
 

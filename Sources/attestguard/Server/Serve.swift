@@ -18,7 +18,7 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let configuration = try await options.load()
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = DeferredMetadataLogHandler(StreamLogHandler.standardError(label: label))
             handler.logLevel = configuration.logLevel
             return handler
         }

@@ -1,0 +1,38 @@
+import Foundation
+
+/// The id of one HTTP request, echoed in `X-Request-Id` and put in every log line about it: the caller's own id
+/// when it is sane (``accepting(_:)``), else a new random one (``make()``).
+enum RequestId {
+    /// `candidate` when it can be echoed and logged as it is: 1 to 64 letters, digits, `-`, `_` or `.`.
+    static func accepting(_ candidate: String) -> String? {
+        guard (1...64).contains(candidate.count),
+            candidate.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_" || $0 == "." })
+        else { return nil }
+        return candidate
+    }
+
+    /// A random (version 4) UUID in lower case, drawn from the standard library's system generator: two
+    /// `getrandom` calls. Foundation's `UUID()` opens, reads and closes `/dev/urandom` on every call on Linux,
+    /// which a profile of the score path put at ≈ 2% of the server's CPU.
+    static func make() -> String {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for half in 0..<2 {
+            let random: UInt64 = generator.next()
+            for index in 0..<8 { bytes[half * 8 + index] = UInt8(truncatingIfNeeded: random >> (index * 8)) }
+        }
+        bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
+        bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 9562 variant
+        let digits: StaticString = "0123456789abcdef"
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        digits.withUTF8Buffer { digits in
+            for (index, byte) in bytes.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+                text.append(digits[Int(byte >> 4)])
+                text.append(digits[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+}

@@ -1,0 +1,106 @@
+@testable import AttestGuardServer
+import Foundation
+import HTTPTypes
+import Logging
+import NIOConcurrencyHelpers
+import Testing
+
+@Suite("HTTP: request ids and log metadata")
+struct RequestLoggingTests {
+    /// Lower-case, version 4, RFC 9562 variant.
+    static func isNewId(_ text: String) -> Bool {
+        text.wholeMatch(of: /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/) != nil
+    }
+
+    @Test("a new request id is a random lower-case version-4 UUID")
+    func newIds() {
+        let ids = (0..<2_000).map { _ in RequestId.make() }
+        for id in ids { #expect(Self.isNewId(id), "\(id)") }
+        #expect(Set(ids).count == ids.count)
+        #expect(ids.allSatisfy { UUID(uuidString: $0) != nil })
+        // Every random nibble varies: a byte-order slip would pin some to zero.
+        let positions = Array(ids[0]).indices.filter { ![8, 13, 14, 18, 23].contains($0) }
+        for position in positions {
+            #expect(Set(ids.map { Array($0)[position] }).count > 1, "position \(position) never changes")
+        }
+    }
+
+    @Test("a caller's id is kept only when it is 1-64 letters, digits, -, _ or .")
+    func callerIds() {
+        #expect(RequestId.accepting("trace-42_a.b") == "trace-42_a.b")
+        #expect(RequestId.accepting(String(repeating: "x", count: 64)) != nil)
+        for bad in ["", String(repeating: "x", count: 65), "a b", "a\nb", "id;drop", "a\u{0}"] {
+            #expect(RequestId.accepting(bad) == nil, "\(bad.debugDescription)")
+        }
+    }
+
+    @Test("responses carry the caller's X-Request-Id, or a new one per request")
+    func overHTTP() async throws {
+        try await ServerHarness.run(.sqlite) { api in
+            let first = try await api.send(.get, "/healthz", apiKey: nil)
+            let second = try await api.send(.get, "/healthz", apiKey: nil)
+            let firstId = try #require(first.headers[.xRequestId])
+            #expect(Self.isNewId(firstId))
+            #expect(second.headers[.xRequestId] != firstId)
+            let traced = try await api.send(.get, "/healthz", apiKey: nil, headers: [.xRequestId: "gw-7f3a.1"])
+            #expect(traced.headers[.xRequestId] == "gw-7f3a.1")
+            let unsafe = try await api.send(.get, "/healthz", apiKey: nil, headers: [.xRequestId: "x y"])
+            #expect(unsafe.headers[.xRequestId].map(Self.isNewId) == true)
+        }
+    }
+
+    @Test("deferred metadata reaches the wrapped handler at log time, under the line's own")
+    func deferredMetadata() {
+        let lines = NIOLockedValueBox<[LogEvent]>([])
+        var logger = Logger(label: "test") { _ in
+            var handler = DeferredMetadataLogHandler(RecordingLogHandler(lines: lines))
+            handler.logLevel = .info
+            return handler
+        }
+        logger[metadataKey: "request_id"] = "r-1"
+        logger[metadataKey: "api_key"] = "gateway"
+        #expect(logger[metadataKey: "request_id"] == "r-1")
+        logger.debug("below the level")
+        logger.info("request", metadata: ["status": "200", "api_key": "explicit"])
+        var copy = logger
+        copy[metadataKey: "request_id"] = nil
+        copy.warning("copy")
+        logger.warning("original")
+
+        let events = lines.withLockedValue { $0 }
+        #expect(events.map(\.message.description) == ["request", "copy", "original"])
+        #expect(events[0].metadata == ["request_id": "r-1", "api_key": "explicit", "status": "200"])
+        #expect(events[1].metadata == ["api_key": "gateway"])
+        #expect(events[2].metadata == ["request_id": "r-1", "api_key": "gateway"])
+        #expect(logger.logLevel == .info)
+    }
+
+    @Test("without metadata the event passes through unchanged")
+    func noMetadata() {
+        let lines = NIOLockedValueBox<[LogEvent]>([])
+        let logger = Logger(label: "test") { _ in DeferredMetadataLogHandler(RecordingLogHandler(lines: lines)) }
+        logger.info("plain")
+        logger.info("explicit", metadata: ["a": "1"])
+        let events = lines.withLockedValue { $0 }
+        #expect(events.count == 2)
+        #expect(events[0].metadata == nil || events[0].metadata == [:])
+        #expect(events[1].metadata == ["a": "1"])
+    }
+}
+
+/// Keeps every event it is given; its own metadata must stay empty behind ``DeferredMetadataLogHandler``.
+private struct RecordingLogHandler: LogHandler {
+    let lines: NIOLockedValueBox<[LogEvent]>
+    var logLevel: Logger.Level = .trace
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        precondition(metadata.isEmpty, "the wrapped handler's metadata was set")
+        lines.withLockedValue { $0.append(event) }
+    }
+}

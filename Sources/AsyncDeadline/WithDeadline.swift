@@ -1,36 +1,33 @@
-public import NIOCore
 import NIOConcurrencyHelpers
-import NIOPosix
 
 /// Runs `operation` within `limit`: if it has not finished by then, it is cancelled, and once it has stopped,
 /// `timeoutError()` is thrown (unless it finished with a value all the same). The operation never outlives the
 /// call, so nothing it holds (a connection, an HTTP body writer) is left running behind the caller's back.
 ///
-/// The timer is a task scheduled on a NIO event loop and removed as soon as the operation finishes. A racing
-/// `Task.sleep` would do the same job, but a cancelled sleep keeps its task and dispatch timer alive until the
-/// original deadline (swiftlang/swift#60441): at thousands of operations a second with deadlines of seconds, that
-/// holds tens of megabytes for nothing.
+/// The timer is one of ``CoarseTimers/shared`` (10 ms buckets: it fires up to about 10 ms after `limit`), removed
+/// as soon as the operation finishes. A racing `Task.sleep` would do the same job, but a cancelled sleep keeps its
+/// task and dispatch timer alive until the original deadline (swiftlang/swift#60441): at thousands of operations a
+/// second with deadlines of seconds, that holds tens of megabytes for nothing. A NIO `scheduleTask` per operation
+/// woke an event loop's thread each time.
 ///
 /// Cancelling the caller cancels the operation, whose own outcome (usually `CancellationError`) is then thrown.
 ///
 /// - Parameters:
 ///   - limit: How long the operation may take; zero or less times out at once.
-///   - eventLoop: Where the timer runs; any loop of NIO's shared group when `nil`.
 ///   - timeoutError: The error thrown when the limit passes first.
 ///   - operation: The work, run as a task that inherits priority and task-local values.
 public func withDeadline<Result: Sendable>(
     _ limit: Duration,
-    on eventLoop: (any EventLoop)? = nil,
     timeoutError: @escaping @Sendable () -> any Error,
     _ operation: @escaping @Sendable () async throws -> Result
 ) async throws -> Result {
     let task = Task { try await operation() }
     let timedOut = NIOLockedValueBox(false)
-    let timer = (eventLoop ?? MultiThreadedEventLoopGroup.singleton.any()).scheduleTask(in: .nanoseconds(limit.wholeNanoseconds)) {
+    let timer = CoarseTimers.shared.schedule(in: limit) {
         timedOut.withLockedValue { $0 = true }
         task.cancel()
     }
-    defer { timer.cancel() }
+    defer { if let timer { CoarseTimers.shared.cancel(timer) } }
     return try await withTaskCancellationHandler {
         do {
             return try await task.value

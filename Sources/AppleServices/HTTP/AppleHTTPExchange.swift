@@ -43,7 +43,7 @@ struct AppleHTTPExchange: Sendable {
         do {
             // The client's deadline covers the response head only; the outer one covers the body too.
             return .success(
-                try await withDeadline(timeout, on: client.eventLoopGroup.any(), timeoutError: { AppleHTTPTransportFailure.timedOut }) {
+                try await withDeadline(timeout, timeoutError: { AppleHTTPTransportFailure.timedOut }) {
                     let response = try await client.execute(request, deadline: deadline)
                     var collected: [UInt8] = []
                     for try await chunk in response.body {

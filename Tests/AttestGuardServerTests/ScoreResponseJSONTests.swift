@@ -9,7 +9,7 @@ import Testing
 @Suite("Score response JSON")
 struct ScoreResponseJSONTests {
     static func text(_ verdict: RiskVerdict, _ signals: [String: SignalValue?]) -> String {
-        String(decoding: ScoreResponseJSON.bytes(verdict: verdict, signals: signals), as: UTF8.self)
+        String(decoding: ScoreResponseJSON.bytes(verdict: verdict, signals: signals.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }), as: UTF8.self)
     }
 
     @Test("every field and signal type, keys sorted by bytes, strings escaped, slashes not")

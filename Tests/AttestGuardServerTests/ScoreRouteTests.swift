@@ -56,6 +56,10 @@ struct ScoreRouteTests {
             #expect(signals["request.action"] as? String == "purchase")
             #expect(signals["velocity.assertions.key.1m"] as? Double == 0)
             #expect(signals["velocity.failed_verifications.ip.1h"] is NSNull, "no IP in the request: missing, not zero")
+            // Written in name order, as JSONEncoder's sorted keys did: every key the object has, once, ascending.
+            let signalsText = try #require(reply.text.split(separator: #""signals":{"#).last)
+            let written = signalsText.matches(of: /"([a-z0-9_.]+)":/).map { String($0.output.1) }
+            #expect(written == signals.keys.sorted(), "\(written)")
         }
     }
 

@@ -68,7 +68,7 @@ struct DecisionLogTests {
             "request.ip": .string("203.0.113.9"),
             "request.device_id": .string("raw-device"),
         ]
-        let text = DecisionSnapshot.json(signals)
+        let text = DecisionSnapshot.json(signals.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) })
         let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         #expect(object["receipt.risk_metric"] as? Double == 3)
         #expect(object["key.age"] as? Double == 90_061.25)
@@ -85,7 +85,7 @@ struct DecisionLogTests {
         let keys = text.dropFirst().split(separator: ",").compactMap { $0.split(separator: ":").first }.filter { $0.hasPrefix("\"") }
         #expect(keys.first == "\"devicecheck.bit0\"" && keys.last == "\"velocity.assertions.key.1m\"", "keys in byte order: \(keys)")
         #expect(!text.contains("\u{07}") && text.contains("\\u0007"), "control characters escaped")
-        #expect(DecisionSnapshot.json([:]) == "{}")
+        #expect(DecisionSnapshot.json([]) == "{}")
     }
 
     @Test("a flush writes what was queued when it began, in batches; entries queued meanwhile wait for the next flush")

@@ -13,10 +13,11 @@ import RiskRules
 enum DecisionSnapshot {
     static let excluded: Set<String> = ["request.user_id", "request.ip", "request.device_id"]
 
-    static func json(_ signals: [String: SignalValue?]) -> String {
+    /// `signals` sorted by name, as ``RiskScorer/Outcome/signalList`` has them.
+    static func json(_ signals: [SignalEntry]) -> String {
         var output: [UInt8] = []
         output.reserveCapacity(32 * signals.count + 2)
-        JSONText.appendSignals(signals.filter { !excluded.contains($0.key) }, timestamps: .secondsSince1970, to: &output)
+        JSONText.appendSignals(signals, excluding: excluded, timestamps: .secondsSince1970, to: &output)
         return String(decoding: output, as: UTF8.self)
     }
 }

@@ -13,10 +13,16 @@ public struct RiskScorer: Sendable {
         public var verdict: RiskVerdict
         /// The rules' own evaluation (before the mode).
         public var evaluation: RuleEvaluation
-        /// Every signal the rule set reads, with its value (`nil` when missing).
-        public var signals: [String: SignalValue?]
+        /// Every signal the rule set reads, with its value (`nil` when missing), in name order: the order the
+        /// response and the decision log write them, taken from the rule set's layout instead of sorting per verdict.
+        public var signalList: [SignalEntry]
         /// The shadow rule set's evaluation of the same request, when one is configured: logged, never enforced.
         public var shadow: RuleEvaluation? = nil
+
+        /// ``signalList`` by name.
+        public var signals: [String: SignalValue?] {
+            Dictionary(signalList.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        }
     }
 
     public let rules: RuleSetHolder
@@ -67,9 +73,8 @@ public struct RiskScorer: Sendable {
             return outcome
         }
         let evaluation = ruleSet.evaluate(values)
-        var signals: [String: SignalValue?] = [:]
-        for name in ruleSet.layout.names { signals[name] = values.value(of: name) }
-        var outcome = Outcome(verdict: Self.verdict(evaluation, app: app), evaluation: evaluation, signals: signals)
+        let signalList = ruleSet.layout.names.map { (name: $0, value: values.value(of: $0)) }
+        var outcome = Outcome(verdict: Self.verdict(evaluation, app: app), evaluation: evaluation, signalList: signalList)
         if let shadow {
             outcome.shadow = await evaluateShadow(shadow.ruleSet, request: request, subjects: subjects, app: app, live: evaluation, now: now)
         }
@@ -113,7 +118,7 @@ public struct RiskScorer: Sendable {
             score: outcome.evaluation.score,
             ruleSetVersion: outcome.evaluation.ruleSetVersion,
             fired: outcome.evaluation.fired.map(\.id).joined(separator: ","),
-            signals: DecisionSnapshot.json(outcome.signals)
+            signals: DecisionSnapshot.json(outcome.signalList)
         ))
     }
 
@@ -136,7 +141,10 @@ public struct RiskScorer: Sendable {
         return Outcome(
             verdict: RiskVerdict(decision: decision, score: 0, reasons: [reason], ruleSetVersion: ruleSet.version),
             evaluation: evaluation,
-            signals: [:]
+            signalList: []
         )
     }
 }
+
+/// One signal a rule set reads and its value for a request (`nil` when missing).
+public typealias SignalEntry = (name: String, value: SignalValue?)

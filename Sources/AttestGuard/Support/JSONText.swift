@@ -57,12 +57,18 @@ package enum JSONText {
         case iso8601
     }
 
-    /// A JSON object of signals, keys sorted: numbers and durations (seconds) as numbers, timestamps as `timestamps`
-    /// says, strings and booleans as such, missing as `null`.
-    package static func appendSignals(_ signals: [String: SignalValue?], timestamps: Timestamps, to output: inout [UInt8]) {
+    /// A JSON object of signals, in the order given (callers pass them sorted by name, the order `.sortedKeys`
+    /// writes; signal names are ASCII, for which `String`'s `<` is a byte comparison), leaving out `excluded`:
+    /// numbers and durations (seconds) as numbers, timestamps as `timestamps` says, strings and booleans as such,
+    /// missing as `null`.
+    package static func appendSignals(
+        _ signals: [SignalEntry], excluding excluded: Set<String> = [], timestamps: Timestamps, to output: inout [UInt8]
+    ) {
         output.append(UInt8(ascii: "{"))
-        for (index, entry) in sorted(signals).enumerated() {
-            appendKey(entry.key, first: index == 0, to: &output)
+        var first = true
+        for entry in signals where !excluded.contains(entry.name) {
+            appendKey(entry.name, first: first, to: &output)
+            first = false
             switch entry.value {
             case nil: output.append(contentsOf: "null".utf8)
             case .number(let number)?, .duration(let number)?: appendNumber(number, to: &output)
@@ -76,12 +82,5 @@ package enum JSONText {
             }
         }
         output.append(UInt8(ascii: "}"))
-    }
-
-    /// Signals in the order `.sortedKeys` writes them. Not generic on purpose: called from another module, a generic
-    /// sort runs unspecialized, through witness tables, and cost twenty times as much. Signal names are ASCII, for
-    /// which `String`'s `<` is a byte comparison.
-    private static func sorted(_ signals: [String: SignalValue?]) -> [(key: String, value: SignalValue?)] {
-        signals.sorted { $0.key < $1.key }
     }
 }

@@ -18,7 +18,7 @@ struct ScoreRoutes {
         return Response(
             status: .ok,
             headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: ScoreResponseJSON.bytes(verdict: outcome.verdict, signals: outcome.signals)))
+            body: .init(byteBuffer: ByteBuffer(bytes: ScoreResponseJSON.bytes(verdict: outcome.verdict, signals: outcome.signalList)))
         )
     }
 }

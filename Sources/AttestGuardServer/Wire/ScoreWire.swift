@@ -42,7 +42,7 @@ struct ScoreRequestBody: Decodable {
 /// Written by hand (``JSONText``): it is the largest document of the hottest route, and `JSONEncoder` with sorted
 /// keys cost about 7% of the server's CPU per verdict.
 enum ScoreResponseJSON {
-    static func bytes(verdict: RiskVerdict, signals: [String: SignalValue?]) -> [UInt8] {
+    static func bytes(verdict: RiskVerdict, signals: [SignalEntry]) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(256 + 48 * signals.count + 96 * verdict.reasons.count)
         output.append(UInt8(ascii: "{"))

@@ -1,6 +1,7 @@
 import AttestTestSupport
 import Foundation
 import Logging
+import Synchronization
 import RiskStore
 import Testing
 
@@ -94,5 +95,56 @@ struct StoreLifecycleTests {
         } catch let error as StoreError {
             #expect(error.code == .unavailable)
         }
+    }
+
+    @Test("an operation waits for the pool to run instead of leasing early (PostgresNIO warned on every start), within its deadline")
+    func operationsWaitForThePool() async throws {
+        let configuration = try PostgresStoreConfiguration(
+            url: "postgres://nobody@127.0.0.1:1/none?sslmode=disable",
+            operationTimeout: .milliseconds(300)
+        )
+        let warnings = WarningRecorder.Lines()
+        let logger = Logger(label: "test") { _ in WarningRecorder(warnings: warnings) }
+        let store = PostgresRiskStore(configuration: configuration, logger: logger)
+
+        // Never run: the wait counts against the deadline, so the caller still gets an answer.
+        let started = ContinuousClock.now
+        await #expect(throws: StoreError.self) { try await store.checkHealth() }
+        #expect(ContinuousClock.now - started < .seconds(5))
+
+        // Asked before the pool runs, answered once it does.
+        let early = Task { try await store.checkHealth() }
+        try await Task.sleep(for: .milliseconds(50))
+        let runner = Task { try await store.run() }
+        defer { runner.cancel() }
+        do {
+            try await early.value
+            Issue.record("a closed port answered")
+        } catch let error as StoreError {
+            #expect(error.code == .unavailable)
+        }
+        #expect(warnings.all.filter { $0.contains("hasn't been called") }.isEmpty, "\(warnings.all)")
+    }
+}
+
+/// Keeps the message of every warning (and worse) it is given.
+private struct WarningRecorder: LogHandler {
+    final class Lines: Sendable {
+        private let lines = Mutex<[String]>([])
+        func append(_ line: String) { lines.withLock { $0.append(line) } }
+        var all: [String] { lines.withLock { $0 } }
+    }
+
+    let warnings: Lines
+    var logLevel: Logger.Level = .warning
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        warnings.append(event.message.description)
     }
 }

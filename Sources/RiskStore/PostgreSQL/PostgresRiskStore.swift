@@ -15,6 +15,10 @@ public final class PostgresRiskStore: RiskStore, Service {
     let logger: Logger
     /// Decision log day partitions this process has created or found (see `appendDecisions`).
     let knownPartitions = Mutex<Set<String>>([])
+    /// Opened when ``run()`` starts the pool. Operations wait for it rather than lease from a pool that is not
+    /// running yet: at startup the auto-migration raced the pool's start, and PostgresNIO logged a warning
+    /// ("`PostgresClient.run()` hasn't been called yet") on every server start and every `attestguard migrate`.
+    let poolStarted = StartSignal()
 
     public init(configuration: PostgresStoreConfiguration, logger: Logger) {
         self.configuration = configuration
@@ -25,16 +29,23 @@ public final class PostgresRiskStore: RiskStore, Service {
     /// Runs the connection pool until the task is cancelled or graceful shutdown.
     public func run() async throws {
         await cancelWhenGracefulShutdown {
+            // The waiters resume on other threads; this one goes straight on into `run()`, whose first step marks
+            // the client running, long before a waiter can reach a lease.
+            self.poolStarted.open()
             await self.client.run()
         }
     }
 
     // MARK: - Error mapping and transactions
 
-    /// Runs one store operation under the configured deadline, mapping driver failures to ``StoreError``.
+    /// Runs one store operation under the configured deadline, once the pool runs, mapping driver failures to
+    /// ``StoreError``.
     func perform<Result: Sendable>(_ operation: @escaping @Sendable () async throws -> Result) async throws -> Result {
         do {
-            return try await withOperationDeadline(configuration.operationTimeout, operation)
+            return try await withOperationDeadline(configuration.operationTimeout) {
+                try await self.poolStarted.wait()
+                return try await operation()
+            }
         } catch let error as StoreError {
             throw error
         } catch let signal as RollbackSignal {

@@ -35,40 +35,50 @@ public final class CoarseTimers: Sendable {
     private let resolution: Int64
     private let idleTicks: Int
     private let loop: any EventLoop
+    /// Monotonic nanoseconds (NIO's uptime clock; tests pass their own).
+    private let clock: @Sendable () -> Int64
 
     /// - Parameters:
     ///   - resolution: The bucket width and tick interval (at least a microsecond).
     ///   - idleTicks: Ticks with no timer set before the repeating task stops.
     ///   - loop: Where the repeating task runs.
-    public init(resolution: Duration, idleTicks: Int = 100, on loop: any EventLoop) {
+    public convenience init(resolution: Duration, idleTicks: Int = 100, on loop: any EventLoop) {
+        self.init(resolution: resolution, idleTicks: idleTicks, on: loop, clock: { Int64(NIODeadline.now().uptimeNanoseconds) })
+    }
+
+    init(resolution: Duration, idleTicks: Int, on loop: any EventLoop, clock: @escaping @Sendable () -> Int64) {
         self.resolution = max(resolution.wholeNanoseconds, 1_000)
         self.idleTicks = max(idleTicks, 1)
         self.loop = loop
+        self.clock = clock
     }
 
     /// Runs `action` once `delay` has passed, unless the timer is cancelled first. A delay of zero or less runs
     /// it at once, on the caller's thread, and returns `nil`.
     @discardableResult
     public func schedule(in delay: Duration, _ action: @escaping @Sendable () -> Void) -> Timer? {
-        let now = Int64(NIODeadline.now().uptimeNanoseconds)
+        let now = clock()
         let nanoseconds = delay.wholeNanoseconds
         guard nanoseconds > 0 else {
             action()
             return nil
         }
         let (deadline, overflow) = now.addingReportingOverflow(nanoseconds)
-        let bucket = overflow ? .max : deadline / resolution + (deadline % resolution == 0 ? 0 : 1)
+        let due = overflow ? .max : deadline / resolution + (deadline % resolution == 0 ? 0 : 1)
         let (timer, start) = state.withLockedValue { state -> (Timer, Bool) in
-            let id = state.nextId
-            state.nextId &+= 1
-            state.buckets[bucket, default: [:]][id] = action
-            state.count += 1
-            state.idle = 0
             let start = !state.ticking
             if start {
                 state.ticking = true
                 state.firedThrough = now / resolution
             }
+            // A tick between reading the clock and taking the lock may have fired `due`'s bucket already: then the
+            // next one (later, never earlier).
+            let bucket = max(due, state.firedThrough + 1)
+            let id = state.nextId
+            state.nextId &+= 1
+            state.buckets[bucket, default: [:]][id] = action
+            state.count += 1
+            state.idle = 0
             return (Timer(bucket: bucket, id: id), start)
         }
         if start {
@@ -93,7 +103,12 @@ public final class CoarseTimers: Sendable {
     var isTicking: Bool { state.withLockedValue { $0.ticking } }
 
     private func tick(_ task: RepeatedTask) {
-        let current = Int64(NIODeadline.now().uptimeNanoseconds) / resolution
+        if fireDue() { task.cancel() }
+    }
+
+    /// Fires every timer whose bucket has passed; `true` when the repeating task should stop (idle long enough).
+    func fireDue() -> Bool {
+        let current = clock() / resolution
         let (due, stop) = state.withLockedValue { state -> ([@Sendable () -> Void], Bool) in
             var due: [@Sendable () -> Void] = []
             // Walk the elapsed buckets, or the set ones when there are fewer (after a long stall of the loop).
@@ -116,7 +131,7 @@ public final class CoarseTimers: Sendable {
             state.ticking = false
             return (due, true)
         }
-        if stop { task.cancel() }
         for action in due { action() }
+        return stop
     }
 }

@@ -101,3 +101,37 @@ struct CoarseTimersTests {
         #expect(firings.all.keys.sorted() == ["first", "second"])
     }
 }
+
+@Suite("CoarseTimers, on a manual clock")
+struct CoarseTimersManualClockTests {
+    /// Nanoseconds the test sets.
+    final class ManualNanoseconds: Sendable {
+        private let value = NIOLockedValueBox<Int64>(0)
+        var now: Int64 { value.withLockedValue { $0 } }
+        func set(milliseconds: Int64) { value.withLockedValue { $0 = milliseconds * 1_000_000 } }
+    }
+
+    @Test("a timer set with a clock reading older than the last tick still fires, one bucket later")
+    func setBehindALaterTick() {
+        let clock = ManualNanoseconds()
+        // A resolution far above the test's run time, so that the real repeating task never fires anything.
+        let timers = CoarseTimers(
+            resolution: .seconds(1_000), idleTicks: 100, on: MultiThreadedEventLoopGroup.singleton.next(), clock: { clock.now }
+        )
+        let fired = NIOLockedValueBox<[String]>([])
+        timers.schedule(in: .seconds(500)) { fired.withLockedValue { $0.append("first") } }  // starts the ticks
+        clock.set(milliseconds: 3_500_000)  // 3,500 s: buckets up to 3 (3,000 s) are done
+        #expect(!timers.fireDue())
+        #expect(fired.withLockedValue { $0 } == ["first"])
+        // The race: this caller read the clock (at 2,000 s) before the tick above took the lock. Its deadline,
+        // 2,001 s, falls in bucket 3, already fired.
+        clock.set(milliseconds: 2_000_000)
+        timers.schedule(in: .seconds(1)) { fired.withLockedValue { $0.append("late reader") } }
+        clock.set(milliseconds: 3_999_000)
+        _ = timers.fireDue()
+        #expect(fired.withLockedValue { $0 } == ["first"], "fired before the next bucket")
+        clock.set(milliseconds: 4_000_000)
+        _ = timers.fireDue()
+        #expect(fired.withLockedValue { $0 } == ["first", "late reader"])
+    }
+}

@@ -11,9 +11,9 @@ enum RequestId {
         return candidate
     }
 
-    /// A random (version 4) UUID in lower case, drawn from the standard library's system generator: two
-    /// `getrandom` calls. Foundation's `UUID()` opens, reads and closes `/dev/urandom` on every call on Linux,
-    /// which a profile of the score path put at ≈ 2% of the server's CPU.
+    /// A random (version 4) UUID in lower case, its bytes drawn from the standard library's system generator (two
+    /// `getrandom` calls) and formatted by Foundation. Foundation's `UUID()` opens, reads and closes `/dev/urandom`
+    /// on every call on Linux, which a profile of the score path put at ≈ 2% of the server's CPU.
     static func make() -> String {
         var generator = SystemRandomNumberGenerator()
         var bytes = [UInt8](repeating: 0, count: 16)
@@ -23,16 +23,7 @@ enum RequestId {
         }
         bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
         bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 9562 variant
-        let digits: StaticString = "0123456789abcdef"
-        var text: [UInt8] = []
-        text.reserveCapacity(36)
-        digits.withUTF8Buffer { digits in
-            for (index, byte) in bytes.enumerated() {
-                if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
-                text.append(digits[Int(byte >> 4)])
-                text.append(digits[Int(byte & 0x0F)])
-            }
-        }
-        return String(decoding: text, as: UTF8.self)
+        let uuid = bytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
+        return uuid.uuidString.lowercased()
     }
 }

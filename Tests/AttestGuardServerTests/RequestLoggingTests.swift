@@ -1,8 +1,8 @@
 @testable import AttestGuardServer
 import Foundation
+import AttestTestSupport
 import HTTPTypes
 import Logging
-import NIOConcurrencyHelpers
 import Testing
 
 @Suite("HTTP: request ids and log metadata")
@@ -51,9 +51,9 @@ struct RequestLoggingTests {
 
     @Test("deferred metadata reaches the wrapped handler at log time, under the line's own")
     func deferredMetadata() {
-        let lines = NIOLockedValueBox<[LogEvent]>([])
+        let recording = RecordingLogHandler.Recording()
         var logger = Logger(label: "test") { _ in
-            var handler = DeferredMetadataLogHandler(RecordingLogHandler(lines: lines))
+            var handler = DeferredMetadataLogHandler(RecordingLogHandler(recording: recording))
             handler.logLevel = .info
             return handler
         }
@@ -67,8 +67,9 @@ struct RequestLoggingTests {
         copy.warning("copy")
         logger.warning("original")
 
-        let events = lines.withLockedValue { $0 }
+        let events = recording.events
         #expect(events.map(\.message.description) == ["request", "copy", "original"])
+        #expect(recording.lines.allSatisfy { $0.handlerMetadata.isEmpty }, "the wrapped handler's own metadata was set")
         #expect(events[0].metadata == ["request_id": "r-1", "api_key": "explicit", "status": "200"])
         #expect(events[1].metadata == ["api_key": "gateway"])
         #expect(events[2].metadata == ["request_id": "r-1", "api_key": "gateway"])
@@ -77,30 +78,13 @@ struct RequestLoggingTests {
 
     @Test("without metadata the event passes through unchanged")
     func noMetadata() {
-        let lines = NIOLockedValueBox<[LogEvent]>([])
-        let logger = Logger(label: "test") { _ in DeferredMetadataLogHandler(RecordingLogHandler(lines: lines)) }
+        let recording = RecordingLogHandler.Recording()
+        let logger = Logger(label: "test") { _ in DeferredMetadataLogHandler(RecordingLogHandler(recording: recording)) }
         logger.info("plain")
         logger.info("explicit", metadata: ["a": "1"])
-        let events = lines.withLockedValue { $0 }
+        let events = recording.events
         #expect(events.count == 2)
         #expect(events[0].metadata == nil || events[0].metadata == [:])
         #expect(events[1].metadata == ["a": "1"])
-    }
-}
-
-/// Keeps every event it is given; its own metadata must stay empty behind ``DeferredMetadataLogHandler``.
-private struct RecordingLogHandler: LogHandler {
-    let lines: NIOLockedValueBox<[LogEvent]>
-    var logLevel: Logger.Level = .trace
-    var metadata: Logger.Metadata = [:]
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        precondition(metadata.isEmpty, "the wrapped handler's metadata was set")
-        lines.withLockedValue { $0.append(event) }
     }
 }

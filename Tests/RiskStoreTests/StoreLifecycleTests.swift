@@ -1,7 +1,6 @@
 import AttestTestSupport
 import Foundation
 import Logging
-import Synchronization
 import RiskStore
 import Testing
 
@@ -103,8 +102,8 @@ struct StoreLifecycleTests {
             url: "postgres://nobody@127.0.0.1:1/none?sslmode=disable",
             operationTimeout: .milliseconds(300)
         )
-        let warnings = WarningRecorder.Lines()
-        let logger = Logger(label: "test") { _ in WarningRecorder(warnings: warnings) }
+        let warnings = RecordingLogHandler.Recording()
+        let logger = Logger(label: "test") { _ in RecordingLogHandler(recording: warnings, level: .warning) }
         let store = PostgresRiskStore(configuration: configuration, logger: logger)
 
         // Never run: the wait counts against the deadline, so the caller still gets an answer.
@@ -123,28 +122,7 @@ struct StoreLifecycleTests {
         } catch let error as StoreError {
             #expect(error.code == .unavailable)
         }
-        #expect(warnings.all.filter { $0.contains("hasn't been called") }.isEmpty, "\(warnings.all)")
-    }
-}
-
-/// Keeps the message of every warning (and worse) it is given.
-private struct WarningRecorder: LogHandler {
-    final class Lines: Sendable {
-        private let lines = Mutex<[String]>([])
-        func append(_ line: String) { lines.withLock { $0.append(line) } }
-        var all: [String] { lines.withLock { $0 } }
-    }
-
-    let warnings: Lines
-    var logLevel: Logger.Level = .warning
-    var metadata: Logger.Metadata = [:]
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        warnings.append(event.message.description)
+        let messages = warnings.events.map(\.message.description)
+        #expect(messages.filter { $0.contains("hasn't been called") }.isEmpty, "\(messages)")
     }
 }

@@ -142,6 +142,7 @@ let package = Package(
         .target(
             name: "AttestGuardServer",
             dependencies: [
+                "AsyncDeadline",
                 "RiskRules",
                 "AttestGuard",
                 "AppleServices",
@@ -153,6 +154,8 @@ let package = Package(
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -200,7 +203,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AsyncDeadlineTests",
-            dependencies: ["AsyncDeadline"],
+            dependencies: ["AsyncDeadline", .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -266,7 +269,9 @@ let package = Package(
             name: "RiskStoreTests",
             dependencies: [
                 "RiskStore",
+                "AsyncDeadline",
                 "AttestTestSupport",
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

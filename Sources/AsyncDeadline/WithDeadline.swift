@@ -15,15 +15,16 @@ import NIOConcurrencyHelpers
 /// - Parameters:
 ///   - limit: How long the operation may take; zero or less times out at once.
 ///   - timeoutError: The error thrown when the limit passes first.
-///   - operation: The work, run as a task that inherits priority and task-local values. The task starts on the
-///     caller's thread (`Task.immediate`) and runs there until it first suspends, instead of waiting in the global
+///   - operation: The work, run as a task that inherits priority and task-local values, and prefers the executor
+///     of ``withPreferredTaskExecutor(_:operation:)`` when the caller runs inside one. The task starts on the
+///     caller's thread (`Task.immediate`) and runs there until it first suspends, instead of waiting in an
 ///     executor's queue for a thread first.
 public func withDeadline<Result: Sendable>(
     _ limit: Duration,
     timeoutError: @escaping @Sendable () -> any Error,
     _ operation: @escaping @Sendable () async throws -> Result
 ) async throws -> Result {
-    let task = Task.immediate { try await operation() }
+    let task = Task.immediate(executorPreference: PreferredTaskExecutor.current) { try await operation() }
     let timedOut = NIOLockedValueBox(false)
     let timer = CoarseTimers.shared.schedule(in: limit) {
         timedOut.withLockedValue { $0 = true }

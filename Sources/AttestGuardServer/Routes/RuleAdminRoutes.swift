@@ -1,6 +1,7 @@
 import AttestGuard
 import Foundation
 import Hummingbird
+import NIOPosix
 import RiskRules
 import RiskStore
 
@@ -31,7 +32,9 @@ struct RuleAdminRoutes {
     }
 
     @Sendable func reload(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
-        let after = reloader.reload(reason: "admin request")
+        // Reading and compiling the files blocks: on NIO's thread pool, not on the connection's event loop.
+        let reloader = self.reloader
+        let after = try await NIOThreadPool.singleton.runIfActive { reloader.reload(reason: "admin request") }
         // So that the process list shows the new version at once rather than at the next heartbeat.
         do { try await heartbeat.beat() } catch {
             context.logger.warning("process heartbeat after reload not written", metadata: ["error": .string(String(describing: error))])

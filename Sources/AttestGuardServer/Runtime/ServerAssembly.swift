@@ -5,6 +5,7 @@ import HummingbirdTLS
 import NIOSSL
 public import Logging
 import NIOCore
+import NIOPosix
 public import Prometheus
 public import ServiceLifecycle
 
@@ -47,13 +48,12 @@ public enum ServerAssembly {
         rules: RuleSetReloader? = nil,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
-        let server: HTTPServerBuilder
+        let group = MultiThreadedEventLoopGroup.singleton
+        var server = HTTPServerBuilder.http1OnConnectionLoops(group: group)
         if let tls = configuration.tls {
             let certificates = try NIOSSLCertificate.fromPEMFile(tls.certificateChainPath).map { NIOSSLCertificateSource.certificate($0) }
             let key = try NIOSSLPrivateKey(file: tls.privateKeyPath, format: .pem)
-            server = try .tls(tlsConfiguration: .makeServerConfiguration(certificateChain: certificates, privateKey: .privateKey(key)))
-        } else {
-            server = .http1()
+            server = try .tls(server, tlsConfiguration: .makeServerConfiguration(certificateChain: certificates, privateKey: .privateKey(key)))
         }
         let rules = rules ?? RuleSetReloader(holder: engine.scorer.rules, directory: nil, clock: engine.clock, logger: logger)
         let heartbeat = ProcessHeartbeat(store: engine.store, reloader: rules, clock: engine.clock)
@@ -65,6 +65,7 @@ public enum ServerAssembly {
                        ProcessHeartbeatService(heartbeat: heartbeat, logger: logger)]
                 + backgroundServices,
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
+            eventLoopGroupProvider: .shared(group),
             logger: logger
         )
         let migrateFirst = configuration.autoMigrate || store.kind == .sqlite

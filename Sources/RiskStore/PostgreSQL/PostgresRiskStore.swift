@@ -4,13 +4,17 @@ public import Logging
 public import PostgresNIO
 public import ServiceLifecycle
 
-/// The production store: a pooled PostgreSQL client shared by any number of server processes. Challenge
+/// The production store: pooled PostgreSQL connections (one pool per event loop, ``LoopAffinePostgresPools``),
+/// shared by any number of server processes. Challenge
 /// consumption and counter advance are conditional `UPDATE`s in one transaction, so concurrent submissions of
 /// one assertion, in one process or many, have exactly one winner.
 ///
 /// The store is a `Service`: run it (or put it in the `ServiceGroup`) before using it.
 public final class PostgresRiskStore: RiskStore, Service {
-    public let client: PostgresClient
+    /// The connection pools; operations lease from the one of the loop they run on.
+    public let pools: LoopAffinePostgresPools
+    /// The pool for an operation started here: the running loop's, or the next in turn.
+    public var client: PostgresClient { pools.current }
     public let configuration: PostgresStoreConfiguration
     let logger: Logger
     /// Decision log day partitions this process has created or found (see `appendDecisions`).
@@ -23,16 +27,16 @@ public final class PostgresRiskStore: RiskStore, Service {
     public init(configuration: PostgresStoreConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
-        self.client = PostgresClient(configuration: configuration.client, backgroundLogger: logger)
+        self.pools = LoopAffinePostgresPools(configuration: configuration.client, logger: logger)
     }
 
-    /// Runs the connection pool until the task is cancelled or graceful shutdown.
+    /// Runs the connection pools until the task is cancelled or graceful shutdown.
     public func run() async throws {
         await cancelWhenGracefulShutdown {
             // The waiters resume on other threads; this one goes straight on into `run()`, whose first step marks
-            // the client running, long before a waiter can reach a lease.
+            // the pools running, long before a waiter can reach a lease.
             self.poolStarted.open()
-            await self.client.run()
+            await self.pools.run()
         }
     }
 
@@ -64,8 +68,9 @@ public final class PostgresRiskStore: RiskStore, Service {
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         let logger = self.logger
+        let client = self.client
         return try await perform {
-            try await self.client.withConnection { connection in
+            try await client.withConnection { connection in
                 try await connection.query("BEGIN", logger: logger)
                 do {
                     let result = try await body(connection)
@@ -82,16 +87,18 @@ public final class PostgresRiskStore: RiskStore, Service {
     /// Runs one named prepared statement (prepared on each connection the first time) and collects its rows.
     func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row] where Statement.Row: Sendable {
         let logger = self.logger
+        let client = self.client
         return try await perform {
-            try await self.client.execute(statement, logger: logger).reduce(into: [Statement.Row]()) { $0.append($1) }
+            try await client.execute(statement, logger: logger).reduce(into: [Statement.Row]()) { $0.append($1) }
         }
     }
 
     /// Runs one statement and collects its rows.
     func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
         let logger = self.logger
+        let client = self.client
         return try await perform {
-            try await self.client.query(query, logger: logger).collect()
+            try await client.query(query, logger: logger).collect()
         }
     }
 }

@@ -1,0 +1,45 @@
+import AsyncDeadline
+public import HummingbirdCore
+public import Logging
+public import NIOCore
+
+/// A server child channel that handles each connection on the event loop that owns its socket: it wraps another
+/// child channel (HTTP/1.1) and runs the wrapped `handle` with that loop's ``EventLoopTaskExecutor`` as the task's
+/// executor preference (``withPreferredTaskExecutor(_:operation:)``, so that store operations under `withDeadline`
+/// prefer it too). Reading a request, the handler and writing the response then stay on one thread, and a store
+/// answer that arrives on the same loop resumes the handler there.
+///
+/// The handler's CPU work (rule evaluation, signature checks) runs on the loop too, delaying that loop's other
+/// sockets by as long: at most an attestation's ~2 ms of verification, the same time it held a pool thread before.
+public struct EventLoopPinnedChannel<Base: ServerChildChannel>: ServerChildChannel {
+    public typealias Value = Base.Value
+
+    let base: Base
+    let executors: EventLoopTaskExecutors
+
+    init(_ base: Base, executors: EventLoopTaskExecutors) {
+        self.base = base
+        self.executors = executors
+    }
+
+    public func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        base.setup(channel: channel, logger: logger)
+    }
+
+    public func handle(value: Value, logger: Logger) async {
+        await withPreferredTaskExecutor(executors.executor(for: value.channel.eventLoop)) {
+            await base.handle(value: value, logger: logger)
+        }
+    }
+}
+
+extension HTTPServerBuilder {
+    /// HTTP/1.1 (Hummingbird's defaults) with each connection handled on its own event loop
+    /// (``EventLoopPinnedChannel``); `group` must be the group the server runs on.
+    static func http1OnConnectionLoops(group: any EventLoopGroup) -> HTTPServerBuilder {
+        let executors = EventLoopTaskExecutors(group: group)
+        return HTTPServerBuilder { responder in
+            EventLoopPinnedChannel(HTTP1Channel(responder: responder), executors: executors)
+        }
+    }
+}

@@ -1,0 +1,39 @@
+@testable import AttestGuardServer
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTesting
+import NIOCore
+import NIOPosix
+import Testing
+
+@Suite("HTTP: connections handled on their event loop")
+struct EventLoopPinningTests {
+    /// A live server whose one route says whether its handler ran on an event loop's thread.
+    static func loopReport(server: HTTPServerBuilder, group: any EventLoopGroup) -> some ApplicationProtocol {
+        let router = Router()
+        router.get("loop") { _, _ in MultiThreadedEventLoopGroup.currentEventLoop == nil ? "pool" : "loop" }
+        return Application(
+            router: router, server: server, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            eventLoopGroupProvider: .shared(group)
+        )
+    }
+
+    @Test("over a real socket, the handler runs on the connection's loop (Hummingbird's own HTTP/1.1 runs it on the pool)")
+    func handlersRunOnTheLoop() async throws {
+        let group = MultiThreadedEventLoopGroup.singleton
+        try await Self.loopReport(server: .http1OnConnectionLoops(group: group), group: group).test(.live) { client in
+            for _ in 0..<4 {
+                try await client.execute(uri: "/loop", method: .get) { response in
+                    #expect(String(buffer: response.body) == "loop")
+                }
+            }
+        }
+        // The control: the same route behind the plain builder runs off the loops, so the check above can fail.
+        try await Self.loopReport(server: .http1(), group: group).test(.live) { client in
+            try await client.execute(uri: "/loop", method: .get) { response in
+                #expect(String(buffer: response.body) == "pool")
+            }
+        }
+    }
+}

@@ -10,8 +10,10 @@ import Testing
 
 @Suite("Receipt refresh batches against the fake Apple")
 struct ReceiptBatchTests {
-    /// The sizes the batch test runs at: 10,000 keys on PostgreSQL (the bar), 500 on SQLite.
-    static func fleetSize(_ backend: TestStoreBackend) -> Int { backend == .postgres ? 10_000 : 500 }
+    /// The sizes the batch test runs at: 10,000 keys on PostgreSQL (the bar), 1,000 on SQLite. Tokens are
+    /// random, so how many requests meet a fault varies by run: with 500 keys, ~0.5% of runs drew no dropped
+    /// connection at 1% and failed the check that every kind was injected; with 1,000, ~0.003%.
+    static func fleetSize(_ backend: TestStoreBackend) -> Int { backend == .postgres ? 10_000 : 1_000 }
 
     @Test("a batch under injected 429s, 5xx and dropped connections ends with every key's scenario metric", arguments: TestStoreBackend.available)
     func batchUnderFaults(backend: TestStoreBackend) async throws {

@@ -1,7 +1,7 @@
 import AsyncDeadline
-public import HummingbirdCore
-public import Logging
-public import NIOCore
+import HummingbirdCore
+import Logging
+import NIOCore
 
 /// A server child channel that handles each connection on the event loop that owns its socket: it wraps another
 /// child channel (HTTP/1.1) and runs the wrapped `handle` with that loop's ``EventLoopTaskExecutor`` as the task's
@@ -11,8 +11,8 @@ public import NIOCore
 ///
 /// The handler's CPU work (rule evaluation, signature checks) runs on the loop too, delaying that loop's other
 /// sockets by as long: at most an attestation's ~2 ms of verification, the same time it held a pool thread before.
-public struct EventLoopPinnedChannel<Base: ServerChildChannel>: ServerChildChannel {
-    public typealias Value = Base.Value
+struct EventLoopPinnedChannel<Base: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Base.Value
 
     let base: Base
     let executors: EventLoopTaskExecutors
@@ -22,11 +22,11 @@ public struct EventLoopPinnedChannel<Base: ServerChildChannel>: ServerChildChann
         self.executors = executors
     }
 
-    public func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         base.setup(channel: channel, logger: logger)
     }
 
-    public func handle(value: Value, logger: Logger) async {
+    func handle(value: Value, logger: Logger) async {
         await withPreferredTaskExecutor(executors.executor(for: value.channel.eventLoop)) {
             await base.handle(value: value, logger: logger)
         }

@@ -7,6 +7,9 @@ public import NIOCore
 /// the socket, and a PostgreSQL answer arriving on the same loop resumes it without waking another thread.
 /// Without it, every request hops from the loop to the global concurrency pool and back, and on a small machine
 /// each hop is a chance to wait for a time slice.
+///
+/// The loop must outlive every task that prefers it: a loop that has shut down drops what it is given (NIO logs
+/// it), and a task waiting there would never resume. The server uses NIO's shared group, which never shuts down.
 public final class EventLoopTaskExecutor: TaskExecutor {
     public let eventLoop: any EventLoop
 

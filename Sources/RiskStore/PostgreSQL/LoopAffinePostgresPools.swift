@@ -11,9 +11,14 @@ import Synchronization
 /// request, with no hop to the other loop's thread and back. Anywhere else (background work on the concurrency
 /// pool) the pools are taken in turn.
 ///
-/// The configured maximum and minimum are split between the loops, rounded up (16 on two loops: 8 and 8). A
-/// maximum below the number of loops keeps one pool over the whole group, so a pool of 1 stays 1.
+/// The configured maximum and minimum are split between the loops, the remainder going to the first pools, so the
+/// totals stay as configured (16 on two loops: 8 and 8). A request waits only for its own loop's pool, so a split
+/// that would leave a pool fewer than ``minimumConnectionsPerLoop`` connections keeps one pool over the whole
+/// group instead (a pool of 4 on two loops, or 16 on more than four).
 public final class LoopAffinePostgresPools: Sendable {
+    /// The smallest pool a loop gets; below it, one pool serves every loop.
+    public static let minimumConnectionsPerLoop = 4
+
     /// Every pool, in the group's loop order.
     public let all: [PostgresClient]
     private let byLoop: [ObjectIdentifier: PostgresClient]
@@ -21,21 +26,33 @@ public final class LoopAffinePostgresPools: Sendable {
 
     public init(configuration: PostgresClient.Configuration, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger) {
         let loops = Array(group.makeIterator())
-        guard loops.count > 1, configuration.options.maximumConnections >= loops.count else {
+        let maximum = configuration.options.maximumConnections
+        guard loops.count > 1, maximum >= loops.count * Self.minimumConnectionsPerLoop else {
             all = [PostgresClient(configuration: configuration, eventLoopGroup: group, backgroundLogger: logger)]
             byLoop = [:]
+            logger.info("PostgreSQL: one pool for all event loops", metadata: [
+                "connections": .stringConvertible(maximum), "loops": .stringConvertible(loops.count),
+            ])
             return
         }
-        var perLoop = configuration
-        perLoop.options.maximumConnections = Self.share(of: configuration.options.maximumConnections, among: loops.count)
-        perLoop.options.minimumConnections = Self.share(of: configuration.options.minimumConnections, among: loops.count)
-        all = loops.map { PostgresClient(configuration: perLoop, eventLoopGroup: $0, backgroundLogger: logger) }
+        let maximums = Self.split(maximum, among: loops.count)
+        let minimums = Self.split(configuration.options.minimumConnections, among: loops.count)
+        all = loops.indices.map { index in
+            var perLoop = configuration
+            perLoop.options.maximumConnections = maximums[index]
+            perLoop.options.minimumConnections = min(minimums[index], maximums[index])
+            return PostgresClient(configuration: perLoop, eventLoopGroup: loops[index], backgroundLogger: logger)
+        }
         byLoop = Dictionary(uniqueKeysWithValues: zip(loops.map { ObjectIdentifier($0) }, all))
+        logger.info("PostgreSQL: one pool per event loop", metadata: [
+            "connections": .string(maximums.map(String.init).joined(separator: "+")), "loops": .stringConvertible(loops.count),
+        ])
     }
 
-    /// `total` split evenly among `count`, rounded up.
-    static func share(of total: Int, among count: Int) -> Int {
-        (max(total, 0) + count - 1) / count
+    /// `total` (at least 0) in `count` parts that differ by at most one and add up to it, the larger ones first.
+    static func split(_ total: Int, among count: Int) -> [Int] {
+        let total = max(total, 0)
+        return (0..<count).map { total / count + ($0 < total % count ? 1 : 0) }
     }
 
     /// The pool of the loop whose thread is running, or the next in turn off the loops.
@@ -51,13 +68,15 @@ public final class LoopAffinePostgresPools: Sendable {
         all.count == 1 ? all[0] : byLoop[ObjectIdentifier(loop)]
     }
 
-    /// Runs every pool until the task is cancelled. Each pool's `run()` starts on the caller's thread before this
-    /// returns to its first suspension, so a pool counts as running as soon as the call is made.
-    public func run() async {
+    /// Runs every pool until the task is cancelled. Each pool's `run()` starts on the caller's thread and marks the
+    /// pool running before its first suspension; `onStarted` is called once every pool has, so that nothing leases
+    /// from a pool that is not running yet.
+    public func run(onStarted: () -> Void = {}) async {
         await withDiscardingTaskGroup { group in
             for pool in all {
                 group.addImmediateTask { await pool.run() }
             }
+            onStarted()
         }
     }
 }

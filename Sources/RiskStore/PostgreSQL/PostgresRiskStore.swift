@@ -33,10 +33,8 @@ public final class PostgresRiskStore: RiskStore, Service {
     /// Runs the connection pools until the task is cancelled or graceful shutdown.
     public func run() async throws {
         await cancelWhenGracefulShutdown {
-            // The waiters resume on other threads; this one goes straight on into `run()`, whose first step marks
-            // the pools running, long before a waiter can reach a lease.
-            self.poolStarted.open()
-            await self.pools.run()
+            // Opened once every pool has marked itself running, before any has a chance to serve a lease.
+            await self.pools.run(onStarted: { self.poolStarted.open() })
         }
     }
 

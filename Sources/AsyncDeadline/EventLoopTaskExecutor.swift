@@ -28,18 +28,14 @@ public final class EventLoopTaskExecutor: TaskExecutor {
 /// One ``EventLoopTaskExecutor`` for each loop of a group, made once, so that a connection finds its loop's executor
 /// without allocating or locking.
 public struct EventLoopTaskExecutors: Sendable {
-    private let executors: [ObjectIdentifier: EventLoopTaskExecutor]
+    private let executors: PerEventLoop<EventLoopTaskExecutor>
 
     public init(group: any EventLoopGroup) {
-        var executors: [ObjectIdentifier: EventLoopTaskExecutor] = [:]
-        for loop in group.makeIterator() {
-            executors[ObjectIdentifier(loop)] = EventLoopTaskExecutor(loop)
-        }
-        self.executors = executors
+        executors = PerEventLoop(group: group) { EventLoopTaskExecutor($0) }
     }
 
     /// The executor of `loop`; a loop outside the group gets one of its own.
     public func executor(for loop: any EventLoop) -> EventLoopTaskExecutor {
-        executors[ObjectIdentifier(loop)] ?? EventLoopTaskExecutor(loop)
+        executors[loop] ?? EventLoopTaskExecutor(loop)
     }
 }

@@ -1,3 +1,4 @@
+import AsyncDeadline
 public import Logging
 public import NIOCore
 import NIOPosix
@@ -21,7 +22,8 @@ public final class LoopAffinePostgresPools: Sendable {
 
     /// Every pool, in the group's loop order.
     public let all: [PostgresClient]
-    private let byLoop: [ObjectIdentifier: PostgresClient]
+    /// The pools by loop; `nil` when one pool serves every loop.
+    private let perLoop: PerEventLoop<PostgresClient>?
     private let turn = Atomic<Int>(0)
 
     public init(configuration: PostgresClient.Configuration, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger) {
@@ -29,7 +31,7 @@ public final class LoopAffinePostgresPools: Sendable {
         let maximum = configuration.options.maximumConnections
         guard loops.count > 1, maximum >= loops.count * Self.minimumConnectionsPerLoop else {
             all = [PostgresClient(configuration: configuration, eventLoopGroup: group, backgroundLogger: logger)]
-            byLoop = [:]
+            perLoop = nil
             logger.info("PostgreSQL: one pool for all event loops", metadata: [
                 "connections": .stringConvertible(maximum), "loops": .stringConvertible(loops.count),
             ])
@@ -37,13 +39,16 @@ public final class LoopAffinePostgresPools: Sendable {
         }
         let maximums = Self.split(maximum, among: loops.count)
         let minimums = Self.split(configuration.options.minimumConnections, among: loops.count)
-        all = loops.indices.map { index in
-            var perLoop = configuration
-            perLoop.options.maximumConnections = maximums[index]
-            perLoop.options.minimumConnections = min(minimums[index], maximums[index])
-            return PostgresClient(configuration: perLoop, eventLoopGroup: loops[index], backgroundLogger: logger)
+        var index = 0
+        let perLoop = PerEventLoop(group: group) { loop in
+            var share = configuration
+            share.options.maximumConnections = maximums[index]
+            share.options.minimumConnections = min(minimums[index], maximums[index])
+            index += 1
+            return PostgresClient(configuration: share, eventLoopGroup: loop, backgroundLogger: logger)
         }
-        byLoop = Dictionary(uniqueKeysWithValues: zip(loops.map { ObjectIdentifier($0) }, all))
+        self.perLoop = perLoop
+        all = perLoop.values
         logger.info("PostgreSQL: one pool per event loop", metadata: [
             "connections": .string(maximums.map(String.init).joined(separator: "+")), "loops": .stringConvertible(loops.count),
         ])
@@ -57,15 +62,16 @@ public final class LoopAffinePostgresPools: Sendable {
 
     /// The pool of the loop whose thread is running, or the next in turn off the loops.
     public var current: PostgresClient {
-        if all.count == 1 { return all[0] }
-        if let loop = MultiThreadedEventLoopGroup.currentEventLoop, let pool = byLoop[ObjectIdentifier(loop)] { return pool }
+        guard let perLoop else { return all[0] }
+        if let pool = perLoop.current { return pool }
         let next = turn.wrappingAdd(1, ordering: .relaxed).oldValue
         return all[Int(UInt(bitPattern: next) % UInt(all.count))]
     }
 
     /// The pool that keeps its connections on `loop`, if the group has it.
     public func pool(for loop: any EventLoop) -> PostgresClient? {
-        all.count == 1 ? all[0] : byLoop[ObjectIdentifier(loop)]
+        guard let perLoop else { return all[0] }
+        return perLoop[loop]
     }
 
     /// Runs every pool until the task is cancelled. Each pool's `run()` starts on the caller's thread and marks the

@@ -99,6 +99,21 @@ struct DecisionLogTests {
         #expect(writer.backlog.queued == 3)
     }
 
+    @Test("a failed batch goes back to the front of the queue, in order, ahead of entries queued since")
+    func failedBatchRequeued() async throws {
+        let store = RecordingDecisionStore()
+        let writer = DecisionLogWriter(store: store, batchSize: 2)
+        for index in 0..<5 { writer.append(Self.entry(index)) }
+        store.failures.withLock { $0 = 1 }
+        store.onAppend = { writer.append(Self.entry(100)) }
+        await #expect(throws: RecordingDecisionStore.Unavailable.self) { try await writer.flush() }
+        #expect(writer.backlog.queued == 6, "the failed batch is back, the untried ones stay, one entry came meanwhile")
+        store.onAppend = {}
+        try await writer.flush()
+        #expect(store.batches.withLock { $0 } == [[0, 1], [2, 3], [4, 100]], "the failed batch first, then the rest in queue order")
+        #expect(writer.backlog.queued == 0 && writer.backlog.dropped == 0)
+    }
+
     static func entry(_ index: Int) -> DecisionLogEntry {
         DecisionLogEntry(
             appId: "a", decidedAt: Date(timeIntervalSince1970: Double(index)), endpoint: "score", keyId: nil, userHash: nil, ipHash: nil,
@@ -110,12 +125,22 @@ struct DecisionLogTests {
 /// A decision log store that only remembers the batches it was given (by their decision instants).
 final class RecordingDecisionStore: DecisionLogStore, @unchecked Sendable {
     let batches = Mutex<[[Int]]>([])
-    /// Called inside every append, before it returns (set before use, never changed while flushing).
+    /// Called at the start of every append (set before use, never changed while flushing).
     var onAppend: @Sendable () -> Void = {}
 
+    /// How many of the next appends fail (with ``Unavailable``) before writing anything.
+    let failures = Mutex(0)
+
+    struct Unavailable: Error {}
+
     func appendDecisions(_ entries: [DecisionLogEntry]) async throws {
-        batches.withLock { $0.append(entries.map { Int($0.decidedAt.timeIntervalSince1970) }) }
         onAppend()
+        let fail = failures.withLock { count in
+            defer { count = max(0, count - 1) }
+            return count > 0
+        }
+        if fail { throw Unavailable() }
+        batches.withLock { $0.append(entries.map { Int($0.decidedAt.timeIntervalSince1970) }) }
     }
 
     func decisions(since: Date, after cursor: DecisionLogEntry?, limit: Int) async throws -> [DecisionLogEntry] { [] }

@@ -131,15 +131,32 @@ struct VelocityTests {
         }
     }
 
-    @Test("the pending map is bounded: past its limit the oldest buckets are dropped and counted")
+    @Test("the pending map is bounded: past its limit the oldest tenth of the buckets is dropped at once and counted")
     func boundedPending() async throws {
         try await withTestStore(.sqlite) { (test: TestStore) async throws in
-            let recorder = VelocityRecorder(store: test.store, keying: VelocityKeying(secret: Data("k".utf8)), maximumPending: 10)
-            for index in 0..<20 {
-                recorder.record(.assertions, appId: Self.appId, subjects: VelocitySubjects(user: "u\(index)"), at: Self.start)
+            let keying = VelocityKeying(secret: Data("k".utf8))
+            let recorder = VelocityRecorder(store: test.store, keying: keying, maximumPending: 100)
+            // One series, a bucket per minute: minute 100 is the 101st bucket, one over the limit.
+            for minute in 0...100 {
+                recorder.record(.assertions, appId: Self.appId, subjects: VelocitySubjects(user: "u"), at: Self.start.addingTimeInterval(Double(minute) * 60))
+                #expect(recorder.backlog.pending <= 100)
             }
-            #expect(recorder.backlog.pending == 10)
-            #expect(recorder.backlog.dropped == 10)
+            #expect(recorder.backlog.pending == 90, "101 buckets, down to 90: the excess and a tenth of the limit")
+            #expect(recorder.backlog.dropped == 11)
+            // What is left are minutes 11...100: a sum from minute 0 counts 90 events, one from minute 11 as many.
+            let subject = keying.subject("user", "u")
+            let first = Int64(Self.start.timeIntervalSince1970)
+            let sums = try await recorder.sums(appId: Self.appId, [
+                VelocitySum(subject: subject, event: VelocityEvent.assertions.rawValue, since: first),
+                VelocitySum(subject: subject, event: VelocityEvent.assertions.rawValue, since: first + 11 * 60),
+                VelocitySum(subject: subject, event: VelocityEvent.assertions.rawValue, since: first + 12 * 60),
+            ])
+            #expect(sums == [90, 90, 89])
+            // Ten more buckets refill it to the limit without dropping anything.
+            for minute in 101...110 {
+                recorder.record(.assertions, appId: Self.appId, subjects: VelocitySubjects(user: "u"), at: Self.start.addingTimeInterval(Double(minute) * 60))
+            }
+            #expect(recorder.backlog.pending == 100 && recorder.backlog.dropped == 11)
         }
     }
 

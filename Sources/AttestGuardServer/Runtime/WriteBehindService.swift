@@ -4,32 +4,59 @@ import Logging
 import Metrics
 import ServiceLifecycle
 
-/// Writes what the request path queued, every `interval`: the velocity increments (so other processes see them
-/// within about 1.5 intervals) and the decision log entries. Both go out in small chunks spread over half the
-/// interval, side by side, so that the database never spends tens of milliseconds of a core on one statement while
-/// requests wait behind it; a longer interval merges more of a busy key's events into one bucket write. Every
-/// `compactEvery` rounds (a minute) it rolls aged velocity buckets up into coarser ones and deletes expired ones,
-/// every `purgeEvery` rounds it drops expired decision log days, and it flushes once more, at once, on shutdown.
-/// Counter `attestguard_velocity_rolled_up_buckets`. Gauges: `attestguard_velocity_pending_buckets`,
-/// `attestguard_velocity_dropped`, `attestguard_decision_log_queued`, `attestguard_decision_log_dropped`
-/// (dropped: since start, because the store stayed down while the queue was full).
+/// Writes what the request path queued: the velocity increments (so other processes see them within about two
+/// intervals) and the decision log entries. A flush starts every `interval` and sends its chunks spread over
+/// `spread` of it, side by side, so that the database never spends more than a fraction of a millisecond of a core
+/// on one statement while requests wait; a flush that runs long delays the next one, never overlaps it. Beside the
+/// flushes, every `compactEvery` it rolls aged velocity buckets up into coarser ones (paced, see
+/// ``VelocityRecorder/compact(now:batch:dutyCycle:)``) and deletes expired ones, and every `purgeEvery` it drops
+/// expired decision log days: in a task of their own, so that an hour's rollup never holds back a flush. It flushes
+/// once more, at once, on shutdown. Counter `attestguard_velocity_rolled_up_buckets`. Gauges:
+/// `attestguard_velocity_pending_buckets`, `attestguard_velocity_dropped`, `attestguard_decision_log_queued`,
+/// `attestguard_decision_log_dropped` (dropped: since start, because the store stayed down while the queue was full).
 struct WriteBehindService: Service {
     let engine: AttestGuardEngine
     let logger: Logger
     var interval: Duration = .seconds(1)
-    var compactEvery = 60
-    var purgeEvery = 600
+    /// The part of `interval` a flush spreads its chunks over.
+    var spread = 0.9
+    var compactEvery: Duration = .seconds(60)
+    var purgeEvery: Duration = .seconds(600)
 
     func run() async throws {
-        var rounds = 0
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            _ = await cancelWhenGracefulShutdown { try? await Task.sleep(for: interval) }
-            await flush(spreadingOver: Task.isShuttingDownGracefully ? .zero : interval / 2)
-            rounds += 1
-            if rounds % compactEvery == 0 { await compactVelocity() }
-            if rounds % purgeEvery == 0 { await purgeDecisionLog() }
+        await withDiscardingTaskGroup { group in
+            group.addTask { await flushLoop() }
+            group.addTask { await maintenanceLoop() }
         }
         await flush(spreadingOver: .zero)
+    }
+
+    private func flushLoop() async {
+        let clock = ContinuousClock()
+        var next = clock.now.advanced(by: interval)
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            let deadline = next
+            _ = await cancelWhenGracefulShutdown { try? await Task.sleep(until: deadline, clock: clock) }
+            if Task.isCancelled || Task.isShuttingDownGracefully { return }
+            await flush(spreadingOver: interval * spread)
+            next = max(next.advanced(by: interval), clock.now)
+        }
+    }
+
+    private func maintenanceLoop() async {
+        let clock = ContinuousClock()
+        var lastPurge = clock.now
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            _ = await cancelWhenGracefulShutdown { try? await Task.sleep(for: compactEvery) }
+            if Task.isCancelled || Task.isShuttingDownGracefully { return }
+            // A paced rollup can take a while: shutdown cancels it (each statement commits whole or not at all).
+            await cancelWhenGracefulShutdown { await compactVelocity() }
+            if Task.isShuttingDownGracefully { return }
+            if clock.now - lastPurge >= purgeEvery {
+                lastPurge = clock.now
+                await purgeDecisionLog()
+            }
+        }
     }
 
     private func flush(spreadingOver spread: Duration) async {
@@ -59,6 +86,8 @@ struct WriteBehindService: Service {
         do {
             let result = try await engine.velocity.compact(now: engine.clock.now())
             Counter(label: "attestguard_velocity_rolled_up_buckets").increment(by: result.movedBuckets)
+        } catch is CancellationError {
+            // Shutting down; what moved is committed, the rest moves next time.
         } catch {
             logger.warning("velocity rollup failed; aged buckets stay where they are until the next round", metadata: ["error": .string(String(describing: error))])
         }

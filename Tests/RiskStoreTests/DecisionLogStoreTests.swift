@@ -1,5 +1,6 @@
 import AttestTestSupport
 import Foundation
+import PostgresNIO
 import RiskStore
 import Testing
 
@@ -44,6 +45,45 @@ struct DecisionLogStoreTests {
             #expect(first.userHash == "h-user" && first.keyId == nil && first.ipHash == nil)
             #expect(read.filter { $0.decision == "deny" }.count == 15)
         }
+    }
+
+    @Test("day partitions take no autovacuum or autoanalyze, also one an older version created", arguments: StoreBackend.postgresOnly)
+    func partitionsWithoutAutovacuum(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = try #require(test.store as? PostgresRiskStore)
+            // Yesterday's partition as an older version made it: no options.
+            let yesterday = StoreFixtures.now.addingTimeInterval(-Self.day)
+            let (older, olderFrom, olderTo) = Self.partition(of: yesterday)
+            _ = try await store.client.query(PostgresQuery(unsafeSQL: """
+                CREATE TABLE \(older) PARTITION OF decision_log FOR VALUES FROM ('\(olderFrom)') TO ('\(olderTo)')
+                """)).collect()
+            try await store.appendDecisions([Self.entry(-Self.day), Self.entry(0)])
+            let rows = try await store.client.query("""
+                SELECT c.relname, array_to_string(c.reloptions, ','), array_to_string(t.reloptions, ',')
+                FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
+                LEFT JOIN pg_class t ON t.oid = c.reltoastrelid
+                WHERE p.relname = 'decision_log' AND p.relnamespace = to_regnamespace(current_schema()) ORDER BY 1
+                """).collect()
+            let options = try rows.map { try $0.decode((String, String?, String?).self) }
+            #expect(options.count == 2)
+            for (name, table, toast) in options {
+                #expect(table == "autovacuum_enabled=false", "\(name)")
+                #expect(toast == "autovacuum_enabled=false", "\(name)'s TOAST table")
+            }
+        }
+    }
+
+    /// The name and bounds of the day partition holding `date`, as the store names them.
+    static func partition(of date: Date) -> (name: String, from: String, to: String) {
+        let day = (date.timeIntervalSince1970 / Self.day).rounded(.down) * Self.day
+        let format = { (time: Double, pattern: String) -> String in
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            formatter.dateFormat = pattern
+            return formatter.string(from: Date(timeIntervalSince1970: time))
+        }
+        return ("decision_log_" + format(day, "yyyyMMdd"), format(day, "yyyy-MM-dd") + " 00:00:00+00", format(day + Self.day, "yyyy-MM-dd") + " 00:00:00+00")
     }
 
     @Test("purging removes what was decided before the cutoff (whole days on PostgreSQL)", arguments: StoreBackend.available)

@@ -42,7 +42,7 @@ struct BacktestCommandTests {
             environment = ServerProcess.environment(databaseURL: nil, sqlitePath: sqlitePath)
         }
         let candidate = try RulesCommandTests.brokenCopy { $0.replacingOccurrences(of: "when: receipt.risk_metric >= 10", with: "when: receipt.risk_metric >= 20") }
-        let result = try CommandLineRunner.run(["rules", "backtest", "--rules", candidate, "--since", "7d", "--json"], environment: environment)
+        let result = try await CommandLineRunner.run(["rules", "backtest", "--rules", candidate, "--since", "7d", "--json"], environment: environment)
         #expect(result.status == 0, "\(result.standardError)")
         let report = result.json
         let metrics = (0..<Self.count).map { $0 % 30 }
@@ -56,7 +56,7 @@ struct BacktestCommandTests {
         #expect((report["hitsBefore"] as? [String: Int])?["key-farm"] == metrics.filter { $0 >= 10 }.count)
         #expect(report["touchedByMissing"] as? Int == Self.count, "the shipped rules read signals these snapshots never had")
 
-        let text = try CommandLineRunner.run(["rules", "backtest", "--rules", candidate, "--since", "7d"], environment: environment)
+        let text = try await CommandLineRunner.run(["rules", "backtest", "--rules", candidate, "--since", "7d"], environment: environment)
         #expect(text.standardOutput.contains("logged \\ candidate"))
         #expect(text.standardOutput.contains("key-farm: \(metrics.filter { $0 >= 10 }.count) -> \(metrics.filter { $0 >= 20 }.count)"), "\(text.standardOutput)")
     }

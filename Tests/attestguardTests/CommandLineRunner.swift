@@ -26,7 +26,18 @@ struct CommandLineRunner {
             .deletingLastPathComponent().appendingPathComponent(".build/debug/attestguard")
     }()
 
-    static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> Result {
+    /// Runs the binary on a thread of its own and waits for it without holding one of Swift concurrency's threads
+    /// (a blocking wait there, on two cores, stalled every other test's task for as long as the command ran).
+    static func run(_ arguments: [String], environment: [String: String]? = nil) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Swift.Result { try runBlocking(arguments, environment: environment) })
+            }
+            thread.start()
+        }
+    }
+
+    private static func runBlocking(_ arguments: [String], environment: [String: String]?) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

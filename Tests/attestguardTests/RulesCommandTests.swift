@@ -19,23 +19,23 @@ struct RulesCommandTests {
     }
 
     @Test("the shipped rules lint clean and their cases pass")
-    func shippedRules() throws {
-        let lint = try CommandLineRunner.run(["rules", "lint", Self.shipped])
+    func shippedRules() async throws {
+        let lint = try await CommandLineRunner.run(["rules", "lint", Self.shipped])
         #expect(lint.status == 0, "\(lint.standardError)")
         #expect(lint.standardOutput.contains("version sha256:"))
-        let test = try CommandLineRunner.run(["rules", "test", Self.shipped])
+        let test = try await CommandLineRunner.run(["rules", "test", Self.shipped])
         #expect(test.status == 0, "\(test.standardOutput)\(test.standardError)")
         #expect(test.standardOutput.contains(" passed, 0 failed"))
     }
 
     @Test("a typo'd signal, a type error and a syntax error fail lint with file:line:column")
-    func lintFailures() throws {
+    func lintFailures() async throws {
         let directory = try Self.brokenCopy { yaml in
             yaml.replacingOccurrences(of: "when: receipt.risk_metric >= 10", with: "when: receipt.risk_metrc >= 10")
                 .replacingOccurrences(of: "when: key.counter_jump > 100", with: "when: key.counter_jump > 1h")
                 .replacingOccurrences(of: "when: devicecheck.bit1", with: "when: devicecheck.bit1 and")
         }
-        let lint = try CommandLineRunner.run(["rules", "lint", directory])
+        let lint = try await CommandLineRunner.run(["rules", "lint", directory])
         #expect(lint.status == 1)
         let file = "\(directory)/default.yaml"
         let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
@@ -49,36 +49,36 @@ struct RulesCommandTests {
     }
 
     @Test("a case whose expectation does not hold fails rules test with what differed")
-    func failingCase() throws {
+    func failingCase() async throws {
         let directory = try Self.brokenCopy(caseEdit: { cases in
             cases.replacingOccurrences(of: "expect: { decision: review, fired: [key-farm], score: 60 }",
                                        with: "expect: { decision: allow, fired: [key-farm], score: 60 }")
         })
-        let test = try CommandLineRunner.run(["rules", "test", directory])
+        let test = try await CommandLineRunner.run(["rules", "test", directory])
         #expect(test.status == 1)
         #expect(test.standardOutput.contains("FAIL a farm device is reviewed"))
         #expect(test.standardOutput.contains("decision review, expected allow"))
     }
 
     @Test("explain shows fired rules, missing signals and the decision; --json is the evaluation")
-    func explain() throws {
+    func explain() async throws {
         let signals = try CommandLineRunner.temporaryFile(Array("key.status: active\nreceipt.risk_metric: 12\n".utf8), name: "signals.yaml")
-        let text = try CommandLineRunner.run(["rules", "explain", "--rules", Self.shipped, "--signals", signals, "--now", "2026-01-01T00:00:00Z"])
+        let text = try await CommandLineRunner.run(["rules", "explain", "--rules", Self.shipped, "--signals", signals, "--now", "2026-01-01T00:00:00Z"])
         #expect(text.status == 0, "\(text.standardError)")
         #expect(text.standardOutput.contains("FIRED    key-farm (+60): the device has 12 attested keys in 30 days"))
         #expect(text.standardOutput.contains("score 60 -> review (by the thresholds)"))
-        let json = try CommandLineRunner.run(["rules", "explain", "--rules", Self.shipped, "--signals", signals, "--json"])
+        let json = try await CommandLineRunner.run(["rules", "explain", "--rules", Self.shipped, "--signals", signals, "--json"])
         #expect(json.json["decision"] as? String == "review")
 
         let typo = try CommandLineRunner.temporaryFile(Array("receipt.riskmetric: 12\n".utf8), name: "signals.yaml")
-        let refused = try CommandLineRunner.run(["rules", "explain", "--rules", Self.shipped, "--signals", typo])
+        let refused = try await CommandLineRunner.run(["rules", "explain", "--rules", Self.shipped, "--signals", typo])
         #expect(refused.status == 1)
         #expect(refused.standardError.contains("1:1: error[unknown_signal]"))
     }
 
     @Test("signals prints the schema table")
-    func signals() throws {
-        let result = try CommandLineRunner.run(["rules", "signals"])
+    func signals() async throws {
+        let result = try await CommandLineRunner.run(["rules", "signals"])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("| `receipt.risk_metric` | number |"))
         #expect(result.standardOutput.contains("velocity.<event>.<per>.<window>"))

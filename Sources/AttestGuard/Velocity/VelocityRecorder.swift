@@ -45,8 +45,9 @@ public final class VelocityRecorder: Sendable {
 
     typealias Batch = [Series: [Int64: Int64]]
 
-    /// How many slots the series are spread over: a flush writes at most this many chunks.
-    static let slots: Int64 = 64
+    /// How many slots the series are spread over: a flush writes at most this many chunks, so a flush of more than
+    /// `slots × chunkRows` buckets (12,800 at the defaults) writes larger chunks than `chunkRows`.
+    static let slots: Int64 = 256
 
     /// The slot of a series: stable for the life of the process (Swift's hash seed is per process), which is as
     /// long as this writer's sequences matter.
@@ -252,9 +253,10 @@ public final class VelocityRecorder: Sendable {
     ///
     /// The minute buckets of a whole hour come due at once (every series active in that hour has up to 60), so the
     /// rollup is paced: after each statement it pauses so that it keeps the store busy at most `dutyCycle` of the
-    /// time (a statement of 5 ms at 0.25 is followed by 15 ms of rest). Moved in one go, an hour of a few thousand
-    /// busy series held a database core for over a second, and every request behind it waited. A rollup that
-    /// lags costs nothing but rows: reads sum every tier, so a bucket counts once wherever it is.
+    /// time (a statement of 5 ms at 0.25 is followed by 15 ms of rest; per process: several processes compacting
+    /// at once each keep to it). Moved in one go, an hour of a few thousand busy series held a database core for
+    /// over a second, and every request behind it waited. A rollup that lags costs nothing but rows: reads sum
+    /// every tier, so a bucket counts once wherever it is. Cancellation stops it between statements.
     public func compact(now: Date, batch: Int = 500, dutyCycle: Double = 0.25) async throws -> (movedBuckets: Int, deletedBuckets: Int) {
         let second = Int64(now.timeIntervalSince1970.rounded(.down))
         let batch = max(1, batch)
@@ -264,6 +266,7 @@ public final class VelocityRecorder: Sendable {
         for rollup in VelocityWindow.rollups {
             let cutoff = VelocityWindow.rollupCutoff(rollup, now: second)
             while true {
+                try Task.checkCancellation()
                 let started = timer.now
                 let count = try await store.rollUpVelocity(granularity: rollup.granularity, into: rollup.coarser, before: cutoff, limit: batch)
                 moved += count
@@ -271,6 +274,7 @@ public final class VelocityRecorder: Sendable {
                 if restPerBusy > 0 { try await Task.sleep(for: (timer.now - started) * restPerBusy) }
             }
         }
+        try Task.checkCancellation()
         let deleted = try await store.purgeVelocity(granularity: VelocityWindow.day, before: second - Int64(VelocityWindow.retention))
         // Flush records of processes that have not flushed for a day: gone (a live one writes its record again
         // with its next flush, and reads without a record count everything of theirs not yet flushed).

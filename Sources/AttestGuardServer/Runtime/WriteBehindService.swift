@@ -6,8 +6,8 @@ import ServiceLifecycle
 
 /// Writes what the request path queued: the velocity increments (so other processes see them within about two
 /// intervals) and the decision log entries. A flush starts every `interval` and sends its chunks spread over
-/// `spread` of it, side by side, so that the database never spends more than a fraction of a millisecond of a core
-/// on one statement while requests wait; a flush that runs long delays the next one, never overlaps it. Beside the
+/// `spread` of it, side by side, so that the database spends no more than about a millisecond of a core on one
+/// statement while requests wait; a flush that runs long delays the next one, never overlaps it. Beside the
 /// flushes, every `compactEvery` it rolls aged velocity buckets up into coarser ones (paced, see
 /// ``VelocityRecorder/compact(now:batch:dutyCycle:)``) and deletes expired ones, and every `purgeEvery` it drops
 /// expired decision log days: in a task of their own, so that an hour's rollup never holds back a flush. It flushes
@@ -86,8 +86,9 @@ struct WriteBehindService: Service {
         do {
             let result = try await engine.velocity.compact(now: engine.clock.now())
             Counter(label: "attestguard_velocity_rolled_up_buckets").increment(by: result.movedBuckets)
-        } catch is CancellationError {
-            // Shutting down; what moved is committed, the rest moves next time.
+        } catch where Task.isCancelled {
+            // Shutting down (a statement cut short reports itself as a store failure): what moved is committed, the
+            // rest moves next time.
         } catch {
             logger.warning("velocity rollup failed; aged buckets stay where they are until the next round", metadata: ["error": .string(String(describing: error))])
         }

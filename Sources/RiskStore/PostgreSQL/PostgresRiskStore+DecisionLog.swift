@@ -82,7 +82,16 @@ extension PostgresRiskStore {
         } catch let error as StoreError where String(describing: error).contains("42P07") || String(describing: error).contains("23505") {
             // Another process created it between our check and our CREATE.
         }
-        _ = try await rows(PostgresQuery(unsafeSQL: "ALTER TABLE \(name) SET (\(options))"))
+        // A partition an older version created lacks the options. Best effort: the log is written either way (the
+        // ALTER may find the day dropped, another owner's table, or an anti-wraparound vacuum holding its lock).
+        do {
+            let lacking = try await rows(
+                "SELECT 1 FROM pg_class WHERE oid = to_regclass(\(name)) AND NOT coalesce(reloptions @> ARRAY['autovacuum_enabled=false'], false)"
+            )
+            if !lacking.isEmpty { _ = try await rows(PostgresQuery(unsafeSQL: "ALTER TABLE IF EXISTS \(name) SET (\(options))")) }
+        } catch {
+            logger.warning("decision log partition keeps autovacuum on", metadata: ["partition": .string(name), "error": .string(String(describing: error))])
+        }
     }
 }
 

@@ -42,7 +42,7 @@ struct EventLoopTaskExecutorTests {
             #expect(PreferredTaskExecutor.current === executor)
             return try await withDeadline(.seconds(30), timeoutError: { CancellationError() }) {
                 let start = home.inEventLoop
-                _ = try await other.submit { 1 }.get()
+                _ = try await Self.answerLater(on: other)
                 return (start, home.inEventLoop)
             }
         }
@@ -51,11 +51,18 @@ struct EventLoopTaskExecutorTests {
         // With only Swift's own preference, the deadline's task resumes off the loop: the case the task-local fixes.
         let plain = try await withTaskExecutorPreference(executor) {
             try await withDeadline(.seconds(30), timeoutError: { CancellationError() }) {
-                _ = try await other.submit { 1 }.get()
+                _ = try await Self.answerLater(on: other)
                 return home.inEventLoop
             }
         }
         #expect(!plain)
         try await group.shutdownGracefully()
+    }
+
+    /// An answer from `loop` some milliseconds from now: the awaiting task has surely suspended by then, so it is
+    /// resumed by the answer. An answer that comes back before the task has finished suspending can let it go on
+    /// where it was, on its loop; with `submit` the control above failed once in four full test runs.
+    static func answerLater(on loop: any EventLoop) async throws -> Int {
+        try await loop.scheduleTask(in: .milliseconds(20)) { 1 }.futureResult.get()
     }
 }

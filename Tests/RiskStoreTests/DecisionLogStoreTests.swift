@@ -1,7 +1,7 @@
 import AttestTestSupport
 import Foundation
 import PostgresNIO
-import RiskStore
+@testable import RiskStore
 import Testing
 
 @Suite("Decision log in the store")
@@ -52,10 +52,10 @@ struct DecisionLogStoreTests {
         try await withTestStore(backend) { (test: TestStore) async throws in
             let store = try #require(test.store as? PostgresRiskStore)
             // Yesterday's partition as an older version made it: no options.
-            let yesterday = StoreFixtures.now.addingTimeInterval(-Self.day)
-            let (older, olderFrom, olderTo) = Self.partition(of: yesterday)
+            let yesterday = DecisionLogPartition.day(of: StoreFixtures.now.addingTimeInterval(-Self.day))
             _ = try await store.client.query(PostgresQuery(unsafeSQL: """
-                CREATE TABLE \(older) PARTITION OF decision_log FOR VALUES FROM ('\(olderFrom)') TO ('\(olderTo)')
+                CREATE TABLE \(DecisionLogPartition.name(yesterday)) PARTITION OF decision_log
+                FOR VALUES FROM ('\(DecisionLogPartition.literal(yesterday))') TO ('\(DecisionLogPartition.literal(yesterday.addingTimeInterval(Self.day)))')
                 """)).collect()
             try await store.appendDecisions([Self.entry(-Self.day), Self.entry(0)])
             let rows = try await store.client.query("""
@@ -71,19 +71,6 @@ struct DecisionLogStoreTests {
                 #expect(toast == "autovacuum_enabled=false", "\(name)'s TOAST table")
             }
         }
-    }
-
-    /// The name and bounds of the day partition holding `date`, as the store names them.
-    static func partition(of date: Date) -> (name: String, from: String, to: String) {
-        let day = (date.timeIntervalSince1970 / Self.day).rounded(.down) * Self.day
-        let format = { (time: Double, pattern: String) -> String in
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "UTC")
-            formatter.dateFormat = pattern
-            return formatter.string(from: Date(timeIntervalSince1970: time))
-        }
-        return ("decision_log_" + format(day, "yyyyMMdd"), format(day, "yyyy-MM-dd") + " 00:00:00+00", format(day + Self.day, "yyyy-MM-dd") + " 00:00:00+00")
     }
 
     @Test("purging removes what was decided before the cutoff (whole days on PostgreSQL)", arguments: StoreBackend.available)

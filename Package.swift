@@ -7,18 +7,18 @@ let swiftSettings: [SwiftSetting] = [
 ]
 
 let package = Package(
-    name: "AttestGuard",
+    name: "AttestGuardEngine",
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "AttestCore", targets: ["AttestCore"]),
         .library(name: "AppleReceipts", targets: ["AppleReceipts"]),
         .library(name: "AppleSimulator", targets: ["AppleSimulator"]),
         .library(name: "AppleServices", targets: ["AppleServices"]),
-        .library(name: "RiskStore", targets: ["RiskStore"]),
+        .library(name: "AttestGuardStorage", targets: ["AttestGuardStorage"]),
         .library(name: "RiskRules", targets: ["RiskRules"]),
-        .library(name: "AttestGuard", targets: ["AttestGuard"]),
+        .library(name: "AttestGuardEngine", targets: ["AttestGuardEngine"]),
         .library(name: "AttestGuardServer", targets: ["AttestGuardServer"]),
-        .executable(name: "attestguard", targets: ["attestguard"]),
+        .executable(name: "attestguard", targets: ["AttestGuardCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
@@ -67,7 +67,7 @@ let package = Package(
             name: "AppleServices",
             dependencies: [
                 "AttestCore",
-                "AsyncDeadline",
+                "EventLoopConcurrency",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -95,7 +95,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "AsyncDeadline",
+            name: "EventLoopConcurrency",
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -104,9 +104,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "RiskStore",
+            name: "AttestGuardStorage",
             dependencies: [
-                "AsyncDeadline",
+                "EventLoopConcurrency",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
@@ -126,14 +126,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "AttestGuard",
+            name: "AttestGuardEngine",
             dependencies: [
                 "AttestCore",
                 "RiskRules",
                 "AppleReceipts",
                 "AppleServices",
-                "RiskStore",
-                "AsyncDeadline",
+                "AttestGuardStorage",
+                "EventLoopConcurrency",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
@@ -144,14 +144,14 @@ let package = Package(
         .target(
             name: "AttestGuardServer",
             dependencies: [
-                "AsyncDeadline",
+                "EventLoopConcurrency",
                 "RiskRules",
-                "AttestGuard",
+                "AttestGuardEngine",
                 "AppleServices",
                 "AttestCore",
                 "AppleReceipts",
                 "AppleSimulator",
-                "RiskStore",
+                "AttestGuardStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -171,13 +171,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
-            name: "attestguard",
+            name: "AttestGuardCLI",
             dependencies: [
                 "AttestGuardServer",
                 "RiskRules",
                 "AppleServices",
-                "AttestGuard",
-                "RiskStore",
+                "AttestGuardEngine",
+                "AttestGuardStorage",
                 "AttestCore",
                 "AppleReceipts",
                 "AppleSimulator",
@@ -191,7 +191,7 @@ let package = Package(
         .target(
             name: "AttestTestSupport",
             dependencies: [
-                "RiskStore",
+                "AttestGuardStorage",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 "AttestCore",
@@ -204,8 +204,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "AsyncDeadlineTests",
-            dependencies: ["AsyncDeadline", .product(name: "NIOPosix", package: "swift-nio")],
+            name: "EventLoopConcurrencyTests",
+            dependencies: ["EventLoopConcurrency", .product(name: "NIOPosix", package: "swift-nio")],
+            swiftSettings: swiftSettings
+        ),
+        // Checks of the repository itself (paths, shared vocabulary): it reads files and links no module.
+        .testTarget(
+            name: "RepositoryTests",
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -237,15 +242,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "AttestGuardTests",
+            name: "AttestGuardEngineTests",
             dependencies: [
-                "AttestGuard",
+                "AttestGuardEngine",
                 "RiskRules",
                 "AppleServices",
                 "AppleSimulator",
                 "AppleReceipts",
                 "AttestCore",
-                "RiskStore",
+                "AttestGuardStorage",
                 "AttestTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -268,10 +273,10 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "RiskStoreTests",
+            name: "AttestGuardStorageTests",
             dependencies: [
-                "RiskStore",
-                "AsyncDeadline",
+                "AttestGuardStorage",
+                "EventLoopConcurrency",
                 "AttestTestSupport",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -283,9 +288,9 @@ let package = Package(
             name: "AttestGuardServerTests",
             dependencies: [
                 "AttestGuardServer",
-                "AttestGuard",
+                "AttestGuardEngine",
                 "AppleServices",
-                "RiskStore",
+                "AttestGuardStorage",
                 "AttestCore",
                 "AppleSimulator",
                 "AttestTestSupport",
@@ -297,11 +302,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "attestguardTests",
+            name: "AttestGuardCLITests",
             dependencies: [
-                "attestguard",
+                "AttestGuardCLI",
                 "AttestTestSupport",
-                "RiskStore",
+                "AttestGuardStorage",
                 "AttestCore",
                 "AppleSimulator",
                 .product(name: "Crypto", package: "swift-crypto"),

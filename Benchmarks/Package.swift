@@ -50,8 +50,8 @@ let package = Package(
         .executableTarget(
             name: "ReceiptBench",
             dependencies: [
-                .product(name: "AttestGuard", package: "main"),
-                .product(name: "RiskStore", package: "main"),
+                .product(name: "AttestGuardEngine", package: "main"),
+                .product(name: "AttestGuardStorage", package: "main"),
                 .product(name: "AppleServices", package: "main"),
                 .product(name: "AppleSimulator", package: "main"),
                 .product(name: "AppleReceipts", package: "main"),

@@ -3,10 +3,10 @@ import AppleServices
 import AppleSimulator
 import AsyncHTTPClient
 import AttestCore
-import AttestGuard
+import AttestGuardEngine
 import Foundation
 import NIOCore
-import RiskStore
+import AttestGuardStorage
 import Synchronization
 
 /// `run`: restores the prepared ATTEST receipts (all due), then one unthrottled `ReceiptRefreshScheduler.runBatch`

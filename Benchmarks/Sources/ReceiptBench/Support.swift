@@ -5,7 +5,7 @@ import Crypto
 import Foundation
 import Logging
 import PostgresNIO
-import RiskStore
+import AttestGuardStorage
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import AsyncDeadline
+import EventLoopConcurrency
 import AsyncHTTPClient
 import Foundation
 import NIOCore

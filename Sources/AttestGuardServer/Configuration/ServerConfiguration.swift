@@ -1,6 +1,6 @@
-public import AttestGuard
+public import AttestGuardEngine
 import Foundation
-import RiskStore
+import AttestGuardStorage
 public import Logging
 
 /// Everything `attestguard serve` needs, read from one YAML or JSON file plus `ATTESTGUARD_*` environment

@@ -1,6 +1,6 @@
 import AppleServices
 import AttestCore
-import AttestGuard
+import AttestGuardEngine
 import Foundation
 
 extension ServerConfigurationLoader {

@@ -1,10 +1,10 @@
 import AttestCore
-import AttestGuard
+import AttestGuardEngine
 import AppleSimulator
 import Configuration
 public import Foundation
 import Logging
-import RiskStore
+import AttestGuardStorage
 import SystemPackage
 
 /// Reads ``ServerConfiguration`` from a YAML (`.yaml`/`.yml`) or JSON file and `ATTESTGUARD_*` environment

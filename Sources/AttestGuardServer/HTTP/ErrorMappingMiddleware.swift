@@ -1,6 +1,6 @@
-import AttestGuard
+import AttestGuardEngine
 import Hummingbird
-import RiskStore
+import AttestGuardStorage
 
 /// Turns engine refusals and Hummingbird's own errors (unknown route, wrong method) into the contract's JSON
 /// error bodies. Anything else propagates to ``ObservabilityMiddleware`` as a logged 500.

@@ -1,4 +1,4 @@
-import AsyncDeadline
+import EventLoopConcurrency
 import HummingbirdCore
 import Logging
 import NIOCore

@@ -1,11 +1,11 @@
-import AttestGuard
+import AttestGuardEngine
 import Hummingbird
 
 /// The DeviceCheck routes: query and validate (`devicecheck:read`), update (`devicecheck:write`). Each calls
 /// Apple through the engine's ``DeviceCheckService``; the device token is passed on and never stored, logged or
 /// echoed.
 struct DeviceCheckRoutes {
-    let engine: AttestGuardEngine
+    let engine: Engine
     let body: JSONBody
 
     func register(on router: Router<AttestGuardRequestContext>, keys: APIKeyRing) {

@@ -1,4 +1,4 @@
-import AttestGuard
+import AttestGuardEngine
 import Foundation
 import Hummingbird
 import NIOCore

@@ -1,10 +1,10 @@
-import AttestGuard
+import AttestGuardEngine
 import Hummingbird
 
 /// `POST /v1/score` (scope `score`): the verdict of the rule set in force for a request the gateway is about to
 /// serve, with the signals it read. Scoring reads the store only; it never calls Apple.
 struct ScoreRoutes {
-    let engine: AttestGuardEngine
+    let engine: Engine
     let body: JSONBody
 
     func register(on router: Router<AttestGuardRequestContext>, keys: APIKeyRing) {

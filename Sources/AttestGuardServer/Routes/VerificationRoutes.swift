@@ -1,6 +1,6 @@
 import AttestCore
 import AppleReceipts
-import AttestGuard
+import AttestGuardEngine
 import Foundation
 import Hummingbird
 import HTTPTypes
@@ -8,7 +8,7 @@ import NIOCore
 
 /// The `verify`-scoped routes: challenges, attestations, assertions and reading a key; plus revocation (admin).
 struct VerificationRoutes {
-    let engine: AttestGuardEngine
+    let engine: Engine
     let body: JSONBody
 
     func register(on router: Router<AttestGuardRequestContext>, keys: APIKeyRing) {

@@ -1,6 +1,6 @@
 public import AppleServices
 import AsyncHTTPClient
-public import AttestGuard
+public import AttestGuardEngine
 import Foundation
 
 /// The clients for Apple's services built from ``AppleConfiguration``, sharing one provider token source and

@@ -1,7 +1,7 @@
-import AttestGuard
+import AttestGuardEngine
 import Foundation
 import Logging
-import RiskStore
+import AttestGuardStorage
 import ServiceLifecycle
 
 /// Deletes challenges a day after they expire, every ten minutes. Consumed challenges stay until then, so a

@@ -1,6 +1,6 @@
 public import Foundation
 public import Logging
-public import RiskStore
+public import AttestGuardStorage
 public import ServiceLifecycle
 
 /// The store a server runs on, with what the server needs around it: the services to run (PostgreSQL's pool),

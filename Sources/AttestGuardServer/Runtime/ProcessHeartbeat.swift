@@ -1,6 +1,6 @@
-public import AttestGuard
+public import AttestGuardEngine
 public import Foundation
-public import RiskStore
+public import AttestGuardStorage
 
 /// This server process in the store's list of processes (``ServerProcessRecord``): which rule set and shadow set it
 /// runs, written every few seconds by ``ProcessHeartbeatService`` and right after an admin reload, and read back by

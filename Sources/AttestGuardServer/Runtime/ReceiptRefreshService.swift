@@ -1,4 +1,4 @@
-public import AttestGuard
+public import AttestGuardEngine
 import Foundation
 public import ServiceLifecycle
 

@@ -1,4 +1,4 @@
-public import AttestGuard
+public import AttestGuardEngine
 public import Foundation
 public import Logging
 import Metrics

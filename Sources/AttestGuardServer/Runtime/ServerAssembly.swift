@@ -1,4 +1,4 @@
-public import AttestGuard
+public import AttestGuardEngine
 public import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
@@ -13,7 +13,7 @@ public import ServiceLifecycle
 public enum ServerAssembly {
     /// The router with every route of the contract.
     public static func router(
-        engine: AttestGuardEngine,
+        engine: Engine,
         configuration: ServerConfiguration,
         store: OpenedStore,
         registry: PrometheusCollectorRegistry,
@@ -39,7 +39,7 @@ public enum ServerAssembly {
     /// The Hummingbird application, with the store's services, the challenge purger and `backgroundServices` (the
     /// receipt scheduler); it checks the schema (migrating first when allowed) before it accepts connections.
     public static func application(
-        engine: AttestGuardEngine,
+        engine: Engine,
         configuration: ServerConfiguration,
         store: OpenedStore,
         registry: PrometheusCollectorRegistry,

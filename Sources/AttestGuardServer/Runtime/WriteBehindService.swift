@@ -1,4 +1,4 @@
-import AttestGuard
+import AttestGuardEngine
 import Foundation
 import Logging
 import Metrics
@@ -15,7 +15,7 @@ import ServiceLifecycle
 /// `attestguard_velocity_pending_buckets`, `attestguard_velocity_dropped`, `attestguard_decision_log_queued`,
 /// `attestguard_decision_log_dropped` (dropped: since start, because the store stayed down while the queue was full).
 struct WriteBehindService: Service {
-    let engine: AttestGuardEngine
+    let engine: Engine
     let logger: Logger
     var interval: Duration = .seconds(1)
     /// The part of `interval` a flush spreads its chunks over.

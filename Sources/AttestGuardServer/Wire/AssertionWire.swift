@@ -1,4 +1,4 @@
-import AttestGuard
+import AttestGuardEngine
 import Foundation
 
 /// `POST /v1/assertions` request body.

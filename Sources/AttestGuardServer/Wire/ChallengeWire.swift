@@ -1,6 +1,6 @@
-import AttestGuard
+import AttestGuardEngine
 import Foundation
-import RiskStore
+import AttestGuardStorage
 
 /// `POST /v1/challenges` request body.
 struct ChallengeRequestBody: Decodable {

@@ -1,7 +1,7 @@
 import AttestCore
-import AttestGuard
+import AttestGuardEngine
 import Foundation
-import RiskStore
+import AttestGuardStorage
 
 /// Whom DeviceCheck bits are filed under on the wire: `{"kind": "key" | "user" | "device", "id": "..."}`.
 struct DeviceCheckSubjectBody: Codable {

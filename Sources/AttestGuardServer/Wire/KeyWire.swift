@@ -1,6 +1,6 @@
-import AttestGuard
+import AttestGuardEngine
 import Foundation
-import RiskStore
+import AttestGuardStorage
 
 /// A key on the wire (attestation responses and the key routes).
 struct KeyBody: Encodable {

@@ -1,5 +1,5 @@
 import AttestCore
-import AttestGuard
+import AttestGuardEngine
 import Foundation
 
 /// Checks and decodes the text fields of request bodies: base64 of bounded size, bounded strings. Every failure

@@ -1,0 +1,42 @@
+import AttestGuardEngine
+import Foundation
+import AttestGuardStorage
+
+/// The one JSON line `attestguard receipts refresh` prints when it ends.
+struct BatchSummary: Encodable {
+    var settled: Int
+    var redeemed: Int
+    var keptNewer: Int
+    var keyInactive: Int
+    var notModified: Int
+    var noData: Int
+    var retries: Int
+    var gaveUp: Int
+    var failed: Int
+    var leaseLost: Int
+    var failures: [String: Int]
+    var seconds: Double
+    var perSecond: Double
+
+    init(report: ReceiptBatchReport, elapsed: Duration) {
+        settled = report.settled
+        redeemed = report.redeemed
+        keptNewer = report.keptNewer
+        keyInactive = report.keyInactive
+        notModified = report.notModified
+        noData = report.noData
+        retries = report.retries
+        gaveUp = report.gaveUp
+        failed = report.failed
+        leaseLost = report.leaseLost
+        failures = report.failures
+        seconds = (elapsed.timeInterval * 1000).rounded() / 1000
+        perSecond = seconds > 0 ? (Double(report.settled) / seconds).rounded() : 0
+    }
+
+    var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(self)).flatMap { String(data: $0, encoding: .utf8) } ?? "{}"
+    }
+}

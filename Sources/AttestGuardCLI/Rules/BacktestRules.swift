@@ -1,0 +1,88 @@
+import ArgumentParser
+import AttestGuardEngine
+import AttestGuardServer
+import Foundation
+import Logging
+import RiskRules
+import AttestGuardStorage
+
+/// `attestguard rules backtest --rules CANDIDATE_DIR --since 7d`: replays a candidate rule set over the decision
+/// log of the configured store and prints how decisions would move. Exit 0 on a report, 1 when the candidate has
+/// problems, 2 usage, 3 the store is unusable.
+struct BacktestRules: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backtest",
+        abstract: "Replay a candidate rule set over logged decisions and show what would change."
+    )
+
+    @OptionGroup var options: ConfigurationOption
+
+    @Option(name: .long, help: "The candidate rule directory.")
+    var rules: String
+
+    @Option(name: .long, help: "How far back to replay: a duration such as 24h, 7d, 30d.")
+    var since: String = "7d"
+
+    @Flag(name: .long, help: "Print the report as JSON.")
+    var json = false
+
+    func run() async throws {
+        guard let window = SignalInput.duration(since), window > 0 else {
+            throw ValidationError("--since is a duration such as 24h or 7d, not \(since)")
+        }
+        let candidate = try RuleSetArgument.load(rules)
+        let configuration = try await options.load()
+        var logger = Logger(label: "attestguard")
+        logger.logLevel = .warning
+        let clock = SystemClock()
+        let store: OpenedStore
+        do {
+            store = try await OpenedStore.open(configuration.database.coldPool, clock: { clock.now() }, logger: logger)
+        } catch {
+            Self.fail("cannot open the store: \(error)")
+        }
+        let started = ContinuousClock.now
+        let from = clock.now().addingTimeInterval(-window)
+        let services = store.services
+        let outcome: Result<Backtest.Report, any Error> = await {
+            do {
+                return .success(try await withThrowingTaskGroup(of: Backtest.Report?.self) { group in
+                    for service in services { group.addTask { try await service.run(); return nil } }
+                    _ = try await store.schemaVersion()
+                    var backtest = Backtest(candidate: candidate)
+                    var cursor: DecisionLogEntry?
+                    while true {
+                        let page = try await store.store.decisions(since: from, after: cursor, limit: 5_000)
+                        guard let last = page.last else { break }
+                        for entry in page {
+                            backtest.replay(Backtest.Decision(
+                                decidedAt: entry.decidedAt,
+                                decision: RuleDecision(rawValue: entry.ruleDecision) ?? .allow,
+                                fired: entry.fired.split(separator: ",").map(String.init),
+                                signals: entry.signals
+                            ))
+                        }
+                        cursor = last
+                    }
+                    group.cancelAll()
+                    return backtest.report
+                })
+            } catch {
+                return .failure(error)
+            }
+        }()
+        await store.close()
+        switch outcome {
+        case .failure(let error):
+            Self.fail("reading the decision log failed: \(error)")
+        case .success(let report):
+            let elapsed = ContinuousClock.now - started
+            print(json ? BacktestReport.json(report, candidate: candidate) : BacktestReport.text(report, candidate: candidate, since: since, elapsed: elapsed))
+        }
+    }
+
+    private static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("attestguard rules backtest: \(message)\n".utf8))
+        Foundation.exit(3)
+    }
+}

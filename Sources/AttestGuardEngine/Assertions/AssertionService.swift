@@ -1,0 +1,129 @@
+import Foundation
+import AttestCore
+import Crypto
+public import AttestGuardStorage
+
+/// Verifies assertions and commits them: the key must belong to the user and be active; the signature, RP ID
+/// and counter verify (AttestCore); the clientData's request matches the one the gateway received; then one
+/// store transaction consumes the challenge and advances the counter. A replay of an accepted assertion is
+/// `assertion_already_accepted`, never a second success.
+public struct AssertionService: Sendable {
+    let store: any RiskStore
+    let apps: AppCatalog
+    let settings: EngineSettings
+    let clock: any EngineClock
+    let metrics: EngineMetrics
+    let scorer: RiskScorer
+    private let verifier = AssertionVerifier()
+
+    init(store: any RiskStore, apps: AppCatalog, settings: EngineSettings, clock: any EngineClock, metrics: EngineMetrics, scorer: RiskScorer) {
+        self.store = store
+        self.apps = apps
+        self.settings = settings
+        self.clock = clock
+        self.metrics = metrics
+        self.scorer = scorer
+    }
+
+    public func assert(_ submission: AssertionSubmission) async throws -> AssertionResult {
+        do {
+            let result = try await accept(submission)
+            metrics.recordAssertion(result: "accepted")
+            return result
+        } catch let error as EngineError {
+            metrics.recordAssertion(result: error.code)
+            if error.countsAsFailedVerification {
+                scorer.velocity.record(
+                    .failedVerifications, appId: submission.appId,
+                    subjects: VelocitySubjects(key: submission.keyId, user: submission.userId, ip: submission.request.ip), at: clock.now()
+                )
+            }
+            throw error
+        }
+    }
+
+    private func accept(_ submission: AssertionSubmission) async throws -> AssertionResult {
+        let app = try apps.policy(for: submission.appId)
+        try InputLimits.identifier(submission.userId, field: "userId")
+        try InputLimits.bytes32(submission.keyId.count, field: "keyId")
+
+        guard let key = try await withStore({ try await store.key(appId: app.appId, keyId: submission.keyId) }) else {
+            throw EngineError(.notFound, code: "key_not_found", "no key with this id is registered for \(app.appId)")
+        }
+        guard key.userId == submission.userId else {
+            throw EngineError.verification("key_user_mismatch", "the key belongs to another user")
+        }
+        switch key.status {
+        case .revoked: throw EngineError.verification("key_revoked", "the key was revoked")
+        case .superseded: throw EngineError.verification("key_superseded", "a newer key replaced this one on the same device")
+        case .active: break
+        }
+        guard let publicKey = try? P256.Signing.PublicKey(x963Representation: key.publicKey) else {
+            throw StoreError(.corruptRow, "the stored public key of \(Base64Text.urlEncoded(key.keyId)) is not a P-256 key")
+        }
+
+        // The counter check against the stored value happens atomically in the store, so that a replay is told
+        // apart from a stale counter; here only the signature, RP ID and counter > 0 are checked.
+        let verified: VerifiedAssertion
+        switch verifier.verify(
+            Array(submission.assertion),
+            publicKey: publicKey,
+            app: app.identity,
+            clientData: Array(submission.clientData),
+            previousCounter: 0
+        ) {
+        case .valid(let assertion): verified = assertion
+        case .invalid(let error): throw EngineError.verification(error.code.description, error.detail)
+        }
+
+        let clientData = try AssertionClientData(submission.clientData, format: app.clientDataFormat)
+        try clientData.checkBinding(to: submission.request)
+
+        let now = clock.now()
+        let claim = ChallengeClaim(
+            challengeId: clientData.challenge,
+            appId: app.appId,
+            purpose: .assertion,
+            userId: submission.userId,
+            keyId: submission.keyId,
+            at: now,
+            clockSkew: settings.clockSkew
+        )
+        let commit = AssertionCommit(claim: claim, counter: Int64(verified.counter), requestContext: Self.json(submission.request))
+        switch try await withStore({ try await store.commitAssertion(commit) }) {
+        case .committed:
+            scorer.velocity.record(
+                .assertions, appId: app.appId,
+                subjects: VelocitySubjects(key: submission.keyId, user: submission.userId, device: key.deviceId, ip: submission.request.ip), at: now
+            )
+            // A valid assertion commits whatever the verdict: the verdict is advice for the gateway (contract).
+            let scored = try await scorer.score(ScoreRequest(
+                appId: app.appId,
+                endpoint: .assertion,
+                keyId: submission.keyId,
+                userId: submission.userId,
+                deviceId: key.deviceId,
+                ip: submission.request.ip,
+                action: submission.request.action,
+                attributes: submission.request.attributes ?? [:],
+                binding: app.clientDataFormat.name,
+                counterJump: Int64(verified.counter) - key.counter
+            ))
+            return AssertionResult(
+                keyId: submission.keyId,
+                counter: Int64(verified.counter),
+                clientDataFormat: app.clientDataFormat.name,
+                requestBinding: clientData.boundRequest == nil ? .notChecked : .verified,
+                verdict: scored.verdict
+            )
+        case .rejected(let rejection):
+            throw EngineError(rejection)
+        }
+    }
+
+    private static func json(_ request: AssertedRequest) -> String? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(request)).flatMap { String(data: $0, encoding: .utf8) }
+    }
+}

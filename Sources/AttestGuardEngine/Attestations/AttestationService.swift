@@ -1,0 +1,146 @@
+import Foundation
+import AppleReceipts
+import AttestCore
+import Crypto
+public import AttestGuardStorage
+
+/// Verifies attestations and registers their keys: Apple's nine checks (AttestCore), the app's environments,
+/// then one store transaction that consumes the challenge, stores the key with its ATTEST receipt and
+/// supersedes the user's previous key on the same device.
+public struct AttestationService: Sendable {
+    let store: any RiskStore
+    let apps: AppCatalog
+    let settings: EngineSettings
+    let clock: any EngineClock
+    let verifier: AttestationVerifier
+    let metrics: EngineMetrics
+    let scorer: RiskScorer
+
+    init(store: any RiskStore, apps: AppCatalog, settings: EngineSettings, clock: any EngineClock, metrics: EngineMetrics, scorer: RiskScorer) {
+        self.store = store
+        self.apps = apps
+        self.settings = settings
+        self.clock = clock
+        self.verifier = settings.attestationVerifier
+        self.metrics = metrics
+        self.scorer = scorer
+    }
+
+    public func attest(_ submission: AttestationSubmission) async throws -> AttestationResult {
+        let subjects = VelocitySubjects(key: submission.keyId, user: submission.userId, device: submission.deviceId)
+        scorer.velocity.record(.attestations, appId: submission.appId, subjects: subjects, at: clock.now())
+        do {
+            let result = try await register(submission)
+            metrics.recordAttestation(result: result.idempotent ? "idempotent" : "registered")
+            return result
+        } catch let error as EngineError {
+            metrics.recordAttestation(result: error.code)
+            if error.countsAsFailedVerification {
+                scorer.velocity.record(.failedVerifications, appId: submission.appId, subjects: subjects, at: clock.now())
+            }
+            throw error
+        }
+    }
+
+    private func register(_ submission: AttestationSubmission) async throws -> AttestationResult {
+        let app = try apps.policy(for: submission.appId)
+        try InputLimits.identifier(submission.userId, field: "userId")
+        if let deviceId = submission.deviceId { try InputLimits.identifier(deviceId, field: "deviceId") }
+        try InputLimits.bytes32(submission.keyId.count, field: "keyId")
+        try InputLimits.bytes32(submission.challenge.count, field: "challenge")
+        let digest = Data(SHA256.hash(data: submission.attestation))
+
+        // An identical re-submission answers from the registry without verifying or consuming anything.
+        if let existing = try await withStore({ try await store.key(appId: app.appId, keyId: submission.keyId) }) {
+            if let rejection = existing.reregistrationRejection(userId: submission.userId, attestationSHA256: digest) {
+                throw EngineError(rejection)
+            }
+            let receipt = try await withStore { try await store.receipt(appId: app.appId, keyId: existing.keyId) }
+            return try await result(key: existing, receipt: receipt, idempotent: true, supersededKeyIds: [])
+        }
+
+        let now = clock.now()
+        let request = AttestationRequest(
+            keyId: Array(submission.keyId),
+            app: app.identity,
+            allowedEnvironments: Set(AppAttestEnvironment.allCases),
+            clientData: .challenge(Array(submission.challenge), hashing: app.attestationHashing)
+        )
+        let verified: VerifiedAttestation
+        switch await verifier.verify(Array(submission.attestation), request: request, at: now) {
+        case .valid(let attestation): verified = attestation
+        case .invalid(let error): throw EngineError.verification(error.code.description, error.detail)
+        }
+        try checkEnvironment(verified.environment, app: app)
+
+        let key = KeyRecord(
+            appId: app.appId,
+            keyId: submission.keyId,
+            userId: submission.userId,
+            deviceId: submission.deviceId,
+            environment: verified.environment.rawValue,
+            publicKey: Data(verified.publicKeyX963),
+            attestationSHA256: digest,
+            osVersion: verified.certificateInformation.osVersion,
+            attestedAt: now
+        )
+        let receipt = ReceiptRecord(
+            appId: app.appId,
+            keyId: submission.keyId,
+            receiptType: verified.receipt.type.rawValue,
+            receipt: Data(verified.receiptBytes),
+            createdAt: verified.receipt.creationTime,
+            notBefore: verified.receipt.notBefore,
+            expiresAt: verified.receipt.expirationTime,
+            riskMetric: verified.receipt.riskMetric,
+            storedAt: now,
+            nextRefreshAt: now.addingTimeInterval(settings.receiptRefresh.firstRedemptionDelay.timeInterval)
+        )
+        let claim = ChallengeClaim(
+            challengeId: submission.challenge,
+            appId: app.appId,
+            purpose: .attestation,
+            userId: submission.userId,
+            keyId: submission.keyId,
+            at: now,
+            clockSkew: settings.clockSkew
+        )
+        let outcome = try await withStore {
+            try await store.registerKey(KeyRegistration(claim: claim, key: key, receipt: receipt))
+        }
+        switch outcome {
+        case .registered(let registered, let superseded):
+            scorer.velocity.record(
+                .newKeys, appId: app.appId, subjects: VelocitySubjects(key: registered.keyId, user: registered.userId, device: registered.deviceId), at: now
+            )
+            return try await result(key: registered, receipt: receipt, idempotent: false, supersededKeyIds: superseded)
+        case .alreadyRegistered(let existing):
+            let stored = try await withStore { try await store.receipt(appId: app.appId, keyId: existing.keyId) }
+            return try await result(key: existing, receipt: stored, idempotent: true, supersededKeyIds: [])
+        case .rejected(let rejection):
+            throw EngineError(rejection)
+        }
+    }
+
+    private func checkEnvironment(_ environment: AppAttestEnvironment, app: AppPolicy) throws(EngineError) {
+        if case .simulator = settings.trust, environment == .production {
+            throw EngineError.verification(
+                "environment_not_allowed",
+                "simulator mode refuses production keys: simulator roots must never vouch for a production key"
+            )
+        }
+        guard app.environments.contains(environment) else {
+            let accepted = app.environments.map(\.rawValue).sorted().joined(separator: ", ")
+            throw EngineError.verification(
+                "environment_not_allowed",
+                "the key was attested in \(environment.rawValue); \(app.appId) accepts \(accepted)"
+            )
+        }
+    }
+
+    /// The result with the verdict for the key as registered (a valid attestation registers whatever the verdict).
+    private func result(key: KeyRecord, receipt: ReceiptRecord?, idempotent: Bool, supersededKeyIds: [Data]) async throws -> AttestationResult {
+        let scored = try await scorer.score(ScoreRequest(appId: key.appId, endpoint: .attestation, keyId: key.keyId, userId: key.userId, deviceId: key.deviceId))
+        return AttestationResult(key: key, receipt: receipt, idempotent: idempotent, supersededKeyIds: supersededKeyIds, verdict: scored.verdict)
+    }
+}

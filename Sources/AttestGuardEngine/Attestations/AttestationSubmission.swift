@@ -1,0 +1,33 @@
+public import Foundation
+public import AttestGuardStorage
+
+/// An attestation as the caller submits it (already decoded from the wire).
+public struct AttestationSubmission: Sendable, Hashable {
+    public var appId: String
+    public var keyId: Data
+    public var attestation: Data
+    /// The decoded challenge bytes the app received.
+    public var challenge: Data
+    /// The caller's authenticated user: the key belongs to this user for life.
+    public var userId: String
+    public var deviceId: String?
+
+    public init(appId: String, keyId: Data, attestation: Data, challenge: Data, userId: String, deviceId: String? = nil) {
+        self.appId = appId
+        self.keyId = keyId
+        self.attestation = attestation
+        self.challenge = challenge
+        self.userId = userId
+        self.deviceId = deviceId
+    }
+}
+
+/// A registered key as the attestation left it.
+public struct AttestationResult: Sendable, Hashable {
+    public var key: KeyRecord
+    public var receipt: ReceiptRecord?
+    /// True when this exact attestation had already been registered: nothing changed.
+    public var idempotent: Bool
+    public var supersededKeyIds: [Data]
+    public var verdict: RiskVerdict
+}

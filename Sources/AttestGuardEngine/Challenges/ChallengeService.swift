@@ -1,0 +1,111 @@
+import AttestCore
+public import Foundation
+import Crypto
+public import AttestGuardStorage
+
+/// A challenge as handed to the caller.
+public struct IssuedChallenge: Sendable, Hashable {
+    /// The 32 random bytes, base64url without padding: what the app passes on.
+    public var challenge: String
+    public var purpose: ChallengePurpose
+    public var appId: String
+    public var userId: String?
+    public var keyId: Data?
+    public var expiresAt: Date
+}
+
+/// What a caller asks for when it wants a challenge.
+public struct ChallengeRequest: Sendable, Hashable {
+    public var appId: String
+    public var purpose: ChallengePurpose
+    public var userId: String?
+    public var keyId: Data?
+
+    public init(appId: String, purpose: ChallengePurpose, userId: String? = nil, keyId: Data? = nil) {
+        self.appId = appId
+        self.purpose = purpose
+        self.userId = userId
+        self.keyId = keyId
+    }
+}
+
+/// Issues one-time challenges: 32 bytes from the system CSPRNG, bound to an app, a purpose and optionally a user
+/// and key, stored with their expiry, under a per-user quota (in the store, shared by all processes) and a
+/// per-API-key rate (in this process).
+public struct ChallengeService: Sendable {
+    let store: any RiskStore
+    let apps: AppCatalog
+    let settings: EngineSettings
+    let clock: any EngineClock
+    let apiKeyLimiter: RateLimiter
+    let metrics: EngineMetrics
+
+    public init(store: any RiskStore, apps: AppCatalog, settings: EngineSettings, clock: any EngineClock, metrics: EngineMetrics) {
+        self.metrics = metrics
+        self.store = store
+        self.apps = apps
+        self.settings = settings
+        self.clock = clock
+        self.apiKeyLimiter = RateLimiter(perMinute: settings.challengesPerMinutePerAPIKey)
+    }
+
+    /// Issues a challenge, charging `apiKeyName`'s rate.
+    public func issue(_ request: ChallengeRequest, apiKeyName: String?) async throws -> IssuedChallenge {
+        do {
+            let issued = try await issueUnmetered(request, apiKeyName: apiKeyName)
+            metrics.recordChallenge(purpose: request.purpose.rawValue, result: "issued")
+            return issued
+        } catch let error as EngineError {
+            metrics.recordChallenge(purpose: request.purpose.rawValue, result: error.code)
+            throw error
+        }
+    }
+
+    private func issueUnmetered(_ request: ChallengeRequest, apiKeyName: String?) async throws -> IssuedChallenge {
+        _ = try apps.policy(for: request.appId)
+        if let userId = request.userId { try InputLimits.identifier(userId, field: "userId") }
+        if let keyId = request.keyId {
+            guard request.purpose == .assertion else {
+                throw EngineError.invalid("invalid_field", "keyId binds assertion challenges only")
+            }
+            guard keyId.count == 32 else {
+                throw EngineError.invalid("invalid_field", "keyId must be 32 bytes")
+            }
+        }
+        let now = clock.now()
+        if let apiKeyName, let retryAt = apiKeyLimiter.take(key: apiKeyName, at: now) {
+            throw EngineError(.rateLimited(retryAt: retryAt), code: "rate_limited", "this API key requested too many challenges")
+        }
+        var id = Data(count: 32)
+        id.withUnsafeMutableBytes { buffer in
+            var generator = SystemRandomNumberGenerator()
+            for index in buffer.indices { buffer[index] = UInt8.random(in: 0...255, using: &generator) }
+        }
+        let challenge = NewChallenge(
+            id: id,
+            appId: request.appId,
+            purpose: request.purpose,
+            userId: request.userId,
+            keyId: request.keyId,
+            apiKeyName: apiKeyName,
+            issuedAt: now,
+            expiresAt: now.addingTimeInterval(settings.challengeTTL.timeInterval)
+        )
+        let outcome = try await withStore { try await store.issueChallenge(challenge, quota: settings.challengeQuota) }
+        if case .overQuota(let retryAt) = outcome {
+            throw EngineError(
+                .rateLimited(retryAt: retryAt),
+                code: "rate_limited",
+                "user holds \(settings.challengeQuota.maximumPerUser) challenges issued in the last \(settings.challengeQuota.window)"
+            )
+        }
+        return IssuedChallenge(
+            challenge: Base64Text.urlEncoded(id),
+            purpose: request.purpose,
+            appId: request.appId,
+            userId: request.userId,
+            keyId: request.keyId,
+            expiresAt: challenge.expiresAt
+        )
+    }
+}

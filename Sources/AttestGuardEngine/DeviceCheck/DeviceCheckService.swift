@@ -1,0 +1,189 @@
+public import AppleServices
+public import AttestCore
+public import Foundation
+public import AttestGuardStorage
+
+/// Asks Apple's DeviceCheck about a device and files the answer under a subject the caller names, so that
+/// scoring can read the bits later without calling Apple (``storedBits(appId:subject:environment:)``; a verdict
+/// reads them with its other facts through `RiskStore.scoringFacts`).
+///
+/// Bits belong to the app's team (the App ID up to its first dot) and one environment: `environment` when the
+/// caller names one (it must be one the app accepts), else production when the app accepts production, else
+/// development. Device tokens are single-use: they go to Apple and nowhere else (never stored, logged or put in
+/// an error message). Every call counts in `attestguard_devicecheck_requests_total{operation,result}`.
+public struct DeviceCheckService: Sendable {
+    /// The most characters a device token may have (`DCDevice` tokens are about 2,000).
+    public static let maximumDeviceTokenLength = 4_096
+    /// How long a caller is asked to wait after Apple throttled or failed (Apple's `Retry-After` is not passed on).
+    public static let retryAfter: TimeInterval = 5
+
+    let client: (any DeviceChecking)?
+    let store: any DeviceCheckStore
+    let apps: AppCatalog
+    let clock: any EngineClock
+    let metrics: EngineMetrics
+
+    /// - Parameters:
+    ///   - client: Apple's DeviceCheck API, or `nil` when no Apple credentials are configured (every call but
+    ///     ``storedBits(appId:subject:environment:)`` is then `devicecheck_unavailable`).
+    ///   - store: Where bits are kept.
+    ///   - apps: The configured apps.
+    ///   - clock: Stamps `observedAt` and the month of an update.
+    ///   - metrics: The counters.
+    public init(client: (any DeviceChecking)?, store: any DeviceCheckStore, apps: AppCatalog, clock: any EngineClock, metrics: EngineMetrics = EngineMetrics()) {
+        self.client = client
+        self.store = store
+        self.apps = apps
+        self.clock = clock
+        self.metrics = metrics
+    }
+
+    /// Whether Apple can be asked.
+    public var isConfigured: Bool { client != nil }
+
+    /// Asks Apple for the device's bits (`query_two_bits`) and stores the answer under `subject`; Apple's "Bit
+    /// State Not Found" is stored as `found == false`.
+    /// - Returns: The stored record after the answer was filed.
+    public func query(appId: String, deviceToken: String, subject: DeviceCheckSubject, environment: AppAttestEnvironment? = nil) async throws -> DeviceCheckRecord {
+        try await instrumented("query") {
+            let target = try target(appId: appId, environment: environment)
+            try Self.check(deviceToken: deviceToken)
+            try Self.check(subject)
+            let client = try requireClient()
+            let answer = try Self.unwrap(await client.query(deviceToken: deviceToken, environment: target.environment), deviceToken: deviceToken, now: clock.now())
+            let record: DeviceCheckRecord
+            switch answer {
+            case .bits(let bits):
+                record = target.record(subject, bit0: bits.bit0, bit1: bits.bit1, found: true, lastUpdateTime: bits.lastUpdateTime, at: clock.now())
+            case .notFound:
+                record = target.record(subject, bit0: nil, bit1: nil, found: false, lastUpdateTime: nil, at: clock.now())
+            }
+            return (try await file(record), record.found ? "found" : "not_found")
+        }
+    }
+
+    /// Sets one or both bits at Apple (`update_two_bits`) and stores them under `subject`; a `nil` bit keeps what
+    /// is stored. `lastUpdateTime` becomes the engine clock's month in UTC, as Apple records it.
+    /// - Returns: The stored record after the update.
+    public func update(
+        appId: String,
+        deviceToken: String,
+        subject: DeviceCheckSubject,
+        bit0: Bool?,
+        bit1: Bool?,
+        environment: AppAttestEnvironment? = nil
+    ) async throws -> DeviceCheckRecord {
+        try await instrumented("update") {
+            let target = try target(appId: appId, environment: environment)
+            try Self.check(deviceToken: deviceToken)
+            try Self.check(subject)
+            guard bit0 != nil || bit1 != nil else {
+                throw EngineError.invalid("missing_field", "bit0 or bit1 is required")
+            }
+            let client = try requireClient()
+            try Self.unwrap(
+                await client.update(deviceToken: deviceToken, bit0: bit0, bit1: bit1, environment: target.environment),
+                deviceToken: deviceToken,
+                now: clock.now()
+            )
+            let now = clock.now()
+            let record = target.record(subject, bit0: bit0, bit1: bit1, found: true, lastUpdateTime: Self.month(of: now), at: now)
+            return (try await file(record), "updated")
+        }
+    }
+
+    /// Asks Apple whether the device token is valid (`validate_device_token`); stores nothing.
+    /// - Returns: The environment Apple was asked in.
+    @discardableResult
+    public func validate(appId: String, deviceToken: String, environment: AppAttestEnvironment? = nil) async throws -> AppAttestEnvironment {
+        try await instrumented("validate") {
+            let target = try target(appId: appId, environment: environment)
+            try Self.check(deviceToken: deviceToken)
+            let client = try requireClient()
+            try Self.unwrap(await client.validate(deviceToken: deviceToken, environment: target.environment), deviceToken: deviceToken, now: clock.now())
+            return (target.environment, "valid")
+        }
+    }
+
+    /// The bits stored for `subject` of the app's team, without calling Apple.
+    public func storedBits(appId: String, subject: DeviceCheckSubject, environment: AppAttestEnvironment? = nil) async throws -> DeviceCheckRecord? {
+        let target = try target(appId: appId, environment: environment)
+        try Self.check(subject)
+        return try await withStore {
+            try await store.deviceCheckBits(teamId: target.teamId, environment: target.environment.rawValue, subject: subject)
+        }
+    }
+
+    /// The environment DeviceCheck is asked in for an app: `requested` when the app accepts it
+    /// (`environment_not_allowed` otherwise), else production when accepted, else development.
+    public func environment(for app: AppPolicy, requested: AppAttestEnvironment?) throws(EngineError) -> AppAttestEnvironment {
+        if let requested {
+            guard app.environments.contains(requested) else {
+                throw EngineError.verification("environment_not_allowed", "app \(app.appId) does not accept the \(requested) environment")
+            }
+            return requested
+        }
+        return app.environments.contains(.production) ? .production : .development
+    }
+
+    /// `YYYY-MM` of an instant in UTC: Apple's `last_update_time`.
+    public static func month(of instant: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        let parts = calendar.dateComponents([.year, .month], from: instant)
+        return String(format: "%04d-%02d", parts.year ?? 1970, parts.month ?? 1)
+    }
+
+    // MARK: - Steps
+
+    private func target(appId: String, environment requested: AppAttestEnvironment?) throws -> DeviceCheckTarget {
+        let app = try apps.policy(for: appId)
+        return DeviceCheckTarget(teamId: String(app.identity.teamId), environment: try environment(for: app, requested: requested))
+    }
+
+    private func requireClient() throws -> any DeviceChecking {
+        guard let client else {
+            throw EngineError(.upstreamUnavailable(retryAt: nil), code: "devicecheck_unavailable", "DeviceCheck is not configured: the server has no Apple credentials")
+        }
+        return client
+    }
+
+    /// Stores the record and reads back what is now stored (a newer observation by another process may win).
+    private func file(_ record: DeviceCheckRecord) async throws -> DeviceCheckRecord {
+        try await withStore { try await store.storeDeviceCheckBits(record) }
+        let stored = try await withStore {
+            try await store.deviceCheckBits(teamId: record.teamId, environment: record.environment, subject: record.subject)
+        }
+        return stored ?? record
+    }
+
+    private func instrumented<Value>(_ operation: String, _ body: () async throws -> (Value, String)) async throws -> Value {
+        do {
+            let (value, result) = try await body()
+            metrics.recordDeviceCheck(operation: operation, result: result)
+            return value
+        } catch let error as EngineError {
+            metrics.recordDeviceCheck(operation: operation, result: error.code)
+            throw error
+        }
+    }
+}
+
+/// The team and environment one DeviceCheck call files its answer under.
+struct DeviceCheckTarget {
+    var teamId: String
+    var environment: AppAttestEnvironment
+
+    func record(_ subject: DeviceCheckSubject, bit0: Bool?, bit1: Bool?, found: Bool, lastUpdateTime: String?, at instant: Date) -> DeviceCheckRecord {
+        DeviceCheckRecord(
+            teamId: teamId,
+            environment: environment.rawValue,
+            subject: subject,
+            bit0: bit0,
+            bit1: bit1,
+            found: found,
+            lastUpdateTime: lastUpdateTime,
+            observedAt: instant
+        )
+    }
+}

@@ -1,0 +1,52 @@
+public import AppleServices
+public import AttestGuardStorage
+
+/// The verification core with its state: challenges, attestations, assertions, the key registry, DeviceCheck
+/// bits and risk verdicts over one store, one clock and one set of apps. The HTTP server and the CLI are thin layers over it.
+public struct Engine: Sendable {
+    public let apps: AppCatalog
+    public let settings: EngineSettings
+    public let store: any RiskStore
+    public let clock: any EngineClock
+    public let challenges: ChallengeService
+    public let attestations: AttestationService
+    public let assertions: AssertionService
+    public let keys: KeyService
+    public let deviceCheck: DeviceCheckService
+    /// Verdicts from the rule set in force (`scorer.rules` swaps it).
+    public let scorer: RiskScorer
+    /// Velocity events counted by this process, flushed to the store by ``VelocityRecorder/flush()``.
+    public let velocity: VelocityRecorder
+
+    /// - Parameter deviceCheck: Apple's DeviceCheck API (`AppleClients.deviceCheck`); `nil` when no Apple
+    ///   credentials are configured, which makes the DeviceCheck calls `devicecheck_unavailable`.
+    public init(
+        store: any RiskStore,
+        apps: AppCatalog,
+        settings: EngineSettings,
+        clock: any EngineClock = SystemClock(),
+        deviceCheck: (any DeviceChecking)? = nil,
+        rules: RuleSetHolder = RuleSetHolder(RuleSetHolder.empty),
+        shadowRules: RuleSetHolder? = nil
+    ) {
+        let metrics = EngineMetrics()
+        self.apps = apps
+        self.settings = settings
+        self.store = store
+        self.clock = clock
+        let deviceCheckService = DeviceCheckService(client: deviceCheck, store: store, apps: apps, clock: clock, metrics: metrics)
+        let velocity = VelocityRecorder(store: store, keying: settings.velocityKeying, clock: clock)
+        let scorer = RiskScorer(
+            rules: rules, apps: apps, store: store, deviceCheck: deviceCheckService, velocity: velocity,
+            decisionLog: DecisionLogWriter(store: store, retentionDays: settings.decisionLogRetentionDays), clock: clock, metrics: metrics,
+            shadow: shadowRules
+        )
+        self.velocity = velocity
+        self.deviceCheck = deviceCheckService
+        self.scorer = scorer
+        self.challenges = ChallengeService(store: store, apps: apps, settings: settings, clock: clock, metrics: metrics)
+        self.attestations = AttestationService(store: store, apps: apps, settings: settings, clock: clock, metrics: metrics, scorer: scorer)
+        self.assertions = AssertionService(store: store, apps: apps, settings: settings, clock: clock, metrics: metrics, scorer: scorer)
+        self.keys = KeyService(store: store, apps: apps, clock: clock)
+    }
+}

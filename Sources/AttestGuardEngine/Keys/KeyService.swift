@@ -1,0 +1,42 @@
+public import Foundation
+public import AttestGuardStorage
+
+/// A key with its current receipt, as the key routes show it.
+public struct KeyDetails: Sendable, Hashable {
+    public var key: KeyRecord
+    public var receipt: ReceiptRecord?
+}
+
+/// Reads and revokes registered keys.
+public struct KeyService: Sendable {
+    let store: any RiskStore
+    let apps: AppCatalog
+    let clock: any EngineClock
+
+    public init(store: any RiskStore, apps: AppCatalog, clock: any EngineClock) {
+        self.store = store
+        self.apps = apps
+        self.clock = clock
+    }
+
+    public func details(appId: String, keyId: Data) async throws -> KeyDetails {
+        _ = try apps.policy(for: appId)
+        let key = try await withStore { try await store.key(appId: appId, keyId: keyId) }
+        guard let key else { throw Self.notFound(appId) }
+        let receipt = try await withStore { try await store.receipt(appId: appId, keyId: keyId) }
+        return KeyDetails(key: key, receipt: receipt)
+    }
+
+    /// Revokes the key for good (its receipts are no longer refreshed); revoking twice is harmless.
+    public func revoke(appId: String, keyId: Data) async throws -> KeyDetails {
+        _ = try apps.policy(for: appId)
+        let key = try await withStore { try await store.revokeKey(appId: appId, keyId: keyId, at: clock.now()) }
+        guard let key else { throw Self.notFound(appId) }
+        let receipt = try await withStore { try await store.receipt(appId: appId, keyId: keyId) }
+        return KeyDetails(key: key, receipt: receipt)
+    }
+
+    private static func notFound(_ appId: String) -> EngineError {
+        EngineError(.notFound, code: "key_not_found", "no key with this id is registered for \(appId)")
+    }
+}

@@ -1,0 +1,34 @@
+import AttestCore
+import Metrics
+import AttestGuardStorage
+
+/// The receipt scheduler's metrics (swift-metrics, exported to Prometheus by the server):
+/// `attestguard_receipt_redemptions_total{environment,outcome}`,
+/// `attestguard_receipt_redemption_duration_seconds{environment}` (Apple's latency),
+/// `attestguard_receipt_queue_depth{state}` (`due`, `leased`, `retrying`) and
+/// `attestguard_receipt_risk_metric` (the distribution of stored risk metrics).
+public struct ReceiptRefreshMetrics: Sendable {
+    public init() {}
+
+    func recordResult(_ result: ReceiptRefreshResult, environment: AppAttestEnvironment) {
+        Counter(
+            label: "attestguard_receipt_redemptions_total",
+            dimensions: [("environment", environment.rawValue), ("outcome", result.outcome)]
+        ).increment()
+    }
+
+    func recordLatency(_ duration: Duration, environment: AppAttestEnvironment) {
+        Timer(label: "attestguard_receipt_redemption_duration_seconds", dimensions: [("environment", environment.rawValue)])
+            .recordSeconds(duration.timeInterval)
+    }
+
+    func recordRiskMetric(_ metric: Int) {
+        Recorder(label: "attestguard_receipt_risk_metric", aggregate: true).record(metric)
+    }
+
+    func recordBacklog(_ backlog: ReceiptBacklog) {
+        Gauge(label: "attestguard_receipt_queue_depth", dimensions: [("state", "due")]).record(backlog.due)
+        Gauge(label: "attestguard_receipt_queue_depth", dimensions: [("state", "leased")]).record(backlog.leased)
+        Gauge(label: "attestguard_receipt_queue_depth", dimensions: [("state", "retrying")]).record(backlog.retrying)
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import Logging
+import Metrics
+public import RiskRules
+import AttestGuardStorage
+
+/// Turns a request into a verdict with the rule set in force: assembles the signals the rules read, evaluates,
+/// and applies the app's mode. When the store cannot answer, the verdict is the app's `onStoreError` decision with
+/// the reason `store_unavailable` (verification itself fails closed elsewhere).
+public struct RiskScorer: Sendable {
+    /// A verdict with the evidence behind it.
+    public struct Outcome: Sendable {
+        public var verdict: RiskVerdict
+        /// The rules' own evaluation (before the mode).
+        public var evaluation: RuleEvaluation
+        /// Every signal the rule set reads, with its value (`nil` when missing), in name order: the order the
+        /// response and the decision log write them, taken from the rule set's layout instead of sorting per verdict.
+        public var signalList: [SignalEntry]
+        /// The shadow rule set's evaluation of the same request, when one is configured: logged, never enforced.
+        public var shadow: RuleEvaluation? = nil
+
+        /// ``signalList`` by name.
+        public var signals: [String: SignalValue?] {
+            Dictionary(signalList.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        }
+    }
+
+    public let rules: RuleSetHolder
+    /// A candidate evaluated beside the live set on every request and logged when it decides otherwise; never
+    /// enforced (`rules.shadowDirectory`).
+    public let shadow: RuleSetHolder?
+    private let shadowLogger = Logger(label: "attestguard.rules.shadow")
+    let apps: AppCatalog
+    let assembler: SignalAssembler
+    let velocity: VelocityRecorder
+    /// Every verdict is queued here for the decision log.
+    public let decisionLog: DecisionLogWriter
+    let clock: any EngineClock
+    let metrics: EngineMetrics
+
+    init(
+        rules: RuleSetHolder, apps: AppCatalog, store: any RiskStore, deviceCheck: DeviceCheckService, velocity: VelocityRecorder,
+        decisionLog: DecisionLogWriter, clock: any EngineClock, metrics: EngineMetrics, shadow: RuleSetHolder? = nil
+    ) {
+        self.metrics = metrics
+        self.decisionLog = decisionLog
+        self.shadow = shadow
+        self.rules = rules
+        self.apps = apps
+        self.assembler = SignalAssembler(store: store, deviceCheck: deviceCheck, velocity: VelocitySignals(recorder: velocity))
+        self.velocity = velocity
+        self.clock = clock
+    }
+
+    public func score(_ request: ScoreRequest) async throws -> Outcome {
+        let app = try apps.policy(for: request.appId)
+        if let userId = request.userId { try InputLimits.identifier(userId, field: "userId") }
+        let started = ContinuousClock.now
+        let ruleSet = rules.ruleSet
+        let now = clock.now()
+        let subjects = velocity.keying.hash(request.velocitySubjects)
+        if request.endpoint == .score {
+            velocity.record(.scoreRequests, appId: app.appId, hashed: subjects, at: now)
+        }
+        let values: SignalValues
+        do {
+            values = try await assembler.assemble(request, subjects: subjects, app: app, ruleSet: ruleSet, now: now)
+        } catch let error as EngineError where error.kind != .unavailable {
+            throw error
+        } catch {
+            let outcome = Self.storeUnavailable(app: app, ruleSet: ruleSet)
+            record(outcome, request: request, subjects: subjects, at: now, since: started)
+            return outcome
+        }
+        let evaluation = ruleSet.evaluate(values)
+        let signalList = ruleSet.layout.names.map { (name: $0, value: values.value(of: $0)) }
+        var outcome = Outcome(verdict: Self.verdict(evaluation, app: app), evaluation: evaluation, signalList: signalList)
+        if let shadow {
+            outcome.shadow = await evaluateShadow(shadow.ruleSet, request: request, subjects: subjects, app: app, live: evaluation, now: now)
+        }
+        record(outcome, request: request, subjects: subjects, at: now, since: started)
+        return outcome
+    }
+
+    /// The shadow set's evaluation: its own signals (it may read others than the live set), a count per pair of
+    /// decisions in `attestguard_shadow_verdicts_total{live,shadow}`, and a log line when they differ.
+    private func evaluateShadow(
+        _ ruleSet: RuleSet, request: ScoreRequest, subjects: HashedSubjects, app: AppPolicy, live: RuleEvaluation, now: Date
+    ) async -> RuleEvaluation? {
+        guard let values = try? await assembler.assemble(request, subjects: subjects, app: app, ruleSet: ruleSet, now: now) else { return nil }
+        let evaluation = ruleSet.evaluate(values)
+        Counter(label: "attestguard_shadow_verdicts_total", dimensions: [("live", live.decision.rawValue), ("shadow", evaluation.decision.rawValue)]).increment()
+        if evaluation.decision != live.decision {
+            shadowLogger.info("shadow rules decide otherwise", metadata: [
+                "app": .string(app.appId), "endpoint": .string(request.endpoint.rawValue),
+                "live": .string("\(live.decision.rawValue) \(live.ruleSetVersion) [\(live.fired.map(\.id).joined(separator: ","))]"),
+                "shadow": .string("\(evaluation.decision.rawValue) \(evaluation.ruleSetVersion) [\(evaluation.fired.map(\.id).joined(separator: ","))]"),
+            ])
+        }
+        return evaluation
+    }
+
+    /// Metrics, and the decision log entry (queued; written off the request path).
+    private func record(_ outcome: Outcome, request: ScoreRequest, subjects: HashedSubjects, at now: Date, since started: ContinuousClock.Instant) {
+        metrics.recordVerdict(
+            endpoint: request.endpoint, decision: outcome.verdict.decision, ruleDecision: outcome.evaluation.decision,
+            enforced: outcome.verdict.enforced, duration: ContinuousClock.now - started
+        )
+        decisionLog.append(DecisionLogEntry(
+            appId: request.appId,
+            decidedAt: now,
+            endpoint: request.endpoint.rawValue,
+            keyId: request.keyId?.base64EncodedString(),
+            userHash: subjects.user,
+            ipHash: subjects.ip,
+            decision: outcome.verdict.decision.rawValue,
+            ruleDecision: outcome.evaluation.decision.rawValue,
+            score: outcome.evaluation.score,
+            ruleSetVersion: outcome.evaluation.ruleSetVersion,
+            fired: outcome.evaluation.fired.map(\.id).joined(separator: ","),
+            signals: DecisionSnapshot.json(outcome.signalList)
+        ))
+    }
+
+    static func verdict(_ evaluation: RuleEvaluation, app: AppPolicy) -> RiskVerdict {
+        let decision = RiskVerdict.Decision(rawValue: evaluation.decision.rawValue) ?? .review
+        let reasons = evaluation.fired.map { RiskVerdict.Reason(ruleId: $0.id, score: $0.score, message: $0.reason) }
+        switch app.mode {
+        case .enforce:
+            return RiskVerdict(decision: decision, score: evaluation.score, reasons: reasons, ruleSetVersion: evaluation.ruleSetVersion)
+        case .monitor:
+            return RiskVerdict(decision: .allow, score: evaluation.score, reasons: reasons, ruleSetVersion: evaluation.ruleSetVersion,
+                               enforced: false, ruleDecision: decision)
+        }
+    }
+
+    private static func storeUnavailable(app: AppPolicy, ruleSet: RuleSet) -> Outcome {
+        let decision = RiskVerdict.Decision(rawValue: app.onStoreError.rawValue) ?? .review
+        let reason = RiskVerdict.Reason(ruleId: "store_unavailable", score: 0, message: "the store did not answer; the app's onStoreError decides")
+        let evaluation = RuleEvaluation(score: 0, decision: RuleDecision(rawValue: decision.rawValue) ?? .review, decidedBy: "store_unavailable", fired: [], ruleSetVersion: ruleSet.version)
+        return Outcome(
+            verdict: RiskVerdict(decision: decision, score: 0, reasons: [reason], ruleSetVersion: ruleSet.version),
+            evaluation: evaluation,
+            signalList: []
+        )
+    }
+}
+
+/// One signal a rule set reads and its value for a request (`nil` when missing).
+public typealias SignalEntry = (name: String, value: SignalValue?)

@@ -1,0 +1,146 @@
+import AttestCore
+import Foundation
+import RiskRules
+import AttestGuardStorage
+
+/// Fills a rule set's signals for one request from the request itself and from the store: the key, its receipt
+/// and risk-metric history, stored DeviceCheck bits (never Apple) and velocity. Only what the rule set reads is
+/// fetched, in one store round trip (``RiskStore/scoringFacts(_:)``).
+struct SignalAssembler: Sendable {
+    let store: any RiskStore
+    let deviceCheck: DeviceCheckService
+    let velocity: VelocitySignals
+    let plans = AssemblyPlanCache()
+
+    /// The values for `request` under `app`, at `now`. Store failures are thrown (the scorer applies the app's
+    /// `onStoreError`); an attribute of the wrong type is an `invalid_attribute` error.
+    func assemble(_ request: ScoreRequest, subjects: HashedSubjects, app: AppPolicy, ruleSet: RuleSet, now: Date) async throws -> SignalValues {
+        let values = ruleSet.values(now: now.timeIntervalSince1970)
+        let plan = plans.plan(for: ruleSet)
+        try fillRequest(request, app: app, ruleSet: ruleSet, into: values)
+        var query = try factsQuery(request, app: app, plan: plan, now: now)
+        let velocitySums = velocity.sums(plan.velocity, subjects: subjects, now: now)
+        // This process's unflushed counts are taken before the store is read (see VelocityRecorder).
+        let localCounts = velocity.recorder.localCounts(appId: app.appId, velocitySums.map(\.sum))
+        if !velocitySums.isEmpty {
+            query.velocity = velocitySums.map(\.sum)
+            query.velocityWriter = velocity.recorder.writer
+        }
+        guard !query.isEmpty else { return values }
+        let facts = try await store.scoringFacts(query)
+        if !velocitySums.isEmpty {
+            velocity.set(values, velocitySums, velocity.recorder.totals(localCounts, reading: facts.velocity))
+        }
+        if plan.key, request.keyId != nil {
+            fillKey(facts.key, request: request, now: now, into: values)
+            values.set("key.superseded_keys", facts.supersededKeys.map { .number(Double($0)) })
+        }
+        if let receipt = facts.receipt {
+            values.set("receipt.type", .string(receipt.receiptType))
+            values.set("receipt.risk_metric", receipt.riskMetric.map { .number(Double($0)) })
+            values.set("receipt.stale", .bool(receipt.metricStale))
+            if let refreshed = receipt.refreshedAt {
+                values.set("receipt.refreshed_at", .timestamp(refreshed.timeIntervalSince1970))
+                values.set("receipt.refresh_age", .duration(now.timeIntervalSince(refreshed)))
+            }
+            if let metric = receipt.riskMetric, let old = facts.metricBaseline {
+                values.set("receipt.risk_metric_change_7d", .number(Double(metric - old)))
+            }
+        }
+        if let record = facts.deviceCheck {
+            values.set("devicecheck.bit0", record.bit0.map(SignalValue.bool))
+            values.set("devicecheck.bit1", record.bit1.map(SignalValue.bool))
+            if let month = record.lastUpdateTime, let updated = Self.month(month) {
+                values.set("devicecheck.updated_at", .timestamp(updated.timeIntervalSince1970))
+                values.set("devicecheck.age", .duration(now.timeIntervalSince(updated)))
+            }
+        }
+        return values
+    }
+
+    /// What to ask the store: the key's facts the plan reads, and the stored DeviceCheck bits of the first subject
+    /// that has any (the key, then the device, then the user), in the key's environment.
+    private func factsQuery(_ request: ScoreRequest, app: AppPolicy, plan: AssemblyPlan, now: Date) throws -> ScoringFactsQuery {
+        var query = ScoringFactsQuery(appId: app.appId, keyId: plan.key ? request.keyId : nil)
+        query.receipt = plan.receipt
+        query.metricBaselineAt = plan.history ? now.addingTimeInterval(-7 * 86_400) : nil
+        query.supersededKeys = plan.superseded
+        if plan.deviceCheck {
+            var subjects: [DeviceCheckSubject] = []
+            if let keyId = request.keyId { subjects.append(DeviceCheckSubject(kind: .key, value: keyId.base64EncodedString())) }
+            if let deviceId = request.deviceId { subjects.append(DeviceCheckSubject(kind: .device, value: deviceId)) }
+            if let userId = request.userId { subjects.append(DeviceCheckSubject(kind: .user, value: userId)) }
+            for subject in subjects { try DeviceCheckService.check(subject) }
+            if !subjects.isEmpty {
+                query.deviceCheck = DeviceCheckQuery(
+                    teamId: String(app.identity.teamId),
+                    defaultEnvironment: try deviceCheck.environment(for: app, requested: nil).rawValue,
+                    subjects: subjects
+                )
+            }
+        }
+        return query
+    }
+
+    private func fillRequest(_ request: ScoreRequest, app: AppPolicy, ruleSet: RuleSet, into values: SignalValues) throws {
+        values.set("request.app_id", .string(app.appId))
+        values.set("request.endpoint", .string(request.endpoint.rawValue))
+        values.set("request.action", request.action.map(SignalValue.string))
+        values.set("request.user_id", request.userId.map(SignalValue.string))
+        values.set("request.ip", request.ip.map(SignalValue.string))
+        values.set("request.device_id", request.deviceId.map(SignalValue.string))
+        values.set("request.binding", .string(request.binding ?? "none"))
+        values.set("request.attest_status", request.attestStatus.map(SignalValue.string))
+        if let userId = request.userId {
+            let bucket = RolloutBucket.of(appId: app.appId, userId: userId)
+            values.set("rollout.bucket", .number(Double(bucket)))
+            values.set("rollout.attestation_required", .bool(bucket < app.attestationRequiredPercent))
+        }
+        for (name, attribute) in request.attributes {
+            guard let type = ruleSet.attributes[name] else { continue }
+            guard let value = Self.convert(attribute, to: type) else {
+                throw EngineError(.invalidInput, code: "invalid_attribute", "attribute \(name) must be \(type.rawValue) for rule set \(ruleSet.version)")
+            }
+            values.set("attributes.\(name)", value)
+        }
+    }
+
+    private func fillKey(_ key: KeyRecord?, request: ScoreRequest, now: Date, into values: SignalValues) {
+        guard let key else {
+            values.set("key.status", .string("unknown"))
+            return
+        }
+        values.set("key.status", .string(key.status.rawValue))
+        values.set("key.environment", .string(key.environment))
+        values.set("key.attested_at", .timestamp(key.attestedAt.timeIntervalSince1970))
+        values.set("key.age", .duration(now.timeIntervalSince(key.attestedAt)))
+        values.set("key.counter", .number(Double(key.counter)))
+        if let last = key.lastAssertionAt {
+            values.set("key.last_assertion_at", .timestamp(last.timeIntervalSince1970))
+            values.set("key.last_assertion_age", .duration(now.timeIntervalSince(last)))
+        }
+        values.set("key.counter_jump", request.counterJump.map { .number(Double($0)) })
+    }
+
+    /// The first instant of Apple's `YYYY-MM` in UTC.
+    static func month(_ text: String) -> Date? {
+        let parts = text.split(separator: "-")
+        guard parts.count == 2, let year = Int(parts[0]), let month = Int(parts[1]), (1...12).contains(month) else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar.date(from: DateComponents(year: year, month: month, day: 1))
+    }
+
+    static func convert(_ attribute: AssertedRequest.Attribute, to type: SignalType) -> SignalValue? {
+        switch (attribute, type) {
+        case (.number(let value), .number): .number(value)
+        case (.number(let seconds), .duration): .duration(seconds)
+        case (.string(let text), .duration): SignalInput.duration(text).map(SignalValue.duration)
+        case (.number(let seconds), .timestamp): .timestamp(seconds)
+        case (.string(let text), .timestamp): SignalInput.timestamp(text).map(SignalValue.timestamp)
+        case (.string(let text), .string): .string(text)
+        case (.bool(let flag), .bool): .bool(flag)
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Metrics
+import RiskRules
+import AttestGuardStorage
+
+/// The engine's verification counters (swift-metrics; the server exports them to Prometheus):
+/// `attestguard_attestations_total{result}`, `attestguard_assertions_total{result}` and
+/// `attestguard_challenges_total{purpose,result}` and `attestguard_devicecheck_requests_total{operation,result}`, where `result` is a success word or the error code;
+/// and the verdicts: `attestguard_verdicts_total{endpoint,decision,enforced}` (the decision returned),
+/// `attestguard_rule_decisions_total{endpoint,decision}` (what the rules decided, monitor mode included) and
+/// `attestguard_score_duration_seconds` (signal assembly and evaluation).
+///
+/// The verdict metrics run on every verdict, so their handles are made once, here, for every label combination
+/// (which also publishes each series at 0 from the start); the others are made where they are recorded.
+public struct EngineMetrics: Sendable {
+    private struct VerdictLabels: Hashable {
+        var endpoint: ScoreRequest.Endpoint
+        var decision: RiskVerdict.Decision
+        var enforced: Bool
+    }
+
+    private struct RuleDecisionLabels: Hashable {
+        var endpoint: ScoreRequest.Endpoint
+        var decision: RuleDecision
+    }
+
+    private let verdicts: [VerdictLabels: Counter]
+    private let ruleDecisions: [RuleDecisionLabels: Counter]
+    private let scoreDuration: Timer
+
+    public init() {
+        var verdicts: [VerdictLabels: Counter] = [:]
+        var ruleDecisions: [RuleDecisionLabels: Counter] = [:]
+        for endpoint in ScoreRequest.Endpoint.allCases {
+            for decision in RiskVerdict.Decision.allCases {
+                for enforced in [true, false] {
+                    verdicts[VerdictLabels(endpoint: endpoint, decision: decision, enforced: enforced)] = Counter(
+                        label: "attestguard_verdicts_total",
+                        dimensions: [("endpoint", endpoint.rawValue), ("decision", decision.rawValue), ("enforced", String(enforced))]
+                    )
+                }
+            }
+            for decision in RuleDecision.allCases {
+                ruleDecisions[RuleDecisionLabels(endpoint: endpoint, decision: decision)] = Counter(
+                    label: "attestguard_rule_decisions_total", dimensions: [("endpoint", endpoint.rawValue), ("decision", decision.rawValue)]
+                )
+            }
+        }
+        self.verdicts = verdicts
+        self.ruleDecisions = ruleDecisions
+        self.scoreDuration = Timer(label: "attestguard_score_duration_seconds", preferredDisplayUnit: .seconds)
+    }
+
+    func recordAttestation(result: String) {
+        Counter(label: "attestguard_attestations_total", dimensions: [("result", result)]).increment()
+    }
+
+    func recordAssertion(result: String) {
+        Counter(label: "attestguard_assertions_total", dimensions: [("result", result)]).increment()
+    }
+
+    func recordChallenge(purpose: String, result: String) {
+        Counter(label: "attestguard_challenges_total", dimensions: [("purpose", purpose), ("result", result)]).increment()
+    }
+
+    func recordVerdict(endpoint: ScoreRequest.Endpoint, decision: RiskVerdict.Decision, ruleDecision: RuleDecision, enforced: Bool, duration: Duration) {
+        verdicts[VerdictLabels(endpoint: endpoint, decision: decision, enforced: enforced)]?.increment()
+        ruleDecisions[RuleDecisionLabels(endpoint: endpoint, decision: ruleDecision)]?.increment()
+        scoreDuration.recordSeconds(duration.timeInterval)
+    }
+
+    func recordDeviceCheck(operation: String, result: String) {
+        Counter(label: "attestguard_devicecheck_requests_total", dimensions: [("operation", operation), ("result", result)]).increment()
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+import RiskRules
+import AttestGuardStorage
+
+/// The `velocity.<event>.<per>.<window>` signals a rule set uses for one request: which store sums they are
+/// (``sums(_:subjects:now:)``), read in the same round trip as the other scoring facts, and their values once the
+/// store has answered, with this process's increments the store does not hold yet (``VelocityRecorder``). A
+/// signal whose subject the request lacks (no IP, no device id) stays missing.
+struct VelocitySignals: Sendable {
+    let recorder: VelocityRecorder
+
+    /// The sums to read, with the signal each one fills.
+    func sums(_ reads: [AssemblyPlan.VelocityRead], subjects: HashedSubjects, now: Date) -> [(name: String, sum: VelocitySum)] {
+        reads.compactMap { read in
+            guard let subject = subjects.value(of: read.dimension) else { return nil }
+            let granularity = VelocityWindow.granularity(for: read.window)
+            let since = VelocityWindow.since(now: now.timeIntervalSince1970, window: read.window, granularity: granularity)
+            return (read.name, VelocitySum(subject: subject, event: read.event, since: since))
+        }
+    }
+
+    func set(_ values: SignalValues, _ wanted: [(name: String, sum: VelocitySum)], _ totals: [Int64]) {
+        for (index, entry) in wanted.enumerated() where index < totals.count {
+            values.set(entry.name, .number(Double(totals[index])))
+        }
+    }
+}

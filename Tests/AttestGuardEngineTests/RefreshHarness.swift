@@ -1,0 +1,86 @@
+import AppleReceipts
+import AppleServices
+import AppleSimulator
+import AttestCore
+import AttestGuardEngine
+public import AttestTestSupport
+import Crypto
+import Foundation
+import Logging
+import AttestGuardStorage
+public import Testing
+
+extension TestStoreBackend: CustomTestStringConvertible {
+    public var testDescription: String { rawValue }
+}
+
+/// A receipt scheduler wired to an in-process fake Apple over loopback, on one manual clock shared by the
+/// scheduler, the provider tokens and the fake, so back-offs and Retry-After cost no wall time.
+struct RefreshHarness {
+    static let teamId = "ABCDE12345"
+    static let providerKey = P256.Signing.PrivateKey()
+    static let attestedAt = SimulatorFixtures.now
+    /// When the batch runs: a minute after the fleet was attested.
+    static let batchAt = SimulatorFixtures.now.addingTimeInterval(60)
+
+    static var quietLogger: Logger {
+        var logger = Logger(label: "attestguard.tests.receipts")
+        logger.logLevel = .critical
+        return logger
+    }
+
+    static func credentials() throws -> AppleProviderCredentials {
+        try AppleProviderCredentials(teamId: teamId, keyId: "KEY1234567", privateKeyPEM: providerKey.pemRepresentation)
+    }
+
+    static func settings(maximumAttempts: Int = 6) -> ReceiptRefreshSettings {
+        ReceiptRefreshSettings(
+            concurrency: 16,
+            leaseBatchSize: 32,
+            maximumAttempts: maximumAttempts,
+            retryBaseDelay: .seconds(1),
+            retryMaximumDelay: .seconds(30),
+            requestsPerSecond: [.development: 2_000, .production: 2_000],
+            pollInterval: .seconds(1)
+        )
+    }
+
+    /// Runs a fake Apple (development host) on `clock` and gives `body` the fake and a scheduler pointed at it.
+    static func withScheduler<Value: Sendable>(
+        store: any RiskStore,
+        clock: ManualClock,
+        scenario: FakeAppleScenario = FakeAppleScenario(),
+        faults: FakeAppleFaults = .none,
+        settings: ReceiptRefreshSettings = settings(),
+        _ body: (FakeAppleServer, ReceiptRefreshScheduler) async throws -> Value
+    ) async throws -> Value {
+        let credentials = try credentials()
+        let configuration = FakeAppleConfiguration(
+            environment: .development,
+            teamId: teamId,
+            providerPublicKeyPEM: credentials.publicKeyPEM,
+            pki: SimulatorFixtures.pki,
+            scenario: scenario,
+            faults: faults,
+            now: { clock.now() },
+            sleep: { try await clock.sleep(until: clock.now().addingTimeInterval($0.timeInterval)) }
+        )
+        let fake = try FakeAppleServer(configuration: configuration, logger: quietLogger)
+        return try await fake.withRunning { port in
+            let client = ReceiptRedemptionClient(
+                tokens: ProviderTokenSource(credentials: credentials, now: { clock.now() }),
+                configuration: .init(baseURL: "http://127.0.0.1:\(port)", timeout: .seconds(10))
+            )
+            let scheduler = ReceiptRefreshScheduler(
+                store: store,
+                redeemer: client,
+                verifier: ReceiptVerifier(trustRoots: SimulatorFixtures.pki.receiptTrustRoots),
+                settings: settings,
+                clock: clock,
+                owner: "test-worker",
+                logger: quietLogger
+            )
+            return try await body(fake, scheduler)
+        }
+    }
+}

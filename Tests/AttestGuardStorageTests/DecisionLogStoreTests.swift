@@ -1,0 +1,86 @@
+import AttestTestSupport
+import Foundation
+import PostgresNIO
+@testable import AttestGuardStorage
+import Testing
+
+@Suite("Decision log in the store")
+struct DecisionLogStoreTests {
+    static let day = 86_400.0
+
+    static func entry(_ offset: TimeInterval, decision: String = "allow", user: String? = "h-user") -> DecisionLogEntry {
+        DecisionLogEntry(
+            appId: "A.app", decidedAt: StoreFixtures.now.addingTimeInterval(offset), endpoint: "score", keyId: nil, userHash: user, ipHash: nil,
+            decision: decision, ruleDecision: decision, score: 12.5, ruleSetVersion: "sha256:0011223344556677", fired: "a,b",
+            signals: #"{"receipt.risk_metric":3}"#
+        )
+    }
+
+    @Test("entries come back in time order, page by page, across days, with every field", arguments: StoreBackend.available)
+    func appendAndPage(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = test.store
+            // Three days, and several entries at the same instant (pages must not lose or repeat them).
+            var entries: [DecisionLogEntry] = []
+            for index in 0..<30 {
+                let offset = Double(index / 10) * Self.day + Double(index % 3)
+                entries.append(Self.entry(offset, decision: index % 2 == 0 ? "allow" : "deny"))
+            }
+            entries.append(Self.entry(-Self.day, user: nil))
+            try await store.appendDecisions(Array(entries[0..<12]))
+            try await store.appendDecisions(Array(entries[12...]))
+            var read: [DecisionLogEntry] = []
+            var cursor: DecisionLogEntry?
+            while true {
+                let page = try await store.decisions(since: StoreFixtures.now, after: cursor, limit: 7)
+                guard let last = page.last else { break }
+                read += page
+                cursor = last
+            }
+            #expect(read.count == 30, "the entry before `since` is left out")
+            #expect(read.map(\.decidedAt) == read.map(\.decidedAt).sorted())
+            #expect(Set(read.map(\.sequence)).count == 30)
+            let first = try #require(read.first)
+            #expect(first.score == 12.5 && first.fired == "a,b" && first.signals == #"{"receipt.risk_metric":3}"#)
+            #expect(first.userHash == "h-user" && first.keyId == nil && first.ipHash == nil)
+            #expect(read.filter { $0.decision == "deny" }.count == 15)
+        }
+    }
+
+    @Test("day partitions take no autovacuum or autoanalyze, also one an older version created", arguments: StoreBackend.postgresOnly)
+    func partitionsWithoutAutovacuum(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = try #require(test.store as? PostgresRiskStore)
+            // Yesterday's partition as an older version made it: no options.
+            let yesterday = DecisionLogPartition.day(of: StoreFixtures.now.addingTimeInterval(-Self.day))
+            _ = try await store.client.query(PostgresQuery(unsafeSQL: """
+                CREATE TABLE \(DecisionLogPartition.name(yesterday)) PARTITION OF decision_log
+                FOR VALUES FROM ('\(DecisionLogPartition.literal(yesterday))') TO ('\(DecisionLogPartition.literal(yesterday.addingTimeInterval(Self.day)))')
+                """)).collect()
+            try await store.appendDecisions([Self.entry(-Self.day), Self.entry(0)])
+            let rows = try await store.client.query("""
+                SELECT c.relname, array_to_string(c.reloptions, ','), array_to_string(t.reloptions, ',')
+                FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
+                LEFT JOIN pg_class t ON t.oid = c.reltoastrelid
+                WHERE p.relname = 'decision_log' AND p.relnamespace = to_regnamespace(current_schema()) ORDER BY 1
+                """).collect()
+            let options = try rows.map { try $0.decode((String, String?, String?).self) }
+            #expect(options.count == 2)
+            for (name, table, toast) in options {
+                #expect(table == "autovacuum_enabled=false", "\(name)")
+                #expect(toast == "autovacuum_enabled=false", "\(name)'s TOAST table")
+            }
+        }
+    }
+
+    @Test("purging removes what was decided before the cutoff (whole days on PostgreSQL)", arguments: StoreBackend.available)
+    func purge(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = test.store
+            try await store.appendDecisions([Self.entry(-3 * Self.day), Self.entry(-2 * Self.day), Self.entry(0)])
+            #expect(try await store.purgeDecisions(before: StoreFixtures.now.addingTimeInterval(-Self.day)) > 0)
+            let left = try await store.decisions(since: .distantPast, after: nil, limit: 100)
+            #expect(left.map(\.decidedAt) == [StoreFixtures.now])
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import AttestTestSupport
+import Foundation
+import Logging
+import AttestGuardStorage
+import Testing
+
+@Suite("Store schema and lifecycle")
+struct StoreLifecycleTests {
+    @Test("a restart keeps keys, counters, receipts and unexpired challenges", arguments: StoreBackend.available)
+    func restartLosesNothing(backend: StoreBackend) async throws {
+        let first = try await TestStore.make(backend)
+        let key = try await StoreFixtures.register(StoreFixtures.key(), in: first.store)
+        _ = try await StoreFixtures.assert(key, counter: 41, in: first.store)
+        let pending = StoreFixtures.challenge(keyId: key.keyId)
+        _ = try await first.store.issueChallenge(pending, quota: StoreFixtures.quota)
+        await first.close()
+
+        let second = try await first.reopen()
+        defer { Task { await second.close() } }
+        let stored = try #require(try await second.store.key(appId: key.appId, keyId: key.keyId))
+        #expect(stored.counter == 41)
+        #expect(try await second.store.receipt(appId: key.appId, keyId: key.keyId) == StoreFixtures.receipt(for: key))
+        #expect(try await second.store.challenge(id: pending.id)?.challenge == pending)
+        let commit = AssertionCommit(claim: StoreFixtures.claim(pending, key: key), counter: 42, requestContext: nil)
+        #expect(try await second.store.commitAssertion(commit) == .committed)
+        await second.close()
+    }
+
+    @Test("a second process on the same SQLite file is refused")
+    func sqliteSingleProcess() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("attestguard-\(UUID().uuidString).sqlite").path
+        let first = try await SQLiteRiskStore.open(path: path, logger: TestStore.logger)
+        await #expect(throws: StoreError.self) {
+            _ = try await SQLiteRiskStore.open(path: path, logger: TestStore.logger)
+        }
+        do {
+            _ = try await SQLiteRiskStore.open(path: path, logger: TestStore.logger)
+        } catch let error as StoreError {
+            #expect(error.code == .locked)
+        }
+        await first.close()
+    }
+
+    @Test("the embedded migrations are exactly the files in SQL/")
+    func embeddedMigrationsMatchFiles() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        for (dialect, embedded) in [("postgres", Migration.postgres), ("sqlite", Migration.sqlite)] {
+            let folder = root.appendingPathComponent("SQL/\(dialect)")
+            let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sql") }.sorted()
+            #expect(files.count == embedded.count, "run scripts/embed-resources.py after editing SQL/\(dialect)")
+            for (file, migration) in zip(files, embedded) {
+                let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+                #expect(file == String(format: "%04d_%@.sql", migration.version, migration.name))
+                #expect(text.trimmingCharacters(in: .newlines) == migration.sql, "run scripts/embed-resources.py: \(dialect)/\(file) changed")
+            }
+        }
+    }
+
+    @Test("migration statements split at top-level semicolons only")
+    func statementSplitting() {
+        let script = """
+            -- a comment; with a semicolon
+            CREATE TABLE a (x text DEFAULT 'a;b');
+            /* block; comment */ CREATE FUNCTION f() RETURNS int AS $$ SELECT 1; $$ LANGUAGE sql;
+            """
+        #expect(Migration(version: 1, name: "x", sql: script).statements == [
+            "CREATE TABLE a (x text DEFAULT 'a;b')",
+            "CREATE FUNCTION f() RETURNS int AS $$ SELECT 1; $$ LANGUAGE sql",
+        ])
+    }
+
+    @Test("a database with a newer schema is refused")
+    func newerSchemaRefused() throws {
+        #expect(throws: StoreError.self) {
+            try SchemaStatus(applied: [1, 2, 99], known: Migration.sqlite)
+        }
+        let outdated = try SchemaStatus(applied: [], known: Migration.sqlite)
+        #expect(throws: StoreError.self) { try outdated.requireCurrent() }
+        try SchemaStatus(applied: Set(Migration.sqlite.map(\.version)), known: Migration.sqlite).requireCurrent()
+    }
+
+    @Test("an unreachable PostgreSQL answers store_unavailable within the deadline")
+    func unreachablePostgres() async throws {
+        let configuration = try PostgresStoreConfiguration(
+            url: "postgres://nobody@127.0.0.1:1/none?sslmode=disable",
+            operationTimeout: .milliseconds(500)
+        )
+        let store = PostgresRiskStore(configuration: configuration, logger: TestStore.logger)
+        let runner = Task { try await store.run() }
+        defer { runner.cancel() }
+        do {
+            try await store.checkHealth()
+            Issue.record("a closed port answered")
+        } catch let error as StoreError {
+            #expect(error.code == .unavailable)
+        }
+    }
+
+    @Test("an operation waits for the pool to run instead of leasing early (PostgresNIO warned on every start), within its deadline")
+    func operationsWaitForThePool() async throws {
+        let configuration = try PostgresStoreConfiguration(
+            url: "postgres://nobody@127.0.0.1:1/none?sslmode=disable",
+            operationTimeout: .milliseconds(300)
+        )
+        let warnings = RecordingLogHandler.Recording()
+        let logger = Logger(label: "test") { _ in RecordingLogHandler(recording: warnings, level: .warning) }
+        let store = PostgresRiskStore(configuration: configuration, logger: logger)
+
+        // Never run: the wait counts against the deadline, so the caller still gets an answer.
+        let started = ContinuousClock.now
+        await #expect(throws: StoreError.self) { try await store.checkHealth() }
+        #expect(ContinuousClock.now - started < .seconds(5))
+
+        // Asked before the pool runs, answered once it does.
+        let early = Task { try await store.checkHealth() }
+        try await Task.sleep(for: .milliseconds(50))
+        let runner = Task { try await store.run() }
+        defer { runner.cancel() }
+        do {
+            try await early.value
+            Issue.record("a closed port answered")
+        } catch let error as StoreError {
+            #expect(error.code == .unavailable)
+        }
+        let messages = warnings.events.map(\.message.description)
+        #expect(messages.filter { $0.contains("hasn't been called") }.isEmpty, "\(messages)")
+    }
+}

@@ -1,0 +1,96 @@
+import AttestTestSupport
+import Foundation
+import PostgresNIO
+import AttestGuardStorage
+import Testing
+
+/// 64 concurrent tasks race for one challenge or one counter value: exactly one may win. The read-then-write
+/// variant below shows the same test catching a store that checks first and writes second.
+@Suite("Store races")
+struct StoreRaceTests {
+    static let contenders = 64
+
+    @Test("64 submissions of one assertion: one commit, 63 already accepted", arguments: StoreBackend.available)
+    func oneAssertionOneWinner(backend: StoreBackend) async throws {
+        try await withTestStore(backend, poolSize: 16) { (test: TestStore) async throws in
+            let key = try await StoreFixtures.register(StoreFixtures.key(), in: test.store)
+            let challenge = StoreFixtures.challenge(keyId: key.keyId)
+            _ = try await test.store.issueChallenge(challenge, quota: StoreFixtures.quota)
+            let commit = AssertionCommit(claim: StoreFixtures.claim(challenge, key: key), counter: 1, requestContext: nil)
+            let outcomes = try await race { _ in try await test.store.commitAssertion(commit) }
+            #expect(outcomes.filter { $0 == .committed }.count == 1)
+            #expect(outcomes.filter { $0.rejectionCode == .assertionAlreadyAccepted }.count == Self.contenders - 1)
+        }
+    }
+
+    @Test("64 assertions with the same counter and their own challenges: one advances it", arguments: StoreBackend.available)
+    func oneCounterOneWinner(backend: StoreBackend) async throws {
+        try await withTestStore(backend, poolSize: 16) { (test: TestStore) async throws in
+            let key = try await StoreFixtures.register(StoreFixtures.key(), in: test.store)
+            var commits: [AssertionCommit] = []
+            for _ in 0..<Self.contenders {
+                let challenge = StoreFixtures.challenge(keyId: key.keyId)
+                _ = try await test.store.issueChallenge(challenge, quota: StoreFixtures.quota)
+                commits.append(AssertionCommit(claim: StoreFixtures.claim(challenge, key: key), counter: 9, requestContext: nil))
+            }
+            let prepared = commits
+            let outcomes = try await race { index in try await test.store.commitAssertion(prepared[index]) }
+            #expect(outcomes.filter { $0 == .committed }.count == 1)
+            #expect(outcomes.filter { $0.rejectionCode == .counterNotIncreasing }.count == Self.contenders - 1)
+            #expect(try await test.store.key(appId: key.appId, keyId: key.keyId)?.counter == 9)
+        }
+    }
+
+    @Test("64 keys racing for one attestation challenge: one registers", arguments: StoreBackend.available)
+    func oneChallengeOneKey(backend: StoreBackend) async throws {
+        try await withTestStore(backend, poolSize: 16) { (test: TestStore) async throws in
+            let challenge = StoreFixtures.challenge(purpose: .attestation)
+            _ = try await test.store.issueChallenge(challenge, quota: StoreFixtures.quota)
+            let outcomes = try await race { _ in
+                let key = StoreFixtures.key()
+                return try await test.store.registerKey(
+                    KeyRegistration(claim: StoreFixtures.claim(challenge, key: key), key: key, receipt: StoreFixtures.receipt(for: key))
+                )
+            }
+            #expect(outcomes.filter { $0.rejectionCode == nil }.count == 1)
+            #expect(outcomes.filter { $0.rejectionCode == .challengeUsed }.count == Self.contenders - 1)
+        }
+    }
+
+    @Test("the same race against a read-then-write consumer finds several winners", arguments: StoreBackend.postgresOnly)
+    func readThenWriteLoses(backend: StoreBackend) async throws {
+        try await withTestStore(backend, poolSize: 16) { (test: TestStore) async throws in
+            let store = try #require(test.store as? PostgresRiskStore)
+            let challenge = StoreFixtures.challenge()
+            _ = try await store.issueChallenge(challenge, quota: StoreFixtures.quota)
+            let winners = try await race { _ in
+                try await ReadThenWriteConsumer(client: store.client).consume(challengeId: challenge.id, at: StoreFixtures.now)
+            }.filter { $0 }.count
+            #expect(winners > 1, "a read-then-write consumer should let more than one of \(Self.contenders) tasks win")
+        }
+    }
+
+    /// Starts all contenders at once and collects their results.
+    private func race<Result: Sendable>(_ contender: @escaping @Sendable (Int) async throws -> Result) async throws -> [Result] {
+        try await withThrowingTaskGroup(of: Result.self) { group in
+            for index in 0..<Self.contenders {
+                group.addTask { try await contender(index) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+}
+
+/// Deliberately wrong: reads whether the challenge is unused, then writes, as two statements on separate pool
+/// connections with a pause between. It exists to prove the race tests can fail.
+struct ReadThenWriteConsumer {
+    let client: PostgresClient
+
+    func consume(challengeId: Data, at: Date) async throws -> Bool {
+        let rows = try await client.query("SELECT consumed_at FROM challenges WHERE id = \(challengeId)").collect()
+        guard let row = rows.first, try row.decode(Date?.self) == nil else { return false }
+        try await Task.sleep(for: .milliseconds(20))
+        try await client.query("UPDATE challenges SET consumed_at = \(at) WHERE id = \(challengeId)")
+        return true
+    }
+}

@@ -12,7 +12,8 @@ let package = Package(
     products: [
         .library(name: "AttestCore", targets: ["AttestCore"]),
         .library(name: "AppleReceipts", targets: ["AppleReceipts"]),
-        .library(name: "AppleSimulator", targets: ["AppleSimulator"]),
+        .library(name: "DeviceSimulator", targets: ["DeviceSimulator"]),
+        .library(name: "FakeApple", targets: ["FakeApple"]),
         .library(name: "AppleServices", targets: ["AppleServices"]),
         .library(name: "AttestGuardStorage", targets: ["AttestGuardStorage"]),
         .library(name: "RiskRules", targets: ["RiskRules"]),
@@ -77,9 +78,24 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The software device: a seeded test PKI that mirrors Apple's two hierarchies, simulated devices and keys,
+        // receipts, and the request bodies an app sends. Crypto and certificates only: no server stack.
         .target(
-            name: "AppleSimulator",
+            name: "DeviceSimulator",
             dependencies: [
+                "AttestCore",
+                "AppleReceipts",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Apple's receipt and DeviceCheck endpoints on loopback (Hummingbird), with scenarios and injected faults.
+        .target(
+            name: "FakeApple",
+            dependencies: [
+                "DeviceSimulator",
                 "AttestCore",
                 "AppleReceipts",
                 "AppleServices",
@@ -88,8 +104,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
@@ -150,7 +164,6 @@ let package = Package(
                 "AppleServices",
                 "AttestCore",
                 "AppleReceipts",
-                "AppleSimulator",
                 "AttestGuardStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -180,7 +193,8 @@ let package = Package(
                 "AttestGuardStorage",
                 "AttestCore",
                 "AppleReceipts",
-                "AppleSimulator",
+                "DeviceSimulator",
+                "FakeApple",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -196,7 +210,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 "AttestCore",
                 "AppleReceipts",
-                "AppleSimulator",
+                "DeviceSimulator",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
@@ -220,18 +234,18 @@ let package = Package(
         ),
         .testTarget(
             name: "AttestCoreTests",
-            dependencies: ["AttestCore", "AppleSimulator", "AttestTestSupport"],
+            dependencies: ["AttestCore", "DeviceSimulator", "AttestTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "AppleReceiptsTests",
-            dependencies: ["AppleReceipts", "AttestCore", "AppleSimulator", "AttestTestSupport"],
+            dependencies: ["AppleReceipts", "AttestCore", "DeviceSimulator", "AttestTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "AppleSimulatorTests",
+            name: "DeviceSimulatorTests",
             dependencies: [
-                "AppleSimulator",
+                "DeviceSimulator",
                 "AttestCore",
                 "AppleReceipts",
                 "AttestTestSupport",
@@ -247,7 +261,8 @@ let package = Package(
                 "AttestGuardEngine",
                 "RiskRules",
                 "AppleServices",
-                "AppleSimulator",
+                "DeviceSimulator",
+                "FakeApple",
                 "AppleReceipts",
                 "AttestCore",
                 "AttestGuardStorage",
@@ -261,7 +276,8 @@ let package = Package(
             name: "AppleServicesTests",
             dependencies: [
                 "AppleServices",
-                "AppleSimulator",
+                "DeviceSimulator",
+                "FakeApple",
                 "AttestCore",
                 "AppleReceipts",
                 "AttestTestSupport",
@@ -292,7 +308,8 @@ let package = Package(
                 "AppleServices",
                 "AttestGuardStorage",
                 "AttestCore",
-                "AppleSimulator",
+                "DeviceSimulator",
+                "FakeApple",
                 "AttestTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -308,7 +325,8 @@ let package = Package(
                 "AttestTestSupport",
                 "AttestGuardStorage",
                 "AttestCore",
-                "AppleSimulator",
+                "DeviceSimulator",
+                "FakeApple",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
             ],

@@ -33,7 +33,7 @@ let package = Package(
         .executableTarget(
             name: "HTTPBenchPrep",
             dependencies: [
-                .product(name: "AppleSimulator", package: "main"),
+                .product(name: "DeviceSimulator", package: "main"),
                 .product(name: "AttestCore", package: "main"),
             ]
         ),
@@ -53,7 +53,8 @@ let package = Package(
                 .product(name: "AttestGuardEngine", package: "main"),
                 .product(name: "AttestGuardStorage", package: "main"),
                 .product(name: "AppleServices", package: "main"),
-                .product(name: "AppleSimulator", package: "main"),
+                .product(name: "DeviceSimulator", package: "main"),
+                .product(name: "FakeApple", package: "main"),
                 .product(name: "AppleReceipts", package: "main"),
                 .product(name: "AttestCore", package: "main"),
                 .product(name: "Crypto", package: "swift-crypto"),

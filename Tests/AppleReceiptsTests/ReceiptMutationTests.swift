@@ -1,7 +1,7 @@
 import Testing
 import Foundation
 import AppleReceipts
-import AppleSimulator
+import DeviceSimulator
 import AttestTestSupport
 
 /// Seeded mutations of every real receipt and a simulated one: each yields a typed verdict, and a

@@ -1,5 +1,5 @@
 import AppleServices
-import AppleSimulator
+import FakeApple
 import AttestCore
 import Foundation
 #if canImport(FoundationNetworking)

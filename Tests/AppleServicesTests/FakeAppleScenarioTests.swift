@@ -1,4 +1,4 @@
-import AppleSimulator
+import FakeApple
 import Testing
 
 struct FakeAppleScenarioTests {

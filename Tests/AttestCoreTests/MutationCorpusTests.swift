@@ -3,7 +3,7 @@ import Foundation
 import Crypto
 import AttestCore
 import AppleReceipts
-import AppleSimulator
+import DeviceSimulator
 import AttestTestSupport
 
 /// Seeded mutations of every real and simulated attestation and assertion: each one yields a typed

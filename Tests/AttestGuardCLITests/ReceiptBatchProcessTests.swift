@@ -1,4 +1,4 @@
-import AppleSimulator
+import FakeApple
 import AttestCore
 import AttestTestSupport
 import Crypto

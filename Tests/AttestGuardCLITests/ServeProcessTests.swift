@@ -1,4 +1,4 @@
-import AppleSimulator
+import DeviceSimulator
 import AttestCore
 import AttestTestSupport
 import Foundation

@@ -3,7 +3,7 @@ import Foundation
 import Crypto
 import X509
 import AttestCore
-import AppleSimulator
+import DeviceSimulator
 import AttestTestSupport
 
 /// `attestguard verify` prints one JSON verdict and exits 0 valid, 1 invalid, 2 usage error.

@@ -1,6 +1,6 @@
 import AppleReceipts
 import AppleServices
-import AppleSimulator
+import FakeApple
 import AttestCore
 import AttestGuardEngine
 import AttestTestSupport

@@ -1,4 +1,4 @@
-import AppleSimulator
+import DeviceSimulator
 import AttestCore
 import AttestGuardServer
 import AttestTestSupport

@@ -1,4 +1,4 @@
-import AppleSimulator
+import DeviceSimulator
 import AttestTestSupport
 import Foundation
 import Testing

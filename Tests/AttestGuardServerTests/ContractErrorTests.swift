@@ -1,6 +1,6 @@
-import AppleSimulator
+import DeviceSimulator
 import AttestCore
-import AttestGuard
+import AttestGuardEngine
 import AttestGuardServer
 import Hummingbird
 import HummingbirdTesting
@@ -153,7 +153,7 @@ struct ContractErrorTests {
         let configuration = try await ServerConfigurationLoader.load(file: nil, environment: ServerHarness.environment(databaseURL: nil, extra: extra))
         let clock = ManualClock(SimulatorFixtures.now)
         let store = try await OpenedStore.open(configuration.database, clock: { clock.now() }, logger: ServerHarness.logger)
-        let engine = AttestGuardEngine(store: store.store, apps: AppCatalog(configuration.apps), settings: configuration.engine, clock: clock)
+        let engine = Engine(store: store.store, apps: AppCatalog(configuration.apps), settings: configuration.engine, clock: clock)
         let router = ServerAssembly.router(engine: engine, configuration: configuration, store: store, registry: ServerHarness.registry)
         let application = Application(router: router, services: store.services, logger: ServerHarness.logger)
         try await application.test(.router) { client in

@@ -1,7 +1,7 @@
 import AppleServices
-import AppleSimulator
+import FakeApple
 import AttestCore
-import AttestGuard
+import AttestGuardEngine
 import AttestTestSupport
 import Crypto
 import Foundation

@@ -1,10 +1,10 @@
-import AppleSimulator
+import FakeApple
 import AttestCore
-import AttestGuard
+import AttestGuardEngine
 import AttestTestSupport
 import Foundation
 import Hummingbird
-import RiskStore
+import AttestGuardStorage
 import Testing
 
 struct DeviceCheckRouteTests {

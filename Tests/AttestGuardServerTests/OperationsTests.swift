@@ -1,5 +1,5 @@
 import Foundation
-import RiskStore
+import AttestGuardStorage
 import Testing
 
 @Suite("HTTP: operations routes")

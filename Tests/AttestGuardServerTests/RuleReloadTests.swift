@@ -1,4 +1,4 @@
-import AttestGuard
+import AttestGuardEngine
 import AttestGuardServer
 import Foundation
 import Testing

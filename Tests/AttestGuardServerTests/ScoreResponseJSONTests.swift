@@ -1,5 +1,5 @@
 @testable import AttestGuardServer
-import AttestGuard
+import AttestGuardEngine
 import Foundation
 import RiskRules
 import Testing

@@ -1,10 +1,10 @@
-import AppleSimulator
+import DeviceSimulator
 import AttestCore
-import AttestGuard
+import AttestGuardEngine
 import AttestGuardServer
 import AttestTestSupport
 import Foundation
-import RiskStore
+import AttestGuardStorage
 import Testing
 
 /// `POST /v1/score` and the verdicts of attestations and assertions, with the shipped rules (`Rules/`), simulator

@@ -1,7 +1,7 @@
 import AppleServices
-import AppleSimulator
+import DeviceSimulator
 import AttestCore
-import AttestGuard
+import AttestGuardEngine
 import AttestGuardServer
 import AttestTestSupport
 import Foundation
@@ -11,7 +11,7 @@ import Logging
 import Metrics
 import NIOCore
 import Prometheus
-import RiskStore
+import AttestGuardStorage
 import Testing
 
 /// Which store a server test runs on.
@@ -104,7 +104,7 @@ struct ServerHarness {
         let store = try await OpenedStore.open(configuration.database, clock: { clock.now() }, logger: logger)
         _ = registry  // bootstrap metrics before anything records one, as `serve` does
         let rules = try RuleSetStartup.load(configuration, clock: clock, logger: logger)
-        let engine = AttestGuardEngine(
+        let engine = Engine(
             store: store.store, apps: AppCatalog(configuration.apps), settings: configuration.engine, clock: clock, deviceCheck: deviceCheck,
             rules: rules.holder,
             shadowRules: rules.shadow?.holder
@@ -129,7 +129,7 @@ struct APIClient: Sendable {
     let client: any TestClientProtocol
     let clock: ManualClock
     /// The engine behind the router, for reading what a request stored.
-    var engine: AttestGuardEngine? = nil
+    var engine: Engine? = nil
 
     struct Reply {
         let status: Int

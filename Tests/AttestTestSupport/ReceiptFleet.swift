@@ -1,9 +1,9 @@
-public import AppleSimulator
+public import DeviceSimulator
 public import AttestCore
 import AppleReceipts
 import Crypto
 public import Foundation
-public import RiskStore
+public import AttestGuardStorage
 import X509
 
 /// Registers many keys with real-format ATTEST receipts straight into a store (no attestation verification),

@@ -1,6 +1,6 @@
 public import Foundation
 public import AttestCore
-public import AppleSimulator
+public import DeviceSimulator
 import Crypto
 
 /// One shared simulated PKI (building it signs five certificates) and helpers around it.

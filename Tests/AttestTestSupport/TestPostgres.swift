@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
-import RiskStore
+import AttestGuardStorage
 
 /// The PostgreSQL server tests share (scripts/test.sh starts one and exports its URL). Each test works in a
 /// schema of its own, selected with the URL's `search_path`. Without a URL, PostgreSQL tests are left out

@@ -1,6 +1,6 @@
 import Foundation
 public import Logging
-public import RiskStore
+public import AttestGuardStorage
 
 /// The two store implementations every conformance test runs against.
 ///

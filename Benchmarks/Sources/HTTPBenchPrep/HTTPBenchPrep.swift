@@ -15,7 +15,7 @@
 //                      [--seed attestguard-bench] [--app-id ABCDE12345.com.example.bench] [--api-key-env BENCH_API_KEY]
 // The seed must equal the server's `simulator.seed` (the server trusts that simulated PKI only).
 
-import AppleSimulator
+import DeviceSimulator
 import AttestCore
 import Foundation
 #if canImport(FoundationNetworking)

@@ -1,6 +1,6 @@
 import AppleReceipts
 import AppleServices
-import AppleSimulator
+import DeviceSimulator
 import AsyncHTTPClient
 import AttestCore
 import Foundation

@@ -1,4 +1,4 @@
-import AppleSimulator
+import FakeApple
 import Foundation
 import Logging
 

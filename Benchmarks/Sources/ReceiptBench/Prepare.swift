@@ -1,5 +1,5 @@
 import AppleReceipts
-import AppleSimulator
+import DeviceSimulator
 import AttestCore
 import Crypto
 import Foundation

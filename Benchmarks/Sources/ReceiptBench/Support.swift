@@ -1,5 +1,6 @@
 import AppleServices
-import AppleSimulator
+import DeviceSimulator
+import FakeApple
 import AttestCore
 import Crypto
 import Foundation

@@ -9,7 +9,7 @@ struct ConfigurationOption: ParsableArguments {
 
     func load() async throws -> ServerConfiguration {
         do {
-            return try await ServerConfigurationLoader.load(file: config)
+            return try await ServerConfigurationLoader.load(file: config, simulatorRoots: SimulatorTrustRoots.deviceSimulator)
         } catch let error as ConfigurationError {
             throw ValidationError(error.description)
         }

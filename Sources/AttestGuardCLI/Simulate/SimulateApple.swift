@@ -1,5 +1,6 @@
 import AppleServices
-import AppleSimulator
+import DeviceSimulator
+import FakeApple
 import ArgumentParser
 import AttestCore
 import Crypto

@@ -1,6 +1,5 @@
 import AttestCore
 import AttestGuardEngine
-import AppleSimulator
 import Configuration
 public import Foundation
 import Logging
@@ -25,7 +24,15 @@ public enum ServerConfigurationLoader {
     /// The API key simulator mode accepts when none is configured (documented; never valid in production).
     public static let simulatorAPIKey = "attestguard-simulator-key"
 
-    public static func load(file: String?, environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> ServerConfiguration {
+    /// - Parameters:
+    ///   - file: The configuration file; `nil` reads the environment alone (and selects simulator mode).
+    ///   - environment: The `ATTESTGUARD_*` overrides and the variables that secrets name.
+    ///   - simulatorRoots: Makes the test PKI's roots from `simulator.seed`, called in simulator mode only.
+    public static func load(
+        file: String?,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        simulatorRoots: SimulatorTrustRoots.Maker
+    ) async throws -> ServerConfiguration {
         var providers: [any ConfigProvider] = [
             EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "attestguard")
         ]
@@ -49,10 +56,15 @@ public enum ServerConfigurationLoader {
             fileValues = ConfigValues(ConfigReader(provider: provider))
         }
         let values = ConfigValues(ConfigReader(providers: providers))
-        return try build(values, fileValues: fileValues, environment: environment)
+        return try build(values, fileValues: fileValues, environment: environment, simulatorRoots: simulatorRoots)
     }
 
-    static func build(_ values: ConfigValues, fileValues: ConfigValues?, environment: [String: String]) throws -> ServerConfiguration {
+    static func build(
+        _ values: ConfigValues,
+        fileValues: ConfigValues?,
+        environment: [String: String],
+        simulatorRoots: SimulatorTrustRoots.Maker
+    ) throws -> ServerConfiguration {
         let mode = try values.choice("mode", default: fileValues == nil ? ServerConfiguration.Mode.simulator : .production)
         let server = values.scoped("server")
         let tls: ServerConfiguration.TLSFiles? =
@@ -67,8 +79,8 @@ public enum ServerConfigurationLoader {
         case .production:
             trust = .production
         case .simulator:
-            let pki = try SimulatedApplePKI(seed: seed)
-            trust = .simulator(attestationRoots: pki.attestationTrustRoots, receiptRoots: pki.receiptTrustRoots)
+            let roots = try simulatorRoots(seed)
+            trust = .simulator(attestationRoots: roots.attestationRoots, receiptRoots: roots.receiptRoots)
         }
         let refresh = try readReceiptRefresh(values.scoped("receipts.refresh"))
         let apple = try readApple(values.scoped("apple"), mode: mode, environment: environment)

@@ -1,5 +1,6 @@
 import AppleReceipts
 import AttestCore
+import DeviceSimulator
 import Crypto
 import Foundation
 import Hummingbird

@@ -1,5 +1,6 @@
 public import Foundation
 public import AttestCore
+public import DeviceSimulator
 
 /// Everything a ``FakeAppleServer`` needs: where to listen, which environment it plays, whose provider tokens it
 /// accepts, which PKI signs its receipts, the scenario, the faults, and its clock and sleep.

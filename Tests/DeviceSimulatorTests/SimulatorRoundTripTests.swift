@@ -3,7 +3,7 @@ import Foundation
 import Crypto
 import AttestCore
 import AppleReceipts
-import AppleSimulator
+import DeviceSimulator
 import AttestTestSupport
 
 /// Objects the simulator mints verify through the real verifiers, in both environments.

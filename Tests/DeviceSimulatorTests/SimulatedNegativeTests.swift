@@ -4,7 +4,7 @@ import Crypto
 import X509
 import AttestCore
 import AppleReceipts
-import AppleSimulator
+import DeviceSimulator
 import AttestTestSupport
 
 /// Deliberately wrong simulator objects fail with the precise code of the check they break.

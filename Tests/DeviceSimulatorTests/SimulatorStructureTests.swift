@@ -5,7 +5,7 @@ import SwiftASN1
 import X509
 import AttestCore
 import AppleReceipts
-import AppleSimulator
+import DeviceSimulator
 import AttestTestSupport
 
 /// The simulator's objects have the same structure as Apple's real ones, so the verifiers are proven

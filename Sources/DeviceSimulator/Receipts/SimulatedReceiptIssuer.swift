@@ -62,8 +62,9 @@ public struct SimulatedReceiptIssuer: Sendable {
         )
     }
 
-    /// Wraps a payload and a signature in Apple's envelope shape.
-    func envelope(payload: [UInt8], signature: [UInt8]) -> [UInt8] {
+    /// Wraps a payload and a signature in Apple's envelope shape. A signature by a key outside the PKI makes a
+    /// receipt that parses but never verifies (the fake Apple's tampered receipts).
+    public func envelope(payload: [UInt8], signature: [UInt8]) -> [UInt8] {
         var output: [UInt8] = []
         BERWriter.indefinite(0x30, into: &output) {  // ContentInfo
             $0 += Self.der(ReceiptOIDs.signedData)

@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+
+/// The dependency seams the layout promises, read from the `import` lines of each module's sources: the server
+/// never links the simulator, the device simulator carries no server stack, the engine knows nothing of HTTP.
+struct ModuleImportTests {
+    /// Modules a module's sources must not import.
+    static let forbidden: [String: Set<String>] = [
+        "AttestGuardServer": ["DeviceSimulator", "FakeApple"],
+        "AttestGuardEngine": ["DeviceSimulator", "FakeApple", "Hummingbird", "HummingbirdCore", "AttestGuardServer"],
+        "DeviceSimulator": [
+            "FakeApple", "Hummingbird", "HummingbirdCore", "NIOCore", "NIOPosix", "ServiceLifecycle", "AsyncHTTPClient",
+            "AppleServices", "AttestGuardEngine", "AttestGuardStorage", "AttestGuardServer",
+        ],
+    ]
+
+    /// The modules a Swift source imports, whatever the access level or attributes written before `import`.
+    static func imports(in source: String) -> Set<String> {
+        let pattern = /^(?:@[A-Za-z_]+(?:\([^)]*\))?\s+)*(?:public\s+|package\s+|internal\s+|fileprivate\s+|private\s+)?import\s+(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?([A-Za-z_][A-Za-z0-9_]*)/
+            .anchorsMatchLineEndings()
+        return Set(source.matches(of: pattern).map { String($0.1) })
+    }
+
+    @Test func modulesImportOnlyWhatTheLayoutAllows() throws {
+        let files = try RepositoryFiles.tracked()
+        for (module, banned) in Self.forbidden {
+            let sources = files.filter { $0.hasPrefix("Sources/\(module)/") && $0.hasSuffix(".swift") }
+            #expect(!sources.isEmpty, "no sources found for \(module)")
+            for source in sources {
+                let wrong = Self.imports(in: try RepositoryFiles.text(source)).intersection(banned)
+                #expect(wrong.isEmpty, "\(source) imports \(wrong.sorted())")
+            }
+        }
+    }
+
+    @Test func importsAreReadWhateverTheirModifiers() {
+        let source = """
+            import Foundation
+            public import AttestCore
+            @testable import AttestGuardEngine
+            @_spi(CMS) import X509
+            import struct NIOCore.ByteBuffer
+            // import Commented
+            let text = "import Quoted"
+            """
+        #expect(Self.imports(in: source) == ["Foundation", "AttestCore", "AttestGuardEngine", "X509", "NIOCore"])
+    }
+}

@@ -108,14 +108,7 @@ extension PostgresRiskStore {
             registered.status = .active
             return .registered(registered, supersededKeyIds: superseded)
         } catch let signal as RollbackSignal {
-            if signal.step == .keyExists, let existing = try await self.key(appId: key.appId, keyId: key.keyId) {
-                return RejectionDiagnosis.existingKey(existing, registration: registration)
-            }
-            let record = try await challenge(id: registration.claim.challengeId)
-            guard let rejection = RejectionDiagnosis.challenge(record, claim: registration.claim) else {
-                throw StoreError(.queryFailed, "registration rolled back at \(signal.step) but no condition fails now")
-            }
-            return .rejected(rejection)
+            return try await registrationOutcome(rolledBackAt: signal, registration)
         }
     }
 
@@ -137,15 +130,7 @@ extension PostgresRiskStore {
             }
             return .committed
         } catch let signal as RollbackSignal {
-            let record = try await challenge(id: claim.challengeId)
-            if let rejection = RejectionDiagnosis.challenge(record, claim: claim, counter: commit.counter) {
-                return .rejected(rejection)
-            }
-            let key = try await self.key(appId: claim.appId, keyId: claim.keyId)
-            guard let rejection = RejectionDiagnosis.counter(key, counter: commit.counter) else {
-                throw StoreError(.queryFailed, "assertion rolled back at \(signal.step) but no condition fails now")
-            }
-            return .rejected(rejection)
+            return try await assertionOutcome(rolledBackAt: signal, commit)
         }
     }
 

@@ -101,15 +101,7 @@ extension SQLiteRiskStore {
             registered.status = .active
             return .registered(registered, supersededKeyIds: superseded)
         } catch let signal as RollbackSignal {
-            switch signal.step {
-            case .keyExists:
-                guard let existing = try await self.key(appId: key.appId, keyId: key.keyId) else { throw signal }
-                return RejectionDiagnosis.existingKey(existing, registration: registration)
-            case .challenge, .counter:
-                let record = try await challenge(id: registration.claim.challengeId)
-                guard let rejection = RejectionDiagnosis.challenge(record, claim: registration.claim) else { throw signal }
-                return .rejected(rejection)
-            }
+            return try await registrationOutcome(rolledBackAt: signal, registration)
         }
     }
 
@@ -130,13 +122,7 @@ extension SQLiteRiskStore {
             }
             return .committed
         } catch let signal as RollbackSignal {
-            let record = try await challenge(id: claim.challengeId)
-            if let rejection = RejectionDiagnosis.challenge(record, claim: claim, counter: commit.counter) {
-                return .rejected(rejection)
-            }
-            let key = try await self.key(appId: claim.appId, keyId: claim.keyId)
-            guard let rejection = RejectionDiagnosis.counter(key, counter: commit.counter) else { throw signal }
-            return .rejected(rejection)
+            return try await assertionOutcome(rolledBackAt: signal, commit)
         }
     }
 

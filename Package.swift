@@ -10,6 +10,7 @@ let package = Package(
     name: "AttestGuardEngine",
     platforms: [.macOS(.v15)],
     products: [
+        .library(name: "AttestVocabulary", targets: ["AttestVocabulary"]),
         .library(name: "AttestCore", targets: ["AttestCore"]),
         .library(name: "AppleReceipts", targets: ["AppleReceipts"]),
         .library(name: "DeviceSimulator", targets: ["DeviceSimulator"]),
@@ -45,9 +46,16 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
+        // The shared vocabulary at the bottom floor: environments, decisions, endpoints, challenge purposes, key
+        // statuses, receipt types, the error-code registry and signal names. No dependencies.
+        .target(
+            name: "AttestVocabulary",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "AttestCore",
             dependencies: [
+                "AttestVocabulary",
                 "AppleReceipts",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -58,6 +66,7 @@ let package = Package(
         .target(
             name: "AppleReceipts",
             dependencies: [
+                "AttestVocabulary",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -67,6 +76,7 @@ let package = Package(
         .target(
             name: "AppleServices",
             dependencies: [
+                "AttestVocabulary",
                 "AttestCore",
                 "EventLoopConcurrency",
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -83,6 +93,7 @@ let package = Package(
         .target(
             name: "DeviceSimulator",
             dependencies: [
+                "AttestVocabulary",
                 "AttestCore",
                 "AppleReceipts",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -95,6 +106,7 @@ let package = Package(
         .target(
             name: "FakeApple",
             dependencies: [
+                "AttestVocabulary",
                 "DeviceSimulator",
                 "AttestCore",
                 "AppleReceipts",
@@ -120,6 +132,7 @@ let package = Package(
         .target(
             name: "AttestGuardStorage",
             dependencies: [
+                "AttestVocabulary",
                 "EventLoopConcurrency",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -134,6 +147,7 @@ let package = Package(
         .target(
             name: "RiskRules",
             dependencies: [
+                "AttestVocabulary",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -142,6 +156,7 @@ let package = Package(
         .target(
             name: "AttestGuardEngine",
             dependencies: [
+                "AttestVocabulary",
                 "AttestCore",
                 "RiskRules",
                 "AppleReceipts",
@@ -158,6 +173,7 @@ let package = Package(
         .target(
             name: "AttestGuardServer",
             dependencies: [
+                "AttestVocabulary",
                 "EventLoopConcurrency",
                 "RiskRules",
                 "AttestGuardEngine",
@@ -186,6 +202,7 @@ let package = Package(
         .executableTarget(
             name: "AttestGuardCLI",
             dependencies: [
+                "AttestVocabulary",
                 "AttestGuardServer",
                 "RiskRules",
                 "AppleServices",
@@ -205,6 +222,7 @@ let package = Package(
         .target(
             name: "AttestTestSupport",
             dependencies: [
+                "AttestVocabulary",
                 "AttestGuardStorage",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -222,9 +240,11 @@ let package = Package(
             dependencies: ["EventLoopConcurrency", .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
-        // Checks of the repository itself (paths, shared vocabulary): it reads files and links no module.
+        // Checks of the repository itself (paths, links, module imports, vocabulary literals): it reads files and
+        // links only the vocabulary.
         .testTarget(
             name: "RepositoryTests",
+            dependencies: ["AttestVocabulary"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -234,7 +254,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AttestCoreTests",
-            dependencies: ["AttestCore", "DeviceSimulator", "AttestTestSupport"],
+            dependencies: ["AttestVocabulary", "AttestCore", "DeviceSimulator", "AttestTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -245,6 +265,7 @@ let package = Package(
         .testTarget(
             name: "DeviceSimulatorTests",
             dependencies: [
+                "AttestVocabulary",
                 "DeviceSimulator",
                 "AttestCore",
                 "AppleReceipts",
@@ -258,6 +279,7 @@ let package = Package(
         .testTarget(
             name: "AttestGuardEngineTests",
             dependencies: [
+                "AttestVocabulary",
                 "AttestGuardEngine",
                 "RiskRules",
                 "AppleServices",
@@ -275,6 +297,7 @@ let package = Package(
         .testTarget(
             name: "AppleServicesTests",
             dependencies: [
+                "AttestVocabulary",
                 "AppleServices",
                 "DeviceSimulator",
                 "FakeApple",
@@ -291,6 +314,7 @@ let package = Package(
         .testTarget(
             name: "AttestGuardStorageTests",
             dependencies: [
+                "AttestVocabulary",
                 "AttestGuardStorage",
                 "EventLoopConcurrency",
                 "AttestTestSupport",
@@ -303,6 +327,7 @@ let package = Package(
         .testTarget(
             name: "AttestGuardServerTests",
             dependencies: [
+                "AttestVocabulary",
                 "AttestGuardServer",
                 "AttestGuardEngine",
                 "AppleServices",

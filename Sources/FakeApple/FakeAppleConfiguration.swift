@@ -1,6 +1,7 @@
 public import Foundation
-public import AttestCore
+import AttestCore
 public import DeviceSimulator
+public import AttestVocabulary
 
 /// Everything a ``FakeAppleServer`` needs: where to listen, which environment it plays, whose provider tokens it
 /// accepts, which PKI signs its receipts, the scenario, the faults, and its clock and sleep.

@@ -7,6 +7,7 @@ import Crypto
 import Foundation
 import Logging
 import Synchronization
+import AttestVocabulary
 
 /// A settable clock for tests.
 final class ManualClock: Sendable {

@@ -5,6 +5,7 @@ import AttestCore
 import AppleReceipts
 import DeviceSimulator
 import AttestTestSupport
+import AttestVocabulary
 
 /// Seeded mutations of every real and simulated attestation and assertion: each one yields a typed
 /// verdict (never a crash, hang or unbounded allocation), and the rare mutation that still verifies

@@ -5,6 +5,7 @@ import RiskRules
 import AttestGuardStorage
 import Synchronization
 import Testing
+import AttestVocabulary
 
 @Suite("Decision log")
 struct DecisionLogTests {

@@ -26,7 +26,7 @@ struct InputLimitsTests {
         #expect {
             try InputLimits.identifier(value, field: "userId")
         } throws: { error in
-            (error as? EngineError)?.code == code && "\(error)".contains("userId")
+            (error as? EngineError)?.code.rawValue == code && "\(error)".contains("userId")
         }
     }
 }

@@ -7,6 +7,7 @@ import AttestTestSupport
 import Foundation
 import AttestGuardStorage
 import Testing
+import AttestVocabulary
 
 @Suite("Receipt refresh batches against the fake Apple")
 struct ReceiptBatchTests {

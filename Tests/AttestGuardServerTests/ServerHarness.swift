@@ -13,6 +13,7 @@ import NIOCore
 import Prometheus
 import AttestGuardStorage
 import Testing
+import AttestVocabulary
 
 /// Which store a server test runs on.
 enum ServerBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {

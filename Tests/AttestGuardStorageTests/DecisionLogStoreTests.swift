@@ -3,6 +3,7 @@ import Foundation
 import PostgresNIO
 @testable import AttestGuardStorage
 import Testing
+import AttestVocabulary
 
 @Suite("Decision log in the store")
 struct DecisionLogStoreTests {

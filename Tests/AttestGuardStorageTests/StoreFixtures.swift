@@ -1,5 +1,6 @@
 import Foundation
 import AttestGuardStorage
+import AttestVocabulary
 
 /// Values for store tests: millisecond-precise instants (SQLite keeps milliseconds) and random ids.
 enum StoreFixtures {

@@ -5,6 +5,7 @@ import Crypto
 public import Foundation
 public import AttestGuardStorage
 import X509
+public import AttestVocabulary
 
 /// Registers many keys with real-format ATTEST receipts straight into a store (no attestation verification),
 /// each with its own P-256 key, credential certificate and receipt token, due for refresh at an instant: the

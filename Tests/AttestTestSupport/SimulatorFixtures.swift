@@ -2,6 +2,7 @@ public import Foundation
 public import AttestCore
 public import DeviceSimulator
 import Crypto
+public import AttestVocabulary
 
 /// One shared simulated PKI (building it signs five certificates) and helpers around it.
 public enum SimulatorFixtures {

@@ -5,6 +5,7 @@ import AttestCore
 import AppleReceipts
 import DeviceSimulator
 import AttestTestSupport
+import AttestVocabulary
 
 /// Objects the simulator mints verify through the real verifiers, in both environments.
 struct SimulatorRoundTripTests {

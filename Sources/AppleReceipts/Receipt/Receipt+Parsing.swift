@@ -2,6 +2,7 @@ import Foundation
 import SwiftASN1
 import X509
 import Crypto
+import AttestVocabulary
 
 extension Receipt {
     /// Decodes a receipt payload (the signed content of the CMS envelope).

@@ -1,4 +1,5 @@
 public import Foundation
+public import AttestVocabulary
 
 /// The decoded payload of an App Attest receipt.
 ///
@@ -29,19 +30,4 @@ public struct Receipt: Sendable, Hashable {
     public var expirationTime: Date?
     /// Every field in payload order, known and unknown.
     public var fields: [ReceiptField]
-}
-
-/// The kind of receipt: the one inside an attestation, or one returned by a refresh.
-public struct ReceiptType: Sendable, Hashable, CustomStringConvertible {
-    /// The raw text of field 6.
-    public let rawValue: String
-
-    public init(rawValue: String) { self.rawValue = rawValue }
-
-    /// The receipt embedded in an attestation object.
-    public static let attest = ReceiptType(rawValue: "ATTEST")
-    /// A receipt returned by Apple's attestationData endpoint.
-    public static let receipt = ReceiptType(rawValue: "RECEIPT")
-
-    public var description: String { rawValue }
 }

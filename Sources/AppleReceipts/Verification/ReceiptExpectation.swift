@@ -1,4 +1,5 @@
 public import Foundation
+public import AttestVocabulary
 
 /// What a receipt must say to be accepted for one key of one app.
 public struct ReceiptExpectation: Sendable, Hashable {

@@ -1,7 +1,7 @@
 public import AsyncHTTPClient
-public import AttestCore
 public import Foundation
 import NIOHTTP1
+public import AttestVocabulary
 
 /// Talks to Apple's DeviceCheck API: `query_two_bits`, `update_two_bits` and `validate_device_token`.
 ///

@@ -1,4 +1,4 @@
-public import AttestCore
+public import AttestVocabulary
 
 /// Apple's two per-device bits and when they were last set (`YYYY-MM`, Apple's `last_update_time`).
 public struct DeviceCheckBits: Sendable, Hashable, Codable {

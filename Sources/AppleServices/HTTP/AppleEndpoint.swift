@@ -1,4 +1,4 @@
-public import AttestCore
+public import AttestVocabulary
 
 /// Where one of Apple's services lives — a host per App Attest environment — and how long to wait for it.
 /// ``receiptRedemption`` and ``deviceCheck`` are Apple's; tests and the simulator name a fake with

@@ -1,4 +1,4 @@
-public import AttestCore
+public import AttestVocabulary
 
 /// Something that redeems App Attest receipts for fresher ones: Apple's endpoint in production
 /// (``ReceiptRedemptionClient``), the simulator's fake Apple in tests and benchmarks.

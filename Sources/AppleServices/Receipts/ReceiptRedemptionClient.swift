@@ -1,7 +1,8 @@
 public import AsyncHTTPClient
-public import AttestCore
+import AttestCore
 import Foundation
 import NIOHTTP1
+public import AttestVocabulary
 
 /// Redeems receipts at Apple's `attestationData` endpoint.
 ///

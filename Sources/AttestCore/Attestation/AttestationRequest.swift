@@ -1,3 +1,4 @@
+public import AttestVocabulary
 /// What the server expects of one attestation: the key id the app sent, the app, the environments it
 /// accepts, and the client data the app passed to `attestKey`.
 public struct AttestationRequest: Sendable, Hashable {

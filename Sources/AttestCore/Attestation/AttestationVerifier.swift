@@ -2,6 +2,7 @@ public import Foundation
 @_spi(DisableValidityCheck) public import X509
 public import AppleReceipts
 import Crypto
+import AttestVocabulary
 
 /// Verifies App Attest attestation objects: Apple's nine steps in order, then the embedded receipt.
 ///

@@ -1,5 +1,6 @@
 public import Crypto
 public import AppleReceipts
+public import AttestVocabulary
 
 /// An attestation that passed all nine checks and whose ATTEST receipt verified.
 public struct VerifiedAttestation: Sendable {

@@ -1,3 +1,4 @@
+public import AttestVocabulary
 public import AppleReceipts
 
 /// Why an App Attest attestation or assertion failed verification.
@@ -8,32 +9,9 @@ public import AppleReceipts
 public struct VerificationError: Error, Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The stable, machine-readable name of a failed check.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Storage: String, Sendable {
-            case malformedCBOR = "malformed_cbor"
-            case malformedAttestation = "malformed_attestation"
-            case unsupportedFormat = "unsupported_format"
-            case malformedCertificate = "malformed_certificate"
-            case malformedAuthenticatorData = "malformed_authenticator_data"
-            case malformedPublicKey = "malformed_public_key"
-            case malformedKeyId = "malformed_key_id"
-            case malformedClientDataHash = "malformed_client_data_hash"
-            case malformedNonceExtension = "malformed_nonce_extension"
-            case chainInvalid = "chain_invalid"
-            case nonceMismatch = "nonce_mismatch"
-            case keyIdMismatch = "key_id_mismatch"
-            case rpIdMismatch = "rp_id_mismatch"
-            case counterNotZero = "counter_not_zero"
-            case aaguidMismatch = "aaguid_mismatch"
-            case credentialIdMismatch = "credential_id_mismatch"
-            case receiptInvalid = "receipt_invalid"
-            case malformedAssertion = "malformed_assertion"
-            case malformedSignature = "malformed_signature"
-            case signatureInvalid = "signature_invalid"
-            case counterNotIncreasing = "counter_not_increasing"
-        }
-
-        private let storage: Storage
-        private init(_ storage: Storage) { self.storage = storage }
+        /// The registered code this check reports.
+        public let errorCode: ErrorCode
+        private init(_ errorCode: ErrorCode) { self.errorCode = errorCode }
 
         /// The object is not well-formed CBOR.
         public static let malformedCBOR = Code(.malformedCBOR)
@@ -78,7 +56,7 @@ public struct VerificationError: Error, Hashable, Sendable, CustomStringConverti
         /// The assertion counter is not greater than the previous counter.
         public static let counterNotIncreasing = Code(.counterNotIncreasing)
 
-        public var description: String { storage.rawValue }
+        public var description: String { errorCode.description }
     }
 
     /// The check that failed.

@@ -1,6 +1,7 @@
 import Foundation
 import RiskRules
 import AttestGuardStorage
+import AttestVocabulary
 
 /// How `attestguard rules backtest` prints its report: a decision matrix (logged rows, candidate columns),
 /// per-rule hits before and after, and the decisions that read signals their snapshot lacks.
@@ -11,9 +12,9 @@ enum BacktestReport {
             "",
             "logged \\ candidate      allow     review       deny",
         ]
-        for old in RuleDecision.allCases {
+        for old in Decision.allCases {
             let row = report.matrix[old] ?? [:]
-            let cells = RuleDecision.allCases.map { String(format: "%10d", row[$0] ?? 0) }.joined(separator: " ")
+            let cells = Decision.allCases.map { String(format: "%10d", row[$0] ?? 0) }.joined(separator: " ")
             lines.append(old.rawValue.padding(toLength: 20, withPad: " ", startingAt: 0) + cells)
         }
         lines.append("")
@@ -45,8 +46,8 @@ enum BacktestReport {
             "candidateVersion": candidate.version,
             "decisions": report.decisions,
             "changed": report.changed,
-            "matrix": Dictionary(uniqueKeysWithValues: RuleDecision.allCases.map { old in
-                (old.rawValue, Dictionary(uniqueKeysWithValues: RuleDecision.allCases.map { ($0.rawValue, report.matrix[old]?[$0] ?? 0) }))
+            "matrix": Dictionary(uniqueKeysWithValues: Decision.allCases.map { old in
+                (old.rawValue, Dictionary(uniqueKeysWithValues: Decision.allCases.map { ($0.rawValue, report.matrix[old]?[$0] ?? 0) }))
             }),
             "hitsBefore": report.hitsBefore,
             "hitsAfter": report.hitsAfter,

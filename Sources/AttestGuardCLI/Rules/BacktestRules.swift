@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import RiskRules
 import AttestGuardStorage
+import AttestVocabulary
 
 /// `attestguard rules backtest --rules CANDIDATE_DIR --since 7d`: replays a candidate rule set over the decision
 /// log of the configured store and prints how decisions would move. Exit 0 on a report, 1 when the candidate has
@@ -55,9 +56,9 @@ struct BacktestRules: AsyncParsableCommand {
                         let page = try await store.store.decisions(since: from, after: cursor, limit: 5_000)
                         guard let last = page.last else { break }
                         for entry in page {
-                            backtest.replay(Backtest.Decision(
+                            backtest.replay(Backtest.LoggedDecision(
                                 decidedAt: entry.decidedAt,
-                                decision: RuleDecision(rawValue: entry.ruleDecision) ?? .allow,
+                                decision: Decision(rawValue: entry.ruleDecision) ?? .allow,
                                 fired: entry.fired.split(separator: ",").map(String.init),
                                 signals: entry.signals
                             ))

@@ -7,6 +7,7 @@ import Crypto
 import Foundation
 import Logging
 import ServiceLifecycle
+import AttestVocabulary
 
 /// `attestguard simulate apple`: the fake of Apple's receipt (`/v1/attestationData`) and DeviceCheck endpoints,
 /// with risk-metric scenarios and injected faults, until SIGTERM or SIGINT.
@@ -23,7 +24,7 @@ struct SimulateApple: AsyncParsableCommand {
 
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "The port (0 picks a free one; the chosen port is printed).") var port = 8090
-    @Option(help: "The App Attest environment this host serves: development or production.") var environment = "development"
+    @Option(help: "The App Attest environment this host serves: development or production.") var environment = AppAttestEnvironment.development.rawValue
     @Option(help: "The team id provider tokens must name (iss).") var teamId = "ABCDE12345"
     @Option(help: "A PEM file with the provider key: the .p8 private key, or its public half.") var providerKey: String
     @Option(help: "The simulator PKI seed (the server's simulator.seed).") var seed = "attestguard-simulator"

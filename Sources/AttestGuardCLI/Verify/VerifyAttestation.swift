@@ -2,6 +2,7 @@ public import ArgumentParser
 import Foundation
 import AttestCore
 import AppleReceipts
+public import AttestVocabulary
 
 extension AttestGuardCommand.Verify {
     /// `attestguard verify attestation`: Apple's nine steps and the embedded receipt, offline.

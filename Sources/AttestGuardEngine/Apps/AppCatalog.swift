@@ -11,7 +11,7 @@ public struct AppCatalog: Sendable {
     /// The app, or `app_not_found`.
     public func policy(for appId: String) throws(EngineError) -> AppPolicy {
         guard let app = apps[appId] else {
-            throw EngineError(.notFound, code: "app_not_found", "no app \(appId) is configured")
+            throw EngineError(.notFound, code: .appNotFound, "no app \(appId) is configured")
         }
         return app
     }

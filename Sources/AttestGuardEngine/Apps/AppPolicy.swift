@@ -1,4 +1,5 @@
 public import AttestCore
+public import AttestVocabulary
 
 /// How one app is verified: its identity, the environments it accepts, how its client turns challenges into
 /// the attestation's clientDataHash, and the format of the clientData it signs in assertions.
@@ -24,13 +25,6 @@ public struct AppPolicy: Sendable, Hashable {
         case monitor
     }
 
-    /// The verdict when scoring cannot read the store (contract: `onStoreError`).
-    public enum StoreErrorDecision: String, Sendable, Hashable, CaseIterable {
-        case allow
-        case review
-        case deny
-    }
-
     public var identity: AppIdentity
     public var environments: Set<AppAttestEnvironment>
     public var attestationHashing: ChallengeHashing
@@ -39,7 +33,8 @@ public struct AppPolicy: Sendable, Hashable {
     /// The percentage of users (0-100, by a stable hash of app and user id) who must attest; the rules read it as
     /// `rollout.attestation_required`.
     public var attestationRequiredPercent: Int
-    public var onStoreError: StoreErrorDecision
+    /// The verdict when scoring cannot read the store (contract: `onStoreError`).
+    public var onStoreError: Decision
 
     public var appId: String { identity.appId }
 
@@ -50,7 +45,7 @@ public struct AppPolicy: Sendable, Hashable {
         clientDataFormat: ClientDataFormat = .v1,
         mode: Mode = .enforce,
         attestationRequiredPercent: Int = 0,
-        onStoreError: StoreErrorDecision = .review
+        onStoreError: Decision = .review
     ) {
         self.identity = AppIdentity(appId: appId)
         self.environments = environments

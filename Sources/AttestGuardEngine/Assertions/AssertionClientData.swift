@@ -23,10 +23,10 @@ struct AssertionClientData: Sendable, Hashable {
             do {
                 v1 = try JSONDecoder().decode(Version1.self, from: bytes)
             } catch {
-                throw EngineError.verification("malformed_client_data", "clientData is not v1 JSON {v, challenge, method, path, bodySha256}")
+                throw EngineError.verification(.malformedClientData, "clientData is not v1 JSON {v, challenge, method, path, bodySha256}")
             }
             guard v1.v == 1 else {
-                throw EngineError.verification("malformed_client_data", "clientData version \(v1.v) is not 1")
+                throw EngineError.verification(.malformedClientData, "clientData version \(v1.v) is not 1")
             }
             self.challenge = try Self.decodeChallenge(v1.challenge)
             self.boundRequest = BoundRequest(method: v1.method, path: v1.path, bodySha256: v1.bodySha256)
@@ -35,10 +35,10 @@ struct AssertionClientData: Sendable, Hashable {
             do {
                 json = try JSONSerialization.jsonObject(with: bytes, options: [.fragmentsAllowed])
             } catch {
-                throw EngineError.verification("malformed_client_data", "clientData is not JSON")
+                throw EngineError.verification(.malformedClientData, "clientData is not JSON")
             }
             guard let challenge = JSONPointer.resolve(pointer, in: json) as? String else {
-                throw EngineError.verification("malformed_client_data", "clientData has no string at \(pointer)")
+                throw EngineError.verification(.malformedClientData, "clientData has no string at \(pointer)")
             }
             self.challenge = try Self.decodeChallenge(challenge)
             self.boundRequest = nil
@@ -54,7 +54,7 @@ struct AssertionClientData: Sendable, Hashable {
             else if bound.bodySha256 != request.bodySha256 { "bodySha256" }
             else { nil }
         if let mismatch {
-            throw EngineError.verification("request_binding_mismatch", "the assertion signed another request: \(mismatch) differs")
+            throw EngineError.verification(.requestBindingMismatch, "the assertion signed another request: \(mismatch) differs")
         }
     }
 
@@ -68,7 +68,7 @@ struct AssertionClientData: Sendable, Hashable {
 
     private static func decodeChallenge(_ text: String) throws(EngineError) -> Data {
         guard let challenge = Base64Text.decodeURL(text), challenge.count == 32 else {
-            throw EngineError.verification("malformed_client_data", "the challenge in clientData is not 32 bytes of base64url")
+            throw EngineError.verification(.malformedClientData, "the challenge in clientData is not 32 bytes of base64url")
         }
         return challenge
     }

@@ -1,7 +1,7 @@
 import Foundation
 import AttestCore
 import Crypto
-public import AttestGuardStorage
+import AttestGuardStorage
 
 /// Verifies assertions and commits them: the key must belong to the user and be active; the signature, RP ID
 /// and counter verify (AttestCore); the clientData's request matches the one the gateway received; then one
@@ -31,7 +31,7 @@ public struct AssertionService: Sendable {
             metrics.recordAssertion(result: "accepted")
             return result
         } catch let error as EngineError {
-            metrics.recordAssertion(result: error.code)
+            metrics.recordAssertion(result: error.code.rawValue)
             if error.countsAsFailedVerification {
                 scorer.velocity.record(
                     .failedVerifications, appId: submission.appId,
@@ -48,14 +48,14 @@ public struct AssertionService: Sendable {
         try InputLimits.bytes32(submission.keyId.count, field: "keyId")
 
         guard let key = try await withStore({ try await store.key(appId: app.appId, keyId: submission.keyId) }) else {
-            throw EngineError(.notFound, code: "key_not_found", "no key with this id is registered for \(app.appId)")
+            throw EngineError(.notFound, code: .keyNotFound, "no key with this id is registered for \(app.appId)")
         }
         guard key.userId == submission.userId else {
-            throw EngineError.verification("key_user_mismatch", "the key belongs to another user")
+            throw EngineError.verification(.keyUserMismatch, "the key belongs to another user")
         }
         switch key.status {
-        case .revoked: throw EngineError.verification("key_revoked", "the key was revoked")
-        case .superseded: throw EngineError.verification("key_superseded", "a newer key replaced this one on the same device")
+        case .revoked: throw EngineError.verification(.keyRevoked, "the key was revoked")
+        case .superseded: throw EngineError.verification(.keySuperseded, "a newer key replaced this one on the same device")
         case .active: break
         }
         guard let publicKey = try? P256.Signing.PublicKey(x963Representation: key.publicKey) else {
@@ -73,7 +73,7 @@ public struct AssertionService: Sendable {
             previousCounter: 0
         ) {
         case .valid(let assertion): verified = assertion
-        case .invalid(let error): throw EngineError.verification(error.code.description, error.detail)
+        case .invalid(let error): throw EngineError.verification(error.code.errorCode, error.detail)
         }
 
         let clientData = try AssertionClientData(submission.clientData, format: app.clientDataFormat)

@@ -2,7 +2,8 @@ import Foundation
 import AppleReceipts
 import AttestCore
 import Crypto
-public import AttestGuardStorage
+import AttestGuardStorage
+import AttestVocabulary
 
 /// Verifies attestations and registers their keys: Apple's nine checks (AttestCore), the app's environments,
 /// then one store transaction that consumes the challenge, stores the key with its ATTEST receipt and
@@ -34,7 +35,7 @@ public struct AttestationService: Sendable {
             metrics.recordAttestation(result: result.idempotent ? "idempotent" : "registered")
             return result
         } catch let error as EngineError {
-            metrics.recordAttestation(result: error.code)
+            metrics.recordAttestation(result: error.code.rawValue)
             if error.countsAsFailedVerification {
                 scorer.velocity.record(.failedVerifications, appId: submission.appId, subjects: subjects, at: clock.now())
             }
@@ -69,7 +70,7 @@ public struct AttestationService: Sendable {
         let verified: VerifiedAttestation
         switch await verifier.verify(Array(submission.attestation), request: request, at: now) {
         case .valid(let attestation): verified = attestation
-        case .invalid(let error): throw EngineError.verification(error.code.description, error.detail)
+        case .invalid(let error): throw EngineError.verification(error.code.errorCode, error.detail)
         }
         try checkEnvironment(verified.environment, app: app)
 
@@ -125,14 +126,14 @@ public struct AttestationService: Sendable {
     private func checkEnvironment(_ environment: AppAttestEnvironment, app: AppPolicy) throws(EngineError) {
         if case .simulator = settings.trust, environment == .production {
             throw EngineError.verification(
-                "environment_not_allowed",
+                .environmentNotAllowed,
                 "simulator mode refuses production keys: simulator roots must never vouch for a production key"
             )
         }
         guard app.environments.contains(environment) else {
             let accepted = app.environments.map(\.rawValue).sorted().joined(separator: ", ")
             throw EngineError.verification(
-                "environment_not_allowed",
+                .environmentNotAllowed,
                 "the key was attested in \(environment.rawValue); \(app.appId) accepts \(accepted)"
             )
         }

@@ -2,6 +2,7 @@ import AttestCore
 public import Foundation
 import Crypto
 public import AttestGuardStorage
+public import AttestVocabulary
 
 /// A challenge as handed to the caller.
 public struct IssuedChallenge: Sendable, Hashable {
@@ -56,7 +57,7 @@ public struct ChallengeService: Sendable {
             metrics.recordChallenge(purpose: request.purpose.rawValue, result: "issued")
             return issued
         } catch let error as EngineError {
-            metrics.recordChallenge(purpose: request.purpose.rawValue, result: error.code)
+            metrics.recordChallenge(purpose: request.purpose.rawValue, result: error.code.rawValue)
             throw error
         }
     }
@@ -66,15 +67,15 @@ public struct ChallengeService: Sendable {
         if let userId = request.userId { try InputLimits.identifier(userId, field: "userId") }
         if let keyId = request.keyId {
             guard request.purpose == .assertion else {
-                throw EngineError.invalid("invalid_field", "keyId binds assertion challenges only")
+                throw EngineError.invalid(.invalidField, "keyId binds assertion challenges only")
             }
             guard keyId.count == 32 else {
-                throw EngineError.invalid("invalid_field", "keyId must be 32 bytes")
+                throw EngineError.invalid(.invalidField, "keyId must be 32 bytes")
             }
         }
         let now = clock.now()
         if let apiKeyName, let retryAt = apiKeyLimiter.take(key: apiKeyName, at: now) {
-            throw EngineError(.rateLimited(retryAt: retryAt), code: "rate_limited", "this API key requested too many challenges")
+            throw EngineError(.rateLimited(retryAt: retryAt), code: .rateLimited, "this API key requested too many challenges")
         }
         var id = Data(count: 32)
         id.withUnsafeMutableBytes { buffer in
@@ -95,7 +96,7 @@ public struct ChallengeService: Sendable {
         if case .overQuota(let retryAt) = outcome {
             throw EngineError(
                 .rateLimited(retryAt: retryAt),
-                code: "rate_limited",
+                code: .rateLimited,
                 "user holds \(settings.challengeQuota.maximumPerUser) challenges issued in the last \(settings.challengeQuota.window)"
             )
         }

@@ -7,13 +7,13 @@ extension DeviceCheckService {
     /// A device token: 1 to ``maximumDeviceTokenLength`` characters of base64 (either alphabet).
     static func check(deviceToken: String) throws(EngineError) {
         guard !deviceToken.isEmpty else {
-            throw EngineError.invalid("missing_field", "deviceToken is required")
+            throw EngineError.invalid(.missingField, "deviceToken is required")
         }
         guard deviceToken.utf8.count <= maximumDeviceTokenLength else {
-            throw EngineError.invalid("invalid_field", "deviceToken is longer than \(maximumDeviceTokenLength) characters")
+            throw EngineError.invalid(.invalidField, "deviceToken is longer than \(maximumDeviceTokenLength) characters")
         }
         guard let bytes = Base64Text.decodeEither(deviceToken), !bytes.isEmpty else {
-            throw EngineError.invalid("malformed_base64", "deviceToken is not base64")
+            throw EngineError.invalid(.malformedBase64, "deviceToken is not base64")
         }
     }
 
@@ -23,7 +23,7 @@ extension DeviceCheckService {
         try InputLimits.identifier(subject.value, field: "subject.id")
         if subject.kind == .key {
             guard subject.value.count == 44, let bytes = Data(base64Encoded: subject.value), bytes.count == 32 else {
-                throw EngineError.invalid("invalid_field", "subject.id of kind key must be the standard base64 of a 32-byte key id (44 characters)")
+                throw EngineError.invalid(.invalidField, "subject.id of kind key must be the standard base64 of a 32-byte key id (44 characters)")
             }
         }
     }
@@ -42,7 +42,7 @@ extension DeviceCheckService {
     /// 503, both with a retry instant ``retryAfter`` ahead; an unreadable answer is 502. Messages carry Apple's
     /// status and text, never the device token.
     static func engineError(_ failure: DeviceCheckFailure, deviceToken: String, now: Date) -> EngineError {
-        let code = failure.code.rawValue
+        let code = failure.code.errorCode
         let status = failure.status.map { " (\($0))" } ?? ""
         let detail = failure.detail.replacingOccurrences(of: deviceToken, with: "<device token>")
         let retryAt = now.addingTimeInterval(retryAfter)

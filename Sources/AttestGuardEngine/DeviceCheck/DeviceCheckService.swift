@@ -1,7 +1,7 @@
 public import AppleServices
-public import AttestCore
 public import Foundation
 public import AttestGuardStorage
+public import AttestVocabulary
 
 /// Asks Apple's DeviceCheck about a device and files the answer under a subject the caller names, so that
 /// scoring can read the bits later without calling Apple (``storedBits(appId:subject:environment:)``; a verdict
@@ -78,7 +78,7 @@ public struct DeviceCheckService: Sendable {
             try Self.check(deviceToken: deviceToken)
             try Self.check(subject)
             guard bit0 != nil || bit1 != nil else {
-                throw EngineError.invalid("missing_field", "bit0 or bit1 is required")
+                throw EngineError.invalid(.missingField, "bit0 or bit1 is required")
             }
             let client = try requireClient()
             try Self.unwrap(
@@ -119,7 +119,7 @@ public struct DeviceCheckService: Sendable {
     public func environment(for app: AppPolicy, requested: AppAttestEnvironment?) throws(EngineError) -> AppAttestEnvironment {
         if let requested {
             guard app.environments.contains(requested) else {
-                throw EngineError.verification("environment_not_allowed", "app \(app.appId) does not accept the \(requested) environment")
+                throw EngineError.verification(.environmentNotAllowed, "app \(app.appId) does not accept the \(requested) environment")
             }
             return requested
         }
@@ -143,7 +143,7 @@ public struct DeviceCheckService: Sendable {
 
     private func requireClient() throws -> any DeviceChecking {
         guard let client else {
-            throw EngineError(.upstreamUnavailable(retryAt: nil), code: "devicecheck_unavailable", "DeviceCheck is not configured: the server has no Apple credentials")
+            throw EngineError(.upstreamUnavailable(retryAt: nil), code: .devicecheckUnavailable, "DeviceCheck is not configured: the server has no Apple credentials")
         }
         return client
     }
@@ -163,7 +163,7 @@ public struct DeviceCheckService: Sendable {
             metrics.recordDeviceCheck(operation: operation, result: result)
             return value
         } catch let error as EngineError {
-            metrics.recordDeviceCheck(operation: operation, result: error.code)
+            metrics.recordDeviceCheck(operation: operation, result: error.code.rawValue)
             throw error
         }
     }

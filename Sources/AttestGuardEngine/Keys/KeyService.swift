@@ -37,6 +37,6 @@ public struct KeyService: Sendable {
     }
 
     private static func notFound(_ appId: String) -> EngineError {
-        EngineError(.notFound, code: "key_not_found", "no key with this id is registered for \(appId)")
+        EngineError(.notFound, code: .keyNotFound, "no key with this id is registered for \(appId)")
     }
 }

@@ -1,6 +1,7 @@
 import AttestCore
 import Metrics
 import AttestGuardStorage
+import AttestVocabulary
 
 /// The receipt scheduler's metrics (swift-metrics, exported to Prometheus by the server):
 /// `attestguard_receipt_redemptions_total{environment,outcome}`,

@@ -1,4 +1,4 @@
-public import AttestCore
+public import AttestVocabulary
 
 /// How the receipt scheduler paces itself: when receipts come due, how many it redeems at once, how fast it may
 /// call Apple per environment, and how it backs off.

@@ -3,6 +3,7 @@ import AppleServices
 import AttestCore
 import Foundation
 public import AttestGuardStorage
+import AttestVocabulary
 
 /// Redeems one leased receipt and settles it: Apple's answer is verified before anything is written, a valid
 /// receipt replaces the stored one with its history row in one transaction, and every other answer reschedules

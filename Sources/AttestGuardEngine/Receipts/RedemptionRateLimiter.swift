@@ -1,6 +1,7 @@
 import AttestCore
 import Foundation
 import AttestGuardStorage
+import AttestVocabulary
 
 /// A token bucket per environment that every redemption of one process passes through, adapting to Apple:
 /// a 429 pauses the environment (for `Retry-After`, or a doubling pause without one) and halves the rate; each

@@ -3,6 +3,7 @@ import Logging
 import Metrics
 public import RiskRules
 import AttestGuardStorage
+import AttestVocabulary
 
 /// Turns a request into a verdict with the rule set in force: assembles the signals the rules read, evaluates,
 /// and applies the app's mode. When the store cannot answer, the verdict is the app's `onStoreError` decision with
@@ -123,7 +124,7 @@ public struct RiskScorer: Sendable {
     }
 
     static func verdict(_ evaluation: RuleEvaluation, app: AppPolicy) -> RiskVerdict {
-        let decision = RiskVerdict.Decision(rawValue: evaluation.decision.rawValue) ?? .review
+        let decision = evaluation.decision
         let reasons = evaluation.fired.map { RiskVerdict.Reason(ruleId: $0.id, score: $0.score, message: $0.reason) }
         switch app.mode {
         case .enforce:
@@ -135,9 +136,9 @@ public struct RiskScorer: Sendable {
     }
 
     private static func storeUnavailable(app: AppPolicy, ruleSet: RuleSet) -> Outcome {
-        let decision = RiskVerdict.Decision(rawValue: app.onStoreError.rawValue) ?? .review
-        let reason = RiskVerdict.Reason(ruleId: "store_unavailable", score: 0, message: "the store did not answer; the app's onStoreError decides")
-        let evaluation = RuleEvaluation(score: 0, decision: RuleDecision(rawValue: decision.rawValue) ?? .review, decidedBy: "store_unavailable", fired: [], ruleSetVersion: ruleSet.version)
+        let decision = app.onStoreError
+        let reason = RiskVerdict.Reason(ruleId: ErrorCode.storeUnavailable.rawValue, score: 0, message: "the store did not answer; the app's onStoreError decides")
+        let evaluation = RuleEvaluation(score: 0, decision: decision, decidedBy: ErrorCode.storeUnavailable.rawValue, fired: [], ruleSetVersion: ruleSet.version)
         return Outcome(
             verdict: RiskVerdict(decision: decision, score: 0, reasons: [reason], ruleSetVersion: ruleSet.version),
             evaluation: evaluation,

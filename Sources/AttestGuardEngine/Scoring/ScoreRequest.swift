@@ -1,17 +1,12 @@
 public import Foundation
+public import AttestVocabulary
 
 /// What a verdict is asked for: the app and whatever the caller knows of the request (key, user, device, IP,
 /// action, the client's own App Attest status, custom attributes). Everything but the app is optional; what is
 /// absent reads as missing in the rules.
 public struct ScoreRequest: Sendable {
-    /// What asked for the verdict (`request.endpoint`).
-    public enum Endpoint: String, Sendable, CaseIterable {
-        case score
-        case assertion
-        case attestation
-    }
-
     public var appId: String
+    /// What asked for the verdict (`request.endpoint`).
     public var endpoint: Endpoint
     public var keyId: Data?
     public var userId: String?

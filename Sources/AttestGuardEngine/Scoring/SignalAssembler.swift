@@ -99,7 +99,7 @@ struct SignalAssembler: Sendable {
         for (name, attribute) in request.attributes {
             guard let type = ruleSet.attributes[name] else { continue }
             guard let value = Self.convert(attribute, to: type) else {
-                throw EngineError(.invalidInput, code: "invalid_attribute", "attribute \(name) must be \(type.rawValue) for rule set \(ruleSet.version)")
+                throw EngineError(.invalidInput, code: .invalidAttribute, "attribute \(name) must be \(type.rawValue) for rule set \(ruleSet.version)")
             }
             values.set("attributes.\(name)", value)
         }

@@ -1,3 +1,4 @@
+public import AttestVocabulary
 public import Foundation
 
 /// Why the engine refused a request: a stable snake_case code, a human message, and the class of failure that
@@ -25,11 +26,11 @@ public struct EngineError: Error, Sendable, Hashable, CustomStringConvertible {
         case upstreamUnavailable(retryAt: Date?)
     }
 
-    public var code: String
+    public var code: ErrorCode
     public var message: String
     public var kind: Kind
 
-    public init(_ kind: Kind, code: String, _ message: String) {
+    public init(_ kind: Kind, code: ErrorCode, _ message: String) {
         self.kind = kind
         self.code = code
         self.message = message
@@ -46,11 +47,11 @@ public struct EngineError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    static func invalid(_ code: String, _ message: String) -> EngineError {
+    static func invalid(_ code: ErrorCode, _ message: String) -> EngineError {
         EngineError(.invalidInput, code: code, message)
     }
 
-    static func verification(_ code: String, _ message: String) -> EngineError {
+    static func verification(_ code: ErrorCode, _ message: String) -> EngineError {
         EngineError(.verificationFailed, code: code, message)
     }
 }

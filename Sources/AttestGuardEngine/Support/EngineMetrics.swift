@@ -1,6 +1,7 @@
 import Metrics
 import RiskRules
 import AttestGuardStorage
+import AttestVocabulary
 
 /// The engine's verification counters (swift-metrics; the server exports them to Prometheus):
 /// `attestguard_attestations_total{result}`, `attestguard_assertions_total{result}` and
@@ -13,14 +14,14 @@ import AttestGuardStorage
 /// (which also publishes each series at 0 from the start); the others are made where they are recorded.
 public struct EngineMetrics: Sendable {
     private struct VerdictLabels: Hashable {
-        var endpoint: ScoreRequest.Endpoint
-        var decision: RiskVerdict.Decision
+        var endpoint: Endpoint
+        var decision: Decision
         var enforced: Bool
     }
 
     private struct RuleDecisionLabels: Hashable {
-        var endpoint: ScoreRequest.Endpoint
-        var decision: RuleDecision
+        var endpoint: Endpoint
+        var decision: Decision
     }
 
     private let verdicts: [VerdictLabels: Counter]
@@ -30,8 +31,8 @@ public struct EngineMetrics: Sendable {
     public init() {
         var verdicts: [VerdictLabels: Counter] = [:]
         var ruleDecisions: [RuleDecisionLabels: Counter] = [:]
-        for endpoint in ScoreRequest.Endpoint.allCases {
-            for decision in RiskVerdict.Decision.allCases {
+        for endpoint in Endpoint.allCases {
+            for decision in Decision.allCases {
                 for enforced in [true, false] {
                     verdicts[VerdictLabels(endpoint: endpoint, decision: decision, enforced: enforced)] = Counter(
                         label: "attestguard_verdicts_total",
@@ -39,7 +40,7 @@ public struct EngineMetrics: Sendable {
                     )
                 }
             }
-            for decision in RuleDecision.allCases {
+            for decision in Decision.allCases {
                 ruleDecisions[RuleDecisionLabels(endpoint: endpoint, decision: decision)] = Counter(
                     label: "attestguard_rule_decisions_total", dimensions: [("endpoint", endpoint.rawValue), ("decision", decision.rawValue)]
                 )
@@ -62,7 +63,7 @@ public struct EngineMetrics: Sendable {
         Counter(label: "attestguard_challenges_total", dimensions: [("purpose", purpose), ("result", result)]).increment()
     }
 
-    func recordVerdict(endpoint: ScoreRequest.Endpoint, decision: RiskVerdict.Decision, ruleDecision: RuleDecision, enforced: Bool, duration: Duration) {
+    func recordVerdict(endpoint: Endpoint, decision: Decision, ruleDecision: Decision, enforced: Bool, duration: Duration) {
         verdicts[VerdictLabels(endpoint: endpoint, decision: decision, enforced: enforced)]?.increment()
         ruleDecisions[RuleDecisionLabels(endpoint: endpoint, decision: ruleDecision)]?.increment()
         scoreDuration.recordSeconds(duration.timeInterval)

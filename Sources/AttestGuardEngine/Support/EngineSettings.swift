@@ -12,13 +12,6 @@ public struct EngineSettings: Sendable {
         case production
         /// Simulator roots; production-environment keys are refused so that test keys can never pass as real.
         case simulator(attestationRoots: [Certificate], receiptRoots: [Certificate])
-
-        public var name: String {
-            switch self {
-            case .production: "production"
-            case .simulator: "simulator"
-            }
-        }
     }
 
     public var challengeTTL: Duration

@@ -9,7 +9,7 @@ extension EngineError {
         case .keyNotFound: kind = .notFound
         default: kind = .verificationFailed
         }
-        self.init(kind, code: rejection.code.rawValue, rejection.detail)
+        self.init(kind, code: rejection.code.errorCode, rejection.detail)
     }
 }
 
@@ -19,6 +19,6 @@ func withStore<Result>(_ operation: () async throws -> Result) async throws -> R
     do {
         return try await operation()
     } catch let error as StoreError where error.code == .unavailable {
-        throw EngineError(.unavailable, code: "store_unavailable", error.detail)
+        throw EngineError(.unavailable, code: .storeUnavailable, error.detail)
     }
 }

@@ -1,13 +1,8 @@
+public import AttestVocabulary
 /// The risk verdict returned with every attestation, assertion and score request: a decision, a score, the
 /// reasons, and the version of the rule set that produced it. In an app's `monitor` mode the decision is always
 /// `allow`, `enforced` is false and `ruleDecision` says what the rules decided.
 public struct RiskVerdict: Sendable, Hashable, Codable {
-    public enum Decision: String, Sendable, Hashable, Codable, CaseIterable {
-        case allow
-        case review
-        case deny
-    }
-
     /// One rule's contribution.
     public struct Reason: Sendable, Hashable, Codable {
         public var ruleId: String

@@ -5,6 +5,7 @@ public import Foundation
 import Logging
 import AttestGuardStorage
 import SystemPackage
+import AttestVocabulary
 
 /// Reads ``ServerConfiguration`` from a YAML (`.yaml`/`.yml`) or JSON file and `ATTESTGUARD_*` environment
 /// variables, the environment winning (`server.port` is overridden by `ATTESTGUARD_SERVER_PORT`).
@@ -176,7 +177,7 @@ public enum ServerConfigurationLoader {
                 throw ConfigurationError(key: app.path("appId"), "must be TEAMID.bundle.id, got \(appId)")
             }
             let environmentNames = app.stringArray("environments")
-            let environments = try (environmentNames.isEmpty ? ["production"] : environmentNames).map { name in
+            let environments: [AppAttestEnvironment] = try environmentNames.isEmpty ? [.production] : environmentNames.map { name in
                 guard let environment = AppAttestEnvironment(rawValue: name) else {
                     throw ConfigurationError(key: app.path("environments"), "unknown environment \(name) (development or production)")
                 }
@@ -201,7 +202,7 @@ public enum ServerConfigurationLoader {
                 clientDataFormat: format,
                 mode: try app.choice("mode", default: AppPolicy.Mode.enforce),
                 attestationRequiredPercent: try app.int("attestationRequiredPercent", default: 0, range: 0...100),
-                onStoreError: try app.choice("onStoreError", default: AppPolicy.StoreErrorDecision.review)
+                onStoreError: try app.choice("onStoreError", default: Decision.review)
             )
         }
     }

@@ -1,4 +1,5 @@
 import AttestGuardEngine
+public import AttestVocabulary
 import Foundation
 public import Hummingbird
 import NIOCore
@@ -6,11 +7,11 @@ import NIOCore
 /// An error response: `{"error": {"code", "message"}}` with its status and, for 429 and 503, `Retry-After`.
 public struct APIError: HTTPResponseError, Sendable {
     public var status: HTTPResponse.Status
-    public var code: String
+    public var code: ErrorCode
     public var message: String
     public var retryAfterSeconds: Int?
 
-    public init(_ status: HTTPResponse.Status, code: String, _ message: String, retryAfterSeconds: Int? = nil) {
+    public init(_ status: HTTPResponse.Status, code: ErrorCode, _ message: String, retryAfterSeconds: Int? = nil) {
         self.status = status
         self.code = code
         self.message = message
@@ -28,7 +29,7 @@ public struct APIError: HTTPResponseError, Sendable {
             let seconds = max(1, Int(retryAt.timeIntervalSince(now).rounded(.up)))
             self.init(.tooManyRequests, code: error.code, error.message, retryAfterSeconds: seconds)
         case .unavailable:
-            self.init(.serviceUnavailable, code: "store_unavailable", "the database is unavailable; retry shortly", retryAfterSeconds: 5)
+            self.init(.serviceUnavailable, code: .storeUnavailable, "the database is unavailable; retry shortly", retryAfterSeconds: 5)
         case .upstreamFailed: self.init(.badGateway, code: error.code, error.message)
         case .upstreamUnavailable(let retryAt):
             let seconds = retryAt.map { max(1, Int($0.timeIntervalSince(now).rounded(.up))) }
@@ -36,12 +37,12 @@ public struct APIError: HTTPResponseError, Sendable {
         }
     }
 
-    static func badRequest(_ code: String, _ message: String) -> APIError {
+    static func badRequest(_ code: ErrorCode, _ message: String) -> APIError {
         APIError(.badRequest, code: code, message)
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        let data = (try? JSONResponse.encoder.encode(ErrorEnvelope(error: .init(code: code, message: message)))) ?? Data(#"{"error":{"code":"internal_error","message":""}}"#.utf8)
+        let data = (try? JSONResponse.encoder.encode(ErrorEnvelope(error: .init(code: code.rawValue, message: message)))) ?? Data(#"{"error":{"code":"\#(ErrorCode.internalError)","message":""}}"#.utf8)
         var headers: HTTPFields = [.contentType: "application/json"]
         if let retryAfterSeconds { headers[.retryAfter] = String(retryAfterSeconds) }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))

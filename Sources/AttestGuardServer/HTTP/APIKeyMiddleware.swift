@@ -15,10 +15,10 @@ struct APIKeyMiddleware: RouterMiddleware {
         guard let header = request.headers[.authorization], header.count > 7,
             header.prefix(7).lowercased() == "bearer ", let key = ring.key(forBearer: String(header.dropFirst(7)))
         else {
-            throw APIError(.unauthorized, code: "unauthorized", "send a valid API key as Authorization: Bearer <key>")
+            throw APIError(.unauthorized, code: .unauthorized, "send a valid API key as Authorization: Bearer <key>")
         }
         guard key.scopes.contains(scope) else {
-            throw APIError(.forbidden, code: "forbidden", "API key \(key.name) lacks the \(scope.rawValue) scope")
+            throw APIError(.forbidden, code: .forbidden, "API key \(key.name) lacks the \(scope.rawValue) scope")
         }
         var context = context
         context.apiKey = key
@@ -31,7 +31,7 @@ extension AttestGuardRequestContext {
     /// Throws 403 unless the authenticated key may touch `appId`.
     func requireAccess(to appId: String) throws {
         guard let apiKey, apiKey.allows(app: appId) else {
-            throw APIError(.forbidden, code: "forbidden", "this API key may not use app \(appId)")
+            throw APIError(.forbidden, code: .forbidden, "this API key may not use app \(appId)")
         }
     }
 }

@@ -18,13 +18,13 @@ struct ErrorMappingMiddleware: RouterMiddleware {
         } catch let error as EngineError {
             throw APIError(error, now: clock.now())
         } catch let error as StoreError where error.code == .unavailable {
-            throw APIError(EngineError(.unavailable, code: "store_unavailable", error.detail), now: clock.now())
+            throw APIError(EngineError(.unavailable, code: .storeUnavailable, error.detail), now: clock.now())
         } catch let error as HTTPError {
             switch error.status {
-            case .notFound: throw APIError(.notFound, code: "not_found", "no such route")
-            case .methodNotAllowed: throw APIError(.methodNotAllowed, code: "method_not_allowed", "method not allowed on this route")
-            case .contentTooLarge: throw APIError(.contentTooLarge, code: "body_too_large", "the body is too large")
-            default: throw APIError(error.status, code: "http_error", error.body ?? error.status.reasonPhrase)
+            case .notFound: throw APIError(.notFound, code: .notFound, "no such route")
+            case .methodNotAllowed: throw APIError(.methodNotAllowed, code: .methodNotAllowed, "method not allowed on this route")
+            case .contentTooLarge: throw APIError(.contentTooLarge, code: .bodyTooLarge, "the body is too large")
+            default: throw APIError(error.status, code: .httpError, error.body ?? error.status.reasonPhrase)
             }
         }
     }

@@ -1,3 +1,4 @@
+import AttestVocabulary
 import Foundation
 import Hummingbird
 import NIOCore
@@ -9,19 +10,19 @@ struct JSONBody {
 
     func decode<Value: Decodable>(_ type: Value.Type, from request: Request) async throws -> Value {
         if let contentType = request.headers[.contentType], !contentType.lowercased().hasPrefix("application/json") {
-            throw APIError(.unsupportedMediaType, code: "unsupported_media_type", "send the body as application/json")
+            throw APIError(.unsupportedMediaType, code: .unsupportedMediaType, "send the body as application/json")
         }
         var request = request
         let buffer: ByteBuffer
         do {
             buffer = try await request.collectBody(upTo: maximumBytes)
         } catch is NIOTooManyBytesError {
-            throw APIError(.contentTooLarge, code: "body_too_large", "the body exceeds \(maximumBytes) bytes")
+            throw APIError(.contentTooLarge, code: .bodyTooLarge, "the body exceeds \(maximumBytes) bytes")
         } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw APIError(.contentTooLarge, code: "body_too_large", "the body exceeds \(maximumBytes) bytes")
+            throw APIError(.contentTooLarge, code: .bodyTooLarge, "the body exceeds \(maximumBytes) bytes")
         }
         if Self.containsNullLiteral(buffer.readableBytesView) {
-            throw APIError.badRequest("invalid_field", "null is not a value here: omit optional fields instead")
+            throw APIError.badRequest(.invalidField, "null is not a value here: omit optional fields instead")
         }
         do {
             return try JSONDecoder().decode(Value.self, from: Data(buffer.readableBytesView))
@@ -30,7 +31,7 @@ struct JSONBody {
         } catch let error as APIError {
             throw error
         } catch {
-            throw APIError.badRequest("malformed_json", "the body is not valid JSON")
+            throw APIError.badRequest(.malformedJSON, "the body is not valid JSON")
         }
     }
 
@@ -60,12 +61,12 @@ struct JSONBody {
         return false
     }
 
-    private static func code(for error: DecodingError) -> String {
+    private static func code(for error: DecodingError) -> ErrorCode {
         switch error {
-        case .keyNotFound, .valueNotFound: "missing_field"
-        case .typeMismatch: "invalid_field"
-        case .dataCorrupted(let context): context.codingPath.isEmpty ? "malformed_json" : "invalid_field"
-        @unknown default: "malformed_json"
+        case .keyNotFound, .valueNotFound: .missingField
+        case .typeMismatch: .invalidField
+        case .dataCorrupted(let context): context.codingPath.isEmpty ? .malformedJSON : .invalidField
+        @unknown default: .malformedJSON
         }
     }
 

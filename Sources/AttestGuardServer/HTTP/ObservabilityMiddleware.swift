@@ -28,7 +28,7 @@ struct ObservabilityMiddleware: RouterMiddleware {
             response = try error.response(from: request, context: context)
         } catch {
             context.logger.error("unhandled error", metadata: ["error": .string(String(reflecting: error))])
-            response = try APIError(.internalServerError, code: "internal_error", "internal error (request \(requestId))")
+            response = try APIError(.internalServerError, code: .internalError, "internal error (request \(requestId))")
                 .response(from: request, context: context)
         }
         response.headers[.xRequestId] = requestId

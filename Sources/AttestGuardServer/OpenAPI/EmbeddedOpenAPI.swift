@@ -1171,14 +1171,102 @@ components:
           required: [code, message]
           properties:
             code:
-              type: string
-              pattern: '^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$'
-              description: Stable, machine-readable, snake_case.
-              examples: [missing_field, unauthorized, key_not_found, challenge_used, nonce_mismatch]
+              $ref: '#/components/schemas/ErrorCode'
             message:
               type: string
               description: Human-readable detail; may change between versions.
               examples: [userId is required]
+
+    ErrorCode:
+      type: string
+      pattern: '^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$'
+      description: >-
+        Stable, machine-readable, snake_case: one of the registered codes (the registry is `ErrorCode` in
+        `Sources/AttestVocabulary`; a test keeps this list, the registry and the README equal). The set may grow
+        in later versions: treat a code you do not know by the response's HTTP status.
+      enum:
+        # Malformed requests (400, or the status named)
+        - malformed_json
+        - missing_field
+        - invalid_field
+        - malformed_base64
+        - invalid_attribute
+        - unsupported_media_type
+        - body_too_large
+        - method_not_allowed
+        - not_found
+        - http_error
+        # Authentication (401, 403)
+        - unauthorized
+        - forbidden
+        # Unknown things (404)
+        - app_not_found
+        - key_not_found
+        # Conflicts with stored state (409)
+        - challenge_used
+        - assertion_already_accepted
+        - key_already_registered
+        # Checks on stored state (422)
+        - challenge_not_found
+        - challenge_expired
+        - challenge_mismatch
+        - key_revoked
+        - key_superseded
+        - key_user_mismatch
+        - environment_not_allowed
+        - malformed_client_data
+        - request_binding_mismatch
+        # App Attest verification (422)
+        - malformed_cbor
+        - malformed_attestation
+        - unsupported_format
+        - malformed_certificate
+        - malformed_authenticator_data
+        - malformed_public_key
+        - malformed_key_id
+        - malformed_client_data_hash
+        - malformed_nonce_extension
+        - chain_invalid
+        - nonce_mismatch
+        - key_id_mismatch
+        - rp_id_mismatch
+        - counter_not_zero
+        - aaguid_mismatch
+        - credential_id_mismatch
+        - receipt_invalid
+        - malformed_assertion
+        - malformed_signature
+        - signature_invalid
+        - counter_not_increasing
+        # Receipt verification
+        - malformed_receipt
+        - malformed_receipt_payload
+        - receipt_field_missing
+        - receipt_signature_invalid
+        - receipt_chain_invalid
+        - receipt_app_id_mismatch
+        - receipt_public_key_mismatch
+        - receipt_type_mismatch
+        - receipt_client_hash_mismatch
+        - receipt_created_in_future
+        - receipt_too_old
+        - receipt_expired
+        # Limits and availability (429, 502, 503, 500)
+        - rate_limited
+        - store_unavailable
+        - devicecheck_unavailable
+        - internal_error
+        # Apple's DeviceCheck answers
+        - devicecheck_bad_request
+        - devicecheck_unauthorized
+        - devicecheck_forbidden
+        - devicecheck_method_not_allowed
+        - devicecheck_throttled
+        - devicecheck_server_error
+        - devicecheck_timed_out
+        - devicecheck_connection_failed
+        - devicecheck_unexpected_response
+      examples: [missing_field, unauthorized, key_not_found, challenge_used, nonce_mismatch]
 
     AppId:
       type: string

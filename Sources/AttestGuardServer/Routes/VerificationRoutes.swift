@@ -53,7 +53,7 @@ struct VerificationRoutes {
         try context.requireAccess(to: input.appId)
         try WireFields.checkRequest(input.request)
         guard input.clientData.count <= 8_192, let clientData = Base64Text.decodeURL(input.clientData) else {
-            throw APIError.badRequest("malformed_base64", "clientData is not base64url")
+            throw APIError.badRequest(.malformedBase64, "clientData is not base64url")
         }
         let submission = AssertionSubmission(
             appId: input.appId,
@@ -83,7 +83,7 @@ struct VerificationRoutes {
 
     private static func keyPath(_ context: AttestGuardRequestContext) throws -> (String, Data) {
         guard let appId = context.parameters.get("appId"), let rawKeyId = context.parameters.get("keyId") else {
-            throw APIError.badRequest("missing_field", "the path needs an app id and a key id")
+            throw APIError.badRequest(.missingField, "the path needs an app id and a key id")
         }
         let keyId = try WireFields.pathKeyId(rawKeyId.removingPercentEncoding ?? rawKeyId)
         return (appId.removingPercentEncoding ?? appId, keyId)

@@ -2,6 +2,7 @@ import AttestCore
 import AttestGuardEngine
 import Foundation
 import AttestGuardStorage
+import AttestVocabulary
 
 /// Whom DeviceCheck bits are filed under on the wire: `{"kind": "key" | "user" | "device", "id": "..."}`.
 struct DeviceCheckSubjectBody: Codable {
@@ -76,7 +77,7 @@ extension WireFields {
     static func environment(_ text: String?) throws -> AppAttestEnvironment? {
         guard let text else { return nil }
         guard let environment = AppAttestEnvironment(rawValue: text) else {
-            throw APIError.badRequest("invalid_field", "environment must be development or production")
+            throw APIError.badRequest(.invalidField, "environment must be development or production")
         }
         return environment
     }

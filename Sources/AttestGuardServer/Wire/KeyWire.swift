@@ -1,6 +1,7 @@
 import AttestGuardEngine
 import Foundation
 import AttestGuardStorage
+import AttestVocabulary
 
 /// A key on the wire (attestation responses and the key routes).
 struct KeyBody: Encodable {

@@ -7,10 +7,10 @@ import Foundation
 enum WireFields {
     static func base64(_ text: String, field: String, maximumBytes: Int) throws -> Data {
         guard text.count <= (maximumBytes / 3 + 1) * 4 else {
-            throw APIError.badRequest("invalid_field", "\(field) exceeds \(maximumBytes) bytes")
+            throw APIError.badRequest(.invalidField, "\(field) exceeds \(maximumBytes) bytes")
         }
         guard let data = Base64Text.decodeEither(text), !data.isEmpty else {
-            throw APIError.badRequest("malformed_base64", "\(field) is not base64")
+            throw APIError.badRequest(.malformedBase64, "\(field) is not base64")
         }
         return data
     }
@@ -18,7 +18,7 @@ enum WireFields {
     /// A key id in a body: standard base64 with padding (44 characters), as the contract writes it.
     static func keyId(_ text: String, field: String = "keyId") throws -> Data {
         guard text.count == 44, text.hasSuffix("="), !text.contains(where: { $0 == "-" || $0 == "_" }) else {
-            throw APIError.badRequest("invalid_field", "\(field) must be the standard base64 of 32 bytes (44 characters)")
+            throw APIError.badRequest(.invalidField, "\(field) must be the standard base64 of 32 bytes (44 characters)")
         }
         return try pathKeyId(text, field: field)
     }
@@ -27,17 +27,17 @@ enum WireFields {
     static func pathKeyId(_ text: String, field: String = "keyId") throws -> Data {
         let data = try base64(text, field: field, maximumBytes: 64)
         guard data.count == 32 else {
-            throw APIError.badRequest("invalid_field", "\(field) must be 32 bytes (SHA-256 of the public key)")
+            throw APIError.badRequest(.invalidField, "\(field) must be 32 bytes (SHA-256 of the public key)")
         }
         return data
     }
 
     static func challenge(_ text: String) throws -> Data {
         guard text.count <= 64, let data = Base64Text.decodeURL(text) else {
-            throw APIError.badRequest("malformed_base64", "challenge is not base64url")
+            throw APIError.badRequest(.malformedBase64, "challenge is not base64url")
         }
         guard data.count == 32 else {
-            throw APIError.badRequest("invalid_field", "challenge must be 32 bytes")
+            throw APIError.badRequest(.invalidField, "challenge must be 32 bytes")
         }
         return data
     }
@@ -45,17 +45,17 @@ enum WireFields {
     /// Lengths count Unicode scalars, as JSON Schema's maxLength does.
     static func text(_ value: String, field: String, maximumLength: Int) throws {
         guard value.unicodeScalars.count <= maximumLength else {
-            throw APIError.badRequest("invalid_field", "\(field) is longer than \(maximumLength) characters")
+            throw APIError.badRequest(.invalidField, "\(field) is longer than \(maximumLength) characters")
         }
     }
 
     /// The gateway's view of the protected request.
     static func checkRequest(_ request: AssertedRequest) throws {
         try text(request.method, field: "request.method", maximumLength: 16)
-        guard !request.method.isEmpty else { throw APIError.badRequest("invalid_field", "request.method is empty") }
+        guard !request.method.isEmpty else { throw APIError.badRequest(.invalidField, "request.method is empty") }
         try text(request.path, field: "request.path", maximumLength: 4_096)
         guard request.bodySha256.count == 43, let digest = Base64Text.decodeURL(request.bodySha256), digest.count == 32 else {
-            throw APIError.badRequest("invalid_field", "request.bodySha256 must be the base64url SHA-256 of the body (43 characters)")
+            throw APIError.badRequest(.invalidField, "request.bodySha256 must be the base64url SHA-256 of the body (43 characters)")
         }
         if let ip = request.ip { try text(ip, field: "request.ip", maximumLength: 64) }
         if let action = request.action { try text(action, field: "request.action", maximumLength: 64) }
@@ -64,7 +64,7 @@ enum WireFields {
 
     /// Custom attributes for the rules: at most 64, names up to 64 characters, strings up to 1,024.
     static func attributes(_ attributes: [String: AssertedRequest.Attribute], field: String) throws {
-        guard attributes.count <= 64 else { throw APIError.badRequest("invalid_field", "\(field) has more than 64 entries") }
+        guard attributes.count <= 64 else { throw APIError.badRequest(.invalidField, "\(field) has more than 64 entries") }
         for (name, value) in attributes {
             try text(name, field: "\(field) key", maximumLength: 64)
             if case .string(let string) = value { try text(string, field: "\(field).\(name)", maximumLength: 1_024) }

@@ -1,4 +1,5 @@
 public import Foundation
+public import AttestVocabulary
 
 /// The conditions under which a verified object may consume a challenge: the challenge must exist, be unused,
 /// be unexpired at `at` (allowing `clockSkew`), and match the app, the purpose and, where the challenge is bound

@@ -1,10 +1,5 @@
 public import Foundation
-
-/// What a challenge may be used for: registering a key or signing one request with it.
-public enum ChallengePurpose: String, Sendable, Codable, CaseIterable {
-    case attestation
-    case assertion
-}
+public import AttestVocabulary
 
 /// A one-time challenge about to be stored: 32 random bytes bound to an app, a purpose and optionally a user and
 /// (for assertions) a key.

@@ -1,11 +1,5 @@
 public import Foundation
-
-/// The life cycle of a registered key. `superseded` and `revoked` are final.
-public enum KeyStatus: String, Sendable, Codable, CaseIterable {
-    case active
-    case superseded
-    case revoked
-}
+public import AttestVocabulary
 
 /// An attested key as the registry keeps it: bound to one app, one user and one environment for life.
 public struct KeyRecord: Sendable, Hashable {

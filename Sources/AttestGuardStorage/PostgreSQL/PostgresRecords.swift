@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import AttestVocabulary
 
 /// Typed reads of one PostgreSQL row by column name, failing with ``StoreError/Code/corruptRow``.
 struct PostgresRowReader {

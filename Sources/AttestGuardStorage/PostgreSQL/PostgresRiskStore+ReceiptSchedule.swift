@@ -1,9 +1,10 @@
+import AttestVocabulary
 public import Foundation
 import PostgresNIO
 
 extension PostgresRiskStore {
     public func leaseDueReceipts(_ request: ReceiptLeaseRequest) async throws -> [ReceiptLease] {
-        let environments = Array(request.environments ?? ["development", "production"])
+        let environments = Array(request.environments ?? Set(AppAttestEnvironment.allCases.map(\.rawValue)))
         // SKIP LOCKED: concurrent workers each take different rows instead of queueing on the same ones.
         return try await rows(
             """

@@ -3,6 +3,7 @@ import Synchronization
 public import Logging
 public import PostgresNIO
 public import ServiceLifecycle
+import AttestVocabulary
 
 /// The production store: pooled PostgreSQL connections (one pool per event loop, ``LoopAffinePostgresPools``),
 /// shared by any number of server processes. Challenge

@@ -1,3 +1,4 @@
+import AttestVocabulary
 import Foundation
 import NIOCore
 import PostgresNIO
@@ -68,7 +69,7 @@ struct ScoringFactsStatement: PostgresPreparedStatement {
         bindings.append(query.metricBaselineAt)
         bindings.append(query.supersededKeys)
         bindings.append(query.deviceCheck?.teamId)
-        bindings.append(query.deviceCheck?.defaultEnvironment ?? "production")
+        bindings.append(query.deviceCheck?.defaultEnvironment ?? AppAttestEnvironment.production.rawValue)
         bindings.append(query.deviceCheck?.subjects.map(\.kind.rawValue) ?? [])
         bindings.append(query.deviceCheck?.subjects.map(\.value) ?? [])
         bindings.append(query.velocity.map { ByteBuffer(bytes: VelocitySeriesId.make(appId: query.appId, subject: $0.subject, event: $0.event)) })

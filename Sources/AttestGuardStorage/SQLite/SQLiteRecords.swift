@@ -1,5 +1,6 @@
 import Foundation
 import SQLiteNIO
+import AttestVocabulary
 
 extension ChallengeRecord {
     init(sqlite row: SQLiteRow) throws {

@@ -1,9 +1,10 @@
+import AttestVocabulary
 public import Foundation
 import SQLiteNIO
 
 extension SQLiteRiskStore {
     public func leaseDueReceipts(_ request: ReceiptLeaseRequest) async throws -> [ReceiptLease] {
-        let environments = (request.environments ?? ["development", "production"]).sorted()
+        let environments = (request.environments ?? Set(AppAttestEnvironment.allCases.map(\.rawValue))).sorted()
         let placeholders = environments.indices.map { "?\($0 + 3)" }.joined(separator: ", ")
         // One process, one writer at a time: select-then-update inside BEGIN IMMEDIATE sees no concurrent worker.
         return try await transaction { connection in

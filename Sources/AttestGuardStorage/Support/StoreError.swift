@@ -1,3 +1,5 @@
+import AttestVocabulary
+
 /// A failure of the store itself (not a rejected state change): unreachable database, wrong schema, a second
 /// process on an embedded database, or a row that cannot be decoded.
 public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -8,7 +10,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public var description: String { rawValue }
 
         /// The database could not be reached or did not answer in time; retrying later may succeed.
-        public static let unavailable = Code("store_unavailable")
+        public static let unavailable = Code(ErrorCode.storeUnavailable.rawValue)
         /// The database holds a newer schema than this build knows.
         public static let schemaTooNew = Code("schema_too_new")
         /// The database misses migrations this build needs (run `attestguard migrate`).

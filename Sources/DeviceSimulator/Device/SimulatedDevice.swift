@@ -3,6 +3,7 @@ public import AttestCore
 import AppleReceipts
 import Crypto
 import X509
+public import AttestVocabulary
 
 /// A software iPhone that answers `attestKey` and `generateAssertion` in real App Attest formats, under
 /// a ``SimulatedApplePKI`` instead of Apple's.

@@ -2,6 +2,7 @@ public import AttestCore
 import Crypto
 public import Foundation
 import X509
+public import AttestVocabulary
 
 /// A fresh P-256 key with its ATTEST receipt, as a key's registration stores it: a credential certificate issued
 /// by the simulated App Attest CA and a real-format receipt naming it, with a token derived from the key id.

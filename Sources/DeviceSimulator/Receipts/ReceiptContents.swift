@@ -1,6 +1,6 @@
 public import Foundation
 public import AppleReceipts
-public import AttestCore
+public import AttestVocabulary
 
 /// The fields of a receipt the simulator mints, in Apple's field order.
 public struct ReceiptContents: Sendable, Hashable {
@@ -55,7 +55,7 @@ public struct ReceiptContents: Sendable, Hashable {
 
     /// The receipt environment field for an App Attest environment (Apple writes "sandbox" for development).
     public static func environmentField(for environment: AppAttestEnvironment) -> String {
-        environment == .development ? "sandbox" : "production"
+        environment == .development ? "sandbox" : environment.rawValue
     }
 
     /// The payload fields in Apple's order: ATTEST receipts carry 2, 3, 4, 5, 6, 7, 12, 21; refreshed

@@ -54,7 +54,7 @@ public struct SimulatedReceiptIssuer: Sendable {
                 clientHash: previous.clientHash ?? [],
                 token: previous.token ?? "",
                 type: .receipt,
-                environment: previous.environment ?? "production",
+                environment: previous.environment ?? ReceiptContents.environmentField(for: .production),
                 creationTime: now,
                 riskMetric: riskMetric,
                 notBefore: now.addingTimeInterval(86_400)

@@ -1,4 +1,5 @@
 public import Foundation
+public import AttestVocabulary
 
 /// Replays a candidate rule set over logged decisions: each logged signal snapshot is evaluated with the candidate
 /// at the instant it was decided, and the report says how decisions move (a matrix from the logged rules' decision
@@ -6,15 +7,15 @@ public import Foundation
 /// snapshot lacks (it evaluates as missing: a signal new to the candidate, or a raw id the log never keeps).
 public struct Backtest: Sendable {
     /// One logged decision, as the backtest needs it.
-    public struct Decision: Sendable {
+    public struct LoggedDecision: Sendable {
         public var decidedAt: Date
         /// The rules' own decision when it was logged (before any monitor mode).
-        public var decision: RuleDecision
+        public var decision: Decision
         public var fired: [String]
         /// The snapshot: a JSON object of signal names to values.
         public var signals: String
 
-        public init(decidedAt: Date, decision: RuleDecision, fired: [String], signals: String) {
+        public init(decidedAt: Date, decision: Decision, fired: [String], signals: String) {
             self.decidedAt = decidedAt
             self.decision = decision
             self.fired = fired
@@ -26,7 +27,7 @@ public struct Backtest: Sendable {
     public struct Report: Sendable {
         public var decisions = 0
         /// `matrix[old][new]`: how many decisions went from `old` to `new`.
-        public var matrix: [RuleDecision: [RuleDecision: Int]] = [:]
+        public var matrix: [Decision: [Decision: Int]] = [:]
         public var hitsBefore: [String: Int] = [:]
         public var hitsAfter: [String: Int] = [:]
         /// Decisions that read at least one signal missing from their snapshot, and which signals.
@@ -55,7 +56,7 @@ public struct Backtest: Sendable {
         self.candidate = candidate
     }
 
-    public mutating func replay(_ decision: Decision) {
+    public mutating func replay(_ decision: LoggedDecision) {
         guard let object = try? JSONDecoder().decode([String: SnapshotValue].self, from: Data(decision.signals.utf8)) else {
             report.unreadable += 1
             return

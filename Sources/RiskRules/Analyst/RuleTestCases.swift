@@ -1,5 +1,6 @@
 import Foundation
 import Yams
+import AttestVocabulary
 
 /// Rule test cases: `tests/*.yaml` beside the rule files. Each file has an optional `now` (ISO 8601, default
 /// 2026-01-01T00:00:00Z, the instant `age()` measures from) and `cases`, each with a `name`, `signals` (see
@@ -90,7 +91,7 @@ public enum RuleTestCases {
         for (signal, value) in signals { values.set(signal, value ?? nil) }
         let evaluation = ruleSet.evaluate(values)
         var failures: [String] = []
-        guard let decisionText = expect["decision"]?.scalar?.string, let decision = RuleDecision(rawValue: decisionText) else {
+        guard let decisionText = expect["decision"]?.scalar?.string, let decision = Decision(rawValue: decisionText) else {
             return .failure(RuleProblems([document.error(.invalidTestCase, at: expect["decision"] ?? node, "`expect.decision` is allow, review or deny")]))
         }
         if evaluation.decision != decision {

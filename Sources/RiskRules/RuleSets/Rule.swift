@@ -1,10 +1,4 @@
-/// What a rule can decide outright, whatever the score.
-public enum RuleDecision: String, Sendable, Hashable, Codable, CaseIterable {
-    case allow
-    case review
-    case deny
-}
-
+public import AttestVocabulary
 /// One compiled rule: when it fires, what it adds to the score or decides, and how it explains itself.
 public struct Rule: Sendable {
     public let id: String
@@ -12,7 +6,7 @@ public struct Rule: Sendable {
     /// Added to the score when the rule fires (may be negative; 0 for a rule that only decides).
     public let score: Double
     /// A hard decision when the rule fires.
-    public let decide: RuleDecision?
+    public let decide: Decision?
     /// The condition as written.
     public let condition: String
     /// Where the rule stands: file and line.
@@ -45,7 +39,7 @@ public struct DecisionThresholds: Sendable, Hashable, Codable {
     /// Used when no rule file sets `decisions:`.
     public static let standard = DecisionThresholds(review: 50, deny: 80)
 
-    public func decision(for score: Double) -> RuleDecision {
+    public func decision(for score: Double) -> Decision {
         score >= deny ? .deny : score >= review ? .review : .allow
     }
 }

@@ -1,4 +1,5 @@
 import Yams
+import AttestVocabulary
 
 /// Compiles one rule mapping (`id`, `when`, `score` and/or `decide`, optional `reason`, `description`, `enabled`).
 enum RuleCompiler {
@@ -28,9 +29,9 @@ enum RuleCompiler {
                 problems.append(document.error(.invalidField, at: scoreNode, "`score` is a number such as +20 or -10"))
             }
         }
-        var decide: RuleDecision?
+        var decide: Decision?
         if let decideNode = mapping["decide"] {
-            decide = decideNode.scalar.flatMap { RuleDecision(rawValue: $0.string) }
+            decide = decideNode.scalar.flatMap { Decision(rawValue: $0.string) }
             if decide == nil {
                 problems.append(document.error(.invalidField, at: decideNode, "`decide` is allow, review or deny"))
             }

@@ -1,3 +1,4 @@
+import AttestVocabulary
 import Yams
 
 /// Reads one rule file's top level: `version`, `decisions`, `lists`, `attributes` and the raw `rules`. Settings
@@ -70,9 +71,9 @@ struct RuleFileReader {
                 errors.append(document.error(.invalidField, at: value, "a threshold is a number"))
                 continue
             }
-            switch key.scalar?.string {
-            case "review": review = number
-            case "deny": deny = number
+            switch key.scalar.flatMap({ Decision(rawValue: $0.string) }) {
+            case .review: review = number
+            case .deny: deny = number
             default: errors.append(document.error(.unknownField, at: key, "unknown threshold `\(key.scalar?.string ?? "?")`", hint: "thresholds: review, deny"))
             }
         }

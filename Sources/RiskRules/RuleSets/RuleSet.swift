@@ -1,3 +1,4 @@
+public import AttestVocabulary
 /// A loaded, compiled rule set: its version (a content hash of its files), thresholds, rules and the signals they
 /// read. Immutable and `Sendable`: the server swaps whole sets on reload.
 public struct RuleSet: Sendable {
@@ -35,7 +36,7 @@ public struct RuleSet: Sendable {
             }
         }
         let byScore = thresholds.decision(for: score)
-        let (decision, decidedBy): (RuleDecision, String?)
+        let (decision, decidedBy): (Decision, String?)
         if let id = hard.deny {
             (decision, decidedBy) = (.deny, id)
         } else if let id = hard.allow {
@@ -55,18 +56,18 @@ public struct RuleEvaluation: Sendable, Hashable, Codable {
     public struct Fired: Sendable, Hashable, Codable {
         public var id: String
         public var score: Double
-        public var decide: RuleDecision?
+        public var decide: Decision?
         public var reason: String
     }
 
     public var score: Double
-    public var decision: RuleDecision
+    public var decision: Decision
     /// The rule whose hard decision won, or `nil` when the score decided.
     public var decidedBy: String?
     public var fired: [Fired]
     public var ruleSetVersion: String
 
-    public init(score: Double, decision: RuleDecision, decidedBy: String?, fired: [Fired], ruleSetVersion: String) {
+    public init(score: Double, decision: Decision, decidedBy: String?, fired: [Fired], ruleSetVersion: String) {
         self.score = score
         self.decision = decision
         self.decidedBy = decidedBy

@@ -1,0 +1,284 @@
+/// A stable, machine-readable reason a request or an object was refused: the `code` of every HTTP error body and
+/// of every failed `attestguard verify` report.
+///
+/// This is the registry: every code the project reports is one of these, so a misspelled code does not compile
+/// and the OpenAPI document and the README can be checked against ``allCases``. The set may grow (a closed enum
+/// would make every new code a breaking change): callers compare with the constants, `==` on the code, and
+/// treat a code they do not know by its HTTP status. ``description`` is the code alone, safe to log.
+///
+/// Each module's own error keeps a closed subset (`VerificationError.Code`, `ReceiptError.Code`,
+/// `StoreRejection.Code`, `DeviceCheckFailure.Code`), each member naming one of these.
+public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
+    private enum Storage: String, Sendable, CaseIterable {
+        // Malformed requests (400, or the status named)
+        case malformedJSON = "malformed_json"
+        case missingField = "missing_field"
+        case invalidField = "invalid_field"
+        case malformedBase64 = "malformed_base64"
+        case invalidAttribute = "invalid_attribute"
+        case unsupportedMediaType = "unsupported_media_type"
+        case bodyTooLarge = "body_too_large"
+        case methodNotAllowed = "method_not_allowed"
+        case notFound = "not_found"
+        case httpError = "http_error"
+        // Authentication (401, 403)
+        case unauthorized = "unauthorized"
+        case forbidden = "forbidden"
+        // Unknown things (404)
+        case appNotFound = "app_not_found"
+        case keyNotFound = "key_not_found"
+        // Conflicts with stored state (409)
+        case challengeUsed = "challenge_used"
+        case assertionAlreadyAccepted = "assertion_already_accepted"
+        case keyAlreadyRegistered = "key_already_registered"
+        // Checks on stored state (422)
+        case challengeNotFound = "challenge_not_found"
+        case challengeExpired = "challenge_expired"
+        case challengeMismatch = "challenge_mismatch"
+        case keyRevoked = "key_revoked"
+        case keySuperseded = "key_superseded"
+        case keyUserMismatch = "key_user_mismatch"
+        case environmentNotAllowed = "environment_not_allowed"
+        case malformedClientData = "malformed_client_data"
+        case requestBindingMismatch = "request_binding_mismatch"
+        // App Attest verification (422)
+        case malformedCBOR = "malformed_cbor"
+        case malformedAttestation = "malformed_attestation"
+        case unsupportedFormat = "unsupported_format"
+        case malformedCertificate = "malformed_certificate"
+        case malformedAuthenticatorData = "malformed_authenticator_data"
+        case malformedPublicKey = "malformed_public_key"
+        case malformedKeyId = "malformed_key_id"
+        case malformedClientDataHash = "malformed_client_data_hash"
+        case malformedNonceExtension = "malformed_nonce_extension"
+        case chainInvalid = "chain_invalid"
+        case nonceMismatch = "nonce_mismatch"
+        case keyIdMismatch = "key_id_mismatch"
+        case rpIdMismatch = "rp_id_mismatch"
+        case counterNotZero = "counter_not_zero"
+        case aaguidMismatch = "aaguid_mismatch"
+        case credentialIdMismatch = "credential_id_mismatch"
+        case receiptInvalid = "receipt_invalid"
+        case malformedAssertion = "malformed_assertion"
+        case malformedSignature = "malformed_signature"
+        case signatureInvalid = "signature_invalid"
+        case counterNotIncreasing = "counter_not_increasing"
+        // Receipt verification
+        case malformedReceipt = "malformed_receipt"
+        case malformedReceiptPayload = "malformed_receipt_payload"
+        case receiptFieldMissing = "receipt_field_missing"
+        case receiptSignatureInvalid = "receipt_signature_invalid"
+        case receiptChainInvalid = "receipt_chain_invalid"
+        case receiptAppIdMismatch = "receipt_app_id_mismatch"
+        case receiptPublicKeyMismatch = "receipt_public_key_mismatch"
+        case receiptTypeMismatch = "receipt_type_mismatch"
+        case receiptClientHashMismatch = "receipt_client_hash_mismatch"
+        case receiptCreatedInFuture = "receipt_created_in_future"
+        case receiptTooOld = "receipt_too_old"
+        case receiptExpired = "receipt_expired"
+        // Limits and availability (429, 502, 503, 500)
+        case rateLimited = "rate_limited"
+        case storeUnavailable = "store_unavailable"
+        case devicecheckUnavailable = "devicecheck_unavailable"
+        case internalError = "internal_error"
+        // Apple's DeviceCheck answers
+        case devicecheckBadRequest = "devicecheck_bad_request"
+        case devicecheckUnauthorized = "devicecheck_unauthorized"
+        case devicecheckForbidden = "devicecheck_forbidden"
+        case devicecheckMethodNotAllowed = "devicecheck_method_not_allowed"
+        case devicecheckThrottled = "devicecheck_throttled"
+        case devicecheckServerError = "devicecheck_server_error"
+        case devicecheckTimedOut = "devicecheck_timed_out"
+        case devicecheckConnectionFailed = "devicecheck_connection_failed"
+        case devicecheckUnexpectedResponse = "devicecheck_unexpected_response"
+    }
+
+    private let storage: Storage
+
+    private init(_ storage: Storage) { self.storage = storage }
+
+    /// The code by its text, as it stands in an error body; `nil` for text that is not a registered code.
+    public init?(rawValue: String) {
+        guard let storage = Storage(rawValue: rawValue) else { return nil }
+        self.storage = storage
+    }
+
+    /// The snake_case text of the code, as the wire carries it.
+    public var rawValue: String { storage.rawValue }
+
+    public var description: String { storage.rawValue }
+
+    /// Every registered code, in registry order.
+    public static var allCases: [ErrorCode] { Storage.allCases.map(ErrorCode.init) }
+
+    // MARK: Malformed requests (400, or the status named)
+
+    /// The body is not valid JSON.
+    public static let malformedJSON = ErrorCode(.malformedJSON)
+    /// A required field is absent or empty.
+    public static let missingField = ErrorCode(.missingField)
+    /// A field has the wrong type, length or range.
+    public static let invalidField = ErrorCode(.invalidField)
+    /// A binary field is not valid base64 or base64url, or has the wrong length.
+    public static let malformedBase64 = ErrorCode(.malformedBase64)
+    /// A request attribute does not have the type the rule set in force declares.
+    public static let invalidAttribute = ErrorCode(.invalidAttribute)
+    /// The body is not sent as `application/json` (415).
+    public static let unsupportedMediaType = ErrorCode(.unsupportedMediaType)
+    /// The body exceeds the configured limit (413).
+    public static let bodyTooLarge = ErrorCode(.bodyTooLarge)
+    /// The route does not take this method (405).
+    public static let methodNotAllowed = ErrorCode(.methodNotAllowed)
+    /// No route has this path (404).
+    public static let notFound = ErrorCode(.notFound)
+    /// Any other HTTP-level refusal, with the status the HTTP layer chose.
+    public static let httpError = ErrorCode(.httpError)
+
+    // MARK: Authentication (401, 403)
+
+    /// No API key, or not a configured one (401).
+    public static let unauthorized = ErrorCode(.unauthorized)
+    /// The API key lacks the route's scope or may not touch the app (403).
+    public static let forbidden = ErrorCode(.forbidden)
+
+    // MARK: Unknown things (404)
+
+    /// No app with this id is configured.
+    public static let appNotFound = ErrorCode(.appNotFound)
+    /// No key with this id is registered for the app.
+    public static let keyNotFound = ErrorCode(.keyNotFound)
+
+    // MARK: Conflicts with stored state (409)
+
+    /// The challenge was already consumed.
+    public static let challengeUsed = ErrorCode(.challengeUsed)
+    /// This key's assertion with this counter was already accepted.
+    public static let assertionAlreadyAccepted = ErrorCode(.assertionAlreadyAccepted)
+    /// The key is registered already, with another attestation.
+    public static let keyAlreadyRegistered = ErrorCode(.keyAlreadyRegistered)
+
+    // MARK: Checks on stored state (422)
+
+    /// No challenge with this id was issued, or it was purged.
+    public static let challengeNotFound = ErrorCode(.challengeNotFound)
+    /// The challenge expired (beyond the clock-skew tolerance).
+    public static let challengeExpired = ErrorCode(.challengeExpired)
+    /// The challenge was issued for another app, purpose, user or key.
+    public static let challengeMismatch = ErrorCode(.challengeMismatch)
+    /// The key was revoked.
+    public static let keyRevoked = ErrorCode(.keyRevoked)
+    /// A newer key replaced this one on the same device.
+    public static let keySuperseded = ErrorCode(.keySuperseded)
+    /// The key belongs to another user.
+    public static let keyUserMismatch = ErrorCode(.keyUserMismatch)
+    /// The app does not accept keys of this environment.
+    public static let environmentNotAllowed = ErrorCode(.environmentNotAllowed)
+    /// The assertion's clientData is not in the app's format.
+    public static let malformedClientData = ErrorCode(.malformedClientData)
+    /// The assertion signed another request (method, path or body).
+    public static let requestBindingMismatch = ErrorCode(.requestBindingMismatch)
+
+    // MARK: App Attest verification (422)
+
+    /// The object is not well-formed CBOR.
+    public static let malformedCBOR = ErrorCode(.malformedCBOR)
+    /// The attestation object lacks `fmt`, `attStmt`, `x5c`, `receipt` or `authData`, or has wrong types.
+    public static let malformedAttestation = ErrorCode(.malformedAttestation)
+    /// `fmt` is not `apple-appattest`.
+    public static let unsupportedFormat = ErrorCode(.unsupportedFormat)
+    /// A certificate in `x5c` does not parse.
+    public static let malformedCertificate = ErrorCode(.malformedCertificate)
+    /// The authenticator data is too short or its attested credential data is malformed.
+    public static let malformedAuthenticatorData = ErrorCode(.malformedAuthenticatorData)
+    /// A public key is not a P-256 key.
+    public static let malformedPublicKey = ErrorCode(.malformedPublicKey)
+    /// A key id is not 32 bytes.
+    public static let malformedKeyId = ErrorCode(.malformedKeyId)
+    /// A clientDataHash is not 32 bytes.
+    public static let malformedClientDataHash = ErrorCode(.malformedClientDataHash)
+    /// The leaf lacks the nonce extension or it has the wrong shape.
+    public static let malformedNonceExtension = ErrorCode(.malformedNonceExtension)
+    /// The certificate chain does not lead to the pinned root at the verification instant.
+    public static let chainInvalid = ErrorCode(.chainInvalid)
+    /// The nonce in the leaf differs from SHA-256(authData ‖ clientDataHash).
+    public static let nonceMismatch = ErrorCode(.nonceMismatch)
+    /// SHA-256 of the leaf's public key differs from the key id.
+    public static let keyIdMismatch = ErrorCode(.keyIdMismatch)
+    /// The RP ID hash is not SHA-256 of the app id.
+    public static let rpIdMismatch = ErrorCode(.rpIdMismatch)
+    /// An attestation's counter is not 0.
+    public static let counterNotZero = ErrorCode(.counterNotZero)
+    /// The aaguid names an environment the request does not accept.
+    public static let aaguidMismatch = ErrorCode(.aaguidMismatch)
+    /// The credential id differs from the key id.
+    public static let credentialIdMismatch = ErrorCode(.credentialIdMismatch)
+    /// The attestation's receipt failed verification (the detail names the receipt's own code).
+    public static let receiptInvalid = ErrorCode(.receiptInvalid)
+    /// The assertion object lacks `signature` or `authenticatorData`, or has wrong types.
+    public static let malformedAssertion = ErrorCode(.malformedAssertion)
+    /// The signature is not a DER ECDSA signature.
+    public static let malformedSignature = ErrorCode(.malformedSignature)
+    /// The signature does not verify with the key.
+    public static let signatureInvalid = ErrorCode(.signatureInvalid)
+    /// The assertion's counter is not greater than the stored counter.
+    public static let counterNotIncreasing = ErrorCode(.counterNotIncreasing)
+
+    // MARK: Receipt verification
+
+    /// The receipt is not a CMS SignedData envelope of Apple's shape.
+    public static let malformedReceipt = ErrorCode(.malformedReceipt)
+    /// The receipt's payload is not a set of well-formed fields.
+    public static let malformedReceiptPayload = ErrorCode(.malformedReceiptPayload)
+    /// A required receipt field is absent.
+    public static let receiptFieldMissing = ErrorCode(.receiptFieldMissing)
+    /// The receipt's signature does not verify.
+    public static let receiptSignatureInvalid = ErrorCode(.receiptSignatureInvalid)
+    /// The receipt's certificate chain does not lead to Apple Root CA - G3.
+    public static let receiptChainInvalid = ErrorCode(.receiptChainInvalid)
+    /// The receipt names another app.
+    public static let receiptAppIdMismatch = ErrorCode(.receiptAppIdMismatch)
+    /// The receipt names another public key.
+    public static let receiptPublicKeyMismatch = ErrorCode(.receiptPublicKeyMismatch)
+    /// The receipt is not of the expected type.
+    public static let receiptTypeMismatch = ErrorCode(.receiptTypeMismatch)
+    /// The receipt's client hash differs from the attestation's.
+    public static let receiptClientHashMismatch = ErrorCode(.receiptClientHashMismatch)
+    /// The receipt was created after the verification instant (beyond the skew).
+    public static let receiptCreatedInFuture = ErrorCode(.receiptCreatedInFuture)
+    /// The receipt is older than allowed.
+    public static let receiptTooOld = ErrorCode(.receiptTooOld)
+    /// The receipt has expired.
+    public static let receiptExpired = ErrorCode(.receiptExpired)
+
+    // MARK: Limits and availability (429, 502, 503, 500)
+
+    /// Too many requests; retry after `Retry-After` (429).
+    public static let rateLimited = ErrorCode(.rateLimited)
+    /// The database did not answer; retry after `Retry-After` (503).
+    public static let storeUnavailable = ErrorCode(.storeUnavailable)
+    /// DeviceCheck is not configured: the server has no Apple credentials (503).
+    public static let devicecheckUnavailable = ErrorCode(.devicecheckUnavailable)
+    /// A fault in the server itself (500); the message names the request id.
+    public static let internalError = ErrorCode(.internalError)
+
+    // MARK: Apple's DeviceCheck answers
+
+    /// Apple refused the device token, bits, timestamp or payload (422).
+    public static let devicecheckBadRequest = ErrorCode(.devicecheckBadRequest)
+    /// Apple refused the server's provider token (502).
+    public static let devicecheckUnauthorized = ErrorCode(.devicecheckUnauthorized)
+    /// Apple answered 403 (502).
+    public static let devicecheckForbidden = ErrorCode(.devicecheckForbidden)
+    /// Apple answered 405 (502).
+    public static let devicecheckMethodNotAllowed = ErrorCode(.devicecheckMethodNotAllowed)
+    /// Apple throttled the server's requests (429).
+    public static let devicecheckThrottled = ErrorCode(.devicecheckThrottled)
+    /// Apple answered with a 5xx (503).
+    public static let devicecheckServerError = ErrorCode(.devicecheckServerError)
+    /// Apple did not answer before the request deadline (503).
+    public static let devicecheckTimedOut = ErrorCode(.devicecheckTimedOut)
+    /// The connection to Apple could not be made or broke (503).
+    public static let devicecheckConnectionFailed = ErrorCode(.devicecheckConnectionFailed)
+    /// Apple answered with an undocumented status or an unreadable body (502).
+    public static let devicecheckUnexpectedResponse = ErrorCode(.devicecheckUnexpectedResponse)
+}

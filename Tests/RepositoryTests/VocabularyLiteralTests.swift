@@ -1,0 +1,72 @@
+import AttestVocabulary
+import Foundation
+import Testing
+
+/// The shared vocabulary is typed: outside `Sources/AttestVocabulary`, no source spells a registered error code,
+/// a decision, an environment or a receipt type as a string literal. A misspelled literal would compile and
+/// silently never match; the typed constant cannot be misspelled.
+struct VocabularyLiteralTests {
+    /// The texts no literal may equal, each with the vocabulary type that owns it.
+    static let vocabulary: [String: String] = {
+        var words: [String: String] = [:]
+        for code in ErrorCode.allCases { words[code.rawValue] = "ErrorCode" }
+        for decision in Decision.allCases { words[decision.rawValue] = "Decision" }
+        for environment in AppAttestEnvironment.allCases { words[environment.rawValue] = "AppAttestEnvironment" }
+        for type in [ReceiptType.attest, .receipt] { words[type.rawValue] = "ReceiptType" }
+        return words
+    }()
+
+    /// Files that hold vocabulary text by nature: generated copies of documents (the OpenAPI text names codes in
+    /// its examples).
+    static let exempt: Set<String> = [
+        "Sources/AttestGuardServer/OpenAPI/EmbeddedOpenAPI.swift",
+        "Sources/AttestGuardStorage/Migrations/EmbeddedMigrations.swift",
+    ]
+
+    /// Literals that equal a vocabulary word but mean something else, each with what it means.
+    static let otherMeanings: [String: Set<String>] = [
+        // A DeviceCheck query's result label in metrics: Apple holds no bits for the device.
+        "Sources/AttestGuardEngine/DeviceCheck/DeviceCheckService.swift": ["not_found"],
+        // A receipt refresh's tally label: Apple refused the provider token of a redemption.
+        "Sources/AttestGuardEngine/Receipts/ReceiptRefresher.swift": ["unauthorized"],
+        // A PostgreSQL URL's sslmode.
+        "Sources/AttestGuardStorage/PostgreSQL/PostgresStoreConfiguration.swift": ["allow"],
+        // Codes of rule-file problems (`rules lint`, the reload route), a domain of their own.
+        "Sources/RiskRules/RuleSets/RuleSetError.swift": ["invalid_field", "missing_field"],
+    ]
+
+    /// The single-line string literals of a Swift source, outside `//` comment lines.
+    static func literals(in source: String) -> [(line: Int, text: String)] {
+        var found: [(Int, String)] = []
+        for (index, line) in source.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            if line.drop(while: { $0 == " " }).hasPrefix("//") { continue }
+            for match in line.matches(of: /"((?:[^"\\]|\\.)*)"/) { found.append((index + 1, String(match.1))) }
+        }
+        return found
+    }
+
+    @Test func sourcesSpellNoVocabularyWordAsALiteral() throws {
+        let sources = try RepositoryFiles.tracked().filter {
+            $0.hasPrefix("Sources/") && $0.hasSuffix(".swift") && !$0.hasPrefix("Sources/AttestVocabulary/") && !Self.exempt.contains($0)
+        }
+        #expect(sources.count > 100)
+        for source in sources {
+            for (line, text) in Self.literals(in: try RepositoryFiles.text(source)) {
+                guard let owner = Self.vocabulary[text], !(Self.otherMeanings[source]?.contains(text) ?? false) else { continue }
+                Issue.record("\(source):\(line) spells \"\(text)\": use \(owner)")
+            }
+        }
+    }
+
+    @Test func literalsAreFoundOutsideCommentLines() {
+        let source = """
+            throw EngineError.invalid("missing_field", "userId is required")
+            // "deny" in a comment
+            let decision = review ? "review" : "allow"
+            let escaped = "say \\"deny\\""
+            """
+        #expect(Self.literals(in: source).map(\.text) == ["missing_field", "userId is required", "review", "allow", #"say \"deny\""#])
+        #expect(Self.vocabulary["missing_field"] != nil && Self.vocabulary["ATTEST"] == "ReceiptType")
+        #expect(Self.vocabulary["production"] == "AppAttestEnvironment" && Self.vocabulary["deny"] == "Decision")
+    }
+}

@@ -249,7 +249,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RiskRulesTests",
-            dependencies: ["RiskRules"],
+            dependencies: ["RiskRules", "AttestVocabulary"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -327,6 +327,7 @@ let package = Package(
         .testTarget(
             name: "AttestGuardServerTests",
             dependencies: [
+                "RiskRules",
                 "AttestVocabulary",
                 "AttestGuardServer",
                 "AttestGuardEngine",

@@ -1,27 +1,29 @@
-public import Foundation
-
 /// What velocity counts (the `<event>` of `velocity.<event>.<per>.<window>`).
-public enum VelocityEvent: String, Sendable, CaseIterable {
+public enum VelocityEvent: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// Attestations submitted, verified or not.
     case attestations
+    /// Assertions verified.
     case assertions
+    /// Attestations and assertions that failed a check.
     case failedVerifications = "failed_verifications"
+    /// Score requests.
     case scoreRequests = "score_requests"
+    /// Keys registered.
     case newKeys = "new_keys"
+
+    public var description: String { rawValue }
 }
 
-/// What velocity is counted per (the `<per>`), with the subject's value in one request.
-public struct VelocitySubjects: Sendable, Hashable {
-    public var key: Data?
-    public var user: String?
-    public var device: String?
-    public var ip: String?
+/// What velocity is counted per (the `<per>` of `velocity.<event>.<per>.<window>`).
+public enum VelocityDimension: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// The App Attest key.
+    case key
+    /// The user id (counted under a keyed hash).
+    case user
+    /// The device id the caller passes.
+    case device
+    /// The client IP (counted under a keyed hash).
+    case ip
 
-    public init(key: Data? = nil, user: String? = nil, device: String? = nil, ip: String? = nil) {
-        self.key = key
-        self.user = user
-        self.device = device
-        self.ip = ip
-    }
-
-    static let dimensions = ["key", "user", "device", "ip"]
+    public var description: String { rawValue }
 }

@@ -1,3 +1,4 @@
+import AttestVocabulary
 @testable import AttestGuardEngine
 import AttestTestSupport
 import Foundation

@@ -33,6 +33,15 @@ struct ModuleImportTests {
         }
     }
 
+    @Test func theVocabularyImportsNothing() throws {
+        let sources = try RepositoryFiles.tracked().filter { $0.hasPrefix("Sources/AttestVocabulary/") && $0.hasSuffix(".swift") }
+        #expect(!sources.isEmpty)
+        for source in sources {
+            let imported = Self.imports(in: try RepositoryFiles.text(source))
+            #expect(imported.isEmpty, "\(source) imports \(imported.sorted()): the vocabulary is the bottom floor")
+        }
+    }
+
     @Test func importsAreReadWhateverTheirModifiers() {
         let source = """
             import Foundation

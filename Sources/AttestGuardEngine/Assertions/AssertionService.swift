@@ -1,3 +1,4 @@
+import AttestVocabulary
 import Foundation
 import AttestCore
 import Crypto

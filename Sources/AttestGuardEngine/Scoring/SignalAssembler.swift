@@ -1,4 +1,5 @@
 import AttestCore
+import AttestVocabulary
 import Foundation
 import RiskRules
 import AttestGuardStorage
@@ -33,26 +34,26 @@ struct SignalAssembler: Sendable {
         }
         if plan.key, request.keyId != nil {
             fillKey(facts.key, request: request, now: now, into: values)
-            values.set("key.superseded_keys", facts.supersededKeys.map { .number(Double($0)) })
+            values.set(.keySupersededKeys, facts.supersededKeys.map { .number(Double($0)) })
         }
         if let receipt = facts.receipt {
-            values.set("receipt.type", .string(receipt.receiptType))
-            values.set("receipt.risk_metric", receipt.riskMetric.map { .number(Double($0)) })
-            values.set("receipt.stale", .bool(receipt.metricStale))
+            values.set(.receiptType, .string(receipt.receiptType))
+            values.set(.receiptRiskMetric, receipt.riskMetric.map { .number(Double($0)) })
+            values.set(.receiptStale, .bool(receipt.metricStale))
             if let refreshed = receipt.refreshedAt {
-                values.set("receipt.refreshed_at", .timestamp(refreshed.timeIntervalSince1970))
-                values.set("receipt.refresh_age", .duration(now.timeIntervalSince(refreshed)))
+                values.set(.receiptRefreshedAt, .timestamp(refreshed.timeIntervalSince1970))
+                values.set(.receiptRefreshAge, .duration(now.timeIntervalSince(refreshed)))
             }
             if let metric = receipt.riskMetric, let old = facts.metricBaseline {
-                values.set("receipt.risk_metric_change_7d", .number(Double(metric - old)))
+                values.set(.receiptRiskMetricChange7d, .number(Double(metric - old)))
             }
         }
         if let record = facts.deviceCheck {
-            values.set("devicecheck.bit0", record.bit0.map(SignalValue.bool))
-            values.set("devicecheck.bit1", record.bit1.map(SignalValue.bool))
+            values.set(.devicecheckBit0, record.bit0.map(SignalValue.bool))
+            values.set(.devicecheckBit1, record.bit1.map(SignalValue.bool))
             if let month = record.lastUpdateTime, let updated = Self.month(month) {
-                values.set("devicecheck.updated_at", .timestamp(updated.timeIntervalSince1970))
-                values.set("devicecheck.age", .duration(now.timeIntervalSince(updated)))
+                values.set(.devicecheckUpdatedAt, .timestamp(updated.timeIntervalSince1970))
+                values.set(.devicecheckAge, .duration(now.timeIntervalSince(updated)))
             }
         }
         return values
@@ -83,43 +84,43 @@ struct SignalAssembler: Sendable {
     }
 
     private func fillRequest(_ request: ScoreRequest, app: AppPolicy, ruleSet: RuleSet, into values: SignalValues) throws {
-        values.set("request.app_id", .string(app.appId))
-        values.set("request.endpoint", .string(request.endpoint.rawValue))
-        values.set("request.action", request.action.map(SignalValue.string))
-        values.set("request.user_id", request.userId.map(SignalValue.string))
-        values.set("request.ip", request.ip.map(SignalValue.string))
-        values.set("request.device_id", request.deviceId.map(SignalValue.string))
-        values.set("request.binding", .string(request.binding ?? "none"))
-        values.set("request.attest_status", request.attestStatus.map(SignalValue.string))
+        values.set(.requestAppId, .string(app.appId))
+        values.set(.requestEndpoint, .string(request.endpoint.rawValue))
+        values.set(.requestAction, request.action.map(SignalValue.string))
+        values.set(.requestUserId, request.userId.map(SignalValue.string))
+        values.set(.requestIp, request.ip.map(SignalValue.string))
+        values.set(.requestDeviceId, request.deviceId.map(SignalValue.string))
+        values.set(.requestBinding, .string(request.binding ?? "none"))
+        values.set(.requestAttestStatus, request.attestStatus.map(SignalValue.string))
         if let userId = request.userId {
             let bucket = RolloutBucket.of(appId: app.appId, userId: userId)
-            values.set("rollout.bucket", .number(Double(bucket)))
-            values.set("rollout.attestation_required", .bool(bucket < app.attestationRequiredPercent))
+            values.set(.rolloutBucket, .number(Double(bucket)))
+            values.set(.rolloutAttestationRequired, .bool(bucket < app.attestationRequiredPercent))
         }
         for (name, attribute) in request.attributes {
             guard let type = ruleSet.attributes[name] else { continue }
             guard let value = Self.convert(attribute, to: type) else {
                 throw EngineError(.invalidInput, code: .invalidAttribute, "attribute \(name) must be \(type.rawValue) for rule set \(ruleSet.version)")
             }
-            values.set("attributes.\(name)", value)
+            values.set(.attribute(name), value)
         }
     }
 
     private func fillKey(_ key: KeyRecord?, request: ScoreRequest, now: Date, into values: SignalValues) {
         guard let key else {
-            values.set("key.status", .string("unknown"))
+            values.set(.keyStatus, .string("unknown"))
             return
         }
-        values.set("key.status", .string(key.status.rawValue))
-        values.set("key.environment", .string(key.environment))
-        values.set("key.attested_at", .timestamp(key.attestedAt.timeIntervalSince1970))
-        values.set("key.age", .duration(now.timeIntervalSince(key.attestedAt)))
-        values.set("key.counter", .number(Double(key.counter)))
+        values.set(.keyStatus, .string(key.status.rawValue))
+        values.set(.keyEnvironment, .string(key.environment))
+        values.set(.keyAttestedAt, .timestamp(key.attestedAt.timeIntervalSince1970))
+        values.set(.keyAge, .duration(now.timeIntervalSince(key.attestedAt)))
+        values.set(.keyCounter, .number(Double(key.counter)))
         if let last = key.lastAssertionAt {
-            values.set("key.last_assertion_at", .timestamp(last.timeIntervalSince1970))
-            values.set("key.last_assertion_age", .duration(now.timeIntervalSince(last)))
+            values.set(.keyLastAssertionAt, .timestamp(last.timeIntervalSince1970))
+            values.set(.keyLastAssertionAge, .duration(now.timeIntervalSince(last)))
         }
-        values.set("key.counter_jump", request.counterJump.map { .number(Double($0)) })
+        values.set(.keyCounterJump, request.counterJump.map { .number(Double($0)) })
     }
 
     /// The first instant of Apple's `YYYY-MM` in UTC.

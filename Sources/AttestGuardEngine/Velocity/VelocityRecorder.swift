@@ -1,3 +1,4 @@
+public import AttestVocabulary
 public import Foundation
 public import AttestGuardStorage
 import EventLoopConcurrency

@@ -1,3 +1,4 @@
+public import AttestVocabulary
 /// The values of one evaluation, in the slots a compiled rule set assigned to the signals it reads: numbers,
 /// durations and timestamps (seconds since 1970) as `Double`, strings, booleans. `nil` is a missing value.
 /// One instance per evaluation; filled by the engine (or from a logged snapshot) through ``set(_:_:)``.
@@ -52,6 +53,18 @@ public final class SignalValues: @unchecked Sendable {
             return false
         }
         return true
+    }
+
+    /// Sets a fixed signal the rule set reads (see ``set(_:_:)-(String,_)``).
+    @discardableResult
+    public func set(_ signal: FixedSignal, _ value: SignalValue?) -> Bool {
+        set(signal.rawValue, value)
+    }
+
+    /// Sets a velocity or attribute signal the rule set reads (see ``set(_:_:)-(String,_)``).
+    @discardableResult
+    public func set(_ name: SignalName, _ value: SignalValue?) -> Bool {
+        set(name.rawValue, value)
     }
 
     /// The value of a signal the rule set reads, `nil` when missing or not read.

@@ -1,3 +1,5 @@
+public import AttestVocabulary
+
 /// One signal rules can read: its dotted name, its type and what it means (including when it is missing).
 public struct SignalDefinition: Sendable, Hashable {
     /// Where the value comes from, for grouping in the documentation.
@@ -15,5 +17,10 @@ public struct SignalDefinition: Sendable, Hashable {
         self.type = type
         self.source = source
         self.summary = summary
+    }
+
+    /// The definition of a fixed signal.
+    public init(_ signal: FixedSignal, _ type: SignalType, _ source: Source, _ summary: String) {
+        self.init(signal.rawValue, type, source, summary)
     }
 }

@@ -1,58 +1,65 @@
+import AttestVocabulary
+
 /// Every signal the rule language knows, in one place: the fixed signals, the velocity family
 /// `velocity.<event>.<per>.<window>` and the custom attributes a rule set declares (`attributes.<name>`).
 /// The README's signal table and `attestguard rules signals` are printed from here.
 public enum SignalSchema {
     /// Events counted for velocity.
-    public static let velocityEvents: [(name: String, summary: String)] = [
-        ("attestations", "attestations submitted (verified or not)"),
-        ("assertions", "assertions verified"),
-        ("failed_verifications", "attestations and assertions that failed a check"),
-        ("score_requests", "score requests"),
-        ("new_keys", "keys registered"),
-    ]
+    public static let velocityEvents: [(name: String, summary: String)] = VelocityEvent.allCases.map { event in
+        switch event {
+        case .attestations: (event.rawValue, "attestations submitted (verified or not)")
+        case .assertions: (event.rawValue, "assertions verified")
+        case .failedVerifications: (event.rawValue, "attestations and assertions that failed a check")
+        case .scoreRequests: (event.rawValue, "score requests")
+        case .newKeys: (event.rawValue, "keys registered")
+        }
+    }
 
     /// What velocity counts are kept per.
-    public static let velocityDimensions: [(name: String, summary: String)] = [
-        ("key", "the App Attest key"),
-        ("user", "the user id (a keyed hash)"),
-        ("device", "the device id the caller passes"),
-        ("ip", "the client IP (a keyed hash)"),
-    ]
+    public static let velocityDimensions: [(name: String, summary: String)] = VelocityDimension.allCases.map { dimension in
+        switch dimension {
+        case .key: (dimension.rawValue, "the App Attest key")
+        case .user: (dimension.rawValue, "the user id (a keyed hash)")
+        case .device: (dimension.rawValue, "the device id the caller passes")
+        case .ip: (dimension.rawValue, "the client IP (a keyed hash)")
+        }
+    }
 
     /// The shortest and longest velocity windows, in seconds; windows are whole minutes.
-    public static let velocityWindowRange: ClosedRange<Double> = 60...(30 * 86_400)
+    public static let velocityWindowRange: ClosedRange<Double> =
+        Double(SignalWindow.secondsRange.lowerBound)...Double(SignalWindow.secondsRange.upperBound)
 
     /// The signals that do not depend on the rule set.
     public static let fixed: [SignalDefinition] = [
-        SignalDefinition("key.status", .string, .key, "`active`, `superseded`, `revoked`, or `unknown` when the key id is not registered to this app; missing without a key id"),
-        SignalDefinition("key.environment", .string, .key, "`production` or `development`"),
-        SignalDefinition("key.attested_at", .timestamp, .key, "when the key was attested"),
-        SignalDefinition("key.age", .duration, .key, "time since attestation"),
-        SignalDefinition("key.counter", .number, .key, "the last accepted assertion counter (0 before any assertion)"),
-        SignalDefinition("key.last_assertion_at", .timestamp, .key, "when the key's last assertion was accepted; missing before the first"),
-        SignalDefinition("key.last_assertion_age", .duration, .key, "time since the last accepted assertion; missing before the first"),
-        SignalDefinition("key.counter_jump", .number, .key, "for an assertion, its counter minus the key's previous counter (1 when every assertion reached the server); missing otherwise"),
-        SignalDefinition("key.superseded_keys", .number, .key, "earlier keys of this user on this device that this one superseded"),
-        SignalDefinition("receipt.risk_metric", .number, .receipt, "Apple's risk metric: keys attested on this device in 30 days; missing until the first redemption"),
-        SignalDefinition("receipt.risk_metric_change_7d", .number, .receipt, "the risk metric now minus the metric observed 7 or more days ago; missing without such history"),
-        SignalDefinition("receipt.refreshed_at", .timestamp, .receipt, "when the receipt was last redeemed; missing before the first redemption"),
-        SignalDefinition("receipt.refresh_age", .duration, .receipt, "time since the last redemption; missing before the first"),
-        SignalDefinition("receipt.stale", .bool, .receipt, "Apple had no data for the receipt at the last attempt (404), so the metric is old"),
-        SignalDefinition("receipt.type", .string, .receipt, "`ATTEST` (never redeemed) or `RECEIPT`"),
-        SignalDefinition("devicecheck.bit0", .bool, .devicecheck, "DeviceCheck bit 0 stored for this key, user or device; missing if never queried or set"),
-        SignalDefinition("devicecheck.bit1", .bool, .devicecheck, "DeviceCheck bit 1, as bit0"),
-        SignalDefinition("devicecheck.updated_at", .timestamp, .devicecheck, "Apple's last_update_time of the bits (month precision); missing if Apple has none"),
-        SignalDefinition("devicecheck.age", .duration, .devicecheck, "time since devicecheck.updated_at"),
-        SignalDefinition("request.app_id", .string, .request, "the app id"),
-        SignalDefinition("request.endpoint", .string, .request, "`score`, `assertion` or `attestation`: what asked for the verdict"),
-        SignalDefinition("request.action", .string, .request, "what the gateway says the request does (`claim_promo`, `purchase`, ...); missing if not given"),
-        SignalDefinition("request.user_id", .string, .request, "the user id; missing if not given"),
-        SignalDefinition("request.ip", .string, .request, "the client IP; missing if not given"),
-        SignalDefinition("request.device_id", .string, .request, "the device id the caller passes; missing if not given"),
-        SignalDefinition("request.binding", .string, .request, "how the assertion is bound to the request: `v1`, `legacy`, or `none` (no assertion)"),
-        SignalDefinition("request.attest_status", .string, .request, "the client's own App Attest status as the gateway reports it (`supported`, `unsupported`, `throttled`, `failed`, ...); missing if not given"),
-        SignalDefinition("rollout.bucket", .number, .rollout, "0-99, a stable hash of app and user id; missing without a user id"),
-        SignalDefinition("rollout.attestation_required", .bool, .rollout, "the user falls inside the app's attestation-required percentage; missing without a user id"),
+        SignalDefinition(.keyStatus, .string, .key, "`active`, `superseded`, `revoked`, or `unknown` when the key id is not registered to this app; missing without a key id"),
+        SignalDefinition(.keyEnvironment, .string, .key, "`production` or `development`"),
+        SignalDefinition(.keyAttestedAt, .timestamp, .key, "when the key was attested"),
+        SignalDefinition(.keyAge, .duration, .key, "time since attestation"),
+        SignalDefinition(.keyCounter, .number, .key, "the last accepted assertion counter (0 before any assertion)"),
+        SignalDefinition(.keyLastAssertionAt, .timestamp, .key, "when the key's last assertion was accepted; missing before the first"),
+        SignalDefinition(.keyLastAssertionAge, .duration, .key, "time since the last accepted assertion; missing before the first"),
+        SignalDefinition(.keyCounterJump, .number, .key, "for an assertion, its counter minus the key's previous counter (1 when every assertion reached the server); missing otherwise"),
+        SignalDefinition(.keySupersededKeys, .number, .key, "earlier keys of this user on this device that this one superseded"),
+        SignalDefinition(.receiptRiskMetric, .number, .receipt, "Apple's risk metric: keys attested on this device in 30 days; missing until the first redemption"),
+        SignalDefinition(.receiptRiskMetricChange7d, .number, .receipt, "the risk metric now minus the metric observed 7 or more days ago; missing without such history"),
+        SignalDefinition(.receiptRefreshedAt, .timestamp, .receipt, "when the receipt was last redeemed; missing before the first redemption"),
+        SignalDefinition(.receiptRefreshAge, .duration, .receipt, "time since the last redemption; missing before the first"),
+        SignalDefinition(.receiptStale, .bool, .receipt, "Apple had no data for the receipt at the last attempt (404), so the metric is old"),
+        SignalDefinition(.receiptType, .string, .receipt, "`ATTEST` (never redeemed) or `RECEIPT`"),
+        SignalDefinition(.devicecheckBit0, .bool, .devicecheck, "DeviceCheck bit 0 stored for this key, user or device; missing if never queried or set"),
+        SignalDefinition(.devicecheckBit1, .bool, .devicecheck, "DeviceCheck bit 1, as bit0"),
+        SignalDefinition(.devicecheckUpdatedAt, .timestamp, .devicecheck, "Apple's last_update_time of the bits (month precision); missing if Apple has none"),
+        SignalDefinition(.devicecheckAge, .duration, .devicecheck, "time since devicecheck.updated_at"),
+        SignalDefinition(.requestAppId, .string, .request, "the app id"),
+        SignalDefinition(.requestEndpoint, .string, .request, "`score`, `assertion` or `attestation`: what asked for the verdict"),
+        SignalDefinition(.requestAction, .string, .request, "what the gateway says the request does (`claim_promo`, `purchase`, ...); missing if not given"),
+        SignalDefinition(.requestUserId, .string, .request, "the user id; missing if not given"),
+        SignalDefinition(.requestIp, .string, .request, "the client IP; missing if not given"),
+        SignalDefinition(.requestDeviceId, .string, .request, "the device id the caller passes; missing if not given"),
+        SignalDefinition(.requestBinding, .string, .request, "how the assertion is bound to the request: `v1`, `legacy`, or `none` (no assertion)"),
+        SignalDefinition(.requestAttestStatus, .string, .request, "the client's own App Attest status as the gateway reports it (`supported`, `unsupported`, `throttled`, `failed`, ...); missing if not given"),
+        SignalDefinition(.rolloutBucket, .number, .rollout, "0-99, a stable hash of app and user id; missing without a user id"),
+        SignalDefinition(.rolloutAttestationRequired, .bool, .rollout, "the user falls inside the app's attestation-required percentage; missing without a user id"),
     ]
 
     private static let fixedByName: [String: SignalDefinition] = Dictionary(uniqueKeysWithValues: fixed.map { ($0.name, $0) })
@@ -115,17 +122,7 @@ public enum SignalSchema {
     /// The window of a velocity segment (`15m`, `24h`, `7d`, `2w`) in seconds, if it is a whole number of minutes
     /// inside ``velocityWindowRange``.
     public static func velocityWindow(_ segment: String) -> Double? {
-        guard let unitCharacter = segment.last, let amount = Int(segment.dropLast()), amount > 0 else { return nil }
-        let unit: Double
-        switch unitCharacter {
-        case "m": unit = 60
-        case "h": unit = 3_600
-        case "d": unit = 86_400
-        case "w": unit = 604_800
-        default: return nil
-        }
-        let seconds = Double(amount) * unit
-        return velocityWindowRange.contains(seconds) ? seconds : nil
+        SignalWindow(segment: segment).map { Double($0.seconds) }
     }
 
     /// The candidate closest to `name` by edit distance, if it is close enough to be a typo.

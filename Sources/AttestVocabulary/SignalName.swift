@@ -1,0 +1,66 @@
+/// A signal that does not depend on the rule set: its name, as rules write it. The rule language's schema
+/// (`SignalSchema.fixed`) describes each one, and the engine's signal assembler fills them by these constants, so a
+/// misspelled name does not compile; a test checks the two lists are the same.
+public enum FixedSignal: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    case keyStatus = "key.status"
+    case keyEnvironment = "key.environment"
+    case keyAttestedAt = "key.attested_at"
+    case keyAge = "key.age"
+    case keyCounter = "key.counter"
+    case keyLastAssertionAt = "key.last_assertion_at"
+    case keyLastAssertionAge = "key.last_assertion_age"
+    case keyCounterJump = "key.counter_jump"
+    case keySupersededKeys = "key.superseded_keys"
+
+    case receiptRiskMetric = "receipt.risk_metric"
+    case receiptRiskMetricChange7d = "receipt.risk_metric_change_7d"
+    case receiptRefreshedAt = "receipt.refreshed_at"
+    case receiptRefreshAge = "receipt.refresh_age"
+    case receiptStale = "receipt.stale"
+    case receiptType = "receipt.type"
+
+    case devicecheckBit0 = "devicecheck.bit0"
+    case devicecheckBit1 = "devicecheck.bit1"
+    case devicecheckUpdatedAt = "devicecheck.updated_at"
+    case devicecheckAge = "devicecheck.age"
+
+    case requestAppId = "request.app_id"
+    case requestEndpoint = "request.endpoint"
+    case requestAction = "request.action"
+    case requestUserId = "request.user_id"
+    case requestIp = "request.ip"
+    case requestDeviceId = "request.device_id"
+    case requestBinding = "request.binding"
+    case requestAttestStatus = "request.attest_status"
+
+    case rolloutBucket = "rollout.bucket"
+    case rolloutAttestationRequired = "rollout.attestation_required"
+
+    public var description: String { rawValue }
+}
+
+/// The name of any signal a rule reads: a ``FixedSignal``, a velocity count (`velocity.<event>.<per>.<window>`) or
+/// a custom attribute a rule set declares (`attributes.<name>`).
+public struct SignalName: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The name as rules write it.
+    public let rawValue: String
+
+    private init(rawValue: String) { self.rawValue = rawValue }
+
+    /// A fixed signal's name.
+    public init(_ signal: FixedSignal) { self.rawValue = signal.rawValue }
+
+    /// A velocity count: `.velocity(.newKeys, per: .ip, window: .hours(24))` is `velocity.new_keys.ip.24h`.
+    public static func velocity(_ event: VelocityEvent, per dimension: VelocityDimension, window: SignalWindow) -> SignalName {
+        SignalName(rawValue: "velocity.\(event.rawValue).\(dimension.rawValue).\(window)")
+    }
+
+    /// A custom attribute: `.attribute("account_age")` is `attributes.account_age`.
+    public static func attribute(_ name: String) -> SignalName {
+        SignalName(rawValue: "attributes.\(name)")
+    }
+
+    public var description: String { rawValue }
+
+    public static func < (lhs: SignalName, rhs: SignalName) -> Bool { lhs.rawValue < rhs.rawValue }
+}

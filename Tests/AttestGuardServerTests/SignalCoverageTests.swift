@@ -1,0 +1,62 @@
+import AttestGuardEngine
+import AttestGuardStorage
+import AttestTestSupport
+import AttestVocabulary
+import Foundation
+import RiskRules
+import Testing
+
+/// The engine fills every fixed signal the schema defines: with a key that superseded another and made an
+/// assertion, a receipt redeemed twice a week apart, stored DeviceCheck bits and a request that names everything,
+/// a rule set that reads every fixed signal sees a value for each.
+@Suite("Signal coverage")
+struct SignalCoverageTests {
+    /// A rules folder with one rule per fixed signal, each reading it.
+    static func rulesReadingEverySignal() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signal-coverage-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let rules = SignalSchema.fixed.enumerated().map { index, definition in
+            "  - id: reads-\(index)\n    when: missing(\(definition.name))\n    score: 1"
+        }
+        try ("version: 1\nrules:\n" + rules.joined(separator: "\n") + "\n").write(
+            to: folder.appendingPathComponent("coverage.yaml"), atomically: true, encoding: .utf8
+        )
+        return folder
+    }
+
+    @Test("every fixed signal has a value when everything it depends on exists", arguments: ServerBackend.available)
+    func everyFixedSignalIsFilled(backend: ServerBackend) async throws {
+        let rules = try Self.rulesReadingEverySignal()
+        defer { try? FileManager.default.removeItem(at: rules) }
+        try await ServerHarness.run(backend, extraEnvironment: ["ATTESTGUARD_RULES_DIRECTORY": rules.path]) { api in
+            let engine = try #require(api.engine)
+            // An older key on the same device, superseded by the one scored.
+            _ = try await ScoreRouteTests.attested(api, user: "alice")
+            var app = SimulatedApps.make(user: "alice", device: "alice-phone", keyIndex: 1)
+            #expect(try await api.attest(app).status == 201)
+            let keyId = Data(app.key.keyId).base64EncodedString()
+            // Two redemptions eight days apart: a metric now and one a week ago.
+            try await ScoreRouteTests.redeem(api, keyId: keyId, metric: 2)
+            api.clock.advance(by: 8 * 86_400)
+            try await ScoreRouteTests.redeem(api, keyId: keyId, metric: 5)
+            #expect(try await api.assert(&app).status == 200)
+            try await engine.store.storeDeviceCheckBits(DeviceCheckRecord(
+                teamId: "ABCDE12345", environment: AppAttestEnvironment.development.rawValue,
+                subject: DeviceCheckSubject(kind: .key, value: keyId), bit0: true, bit1: false, found: true,
+                lastUpdateTime: "2026-10", observedAt: api.clock.now()
+            ))
+
+            let outcome = try await engine.scorer.score(ScoreRequest(
+                appId: ServerHarness.appId, endpoint: .assertion, keyId: Data(app.key.keyId), userId: "alice",
+                deviceId: "alice-phone", ip: "203.0.113.9", action: "purchase", attestStatus: "supported",
+                binding: "v1", counterJump: 1
+            ))
+            #expect(Set(outcome.signals.keys) == Set(FixedSignal.allCases.map(\.rawValue)), "the rule set reads exactly the fixed signals")
+            for signal in FixedSignal.allCases {
+                #expect((outcome.signals[signal.rawValue] ?? nil) != nil, "\(signal) is missing")
+            }
+            #expect(outcome.signals[FixedSignal.keySupersededKeys.rawValue] == .number(1))
+            #expect(outcome.signals[FixedSignal.receiptRiskMetricChange7d.rawValue] == .number(3))
+        }
+    }
+}

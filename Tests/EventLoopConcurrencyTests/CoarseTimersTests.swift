@@ -90,14 +90,20 @@ struct CoarseTimersTests {
     func idleStop() async throws {
         let timers = CoarseTimers(resolution: .milliseconds(1), idleTicks: 3, on: loop)
         let firings = Firings()
+        // A far timer holds the task running while the test looks: a 2 ms timer alone may fire and the task go idle
+        // before a preempted test thread reads isTicking.
+        let hold = try #require(timers.schedule(in: .seconds(600)) { firings.record("hold") })
+        #expect(timers.isTicking)
         timers.schedule(in: .milliseconds(2)) { firings.record("first") }
-        #expect(timers.isTicking)
         try await firings.wait(for: 1)
-        for _ in 0..<500 where timers.isTicking { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(timers.cancel(hold))
+        for _ in 0..<2_500 where timers.isTicking { try await Task.sleep(for: .milliseconds(2)) }
         #expect(!timers.isTicking)
-        timers.schedule(in: .milliseconds(2)) { firings.record("second") }
+        let again = try #require(timers.schedule(in: .seconds(600)) { firings.record("hold") })
         #expect(timers.isTicking)
+        timers.schedule(in: .milliseconds(2)) { firings.record("second") }
         try await firings.wait(for: 2)
+        #expect(timers.cancel(again))
         #expect(firings.all.keys.sorted() == ["first", "second"])
     }
 }

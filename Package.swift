@@ -347,6 +347,7 @@ let package = Package(
         .testTarget(
             name: "AttestGuardCLITests",
             dependencies: [
+                "AttestVocabulary",
                 "AttestGuardCLI",
                 "AttestTestSupport",
                 "AttestGuardStorage",

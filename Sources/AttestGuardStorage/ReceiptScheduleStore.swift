@@ -1,3 +1,4 @@
+public import AttestVocabulary
 public import Foundation
 
 /// The receipt refresh queue: leases on due receipts, the replacement of a receipt by a verified newer one with
@@ -33,5 +34,5 @@ public protocol DeviceCheckStore: Sendable {
     func storeDeviceCheckBits(_ record: DeviceCheckRecord) async throws
 
     /// The stored bits of a subject, if any.
-    func deviceCheckBits(teamId: String, environment: String, subject: DeviceCheckSubject) async throws -> DeviceCheckRecord?
+    func deviceCheckBits(teamId: String, environment: AppAttestEnvironment, subject: DeviceCheckSubject) async throws -> DeviceCheckRecord?
 }

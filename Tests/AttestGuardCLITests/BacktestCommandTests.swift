@@ -1,3 +1,4 @@
+import AttestVocabulary
 import AttestTestSupport
 import Foundation
 import AttestGuardStorage
@@ -14,8 +15,8 @@ struct BacktestCommandTests {
             let metric = index % 30
             let farm = metric >= 10
             return DecisionLogEntry(
-                appId: "ABCDE12345.com.example.attestguard", decidedAt: now.addingTimeInterval(-Double(index) * 10), endpoint: "score",
-                keyId: nil, userHash: "h\(index % 500)", ipHash: nil, decision: farm ? "review" : "allow", ruleDecision: farm ? "review" : "allow",
+                appId: "ABCDE12345.com.example.attestguard", decidedAt: now.addingTimeInterval(-Double(index) * 10), endpoint: .score,
+                keyId: nil, userHash: "h\(index % 500)", ipHash: nil, decision: farm ? .review : .allow, ruleDecision: farm ? .review : .allow,
                 score: farm ? 60 : (metric >= 4 ? 20 : 0), ruleSetVersion: "sha256:old",
                 fired: farm ? "key-farm" : (metric >= 4 ? "many-reinstalls" : ""),
                 signals: #"{"key.status":"active","receipt.risk_metric":\#(metric),"receipt.stale":false}"#

@@ -1,3 +1,4 @@
+import AttestVocabulary
 import FakeApple
 import AttestCore
 import AttestTestSupport
@@ -55,7 +56,7 @@ struct ReceiptBatchProcessTests {
                 let history = try await store.store.riskMetricHistory(appId: SimulatorFixtures.app.appId, keyId: member.keyId)
                 let expected = ReceiptBatchProcessTests.scenario.riskMetric(forToken: member.token)
                 rows += history.count
-                if receipt?.receiptType != "RECEIPT" || receipt?.riskMetric != expected || history.isEmpty || history.contains(where: { $0.riskMetric != expected }) {
+                if receipt?.receiptType != .receipt || receipt?.riskMetric != expected || history.isEmpty || history.contains(where: { $0.riskMetric != expected }) {
                     wrong += 1
                 }
             }

@@ -23,9 +23,9 @@ struct DecisionLogTests {
             #expect(engine.scorer.decisionLog.backlog.queued == 0)
             let logged = try await test.store.decisions(since: .distantPast, after: nil, limit: 10)
             #expect(logged.count == 6)
-            #expect(logged.prefix(4).allSatisfy { $0.decision == "allow" && $0.fired.isEmpty })
+            #expect(logged.prefix(4).allSatisfy { $0.decision == .allow && $0.fired.isEmpty })
             let last = try #require(logged.last)
-            #expect(last.decision == "review" && last.ruleDecision == "review" && last.endpoint == "score" && last.ruleSetVersion == VelocityTests.rules.version)
+            #expect(last.decision == .review && last.ruleDecision == .review && last.endpoint == .score && last.ruleSetVersion == VelocityTests.rules.version)
             #expect(last.fired == "busy-user", "the sixth request of one minute fires the velocity rule")
             #expect(last.userHash != nil && last.userHash != "user-1" && last.ipHash != nil && last.ipHash != "203.0.113.9")
             #expect(!last.signals.contains("user-1") && !last.signals.contains("203.0.113.9"))
@@ -39,8 +39,8 @@ struct DecisionLogTests {
             let writer = DecisionLogWriter(store: test.store, maximumQueued: 3)
             for index in 0..<5 {
                 writer.append(DecisionLogEntry(
-                    appId: "a", decidedAt: Date(timeIntervalSince1970: Double(index)), endpoint: "score", keyId: nil, userHash: nil, ipHash: nil,
-                    decision: "allow", ruleDecision: "allow", score: 0, ruleSetVersion: "v", fired: "", signals: "{}"
+                    appId: "a", decidedAt: Date(timeIntervalSince1970: Double(index)), endpoint: .score, keyId: nil, userHash: nil, ipHash: nil,
+                    decision: .allow, ruleDecision: .allow, score: 0, ruleSetVersion: "v", fired: "", signals: "{}"
                 ))
             }
             #expect(writer.backlog.queued == 3 && writer.backlog.dropped == 2)
@@ -117,8 +117,8 @@ struct DecisionLogTests {
 
     static func entry(_ index: Int) -> DecisionLogEntry {
         DecisionLogEntry(
-            appId: "a", decidedAt: Date(timeIntervalSince1970: Double(index)), endpoint: "score", keyId: nil, userHash: nil, ipHash: nil,
-            decision: "allow", ruleDecision: "allow", score: 0, ruleSetVersion: "v", fired: "", signals: "{}"
+            appId: "a", decidedAt: Date(timeIntervalSince1970: Double(index)), endpoint: .score, keyId: nil, userHash: nil, ipHash: nil,
+            decision: .allow, ruleDecision: .allow, score: 0, ruleSetVersion: "v", fired: "", signals: "{}"
         )
     }
 }

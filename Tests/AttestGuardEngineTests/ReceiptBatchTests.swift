@@ -45,7 +45,7 @@ struct ReceiptBatchTests {
                                 let receipt = try await store.receipt(appId: SimulatorFixtures.app.appId, keyId: member.keyId)
                                 let history = try await store.riskMetricHistory(appId: SimulatorFixtures.app.appId, keyId: member.keyId)
                                 let expected = scenario.riskMetric(forToken: member.token)
-                                if receipt?.riskMetric != expected || receipt?.receiptType != "RECEIPT" || history.map(\.riskMetric) != [expected] {
+                                if receipt?.riskMetric != expected || receipt?.receiptType != .receipt || history.map(\.riskMetric) != [expected] {
                                     wrong += 1
                                 }
                             }
@@ -77,7 +77,7 @@ struct ReceiptBatchTests {
                 #expect(report.failures == ["receipt_signature_invalid": 1])
             }
             let kept = try #require(try await test.store.receipt(appId: SimulatorFixtures.app.appId, keyId: tampered.keyId))
-            #expect(kept.receiptType == "ATTEST")
+            #expect(kept.receiptType == .attest)
             #expect(kept.lastOutcome == "receipt_signature_invalid")
             #expect(try await test.store.riskMetricHistory(appId: SimulatorFixtures.app.appId, keyId: tampered.keyId).isEmpty)
         }
@@ -95,7 +95,7 @@ struct ReceiptBatchTests {
                 let first = try await scheduler.runBatch()
                 #expect(first.redeemed == 1 && first.noData == 1)
                 let stale = try #require(try await test.store.receipt(appId: app, keyId: silent.keyId))
-                #expect(stale.metricStale && stale.receiptType == "ATTEST" && stale.lastOutcome == "no_data")
+                #expect(stale.metricStale && stale.receiptType == .attest && stale.lastOutcome == "no_data")
 
                 // The RECEIPT is next due no earlier than Apple's not-before (a day after its creation).
                 let redeemed = try #require(try await test.store.receipt(appId: app, keyId: fresh.keyId))

@@ -49,7 +49,7 @@ struct DeviceCheckRouteTests {
             let engine = try #require(api.engine)
             let stored = try #require(try await engine.deviceCheck.storedBits(appId: Self.appId, subject: DeviceCheckSubject(kind: .user, value: "user-77")))
             #expect(stored.teamId == Harness.teamId)
-            #expect(stored.environment == "production")
+            #expect(stored.environment == .production)
             #expect(stored.bit0 == true && stored.bit1 == false && stored.found)
             #expect(stored.observedAt == SimulatorFixtures.now.addingTimeInterval(60))
             #expect(!String(reflecting: stored).contains(token))

@@ -26,7 +26,7 @@ struct ScoreRouteTests {
         // A second after the ATTEST receipt, which the simulator creates at the attestation instant.
         let now = api.clock.now().addingTimeInterval(1)
         let receipt = ReceiptRecord(
-            appId: ServerHarness.appId, keyId: key, receiptType: "RECEIPT", receipt: Data("refreshed".utf8),
+            appId: ServerHarness.appId, keyId: key, receiptType: .receipt, receipt: Data("refreshed".utf8),
             createdAt: now, notBefore: now.addingTimeInterval(86_400), expiresAt: now.addingTimeInterval(90 * 86_400),
             riskMetric: metric, storedAt: now, nextRefreshAt: now.addingTimeInterval(72_000)
         )
@@ -76,7 +76,7 @@ struct ScoreRouteTests {
             try await Self.redeem(api, keyId: promoKey, metric: 1)
             let engine = try #require(api.engine)
             try await engine.store.storeDeviceCheckBits(DeviceCheckRecord(
-                teamId: String(AppIdentity(appId: ServerHarness.appId).teamId), environment: "development",
+                teamId: String(AppIdentity(appId: ServerHarness.appId).teamId), environment: .development,
                 subject: DeviceCheckSubject(kind: .key, value: promoKey), bit0: true, bit1: false, found: true,
                 lastUpdateTime: "2025-11", observedAt: api.clock.now()
             ))

@@ -9,9 +9,9 @@ import AttestVocabulary
 struct DecisionLogStoreTests {
     static let day = 86_400.0
 
-    static func entry(_ offset: TimeInterval, decision: String = "allow", user: String? = "h-user") -> DecisionLogEntry {
+    static func entry(_ offset: TimeInterval, decision: Decision = .allow, user: String? = "h-user") -> DecisionLogEntry {
         DecisionLogEntry(
-            appId: "A.app", decidedAt: StoreFixtures.now.addingTimeInterval(offset), endpoint: "score", keyId: nil, userHash: user, ipHash: nil,
+            appId: "A.app", decidedAt: StoreFixtures.now.addingTimeInterval(offset), endpoint: .score, keyId: nil, userHash: user, ipHash: nil,
             decision: decision, ruleDecision: decision, score: 12.5, ruleSetVersion: "sha256:0011223344556677", fired: "a,b",
             signals: #"{"receipt.risk_metric":3}"#
         )
@@ -25,7 +25,7 @@ struct DecisionLogStoreTests {
             var entries: [DecisionLogEntry] = []
             for index in 0..<30 {
                 let offset = Double(index / 10) * Self.day + Double(index % 3)
-                entries.append(Self.entry(offset, decision: index % 2 == 0 ? "allow" : "deny"))
+                entries.append(Self.entry(offset, decision: index % 2 == 0 ? .allow : .deny))
             }
             entries.append(Self.entry(-Self.day, user: nil))
             try await store.appendDecisions(Array(entries[0..<12]))
@@ -44,7 +44,7 @@ struct DecisionLogStoreTests {
             let first = try #require(read.first)
             #expect(first.score == 12.5 && first.fired == "a,b" && first.signals == #"{"receipt.risk_metric":3}"#)
             #expect(first.userHash == "h-user" && first.keyId == nil && first.ipHash == nil)
-            #expect(read.filter { $0.decision == "deny" }.count == 15)
+            #expect(read.filter { $0.decision == .deny }.count == 15)
         }
     }
 

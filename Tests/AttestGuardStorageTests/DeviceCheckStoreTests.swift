@@ -8,7 +8,7 @@ struct DeviceCheckStoreTests {
     static let subject = DeviceCheckSubject(kind: .user, value: "user-1")
 
     static func record(bit0: Bool?, bit1: Bool?, found: Bool = true, month: String? = "2026-11", at offset: TimeInterval) -> DeviceCheckRecord {
-        DeviceCheckRecord(teamId: "ABCDE12345", environment: "production", subject: subject, bit0: bit0, bit1: bit1, found: found,
+        DeviceCheckRecord(teamId: "ABCDE12345", environment: .production, subject: subject, bit0: bit0, bit1: bit1, found: found,
                           lastUpdateTime: month, observedAt: StoreFixtures.now.addingTimeInterval(offset))
     }
 
@@ -16,16 +16,16 @@ struct DeviceCheckStoreTests {
     func storeAndMerge(backend: StoreBackend) async throws {
         try await withTestStore(backend) { (test: TestStore) async throws in
             let store = test.store
-            #expect(try await store.deviceCheckBits(teamId: "ABCDE12345", environment: "production", subject: Self.subject) == nil)
+            #expect(try await store.deviceCheckBits(teamId: "ABCDE12345", environment: .production, subject: Self.subject) == nil)
             try await store.storeDeviceCheckBits(Self.record(bit0: true, bit1: false, at: 0))
             try await store.storeDeviceCheckBits(Self.record(bit0: nil, bit1: true, month: nil, at: 10))
-            let merged = try #require(try await store.deviceCheckBits(teamId: "ABCDE12345", environment: "production", subject: Self.subject))
+            let merged = try #require(try await store.deviceCheckBits(teamId: "ABCDE12345", environment: .production, subject: Self.subject))
             #expect(merged.bit0 == true)
             #expect(merged.bit1 == true)
             #expect(merged.lastUpdateTime == "2026-11")
             #expect(merged.observedAt == StoreFixtures.now.addingTimeInterval(10))
-            #expect(try await store.deviceCheckBits(teamId: "ABCDE12345", environment: "development", subject: Self.subject) == nil)
-            #expect(try await store.deviceCheckBits(teamId: "ABCDE12345", environment: "production",
+            #expect(try await store.deviceCheckBits(teamId: "ABCDE12345", environment: .development, subject: Self.subject) == nil)
+            #expect(try await store.deviceCheckBits(teamId: "ABCDE12345", environment: .production,
                                                     subject: DeviceCheckSubject(kind: .device, value: "user-1")) == nil)
         }
     }
@@ -36,9 +36,9 @@ struct DeviceCheckStoreTests {
             let store = test.store
             try await store.storeDeviceCheckBits(Self.record(bit0: true, bit1: true, at: 20))
             try await store.storeDeviceCheckBits(Self.record(bit0: false, bit1: false, at: 5))
-            #expect(try await store.deviceCheckBits(teamId: "ABCDE12345", environment: "production", subject: Self.subject)?.bit0 == true)
+            #expect(try await store.deviceCheckBits(teamId: "ABCDE12345", environment: .production, subject: Self.subject)?.bit0 == true)
             try await store.storeDeviceCheckBits(Self.record(bit0: nil, bit1: nil, found: false, month: nil, at: 30))
-            let cleared = try #require(try await store.deviceCheckBits(teamId: "ABCDE12345", environment: "production", subject: Self.subject))
+            let cleared = try #require(try await store.deviceCheckBits(teamId: "ABCDE12345", environment: .production, subject: Self.subject))
             #expect(cleared.found == false)
             #expect(cleared.bit0 == nil && cleared.bit1 == nil && cleared.lastUpdateTime == nil)
         }

@@ -1,3 +1,4 @@
+import AttestVocabulary
 import AttestTestSupport
 import Foundation
 import AttestGuardStorage
@@ -8,7 +9,7 @@ struct ReceiptScheduleStoreTests {
     static let lease: Duration = .seconds(60)
 
     /// Registers a key whose ATTEST receipt is due at `dueAt`.
-    static func registerDue(_ store: any RiskStore, dueAt: Date = StoreFixtures.now, environment: String = "development") async throws -> KeyRecord {
+    static func registerDue(_ store: any RiskStore, dueAt: Date = StoreFixtures.now, environment: AppAttestEnvironment = .development) async throws -> KeyRecord {
         var key = StoreFixtures.key(deviceId: nil)
         key.environment = environment
         let challenge = StoreFixtures.challenge(purpose: .attestation, userId: key.userId)
@@ -21,7 +22,7 @@ struct ReceiptScheduleStoreTests {
         return registered
     }
 
-    static func request(_ owner: String, at now: Date = StoreFixtures.now, limit: Int = 100, environments: Set<String>? = nil) -> ReceiptLeaseRequest {
+    static func request(_ owner: String, at now: Date = StoreFixtures.now, limit: Int = 100, environments: Set<AppAttestEnvironment>? = nil) -> ReceiptLeaseRequest {
         ReceiptLeaseRequest(owner: owner, now: now, duration: lease, limit: limit, environments: environments)
     }
 
@@ -31,7 +32,7 @@ struct ReceiptScheduleStoreTests {
         return ReceiptRecord(
             appId: key.appId,
             keyId: key.keyId,
-            receiptType: "RECEIPT",
+            receiptType: .receipt,
             receipt: Data("refreshed-\(offset)".utf8),
             createdAt: created,
             notBefore: created.addingTimeInterval(86_400),
@@ -50,11 +51,11 @@ struct ReceiptScheduleStoreTests {
             _ = try await Self.registerDue(store, dueAt: StoreFixtures.now.addingTimeInterval(3_600))
             let revoked = try await Self.registerDue(store)
             _ = try await store.revokeKey(appId: revoked.appId, keyId: revoked.keyId, at: StoreFixtures.now)
-            let production = try await Self.registerDue(store, environment: "production")
+            let production = try await Self.registerDue(store, environment: .production)
 
-            let first = try await store.leaseDueReceipts(Self.request("worker-a", environments: ["development"]))
+            let first = try await store.leaseDueReceipts(Self.request("worker-a", environments: [.development]))
             #expect(first.map(\.keyId) == [due.keyId])
-            #expect(first.first?.environment == "development")
+            #expect(first.first?.environment == .development)
             #expect(first.first?.publicKey == due.publicKey)
             #expect(first.first?.receipt.receipt == StoreFixtures.receipt(for: due).receipt)
 
@@ -83,7 +84,7 @@ struct ReceiptScheduleStoreTests {
             let stored = try #require(try await store.receipt(appId: key.appId, keyId: key.keyId))
             #expect(stored.receipt == new.receipt)
             #expect(stored.riskMetric == 4)
-            #expect(stored.receiptType == "RECEIPT")
+            #expect(stored.receiptType == .receipt)
             #expect(stored.nextRefreshAt == new.nextRefreshAt)
             #expect(stored.refreshedAt == observed)
             #expect(stored.lastOutcome == "redeemed")
@@ -110,7 +111,7 @@ struct ReceiptScheduleStoreTests {
             #expect(try await store.leaseDueReceipts(Self.request("worker-a")).count == 1)
             let older = ReceiptReplacement(receipt: Self.refreshed(key, metric: 3, createdOffset: -60), leaseOwner: "worker-a", observedAt: StoreFixtures.now)
             #expect(try await store.replaceReceipt(older) == .keptNewer(historyRecorded: true))
-            #expect(try await store.receipt(appId: key.appId, keyId: key.keyId)?.receiptType == "ATTEST")
+            #expect(try await store.receipt(appId: key.appId, keyId: key.keyId)?.receiptType == .attest)
             // Still due, and no longer leased: another worker takes it before worker-a's lease would have expired.
             #expect(try await store.leaseDueReceipts(Self.request("worker-b")).map(\.receipt.keyId) == [key.keyId])
         }
@@ -125,7 +126,7 @@ struct ReceiptScheduleStoreTests {
             _ = try await store.revokeKey(appId: key.appId, keyId: key.keyId, at: StoreFixtures.now)
             let replacement = ReceiptReplacement(receipt: Self.refreshed(key, metric: 2, createdOffset: 10), leaseOwner: "worker-a", observedAt: StoreFixtures.now)
             #expect(try await store.replaceReceipt(replacement) == .keyInactive)
-            #expect(try await store.receipt(appId: key.appId, keyId: key.keyId)?.receiptType == "ATTEST")
+            #expect(try await store.receipt(appId: key.appId, keyId: key.keyId)?.receiptType == .attest)
             #expect(try await store.riskMetricHistory(appId: key.appId, keyId: key.keyId).isEmpty)
         }
     }

@@ -1,3 +1,4 @@
+import AttestVocabulary
 import AttestTestSupport
 import Foundation
 import AttestGuardStorage
@@ -12,14 +13,14 @@ struct ScoringFactsStoreTests {
     static func redeem(_ key: KeyRecord, days: Double, metric: Int, in store: any RiskStore) async throws {
         let created = StoreFixtures.now.addingTimeInterval(days * day)
         let receipt = ReceiptRecord(
-            appId: key.appId, keyId: key.keyId, receiptType: "RECEIPT", receipt: Data("refreshed-\(days)".utf8), createdAt: created,
+            appId: key.appId, keyId: key.keyId, receiptType: .receipt, receipt: Data("refreshed-\(days)".utf8), createdAt: created,
             notBefore: created.addingTimeInterval(day), expiresAt: created.addingTimeInterval(90 * day), riskMetric: metric,
             storedAt: created, nextRefreshAt: created.addingTimeInterval(20 * 3_600)
         )
         #expect(try await store.replaceReceipt(ReceiptReplacement(receipt: receipt, leaseOwner: "test", observedAt: created)) == .replaced(historyRecorded: true))
     }
 
-    static func bits(_ kind: DeviceCheckSubject.Kind, _ value: String, environment: String, found: Bool = true, bit0: Bool) -> DeviceCheckRecord {
+    static func bits(_ kind: DeviceCheckSubject.Kind, _ value: String, environment: AppAttestEnvironment, found: Bool = true, bit0: Bool) -> DeviceCheckRecord {
         DeviceCheckRecord(
             teamId: "ABCDE12345", environment: environment, subject: DeviceCheckSubject(kind: kind, value: value), bit0: found ? bit0 : nil,
             bit1: found ? false : nil, found: found, lastUpdateTime: found ? "2026-10" : nil, observedAt: StoreFixtures.now
@@ -43,23 +44,23 @@ struct ScoringFactsStoreTests {
             try await Self.redeem(current, days: 1, metric: 2, in: store)
             try await Self.redeem(current, days: 8, metric: 5, in: store)
             let keySubject = DeviceCheckSubject(kind: .key, value: current.keyId.base64EncodedString())
-            try await store.storeDeviceCheckBits(Self.bits(.key, keySubject.value, environment: "development", found: false, bit0: false))
-            try await store.storeDeviceCheckBits(Self.bits(.device, "device-1", environment: "development", bit0: true))
-            try await store.storeDeviceCheckBits(Self.bits(.user, "user-1", environment: "production", bit0: false))
+            try await store.storeDeviceCheckBits(Self.bits(.key, keySubject.value, environment: .development, found: false, bit0: false))
+            try await store.storeDeviceCheckBits(Self.bits(.device, "device-1", environment: .development, bit0: true))
+            try await store.storeDeviceCheckBits(Self.bits(.user, "user-1", environment: .production, bit0: false))
             let subjects = [keySubject, DeviceCheckSubject(kind: .device, value: "device-1"), DeviceCheckSubject(kind: .user, value: "user-1")]
-            let deviceCheck = DeviceCheckQuery(teamId: "ABCDE12345", defaultEnvironment: "production", subjects: subjects)
+            let deviceCheck = DeviceCheckQuery(teamId: "ABCDE12345", defaultEnvironment: .production, subjects: subjects)
 
             let everything = try await Self.facts(ScoringFactsQuery(
                 appId: current.appId, keyId: current.keyId, receipt: true, metricBaselineAt: StoreFixtures.now.addingTimeInterval(7 * Self.day),
                 supersededKeys: true, deviceCheck: deviceCheck
             ), in: store)
             #expect(everything.key?.keyId == current.keyId && everything.key?.status == .active)
-            #expect(everything.receipt == ReceiptSummary(receiptType: "RECEIPT", riskMetric: 5, metricStale: false,
+            #expect(everything.receipt == ReceiptSummary(receiptType: .receipt, riskMetric: 5, metricStale: false,
                                                         refreshedAt: StoreFixtures.now.addingTimeInterval(8 * Self.day)))
             #expect(everything.metricBaseline == 2, "the last receipt created at or before the baseline")
             #expect(everything.supersededKeys == 1)
             #expect(everything.deviceCheck?.subject.kind == .device, "the key's record is not-found, so the device's comes next")
-            #expect(everything.deviceCheck?.environment == "development", "the key's environment, not the default")
+            #expect(everything.deviceCheck?.environment == .development, "the key's environment, not the default")
             #expect(everything.deviceCheck?.bit0 == true && everything.deviceCheck?.lastUpdateTime == "2026-10")
 
             let keyOnly = try await Self.facts(ScoringFactsQuery(appId: current.appId, keyId: current.keyId), in: store)
@@ -71,7 +72,7 @@ struct ScoringFactsStoreTests {
             #expect(early.metricBaseline == nil, "no metric that old")
 
             let superseded = try await Self.facts(ScoringFactsQuery(appId: old.appId, keyId: old.keyId, receipt: true, supersededKeys: true), in: store)
-            #expect(superseded.key?.status == .superseded && superseded.receipt?.receiptType == "ATTEST" && superseded.receipt?.riskMetric == nil)
+            #expect(superseded.key?.status == .superseded && superseded.receipt?.receiptType == .attest && superseded.receipt?.riskMetric == nil)
             #expect(superseded.supersededKeys == 1)
 
             let noDevice = try await Self.facts(ScoringFactsQuery(appId: deviceless.appId, keyId: deviceless.keyId, supersededKeys: true), in: store)
@@ -82,7 +83,7 @@ struct ScoringFactsStoreTests {
                 supersededKeys: true, deviceCheck: deviceCheck
             ), in: store)
             #expect(unknown.key == nil && unknown.receipt == nil && unknown.metricBaseline == nil && unknown.supersededKeys == nil)
-            #expect(unknown.deviceCheck?.subject.kind == .user && unknown.deviceCheck?.environment == "production", "no key: the default environment")
+            #expect(unknown.deviceCheck?.subject.kind == .user && unknown.deviceCheck?.environment == .production, "no key: the default environment")
 
             let keyless = try await Self.facts(ScoringFactsQuery(appId: current.appId, keyId: nil, receipt: true, supersededKeys: true), in: store)
             #expect(keyless == ScoringFacts())

@@ -41,7 +41,7 @@ enum StoreFixtures {
             keyId: keyId,
             userId: userId,
             deviceId: deviceId,
-            environment: "development",
+            environment: .development,
             publicKey: Data([0x04]) + randomId() + randomId(),
             attestationSHA256: attestation,
             osVersion: "18.1",
@@ -53,7 +53,7 @@ enum StoreFixtures {
         ReceiptRecord(
             appId: key.appId,
             keyId: key.keyId,
-            receiptType: "ATTEST",
+            receiptType: .attest,
             receipt: Data("receipt-\(key.keyId.base64EncodedString())".utf8),
             createdAt: now,
             notBefore: now.addingTimeInterval(86_400),

@@ -84,7 +84,7 @@ public enum ReceiptFleet {
             keyId: keyId,
             userId: userId,
             deviceId: nil,
-            environment: environment.rawValue,
+            environment: environment,
             publicKey: publicKey,
             attestationSHA256: Data(SHA256.hash(data: receipt)),
             osVersion: "17.2.1",
@@ -93,7 +93,7 @@ public enum ReceiptFleet {
         let stored = ReceiptRecord(
             appId: app.appId,
             keyId: keyId,
-            receiptType: "ATTEST",
+            receiptType: .attest,
             receipt: receipt,
             createdAt: now,
             notBefore: storedNotBefore,

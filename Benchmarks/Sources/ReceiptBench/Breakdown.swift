@@ -127,7 +127,7 @@ enum Breakdown {
                         for lease in leases {
                             guard let bytes = byKey[lease.keyId] else { continue }
                             let record = ReceiptRecord(
-                                appId: lease.appId, keyId: lease.keyId, receiptType: "RECEIPT", receipt: Data(bytes), createdAt: now,
+                                appId: lease.appId, keyId: lease.keyId, receiptType: .receipt, receipt: Data(bytes), createdAt: now,
                                 notBefore: now.addingTimeInterval(86_400), expiresAt: now.addingTimeInterval(90 * 86_400),
                                 riskMetric: Bench.expectedRiskMetric, storedAt: now, nextRefreshAt: now.addingTimeInterval(86_401)
                             )

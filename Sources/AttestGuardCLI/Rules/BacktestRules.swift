@@ -58,7 +58,7 @@ struct BacktestRules: AsyncParsableCommand {
                         for entry in page {
                             backtest.replay(Backtest.LoggedDecision(
                                 decidedAt: entry.decidedAt,
-                                decision: Decision(rawValue: entry.ruleDecision) ?? .allow,
+                                decision: entry.ruleDecision,
                                 fired: entry.fired.split(separator: ",").map(String.init),
                                 signals: entry.signals
                             ))

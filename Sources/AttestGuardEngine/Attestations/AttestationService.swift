@@ -79,7 +79,7 @@ public struct AttestationService: Sendable {
             keyId: submission.keyId,
             userId: submission.userId,
             deviceId: submission.deviceId,
-            environment: verified.environment.rawValue,
+            environment: verified.environment,
             publicKey: Data(verified.publicKeyX963),
             attestationSHA256: digest,
             osVersion: verified.certificateInformation.osVersion,
@@ -88,7 +88,7 @@ public struct AttestationService: Sendable {
         let receipt = ReceiptRecord(
             appId: app.appId,
             keyId: submission.keyId,
-            receiptType: verified.receipt.type.rawValue,
+            receiptType: verified.receipt.type,
             receipt: Data(verified.receiptBytes),
             createdAt: verified.receipt.creationTime,
             notBefore: verified.receipt.notBefore,

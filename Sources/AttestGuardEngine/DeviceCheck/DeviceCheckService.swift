@@ -110,7 +110,7 @@ public struct DeviceCheckService: Sendable {
         let target = try target(appId: appId, environment: environment)
         try Self.check(subject)
         return try await withStore {
-            try await store.deviceCheckBits(teamId: target.teamId, environment: target.environment.rawValue, subject: subject)
+            try await store.deviceCheckBits(teamId: target.teamId, environment: target.environment, subject: subject)
         }
     }
 
@@ -177,7 +177,7 @@ struct DeviceCheckTarget {
     func record(_ subject: DeviceCheckSubject, bit0: Bool?, bit1: Bool?, found: Bool, lastUpdateTime: String?, at instant: Date) -> DeviceCheckRecord {
         DeviceCheckRecord(
             teamId: teamId,
-            environment: environment.rawValue,
+            environment: environment,
             subject: subject,
             bit0: bit0,
             bit1: bit1,

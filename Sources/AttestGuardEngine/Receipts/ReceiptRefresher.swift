@@ -39,9 +39,7 @@ public struct ReceiptRefresher: Sendable {
 
     /// Redeems, verifies and settles one leased receipt.
     public func refresh(_ lease: ReceiptLease) async throws -> ReceiptRefreshResult {
-        guard let environment = AppAttestEnvironment(rawValue: lease.environment) else {
-            return try await settle(lease, as: .failed("unknown_environment"), next: nil)
-        }
+        let environment = lease.environment
         try await limiter.acquire(environment)
         let started = ContinuousClock.now
         let answer = await redeemer.redeem(Array(lease.receipt.receipt), environment: environment)
@@ -98,7 +96,7 @@ public struct ReceiptRefresher: Sendable {
         let record = ReceiptRecord(
             appId: lease.appId,
             keyId: lease.keyId,
-            receiptType: receipt.type.rawValue,
+            receiptType: receipt.type,
             receipt: Data(bytes),
             createdAt: receipt.creationTime,
             notBefore: receipt.notBefore,

@@ -37,7 +37,7 @@ struct SignalAssembler: Sendable {
             values.set(.keySupersededKeys, facts.supersededKeys.map { .number(Double($0)) })
         }
         if let receipt = facts.receipt {
-            values.set(.receiptType, .string(receipt.receiptType))
+            values.set(.receiptType, .string(receipt.receiptType.rawValue))
             values.set(.receiptRiskMetric, receipt.riskMetric.map { .number(Double($0)) })
             values.set(.receiptStale, .bool(receipt.metricStale))
             if let refreshed = receipt.refreshedAt {
@@ -75,7 +75,7 @@ struct SignalAssembler: Sendable {
             if !subjects.isEmpty {
                 query.deviceCheck = DeviceCheckQuery(
                     teamId: String(app.identity.teamId),
-                    defaultEnvironment: try deviceCheck.environment(for: app, requested: nil).rawValue,
+                    defaultEnvironment: try deviceCheck.environment(for: app, requested: nil),
                     subjects: subjects
                 )
             }
@@ -112,7 +112,7 @@ struct SignalAssembler: Sendable {
             return
         }
         values.set(.keyStatus, .string(key.status.rawValue))
-        values.set(.keyEnvironment, .string(key.environment))
+        values.set(.keyEnvironment, .string(key.environment.rawValue))
         values.set(.keyAttestedAt, .timestamp(key.attestedAt.timeIntervalSince1970))
         values.set(.keyAge, .duration(now.timeIntervalSince(key.attestedAt)))
         values.set(.keyCounter, .number(Double(key.counter)))

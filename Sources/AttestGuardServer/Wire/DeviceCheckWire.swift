@@ -55,7 +55,7 @@ struct DeviceCheckBitsResponseBody: Encodable {
 
     init(appId: String, record: DeviceCheckRecord) {
         self.appId = appId
-        environment = record.environment
+        environment = record.environment.rawValue
         subject = DeviceCheckSubjectBody(record.subject)
         found = record.found
         bit0 = record.bit0

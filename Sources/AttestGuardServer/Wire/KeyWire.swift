@@ -17,7 +17,7 @@ struct KeyBody: Encodable {
         var lastOutcome: String?
 
         init(_ receipt: ReceiptRecord) {
-            type = receipt.receiptType
+            type = receipt.receiptType.rawValue
             createdAt = receipt.createdAt
             notBefore = receipt.notBefore
             expiresAt = receipt.expiresAt
@@ -48,7 +48,7 @@ struct KeyBody: Encodable {
         keyId = key.keyId.base64EncodedString()
         userId = key.userId
         deviceId = key.deviceId
-        environment = key.environment
+        environment = key.environment.rawValue
         status = key.status
         counter = key.counter
         attestedAt = key.attestedAt

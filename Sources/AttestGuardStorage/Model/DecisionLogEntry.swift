@@ -1,3 +1,4 @@
+public import AttestVocabulary
 public import Foundation
 
 /// One logged verdict: who and what (hashed where the contract says so), the decision returned and the rules'
@@ -7,14 +8,15 @@ public struct DecisionLogEntry: Sendable, Hashable {
     public var sequence: Int64 = 0
     public var appId: String
     public var decidedAt: Date
-    public var endpoint: String
+    public var endpoint: Endpoint
     /// base64 key id, when the request named a key.
     public var keyId: String?
     /// Keyed hashes.
     public var userHash: String?
     public var ipHash: String?
-    public var decision: String
-    public var ruleDecision: String
+    /// The decision returned, and the rules' own (they differ in monitor mode).
+    public var decision: Decision
+    public var ruleDecision: Decision
     public var score: Double
     public var ruleSetVersion: String
     /// Fired rule ids, comma-separated.
@@ -23,8 +25,8 @@ public struct DecisionLogEntry: Sendable, Hashable {
     public var signals: String
 
     public init(
-        appId: String, decidedAt: Date, endpoint: String, keyId: String?, userHash: String?, ipHash: String?,
-        decision: String, ruleDecision: String, score: Double, ruleSetVersion: String, fired: String, signals: String
+        appId: String, decidedAt: Date, endpoint: Endpoint, keyId: String?, userHash: String?, ipHash: String?,
+        decision: Decision, ruleDecision: Decision, score: Double, ruleSetVersion: String, fired: String, signals: String
     ) {
         self.appId = appId
         self.decidedAt = decidedAt

@@ -1,3 +1,4 @@
+public import AttestVocabulary
 public import Foundation
 
 /// Whom stored DeviceCheck bits are filed under: the device token itself is single-use and never stored.
@@ -25,7 +26,7 @@ public struct DeviceCheckSubject: Sendable, Hashable, Codable {
 public struct DeviceCheckRecord: Sendable, Hashable {
     public var teamId: String
     /// `development` or `production`.
-    public var environment: String
+    public var environment: AppAttestEnvironment
     public var subject: DeviceCheckSubject
     public var bit0: Bool?
     public var bit1: Bool?
@@ -36,7 +37,7 @@ public struct DeviceCheckRecord: Sendable, Hashable {
 
     public init(
         teamId: String,
-        environment: String,
+        environment: AppAttestEnvironment,
         subject: DeviceCheckSubject,
         bit0: Bool?,
         bit1: Bool?,

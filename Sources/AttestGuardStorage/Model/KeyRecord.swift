@@ -8,8 +8,8 @@ public struct KeyRecord: Sendable, Hashable {
     public var keyId: Data
     public var userId: String
     public var deviceId: String?
-    /// `development` or `production`, from the attestation's AAGUID.
-    public var environment: String
+    /// From the attestation's AAGUID.
+    public var environment: AppAttestEnvironment
     /// The X9.63 (65-byte, uncompressed) P-256 public key.
     public var publicKey: Data
     /// The last accepted assertion counter (0 right after attestation).
@@ -29,7 +29,7 @@ public struct KeyRecord: Sendable, Hashable {
         keyId: Data,
         userId: String,
         deviceId: String?,
-        environment: String,
+        environment: AppAttestEnvironment,
         publicKey: Data,
         counter: Int64 = 0,
         status: KeyStatus = .active,

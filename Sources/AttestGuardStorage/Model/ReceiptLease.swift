@@ -1,3 +1,4 @@
+public import AttestVocabulary
 public import Foundation
 
 /// Which due receipts one worker asks to lease: the `limit` receipts of active keys whose refresh is due at
@@ -9,10 +10,10 @@ public struct ReceiptLeaseRequest: Sendable, Hashable {
     /// How long the worker may hold the receipts before others may take them over.
     public var duration: Duration
     public var limit: Int
-    /// Only keys of these environments (`development`, `production`); `nil` for all.
-    public var environments: Set<String>?
+    /// Only keys of these environments; `nil` for all.
+    public var environments: Set<AppAttestEnvironment>?
 
-    public init(owner: String, now: Date, duration: Duration, limit: Int, environments: Set<String>? = nil) {
+    public init(owner: String, now: Date, duration: Duration, limit: Int, environments: Set<AppAttestEnvironment>? = nil) {
         self.owner = owner
         self.now = now
         self.duration = duration
@@ -28,13 +29,13 @@ public struct ReceiptLeaseRequest: Sendable, Hashable {
 public struct ReceiptLease: Sendable, Hashable {
     public var receipt: ReceiptRecord
     /// `development` or `production`: which Apple host redeems it.
-    public var environment: String
+    public var environment: AppAttestEnvironment
     /// The key's X9.63 public key, which a new receipt must attest.
     public var publicKey: Data
     public var owner: String
     public var expiresAt: Date
 
-    public init(receipt: ReceiptRecord, environment: String, publicKey: Data, owner: String, expiresAt: Date) {
+    public init(receipt: ReceiptRecord, environment: AppAttestEnvironment, publicKey: Data, owner: String, expiresAt: Date) {
         self.receipt = receipt
         self.environment = environment
         self.publicKey = publicKey

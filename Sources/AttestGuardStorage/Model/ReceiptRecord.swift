@@ -1,3 +1,4 @@
+public import AttestVocabulary
 public import Foundation
 
 /// The current App Attest receipt of a key: the attestation's verified ATTEST receipt, later replaced by newer
@@ -6,7 +7,7 @@ public struct ReceiptRecord: Sendable, Hashable {
     public var appId: String
     public var keyId: Data
     /// `ATTEST` or `RECEIPT` (Apple's field 6).
-    public var receiptType: String
+    public var receiptType: ReceiptType
     /// The receipt exactly as Apple sent it (CMS, BER).
     public var receipt: Data
     public var createdAt: Date
@@ -31,7 +32,7 @@ public struct ReceiptRecord: Sendable, Hashable {
     public init(
         appId: String,
         keyId: Data,
-        receiptType: String,
+        receiptType: ReceiptType,
         receipt: Data,
         createdAt: Date,
         notBefore: Date?,

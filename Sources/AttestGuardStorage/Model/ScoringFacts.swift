@@ -1,3 +1,4 @@
+public import AttestVocabulary
 public import Foundation
 
 /// What one verdict asks the store about a key, the request's subjects and their velocity
@@ -40,10 +41,10 @@ public struct ScoringFactsQuery: Sendable, Hashable {
 /// the app's team, in the key's environment (`defaultEnvironment` when the request has no known key).
 public struct DeviceCheckQuery: Sendable, Hashable {
     public var teamId: String
-    public var defaultEnvironment: String
+    public var defaultEnvironment: AppAttestEnvironment
     public var subjects: [DeviceCheckSubject]
 
-    public init(teamId: String, defaultEnvironment: String, subjects: [DeviceCheckSubject]) {
+    public init(teamId: String, defaultEnvironment: AppAttestEnvironment, subjects: [DeviceCheckSubject]) {
         self.teamId = teamId
         self.defaultEnvironment = defaultEnvironment
         self.subjects = subjects
@@ -52,12 +53,12 @@ public struct DeviceCheckQuery: Sendable, Hashable {
 
 /// A receipt as scoring sees it: never the receipt's bytes.
 public struct ReceiptSummary: Sendable, Hashable {
-    public var receiptType: String
+    public var receiptType: ReceiptType
     public var riskMetric: Int?
     public var metricStale: Bool
     public var refreshedAt: Date?
 
-    public init(receiptType: String, riskMetric: Int?, metricStale: Bool, refreshedAt: Date?) {
+    public init(receiptType: ReceiptType, riskMetric: Int?, metricStale: Bool, refreshedAt: Date?) {
         self.receiptType = receiptType
         self.riskMetric = riskMetric
         self.metricStale = metricStale

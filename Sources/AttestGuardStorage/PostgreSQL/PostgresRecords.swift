@@ -62,7 +62,7 @@ extension KeyRecord {
             keyId: try read("key_id"),
             userId: try read("user_id"),
             deviceId: try read("device_id"),
-            environment: try read("environment"),
+            environment: try read.enumeration("environment", as: AppAttestEnvironment.self),
             publicKey: try read("public_key"),
             counter: try read("counter"),
             status: try read.enumeration("status", as: KeyStatus.self),
@@ -82,7 +82,7 @@ extension ReceiptRecord {
         self.init(
             appId: try read("app_id"),
             keyId: try read("key_id"),
-            receiptType: try read("receipt_type"),
+            receiptType: ReceiptType(rawValue: try read("receipt_type")),
             receipt: try read("receipt"),
             createdAt: try read("created_at"),
             notBefore: try read("not_before"),
@@ -105,7 +105,7 @@ extension ReceiptLease {
         let read = PostgresRowReader(row, table: "receipts")
         self.init(
             receipt: try ReceiptRecord(postgres: row),
-            environment: try read("key_environment"),
+            environment: try read.enumeration("key_environment", as: AppAttestEnvironment.self),
             publicKey: try read("key_public_key"),
             owner: try read("lease_owner"),
             expiresAt: try read("lease_expires_at")
@@ -131,7 +131,7 @@ extension DeviceCheckRecord {
         let read = PostgresRowReader(row, table: "devicecheck_bits")
         self.init(
             teamId: try read("team_id"),
-            environment: try read("environment"),
+            environment: try read.enumeration("environment", as: AppAttestEnvironment.self),
             subject: DeviceCheckSubject(kind: try read.enumeration("subject_kind", as: DeviceCheckSubject.Kind.self), value: try read("subject")),
             bit0: try read("bit0"),
             bit1: try read("bit1"),

@@ -1,3 +1,4 @@
+import AttestVocabulary
 public import Foundation
 import PostgresNIO
 
@@ -27,9 +28,9 @@ extension PostgresRiskStore {
             INSERT INTO decision_log (app_id, decided_at, endpoint, key_id, user_hash, ip_hash, decision, rule_decision, score,
                                       rule_set_version, fired, signals)
             SELECT a, t, e, NULLIF(k, ''), NULLIF(u, ''), NULLIF(i, ''), d, r, s, v, f, g
-            FROM unnest(\(entries.map(\.appId))::text[], \(entries.map(\.decidedAt))::timestamptz[], \(entries.map(\.endpoint))::text[],
+            FROM unnest(\(entries.map(\.appId))::text[], \(entries.map(\.decidedAt))::timestamptz[], \(entries.map(\.endpoint.rawValue))::text[],
                         \(entries.map { $0.keyId ?? "" })::text[], \(entries.map { $0.userHash ?? "" })::text[], \(entries.map { $0.ipHash ?? "" })::text[],
-                        \(entries.map(\.decision))::text[], \(entries.map(\.ruleDecision))::text[], \(entries.map(\.score))::float8[],
+                        \(entries.map(\.decision.rawValue))::text[], \(entries.map(\.ruleDecision.rawValue))::text[], \(entries.map(\.score))::float8[],
                         \(entries.map(\.ruleSetVersion))::text[], \(entries.map(\.fired))::text[], \(entries.map(\.signals))::text[])
                  AS x(a, t, e, k, u, i, d, r, s, v, f, g)
             """
@@ -131,9 +132,9 @@ extension DecisionLogEntry {
     init(postgres row: PostgresRow) throws {
         let read = PostgresRowReader(row, table: "decision_log")
         self.init(
-            appId: try read("app_id"), decidedAt: try read("decided_at"), endpoint: try read("endpoint"),
+            appId: try read("app_id"), decidedAt: try read("decided_at"), endpoint: try read.enumeration("endpoint", as: Endpoint.self),
             keyId: try read("key_id"), userHash: try read("user_hash"), ipHash: try read("ip_hash"),
-            decision: try read("decision"), ruleDecision: try read("rule_decision"), score: try read("score"),
+            decision: try read.enumeration("decision", as: Decision.self), ruleDecision: try read.enumeration("rule_decision", as: Decision.self), score: try read("score"),
             ruleSetVersion: try read("rule_set_version"), fired: try read("fired"), signals: try read("signals")
         )
         sequence = try read("seq")

@@ -1,4 +1,5 @@
-import Foundation
+public import AttestVocabulary
+public import Foundation
 import PostgresNIO
 
 extension PostgresRiskStore {
@@ -7,7 +8,7 @@ extension PostgresRiskStore {
         _ = try await rows(
             """
             INSERT INTO devicecheck_bits (team_id, environment, subject_kind, subject, bit0, bit1, found, last_update_time, observed_at)
-            VALUES (\(record.teamId), \(record.environment), \(record.subject.kind.rawValue), \(record.subject.value),
+            VALUES (\(record.teamId), \(record.environment.rawValue), \(record.subject.kind.rawValue), \(record.subject.value),
                 \(record.bit0), \(record.bit1), \(record.found), \(record.lastUpdateTime), \(record.observedAt))
             ON CONFLICT (team_id, environment, subject_kind, subject) DO UPDATE SET
                 bit0 = CASE WHEN EXCLUDED.found THEN COALESCE(EXCLUDED.bit0, devicecheck_bits.bit0) END,
@@ -20,11 +21,11 @@ extension PostgresRiskStore {
         )
     }
 
-    public func deviceCheckBits(teamId: String, environment: String, subject: DeviceCheckSubject) async throws -> DeviceCheckRecord? {
+    public func deviceCheckBits(teamId: String, environment: AppAttestEnvironment, subject: DeviceCheckSubject) async throws -> DeviceCheckRecord? {
         try await rows(
             """
             SELECT * FROM devicecheck_bits
-            WHERE team_id = \(teamId) AND environment = \(environment) AND subject_kind = \(subject.kind.rawValue) AND subject = \(subject.value)
+            WHERE team_id = \(teamId) AND environment = \(environment.rawValue) AND subject_kind = \(subject.kind.rawValue) AND subject = \(subject.value)
             """
         ).first.map(DeviceCheckRecord.init(postgres:))
     }

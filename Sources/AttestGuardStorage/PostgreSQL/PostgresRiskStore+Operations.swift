@@ -1,3 +1,4 @@
+import AttestVocabulary
 public import Foundation
 import PostgresNIO
 import Logging
@@ -71,7 +72,7 @@ extension PostgresRiskStore {
                     """
                     INSERT INTO app_keys (app_id, key_id, user_id, device_id, environment, public_key, counter, status,
                         attestation_sha256, os_version, attested_at)
-                    VALUES (\(key.appId), \(key.keyId), \(key.userId), \(key.deviceId), \(key.environment), \(key.publicKey),
+                    VALUES (\(key.appId), \(key.keyId), \(key.userId), \(key.deviceId), \(key.environment.rawValue), \(key.publicKey),
                         0, 'active', \(key.attestationSHA256), \(key.osVersion), \(key.attestedAt))
                     ON CONFLICT DO NOTHING RETURNING key_id
                     """,
@@ -95,7 +96,7 @@ extension PostgresRiskStore {
                     """
                     INSERT INTO receipts (app_id, key_id, receipt_type, receipt, created_at, not_before, expires_at, risk_metric, stored_at,
                         next_refresh_at)
-                    VALUES (\(receipt.appId), \(receipt.keyId), \(receipt.receiptType), \(receipt.receipt), \(receipt.createdAt),
+                    VALUES (\(receipt.appId), \(receipt.keyId), \(receipt.receiptType.rawValue), \(receipt.receipt), \(receipt.createdAt),
                         \(receipt.notBefore), \(receipt.expiresAt), \(receipt.riskMetric.map { Int32(clamping: $0) }), \(receipt.storedAt),
                         \(receipt.nextRefreshAt))
                     """,

@@ -4,7 +4,7 @@ import PostgresNIO
 
 extension PostgresRiskStore {
     public func leaseDueReceipts(_ request: ReceiptLeaseRequest) async throws -> [ReceiptLease] {
-        let environments = Array(request.environments ?? Set(AppAttestEnvironment.allCases.map(\.rawValue)))
+        let environments = (request.environments ?? Set(AppAttestEnvironment.allCases)).map(\.rawValue)
         // SKIP LOCKED: concurrent workers each take different rows instead of queueing on the same ones.
         return try await rows(
             """

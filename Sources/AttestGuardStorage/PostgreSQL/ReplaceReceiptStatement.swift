@@ -55,7 +55,7 @@ struct ReplaceReceiptStatement: PostgresPreparedStatement {
         var bindings = PostgresBindings(capacity: 11)
         bindings.append(receipt.appId)
         try bindings.append(receipt.keyId)
-        bindings.append(receipt.receiptType)
+        bindings.append(receipt.receiptType.rawValue)
         try bindings.append(receipt.receipt)
         bindings.append(receipt.createdAt)
         bindings.append(receipt.notBefore)

@@ -69,7 +69,7 @@ struct ScoringFactsStatement: PostgresPreparedStatement {
         bindings.append(query.metricBaselineAt)
         bindings.append(query.supersededKeys)
         bindings.append(query.deviceCheck?.teamId)
-        bindings.append(query.deviceCheck?.defaultEnvironment ?? AppAttestEnvironment.production.rawValue)
+        bindings.append((query.deviceCheck?.defaultEnvironment ?? .production).rawValue)
         bindings.append(query.deviceCheck?.subjects.map(\.kind.rawValue) ?? [])
         bindings.append(query.deviceCheck?.subjects.map(\.value) ?? [])
         bindings.append(query.velocity.map { ByteBuffer(bytes: VelocitySeriesId.make(appId: query.appId, subject: $0.subject, event: $0.event)) })
@@ -86,7 +86,7 @@ struct ScoringFactsStatement: PostgresPreparedStatement {
         }
         if try read("receipt_found", as: Bool.self) {
             facts.receipt = ReceiptSummary(
-                receiptType: try read("r_receipt_type"), riskMetric: try read("r_risk_metric", as: Int32?.self).map(Int.init),
+                receiptType: ReceiptType(rawValue: try read("r_receipt_type")), riskMetric: try read("r_risk_metric", as: Int32?.self).map(Int.init),
                 metricStale: try read("r_metric_stale"), refreshedAt: try read("r_refreshed_at")
             )
         }
@@ -94,7 +94,7 @@ struct ScoringFactsStatement: PostgresPreparedStatement {
         facts.supersededKeys = try read("superseded_keys", as: Int64?.self).map(Int.init)
         if try read("dc_found", as: Bool.self) {
             facts.deviceCheck = DeviceCheckRecord(
-                teamId: try read("dc_team_id"), environment: try read("dc_environment"),
+                teamId: try read("dc_team_id"), environment: try read.enumeration("dc_environment", as: AppAttestEnvironment.self),
                 subject: DeviceCheckSubject(kind: try read.enumeration("dc_subject_kind", as: DeviceCheckSubject.Kind.self), value: try read("dc_subject")),
                 bit0: try read("dc_bit0"), bit1: try read("dc_bit1"), found: true,
                 lastUpdateTime: try read("dc_last_update_time"), observedAt: try read("dc_observed_at")

@@ -31,7 +31,7 @@ extension KeyRecord {
             keyId: try reader.blob("key_id"),
             userId: try reader.text("user_id"),
             deviceId: try reader.optionalText("device_id"),
-            environment: try reader.text("environment"),
+            environment: try reader.enumeration("environment", as: AppAttestEnvironment.self),
             publicKey: try reader.blob("public_key"),
             counter: try reader.integer("counter"),
             status: try reader.enumeration("status", as: KeyStatus.self),
@@ -51,7 +51,7 @@ extension ReceiptRecord {
         self.init(
             appId: try reader.text("app_id"),
             keyId: try reader.blob("key_id"),
-            receiptType: try reader.text("receipt_type"),
+            receiptType: ReceiptType(rawValue: try reader.text("receipt_type")),
             receipt: try reader.blob("receipt"),
             createdAt: try reader.date("created_at"),
             notBefore: try reader.optionalDate("not_before"),
@@ -86,7 +86,7 @@ extension DeviceCheckRecord {
         let reader = SQLiteRowReader(row: row, table: "devicecheck_bits")
         self.init(
             teamId: try reader.text("team_id"),
-            environment: try reader.text("environment"),
+            environment: try reader.enumeration("environment", as: AppAttestEnvironment.self),
             subject: DeviceCheckSubject(
                 kind: try reader.enumeration("subject_kind", as: DeviceCheckSubject.Kind.self),
                 value: try reader.text("subject")

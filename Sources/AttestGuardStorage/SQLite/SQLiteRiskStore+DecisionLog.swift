@@ -1,3 +1,4 @@
+import AttestVocabulary
 public import Foundation
 import SQLiteNIO
 
@@ -13,8 +14,8 @@ extension SQLiteRiskStore {
                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
                     """,
                     [
-                        .text(entry.appId), SQLiteValues.bind(entry.decidedAt), .text(entry.endpoint), SQLiteValues.bind(entry.keyId),
-                        SQLiteValues.bind(entry.userHash), SQLiteValues.bind(entry.ipHash), .text(entry.decision), .text(entry.ruleDecision),
+                        .text(entry.appId), SQLiteValues.bind(entry.decidedAt), .text(entry.endpoint.rawValue), SQLiteValues.bind(entry.keyId),
+                        SQLiteValues.bind(entry.userHash), SQLiteValues.bind(entry.ipHash), .text(entry.decision.rawValue), .text(entry.ruleDecision.rawValue),
                         .float(entry.score), .text(entry.ruleSetVersion), .text(entry.fired), .text(entry.signals),
                     ]
                 )
@@ -44,9 +45,9 @@ extension DecisionLogEntry {
     init(sqlite row: SQLiteRow) throws {
         let reader = SQLiteRowReader(row: row, table: "decision_log")
         self.init(
-            appId: try reader.text("app_id"), decidedAt: try reader.date("decided_at"), endpoint: try reader.text("endpoint"),
+            appId: try reader.text("app_id"), decidedAt: try reader.date("decided_at"), endpoint: try reader.enumeration("endpoint", as: Endpoint.self),
             keyId: try reader.optionalText("key_id"), userHash: try reader.optionalText("user_hash"), ipHash: try reader.optionalText("ip_hash"),
-            decision: try reader.text("decision"), ruleDecision: try reader.text("rule_decision"), score: try reader.real("score"),
+            decision: try reader.enumeration("decision", as: Decision.self), ruleDecision: try reader.enumeration("rule_decision", as: Decision.self), score: try reader.real("score"),
             ruleSetVersion: try reader.text("rule_set_version"), fired: try reader.text("fired"), signals: try reader.text("signals")
         )
         sequence = try reader.integer("seq")

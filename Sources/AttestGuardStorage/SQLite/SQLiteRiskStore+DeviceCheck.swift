@@ -1,4 +1,5 @@
-import Foundation
+public import AttestVocabulary
+public import Foundation
 import SQLiteNIO
 
 extension SQLiteRiskStore {
@@ -17,17 +18,17 @@ extension SQLiteRiskStore {
             WHERE devicecheck_bits.observed_at <= excluded.observed_at
             """,
             [
-                .text(record.teamId), .text(record.environment), .text(record.subject.kind.rawValue), .text(record.subject.value),
+                .text(record.teamId), .text(record.environment.rawValue), .text(record.subject.kind.rawValue), .text(record.subject.value),
                 SQLiteValues.bind(record.bit0), SQLiteValues.bind(record.bit1), SQLiteValues.bind(record.found),
                 SQLiteValues.bind(record.lastUpdateTime), SQLiteValues.bind(record.observedAt),
             ]
         )
     }
 
-    public func deviceCheckBits(teamId: String, environment: String, subject: DeviceCheckSubject) async throws -> DeviceCheckRecord? {
+    public func deviceCheckBits(teamId: String, environment: AppAttestEnvironment, subject: DeviceCheckSubject) async throws -> DeviceCheckRecord? {
         try await query(
             "SELECT * FROM devicecheck_bits WHERE team_id = ?1 AND environment = ?2 AND subject_kind = ?3 AND subject = ?4",
-            [.text(teamId), .text(environment), .text(subject.kind.rawValue), .text(subject.value)]
+            [.text(teamId), .text(environment.rawValue), .text(subject.kind.rawValue), .text(subject.value)]
         ).first.map(DeviceCheckRecord.init(sqlite:))
     }
 }

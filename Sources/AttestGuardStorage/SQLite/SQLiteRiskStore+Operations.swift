@@ -1,3 +1,4 @@
+import AttestVocabulary
 public import Foundation
 import SQLiteNIO
 
@@ -76,7 +77,7 @@ extension SQLiteRiskStore {
                     """,
                     [
                         .text(key.appId), SQLiteValues.bind(key.keyId), .text(key.userId), SQLiteValues.bind(key.deviceId),
-                        .text(key.environment), SQLiteValues.bind(key.publicKey), SQLiteValues.bind(key.attestationSHA256),
+                        .text(key.environment.rawValue), SQLiteValues.bind(key.publicKey), SQLiteValues.bind(key.attestationSHA256),
                         SQLiteValues.bind(key.osVersion), SQLiteValues.bind(key.attestedAt),
                     ]
                 )
@@ -170,7 +171,7 @@ extension SQLiteRiskStore {
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
             """,
             [
-                .text(receipt.appId), SQLiteValues.bind(receipt.keyId), .text(receipt.receiptType),
+                .text(receipt.appId), SQLiteValues.bind(receipt.keyId), .text(receipt.receiptType.rawValue),
                 SQLiteValues.bind(receipt.receipt), SQLiteValues.bind(receipt.createdAt), SQLiteValues.bind(receipt.notBefore),
                 SQLiteValues.bind(receipt.expiresAt), SQLiteValues.bind(receipt.riskMetric.map { Int64($0) }),
                 SQLiteValues.bind(receipt.storedAt), SQLiteValues.bind(receipt.nextRefreshAt),

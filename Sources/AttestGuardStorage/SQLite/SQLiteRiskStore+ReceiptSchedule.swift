@@ -4,7 +4,7 @@ import SQLiteNIO
 
 extension SQLiteRiskStore {
     public func leaseDueReceipts(_ request: ReceiptLeaseRequest) async throws -> [ReceiptLease] {
-        let environments = (request.environments ?? Set(AppAttestEnvironment.allCases.map(\.rawValue))).sorted()
+        let environments = (request.environments ?? Set(AppAttestEnvironment.allCases)).map(\.rawValue).sorted()
         let placeholders = environments.indices.map { "?\($0 + 3)" }.joined(separator: ", ")
         // One process, one writer at a time: select-then-update inside BEGIN IMMEDIATE sees no concurrent worker.
         return try await transaction { connection in
@@ -30,7 +30,7 @@ extension SQLiteRiskStore {
                 let reader = SQLiteRowReader(row: row, table: "receipts")
                 return ReceiptLease(
                     receipt: try ReceiptRecord(sqlite: row),
-                    environment: try reader.text("key_environment"),
+                    environment: try reader.enumeration("key_environment", as: AppAttestEnvironment.self),
                     publicKey: try reader.blob("key_public_key"),
                     owner: request.owner,
                     expiresAt: request.expiresAt
@@ -73,7 +73,7 @@ extension SQLiteRiskStore {
                 RETURNING key_id
                 """,
                 key + [
-                    .text(new.receiptType), SQLiteValues.bind(new.receipt), SQLiteValues.bind(new.createdAt),
+                    .text(new.receiptType.rawValue), SQLiteValues.bind(new.receipt), SQLiteValues.bind(new.createdAt),
                     SQLiteValues.bind(new.notBefore), SQLiteValues.bind(new.expiresAt),
                     SQLiteValues.bind(new.riskMetric.map { Int64($0) }), SQLiteValues.bind(observed),
                     SQLiteValues.bind(new.nextRefreshAt), .text(owner),

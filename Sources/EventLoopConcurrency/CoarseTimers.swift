@@ -4,8 +4,8 @@ import NIOPosix
 
 /// Timers for deadlines that seldom fire, shared by every caller: setting or removing one takes a lock and a
 /// dictionary write, nothing more. A NIO `scheduleTask` from outside an event loop's thread wakes that thread
-/// (an `eventfd` write, then a context switch), and every store statement runs under a deadline: at thousands of
-/// verdicts a second, that was a wake-up per verdict for a timer that almost never fires.
+/// (an `eventfd` write, then a context switch), and every store statement runs under a deadline: a scheduled task
+/// per statement would be a wake-up per verdict for a timer that almost never fires.
 ///
 /// Timers are kept in buckets of `resolution`. While any is set, one repeating task on an event loop fires the
 /// due buckets every `resolution`; it stops after `idleTicks` ticks with nothing set and starts again with the

@@ -7,8 +7,8 @@ import NIOConcurrencyHelpers
 /// The timer is one of ``CoarseTimers/shared`` (10 ms buckets: it fires up to about 10 ms after `limit`), removed
 /// as soon as the operation finishes. A racing `Task.sleep` would do the same job, but a cancelled sleep keeps its
 /// task and dispatch timer alive until the original deadline (swiftlang/swift#60441): at thousands of operations a
-/// second with deadlines of seconds, that holds tens of megabytes for nothing. A NIO `scheduleTask` per operation
-/// woke an event loop's thread each time.
+/// second with deadlines of seconds, that holds memory for thousands of sleeps for nothing. A NIO `scheduleTask`
+/// per operation from outside the loop would wake the loop's thread each time.
 ///
 /// Cancelling the caller cancels the operation, whose own outcome (usually `CancellationError`) is then thrown.
 ///

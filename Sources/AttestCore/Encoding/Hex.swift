@@ -1,8 +1,8 @@
 /// Lower-case hexadecimal encoding and decoding for keys, hashes and CLI arguments.
 public enum Hex {
     /// Encodes bytes as lower-case hex. Inlinable so that each caller gets a copy specialized for its collection
-    /// type: across the module boundary the generic version walked a digest's bytes through witness tables, about
-    /// 1% of the server's CPU on the score path (it hex-encodes every velocity subject).
+    /// type: across the module boundary the generic version walks a digest's bytes through witness tables, a cost
+    /// the score path pays often (it hex-encodes every velocity subject).
     @inlinable
     public static func encode(_ bytes: some Sequence<UInt8>) -> String {
         let lowerCaseDigits: StaticString = "0123456789abcdef"

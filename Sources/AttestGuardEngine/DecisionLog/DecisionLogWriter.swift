@@ -6,10 +6,10 @@ import Synchronization
 /// Writes every verdict to the decision log without a write on the request path: entries queue in memory
 /// (bounded: past `maximumQueued` the oldest are dropped and counted) and ``flush(spreadingOver:)`` writes them in
 /// batches of `batchSize`, each a short statement (a long one would hold a database core, and the requests behind
-/// it, for milliseconds: at 250 rows a statement took ≈ 5 ms of PostgreSQL and showed in the score route's p99; at 50
-/// it takes ≈ 0.4 ms, and costs less per row too); the server's write-behind service calls it every second and purges
-/// entries past the retention every few minutes. The queue is a ring buffer, so a full one (the log's table failing
-/// while verdicts go on) costs a request O(1), not a shift of every queued entry.
+/// it, for milliseconds, and show in the score route's tail latency; small batches also cost less per row); the
+/// server's write-behind service calls it every second and purges entries past the retention every few minutes.
+/// The queue is a ring buffer, so a full one (the log's table failing while verdicts go on) costs a request O(1),
+/// not a shift of every queued entry.
 public final class DecisionLogWriter: Sendable {
     let store: any DecisionLogStore
     public let retentionDays: Int

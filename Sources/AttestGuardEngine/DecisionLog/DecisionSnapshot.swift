@@ -8,7 +8,7 @@ import RiskRules
 /// which a backtest therefore sees as missing.
 ///
 /// Written by hand (``JSONText``), keys sorted by their UTF-8 bytes: it runs on every verdict, and
-/// `JSONSerialization`'s sorted keys compare through a locale-aware collator, which had made this the costliest
+/// `JSONSerialization`'s sorted keys compare through a locale-aware collator, which would make this the costliest
 /// step of a score request.
 enum DecisionSnapshot {
     static let excluded: Set<String> = ["request.user_id", "request.ip", "request.device_id"]

@@ -11,8 +11,8 @@ import Synchronization
 ///
 /// A flush is written in chunks of about `chunkRows` buckets, each its own short transaction, optionally spread
 /// over some time: one large statement would take a database core for milliseconds at a time, and every request
-/// waiting behind it would see that in its latency (chunks of 250 buckets, ≈ 1.5 ms each, still showed in the score
-/// route's p99; 50 take ≈ 0.4 ms). Every series belongs to one of ``slots`` slots (by its
+/// waiting behind it would see that in its latency (chunks stay small enough not to show in the score route's tail
+/// latency). Every series belongs to one of ``slots`` slots (by its
 /// hash), a chunk holds whole slots in slot order, and it commits its counts together with this writer's flush
 /// record at sequence `flush × slots + the chunk's last slot`; so the sequence of any series' next write is known
 /// in advance (`flush × slots + its slot`), chunks commit in increasing sequence, and the record a snapshot shows
@@ -255,8 +255,8 @@ public final class VelocityRecorder: Sendable {
     /// The minute buckets of a whole hour come due at once (every series active in that hour has up to 60), so the
     /// rollup is paced: after each statement it pauses so that it keeps the store busy at most `dutyCycle` of the
     /// time (a statement of 5 ms at 0.25 is followed by 15 ms of rest; per process: several processes compacting
-    /// at once each keep to it). Moved in one go, an hour of a few thousand busy series held a database core for
-    /// over a second, and every request behind it waited. A rollup that lags costs nothing but rows: reads sum
+    /// at once each keep to it). Moved in one go, an hour of many busy series would hold a database core for a long
+    /// while, and every request behind it would wait. A rollup that lags costs nothing but rows: reads sum
     /// every tier, so a bucket counts once wherever it is. Cancellation stops it between statements.
     public func compact(now: Date, batch: Int = 500, dutyCycle: Double = 0.25) async throws -> (movedBuckets: Int, deletedBuckets: Int) {
         let second = Int64(now.timeIntervalSince1970.rounded(.down))

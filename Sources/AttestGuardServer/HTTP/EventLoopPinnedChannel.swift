@@ -10,8 +10,8 @@ import NIOCore
 /// answer that arrives on the same loop resumes the handler there.
 ///
 /// The handler's CPU work (rule evaluation, signature checks) runs on the loop too, delaying that loop's other
-/// sockets, its PostgreSQL connections' answers among them, by as long: at most an attestation's ~2 ms of
-/// verification, the same time it held a pool thread before.
+/// sockets, its PostgreSQL connections' answers among them, by as long: at most one attestation's verification,
+/// as long as that work would hold a thread of a separate pool.
 struct EventLoopPinnedChannel<Base: ServerChildChannel>: ServerChildChannel {
     typealias Value = Base.Value
 

@@ -2,8 +2,7 @@ public import Prometheus
 
 /// The swift-metrics backend that `serve` bootstraps: Prometheus, with histogram buckets fit for what each
 /// histogram measures. The library's defaults start at 5 ms and at 5, which hides everything that matters
-/// here: a verdict takes about a millisecond (and the latency goal is under 5 ms), and a device's risk metric
-/// counts a handful of attested keys.
+/// here: a verdict's latency goal is under 5 ms, and a device's risk metric counts a handful of attested keys.
 public enum MetricsSetup {
     /// Request and verdict durations: fine below 5 ms, then the library's steps up to 10 s.
     static let requestDurations: [Duration] = [

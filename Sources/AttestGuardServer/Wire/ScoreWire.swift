@@ -40,7 +40,7 @@ struct ScoreRequestBody: Decodable {
 /// sorted. Numbers and durations (seconds) are numbers, timestamps ISO 8601 text, strings and booleans as such.
 ///
 /// Written by hand (``JSONText``): it is the largest document of the hottest route, and `JSONEncoder` with sorted
-/// keys cost about 7% of the server's CPU per verdict.
+/// keys is a large part of a verdict's CPU cost.
 enum ScoreResponseJSON {
     static func bytes(verdict: RiskVerdict, signals: [SignalEntry]) -> [UInt8] {
         var output: [UInt8] = []

@@ -100,9 +100,9 @@ extension PostgresRiskStore {
 enum DecisionLogPartition {
     /// No autovacuum or autoanalyze on a partition. Rows are only ever inserted, and a partition is dropped whole,
     /// so a plain vacuum has nothing to reclaim; the one query that reads it (the backtest's range scan in index
-    /// order) needs no planner statistics. Left on, PostgreSQL vacuumed and analyzed the day's partition as it grew:
-    /// 0.3 and 0.4–0.7 s of a database process about once a minute at 1,700 verdicts/s, and a burst of slow verdicts
-    /// each time. PostgreSQL still runs its anti-wraparound vacuum on them, whatever this says.
+    /// order) needs no planner statistics. Left on, PostgreSQL vacuums and analyzes the day's partition again and
+    /// again as it grows, each time taking a database process for a while and slowing the verdicts meanwhile.
+    /// PostgreSQL still runs its anti-wraparound vacuum on them, whatever this says.
     static let storageOptions = "autovacuum_enabled = false, toast.autovacuum_enabled = false"
 
     static func day(of date: Date) -> Date {

@@ -21,8 +21,8 @@ public final class PostgresRiskStore: RiskStore, Service {
     /// Decision log day partitions this process has created or found (see `appendDecisions`).
     let knownPartitions = Mutex<Set<String>>([])
     /// Opened when ``run()`` starts the pool. Operations wait for it rather than lease from a pool that is not
-    /// running yet: at startup the auto-migration raced the pool's start, and PostgresNIO logged a warning
-    /// ("`PostgresClient.run()` hasn't been called yet") on every server start and every `attestguard migrate`.
+    /// running yet: a lease before the pool runs (the auto-migration at startup, `attestguard migrate`) makes
+    /// PostgresNIO log a warning ("`PostgresClient.run()` hasn't been called yet").
     let poolStarted = StartSignal()
 
     public init(configuration: PostgresStoreConfiguration, logger: Logger) {

@@ -7,7 +7,8 @@ public import PostgresNIO
 /// A busy process wants `minimumConnections` equal to `maximumConnections` and no keep-alive: PostgresNIO's pool
 /// arms an idle-timeout timer (above the minimum) and a keep-alive timer each time a connection goes back to the
 /// pool, as `Task.sleep`s that the next lease cancels, and a cancelled sleep keeps its memory until its original
-/// deadline (swiftlang/swift#60441). At a thousand queries a second, the defaults (60 s, 30 s) hold ~100 MB.
+/// deadline (swiftlang/swift#60441). With the defaults (60 s, 30 s), a busy pool keeps every sleep of the last
+/// minute alive, so its memory grows with the query rate.
 public struct PostgresStoreConfiguration: Sendable {
     public var client: PostgresClient.Configuration
     /// The longest one store operation may take, connection wait included.

@@ -4,8 +4,8 @@ import NIOCore
 import PostgresNIO
 
 /// `scoringFacts` as one named prepared statement: every verdict runs it, and as separate queries (key, receipt,
-/// history, superseded keys, up to three DeviceCheck subjects, velocity sums) PostgreSQL spent more time parsing
-/// and planning them than running them, and each was a round trip. Each part is skipped by its flag or an empty
+/// history, superseded keys, up to three DeviceCheck subjects, velocity sums) PostgreSQL spends more time parsing
+/// and planning them than running them, and each is a round trip. Each part is skipped by its flag or an empty
 /// array; the receipt's bytes are never read. One row always comes back: `key_found` says whether the key columns
 /// (`app_keys.*`) mean anything. Velocity sums come as one array in the order asked, with the writer's flush
 /// sequence from the same snapshot.

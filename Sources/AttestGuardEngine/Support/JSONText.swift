@@ -1,8 +1,8 @@
 import AttestCore
-package import RiskRules
+import RiskRules
 
 /// JSON text written byte by byte, for the documents produced on every verdict (the decision snapshot, the score
-/// response): `JSONEncoder` with sorted keys spent most of its time in generic containers and in Unicode-aware
+/// response): `JSONEncoder` with sorted keys spends most of its time in generic containers and in Unicode-aware
 /// key comparison. Callers write keys in the order they want (sorted by UTF-8 bytes, as `.sortedKeys` would).
 package enum JSONText {
     /// A JSON number: integral values without a fraction, others in Swift's shortest round-trip form; `null` for

@@ -3,11 +3,11 @@ import AttestCore
 import AttestGuardEngine
 import Foundation
 
-extension ServerConfigurationLoader {
-    /// `apple.*`: credentials from `teamId`, `keyId` and `privateKeyFile` / `privateKeyEnv`; base URLs
+extension AppleConfiguration {
+    /// Reads `apple.*`: credentials from `teamId`, `keyId` and `privateKeyFile` / `privateKeyEnv`; base URLs
     /// (`hosts.receiptsDevelopment`, `hosts.receiptsProduction`, `hosts.deviceCheckDevelopment`,
     /// `hosts.deviceCheckProduction`) only in simulator mode: production talks to Apple's hosts and nothing else.
-    static func readApple(_ values: ConfigValues, mode: ServerConfiguration.Mode, environment: [String: String]) throws -> AppleConfiguration {
+    init(reading values: ConfigValues, mode: ServerConfiguration.Mode, environment: [String: String]) throws {
         let timeout = Duration.milliseconds(try values.int("requestTimeoutMilliseconds", default: 10_000, range: 100...120_000))
         let overrides: [(String, WritableKeyPath<AppleConfiguration, String>)] = [
             ("hosts.receiptsDevelopment", \.receipts.developmentBaseURL),
@@ -32,7 +32,8 @@ extension ServerConfigurationLoader {
         let teamId = values.string("teamId")
         let keyId = values.string("keyId")
         guard teamId != nil || keyId != nil || values.string("privateKeyFile") != nil || values.string("privateKeyEnv") != nil else {
-            return apple
+            self = apple
+            return
         }
         guard let teamId, teamId.count == 10, teamId.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) }) else {
             throw ConfigurationError(key: values.path("teamId"), "must be the 10-character Apple team id")
@@ -41,9 +42,8 @@ extension ServerConfigurationLoader {
             throw ConfigurationError(key: values.path("keyId"), "must be the 10-character id of a .p8 key with DeviceCheck enabled")
         }
         do {
-            if values.string("privateKey") != nil {
-                throw ConfigurationError(key: values.path("privateKey"), "secrets are not accepted inline: use privateKeyFile or privateKeyEnv")
-            } else if let file = values.string("privateKeyFile") {
+            try values.refuseInlineSecret("privateKey", use: "privateKeyFile or privateKeyEnv")
+            if let file = values.string("privateKeyFile") {
                 apple.credentials = try AppleProviderCredentials.load(teamId: teamId, keyId: keyId, privateKeyFile: file)
             } else if let variable = values.string("privateKeyEnv") {
                 apple.credentials = try AppleProviderCredentials.load(teamId: teamId, keyId: keyId, environmentVariable: variable, environment: environment)
@@ -53,24 +53,6 @@ extension ServerConfigurationLoader {
         } catch let error as ProviderCredentialsError {
             throw ConfigurationError(key: values.path(values.string("privateKeyFile") != nil ? "privateKeyFile" : "privateKeyEnv"), error.description)
         }
-        return apple
-    }
-
-    /// `receipts.refresh.*`: the scheduler's pacing (see ``ReceiptRefreshSettings``).
-    static func readReceiptRefresh(_ values: ConfigValues) throws -> (settings: ReceiptRefreshSettings, enabled: Bool) {
-        let settings = ReceiptRefreshSettings(
-            refreshInterval: .seconds(try values.int("intervalHours", default: 20, range: 1...2_000) * 3_600),
-            firstRedemptionDelay: .seconds(try values.int("firstRedemptionDelaySeconds", default: 60, range: 0...86_400)),
-            leaseDuration: .seconds(try values.int("leaseSeconds", default: 120, range: 1...3_600)),
-            concurrency: try values.int("concurrency", default: 32, range: 1...1_024),
-            leaseBatchSize: try values.int("leaseBatchSize", default: 64, range: 1...10_000),
-            maximumAttempts: try values.int("maxAttempts", default: 6, range: 1...100),
-            requestsPerSecond: [
-                .production: Double(try values.int("productionRequestsPerSecond", default: 500, range: 0...1_000_000)),
-                .development: Double(try values.int("developmentRequestsPerSecond", default: 100, range: 0...1_000_000)),
-            ],
-            pollInterval: .seconds(try values.int("pollSeconds", default: 5, range: 1...3_600))
-        )
-        return (settings, try values.bool("enabled", default: true))
+        self = apple
     }
 }

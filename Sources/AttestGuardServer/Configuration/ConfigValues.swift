@@ -1,25 +1,49 @@
 import Configuration
 import Foundation
+import Synchronization
 
 /// Typed, strict reads over a swift-configuration reader: every value is read as text and parsed here, so that
 /// a mistyped value is an error naming its key instead of a silent fallback to the default.
+///
+/// Each settings type reads its own keys from a scoped ``ConfigValues`` (`init(reading:)`, as Hummingbird's
+/// configurations do); every key read is one of ``ConfigurationKey/all``, and a ``Recorder`` given at the root
+/// collects the full path of each key read (the tests compare the two).
 struct ConfigValues {
+    /// Collects the full dotted path of every key read through the values it was given to.
+    final class Recorder: Sendable {
+        private let paths = Mutex<Set<String>>([])
+
+        init() {}
+
+        var read: Set<String> { paths.withLock { $0 } }
+
+        func record(_ path: String) { _ = paths.withLock { $0.insert(path) } }
+    }
+
     let reader: ConfigReader
     /// The dotted prefix of `reader` (for messages).
     let prefix: String
+    let recorder: Recorder?
 
-    init(_ reader: ConfigReader, prefix: String = "") {
+    init(_ reader: ConfigReader, prefix: String = "", recorder: Recorder? = nil) {
         self.reader = reader
         self.prefix = prefix
+        self.recorder = recorder
     }
 
     func scoped(_ key: String) -> ConfigValues {
-        ConfigValues(reader.scoped(to: ConfigKey(key)), prefix: path(key))
+        ConfigValues(reader.scoped(to: ConfigKey(key)), prefix: path(key), recorder: recorder)
     }
 
     func path(_ key: String) -> String { prefix.isEmpty ? key : "\(prefix).\(key)" }
 
     func string(_ key: String, isSecret: Bool = false) -> String? {
+        recorder?.record(path(key))
+        return unrecordedString(key, isSecret: isSecret)
+    }
+
+    /// A read that is no key of the configuration: an inline secret looked up only to be refused.
+    private func unrecordedString(_ key: String, isSecret: Bool = false) -> String? {
         reader.string(forKey: ConfigKey(key), isSecret: isSecret).flatMap { $0.isEmpty ? nil : $0 }
     }
 
@@ -50,6 +74,7 @@ struct ConfigValues {
     }
 
     func stringArray(_ key: String) -> [String] {
+        recorder?.record(path(key))
         if let array = reader.stringArray(forKey: ConfigKey(key)) {
             return array.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }
@@ -64,12 +89,17 @@ struct ConfigValues {
         return parsed
     }
 
-    /// A secret given by file path (`<key>File`) or by the name of an environment variable (`<key>Env`), never
-    /// inline: secrets do not belong in configuration files.
-    func secret(_ key: String, environment: [String: String]) throws -> String? {
-        if string(key) != nil {
-            throw ConfigurationError(key: path(key), "secrets are not accepted inline: use \(key)File (a path) or \(key)Env (a variable name)")
+    /// Refuses an inline `<key>`: secrets do not belong in configuration files.
+    func refuseInlineSecret(_ key: String, use alternatives: String) throws {
+        if unrecordedString(key, isSecret: true) != nil {
+            throw ConfigurationError(key: path(key), "secrets are not accepted inline: use \(alternatives)")
         }
+    }
+
+    /// A secret given by file path (`<key>File`) or by the name of an environment variable (`<key>Env`), never
+    /// inline (see ``refuseInlineSecret(_:use:)``).
+    func secret(_ key: String, environment: [String: String]) throws -> String? {
+        try refuseInlineSecret(key, use: "\(key)File (a path) or \(key)Env (a variable name)")
         if let file = string(key + "File") {
             guard let contents = FileManager.default.contents(atPath: file), let text = String(data: contents, encoding: .utf8) else {
                 throw ConfigurationError(key: path(key + "File"), "cannot read \(file)")

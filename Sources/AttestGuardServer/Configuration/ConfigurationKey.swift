@@ -1,0 +1,109 @@
+/// One configuration key the server reads, as a configuration file writes it: a dotted path in which `<app>` and
+/// `<apiKey>` stand for a name listed in `apps.names` and `apiKeys.names`.
+///
+/// ``all`` is the one list of every key: the settings types read exactly these (a test records every key a full
+/// configuration reads and compares), and tools that check a configuration file compare its keys with it.
+public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
+    /// The dotted path, with `<app>` or `<apiKey>` for a configured name.
+    public let path: String
+    /// What the key holds, with its default.
+    public let summary: String
+
+    init(_ path: String, _ summary: String) {
+        self.path = path
+        self.summary = summary
+    }
+
+    public var description: String { path }
+
+    /// The environment variable that overrides the key: `ATTESTGUARD_` and the path in upper snake case
+    /// (`server.port` is `ATTESTGUARD_SERVER_PORT`, `apps.<app>.appId` is `ATTESTGUARD_APPS_<APP>_APP_ID`).
+    public var environmentVariable: String {
+        var name = "ATTESTGUARD"
+        for segment in path.split(separator: ".") {
+            name += "_"
+            if segment.hasPrefix("<") {
+                name += segment.uppercased()
+                continue
+            }
+            for character in segment {
+                if character.isUppercase { name += "_" }
+                name += character.uppercased()
+            }
+        }
+        return name
+    }
+
+    /// Whether `concretePath` (`apps.shop.appId`) is this key: segment by segment, `<app>` and `<apiKey>` match any
+    /// one name.
+    public func matches(_ concretePath: String) -> Bool {
+        let pattern = path.split(separator: ".")
+        let concrete = concretePath.split(separator: ".")
+        guard pattern.count == concrete.count else { return false }
+        return zip(pattern, concrete).allSatisfy { $0.hasPrefix("<") || $0 == $1 }
+    }
+
+    /// Every key the server reads.
+    public static let all: [ConfigurationKey] = [
+        ConfigurationKey("mode", "`production` (Apple's roots only; the default with a file) or `simulator` (the test PKI; the default without one)"),
+        ConfigurationKey("logLevel", "swift-log level: trace, debug, info (default), notice, warning, error, critical"),
+        ConfigurationKey("clockSkewSeconds", "the one clock-skew tolerance: certificates, receipt creation times, challenge expiry (default 120)"),
+        ConfigurationKey("simulator.seed", "the simulator PKI's seed (simulator mode)"),
+        ConfigurationKey("server.host", "the address to bind (default 127.0.0.1)"),
+        ConfigurationKey("server.port", "the port (default 8080)"),
+        ConfigurationKey("server.maxBodyBytes", "the largest request body; larger is 413 body_too_large (default 131072)"),
+        ConfigurationKey("server.tls.certificateChainPath", "PEM certificate chain for HTTPS"),
+        ConfigurationKey("server.tls.privateKeyPath", "PEM private key for HTTPS"),
+        ConfigurationKey("database.url", "PostgreSQL URL without a password; without one, the SQLite file"),
+        ConfigurationKey("database.passwordFile", "a file holding the PostgreSQL password"),
+        ConfigurationKey("database.passwordEnv", "an environment variable holding the PostgreSQL password"),
+        ConfigurationKey("database.poolSize", "PostgreSQL connections per process (default 16)"),
+        ConfigurationKey("database.minimumConnections", "connections kept open while idle (default: poolSize)"),
+        ConfigurationKey("database.keepAliveSeconds", "idle time before a keep-alive query; 0 = none (default)"),
+        ConfigurationKey("database.timeoutMilliseconds", "a store call slower than this is 503 store_unavailable (default 5000)"),
+        ConfigurationKey("database.autoMigrate", "PostgreSQL: apply migrations at start (default false; SQLite always migrates)"),
+        ConfigurationKey("database.sqlitePath", "the SQLite file when no URL is set (default attestguard.sqlite)"),
+        ConfigurationKey("challenges.ttlSeconds", "how long a challenge is valid (default 300)"),
+        ConfigurationKey("challenges.maxPerUser", "challenges one user of one app may be issued per window (default 30)"),
+        ConfigurationKey("challenges.quotaWindowSeconds", "the per-user quota's window (default 300)"),
+        ConfigurationKey("challenges.perApiKeyPerMinute", "per-process token bucket per API key; 0 = no limit (default)"),
+        ConfigurationKey("apps.names", "the names of the configured apps"),
+        ConfigurationKey("apps.<app>.appId", "TEAMID.bundle.id"),
+        ConfigurationKey("apps.<app>.environments", "development and/or production (default [production])"),
+        ConfigurationKey("apps.<app>.attestationClientDataHash", "sha256 (default) or raw"),
+        ConfigurationKey("apps.<app>.clientDataFormat", "v1 (default, request-bound) or legacy"),
+        ConfigurationKey("apps.<app>.legacyChallengePointer", "the JSON pointer to the challenge in legacy clientData"),
+        ConfigurationKey("apps.<app>.mode", "enforce (default) or monitor"),
+        ConfigurationKey("apps.<app>.attestationRequiredPercent", "users the rules see as rollout.attestation_required, 0-100 (default 0)"),
+        ConfigurationKey("apps.<app>.onStoreError", "the verdict when scoring cannot read the store: allow, review (default) or deny"),
+        ConfigurationKey("apple.teamId", "the Apple team id of the .p8 key"),
+        ConfigurationKey("apple.keyId", "the id of a .p8 key with DeviceCheck enabled"),
+        ConfigurationKey("apple.privateKeyFile", "the .p8 key's file"),
+        ConfigurationKey("apple.privateKeyEnv", "an environment variable holding the .p8 key"),
+        ConfigurationKey("apple.requestTimeoutMilliseconds", "the deadline of one request to Apple (default 10000)"),
+        ConfigurationKey("apple.hosts.receiptsDevelopment", "simulator mode only: the development receipt host"),
+        ConfigurationKey("apple.hosts.receiptsProduction", "simulator mode only: the production receipt host"),
+        ConfigurationKey("apple.hosts.deviceCheckDevelopment", "simulator mode only: the development DeviceCheck host"),
+        ConfigurationKey("apple.hosts.deviceCheckProduction", "simulator mode only: the production DeviceCheck host"),
+        ConfigurationKey("receipts.refresh.enabled", "continuous refresh inside serve (default true; needs apple.*)"),
+        ConfigurationKey("receipts.refresh.firstRedemptionDelaySeconds", "a new key's ATTEST receipt is redeemed this soon after attestation (default 60)"),
+        ConfigurationKey("receipts.refresh.intervalHours", "then again after this long (default 20)"),
+        ConfigurationKey("receipts.refresh.concurrency", "redemptions in flight per process (default 32)"),
+        ConfigurationKey("receipts.refresh.leaseBatchSize", "receipts leased per store round trip (default 64)"),
+        ConfigurationKey("receipts.refresh.leaseSeconds", "a dead worker's leases return to the pool after this (default 120)"),
+        ConfigurationKey("receipts.refresh.maxAttempts", "transient failures before waiting for the next round (default 6)"),
+        ConfigurationKey("receipts.refresh.productionRequestsPerSecond", "per-process token bucket for Apple's production host; 0 = no limit (default 500)"),
+        ConfigurationKey("receipts.refresh.developmentRequestsPerSecond", "per-process token bucket for Apple's development host; 0 = no limit (default 100)"),
+        ConfigurationKey("receipts.refresh.pollSeconds", "how often serve looks for newly due receipts (default 5)"),
+        ConfigurationKey("rules.directory", "the rule set (default ./Rules if present, else none)"),
+        ConfigurationKey("rules.shadowDirectory", "a rule set evaluated beside the live one, logged, never enforced"),
+        ConfigurationKey("decisionLog.retentionDays", "days of verdicts kept (default 30)"),
+        ConfigurationKey("privacy.hashKeyFile", "a file holding the key of the keyed hashes of user ids and IPs (32+ characters)"),
+        ConfigurationKey("privacy.hashKeyEnv", "an environment variable holding that key"),
+        ConfigurationKey("apiKeys.names", "the names of the configured API keys"),
+        ConfigurationKey("apiKeys.<apiKey>.secretFile", "a file holding the API key"),
+        ConfigurationKey("apiKeys.<apiKey>.secretEnv", "an environment variable holding the API key"),
+        ConfigurationKey("apiKeys.<apiKey>.scopes", "verify, score, devicecheck:read, devicecheck:write, admin"),
+        ConfigurationKey("apiKeys.<apiKey>.apps", "the app ids the key may touch ([\"*\"] or none: every app)"),
+    ]
+}

@@ -1,0 +1,110 @@
+@testable import AttestGuardServer
+import Crypto
+import Foundation
+import Testing
+
+/// `ConfigurationKey.all` is the one list of the keys the server reads: loading configurations that use every
+/// key reads exactly the listed keys, no other.
+@Suite("Configuration: the list of keys")
+struct ConfigurationKeyTests {
+    static func file(_ text: String, suffix: String = ".yaml") throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("attestguard-keys-\(UUID().uuidString)\(suffix)").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// The full paths a load of `yaml` reads.
+    static func keysRead(_ yaml: String, environment: [String: String] = [:]) async throws -> Set<String> {
+        let recorder = ConfigValues.Recorder()
+        _ = try await ServerConfigurationLoader.load(
+            file: try file(yaml), environment: environment, simulatorRoots: SimulatorTrustRoots.deviceSimulator, recorder: recorder
+        )
+        return recorder.read
+    }
+
+    @Test("configurations that use every key read exactly the listed keys")
+    func everyKeyIsListedAndRead() async throws {
+        let secret = try Self.file("a-secret-of-at-least-thirty-two-characters")
+        let p8 = try Self.file(P256.Signing.PrivateKey().pemRepresentation)
+        let everythingByFile = """
+            mode: simulator
+            logLevel: debug
+            clockSkewSeconds: 60
+            simulator: { seed: keys-test }
+            server: { host: 127.0.0.1, port: 8081, maxBodyBytes: 4096, tls: { certificateChainPath: /tls/chain.pem, privateKeyPath: /tls/key.pem } }
+            database: { url: "postgres://attestguard@127.0.0.1:5432/attestguard", passwordFile: \(secret), poolSize: 4,
+                        minimumConnections: 2, keepAliveSeconds: 30, timeoutMilliseconds: 1000, autoMigrate: true }
+            challenges: { ttlSeconds: 60, maxPerUser: 3, quotaWindowSeconds: 60, perApiKeyPerMinute: 10 }
+            apps:
+              names: [shop]
+              shop: { appId: ABCDE12345.com.example.shop, environments: [development], attestationClientDataHash: raw,
+                      clientDataFormat: legacy, legacyChallengePointer: /challenge, mode: monitor, attestationRequiredPercent: 5,
+                      onStoreError: deny }
+            apple:
+              teamId: ABCDE12345
+              keyId: KEY1234567
+              privateKeyFile: \(p8)
+              requestTimeoutMilliseconds: 2000
+              hosts: { receiptsDevelopment: "http://127.0.0.1:8090", receiptsProduction: "http://127.0.0.1:8090",
+                       deviceCheckDevelopment: "http://127.0.0.1:8091", deviceCheckProduction: "http://127.0.0.1:8091" }
+            receipts:
+              refresh: { enabled: false, firstRedemptionDelaySeconds: 5, intervalHours: 12, concurrency: 8, leaseBatchSize: 16,
+                         leaseSeconds: 30, maxAttempts: 3, productionRequestsPerSecond: 10, developmentRequestsPerSecond: 5, pollSeconds: 2 }
+            rules: { directory: /rules, shadowDirectory: /candidate }
+            decisionLog: { retentionDays: 7 }
+            privacy: { hashKeyFile: \(secret) }
+            apiKeys:
+              names: [gateway]
+              gateway: { secretFile: \(secret), scopes: [verify], apps: ["*"] }
+            """
+        let byEnvironment = """
+            mode: production
+            database: { sqlitePath: /tmp/attestguard-keys.sqlite }
+            apps: { names: [shop], shop: { appId: ABCDE12345.com.example.shop } }
+            apple: { teamId: ABCDE12345, keyId: KEY1234567, privateKeyEnv: APPLE_P8 }
+            privacy: { hashKeyEnv: HASH_KEY }
+            apiKeys: { names: [gateway], gateway: { secretEnv: GATEWAY_KEY, scopes: [score] } }
+            """
+        let passwordByEnvironment = """
+            mode: simulator
+            database: { url: "postgres://attestguard@127.0.0.1:5432/attestguard", passwordEnv: DB_PASSWORD }
+            """
+        let environment = [
+            "APPLE_P8": P256.Signing.PrivateKey().pemRepresentation, "HASH_KEY": "a-hash-key-of-at-least-thirty-two-characters",
+            "GATEWAY_KEY": "gateway-secret-0123456789", "DB_PASSWORD": "p@ss",
+        ]
+        var read = try await Self.keysRead(everythingByFile)
+        read.formUnion(try await Self.keysRead(byEnvironment, environment: environment))
+        read.formUnion(try await Self.keysRead(passwordByEnvironment, environment: environment))
+
+        let listed = ConfigurationKey.all
+        #expect(Set(listed.map(\.path)).count == listed.count, "a key is listed twice")
+        for path in read.sorted() where !listed.contains(where: { $0.matches(path) }) {
+            Issue.record("the server reads \(path), which ConfigurationKey.all does not list")
+        }
+        for key in listed where !read.contains(where: { key.matches($0) }) {
+            Issue.record("ConfigurationKey.all lists \(key.path), which no load read")
+        }
+    }
+
+    @Test("a key's environment variable overrides it")
+    func environmentVariables() async throws {
+        let port = try #require(ConfigurationKey.all.first { $0.path == "server.port" })
+        let bodyLimit = try #require(ConfigurationKey.all.first { $0.path == "server.maxBodyBytes" })
+        let appId = try #require(ConfigurationKey.all.first { $0.path == "apps.<app>.appId" })
+        #expect(port.environmentVariable == "ATTESTGUARD_SERVER_PORT")
+        #expect(bodyLimit.environmentVariable == "ATTESTGUARD_SERVER_MAX_BODY_BYTES")
+        #expect(appId.environmentVariable == "ATTESTGUARD_APPS_<APP>_APP_ID")
+        let configuration = try await ServerConfigurationLoader.load(
+            file: nil, environment: [port.environmentVariable: "9099", bodyLimit.environmentVariable: "2048"]
+        )
+        #expect(configuration.port == 9099 && configuration.maxBodyBytes == 2048)
+    }
+
+    @Test("a pattern matches one name per placeholder, segment by segment")
+    func matching() throws {
+        let appId = try #require(ConfigurationKey.all.first { $0.path == "apps.<app>.appId" })
+        #expect(appId.matches("apps.shop.appId"))
+        #expect(!appId.matches("apps.shop.extra.appId") && !appId.matches("apps.appId") && !appId.matches("apps.shop.mode"))
+    }
+}

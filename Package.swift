@@ -7,7 +7,7 @@ let swiftSettings: [SwiftSetting] = [
 ]
 
 let package = Package(
-    name: "AttestGuardEngine",
+    name: "AttestGuard",
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "AttestVocabulary", targets: ["AttestVocabulary"]),

@@ -1,7 +1,8 @@
 /// A stable, machine-readable reason a request or an object was refused: the `code` of every HTTP error body and
 /// of every failed `attestguard verify` report.
 ///
-/// This is the registry: every code the project reports is one of these, so a misspelled code does not compile
+/// This is the registry of those codes (problems in rule files have codes of their own, `RuleSetError.Code`), so
+/// a misspelled code does not compile
 /// and the OpenAPI document and the README can be checked against ``allCases``. The set may grow (a closed enum
 /// would make every new code a breaking change): callers compare with the constants, `==` on the code, and
 /// treat a code they do not know by its HTTP status. ``description`` is the code alone, safe to log.

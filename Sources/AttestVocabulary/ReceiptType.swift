@@ -5,6 +5,7 @@ public struct ReceiptType: Sendable, Hashable, CustomStringConvertible {
     /// The raw text of field 6.
     public let rawValue: String
 
+    /// The type a receipt's field 6 names, known or not.
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// The receipt embedded in an attestation object.

@@ -22,7 +22,9 @@ public struct SignalWindow: Sendable, Hashable, CustomStringConvertible {
     /// The shortest and longest windows, in seconds.
     public static let secondsRange: ClosedRange<Int> = 60...(30 * 86_400)
 
+    /// How many units.
     public let amount: Int
+    /// The unit it is written in.
     public let unit: Unit
 
     /// A window of `amount` units; `nil` outside ``secondsRange``.
@@ -43,7 +45,8 @@ public struct SignalWindow: Sendable, Hashable, CustomStringConvertible {
     /// The window's length in seconds.
     public var seconds: Int { amount * unit.seconds }
 
-    /// The segment as a signal name writes it.
+    /// The segment in its canonical form (`5m` for a window read from `05m` or `+5m`): the form rules should use,
+    /// since a signal's name is its text.
     public var description: String { "\(amount)\(unit.rawValue)" }
 
     /// A window of whole minutes. Traps outside ``secondsRange``: for windows written in code.

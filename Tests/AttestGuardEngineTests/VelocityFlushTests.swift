@@ -1,3 +1,4 @@
+import AttestVocabulary
 @testable import AttestGuardEngine
 import AttestTestSupport
 import Foundation
@@ -26,7 +27,7 @@ struct VelocityFlushTests {
 
     static func read(_ recorder: VelocityRecorder) async throws -> Int64 {
         let sum = VelocitySum(
-            subject: recorder.keying.subject("user", "overlap"), event: "score_requests",
+            subject: recorder.keying.subject(.user, "overlap"), event: "score_requests",
             since: Int64(VelocityTests.start.timeIntervalSince1970) - 60
         )
         return try await recorder.sums(appId: appId, [sum])[0]
@@ -83,7 +84,7 @@ struct VelocityFlushTests {
             try await recorder.flush()
             #expect(try await Self.read(recorder) == 3)
             #expect(try await test.store.velocitySums(appId: Self.appId, [VelocitySum(
-                subject: recorder.keying.subject("user", "overlap"), event: "score_requests", since: 0
+                subject: recorder.keying.subject(.user, "overlap"), event: "score_requests", since: 0
             )]) == [3], "written once")
         }
     }
@@ -106,7 +107,7 @@ struct VelocityFlushTests {
 
     static func sums(_ recorder: VelocityRecorder) -> [VelocitySum] {
         users.map { user in
-            VelocitySum(subject: recorder.keying.subject("user", user), event: "score_requests", since: Int64(VelocityTests.start.timeIntervalSince1970) - 60)
+            VelocitySum(subject: recorder.keying.subject(.user, user), event: "score_requests", since: Int64(VelocityTests.start.timeIntervalSince1970) - 60)
         }
     }
 

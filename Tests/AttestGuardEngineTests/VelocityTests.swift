@@ -49,8 +49,8 @@ struct VelocityTests {
 
     @Test("a subject is the first 16 bytes of HMAC-SHA-256(key, dimension NUL value) in hex (values computed with Python's hmac)")
     func subjectHashes() {
-        #expect(VelocityKeying.publicTestKey.subject("user", "alice") == "4ffe3fce32ee4d975f3613eb753f0a6f")
-        #expect(VelocityKeying.publicTestKey.subject("ip", "203.0.113.9") == "d4dc4216b7aaa88c6cf593440b118297")
+        #expect(VelocityKeying.publicTestKey.subject(.user, "alice") == "4ffe3fce32ee4d975f3613eb753f0a6f")
+        #expect(VelocityKeying.publicTestKey.subject(.ip, "203.0.113.9") == "d4dc4216b7aaa88c6cf593440b118297")
     }
 
     @Test("two server processes sharing PostgreSQL see each other's events after a flush", arguments: TestStoreBackend.postgresOnly)
@@ -143,12 +143,12 @@ struct VelocityTests {
     func keyedHashes() async throws {
         let a = VelocityKeying(secret: Data("key-a-0123456789-0123456789-0123".utf8))
         let b = VelocityKeying(secret: Data("key-b-0123456789-0123456789-0123".utf8))
-        let subject = a.subject("user", "alice@example.com")
+        let subject = a.subject(.user, "alice@example.com")
         #expect(subject.count == 32 && subject.allSatisfy(\.isHexDigit))
         #expect(!subject.contains("alice"))
-        #expect(subject == a.subject("user", "alice@example.com"))
-        #expect(subject != b.subject("user", "alice@example.com"))
-        #expect(subject != a.subject("ip", "alice@example.com"), "the dimension is part of the hash")
+        #expect(subject == a.subject(.user, "alice@example.com"))
+        #expect(subject != b.subject(.user, "alice@example.com"))
+        #expect(subject != a.subject(.ip, "alice@example.com"), "the dimension is part of the hash")
         try await withTestStore(.sqlite) { (test: TestStore) async throws in
             let recorder = VelocityRecorder(store: test.store, keying: a)
             recorder.record(.assertions, appId: Self.appId, subjects: VelocitySubjects(user: "alice@example.com", ip: "203.0.113.9"), at: Self.start)
@@ -169,7 +169,7 @@ struct VelocityTests {
             #expect(recorder.backlog.pending == 90, "101 buckets, down to 90: the excess and a tenth of the limit")
             #expect(recorder.backlog.dropped == 11)
             // What is left are minutes 11...100: a sum from minute 0 counts 90 events, one from minute 11 as many.
-            let subject = keying.subject("user", "u")
+            let subject = keying.subject(.user, "u")
             let first = Int64(Self.start.timeIntervalSince1970)
             let sums = try await recorder.sums(appId: Self.appId, [
                 VelocitySum(subject: subject, event: VelocityEvent.assertions.rawValue, since: first),

@@ -7,23 +7,32 @@ import Testing
 /// key reads exactly the listed keys, no other.
 @Suite("Configuration: the list of keys")
 struct ConfigurationKeyTests {
+    /// A new file in a folder of its own under the temporary directory, which `removeFiles()` deletes.
+    static let folder = FileManager.default.temporaryDirectory.appendingPathComponent("attestguard-keys-\(UUID().uuidString)")
+
     static func file(_ text: String, suffix: String = ".yaml") throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("attestguard-keys-\(UUID().uuidString)\(suffix)").path
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.appendingPathComponent("\(UUID().uuidString)\(suffix)").path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
 
+    static func removeFiles() { try? FileManager.default.removeItem(at: folder) }
+
     /// The full paths a load of `yaml` reads.
     static func keysRead(_ yaml: String, environment: [String: String] = [:]) async throws -> Set<String> {
         let recorder = ConfigValues.Recorder()
+        let file = try file(yaml)
+        defer { try? FileManager.default.removeItem(atPath: file) }
         _ = try await ServerConfigurationLoader.load(
-            file: try file(yaml), environment: environment, simulatorRoots: SimulatorTrustRoots.deviceSimulator, recorder: recorder
+            file: file, environment: environment, simulatorRoots: SimulatorTrustRoots.deviceSimulator, recorder: recorder
         )
-        return recorder.read
+        return recorder.pathsRead
     }
 
     @Test("configurations that use every key read exactly the listed keys")
     func everyKeyIsListedAndRead() async throws {
+        defer { Self.removeFiles() }
         let secret = try Self.file("a-secret-of-at-least-thirty-two-characters")
         let p8 = try Self.file(P256.Signing.PrivateKey().pemRepresentation)
         let everythingByFile = """

@@ -4,11 +4,14 @@ import Testing
 /// The README and docs describe the repository on their own: every link stays inside it, so a reader of a
 /// fresh clone (or of an offline copy) never meets a link to something that is not there.
 struct DocumentLinkTests {
-    /// What a Markdown document points at: `[text](target)` links and the web addresses written out in it.
+    /// What a Markdown document points at: `[text](target)` links, the web addresses written out in it, and paths
+    /// in backticks that climb out of the document's folder (`../...`).
     static func targets(in markdown: String) -> [String] {
         var found: [String] = []
         let linkPattern = /\]\(([^)\s]+)\)/
         for match in markdown.matches(of: linkPattern) { found.append(String(match.1)) }
+        let climbingPath = /`(\.\.\/[^`\s]+)`/
+        for match in markdown.matches(of: climbingPath) { found.append(String(match.1)) }
         let addressPattern = /https?:\/\/[^\s)`"'>]+/
         for match in markdown.matches(of: addressPattern) { found.append(String(match.0)) }
         return found
@@ -21,7 +24,7 @@ struct DocumentLinkTests {
             let host = target[scheme.upperBound...].prefix { $0 != "/" && $0 != ":" }
             return host == "127.0.0.1" || host == "localhost" || host == "[::1]" ? nil : "a web address"
         }
-        if target.hasPrefix("/") || target.contains("shared/") { return "a path outside the repository" }
+        if target.hasPrefix("/") { return "a path outside the repository" }
         let folder = (documentPath as NSString).deletingLastPathComponent
         let path = target.split(separator: "#", maxSplits: 1).first.map(String.init) ?? target
         var depth = folder.split(separator: "/").count
@@ -55,5 +58,9 @@ struct DocumentLinkTests {
         #expect(Self.escape(of: "#post-v1score", from: "Benchmarks/README.md") == nil)
         #expect(Self.escape(of: "http://127.0.0.1:8090", from: "README.md") == nil)
         #expect(Self.targets(in: "see [the contract](docs/contract.md) and https://example.com/x.") == ["docs/contract.md", "https://example.com/x."])
+        // A path in backticks that climbs out of the repository is found too.
+        let readme = "The contract is `../shared/reference/contract.md`; the document is `OpenAPI/openapi.yaml`."
+        #expect(Self.targets(in: readme) == ["../shared/reference/contract.md"])
+        #expect(Self.escape(of: "../shared/reference/contract.md", from: "README.md") == "a path outside the repository")
     }
 }

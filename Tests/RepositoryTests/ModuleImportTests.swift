@@ -33,6 +33,38 @@ struct ModuleImportTests {
         }
     }
 
+    /// The target dependencies `Package.swift` names for `target` (module names in quotes, products by name).
+    static func manifestDependencies(of target: String, in manifest: String) -> Set<String> {
+        guard let start = manifest.range(of: "\n            name: \"\(target)\",\n            dependencies: [") else { return [] }
+        let rest = manifest[start.upperBound...]
+        let end = rest.range(of: "\n            ]")?.lowerBound ?? rest.endIndex
+        return Set(rest[..<end].matches(of: /"([A-Za-z0-9_-]+)"/).map { String($0.1) })
+    }
+
+    @Test func theManifestLinksOnlyWhatTheLayoutAllows() throws {
+        let manifest = try RepositoryFiles.text("Package.swift")
+        for (module, banned) in Self.forbidden {
+            let dependencies = Self.manifestDependencies(of: module, in: manifest)
+            #expect(!dependencies.isEmpty, "no dependencies found for \(module) in Package.swift")
+            #expect(dependencies.intersection(banned).isEmpty, "Package.swift links \(module) to \(dependencies.intersection(banned).sorted())")
+        }
+        #expect(manifest.contains("\n            name: \"AttestVocabulary\",\n            swiftSettings:"), "the vocabulary depends on nothing")
+    }
+
+    @Test func manifestDependenciesAreRead() {
+        let manifest = """
+                    .target(
+                        name: "AttestGuardServer",
+                        dependencies: [
+                            "AttestGuardEngine",
+                            .product(name: "Hummingbird", package: "hummingbird"),
+                        ],
+                        swiftSettings: swiftSettings
+                    ),
+            """
+        #expect(Self.manifestDependencies(of: "AttestGuardServer", in: manifest) == ["AttestGuardEngine", "Hummingbird", "hummingbird"])
+    }
+
     @Test func theVocabularyImportsNothing() throws {
         let sources = try RepositoryFiles.tracked().filter { $0.hasPrefix("Sources/AttestVocabulary/") && $0.hasSuffix(".swift") }
         #expect(!sources.isEmpty)

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The shared vocabulary is typed: outside `Sources/AttestVocabulary`, no source spells a registered error code,
-/// a decision, an environment or a receipt type as a string literal. A misspelled literal would compile and
+/// a decision, an environment, a receipt type or a fixed signal's name as a string literal. A misspelled literal would compile and
 /// silently never match; the typed constant cannot be misspelled.
 struct VocabularyLiteralTests {
     /// The texts no literal may equal, each with the vocabulary type that owns it.
@@ -13,6 +13,7 @@ struct VocabularyLiteralTests {
         for decision in Decision.allCases { words[decision.rawValue] = "Decision" }
         for environment in AppAttestEnvironment.allCases { words[environment.rawValue] = "AppAttestEnvironment" }
         for type in [ReceiptType.attest, .receipt] { words[type.rawValue] = "ReceiptType" }
+        for signal in FixedSignal.allCases { words[signal.rawValue] = "FixedSignal" }
         return words
     }()
 
@@ -31,6 +32,8 @@ struct VocabularyLiteralTests {
         "Sources/AttestGuardEngine/Receipts/ReceiptRefresher.swift": ["unauthorized"],
         // A PostgreSQL URL's sslmode.
         "Sources/AttestGuardStorage/PostgreSQL/PostgresStoreConfiguration.swift": ["allow"],
+        // Field paths of the assertion body in error messages, spelled like the signals they feed.
+        "Sources/AttestGuardServer/Wire/WireFields.swift": ["request.ip", "request.action"],
         // Codes of rule-file problems (`rules lint`, the reload route), a domain of their own.
         "Sources/RiskRules/RuleSets/RuleSetError.swift": ["invalid_field", "missing_field"],
     ]
@@ -68,5 +71,6 @@ struct VocabularyLiteralTests {
         #expect(Self.literals(in: source).map(\.text) == ["missing_field", "userId is required", "review", "allow", #"say \"deny\""#])
         #expect(Self.vocabulary["missing_field"] != nil && Self.vocabulary["ATTEST"] == "ReceiptType")
         #expect(Self.vocabulary["production"] == "AppAttestEnvironment" && Self.vocabulary["deny"] == "Decision")
+        #expect(Self.vocabulary["receipt.risk_metric"] == "FixedSignal")
     }
 }

@@ -51,6 +51,13 @@ struct SignalVocabularyTests {
         #expect(SignalSchema.velocityWindow(segment) == nil)
     }
 
+    @Test("a window written with a leading zero or sign reads as its canonical form")
+    func canonicalWindows() throws {
+        #expect(try #require(SignalWindow(segment: "05m")).description == "5m")
+        #expect(try #require(SignalWindow(segment: "+2h")).description == "2h")
+        #expect(SignalSchema.velocityWindow("05m") == 300)
+    }
+
     @Test("constructed windows")
     func constructedWindows() {
         #expect(SignalWindow.minutes(15).seconds == 900)

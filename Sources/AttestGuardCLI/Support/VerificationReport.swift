@@ -1,4 +1,5 @@
 import ArgumentParser
+import AttestVocabulary
 import Foundation
 
 /// The one JSON object a `verify` command prints, and the exit code that goes with it.
@@ -11,8 +12,8 @@ struct VerificationReport {
     }
 
     /// A report for an invalid object: its stable code and what failed.
-    static func invalid(code: String, detail: String) -> VerificationReport {
-        VerificationReport(fields: ["valid": false, "error": code, "detail": detail])
+    static func invalid(code: ErrorCode, detail: String) -> VerificationReport {
+        VerificationReport(fields: ["valid": false, "error": code.rawValue, "detail": detail])
     }
 
     /// Prints the JSON object on stdout and ends with exit 0 (valid) or 1 (invalid).

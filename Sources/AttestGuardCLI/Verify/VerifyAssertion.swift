@@ -41,7 +41,7 @@ extension AttestGuardCommand.Verify {
                 if let text = String(validating: verified.clientData, as: UTF8.self) { fields["clientData"] = text }
                 try VerificationReport.valid(fields).emit()
             case .invalid(let error):
-                try VerificationReport.invalid(code: error.code.description, detail: error.detail).emit()
+                try VerificationReport.invalid(code: error.code.errorCode, detail: error.detail).emit()
             }
         }
     }

@@ -77,7 +77,7 @@ extension AttestGuardCommand.Verify {
             case .valid(let verified):
                 try VerificationReport.valid(Self.fields(of: verified)).emit()
             case .invalid(let error):
-                try VerificationReport.invalid(code: error.code.description, detail: error.detail).emit()
+                try VerificationReport.invalid(code: error.code.errorCode, detail: error.detail).emit()
             }
         }
 

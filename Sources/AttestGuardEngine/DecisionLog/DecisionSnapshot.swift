@@ -1,3 +1,4 @@
+import AttestVocabulary
 import AttestCore
 import Foundation
 import RiskRules
@@ -11,7 +12,8 @@ import RiskRules
 /// `JSONSerialization`'s sorted keys compare through a locale-aware collator, which would make this the costliest
 /// step of a score request.
 enum DecisionSnapshot {
-    static let excluded: Set<String> = ["request.user_id", "request.ip", "request.device_id"]
+    /// Raw identifiers the log never keeps (the contract keeps only keyed hashes of them).
+    static let excluded = Set([FixedSignal.requestUserId, .requestIp, .requestDeviceId].map(\.rawValue))
 
     /// `signals` sorted by name, as ``RiskScorer/Outcome/signalList`` has them.
     static func json(_ signals: [SignalEntry]) -> String {

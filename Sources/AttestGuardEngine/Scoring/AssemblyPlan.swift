@@ -1,3 +1,4 @@
+import AttestVocabulary
 import Foundation
 import RiskRules
 import Synchronization
@@ -8,9 +9,8 @@ struct AssemblyPlan: Sendable {
     /// A `velocity.<event>.<per>.<window>` signal the rules read.
     struct VelocityRead: Sendable {
         var name: String
-        var event: String
-        /// `key`, `user`, `device` or `ip`.
-        var dimension: String
+        var event: VelocityEvent
+        var dimension: VelocityDimension
         var window: TimeInterval
     }
 
@@ -25,13 +25,15 @@ struct AssemblyPlan: Sendable {
         for name in layout.names {
             if name.hasPrefix("key.") { key = true }
             if name.hasPrefix("receipt.") { key = true; receipt = true }
-            if name == "receipt.risk_metric_change_7d" { history = true }
+            if name == FixedSignal.receiptRiskMetricChange7d.rawValue { history = true }
             if name.hasPrefix("devicecheck.") { deviceCheck = true }
-            if name == "key.superseded_keys" { superseded = true }
+            if name == FixedSignal.keySupersededKeys.rawValue { superseded = true }
             if name.hasPrefix("velocity.") {
                 let parts = name.split(separator: ".").map(String.init)
-                guard parts.count == 4, let window = SignalSchema.velocityWindow(parts[3]) else { continue }
-                velocity.append(VelocityRead(name: name, event: parts[1], dimension: parts[2], window: window))
+                guard parts.count == 4, let event = VelocityEvent(rawValue: parts[1]),
+                    let dimension = VelocityDimension(rawValue: parts[2]), let window = SignalSchema.velocityWindow(parts[3])
+                else { continue }
+                velocity.append(VelocityRead(name: name, event: event, dimension: dimension, window: window))
             }
         }
     }

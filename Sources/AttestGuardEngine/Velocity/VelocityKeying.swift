@@ -1,5 +1,6 @@
 import AttestCore
 import Crypto
+import AttestVocabulary
 public import Foundation
 
 /// Keyed hashes of velocity subjects (contract: user ids and IPs are stored as HMAC-SHA-256 with a configured
@@ -16,11 +17,12 @@ public struct VelocityKeying: Sendable {
     /// A fixed, public key: for tests and library defaults only, never for production data.
     public static let publicTestKey = VelocityKeying(secret: Data("attestguard-public-test-velocity-key".utf8))
 
-    func subject(_ dimension: String, _ value: String) -> String {
+    func subject(_ dimension: VelocityDimension, _ value: String) -> String {
         // One update with the whole message: each call goes through swift-crypto's generic `DataProtocol` path.
+        let name = dimension.rawValue
         var message: [UInt8] = []
-        message.reserveCapacity(dimension.utf8.count + 1 + value.utf8.count)
-        message.append(contentsOf: dimension.utf8)
+        message.reserveCapacity(name.utf8.count + 1 + value.utf8.count)
+        message.append(contentsOf: name.utf8)
         message.append(0)
         message.append(contentsOf: value.utf8)
         var mac = keyed
@@ -31,10 +33,10 @@ public struct VelocityKeying: Sendable {
     /// Every subject of a request, hashed once for recording, reading and the decision log.
     func hash(_ subjects: VelocitySubjects) -> HashedSubjects {
         HashedSubjects(
-            key: subjects.key.map { subject("key", $0.base64EncodedString()) },
-            user: subjects.user.map { subject("user", $0) },
-            device: subjects.device.map { subject("device", $0) },
-            ip: subjects.ip.map { subject("ip", $0) }
+            key: subjects.key.map { subject(.key, $0.base64EncodedString()) },
+            user: subjects.user.map { subject(.user, $0) },
+            device: subjects.device.map { subject(.device, $0) },
+            ip: subjects.ip.map { subject(.ip, $0) }
         )
     }
 }
@@ -46,14 +48,13 @@ struct HashedSubjects: Sendable, Hashable {
     var device: String?
     var ip: String?
 
-    /// The hash of one dimension (`key`, `user`, `device`, `ip`), if the request has it.
-    func value(of dimension: String) -> String? {
+    /// The hash of one dimension, if the request has it.
+    func value(of dimension: VelocityDimension) -> String? {
         switch dimension {
-        case "key": key
-        case "user": user
-        case "device": device
-        case "ip": ip
-        default: nil
+        case .key: key
+        case .user: user
+        case .device: device
+        case .ip: ip
         }
     }
 }

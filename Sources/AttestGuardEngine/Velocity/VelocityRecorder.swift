@@ -101,7 +101,7 @@ public final class VelocityRecorder: Sendable {
     /// Counts one event at `instant` for every subject, already hashed.
     func record(_ event: VelocityEvent, appId: String, hashed: HashedSubjects, at instant: Date) {
         let bucket = VelocityWindow.bucket(of: Int64(instant.timeIntervalSince1970.rounded(.down)), granularity: VelocityWindow.minute)
-        let additions = VelocitySubjects.dimensions.compactMap { dimension in
+        let additions = VelocityDimension.allCases.compactMap { dimension in
             hashed.value(of: dimension).map { Series(appId: appId, subject: $0, event: event.rawValue) }
         }
         state.withLock { state in

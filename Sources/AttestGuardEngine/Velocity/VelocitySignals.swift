@@ -1,3 +1,4 @@
+import AttestVocabulary
 import Foundation
 import RiskRules
 import AttestGuardStorage
@@ -15,7 +16,7 @@ struct VelocitySignals: Sendable {
             guard let subject = subjects.value(of: read.dimension) else { return nil }
             let granularity = VelocityWindow.granularity(for: read.window)
             let since = VelocityWindow.since(now: now.timeIntervalSince1970, window: read.window, granularity: granularity)
-            return (read.name, VelocitySum(subject: subject, event: read.event, since: since))
+            return (read.name, VelocitySum(subject: subject, event: read.event.rawValue, since: since))
         }
     }
 

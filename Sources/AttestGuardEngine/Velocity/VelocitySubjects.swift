@@ -14,6 +14,4 @@ public struct VelocitySubjects: Sendable, Hashable {
         self.device = device
         self.ip = ip
     }
-
-    static let dimensions = VelocityDimension.allCases.map(\.rawValue)
 }

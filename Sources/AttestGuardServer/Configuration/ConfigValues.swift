@@ -15,7 +15,8 @@ struct ConfigValues {
 
         init() {}
 
-        var read: Set<String> { paths.withLock { $0 } }
+        /// The full paths read so far.
+        var pathsRead: Set<String> { paths.withLock { $0 } }
 
         func record(_ path: String) { _ = paths.withLock { $0.insert(path) } }
     }

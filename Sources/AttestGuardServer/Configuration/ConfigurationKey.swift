@@ -2,7 +2,7 @@
 /// `<apiKey>` stand for a name listed in `apps.names` and `apiKeys.names`.
 ///
 /// ``all`` is the one list of every key: the settings types read exactly these (a test records every key a full
-/// configuration reads and compares), and tools that check a configuration file compare its keys with it.
+/// configuration reads and compares), so a check of a configuration file can name the keys the server ignores.
 public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
     /// The dotted path, with `<app>` or `<apiKey>` for a configured name.
     public let path: String

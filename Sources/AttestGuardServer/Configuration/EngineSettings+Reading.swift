@@ -3,12 +3,12 @@ import AttestGuardEngine
 import Foundation
 
 extension EngineSettings {
-    /// Reads the engine's settings from the root: `challenges.*`, `clockSkewSeconds`, `decisionLog.retentionDays`
-    /// and `receipts.refresh.*`.
+    /// Reads the engine's settings from the root: `challenges.*`, `clockSkewSeconds` and `decisionLog.retentionDays`.
     /// - Parameters:
     ///   - trust: The roots in force (Apple's, or the simulator's for its seed).
+    ///   - receiptRefresh: `receipts.refresh.*`, read earlier (``ReceiptRefreshSettings/init(reading:)``).
     ///   - hashKey: The key of the keyed hashes velocity counts subjects under (`privacy.hashKey*`).
-    init(reading values: ConfigValues, trust: TrustMode, hashKey: String) throws {
+    init(reading values: ConfigValues, trust: TrustMode, receiptRefresh: ReceiptRefreshSettings, hashKey: String) throws {
         let challenges = values.scoped("challenges")
         self.init(
             challengeTTL: .seconds(try challenges.int("ttlSeconds", default: 300, range: 10...86_400)),
@@ -19,7 +19,7 @@ extension EngineSettings {
             challengesPerMinutePerAPIKey: try challenges.int("perApiKeyPerMinute", default: 0, range: 0...10_000_000),
             clockSkew: .seconds(try values.int("clockSkewSeconds", default: 120, range: 0...3_600)),
             trust: trust,
-            receiptRefresh: try ReceiptRefreshSettings(reading: values.scoped("receipts.refresh")),
+            receiptRefresh: receiptRefresh,
             velocityKeying: VelocityKeying(secret: Data(hashKey.utf8)),
             decisionLogRetentionDays: try values.scoped("decisionLog").int("retentionDays", default: 30, range: 1...3_650)
         )

@@ -88,6 +88,9 @@ public enum ServerConfigurationLoader {
             let roots = try simulatorRoots(seed)
             trust = .simulator(attestationRoots: roots.attestationRoots, receiptRoots: roots.receiptRoots)
         }
+        let refreshValues = values.scoped("receipts.refresh")
+        let receiptRefresh = try ReceiptRefreshSettings(reading: refreshValues)
+        let receiptRefreshEnabled = try refreshValues.bool("enabled", default: true)
         let apple = try AppleConfiguration(reading: values.scoped("apple"), mode: mode, environment: environment)
         let configuredHashKey = try values.scoped("privacy").secret("hashKey", environment: environment)
         if let configuredHashKey, configuredHashKey.utf8.count < 32 {
@@ -95,7 +98,7 @@ public enum ServerConfigurationLoader {
         }
         // Simulator mode without a key derives one from the seed; production must configure it (checked below).
         let hashKey = configuredHashKey ?? "attestguard-simulator-hash-key:\(seed)"
-        let engine = try EngineSettings(reading: values, trust: trust, hashKey: hashKey)
+        let engine = try EngineSettings(reading: values, trust: trust, receiptRefresh: receiptRefresh, hashKey: hashKey)
 
         let appValues = values.scoped("apps")
         var apps = try appValues.stringArray("names").map { try AppPolicy(reading: appValues.scoped($0)) }
@@ -138,7 +141,7 @@ public enum ServerConfigurationLoader {
             engine: engine,
             simulatorSeed: seed,
             apple: apple,
-            receiptRefreshEnabled: try values.scoped("receipts.refresh").bool("enabled", default: true),
+            receiptRefreshEnabled: receiptRefreshEnabled,
             logLevel: try values.choice("logLevel", default: Logger.Level.info),
             rulesDirectory: rules.string("directory"),
             shadowRulesDirectory: rules.string("shadowDirectory")

@@ -1,6 +1,7 @@
 /// What a state change that rolled back answers, shared by both backends: the rows are read back outside the
 /// rolled-back transaction and ``RejectionDiagnosis`` names the condition that failed. A rollback that no
-/// condition explains (the rows changed again in between, or a bug) is a ``StoreError``, never an internal error.
+/// condition explains (the rows changed again in between, or a bug) is a ``StoreError`` (`query_failed`) on both
+/// backends, never the internal ``RollbackSignal``.
 extension RiskStore {
     /// The outcome of a key registration whose transaction rolled back at `signal`.
     func registrationOutcome(rolledBackAt signal: RollbackSignal, _ registration: KeyRegistration) async throws -> KeyRegistrationOutcome {

@@ -21,6 +21,7 @@ public struct DeterministicKeys: Sendable, Hashable {
     public func bytes(_ label: String, count: Int) -> [UInt8] {
         let key = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: SymmetricKey(data: seed),
+            // The salt keeps its first spelling: changing it would change every key a seed derives.
             salt: Array("AttestGuard AppleSimulator".utf8),
             info: Array(label.utf8),
             outputByteCount: count

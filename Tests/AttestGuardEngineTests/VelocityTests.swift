@@ -39,7 +39,7 @@ struct VelocityTests {
     }
 
     static func score(_ engine: Engine, user: String) async throws -> RiskScorer.Outcome {
-        try await engine.scorer.score(ScoreRequest(appId: appId, userId: user, ip: "203.0.113.9"))
+        try await engine.scorer.score(ScoreRequest(appId: appId, userId: try Identifier(user, field: "userId"), ip: "203.0.113.9"))
     }
 
     static func count(_ outcome: RiskScorer.Outcome, _ name: String) -> Double? {

@@ -76,7 +76,7 @@ struct RuleReloadTests {
             let reply = try await api.post("/v1/score", json: ["appId": ServerHarness.appId, "userId": "s"])
             #expect(reply["decision"] as? String == "allow", "never enforced")
             let engine = try #require(api.engine)
-            let outcome = try await engine.scorer.score(ScoreRequest(appId: ServerHarness.appId, userId: "s"))
+            let outcome = try await engine.scorer.score(ScoreRequest(appId: ServerHarness.appId, userId: try Identifier("s", field: "userId")))
             #expect(outcome.verdict.decision == .allow)
             #expect(outcome.shadow?.decision == .review)
             #expect(outcome.shadow?.ruleSetVersion == shadowVersion)

@@ -36,7 +36,7 @@ public struct AssertionService: Sendable {
             if error.countsAsFailedVerification {
                 scorer.velocity.record(
                     .failedVerifications, appId: submission.appId,
-                    subjects: VelocitySubjects(key: submission.keyId, user: submission.userId, ip: submission.request.ip), at: clock.now()
+                    subjects: VelocitySubjects(key: submission.keyId.bytes, user: submission.userId.value, ip: submission.request.ip), at: clock.now()
                 )
             }
             throw error
@@ -45,13 +45,11 @@ public struct AssertionService: Sendable {
 
     private func accept(_ submission: AssertionSubmission) async throws -> AssertionResult {
         let app = try apps.policy(for: submission.appId)
-        try InputLimits.identifier(submission.userId, field: "userId")
-        try InputLimits.bytes32(submission.keyId.count, field: "keyId")
 
-        guard let key = try await withStore({ try await store.key(appId: app.appId, keyId: submission.keyId) }) else {
+        guard let key = try await withStore({ try await store.key(appId: app.appId, keyId: submission.keyId.bytes) }) else {
             throw EngineError(.notFound, code: .keyNotFound, "no key with this id is registered for \(app.appId)")
         }
-        guard key.userId == submission.userId else {
+        guard key.userId == submission.userId.value else {
             throw EngineError.verification(.keyUserMismatch, "the key belongs to another user")
         }
         switch key.status {
@@ -79,14 +77,18 @@ public struct AssertionService: Sendable {
 
         let clientData = try AssertionClientData(submission.clientData, format: app.clientDataFormat)
         try clientData.checkBinding(to: submission.request)
+        // Attributes of the wrong type for the rule set are refused before the commit: the challenge and counter
+        // are spent only by an assertion that is then scored, under the same rule set.
+        let ruleSet = scorer.rules.ruleSet
+        _ = try SignalAssembler.attributeValues(submission.request.attributes ?? [:], for: ruleSet)
 
         let now = clock.now()
         let claim = ChallengeClaim(
             challengeId: clientData.challenge,
             appId: app.appId,
             purpose: .assertion,
-            userId: submission.userId,
-            keyId: submission.keyId,
+            userId: submission.userId.value,
+            keyId: submission.keyId.bytes,
             at: now,
             clockSkew: settings.clockSkew
         )
@@ -95,7 +97,7 @@ public struct AssertionService: Sendable {
         case .committed:
             scorer.velocity.record(
                 .assertions, appId: app.appId,
-                subjects: VelocitySubjects(key: submission.keyId, user: submission.userId, device: key.deviceId, ip: submission.request.ip), at: now
+                subjects: VelocitySubjects(key: submission.keyId.bytes, user: submission.userId.value, device: key.deviceId, ip: submission.request.ip), at: now
             )
             // A valid assertion commits whatever the verdict: the verdict is advice for the gateway (contract).
             let scored = try await scorer.score(ScoreRequest(
@@ -103,15 +105,15 @@ public struct AssertionService: Sendable {
                 endpoint: .assertion,
                 keyId: submission.keyId,
                 userId: submission.userId,
-                deviceId: key.deviceId,
+                deviceId: key.deviceId.map(Identifier.init(stored:)),
                 ip: submission.request.ip,
                 action: submission.request.action,
                 attributes: submission.request.attributes ?? [:],
                 binding: app.clientDataFormat.name,
                 counterJump: Int64(verified.counter) - key.counter
-            ))
+            ), under: ruleSet)
             return AssertionResult(
-                keyId: submission.keyId,
+                keyId: submission.keyId.bytes,
                 counter: Int64(verified.counter),
                 clientDataFormat: app.clientDataFormat.name,
                 requestBinding: clientData.boundRequest == nil ? .notChecked : .verified,

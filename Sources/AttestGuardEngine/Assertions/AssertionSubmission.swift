@@ -57,14 +57,14 @@ public struct AssertedRequest: Sendable, Hashable, Codable {
 /// An assertion as the caller submits it (already decoded from the wire).
 public struct AssertionSubmission: Sendable, Hashable {
     public var appId: String
-    public var keyId: Data
+    public var keyId: KeyId
     public var assertion: Data
     /// The exact bytes the app signed.
     public var clientData: Data
-    public var userId: String
+    public var userId: Identifier
     public var request: AssertedRequest
 
-    public init(appId: String, keyId: Data, assertion: Data, clientData: Data, userId: String, request: AssertedRequest) {
+    public init(appId: String, keyId: KeyId, assertion: Data, clientData: Data, userId: Identifier, request: AssertedRequest) {
         self.appId = appId
         self.keyId = keyId
         self.assertion = assertion

@@ -28,7 +28,7 @@ public struct AttestationService: Sendable {
     }
 
     public func attest(_ submission: AttestationSubmission) async throws -> AttestationResult {
-        let subjects = VelocitySubjects(key: submission.keyId, user: submission.userId, device: submission.deviceId)
+        let subjects = VelocitySubjects(key: submission.keyId.bytes, user: submission.userId.value, device: submission.deviceId?.value)
         scorer.velocity.record(.attestations, appId: submission.appId, subjects: subjects, at: clock.now())
         do {
             let result = try await register(submission)
@@ -45,15 +45,14 @@ public struct AttestationService: Sendable {
 
     private func register(_ submission: AttestationSubmission) async throws -> AttestationResult {
         let app = try apps.policy(for: submission.appId)
-        try InputLimits.identifier(submission.userId, field: "userId")
-        if let deviceId = submission.deviceId { try InputLimits.identifier(deviceId, field: "deviceId") }
-        try InputLimits.bytes32(submission.keyId.count, field: "keyId")
-        try InputLimits.bytes32(submission.challenge.count, field: "challenge")
+        guard submission.challenge.count == 32 else {
+            throw EngineError.invalid(.invalidField, "challenge must be 32 bytes, got \(submission.challenge.count)")
+        }
         let digest = Data(SHA256.hash(data: submission.attestation))
 
         // An identical re-submission answers from the registry without verifying or consuming anything.
-        if let existing = try await withStore({ try await store.key(appId: app.appId, keyId: submission.keyId) }) {
-            if let rejection = existing.reregistrationRejection(userId: submission.userId, attestationSHA256: digest) {
+        if let existing = try await withStore({ try await store.key(appId: app.appId, keyId: submission.keyId.bytes) }) {
+            if let rejection = existing.reregistrationRejection(userId: submission.userId.value, attestationSHA256: digest) {
                 throw EngineError(rejection)
             }
             let receipt = try await withStore { try await store.receipt(appId: app.appId, keyId: existing.keyId) }
@@ -62,7 +61,7 @@ public struct AttestationService: Sendable {
 
         let now = clock.now()
         let request = AttestationRequest(
-            keyId: Array(submission.keyId),
+            keyId: Array(submission.keyId.bytes),
             app: app.identity,
             allowedEnvironments: Set(AppAttestEnvironment.allCases),
             clientData: .challenge(Array(submission.challenge), hashing: app.attestationHashing)
@@ -76,9 +75,9 @@ public struct AttestationService: Sendable {
 
         let key = KeyRecord(
             appId: app.appId,
-            keyId: submission.keyId,
-            userId: submission.userId,
-            deviceId: submission.deviceId,
+            keyId: submission.keyId.bytes,
+            userId: submission.userId.value,
+            deviceId: submission.deviceId?.value,
             environment: verified.environment,
             publicKey: Data(verified.publicKeyX963),
             attestationSHA256: digest,
@@ -87,7 +86,7 @@ public struct AttestationService: Sendable {
         )
         let receipt = ReceiptRecord(
             appId: app.appId,
-            keyId: submission.keyId,
+            keyId: submission.keyId.bytes,
             receiptType: verified.receipt.type,
             receipt: Data(verified.receiptBytes),
             createdAt: verified.receipt.creationTime,
@@ -101,8 +100,8 @@ public struct AttestationService: Sendable {
             challengeId: submission.challenge,
             appId: app.appId,
             purpose: .attestation,
-            userId: submission.userId,
-            keyId: submission.keyId,
+            userId: submission.userId.value,
+            keyId: submission.keyId.bytes,
             at: now,
             clockSkew: settings.clockSkew
         )
@@ -141,7 +140,10 @@ public struct AttestationService: Sendable {
 
     /// The result with the verdict for the key as registered (a valid attestation registers whatever the verdict).
     private func result(key: KeyRecord, receipt: ReceiptRecord?, idempotent: Bool, supersededKeyIds: [Data]) async throws -> AttestationResult {
-        let scored = try await scorer.score(ScoreRequest(appId: key.appId, endpoint: .attestation, keyId: key.keyId, userId: key.userId, deviceId: key.deviceId))
+        let scored = try await scorer.score(ScoreRequest(
+            appId: key.appId, endpoint: .attestation, keyId: KeyId(stored: key.keyId), userId: Identifier(stored: key.userId),
+            deviceId: key.deviceId.map(Identifier.init(stored:))
+        ))
         return AttestationResult(key: key, receipt: receipt, idempotent: idempotent, supersededKeyIds: supersededKeyIds, verdict: scored.verdict)
     }
 }

@@ -4,15 +4,15 @@ public import AttestGuardStorage
 /// An attestation as the caller submits it (already decoded from the wire).
 public struct AttestationSubmission: Sendable, Hashable {
     public var appId: String
-    public var keyId: Data
+    public var keyId: KeyId
     public var attestation: Data
     /// The decoded challenge bytes the app received.
     public var challenge: Data
     /// The caller's authenticated user: the key belongs to this user for life.
-    public var userId: String
-    public var deviceId: String?
+    public var userId: Identifier
+    public var deviceId: Identifier?
 
-    public init(appId: String, keyId: Data, attestation: Data, challenge: Data, userId: String, deviceId: String? = nil) {
+    public init(appId: String, keyId: KeyId, attestation: Data, challenge: Data, userId: Identifier, deviceId: Identifier? = nil) {
         self.appId = appId
         self.keyId = keyId
         self.attestation = attestation

@@ -19,10 +19,10 @@ public struct IssuedChallenge: Sendable, Hashable {
 public struct ChallengeRequest: Sendable, Hashable {
     public var appId: String
     public var purpose: ChallengePurpose
-    public var userId: String?
-    public var keyId: Data?
+    public var userId: Identifier?
+    public var keyId: KeyId?
 
-    public init(appId: String, purpose: ChallengePurpose, userId: String? = nil, keyId: Data? = nil) {
+    public init(appId: String, purpose: ChallengePurpose, userId: Identifier? = nil, keyId: KeyId? = nil) {
         self.appId = appId
         self.purpose = purpose
         self.userId = userId
@@ -64,14 +64,8 @@ public struct ChallengeService: Sendable {
 
     private func issueUnmetered(_ request: ChallengeRequest, apiKeyName: String?) async throws -> IssuedChallenge {
         _ = try apps.policy(for: request.appId)
-        if let userId = request.userId { try InputLimits.identifier(userId, field: "userId") }
-        if let keyId = request.keyId {
-            guard request.purpose == .assertion else {
-                throw EngineError.invalid(.invalidField, "keyId binds assertion challenges only")
-            }
-            guard keyId.count == 32 else {
-                throw EngineError.invalid(.invalidField, "keyId must be 32 bytes")
-            }
+        if request.keyId != nil, request.purpose != .assertion {
+            throw EngineError.invalid(.invalidField, "keyId binds assertion challenges only")
         }
         let now = clock.now()
         if let apiKeyName, let retryAt = apiKeyLimiter.take(key: apiKeyName, at: now) {
@@ -86,8 +80,8 @@ public struct ChallengeService: Sendable {
             id: id,
             appId: request.appId,
             purpose: request.purpose,
-            userId: request.userId,
-            keyId: request.keyId,
+            userId: request.userId?.value,
+            keyId: request.keyId?.bytes,
             apiKeyName: apiKeyName,
             issuedAt: now,
             expiresAt: now.addingTimeInterval(settings.challengeTTL.timeInterval)
@@ -104,8 +98,8 @@ public struct ChallengeService: Sendable {
             challenge: Base64Text.urlEncoded(id),
             purpose: request.purpose,
             appId: request.appId,
-            userId: request.userId,
-            keyId: request.keyId,
+            userId: request.userId?.value,
+            keyId: request.keyId?.bytes,
             expiresAt: challenge.expiresAt
         )
     }

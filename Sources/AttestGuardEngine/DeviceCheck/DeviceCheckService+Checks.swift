@@ -20,9 +20,11 @@ extension DeviceCheckService {
     /// A subject: an identifier like a user id; a key id is the standard base64 of 32 bytes (44 characters), so
     /// that the bits are found again under the key id every other route writes.
     static func check(_ subject: DeviceCheckSubject) throws(EngineError) {
-        try InputLimits.identifier(subject.value, field: "subject.id")
+        _ = try Identifier(subject.value, field: "subject.id")
         if subject.kind == .key {
-            guard subject.value.count == 44, let bytes = Data(base64Encoded: subject.value), bytes.count == 32 else {
+            do {
+                _ = try KeyId(base64: subject.value, field: "subject.id")
+            } catch {
                 throw EngineError.invalid(.invalidField, "subject.id of kind key must be the standard base64 of a 32-byte key id (44 characters)")
             }
         }

@@ -53,11 +53,11 @@ public struct RiskScorer: Sendable {
         self.clock = clock
     }
 
-    public func score(_ request: ScoreRequest) async throws -> Outcome {
+    /// The verdict for `request` under `ruleSet` (the rule set in force when `nil`).
+    public func score(_ request: ScoreRequest, under ruleSet: RuleSet? = nil) async throws -> Outcome {
         let app = try apps.policy(for: request.appId)
-        if let userId = request.userId { try InputLimits.identifier(userId, field: "userId") }
         let started = ContinuousClock.now
-        let ruleSet = rules.ruleSet
+        let ruleSet = ruleSet ?? rules.ruleSet
         let now = clock.now()
         let subjects = velocity.keying.hash(request.velocitySubjects)
         if request.endpoint == .score {
@@ -111,7 +111,7 @@ public struct RiskScorer: Sendable {
             appId: request.appId,
             decidedAt: now,
             endpoint: request.endpoint,
-            keyId: request.keyId?.base64EncodedString(),
+            keyId: request.keyId?.base64,
             userHash: subjects.user,
             ipHash: subjects.ip,
             decision: outcome.verdict.decision,

@@ -8,9 +8,9 @@ public struct ScoreRequest: Sendable {
     public var appId: String
     /// What asked for the verdict (`request.endpoint`).
     public var endpoint: Endpoint
-    public var keyId: Data?
-    public var userId: String?
-    public var deviceId: String?
+    public var keyId: KeyId?
+    public var userId: Identifier?
+    public var deviceId: Identifier?
     public var ip: String?
     public var action: String?
     /// `supported`, `unsupported`, `throttled`, `failed`, ... as the gateway reports the client's status.
@@ -25,9 +25,9 @@ public struct ScoreRequest: Sendable {
     public init(
         appId: String,
         endpoint: Endpoint = .score,
-        keyId: Data? = nil,
-        userId: String? = nil,
-        deviceId: String? = nil,
+        keyId: KeyId? = nil,
+        userId: Identifier? = nil,
+        deviceId: Identifier? = nil,
         ip: String? = nil,
         action: String? = nil,
         attestStatus: String? = nil,
@@ -50,6 +50,6 @@ public struct ScoreRequest: Sendable {
 
     /// The subjects velocity counts this request under.
     var velocitySubjects: VelocitySubjects {
-        VelocitySubjects(key: keyId, user: userId, device: deviceId, ip: ip)
+        VelocitySubjects(key: keyId?.bytes, user: userId?.value, device: deviceId?.value, ip: ip)
     }
 }

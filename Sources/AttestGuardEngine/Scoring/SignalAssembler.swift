@@ -62,15 +62,15 @@ struct SignalAssembler: Sendable {
     /// What to ask the store: the key's facts the plan reads, and the stored DeviceCheck bits of the first subject
     /// that has any (the key, then the device, then the user), in the key's environment.
     private func factsQuery(_ request: ScoreRequest, app: AppPolicy, plan: AssemblyPlan, now: Date) throws -> ScoringFactsQuery {
-        var query = ScoringFactsQuery(appId: app.appId, keyId: plan.key ? request.keyId : nil)
+        var query = ScoringFactsQuery(appId: app.appId, keyId: plan.key ? request.keyId?.bytes : nil)
         query.receipt = plan.receipt
         query.metricBaselineAt = plan.history ? now.addingTimeInterval(-7 * 86_400) : nil
         query.supersededKeys = plan.superseded
         if plan.deviceCheck {
             var subjects: [DeviceCheckSubject] = []
-            if let keyId = request.keyId { subjects.append(DeviceCheckSubject(kind: .key, value: keyId.base64EncodedString())) }
-            if let deviceId = request.deviceId { subjects.append(DeviceCheckSubject(kind: .device, value: deviceId)) }
-            if let userId = request.userId { subjects.append(DeviceCheckSubject(kind: .user, value: userId)) }
+            if let keyId = request.keyId { subjects.append(DeviceCheckSubject(kind: .key, value: keyId.base64)) }
+            if let deviceId = request.deviceId { subjects.append(DeviceCheckSubject(kind: .device, value: deviceId.value)) }
+            if let userId = request.userId { subjects.append(DeviceCheckSubject(kind: .user, value: userId.value)) }
             for subject in subjects { try DeviceCheckService.check(subject) }
             if !subjects.isEmpty {
                 query.deviceCheck = DeviceCheckQuery(
@@ -87,23 +87,35 @@ struct SignalAssembler: Sendable {
         values.set(.requestAppId, .string(app.appId))
         values.set(.requestEndpoint, .string(request.endpoint.rawValue))
         values.set(.requestAction, request.action.map(SignalValue.string))
-        values.set(.requestUserId, request.userId.map(SignalValue.string))
+        values.set(.requestUserId, request.userId.map { .string($0.value) })
         values.set(.requestIp, request.ip.map(SignalValue.string))
-        values.set(.requestDeviceId, request.deviceId.map(SignalValue.string))
+        values.set(.requestDeviceId, request.deviceId.map { .string($0.value) })
         values.set(.requestBinding, .string(request.binding ?? "none"))
         values.set(.requestAttestStatus, request.attestStatus.map(SignalValue.string))
         if let userId = request.userId {
-            let bucket = RolloutBucket.of(appId: app.appId, userId: userId)
+            let bucket = RolloutBucket.of(appId: app.appId, userId: userId.value)
             values.set(.rolloutBucket, .number(Double(bucket)))
             values.set(.rolloutAttestationRequired, .bool(bucket < app.attestationRequiredPercent))
         }
-        for (name, attribute) in request.attributes {
-            guard let type = ruleSet.attributes[name] else { continue }
-            guard let value = Self.convert(attribute, to: type) else {
-                throw EngineError(.invalidInput, code: .invalidAttribute, "attribute \(name) must be \(type.rawValue) for rule set \(ruleSet.version)")
-            }
+        for (name, value) in try Self.attributeValues(request.attributes, for: ruleSet) {
             values.set(.attribute(name), value)
         }
+    }
+
+    /// The attributes the rule set declares, converted to their declared types; the others are ignored.
+    /// - Throws: `invalid_attribute` for an attribute that is not of its declared type.
+    static func attributeValues(
+        _ attributes: [String: AssertedRequest.Attribute], for ruleSet: RuleSet
+    ) throws(EngineError) -> [(name: String, value: SignalValue)] {
+        var converted: [(name: String, value: SignalValue)] = []
+        for (name, attribute) in attributes {
+            guard let type = ruleSet.attributes[name] else { continue }
+            guard let value = convert(attribute, to: type) else {
+                throw EngineError(.invalidInput, code: .invalidAttribute, "attribute \(name) must be \(type.rawValue) for rule set \(ruleSet.version)")
+            }
+            converted.append((name, value))
+        }
+        return converted
     }
 
     private func fillKey(_ key: KeyRecord?, request: ScoreRequest, now: Date, into values: SignalValues) {

@@ -24,10 +24,10 @@ struct VerificationRoutes {
     @Sendable func issueChallenge(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
         let input = try await body.decode(ChallengeRequestBody.self, from: request)
         try context.requireAccess(to: input.appId)
-        let keyId = try input.keyId.map { try WireFields.keyId($0) }
-        if let userId = input.userId { try WireFields.text(userId, field: "userId", maximumLength: 256) }
+        let keyId = try input.keyId.map { text throws(EngineError) in try KeyId(base64: text) }
+        let userId = try input.userId.map { text throws(EngineError) in try Identifier(text, field: "userId") }
         let issued = try await engine.challenges.issue(
-            ChallengeRequest(appId: input.appId, purpose: input.purpose, userId: input.userId, keyId: keyId),
+            ChallengeRequest(appId: input.appId, purpose: input.purpose, userId: userId, keyId: keyId),
             apiKeyName: context.apiKey?.name
         )
         return try JSONResponse.make(ChallengeResponseBody(issued), status: .created)
@@ -38,11 +38,11 @@ struct VerificationRoutes {
         try context.requireAccess(to: input.appId)
         let submission = AttestationSubmission(
             appId: input.appId,
-            keyId: try WireFields.keyId(input.keyId),
+            keyId: try KeyId(base64: input.keyId),
             attestation: try WireFields.base64(input.attestation, field: "attestation", maximumBytes: 64 * 1024),
             challenge: try WireFields.challenge(input.challenge),
-            userId: input.userId,
-            deviceId: input.deviceId
+            userId: try Identifier(input.userId, field: "userId"),
+            deviceId: try input.deviceId.map { text throws(EngineError) in try Identifier(text, field: "deviceId") }
         )
         let result = try await engine.attestations.attest(submission)
         return try JSONResponse.make(AttestationResponseBody(result), status: result.idempotent ? .ok : .created)
@@ -57,10 +57,10 @@ struct VerificationRoutes {
         }
         let submission = AssertionSubmission(
             appId: input.appId,
-            keyId: try WireFields.keyId(input.keyId),
+            keyId: try KeyId(base64: input.keyId),
             assertion: try WireFields.base64(input.assertion, field: "assertion", maximumBytes: 4_096),
             clientData: clientData,
-            userId: input.userId,
+            userId: try Identifier(input.userId, field: "userId"),
             request: input.request
         )
         let result = try await engine.assertions.assert(submission)
@@ -85,8 +85,8 @@ struct VerificationRoutes {
         guard let appId = context.parameters.get("appId"), let rawKeyId = context.parameters.get("keyId") else {
             throw APIError.badRequest(.missingField, "the path needs an app id and a key id")
         }
-        let keyId = try WireFields.pathKeyId(rawKeyId.removingPercentEncoding ?? rawKeyId)
-        return (appId.removingPercentEncoding ?? appId, keyId)
+        let keyId = try KeyId(pathText: rawKeyId.removingPercentEncoding ?? rawKeyId)
+        return (appId.removingPercentEncoding ?? appId, keyId.bytes)
     }
 }
 

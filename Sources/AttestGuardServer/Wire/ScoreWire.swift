@@ -16,8 +16,8 @@ struct ScoreRequestBody: Decodable {
     var attributes: [String: AssertedRequest.Attribute]?
 
     func scoreRequest() throws -> ScoreRequest {
-        if let userId { try WireFields.text(userId, field: "userId", maximumLength: 256) }
-        if let deviceId { try WireFields.text(deviceId, field: "deviceId", maximumLength: 256) }
+        let userId = try userId.map { text throws(EngineError) in try Identifier(text, field: "userId") }
+        let deviceId = try deviceId.map { text throws(EngineError) in try Identifier(text, field: "deviceId") }
         if let ip { try WireFields.text(ip, field: "ip", maximumLength: 64) }
         if let action { try WireFields.text(action, field: "action", maximumLength: 64) }
         if let attestStatus { try WireFields.text(attestStatus, field: "attestStatus", maximumLength: 32) }
@@ -25,7 +25,7 @@ struct ScoreRequestBody: Decodable {
         return ScoreRequest(
             appId: appId,
             endpoint: .score,
-            keyId: try keyId.map { try WireFields.keyId($0) },
+            keyId: try keyId.map { text throws(EngineError) in try KeyId(base64: text) },
             userId: userId,
             deviceId: deviceId,
             ip: ip,

@@ -15,23 +15,6 @@ enum WireFields {
         return data
     }
 
-    /// A key id in a body: standard base64 with padding (44 characters), as the contract writes it.
-    static func keyId(_ text: String, field: String = "keyId") throws -> Data {
-        guard text.count == 44, text.hasSuffix("="), !text.contains(where: { $0 == "-" || $0 == "_" }) else {
-            throw APIError.badRequest(.invalidField, "\(field) must be the standard base64 of 32 bytes (44 characters)")
-        }
-        return try pathKeyId(text, field: field)
-    }
-
-    /// A key id in a path: base64url without padding, or standard base64 (percent-decoded by the caller).
-    static func pathKeyId(_ text: String, field: String = "keyId") throws -> Data {
-        let data = try base64(text, field: field, maximumBytes: 64)
-        guard data.count == 32 else {
-            throw APIError.badRequest(.invalidField, "\(field) must be 32 bytes (SHA-256 of the public key)")
-        }
-        return data
-    }
-
     static func challenge(_ text: String) throws -> Data {
         guard text.count <= 64, let data = Base64Text.decodeURL(text) else {
             throw APIError.badRequest(.malformedBase64, "challenge is not base64url")

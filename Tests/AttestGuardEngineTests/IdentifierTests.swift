@@ -2,13 +2,13 @@
 import Testing
 
 @Suite("Input limits: identifiers")
-struct InputLimitsTests {
+struct IdentifierTests {
     @Test("printable identifiers pass, ASCII or not", arguments: [
         "alice", "user-42@example.com", " spaced out ", String(repeating: "a", count: 256), "Zoë", "用户", "🙂",
         String(repeating: "é", count: 256),
     ])
     func accepted(_ value: String) throws {
-        try InputLimits.identifier(value, field: "userId")
+        _ = try Identifier(value, field: "userId")
     }
 
     @Test("empty is missing_field; control, invisible or too long is invalid_field", arguments: [
@@ -24,7 +24,7 @@ struct InputLimitsTests {
     ])
     func rejected(_ value: String, code: String) {
         #expect {
-            try InputLimits.identifier(value, field: "userId")
+            _ = try Identifier(value, field: "userId")
         } throws: { error in
             (error as? EngineError)?.code.rawValue == code && "\(error)".contains("userId")
         }

@@ -1,3 +1,4 @@
+import AttestVocabulary
 import FakeApple
 import AttestCore
 import AttestGuardEngine

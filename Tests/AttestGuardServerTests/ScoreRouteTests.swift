@@ -1,3 +1,4 @@
+import AttestVocabulary
 import DeviceSimulator
 import AttestCore
 import AttestGuardEngine

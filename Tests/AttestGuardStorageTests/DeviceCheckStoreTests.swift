@@ -1,3 +1,4 @@
+import AttestVocabulary
 import AttestTestSupport
 import Foundation
 import AttestGuardStorage

@@ -14,6 +14,11 @@ struct ModuleImportTests {
         ],
     ]
 
+    /// Folders held to more than their module: the server's wire shapes the engine's types, never the store's rows.
+    static let forbiddenInFolders: [String: Set<String>] = [
+        "Sources/AttestGuardServer/Wire/": ["AttestGuardStorage"],
+    ]
+
     /// The modules a Swift source imports, whatever the access level or attributes written before `import`.
     static func imports(in source: String) -> Set<String> {
         let pattern = /^(?:@[A-Za-z_]+(?:\([^)]*\))?\s+)*(?:public\s+|package\s+|internal\s+|fileprivate\s+|private\s+)?import\s+(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?([A-Za-z_][A-Za-z0-9_]*)/
@@ -71,6 +76,18 @@ struct ModuleImportTests {
         for source in sources {
             let imported = Self.imports(in: try RepositoryFiles.text(source))
             #expect(imported.isEmpty, "\(source) imports \(imported.sorted()): the vocabulary is the bottom floor")
+        }
+    }
+
+    @Test func foldersImportOnlyWhatTheLayoutAllows() throws {
+        let files = try RepositoryFiles.tracked()
+        for (folder, banned) in Self.forbiddenInFolders {
+            let sources = files.filter { $0.hasPrefix(folder) && $0.hasSuffix(".swift") }
+            #expect(!sources.isEmpty, "no sources in \(folder)")
+            for source in sources {
+                let wrong = Self.imports(in: try RepositoryFiles.text(source)).intersection(banned)
+                #expect(wrong.isEmpty, "\(source) imports \(wrong.sorted())")
+            }
         }
     }
 

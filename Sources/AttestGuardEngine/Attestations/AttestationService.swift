@@ -144,6 +144,9 @@ public struct AttestationService: Sendable {
             appId: key.appId, endpoint: .attestation, keyId: KeyId(stored: key.keyId), userId: Identifier(stored: key.userId),
             deviceId: key.deviceId.map(Identifier.init(stored:))
         ))
-        return AttestationResult(key: key, receipt: receipt, idempotent: idempotent, supersededKeyIds: supersededKeyIds, verdict: scored.verdict)
+        return AttestationResult(
+            key: AttestedKey(key), receipt: receipt.map(KeyReceipt.init), idempotent: idempotent, supersededKeyIds: supersededKeyIds,
+            verdict: scored.verdict
+        )
     }
 }

@@ -1,5 +1,5 @@
 public import Foundation
-public import AttestGuardStorage
+import AttestGuardStorage
 
 /// An attestation as the caller submits it (already decoded from the wire).
 public struct AttestationSubmission: Sendable, Hashable {
@@ -24,8 +24,8 @@ public struct AttestationSubmission: Sendable, Hashable {
 
 /// A registered key as the attestation left it.
 public struct AttestationResult: Sendable, Hashable {
-    public var key: KeyRecord
-    public var receipt: ReceiptRecord?
+    public var key: AttestedKey
+    public var receipt: KeyReceipt?
     /// True when this exact attestation had already been registered: nothing changed.
     public var idempotent: Bool
     public var supersededKeyIds: [Data]

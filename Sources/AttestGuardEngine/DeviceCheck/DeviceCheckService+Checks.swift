@@ -1,3 +1,4 @@
+import AttestVocabulary
 import AppleServices
 import AttestCore
 import Foundation

@@ -44,7 +44,7 @@ public struct DeviceCheckService: Sendable {
     /// Asks Apple for the device's bits (`query_two_bits`) and stores the answer under `subject`; Apple's "Bit
     /// State Not Found" is stored as `found == false`.
     /// - Returns: The stored record after the answer was filed.
-    public func query(appId: String, deviceToken: String, subject: DeviceCheckSubject, environment: AppAttestEnvironment? = nil) async throws -> DeviceCheckRecord {
+    public func query(appId: String, deviceToken: String, subject: DeviceCheckSubject, environment: AppAttestEnvironment? = nil) async throws -> DeviceCheckBits {
         try await instrumented("query") {
             let target = try target(appId: appId, environment: environment)
             try Self.check(deviceToken: deviceToken)
@@ -72,7 +72,7 @@ public struct DeviceCheckService: Sendable {
         bit0: Bool?,
         bit1: Bool?,
         environment: AppAttestEnvironment? = nil
-    ) async throws -> DeviceCheckRecord {
+    ) async throws -> DeviceCheckBits {
         try await instrumented("update") {
             let target = try target(appId: appId, environment: environment)
             try Self.check(deviceToken: deviceToken)
@@ -106,12 +106,12 @@ public struct DeviceCheckService: Sendable {
     }
 
     /// The bits stored for `subject` of the app's team, without calling Apple.
-    public func storedBits(appId: String, subject: DeviceCheckSubject, environment: AppAttestEnvironment? = nil) async throws -> DeviceCheckRecord? {
+    public func storedBits(appId: String, subject: DeviceCheckSubject, environment: AppAttestEnvironment? = nil) async throws -> DeviceCheckBits? {
         let target = try target(appId: appId, environment: environment)
         try Self.check(subject)
         return try await withStore {
             try await store.deviceCheckBits(teamId: target.teamId, environment: target.environment, subject: subject)
-        }
+        }.map(DeviceCheckBits.init)
     }
 
     /// The environment DeviceCheck is asked in for an app: `requested` when the app accepts it
@@ -149,12 +149,12 @@ public struct DeviceCheckService: Sendable {
     }
 
     /// Stores the record and reads back what is now stored (a newer observation by another process may win).
-    private func file(_ record: DeviceCheckRecord) async throws -> DeviceCheckRecord {
+    private func file(_ record: DeviceCheckRecord) async throws -> DeviceCheckBits {
         try await withStore { try await store.storeDeviceCheckBits(record) }
         let stored = try await withStore {
             try await store.deviceCheckBits(teamId: record.teamId, environment: record.environment, subject: record.subject)
         }
-        return stored ?? record
+        return DeviceCheckBits(stored ?? record)
     }
 
     private func instrumented<Value>(_ operation: String, _ body: () async throws -> (Value, String)) async throws -> Value {

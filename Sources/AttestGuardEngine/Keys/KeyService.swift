@@ -3,8 +3,8 @@ public import AttestGuardStorage
 
 /// A key with its current receipt, as the key routes show it.
 public struct KeyDetails: Sendable, Hashable {
-    public var key: KeyRecord
-    public var receipt: ReceiptRecord?
+    public var key: AttestedKey
+    public var receipt: KeyReceipt?
 }
 
 /// Reads and revokes registered keys.
@@ -24,7 +24,7 @@ public struct KeyService: Sendable {
         let key = try await withStore { try await store.key(appId: appId, keyId: keyId) }
         guard let key else { throw Self.notFound(appId) }
         let receipt = try await withStore { try await store.receipt(appId: appId, keyId: keyId) }
-        return KeyDetails(key: key, receipt: receipt)
+        return KeyDetails(key: AttestedKey(key), receipt: receipt.map(KeyReceipt.init))
     }
 
     /// Revokes the key for good (its receipts are no longer refreshed); revoking twice is harmless.
@@ -33,7 +33,7 @@ public struct KeyService: Sendable {
         let key = try await withStore { try await store.revokeKey(appId: appId, keyId: keyId, at: clock.now()) }
         guard let key else { throw Self.notFound(appId) }
         let receipt = try await withStore { try await store.receipt(appId: appId, keyId: keyId) }
-        return KeyDetails(key: key, receipt: receipt)
+        return KeyDetails(key: AttestedKey(key), receipt: receipt.map(KeyReceipt.init))
     }
 
     private static func notFound(_ appId: String) -> EngineError {

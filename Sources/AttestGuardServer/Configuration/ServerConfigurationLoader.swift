@@ -3,7 +3,6 @@ import AttestGuardEngine
 import Configuration
 public import Foundation
 import Logging
-import AttestGuardStorage
 import SystemPackage
 import AttestVocabulary
 

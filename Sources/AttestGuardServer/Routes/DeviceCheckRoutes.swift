@@ -25,7 +25,7 @@ struct DeviceCheckRoutes {
             subject: input.subject.subject,
             environment: try WireFields.environment(input.environment)
         )
-        return try JSONResponse.make(DeviceCheckBitsResponseBody(appId: input.appId, record: record), status: .ok)
+        return try JSONResponse.make(DeviceCheckBitsResponseBody(appId: input.appId, bits: record), status: .ok)
     }
 
     @Sendable func update(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
@@ -39,7 +39,7 @@ struct DeviceCheckRoutes {
             bit1: input.bit1,
             environment: try WireFields.environment(input.environment)
         )
-        return try JSONResponse.make(DeviceCheckBitsResponseBody(appId: input.appId, record: record), status: .ok)
+        return try JSONResponse.make(DeviceCheckBitsResponseBody(appId: input.appId, bits: record), status: .ok)
     }
 
     @Sendable func validate(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {

@@ -1,6 +1,5 @@
 import AttestGuardEngine
 import Foundation
-import AttestGuardStorage
 import AttestVocabulary
 
 /// `POST /v1/challenges` request body.

@@ -1,7 +1,6 @@
 import AttestCore
 import AttestGuardEngine
 import Foundation
-import AttestGuardStorage
 import AttestVocabulary
 
 /// Whom DeviceCheck bits are filed under on the wire: `{"kind": "key" | "user" | "device", "id": "..."}`.
@@ -53,15 +52,15 @@ struct DeviceCheckBitsResponseBody: Encodable {
     var lastUpdateTime: String?
     var observedAt: Date
 
-    init(appId: String, record: DeviceCheckRecord) {
+    init(appId: String, bits: DeviceCheckBits) {
         self.appId = appId
-        environment = record.environment.rawValue
-        subject = DeviceCheckSubjectBody(record.subject)
-        found = record.found
-        bit0 = record.bit0
-        bit1 = record.bit1
-        lastUpdateTime = record.lastUpdateTime
-        observedAt = record.observedAt
+        environment = bits.environment.rawValue
+        subject = DeviceCheckSubjectBody(bits.subject)
+        found = bits.found
+        bit0 = bits.bit0
+        bit1 = bits.bit1
+        lastUpdateTime = bits.lastUpdateTime
+        observedAt = bits.observedAt
     }
 }
 

@@ -1,6 +1,5 @@
 import AttestGuardEngine
 import Foundation
-import AttestGuardStorage
 import AttestVocabulary
 
 /// A key on the wire (attestation responses and the key routes).
@@ -16,8 +15,8 @@ struct KeyBody: Encodable {
         var nextRefreshAt: Date?
         var lastOutcome: String?
 
-        init(_ receipt: ReceiptRecord) {
-            type = receipt.receiptType.rawValue
+        init(_ receipt: KeyReceipt) {
+            type = receipt.type.rawValue
             createdAt = receipt.createdAt
             notBefore = receipt.notBefore
             expiresAt = receipt.expiresAt
@@ -43,9 +42,9 @@ struct KeyBody: Encodable {
     var osVersion: String?
     var receipt: ReceiptSummary?
 
-    init(_ key: KeyRecord, receipt: ReceiptRecord?) {
+    init(_ key: AttestedKey, receipt: KeyReceipt?) {
         appId = key.appId
-        keyId = key.keyId.base64EncodedString()
+        keyId = key.keyId.base64
         userId = key.userId
         deviceId = key.deviceId
         environment = key.environment.rawValue
@@ -54,7 +53,7 @@ struct KeyBody: Encodable {
         attestedAt = key.attestedAt
         lastAssertionAt = key.lastAssertionAt
         statusChangedAt = key.statusChangedAt
-        supersededBy = key.supersededBy?.base64EncodedString()
+        supersededBy = key.supersededBy?.base64
         osVersion = key.osVersion
         self.receipt = receipt.map(ReceiptSummary.init)
     }

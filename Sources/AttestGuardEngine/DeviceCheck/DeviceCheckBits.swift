@@ -1,0 +1,30 @@
+import AttestGuardStorage
+public import AttestVocabulary
+public import Foundation
+
+/// DeviceCheck bits as last learnt from Apple for one subject of an app's team, in one environment. A bit is `nil`
+/// when Apple holds none for the device (`found` false).
+public struct DeviceCheckBits: Sendable, Hashable {
+    /// The Apple team whose devices the bits belong to (the app's team).
+    public var teamId: String
+    public var environment: AppAttestEnvironment
+    public var subject: DeviceCheckSubject
+    public var found: Bool
+    public var bit0: Bool?
+    public var bit1: Bool?
+    /// Apple's `last_update_time` (`YYYY-MM`).
+    public var lastUpdateTime: String?
+    /// When this process learnt them.
+    public var observedAt: Date
+
+    init(_ record: DeviceCheckRecord) {
+        teamId = record.teamId
+        environment = record.environment
+        subject = record.subject
+        found = record.found
+        bit0 = record.bit0
+        bit1 = record.bit1
+        lastUpdateTime = record.lastUpdateTime
+        observedAt = record.observedAt
+    }
+}

@@ -7,21 +7,15 @@ import Testing
 /// and the counter stay unspent, so the app's request can be sent again with the attribute right.
 @Suite("HTTP: attribute types checked before the commit")
 struct AttributeCheckTests {
-    static func rules() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("attribute-check-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let yaml = """
-            version: 1
-            attributes:
-              account_age: duration
-            rules:
-              - id: young-account
-                when: attributes.account_age < 1d
-                score: 10
-            """
-        try yaml.write(to: folder.appendingPathComponent("rules.yaml"), atomically: true, encoding: .utf8)
-        return folder
-    }
+    static let rules = """
+        version: 1
+        attributes:
+          account_age: duration
+        rules:
+          - id: young-account
+            when: attributes.account_age < 1d
+            score: 10
+        """
 
     /// An assertion body with `attributes` in its request, as JSON.
     static func body(_ payload: SimulatedAppClient.AssertionPayload, attributes: [String: Any]) throws -> [String: Any] {
@@ -34,9 +28,7 @@ struct AttributeCheckTests {
 
     @Test("a mistyped attribute is 400 invalid_attribute and spends nothing; the same assertion then commits", arguments: ServerBackend.available)
     func mistypedAttributeSpendsNothing(backend: ServerBackend) async throws {
-        let rules = try Self.rules()
-        defer { try? FileManager.default.removeItem(at: rules) }
-        try await ServerHarness.run(backend, extraEnvironment: ["ATTESTGUARD_RULES_DIRECTORY": rules.path]) { api in
+        try await ServerHarness.run(backend, rules: Self.rules) { api in
             var app = SimulatedApps.make(user: "alice", device: "alice-phone")
             #expect(try await api.attest(app).status == 201)
             let keyId = Data(app.key.keyId).base64EncodedString()

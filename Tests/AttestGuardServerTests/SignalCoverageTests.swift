@@ -11,24 +11,17 @@ import Testing
 /// a rule set that reads every fixed signal sees a value for each.
 @Suite("Signal coverage")
 struct SignalCoverageTests {
-    /// A rules folder with one rule per fixed signal, each reading it.
-    static func rulesReadingEverySignal() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signal-coverage-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    /// A rule file with one rule per fixed signal, each reading it.
+    static let rulesReadingEverySignal: String = {
         let rules = SignalSchema.fixed.enumerated().map { index, definition in
             "  - id: reads-\(index)\n    when: missing(\(definition.name))\n    score: 1"
         }
-        try ("version: 1\nrules:\n" + rules.joined(separator: "\n") + "\n").write(
-            to: folder.appendingPathComponent("coverage.yaml"), atomically: true, encoding: .utf8
-        )
-        return folder
-    }
+        return "version: 1\nrules:\n" + rules.joined(separator: "\n") + "\n"
+    }()
 
     @Test("every fixed signal has a value when everything it depends on exists", arguments: ServerBackend.available)
     func everyFixedSignalIsFilled(backend: ServerBackend) async throws {
-        let rules = try Self.rulesReadingEverySignal()
-        defer { try? FileManager.default.removeItem(at: rules) }
-        try await ServerHarness.run(backend, extraEnvironment: ["ATTESTGUARD_RULES_DIRECTORY": rules.path]) { api in
+        try await ServerHarness.run(backend, rules: Self.rulesReadingEverySignal) { api in
             let engine = try #require(api.engine)
             // An older key on the same device, superseded by the one scored.
             _ = try await ScoreRouteTests.attested(api, user: "alice")

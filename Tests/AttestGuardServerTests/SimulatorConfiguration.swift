@@ -1,4 +1,5 @@
 import AttestGuardServer
+import Foundation
 import DeviceSimulator
 
 extension SimulatorTrustRoots {
@@ -6,6 +7,21 @@ extension SimulatorTrustRoots {
     static let deviceSimulator: Maker = { seed in
         let pki = try SimulatedApplePKI(seed: seed)
         return SimulatorTrustRoots(attestationRoots: pki.attestationTrustRoots, receiptRoots: pki.receiptTrustRoots)
+    }
+}
+
+extension ServerHarness {
+    /// Runs `body` against a server whose rule set is the one rule file `yaml` (in a folder removed afterwards).
+    static func run(
+        _ backend: ServerBackend,
+        rules yaml: String,
+        _ body: @escaping @Sendable (APIClient) async throws -> Void
+    ) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("attestguard-rules-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try yaml.write(to: folder.appendingPathComponent("rules.yaml"), atomically: true, encoding: .utf8)
+        try await run(backend, extraEnvironment: ["ATTESTGUARD_RULES_DIRECTORY": folder.path], body)
     }
 }
 

@@ -1,4 +1,3 @@
-import AttestCore
 public import Foundation
 
 /// An App Attest key id: the SHA-256 of the key's public key, 32 bytes.
@@ -30,13 +29,7 @@ public struct KeyId: Sendable, Hashable, CustomStringConvertible {
     /// A key id as a path writes it: base64url without padding, or standard base64 (percent-decoded already).
     /// - Throws: `invalid_field` when too long or not 32 bytes; `malformed_base64` when it does not decode.
     public init(pathText text: String, field: String = "keyId") throws(EngineError) {
-        guard text.count <= (64 / 3 + 1) * 4 else {
-            throw EngineError.invalid(.invalidField, "\(field) exceeds 64 bytes")
-        }
-        guard let data = Base64Text.decodeEither(text), !data.isEmpty else {
-            throw EngineError.invalid(.malformedBase64, "\(field) is not base64")
-        }
-        try self.init(bytes: data, field: field)
+        try self.init(bytes: try Base64Field.decode(text, field: field, maximumBytes: 64), field: field)
     }
 
     /// A key id read back from the store, which holds only 32-byte ids.

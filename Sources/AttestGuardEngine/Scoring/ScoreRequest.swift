@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import AttestVocabulary
 
 /// What a verdict is asked for: the app and whatever the caller knows of the request (key, user, device, IP,

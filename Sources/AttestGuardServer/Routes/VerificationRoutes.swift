@@ -39,7 +39,7 @@ struct VerificationRoutes {
         let submission = AttestationSubmission(
             appId: input.appId,
             keyId: try KeyId(base64: input.keyId),
-            attestation: try WireFields.base64(input.attestation, field: "attestation", maximumBytes: 64 * 1024),
+            attestation: try Base64Field.decode(input.attestation, field: "attestation", maximumBytes: 64 * 1024),
             challenge: try WireFields.challenge(input.challenge),
             userId: try Identifier(input.userId, field: "userId"),
             deviceId: try input.deviceId.map { text throws(EngineError) in try Identifier(text, field: "deviceId") }
@@ -58,7 +58,7 @@ struct VerificationRoutes {
         let submission = AssertionSubmission(
             appId: input.appId,
             keyId: try KeyId(base64: input.keyId),
-            assertion: try WireFields.base64(input.assertion, field: "assertion", maximumBytes: 4_096),
+            assertion: try Base64Field.decode(input.assertion, field: "assertion", maximumBytes: 4_096),
             clientData: clientData,
             userId: try Identifier(input.userId, field: "userId"),
             request: input.request

@@ -2,19 +2,9 @@ import AttestCore
 import AttestGuardEngine
 import Foundation
 
-/// Checks and decodes the text fields of request bodies: base64 of bounded size, bounded strings. Every failure
-/// is a 400 naming the field.
+/// Checks and decodes the text fields of request bodies that have no typed value of the engine's: the challenge,
+/// bounded strings, the asserted request and its attributes. Every failure is a 400 naming the field.
 enum WireFields {
-    static func base64(_ text: String, field: String, maximumBytes: Int) throws -> Data {
-        guard text.count <= (maximumBytes / 3 + 1) * 4 else {
-            throw APIError.badRequest(.invalidField, "\(field) exceeds \(maximumBytes) bytes")
-        }
-        guard let data = Base64Text.decodeEither(text), !data.isEmpty else {
-            throw APIError.badRequest(.malformedBase64, "\(field) is not base64")
-        }
-        return data
-    }
-
     static func challenge(_ text: String) throws -> Data {
         guard text.count <= 64, let data = Base64Text.decodeURL(text) else {
             throw APIError.badRequest(.malformedBase64, "challenge is not base64url")

@@ -92,12 +92,14 @@ struct ServerHarness {
     }
 
     /// Runs `body` against a fresh in-process server on `backend`; `deviceCheck` is the engine's DeviceCheck client
-    /// (none by default, as without Apple credentials).
+    /// (none by default, as without Apple credentials); `wrapStore` stands between the engine and the store (a
+    /// fault injector).
     static func run(
         _ backend: ServerBackend,
         extraEnvironment: [String: String] = [:],
         clock: ManualClock = ManualClock(SimulatorFixtures.now),
         deviceCheck: (any DeviceChecking)? = nil,
+        wrapStore: (any RiskStore) -> any RiskStore = { $0 },
         _ body: @escaping @Sendable (APIClient) async throws -> Void
     ) async throws {
         let url = try await databaseURL(backend)
@@ -106,7 +108,7 @@ struct ServerHarness {
         _ = registry  // bootstrap metrics before anything records one, as `serve` does
         let rules = try RuleSetStartup.load(configuration, clock: clock, logger: logger)
         let engine = Engine(
-            store: store.store, apps: AppCatalog(configuration.apps), settings: configuration.engine, clock: clock, deviceCheck: deviceCheck,
+            store: wrapStore(store.store), apps: AppCatalog(configuration.apps), settings: configuration.engine, clock: clock, deviceCheck: deviceCheck,
             rules: rules.holder,
             shadowRules: rules.shadow?.holder
         )

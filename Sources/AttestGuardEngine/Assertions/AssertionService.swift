@@ -100,7 +100,8 @@ public struct AssertionService: Sendable {
                 subjects: VelocitySubjects(key: submission.keyId.bytes, user: submission.userId.value, device: key.deviceId, ip: submission.request.ip), at: now
             )
             // A valid assertion commits whatever the verdict: the verdict is advice for the gateway (contract).
-            let scored = try await scorer.score(ScoreRequest(
+            // After the commit the answer is always a verdict: scoring failures decide it, they are not errors.
+            let scored = await scorer.scoreCommitted(ScoreRequest(
                 appId: app.appId,
                 endpoint: .assertion,
                 keyId: submission.keyId,

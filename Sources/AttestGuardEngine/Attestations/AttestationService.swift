@@ -140,7 +140,7 @@ public struct AttestationService: Sendable {
 
     /// The result with the verdict for the key as registered (a valid attestation registers whatever the verdict).
     private func result(key: KeyRecord, receipt: ReceiptRecord?, idempotent: Bool, supersededKeyIds: [Data]) async throws -> AttestationResult {
-        let scored = try await scorer.score(ScoreRequest(
+        let scored = await scorer.scoreCommitted(ScoreRequest(
             appId: key.appId, endpoint: .attestation, keyId: KeyId(stored: key.keyId), userId: Identifier(stored: key.userId),
             deviceId: key.deviceId.map(Identifier.init(stored:))
         ))

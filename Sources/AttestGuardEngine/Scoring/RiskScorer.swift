@@ -31,6 +31,7 @@ public struct RiskScorer: Sendable {
     /// enforced (`rules.shadowDirectory`).
     public let shadow: RuleSetHolder?
     private let shadowLogger = Logger(label: "attestguard.rules.shadow")
+    private let failureLogger = Logger(label: "attestguard.scoring")
     let apps: AppCatalog
     let assembler: SignalAssembler
     let velocity: VelocityRecorder
@@ -69,7 +70,8 @@ public struct RiskScorer: Sendable {
         } catch let error as EngineError where error.kind != .unavailable {
             throw error
         } catch {
-            let outcome = Self.storeUnavailable(app: app, ruleSet: ruleSet)
+            let outcome = Self.fallback(.storeUnavailable, decision: app.onStoreError, ruleSetVersion: ruleSet.version,
+                                        message: "the store did not answer; the app's onStoreError decides")
             record(outcome, request: request, subjects: subjects, at: now, since: started)
             return outcome
         }
@@ -81,6 +83,24 @@ public struct RiskScorer: Sendable {
         }
         record(outcome, request: request, subjects: subjects, at: now, since: started)
         return outcome
+    }
+
+    /// The verdict for a request whose effect is already committed (a registered key, an accepted assertion), which
+    /// must be answered with a verdict whatever happens: a store failure gives the app's `onStoreError` decision (as
+    /// ``score(_:under:)`` does), any other failure `review` with the reason `scoring_failed`.
+    public func scoreCommitted(_ request: ScoreRequest, under ruleSet: RuleSet? = nil) async -> Outcome {
+        do {
+            return try await score(request, under: ruleSet)
+        } catch {
+            let ruleSet = ruleSet ?? rules.ruleSet
+            failureLogger.warning("scoring failed after the commit; answering review", metadata: [
+                "app": .string(request.appId), "endpoint": .string(request.endpoint.rawValue), "error": .string("\(error)"),
+            ])
+            let outcome = Self.fallback(.scoringFailed, decision: .review, ruleSetVersion: ruleSet.version,
+                                        message: "the verdict could not be computed; the request is committed")
+            record(outcome, request: request, subjects: velocity.keying.hash(request.velocitySubjects), at: clock.now(), since: .now)
+            return outcome
+        }
     }
 
     /// The shadow set's evaluation: its own signals (it may read others than the live set), a count per pair of
@@ -135,12 +155,12 @@ public struct RiskScorer: Sendable {
         }
     }
 
-    private static func storeUnavailable(app: AppPolicy, ruleSet: RuleSet) -> Outcome {
-        let decision = app.onStoreError
-        let reason = RiskVerdict.Reason(ruleId: ErrorCode.storeUnavailable.rawValue, score: 0, message: "the store did not answer; the app's onStoreError decides")
-        let evaluation = RuleEvaluation(score: 0, decision: decision, decidedBy: ErrorCode.storeUnavailable.rawValue, fired: [], ruleSetVersion: ruleSet.version)
+    /// A verdict decided without the rules: `reason` says why, `decision` is what the app's policy prescribes for it.
+    private static func fallback(_ reason: FallbackReason, decision: Decision, ruleSetVersion: String, message: String) -> Outcome {
+        let evaluation = RuleEvaluation(score: 0, decision: decision, decidedBy: reason.rawValue, fired: [], ruleSetVersion: ruleSetVersion)
         return Outcome(
-            verdict: RiskVerdict(decision: decision, score: 0, reasons: [reason], ruleSetVersion: ruleSet.version),
+            verdict: RiskVerdict(decision: decision, score: 0, reasons: [RiskVerdict.Reason(ruleId: reason.rawValue, score: 0, message: message)],
+                                 ruleSetVersion: ruleSetVersion),
             evaluation: evaluation,
             signalList: []
         )

@@ -1,0 +1,70 @@
+public import AttestVocabulary
+public import Foundation
+public import AttestGuardStorage
+import Synchronization
+
+/// A store that answers as the store it wraps, except that scoring reads fail with an error the test chooses: the
+/// way to reach the steps that run after a commit (scoring an accepted assertion or a registered key) with a fault.
+public final class FaultyScoringStore: RiskStore {
+    private let base: any RiskStore
+    private let scoringFault = Mutex<(any Error)?>(nil)
+
+    public init(_ base: any RiskStore) {
+        self.base = base
+    }
+
+    /// Makes every later ``scoringFacts(_:)`` throw `error` (`nil`: answer again).
+    public func failScoring(with error: (any Error)?) {
+        scoringFault.withLock { $0 = error }
+    }
+
+    public func scoringFacts(_ query: ScoringFactsQuery) async throws -> ScoringFacts {
+        if let error = scoringFault.withLock({ $0 }) { throw error }
+        return try await base.scoringFacts(query)
+    }
+
+    public func issueChallenge(_ challenge: NewChallenge, quota: ChallengeQuota) async throws -> ChallengeIssueOutcome {
+        try await base.issueChallenge(challenge, quota: quota)
+    }
+    public func challenge(id: Data) async throws -> ChallengeRecord? { try await base.challenge(id: id) }
+    public func registerKey(_ registration: KeyRegistration) async throws -> KeyRegistrationOutcome { try await base.registerKey(registration) }
+    public func key(appId: String, keyId: Data) async throws -> KeyRecord? { try await base.key(appId: appId, keyId: keyId) }
+    public func supersededKeyCount(appId: String, userId: String, deviceId: String) async throws -> Int {
+        try await base.supersededKeyCount(appId: appId, userId: userId, deviceId: deviceId)
+    }
+    public func commitAssertion(_ commit: AssertionCommit) async throws -> AssertionCommitOutcome { try await base.commitAssertion(commit) }
+    public func revokeKey(appId: String, keyId: Data, at: Date) async throws -> KeyRecord? { try await base.revokeKey(appId: appId, keyId: keyId, at: at) }
+    public func receipt(appId: String, keyId: Data) async throws -> ReceiptRecord? { try await base.receipt(appId: appId, keyId: keyId) }
+    public func purgeChallenges(expiredBefore cutoff: Date) async throws -> Int { try await base.purgeChallenges(expiredBefore: cutoff) }
+    public func checkHealth() async throws { try await base.checkHealth() }
+    public func leaseDueReceipts(_ request: ReceiptLeaseRequest) async throws -> [ReceiptLease] { try await base.leaseDueReceipts(request) }
+    public func replaceReceipt(_ replacement: ReceiptReplacement) async throws -> ReceiptReplacementOutcome { try await base.replaceReceipt(replacement) }
+    public func recordReceiptAttempt(_ attempt: ReceiptAttempt) async throws -> Bool { try await base.recordReceiptAttempt(attempt) }
+    public func receiptBacklog(at now: Date, retryingSince: Date) async throws -> ReceiptBacklog {
+        try await base.receiptBacklog(at: now, retryingSince: retryingSince)
+    }
+    public func riskMetricHistory(appId: String, keyId: Data) async throws -> [RiskMetricObservation] {
+        try await base.riskMetricHistory(appId: appId, keyId: keyId)
+    }
+    public func storeDeviceCheckBits(_ record: DeviceCheckRecord) async throws { try await base.storeDeviceCheckBits(record) }
+    public func deviceCheckBits(teamId: String, environment: AppAttestEnvironment, subject: DeviceCheckSubject) async throws -> DeviceCheckRecord? {
+        try await base.deviceCheckBits(teamId: teamId, environment: environment, subject: subject)
+    }
+    public func appendDecisions(_ entries: [DecisionLogEntry]) async throws { try await base.appendDecisions(entries) }
+    public func decisions(since: Date, after cursor: DecisionLogEntry?, limit: Int) async throws -> [DecisionLogEntry] {
+        try await base.decisions(since: since, after: cursor, limit: limit)
+    }
+    public func purgeDecisions(before: Date) async throws -> Int { try await base.purgeDecisions(before: before) }
+    public func recordServerProcess(_ record: ServerProcessRecord) async throws { try await base.recordServerProcess(record) }
+    public func serverProcesses(seenSince since: Date) async throws -> [ServerProcessRecord] { try await base.serverProcesses(seenSince: since) }
+    public func purgeServerProcesses(seenBefore before: Date) async throws -> Int { try await base.purgeServerProcesses(seenBefore: before) }
+    public func addVelocity(_ increments: [VelocityIncrement], flush: VelocityFlush?) async throws { try await base.addVelocity(increments, flush: flush) }
+    public func velocitySums(appId: String, _ sums: [VelocitySum], writer: String?) async throws -> VelocityReading {
+        try await base.velocitySums(appId: appId, sums, writer: writer)
+    }
+    public func rollUpVelocity(granularity: Int, into coarser: Int, before: Int64, limit: Int) async throws -> Int {
+        try await base.rollUpVelocity(granularity: granularity, into: coarser, before: before, limit: limit)
+    }
+    public func purgeVelocity(granularity: Int, before: Int64) async throws -> Int { try await base.purgeVelocity(granularity: granularity, before: before) }
+    public func purgeVelocityFlushes(before: Date) async throws -> Int { try await base.purgeVelocityFlushes(before: before) }
+}

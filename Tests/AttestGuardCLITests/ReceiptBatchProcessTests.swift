@@ -193,8 +193,8 @@ final class BatchProcess: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         outputURL = directory.appendingPathComponent("stdout")
         errorURL = directory.appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
         process.executableURL = CommandLineRunner.executable
         process.arguments = ["receipts", "refresh", "--log-every", "1"]
         process.environment = environment

@@ -5,7 +5,7 @@ import Testing
 struct IdentifierTests {
     @Test("printable identifiers pass, ASCII or not", arguments: [
         "alice", "user-42@example.com", " spaced out ", String(repeating: "a", count: 256), "Zoë", "用户", "🙂",
-        String(repeating: "é", count: 256),
+        String(repeating: "é", count: 128),
     ])
     func accepted(_ value: String) throws {
         _ = try Identifier(value, field: "userId")
@@ -20,7 +20,8 @@ struct IdentifierTests {
         ("soft\u{AD}hyphen", "invalid_field"),
         ("line\u{85}next", "invalid_field"),
         (String(repeating: "a", count: 257), "invalid_field"),
-        (String(repeating: "é", count: 257), "invalid_field"),
+        (String(repeating: "é", count: 129), "invalid_field"),
+        (String(repeating: "用", count: 86), "invalid_field"),
     ])
     func rejected(_ value: String, code: String) {
         #expect {
@@ -28,5 +29,31 @@ struct IdentifierTests {
         } throws: { error in
             (error as? EngineError)?.code.rawValue == code && "\(error)".contains("userId")
         }
+    }
+
+    static let composed = "Ren\u{E9}e"  // NFC: é is one scalar
+    static let decomposed = "Rene\u{301}e"  // NFD: e and a combining acute accent
+
+    @Test("the NFC and NFD forms of one name are two identifiers, two velocity subjects and two rollout users")
+    func canonicalEquivalentsStayApart() throws {
+        #expect(Self.composed == Self.decomposed, "Swift's String == calls them equal: the trap this guards against")
+        let nfc = try Identifier(Self.composed, field: "userId")
+        let nfd = try Identifier(Self.decomposed, field: "userId")
+        #expect(nfc != nfd)
+        #expect(Set([nfc, nfd]).count == 2)
+        #expect([nfc: 1, nfd: 2].count == 2)
+        let keying = VelocityKeying.publicTestKey
+        #expect(keying.hash(VelocitySubjects(user: nfc.value)).user != keying.hash(VelocitySubjects(user: nfd.value)).user)
+        let appId = "ABCDE12345.com.example.attestguard"
+        #expect(RolloutBucket.of(appId: appId, userId: nfc.value) != RolloutBucket.of(appId: appId, userId: nfd.value))
+    }
+
+    @Test("app ids are ASCII TEAMID.bundle.id of at most 166 bytes")
+    func appIdGrammar() {
+        #expect(AppCatalog.isWellFormed(appId: "ABCDE12345.com.example.shop"))
+        #expect(!AppCatalog.isWellFormed(appId: "ABCDE12345.com.example.caf\u{E9}"))
+        #expect(!AppCatalog.isWellFormed(appId: "ABCDE12345.com.example shop"))
+        #expect(!AppCatalog.isWellFormed(appId: "ABCDE12345." + String(repeating: "a", count: 160)))
+        #expect(!AppCatalog.isWellFormed(appId: "nodot"))
     }
 }

@@ -8,8 +8,22 @@ public struct AppCatalog: Sendable {
 
     public var all: [AppPolicy] { apps.values.sorted { $0.appId < $1.appId } }
 
-    /// The app, or `app_not_found`.
+    /// The longest app id, in bytes: a 10-character team id, a dot, and a bundle id of at most 155 characters.
+    public static let maximumAppIdLength = 166
+
+    /// Whether `appId` has the grammar of `TEAMID.bundle.id`: printable ASCII without spaces, at most
+    /// ``maximumAppIdLength`` bytes, a dot after the team id. Checked before any lookup, so that only ASCII reaches
+    /// a comparison (where canonical equivalence and bytes agree).
+    public static func isWellFormed(appId: String) -> Bool {
+        appId.utf8.count <= maximumAppIdLength && appId.utf8.allSatisfy { (0x21..<0x7F).contains($0) }
+            && appId.split(separator: ".").count >= 2
+    }
+
+    /// The app; `invalid_field` when `appId` is not well formed, `app_not_found` when no such app is configured.
     public func policy(for appId: String) throws(EngineError) -> AppPolicy {
+        guard Self.isWellFormed(appId: appId) else {
+            throw EngineError.invalid(.invalidField, "appId must be TEAMID.bundle.id in ASCII, at most \(Self.maximumAppIdLength) bytes")
+        }
         guard let app = apps[appId] else {
             throw EngineError(.notFound, code: .appNotFound, "no app \(appId) is configured")
         }

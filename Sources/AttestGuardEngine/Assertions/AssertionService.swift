@@ -49,7 +49,7 @@ public struct AssertionService: Sendable {
         guard let key = try await withStore({ try await store.key(appId: app.appId, keyId: submission.keyId.bytes) }) else {
             throw EngineError(.notFound, code: .keyNotFound, "no key with this id is registered for \(app.appId)")
         }
-        guard key.userId == submission.userId.value else {
+        guard key.userId.hasSameBytes(as: submission.userId.value) else {
             throw EngineError.verification(.keyUserMismatch, "the key belongs to another user")
         }
         switch key.status {

@@ -29,9 +29,11 @@ public struct AttestationService: Sendable {
 
     public func attest(_ submission: AttestationSubmission) async throws -> AttestationResult {
         let subjects = VelocitySubjects(key: submission.keyId.bytes, user: submission.userId.value, device: submission.deviceId?.value)
-        scorer.velocity.record(.attestations, appId: submission.appId, subjects: subjects, at: clock.now())
         do {
-            let result = try await register(submission)
+            // Velocity counts only for configured apps: an unknown app id writes nothing.
+            let app = try apps.policy(for: submission.appId)
+            scorer.velocity.record(.attestations, appId: app.appId, subjects: subjects, at: clock.now())
+            let result = try await register(submission, app: app)
             metrics.recordAttestation(result: result.idempotent ? "idempotent" : "registered")
             return result
         } catch let error as EngineError {
@@ -43,8 +45,7 @@ public struct AttestationService: Sendable {
         }
     }
 
-    private func register(_ submission: AttestationSubmission) async throws -> AttestationResult {
-        let app = try apps.policy(for: submission.appId)
+    private func register(_ submission: AttestationSubmission, app: AppPolicy) async throws -> AttestationResult {
         guard submission.challenge.count == 32 else {
             throw EngineError.invalid(.invalidField, "challenge must be 32 bytes, got \(submission.challenge.count)")
         }

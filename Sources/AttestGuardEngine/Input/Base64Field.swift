@@ -8,7 +8,7 @@ public enum Base64Field {
     /// - Throws: `invalid_field` when the text is too long for `maximumBytes`; `malformed_base64` when it does not
     ///   decode or decodes to nothing.
     public static func decode(_ text: String, field: String, maximumBytes: Int) throws(EngineError) -> Data {
-        guard text.count <= (maximumBytes / 3 + 1) * 4 else {
+        guard text.utf8.count <= (maximumBytes / 3 + 1) * 4 else {
             throw EngineError.invalid(.invalidField, "\(field) exceeds \(maximumBytes) bytes")
         }
         guard let data = Base64Text.decodeEither(text), !data.isEmpty else {

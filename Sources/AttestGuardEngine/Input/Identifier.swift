@@ -1,11 +1,16 @@
-/// An opaque identifier a caller names: a user id, a device id, the id of a DeviceCheck subject. 1 to 256
-/// characters, none of them a control character (C0, DEL, C1) or an invisible one (a default-ignorable code point
-/// such as U+200B).
+import AttestVocabulary
+
+/// An opaque identifier a caller names: a user id, a device id, the id of a DeviceCheck subject. 1 to 256 UTF-8
+/// bytes, none of them part of a control character (C0, DEL, C1) or an invisible one (a default-ignorable code
+/// point such as U+200B).
+///
+/// Two identifiers are equal when their bytes are: the NFC and NFD forms of one name are two users, as they are
+/// to SQL, quotas and velocity. Nothing normalises them.
 ///
 /// It cannot hold another value: each wire (the JSON routes, the CLI) builds one from the text it received, and
 /// the engine takes it as it is, so the check runs once, here.
 public struct Identifier: Sendable, Hashable, CustomStringConvertible {
-    /// The longest identifier, in Unicode scalars.
+    /// The longest identifier, in UTF-8 bytes.
     public static let maximumLength = 256
 
     /// The identifier's text.
@@ -19,7 +24,7 @@ public struct Identifier: Sendable, Hashable, CustomStringConvertible {
             throw EngineError.invalid(.missingField, "\(field) is required")
         }
         guard Self.isPrintable(value) else {
-            throw EngineError.invalid(.invalidField, "\(field) must be 1-\(Self.maximumLength) printable characters")
+            throw EngineError.invalid(.invalidField, "\(field) must be 1-\(Self.maximumLength) bytes of printable characters")
         }
         self.value = value
     }
@@ -31,10 +36,20 @@ public struct Identifier: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { value }
 
+    public static func == (lhs: Identifier, rhs: Identifier) -> Bool {
+        lhs.value.hasSameBytes(as: rhs.value)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(value.utf8.count)
+        for byte in value.utf8 { hasher.combine(byte) }
+    }
+
     private static func isPrintable(_ value: String) -> Bool {
         // Printable ASCII (nearly every id) needs no Unicode property lookup: no such scalar is default-ignorable.
-        if value.utf8.count <= maximumLength, value.utf8.allSatisfy({ (0x20..<0x7F).contains($0) }) { return true }
-        return value.unicodeScalars.count <= maximumLength && value.unicodeScalars.allSatisfy {
+        guard value.utf8.count <= maximumLength else { return false }
+        if value.utf8.allSatisfy({ (0x20..<0x7F).contains($0) }) { return true }
+        return value.unicodeScalars.allSatisfy {
             !$0.properties.isDefaultIgnorableCodePoint && $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value)
         }
     }

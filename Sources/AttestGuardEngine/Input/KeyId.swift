@@ -20,7 +20,7 @@ public struct KeyId: Sendable, Hashable, CustomStringConvertible {
     /// A key id as a body writes it: standard base64 with padding (44 characters), as the contract does.
     /// - Throws: `invalid_field` for any other form or length; `malformed_base64` when it does not decode.
     public init(base64 text: String, field: String = "keyId") throws(EngineError) {
-        guard text.count == 44, text.hasSuffix("="), !text.contains(where: { $0 == "-" || $0 == "_" }) else {
+        guard text.utf8.count == 44, text.hasSuffix("="), !text.contains(where: { $0 == "-" || $0 == "_" }) else {
             throw EngineError.invalid(.invalidField, "\(field) must be the standard base64 of 32 bytes (44 characters)")
         }
         try self.init(pathText: text, field: field)

@@ -6,7 +6,7 @@ extension AppPolicy {
     /// Reads one app (`apps.<name>.*`): its id, environments, clientData conventions, mode and rollout.
     init(reading app: ConfigValues) throws {
         let appId = try app.requiredString("appId")
-        guard appId.split(separator: ".").count >= 2, appId.count <= 255 else {
+        guard AppCatalog.isWellFormed(appId: appId) else {
             throw ConfigurationError(key: app.path("appId"), "must be TEAMID.bundle.id, got \(appId)")
         }
         let environmentNames = app.stringArray("environments")

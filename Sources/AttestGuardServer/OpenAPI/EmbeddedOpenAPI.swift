@@ -1270,9 +1270,9 @@ components:
 
     AppId:
       type: string
-      description: '`TEAMID.bundle.id`: the 10-character Apple team id, a dot, and the bundle id.'
+      description: '`TEAMID.bundle.id` in ASCII: the 10-character Apple team id, a dot, and the bundle id (at most 166 bytes).'
       minLength: 12
-      maxLength: 255
+      maxLength: 166
       pattern: '^[A-Z0-9]{10}\.[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*$'
       examples: [ABCDE12345.com.example.shop]
 
@@ -1304,7 +1304,8 @@ components:
       type: string
       description: |
         The caller's authenticated user, taken from its own session (never from the client): opaque, 1 to 256
-        characters, no control characters. A key belongs to one user for life.
+        UTF-8 bytes, no control or invisible characters. Compared as bytes, never normalised: the NFC and NFD forms
+        of one name are two users. A key belongs to one user for life.
       minLength: 1
       maxLength: 256
       pattern: '^[^\u0000-\u001F\u007F]+$'
@@ -1313,7 +1314,7 @@ components:
     DeviceId:
       type: string
       description: |
-        The app's vendor identifier for the device (optional): 1 to 256 characters, no control characters. A new
+        The app's vendor identifier for the device (optional): 1 to 256 UTF-8 bytes, no control characters. A new
         key for the same (app, user, deviceId) supersedes the previous one.
       minLength: 1
       maxLength: 256
@@ -1758,7 +1759,7 @@ components:
       type: object
       description: |
         Whom the bits are stored against: a key id (`kind: key`, standard base64 of the 32-byte key id, 44
-        characters), a user id or a device id (1 to 256 characters, no control characters).
+        characters), a user id or a device id (1 to 256 UTF-8 bytes, no control characters).
       required: [kind, id]
       properties:
         kind:

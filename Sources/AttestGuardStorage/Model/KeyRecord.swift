@@ -61,7 +61,7 @@ extension KeyRecord {
     /// Why an attestation of this already registered key by `userId`, with an object hashing to
     /// `attestationSHA256`, cannot register it again; `nil` when it is the very same submission (idempotent).
     public func reregistrationRejection(userId: String, attestationSHA256: Data) -> StoreRejection? {
-        if self.userId != userId {
+        if !self.userId.hasSameBytes(as: userId) {
             return StoreRejection(.keyAlreadyRegistered, "this public key is registered to another user")
         }
         if self.attestationSHA256 != attestationSHA256 {

@@ -1,4 +1,5 @@
 import Foundation
+import AttestVocabulary
 
 /// Explains, after a transaction changed nothing, which condition failed. Both backends read the rows back
 /// (outside the rolled-back transaction) and ask this one function, so they report identical codes.
@@ -27,7 +28,7 @@ enum RejectionDiagnosis {
                 "the challenge was issued for \(challenge.purpose.rawValue), not \(claim.purpose.rawValue)"
             )
         }
-        if let userId = challenge.userId, userId != claim.userId {
+        if let userId = challenge.userId, !userId.hasSameBytes(as: claim.userId) {
             return StoreRejection(.challengeMismatch, "the challenge was issued to another user")
         }
         if let keyId = challenge.keyId, keyId != claim.keyId {

@@ -15,7 +15,7 @@ struct DecisionLogTests {
             let clock = ManualClock(VelocityTests.start)
             let engine = VelocityTests.engine(test.store, clock: clock)
             for _ in 0..<6 {
-                _ = try await engine.scorer.score(ScoreRequest(appId: VelocityTests.appId, userId: try Identifier("user-1", field: "userId"), ip: "203.0.113.9", action: "buy"))
+                _ = try await engine.scorer.score(ScoreRequest(appId: VelocityTests.appId, userId: try Identifier("user-1", field: "userId"), ip: try ClientIP("203.0.113.9", field: "ip"), action: "buy"))
             }
             #expect(engine.scorer.decisionLog.backlog.queued == 6)
             #expect(try await test.store.decisions(since: .distantPast, after: nil, limit: 10).isEmpty, "nothing is written on the request path")

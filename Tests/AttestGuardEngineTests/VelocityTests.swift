@@ -39,7 +39,7 @@ struct VelocityTests {
     }
 
     static func score(_ engine: Engine, user: String) async throws -> RiskScorer.Outcome {
-        try await engine.scorer.score(ScoreRequest(appId: appId, userId: try Identifier(user, field: "userId"), ip: "203.0.113.9"))
+        try await engine.scorer.score(ScoreRequest(appId: appId, userId: try Identifier(user, field: "userId"), ip: try ClientIP("203.0.113.9", field: "ip")))
     }
 
     static func count(_ outcome: RiskScorer.Outcome, _ name: String) -> Double? {
@@ -151,7 +151,7 @@ struct VelocityTests {
         #expect(subject != a.subject(.ip, "alice@example.com"), "the dimension is part of the hash")
         try await withTestStore(.sqlite) { (test: TestStore) async throws in
             let recorder = VelocityRecorder(store: test.store, keying: a)
-            recorder.record(.assertions, appId: Self.appId, subjects: VelocitySubjects(user: "alice@example.com", ip: "203.0.113.9"), at: Self.start)
+            recorder.record(.assertions, appId: Self.appId, subjects: VelocitySubjects(user: "alice@example.com", ip: try ClientIP("203.0.113.9", field: "ip")), at: Self.start)
             #expect(recorder.backlog.pending == 2, "two subjects, one minute bucket each")
         }
     }

@@ -33,7 +33,8 @@ public struct AssertedRequest: Sendable, Hashable, Codable {
     public var path: String
     /// base64url SHA-256 of the exact request body.
     public var bodySha256: String
-    public var ip: String?
+    /// The client's address as the gateway saw it (canonical: see ``ClientIP``).
+    public var ip: ClientIP?
     public var action: String?
     public var attributes: [String: Attribute]?
 
@@ -41,7 +42,7 @@ public struct AssertedRequest: Sendable, Hashable, Codable {
         method: String,
         path: String,
         bodySha256: String,
-        ip: String? = nil,
+        ip: ClientIP? = nil,
         action: String? = nil,
         attributes: [String: Attribute]? = nil
     ) {

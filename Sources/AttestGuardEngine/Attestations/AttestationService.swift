@@ -28,7 +28,9 @@ public struct AttestationService: Sendable {
     }
 
     public func attest(_ submission: AttestationSubmission) async throws -> AttestationResult {
-        let subjects = VelocitySubjects(key: submission.keyId.bytes, user: submission.userId.value, device: submission.deviceId?.value)
+        let subjects = VelocitySubjects(
+            key: submission.keyId.bytes, user: submission.userId.value, device: submission.deviceId?.value, ip: submission.ip
+        )
         do {
             // Velocity counts only for configured apps: an unknown app id writes nothing.
             let app = try apps.policy(for: submission.appId)
@@ -57,7 +59,7 @@ public struct AttestationService: Sendable {
                 throw EngineError(rejection)
             }
             let receipt = try await withStore { try await store.receipt(appId: app.appId, keyId: existing.keyId) }
-            return try await result(key: existing, receipt: receipt, idempotent: true, supersededKeyIds: [])
+            return try await result(key: existing, receipt: receipt, idempotent: true, supersededKeyIds: [], ip: submission.ip)
         }
 
         let now = clock.now()
@@ -112,12 +114,13 @@ public struct AttestationService: Sendable {
         switch outcome {
         case .registered(let registered, let superseded):
             scorer.velocity.record(
-                .newKeys, appId: app.appId, subjects: VelocitySubjects(key: registered.keyId, user: registered.userId, device: registered.deviceId), at: now
+                .newKeys, appId: app.appId,
+                subjects: VelocitySubjects(key: registered.keyId, user: registered.userId, device: registered.deviceId, ip: submission.ip), at: now
             )
-            return try await result(key: registered, receipt: receipt, idempotent: false, supersededKeyIds: superseded)
+            return try await result(key: registered, receipt: receipt, idempotent: false, supersededKeyIds: superseded, ip: submission.ip)
         case .alreadyRegistered(let existing):
             let stored = try await withStore { try await store.receipt(appId: app.appId, keyId: existing.keyId) }
-            return try await result(key: existing, receipt: stored, idempotent: true, supersededKeyIds: [])
+            return try await result(key: existing, receipt: stored, idempotent: true, supersededKeyIds: [], ip: submission.ip)
         case .rejected(let rejection):
             throw EngineError(rejection)
         }
@@ -140,10 +143,10 @@ public struct AttestationService: Sendable {
     }
 
     /// The result with the verdict for the key as registered (a valid attestation registers whatever the verdict).
-    private func result(key: KeyRecord, receipt: ReceiptRecord?, idempotent: Bool, supersededKeyIds: [Data]) async throws -> AttestationResult {
+    private func result(key: KeyRecord, receipt: ReceiptRecord?, idempotent: Bool, supersededKeyIds: [Data], ip: ClientIP?) async throws -> AttestationResult {
         let scored = await scorer.scoreCommitted(ScoreRequest(
             appId: key.appId, endpoint: .attestation, keyId: KeyId(stored: key.keyId), userId: Identifier(stored: key.userId),
-            deviceId: key.deviceId.map(Identifier.init(stored:))
+            deviceId: key.deviceId.map(Identifier.init(stored:)), ip: ip
         ))
         return AttestationResult(
             key: AttestedKey(key), receipt: receipt.map(KeyReceipt.init), idempotent: idempotent, supersededKeyIds: supersededKeyIds,

@@ -11,14 +11,19 @@ public struct AttestationSubmission: Sendable, Hashable {
     /// The caller's authenticated user: the key belongs to this user for life.
     public var userId: Identifier
     public var deviceId: Identifier?
+    /// The client's address as the gateway saw it: attestations, new keys and failures count per address too.
+    public var ip: ClientIP?
 
-    public init(appId: String, keyId: KeyId, attestation: Data, challenge: Data, userId: Identifier, deviceId: Identifier? = nil) {
+    public init(
+        appId: String, keyId: KeyId, attestation: Data, challenge: Data, userId: Identifier, deviceId: Identifier? = nil, ip: ClientIP? = nil
+    ) {
         self.appId = appId
         self.keyId = keyId
         self.attestation = attestation
         self.challenge = challenge
         self.userId = userId
         self.deviceId = deviceId
+        self.ip = ip
     }
 }
 

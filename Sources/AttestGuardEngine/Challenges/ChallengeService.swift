@@ -21,12 +21,15 @@ public struct ChallengeRequest: Sendable, Hashable {
     public var purpose: ChallengePurpose
     public var userId: Identifier?
     public var keyId: KeyId?
+    /// The client's address as the gateway saw it: user-less challenges are limited per (app, address).
+    public var ip: ClientIP?
 
-    public init(appId: String, purpose: ChallengePurpose, userId: Identifier? = nil, keyId: KeyId? = nil) {
+    public init(appId: String, purpose: ChallengePurpose, userId: Identifier? = nil, keyId: KeyId? = nil, ip: ClientIP? = nil) {
         self.appId = appId
         self.purpose = purpose
         self.userId = userId
         self.keyId = keyId
+        self.ip = ip
     }
 }
 

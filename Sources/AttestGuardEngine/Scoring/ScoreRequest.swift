@@ -11,7 +11,7 @@ public struct ScoreRequest: Sendable {
     public var keyId: KeyId?
     public var userId: Identifier?
     public var deviceId: Identifier?
-    public var ip: String?
+    public var ip: ClientIP?
     public var action: String?
     /// `supported`, `unsupported`, `throttled`, `failed`, ... as the gateway reports the client's status.
     public var attestStatus: String?
@@ -28,7 +28,7 @@ public struct ScoreRequest: Sendable {
         keyId: KeyId? = nil,
         userId: Identifier? = nil,
         deviceId: Identifier? = nil,
-        ip: String? = nil,
+        ip: ClientIP? = nil,
         action: String? = nil,
         attestStatus: String? = nil,
         attributes: [String: AssertedRequest.Attribute] = [:],

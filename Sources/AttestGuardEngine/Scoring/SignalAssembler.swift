@@ -88,7 +88,7 @@ struct SignalAssembler: Sendable {
         values.set(.requestEndpoint, .string(request.endpoint.rawValue))
         values.set(.requestAction, request.action.map(SignalValue.string))
         values.set(.requestUserId, request.userId.map { .string($0.value) })
-        values.set(.requestIp, request.ip.map(SignalValue.string))
+        values.set(.requestIp, request.ip.map { .string($0.text) })
         values.set(.requestDeviceId, request.deviceId.map { .string($0.value) })
         values.set(.requestBinding, .string(request.binding ?? "none"))
         values.set(.requestAttestStatus, request.attestStatus.map(SignalValue.string))

@@ -9,9 +9,12 @@ public import Foundation
 public struct VelocityKeying: Sendable {
     /// HMAC state with the key already absorbed: each hash copies it (the digest state is copy-on-write).
     private let keyed: HMAC<SHA256>
+    /// How many leading bits of an IPv6 address name its client (64: a subscriber's network; 128: the address).
+    public let ipv6PrefixLength: Int
 
-    public init(secret: some DataProtocol) {
+    public init(secret: some DataProtocol, ipv6PrefixLength: Int = 64) {
         self.keyed = HMAC<SHA256>(key: SymmetricKey(data: Data(secret)))
+        self.ipv6PrefixLength = ipv6PrefixLength
     }
 
     /// A fixed, public key: for tests and library defaults only, never for production data.
@@ -36,7 +39,7 @@ public struct VelocityKeying: Sendable {
             key: subjects.key.map { subject(.key, $0.base64EncodedString()) },
             user: subjects.user.map { subject(.user, $0) },
             device: subjects.device.map { subject(.device, $0) },
-            ip: subjects.ip.map { subject(.ip, $0) }
+            ip: subjects.ip.map { subject(.ip, $0.velocitySubject(ipv6PrefixLength: ipv6PrefixLength)) }
         )
     }
 }

@@ -6,9 +6,9 @@ public struct VelocitySubjects: Sendable, Hashable {
     public var key: Data?
     public var user: String?
     public var device: String?
-    public var ip: String?
+    public var ip: ClientIP?
 
-    public init(key: Data? = nil, user: String? = nil, device: String? = nil, ip: String? = nil) {
+    public init(key: Data? = nil, user: String? = nil, device: String? = nil, ip: ClientIP? = nil) {
         self.key = key
         self.user = user
         self.device = device

@@ -97,6 +97,7 @@ public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
         ConfigurationKey("receipts.refresh.pollSeconds", "how often serve looks for newly due receipts (default 5)"),
         ConfigurationKey("rules.directory", "the rule set (default ./Rules if present, else none)"),
         ConfigurationKey("rules.shadowDirectory", "a rule set evaluated beside the live one, logged, never enforced"),
+        ConfigurationKey("velocity.ipv6PrefixLength", "IPv6 clients count per network of this many bits, 32-128 (default 64)"),
         ConfigurationKey("decisionLog.retentionDays", "days of verdicts kept (default 30)"),
         ConfigurationKey("privacy.hashKeyFile", "a file holding the key of the keyed hashes of user ids and IPs (32+ characters)"),
         ConfigurationKey("privacy.hashKeyEnv", "an environment variable holding that key"),

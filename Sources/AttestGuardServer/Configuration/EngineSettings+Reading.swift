@@ -3,7 +3,8 @@ import AttestGuardEngine
 import Foundation
 
 extension EngineSettings {
-    /// Reads the engine's settings from the root: `challenges.*`, `clockSkewSeconds` and `decisionLog.retentionDays`.
+    /// Reads the engine's settings from the root: `challenges.*`, `clockSkewSeconds`, `velocity.ipv6PrefixLength` and
+    /// `decisionLog.retentionDays`.
     /// - Parameters:
     ///   - trust: The roots in force (Apple's, or the simulator's for its seed).
     ///   - receiptRefresh: `receipts.refresh.*`, read earlier (``ReceiptRefreshSettings/init(reading:)``).
@@ -20,7 +21,10 @@ extension EngineSettings {
             clockSkew: .seconds(try values.int("clockSkewSeconds", default: 120, range: 0...3_600)),
             trust: trust,
             receiptRefresh: receiptRefresh,
-            velocityKeying: VelocityKeying(secret: Data(hashKey.utf8)),
+            velocityKeying: VelocityKeying(
+                secret: Data(hashKey.utf8),
+                ipv6PrefixLength: try values.scoped("velocity").int("ipv6PrefixLength", default: 64, range: 32...128)
+            ),
             decisionLogRetentionDays: try values.scoped("decisionLog").int("retentionDays", default: 30, range: 1...3_650)
         )
     }

@@ -1,3 +1,4 @@
+import AttestGuardEngine
 import AttestVocabulary
 import Foundation
 import Hummingbird
@@ -29,6 +30,9 @@ struct JSONBody {
         } catch let error as DecodingError {
             throw APIError.badRequest(Self.code(for: error), Self.describe(error))
         } catch let error as APIError {
+            throw error
+        } catch let error as EngineError {
+            // A typed field (an IP address) that refused its text.
             throw error
         } catch {
             throw APIError.badRequest(.malformedJSON, "the body is not valid JSON")

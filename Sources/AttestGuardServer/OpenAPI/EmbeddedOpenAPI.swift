@@ -1336,6 +1336,18 @@ components:
       description: RFC 3339.
       examples: ['2025-01-31T12:00:00Z']
 
+    ClientIP:
+      type: string
+      description: |
+        The client's IP address as the gateway saw it (its own peer address, never `X-Forwarded-For`): an IPv4 or
+        IPv6 literal, no zone id. Canonicalised before use (IPv4-mapped IPv6 is IPv4; IPv6 in RFC 5952 text);
+        velocity counts IPv6 clients per /64 by default (`velocity.ipv6PrefixLength`). Stored only as a keyed hash.
+      maxLength: 45
+      anyOf:
+        - format: ipv4
+        - format: ipv6
+      examples: [203.0.113.7, '2001:db8::7']
+
     ChallengeRequest:
       type: object
       required: [appId, purpose]
@@ -1349,6 +1361,8 @@ components:
         keyId:
           $ref: '#/components/schemas/KeyId'
           description: Binds an `assertion` challenge to one key. Not allowed for purpose `attestation`.
+        ip:
+          $ref: '#/components/schemas/ClientIP'
       if:
         required: [purpose]
         properties:
@@ -1399,6 +1413,8 @@ components:
           $ref: '#/components/schemas/UserId'
         deviceId:
           $ref: '#/components/schemas/DeviceId'
+        ip:
+          $ref: '#/components/schemas/ClientIP'
 
     AttestationResponse:
       type: object
@@ -1470,12 +1486,7 @@ components:
           $ref: '#/components/schemas/Sha256Base64URL'
           description: SHA-256 of the exact request body (of the empty string when there is none), base64url without padding.
         ip:
-          type: string
-          description: The client's IP address (IPv4 or IPv6 literal), for velocity rules. Stored only as a keyed hash.
-          anyOf:
-            - format: ipv4
-            - format: ipv6
-          examples: [203.0.113.7, '2001:db8::7']
+          $ref: '#/components/schemas/ClientIP'
         action:
           type: string
           description: What the request does (`purchase`, `promo_claim`, ...), for rules.
@@ -1625,8 +1636,7 @@ components:
         deviceId:
           $ref: '#/components/schemas/DeviceId'
         ip:
-          type: string
-          maxLength: 64
+          $ref: '#/components/schemas/ClientIP'
         action:
           type: string
           maxLength: 64

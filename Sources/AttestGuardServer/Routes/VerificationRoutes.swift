@@ -27,7 +27,7 @@ struct VerificationRoutes {
         let keyId = try input.keyId.map { text throws(EngineError) in try KeyId(base64: text) }
         let userId = try input.userId.map { text throws(EngineError) in try Identifier(text, field: "userId") }
         let issued = try await engine.challenges.issue(
-            ChallengeRequest(appId: input.appId, purpose: input.purpose, userId: userId, keyId: keyId),
+            ChallengeRequest(appId: input.appId, purpose: input.purpose, userId: userId, keyId: keyId, ip: input.ip),
             apiKeyName: context.apiKey?.name
         )
         return try JSONResponse.make(ChallengeResponseBody(issued), status: .created)
@@ -42,7 +42,8 @@ struct VerificationRoutes {
             attestation: try Base64Field.decode(input.attestation, field: "attestation", maximumBytes: 64 * 1024),
             challenge: try WireFields.challenge(input.challenge),
             userId: try Identifier(input.userId, field: "userId"),
-            deviceId: try input.deviceId.map { text throws(EngineError) in try Identifier(text, field: "deviceId") }
+            deviceId: try input.deviceId.map { text throws(EngineError) in try Identifier(text, field: "deviceId") },
+            ip: input.ip
         )
         let result = try await engine.attestations.attest(submission)
         return try JSONResponse.make(AttestationResponseBody(result), status: result.idempotent ? .ok : .created)

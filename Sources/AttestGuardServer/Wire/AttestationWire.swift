@@ -9,6 +9,8 @@ struct AttestationRequestBody: Decodable {
     var challenge: String
     var userId: String
     var deviceId: String?
+    /// The client's address as the gateway saw it.
+    var ip: ClientIP?
 }
 
 /// `POST /v1/attestations` response body.

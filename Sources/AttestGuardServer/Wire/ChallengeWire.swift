@@ -8,6 +8,8 @@ struct ChallengeRequestBody: Decodable {
     var purpose: ChallengePurpose
     var userId: String?
     var keyId: String?
+    /// The client's address as the gateway saw it.
+    var ip: ClientIP?
 }
 
 /// `POST /v1/challenges` response body.

@@ -9,7 +9,7 @@ struct ScoreRequestBody: Decodable {
     var keyId: String?
     var userId: String?
     var deviceId: String?
-    var ip: String?
+    var ip: ClientIP?
     var action: String?
     /// The client's own App Attest status: `supported`, `unsupported`, `throttled`, `failed`, ...
     var attestStatus: String?
@@ -18,7 +18,6 @@ struct ScoreRequestBody: Decodable {
     func scoreRequest() throws -> ScoreRequest {
         let userId = try userId.map { text throws(EngineError) in try Identifier(text, field: "userId") }
         let deviceId = try deviceId.map { text throws(EngineError) in try Identifier(text, field: "deviceId") }
-        if let ip { try WireFields.text(ip, field: "ip", maximumLength: 64) }
         if let action { try WireFields.text(action, field: "action", maximumLength: 64) }
         if let attestStatus { try WireFields.text(attestStatus, field: "attestStatus", maximumLength: 32) }
         if let attributes { try WireFields.attributes(attributes, field: "attributes") }

@@ -30,7 +30,6 @@ enum WireFields {
         guard request.bodySha256.count == 43, let digest = Base64Text.decodeURL(request.bodySha256), digest.count == 32 else {
             throw APIError.badRequest(.invalidField, "request.bodySha256 must be the base64url SHA-256 of the body (43 characters)")
         }
-        if let ip = request.ip { try text(ip, field: "request.ip", maximumLength: 64) }
         if let action = request.action { try text(action, field: "request.action", maximumLength: 64) }
         if let attributes = request.attributes { try self.attributes(attributes, field: "request.attributes") }
     }

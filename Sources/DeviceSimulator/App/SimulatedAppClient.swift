@@ -14,6 +14,8 @@ public struct SimulatedAppClient: Sendable {
         public var challenge: String
         public var userId: String
         public var deviceId: String?
+        /// The client's address, as the gateway passes it.
+        public var ip: String? = nil
     }
 
     /// `POST /v1/assertions` body.

@@ -5,41 +5,62 @@ import Testing
 
 @Suite("Key registration in the store")
 struct KeyRegistryStoreTests {
-    @Test("registering stores the key at counter 0 with its receipt and consumes the challenge", arguments: StoreBackend.available)
+    @Test("registering stores the key at counter 0 with its receipt and its challenge's digest, and consumes the challenge", arguments: StoreBackend.available)
     func registerStoresKeyAndReceipt(backend: StoreBackend) async throws {
         try await withTestStore(backend) { (test: TestStore) async throws in
             let key = StoreFixtures.key()
-            let registered = try await StoreFixtures.register(key, in: test.store)
-            #expect(registered == key)
-            #expect(try await test.store.key(appId: key.appId, keyId: key.keyId) == key)
+            let challenge = StoreFixtures.challenge(purpose: .attestation, userId: key.userId)
+            _ = try await test.store.issueChallenge(challenge, quota: StoreFixtures.quota)
+            let outcome = try await test.store.registerKey(
+                KeyRegistration(claim: StoreFixtures.claim(challenge, key: key), key: key, receipt: StoreFixtures.receipt(for: key))
+            )
+            #expect(outcome == .registered(key, supersededKeyIds: []))
+            var stored = try #require(try await test.store.key(appId: key.appId, keyId: key.keyId))
+            #expect(stored.registrationChallengeSHA256 == ChallengeClaim.digest(of: challenge.id))
+            #expect(stored.registrationChallengeExpiresAt == challenge.expiresAt)
+            stored.registrationChallengeSHA256 = nil
+            stored.registrationChallengeExpiresAt = nil
+            #expect(stored == key)
             #expect(try await test.store.receipt(appId: key.appId, keyId: key.keyId) == StoreFixtures.receipt(for: key))
+            #expect(try await test.store.challenge(id: challenge.id)?.consumedAt != nil)
         }
     }
 
-    @Test("the same attestation again is idempotent; another user or attestation is refused", arguments: StoreBackend.available)
+    @Test("the same submission again is idempotent until its challenge expires; another challenge, user or attestation is refused",
+          arguments: StoreBackend.available)
     func reRegistration(backend: StoreBackend) async throws {
         try await withTestStore(backend) { (test: TestStore) async throws in
-            let key = try await StoreFixtures.register(StoreFixtures.key(), in: test.store)
-            func registerAgain(_ candidate: KeyRecord) async throws -> KeyRegistrationOutcome {
-                let challenge = StoreFixtures.challenge(purpose: .attestation, userId: candidate.userId)
-                _ = try await test.store.issueChallenge(challenge, quota: StoreFixtures.quota)
-                return try await test.store.registerKey(
+            let key = StoreFixtures.key()
+            let challenge = StoreFixtures.challenge(purpose: .attestation, userId: key.userId)
+            _ = try await test.store.issueChallenge(challenge, quota: StoreFixtures.quota)
+            func register(_ candidate: KeyRecord, with challenge: NewChallenge, at instant: Date = StoreFixtures.now) async throws -> KeyRegistrationOutcome {
+                try await test.store.registerKey(
                     KeyRegistration(
-                        claim: StoreFixtures.claim(challenge, key: candidate),
+                        claim: StoreFixtures.claim(challenge, key: candidate, at: instant),
                         key: candidate,
                         receipt: StoreFixtures.receipt(for: candidate)
                     )
                 )
             }
-            #expect(try await registerAgain(key) == .alreadyRegistered(key))
+            #expect(try await register(key, with: challenge) == .registered(key, supersededKeyIds: []))
+            let stored = try #require(try await test.store.key(appId: key.appId, keyId: key.keyId))
+            #expect(try await register(key, with: challenge) == .alreadyRegistered(stored))
+            let lastMoment = challenge.expiresAt.addingTimeInterval(StoreFixtures.skew.timeInterval - 1)
+            #expect(try await register(key, with: challenge, at: lastMoment) == .alreadyRegistered(stored))
+            let tooLate = challenge.expiresAt.addingTimeInterval(StoreFixtures.skew.timeInterval + 1)
+            #expect(try await register(key, with: challenge, at: tooLate).rejectionCode == .challengeUsed)
+
+            let another = StoreFixtures.challenge(purpose: .attestation, userId: key.userId)
+            _ = try await test.store.issueChallenge(another, quota: StoreFixtures.quota)
+            #expect(try await register(key, with: another).rejectionCode == .challengeUsed)
 
             var otherUser = key
             otherUser.userId = "user-2"
-            #expect(try await registerAgain(otherUser).rejectionCode == .keyAlreadyRegistered)
+            #expect(try await register(otherUser, with: challenge).rejectionCode == .keyAlreadyRegistered)
 
             var otherAttestation = key
             otherAttestation.attestationSHA256 = StoreFixtures.randomId()
-            #expect(try await registerAgain(otherAttestation).rejectionCode == .keyAlreadyRegistered)
+            #expect(try await register(otherAttestation, with: challenge).rejectionCode == .keyAlreadyRegistered)
         }
     }
 

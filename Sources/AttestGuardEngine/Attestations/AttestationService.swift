@@ -52,17 +52,27 @@ public struct AttestationService: Sendable {
             throw EngineError.invalid(.invalidField, "challenge must be 32 bytes, got \(submission.challenge.count)")
         }
         let digest = Data(SHA256.hash(data: submission.attestation))
+        let now = clock.now()
+        let claim = ChallengeClaim(
+            challengeId: submission.challenge,
+            appId: app.appId,
+            purpose: .attestation,
+            userId: submission.userId.value,
+            keyId: submission.keyId.bytes,
+            at: now,
+            clockSkew: settings.clockSkew
+        )
 
-        // An identical re-submission answers from the registry without verifying or consuming anything.
+        // An identical re-submission (same object, the challenge that registered the key, before that challenge's
+        // expiry) answers from the registry without verifying or consuming anything.
         if let existing = try await withStore({ try await store.key(appId: app.appId, keyId: submission.keyId.bytes) }) {
-            if let rejection = existing.reregistrationRejection(userId: submission.userId.value, attestationSHA256: digest) {
+            if let rejection = existing.reregistrationRejection(userId: submission.userId.value, attestationSHA256: digest, claim: claim) {
                 throw EngineError(rejection)
             }
             let receipt = try await withStore { try await store.receipt(appId: app.appId, keyId: existing.keyId) }
             return try await result(key: existing, receipt: receipt, idempotent: true, supersededKeyIds: [], ip: submission.ip)
         }
 
-        let now = clock.now()
         let request = AttestationRequest(
             keyId: Array(submission.keyId.bytes),
             app: app.identity,
@@ -98,15 +108,6 @@ public struct AttestationService: Sendable {
             riskMetric: verified.receipt.riskMetric,
             storedAt: now,
             nextRefreshAt: now.addingTimeInterval(settings.receiptRefresh.firstRedemptionDelay.timeInterval)
-        )
-        let claim = ChallengeClaim(
-            challengeId: submission.challenge,
-            appId: app.appId,
-            purpose: .attestation,
-            userId: submission.userId.value,
-            keyId: submission.keyId.bytes,
-            at: now,
-            clockSkew: settings.clockSkew
         )
         let outcome = try await withStore {
             try await store.registerKey(KeyRegistration(claim: claim, key: key, receipt: receipt))

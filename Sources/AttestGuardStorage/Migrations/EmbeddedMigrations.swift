@@ -218,6 +218,14 @@ CREATE TABLE server_processes (
     rules_rejected   boolean     NOT NULL
 );
 """#),
+        Migration(version: 11, name: "key_registration_challenge", sql: #"""
+-- AttestGuard schema 11: each key remembers the challenge that registered it (its SHA-256, never the challenge
+-- itself) and that challenge's expiry, so that re-submitting the same attestation is idempotent only with that
+-- challenge and only until it expires. Keys registered before this migration have neither: re-submitting their
+-- attestation is challenge_used.
+ALTER TABLE app_keys ADD COLUMN registration_challenge_sha256 bytea;
+ALTER TABLE app_keys ADD COLUMN registration_challenge_expires_at timestamptz;
+"""#),
     ]
     /// The migrations in `SQL/sqlite/`, in order.
     public static let sqlite: [Migration] = [
@@ -406,6 +414,14 @@ CREATE TABLE server_processes (
     shadow_version   TEXT,
     rules_rejected   INTEGER NOT NULL
 );
+"""#),
+        Migration(version: 11, name: "key_registration_challenge", sql: #"""
+-- AttestGuard schema 11: each key remembers the challenge that registered it (its SHA-256, never the challenge
+-- itself) and that challenge's expiry, so that re-submitting the same attestation is idempotent only with that
+-- challenge and only until it expires. Keys registered before this migration have neither: re-submitting their
+-- attestation is challenge_used.
+ALTER TABLE app_keys ADD COLUMN registration_challenge_sha256 BLOB;
+ALTER TABLE app_keys ADD COLUMN registration_challenge_expires_at INTEGER;
 """#),
     ]
 }

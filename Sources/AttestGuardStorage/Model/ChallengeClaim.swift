@@ -1,5 +1,6 @@
 public import Foundation
 public import AttestVocabulary
+import Crypto
 
 /// The conditions under which a verified object may consume a challenge: the challenge must exist, be unused,
 /// be unexpired at `at` (allowing `clockSkew`), and match the app, the purpose and, where the challenge is bound
@@ -29,6 +30,11 @@ public struct ChallengeClaim: Sendable, Equatable {
         self.keyId = keyId
         self.at = at
         self.clockSkew = clockSkew
+    }
+
+    /// What a key keeps of the challenge that registered it: SHA-256 of its bytes.
+    public static func digest(of challengeId: Data) -> Data {
+        Data(SHA256.hash(data: challengeId))
     }
 
     /// The earliest expiry a challenge may have and still be accepted at `at`.

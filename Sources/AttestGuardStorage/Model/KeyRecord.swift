@@ -23,6 +23,10 @@ public struct KeyRecord: Sendable, Hashable {
     public var statusChangedAt: Date?
     /// The key that replaced this one when it was superseded.
     public var supersededBy: Data?
+    /// SHA-256 of the challenge that registered the key (`nil` for keys registered before schema 11).
+    public var registrationChallengeSHA256: Data?
+    /// When that challenge expired: an identical re-submission is idempotent only until then (plus the clock skew).
+    public var registrationChallengeExpiresAt: Date?
 
     public init(
         appId: String,
@@ -38,7 +42,9 @@ public struct KeyRecord: Sendable, Hashable {
         attestedAt: Date,
         lastAssertionAt: Date? = nil,
         statusChangedAt: Date? = nil,
-        supersededBy: Data? = nil
+        supersededBy: Data? = nil,
+        registrationChallengeSHA256: Data? = nil,
+        registrationChallengeExpiresAt: Date? = nil
     ) {
         self.appId = appId
         self.keyId = keyId
@@ -54,18 +60,33 @@ public struct KeyRecord: Sendable, Hashable {
         self.lastAssertionAt = lastAssertionAt
         self.statusChangedAt = statusChangedAt
         self.supersededBy = supersededBy
+        self.registrationChallengeSHA256 = registrationChallengeSHA256
+        self.registrationChallengeExpiresAt = registrationChallengeExpiresAt
     }
 }
 
 extension KeyRecord {
     /// Why an attestation of this already registered key by `userId`, with an object hashing to
-    /// `attestationSHA256`, cannot register it again; `nil` when it is the very same submission (idempotent).
-    public func reregistrationRejection(userId: String, attestationSHA256: Data) -> StoreRejection? {
+    /// `attestationSHA256` and the challenge of `claim`, cannot register it again; `nil` when it is the very same
+    /// submission (idempotent): the same user and object, the challenge that registered the key, before that
+    /// challenge's expiry plus the clock skew, and the key still active. A captured object cannot replay for ever.
+    public func reregistrationRejection(userId: String, attestationSHA256: Data, claim: ChallengeClaim) -> StoreRejection? {
         if !self.userId.hasSameBytes(as: userId) {
             return StoreRejection(.keyAlreadyRegistered, "this public key is registered to another user")
         }
         if self.attestationSHA256 != attestationSHA256 {
             return StoreRejection(.keyAlreadyRegistered, "this key was registered with another attestation")
+        }
+        switch status {
+        case .revoked: return StoreRejection(.keyRevoked, "the key was revoked")
+        case .superseded: return StoreRejection(.keySuperseded, "a newer key replaced this one on the same device")
+        case .active: break
+        }
+        guard let registrationChallengeSHA256, registrationChallengeSHA256 == ChallengeClaim.digest(of: claim.challengeId) else {
+            return StoreRejection(.challengeUsed, "the key was registered with another challenge")
+        }
+        guard let expiresAt = registrationChallengeExpiresAt, expiresAt > claim.expiryThreshold else {
+            return StoreRejection(.challengeUsed, "the challenge that registered this key was consumed and has expired")
         }
         return nil
     }

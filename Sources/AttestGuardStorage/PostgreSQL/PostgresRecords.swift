@@ -71,7 +71,9 @@ extension KeyRecord {
             attestedAt: try read("attested_at"),
             lastAssertionAt: try read("last_assertion_at"),
             statusChangedAt: try read("status_changed_at"),
-            supersededBy: try read("superseded_by")
+            supersededBy: try read("superseded_by"),
+            registrationChallengeSHA256: try read("registration_challenge_sha256"),
+            registrationChallengeExpiresAt: try read("registration_challenge_expires_at")
         )
     }
 }

@@ -71,9 +71,11 @@ extension PostgresRiskStore {
                 let inserted = try await connection.query(
                     """
                     INSERT INTO app_keys (app_id, key_id, user_id, device_id, environment, public_key, counter, status,
-                        attestation_sha256, os_version, attested_at)
+                        attestation_sha256, os_version, attested_at, registration_challenge_sha256, registration_challenge_expires_at)
                     VALUES (\(key.appId), \(key.keyId), \(key.userId), \(key.deviceId), \(key.environment.rawValue), \(key.publicKey),
-                        0, 'active', \(key.attestationSHA256), \(key.osVersion), \(key.attestedAt))
+                        0, 'active', \(key.attestationSHA256), \(key.osVersion), \(key.attestedAt),
+                        \(ChallengeClaim.digest(of: registration.claim.challengeId)),
+                        (SELECT expires_at FROM challenges WHERE id = \(registration.claim.challengeId)))
                     ON CONFLICT DO NOTHING RETURNING key_id
                     """,
                     logger: logger

@@ -40,7 +40,9 @@ extension KeyRecord {
             attestedAt: try reader.date("attested_at"),
             lastAssertionAt: try reader.optionalDate("last_assertion_at"),
             statusChangedAt: try reader.optionalDate("status_changed_at"),
-            supersededBy: try reader.optionalBlob("superseded_by")
+            supersededBy: try reader.optionalBlob("superseded_by"),
+            registrationChallengeSHA256: try reader.optionalBlob("registration_challenge_sha256"),
+            registrationChallengeExpiresAt: try reader.optionalDate("registration_challenge_expires_at")
         )
     }
 }

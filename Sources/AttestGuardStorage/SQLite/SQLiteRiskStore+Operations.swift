@@ -71,14 +71,16 @@ extension SQLiteRiskStore {
                 let inserted = try await connection.query(
                     """
                     INSERT INTO app_keys (app_id, key_id, user_id, device_id, environment, public_key, counter, status,
-                        attestation_sha256, os_version, attested_at)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, 'active', ?7, ?8, ?9)
+                        attestation_sha256, os_version, attested_at, registration_challenge_sha256, registration_challenge_expires_at)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, 'active', ?7, ?8, ?9, ?10, (SELECT expires_at FROM challenges WHERE id = ?11))
                     ON CONFLICT DO NOTHING RETURNING key_id
                     """,
                     [
                         .text(key.appId), SQLiteValues.bind(key.keyId), .text(key.userId), SQLiteValues.bind(key.deviceId),
                         .text(key.environment.rawValue), SQLiteValues.bind(key.publicKey), SQLiteValues.bind(key.attestationSHA256),
                         SQLiteValues.bind(key.osVersion), SQLiteValues.bind(key.attestedAt),
+                        SQLiteValues.bind(ChallengeClaim.digest(of: registration.claim.challengeId)),
+                        SQLiteValues.bind(registration.claim.challengeId),
                     ]
                 )
                 guard inserted.count == 1 else { throw RollbackSignal(step: .keyExists) }

@@ -60,7 +60,9 @@ enum RejectionDiagnosis {
     /// Why registering `registration.key` found `existing` in its place.
     static func existingKey(_ existing: KeyRecord, registration: KeyRegistration) -> KeyRegistrationOutcome {
         let key = registration.key
-        if let rejection = existing.reregistrationRejection(userId: key.userId, attestationSHA256: key.attestationSHA256) {
+        if let rejection = existing.reregistrationRejection(
+            userId: key.userId, attestationSHA256: key.attestationSHA256, claim: registration.claim
+        ) {
             return .rejected(rejection)
         }
         return .alreadyRegistered(existing)

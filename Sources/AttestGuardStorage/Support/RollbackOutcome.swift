@@ -6,8 +6,11 @@ extension RiskStore {
     /// The outcome of a key registration whose transaction rolled back at `signal`.
     func registrationOutcome(rolledBackAt signal: RollbackSignal, _ registration: KeyRegistration) async throws -> KeyRegistrationOutcome {
         let key = registration.key
-        if signal.step == .keyExists, let existing = try await self.key(appId: key.appId, keyId: key.keyId) {
-            return RejectionDiagnosis.existingKey(existing, registration: registration)
+        if let existing = try await self.key(appId: key.appId, keyId: key.keyId) {
+            // The key exists: either the insert met it, or a twin of this very submission consumed the challenge
+            // first (then this one is the idempotent re-submission it would be a moment later).
+            let outcome = RejectionDiagnosis.existingKey(existing, registration: registration)
+            if signal.step == .keyExists || outcome == .alreadyRegistered(existing) { return outcome }
         }
         let record = try await challenge(id: registration.claim.challengeId)
         guard let rejection = RejectionDiagnosis.challenge(record, claim: registration.claim) else {

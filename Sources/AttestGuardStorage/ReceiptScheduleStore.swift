@@ -33,6 +33,10 @@ public protocol DeviceCheckStore: Sendable {
     /// bit); the rest replaces the stored record.
     func storeDeviceCheckBits(_ record: DeviceCheckRecord) async throws
 
-    /// The stored bits of a subject, if any.
-    func deviceCheckBits(teamId: String, environment: AppAttestEnvironment, subject: DeviceCheckSubject) async throws -> DeviceCheckRecord?
+    /// The stored bits of a subject in one scope, if any.
+    func deviceCheckBits(scope: DeviceCheckScope, environment: AppAttestEnvironment, subject: DeviceCheckSubject) async throws -> DeviceCheckRecord?
+
+    /// Deletes team rows written before schema 12 (``DeviceCheckScope/legacyTeam(teamId:)``) observed before `cutoff`.
+    /// - Returns: How many were deleted.
+    func purgeLegacyDeviceCheckBits(observedBefore cutoff: Date) async throws -> Int
 }

@@ -44,6 +44,7 @@ enum DeviceCheckHarness {
         _ backend: ServerBackend,
         faults: FakeAppleFaults = .none,
         sqlitePath: String? = nil,
+        extraEnvironment: [String: String] = [:],
         _ body: @escaping @Sendable (APIClient, FakeAppleServer) async throws -> Void
     ) async throws {
         let clock = ManualClock(SimulatorFixtures.now)
@@ -66,7 +67,8 @@ enum DeviceCheckHarness {
                 configuration: DeviceCheckClient.Configuration(baseURL: "http://127.0.0.1:\(port)", timeout: .seconds(5)),
                 now: { clock.now() }
             )
-            try await ServerHarness.run(backend, extraEnvironment: environment(sqlitePath: sqlitePath), clock: clock, deviceCheck: client) { api in
+            try await ServerHarness.run(
+                backend, extraEnvironment: environment(sqlitePath: sqlitePath).merging(extraEnvironment) { _, new in new }, clock: clock, deviceCheck: client) { api in
                 try await body(api, fake)
             }
         }

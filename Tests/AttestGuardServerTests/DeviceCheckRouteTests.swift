@@ -49,7 +49,6 @@ struct DeviceCheckRouteTests {
 
             let engine = try #require(api.engine)
             let stored = try #require(try await engine.deviceCheck.storedBits(appId: Self.appId, subject: DeviceCheckSubject(kind: .user, value: "user-77")))
-            #expect(stored.teamId == Harness.teamId)
             #expect(stored.environment == .production)
             #expect(stored.bit0 == true && stored.bit1 == false && stored.found)
             #expect(stored.observedAt == SimulatorFixtures.now.addingTimeInterval(60))
@@ -75,10 +74,12 @@ struct DeviceCheckRouteTests {
         }
     }
 
-    @Test("a device never set: found false, stored as such; the bits of a team are shared", arguments: ServerBackend.available)
+    @Test("a device never set: found false, stored as such, for this app only", arguments: ServerBackend.available)
     func neverSet(backend: ServerBackend) async throws {
         try await Harness.run(backend) { api, _ in
-            let keyId = Data(repeating: 7, count: 32).base64EncodedString()
+            let app = SimulatedApps.make(user: "ivy", device: "ivy-phone")
+            #expect(try await api.attest(app).status == 201)
+            let keyId = app.key.keyIdBase64
             let reply = try await api.post(
                 "/v1/devicecheck/query",
                 json: ["appId": Self.appId, "deviceToken": Harness.token("device-fresh"), "subject": Self.subject("key", keyId)],
@@ -93,9 +94,6 @@ struct DeviceCheckRouteTests {
             let stored = try #require(try await engine.deviceCheck.storedBits(appId: Self.appId, subject: DeviceCheckSubject(kind: .key, value: keyId)))
             #expect(!stored.found)
             #expect(stored.bit0 == nil)
-            // The production-only app shares the team: it reads the same row.
-            let shared = try await engine.deviceCheck.storedBits(appId: ServerHarness.productionOnlyAppId, subject: DeviceCheckSubject(kind: .key, value: keyId))
-            #expect(shared?.found == false)
         }
     }
 

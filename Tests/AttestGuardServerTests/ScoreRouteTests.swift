@@ -77,7 +77,7 @@ struct ScoreRouteTests {
             try await Self.redeem(api, keyId: promoKey, metric: 1)
             let engine = try #require(api.engine)
             try await engine.store.storeDeviceCheckBits(DeviceCheckRecord(
-                teamId: String(AppIdentity(appId: ServerHarness.appId).teamId), environment: .development,
+                scope: .app(ServerHarness.appId), environment: .development,
                 subject: DeviceCheckSubject(kind: .key, value: promoKey), bit0: true, bit1: false, found: true,
                 lastUpdateTime: "2025-11", observedAt: api.clock.now()
             ))

@@ -34,7 +34,7 @@ struct SignalCoverageTests {
             try await ScoreRouteTests.redeem(api, keyId: keyId, metric: 5)
             #expect(try await api.assert(&app).status == 200)
             try await engine.store.storeDeviceCheckBits(DeviceCheckRecord(
-                teamId: "ABCDE12345", environment: .development,
+                scope: .app(ServerHarness.appId), environment: .development,
                 subject: DeviceCheckSubject(kind: .key, value: keyId), bit0: true, bit1: false, found: true,
                 lastUpdateTime: "2026-10", observedAt: api.clock.now()
             ))

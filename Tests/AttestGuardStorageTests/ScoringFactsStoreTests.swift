@@ -22,7 +22,7 @@ struct ScoringFactsStoreTests {
 
     static func bits(_ kind: DeviceCheckSubject.Kind, _ value: String, environment: AppAttestEnvironment, found: Bool = true, bit0: Bool) -> DeviceCheckRecord {
         DeviceCheckRecord(
-            teamId: "ABCDE12345", environment: environment, subject: DeviceCheckSubject(kind: kind, value: value), bit0: found ? bit0 : nil,
+            scope: .app(StoreFixtures.appId), environment: environment, subject: DeviceCheckSubject(kind: kind, value: value), bit0: found ? bit0 : nil,
             bit1: found ? false : nil, found: found, lastUpdateTime: found ? "2026-10" : nil, observedAt: StoreFixtures.now
         )
     }
@@ -48,7 +48,7 @@ struct ScoringFactsStoreTests {
             try await store.storeDeviceCheckBits(Self.bits(.device, "device-1", environment: .development, bit0: true))
             try await store.storeDeviceCheckBits(Self.bits(.user, "user-1", environment: .production, bit0: false))
             let subjects = [keySubject, DeviceCheckSubject(kind: .device, value: "device-1"), DeviceCheckSubject(kind: .user, value: "user-1")]
-            let deviceCheck = DeviceCheckQuery(teamId: "ABCDE12345", defaultEnvironment: .production, subjects: subjects)
+            let deviceCheck = DeviceCheckQuery(scopes: [.app(StoreFixtures.appId)], defaultEnvironment: .production, subjects: subjects)
 
             let everything = try await Self.facts(ScoringFactsQuery(
                 appId: current.appId, keyId: current.keyId, receipt: true, metricBaselineAt: StoreFixtures.now.addingTimeInterval(7 * Self.day),

@@ -47,8 +47,11 @@ public final class FaultyScoringStore: RiskStore {
         try await base.riskMetricHistory(appId: appId, keyId: keyId)
     }
     public func storeDeviceCheckBits(_ record: DeviceCheckRecord) async throws { try await base.storeDeviceCheckBits(record) }
-    public func deviceCheckBits(teamId: String, environment: AppAttestEnvironment, subject: DeviceCheckSubject) async throws -> DeviceCheckRecord? {
-        try await base.deviceCheckBits(teamId: teamId, environment: environment, subject: subject)
+    public func deviceCheckBits(scope: DeviceCheckScope, environment: AppAttestEnvironment, subject: DeviceCheckSubject) async throws -> DeviceCheckRecord? {
+        try await base.deviceCheckBits(scope: scope, environment: environment, subject: subject)
+    }
+    public func purgeLegacyDeviceCheckBits(observedBefore cutoff: Date) async throws -> Int {
+        try await base.purgeLegacyDeviceCheckBits(observedBefore: cutoff)
     }
     public func appendDecisions(_ entries: [DecisionLogEntry]) async throws { try await base.appendDecisions(entries) }
     public func decisions(since: Date, after cursor: DecisionLogEntry?, limit: Int) async throws -> [DecisionLogEntry] {

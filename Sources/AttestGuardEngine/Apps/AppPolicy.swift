@@ -1,5 +1,6 @@
 public import AttestCore
 public import AttestVocabulary
+public import AttestGuardStorage
 
 /// How one app is verified: its identity, the environments it accepts, how its client turns challenges into
 /// the attestation's clientDataHash, and the format of the clientData it signs in assertions.
@@ -35,8 +36,22 @@ public struct AppPolicy: Sendable, Hashable {
     public var attestationRequiredPercent: Int
     /// The verdict when scoring cannot read the store (contract: `onStoreError`).
     public var onStoreError: Decision
+    /// Whether the app files and reads DeviceCheck bits together with the other sharing apps of its team; by default
+    /// each app's bits are its own, so that a key limited to one app cannot change another's verdicts.
+    public var sharesDeviceCheckBits: Bool
 
     public var appId: String { identity.appId }
+
+    /// Where the app files the DeviceCheck bits it learns.
+    public var deviceCheckScope: DeviceCheckScope {
+        sharesDeviceCheckBits ? .shared(teamId: String(identity.teamId)) : .app(appId)
+    }
+
+    /// Where scoring looks for the app's DeviceCheck bits, in order: a sharing app also reads the team rows stored
+    /// before bits were per app.
+    public var deviceCheckReadScopes: [DeviceCheckScope] {
+        sharesDeviceCheckBits ? [deviceCheckScope, .legacyTeam(teamId: String(identity.teamId))] : [deviceCheckScope]
+    }
 
     public init(
         appId: String,
@@ -45,7 +60,8 @@ public struct AppPolicy: Sendable, Hashable {
         clientDataFormat: ClientDataFormat = .v1,
         mode: Mode = .enforce,
         attestationRequiredPercent: Int = 0,
-        onStoreError: Decision = .review
+        onStoreError: Decision = .review,
+        sharesDeviceCheckBits: Bool = false
     ) {
         self.identity = AppIdentity(appId: appId)
         self.environments = environments
@@ -54,5 +70,6 @@ public struct AppPolicy: Sendable, Hashable {
         self.mode = mode
         self.attestationRequiredPercent = min(max(attestationRequiredPercent, 0), 100)
         self.onStoreError = onStoreError
+        self.sharesDeviceCheckBits = sharesDeviceCheckBits
     }
 }

@@ -2,11 +2,9 @@ import AttestGuardStorage
 public import AttestVocabulary
 public import Foundation
 
-/// DeviceCheck bits as last learnt from Apple for one subject of an app's team, in one environment. A bit is `nil`
-/// when Apple holds none for the device (`found` false).
+/// DeviceCheck bits as last learnt from Apple for one subject of an app (or of the apps sharing bits), in one
+/// environment. A bit is `nil` when Apple holds none for the device (`found` false).
 public struct DeviceCheckBits: Sendable, Hashable {
-    /// The Apple team whose devices the bits belong to (the app's team).
-    public var teamId: String
     public var environment: AppAttestEnvironment
     public var subject: DeviceCheckSubject
     public var found: Bool
@@ -18,7 +16,6 @@ public struct DeviceCheckBits: Sendable, Hashable {
     public var observedAt: Date
 
     init(_ record: DeviceCheckRecord) {
-        teamId = record.teamId
         environment = record.environment
         subject = record.subject
         found = record.found

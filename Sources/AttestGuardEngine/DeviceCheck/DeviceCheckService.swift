@@ -7,9 +7,9 @@ public import AttestVocabulary
 /// scoring can read the bits later without calling Apple (``storedBits(appId:subject:environment:)``; a verdict
 /// reads them with its other facts through `RiskStore.scoringFacts`).
 ///
-/// Bits belong to the app's team (the App ID up to its first dot) and one environment: `environment` when the
-/// caller names one (it must be one the app accepts), else production when the app accepts production, else
-/// development. Device tokens are single-use: they go to Apple and nowhere else (never stored, logged or put in
+/// Bits are filed per app (``AppPolicy/deviceCheckScope``; apps the operator opts into sharing file them per team)
+/// and per environment: `environment` when the caller names one (it must be one the app accepts), else production
+/// when the app accepts production, else development. A subject of kind key must be a key registered to the app. Device tokens are single-use: they go to Apple and nowhere else (never stored, logged or put in
 /// an error message). Every call counts in `attestguard_devicecheck_requests_total{operation,result}`.
 public struct DeviceCheckService: Sendable {
     /// The most characters a device token may have (`DCDevice` tokens are about 2,000).
@@ -18,7 +18,7 @@ public struct DeviceCheckService: Sendable {
     public static let retryAfter: TimeInterval = 5
 
     let client: (any DeviceChecking)?
-    let store: any DeviceCheckStore
+    let store: any RiskStore
     let apps: AppCatalog
     let clock: any EngineClock
     let metrics: EngineMetrics
@@ -30,7 +30,7 @@ public struct DeviceCheckService: Sendable {
     ///   - apps: The configured apps.
     ///   - clock: Stamps `observedAt` and the month of an update.
     ///   - metrics: The counters.
-    public init(client: (any DeviceChecking)?, store: any DeviceCheckStore, apps: AppCatalog, clock: any EngineClock, metrics: EngineMetrics = EngineMetrics()) {
+    public init(client: (any DeviceChecking)?, store: any RiskStore, apps: AppCatalog, clock: any EngineClock, metrics: EngineMetrics = EngineMetrics()) {
         self.client = client
         self.store = store
         self.apps = apps
@@ -48,7 +48,7 @@ public struct DeviceCheckService: Sendable {
         try await instrumented("query") {
             let target = try target(appId: appId, environment: environment)
             try Self.check(deviceToken: deviceToken)
-            try Self.check(subject)
+            try await checkOwned(subject, appId: target.appId)
             let client = try requireClient()
             let answer = try Self.unwrap(await client.query(deviceToken: deviceToken, environment: target.environment), deviceToken: deviceToken, now: clock.now())
             let record: DeviceCheckRecord
@@ -76,7 +76,7 @@ public struct DeviceCheckService: Sendable {
         try await instrumented("update") {
             let target = try target(appId: appId, environment: environment)
             try Self.check(deviceToken: deviceToken)
-            try Self.check(subject)
+            try await checkOwned(subject, appId: target.appId)
             guard bit0 != nil || bit1 != nil else {
                 throw EngineError.invalid(.missingField, "bit0 or bit1 is required")
             }
@@ -105,13 +105,16 @@ public struct DeviceCheckService: Sendable {
         }
     }
 
-    /// The bits stored for `subject` of the app's team, without calling Apple.
+    /// The bits the app has stored for `subject`, without calling Apple.
     public func storedBits(appId: String, subject: DeviceCheckSubject, environment: AppAttestEnvironment? = nil) async throws -> DeviceCheckBits? {
         let target = try target(appId: appId, environment: environment)
-        try Self.check(subject)
-        return try await withStore {
-            try await store.deviceCheckBits(teamId: target.teamId, environment: target.environment, subject: subject)
-        }.map(DeviceCheckBits.init)
+        try await checkOwned(subject, appId: target.appId)
+        for scope in target.readScopes {
+            if let record = try await withStore({ try await store.deviceCheckBits(scope: scope, environment: target.environment, subject: subject) }) {
+                return DeviceCheckBits(record)
+            }
+        }
+        return nil
     }
 
     /// The environment DeviceCheck is asked in for an app: `requested` when the app accepts it
@@ -138,7 +141,21 @@ public struct DeviceCheckService: Sendable {
 
     private func target(appId: String, environment requested: AppAttestEnvironment?) throws -> DeviceCheckTarget {
         let app = try apps.policy(for: appId)
-        return DeviceCheckTarget(teamId: String(app.identity.teamId), environment: try environment(for: app, requested: requested))
+        return DeviceCheckTarget(
+            appId: app.appId, scope: app.deviceCheckScope, readScopes: app.deviceCheckReadScopes,
+            environment: try environment(for: app, requested: requested)
+        )
+    }
+
+    /// Checks `subject`; one of kind key must name a key registered to the app (`key_not_found` otherwise), so
+    /// that no caller files bits under another app's key.
+    private func checkOwned(_ subject: DeviceCheckSubject, appId: String) async throws {
+        try Self.check(subject)
+        guard subject.kind == .key else { return }
+        let keyId = try KeyId(base64: subject.value, field: "subject.id")
+        guard try await withStore({ try await store.key(appId: appId, keyId: keyId.bytes) }) != nil else {
+            throw EngineError(.notFound, code: .keyNotFound, "no key with this id is registered for \(appId)")
+        }
     }
 
     private func requireClient() throws -> any DeviceChecking {
@@ -152,7 +169,7 @@ public struct DeviceCheckService: Sendable {
     private func file(_ record: DeviceCheckRecord) async throws -> DeviceCheckBits {
         try await withStore { try await store.storeDeviceCheckBits(record) }
         let stored = try await withStore {
-            try await store.deviceCheckBits(teamId: record.teamId, environment: record.environment, subject: record.subject)
+            try await store.deviceCheckBits(scope: record.scope, environment: record.environment, subject: record.subject)
         }
         return DeviceCheckBits(stored ?? record)
     }
@@ -169,14 +186,16 @@ public struct DeviceCheckService: Sendable {
     }
 }
 
-/// The team and environment one DeviceCheck call files its answer under.
+/// The app, scope and environment one DeviceCheck call files its answer under, and the scopes it reads.
 struct DeviceCheckTarget {
-    var teamId: String
+    var appId: String
+    var scope: DeviceCheckScope
+    var readScopes: [DeviceCheckScope]
     var environment: AppAttestEnvironment
 
     func record(_ subject: DeviceCheckSubject, bit0: Bool?, bit1: Bool?, found: Bool, lastUpdateTime: String?, at instant: Date) -> DeviceCheckRecord {
         DeviceCheckRecord(
-            teamId: teamId,
+            scope: scope,
             environment: environment,
             subject: subject,
             bit0: bit0,

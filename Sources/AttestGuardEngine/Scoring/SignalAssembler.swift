@@ -74,7 +74,7 @@ struct SignalAssembler: Sendable {
             for subject in subjects { try DeviceCheckService.check(subject) }
             if !subjects.isEmpty {
                 query.deviceCheck = DeviceCheckQuery(
-                    teamId: String(app.identity.teamId),
+                    scopes: app.deviceCheckReadScopes,
                     defaultEnvironment: try deviceCheck.environment(for: app, requested: nil),
                     subjects: subjects
                 )

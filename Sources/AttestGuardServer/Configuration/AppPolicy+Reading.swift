@@ -35,7 +35,8 @@ extension AppPolicy {
             clientDataFormat: format,
             mode: try app.choice("mode", default: Mode.enforce),
             attestationRequiredPercent: try app.int("attestationRequiredPercent", default: 0, range: 0...100),
-            onStoreError: try app.choice("onStoreError", default: Decision.review)
+            onStoreError: try app.choice("onStoreError", default: Decision.review),
+            sharesDeviceCheckBits: try app.bool("shareDeviceCheckBits", default: false)
         )
     }
 }

@@ -76,6 +76,7 @@ public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
         ConfigurationKey("apps.<app>.mode", "enforce (default) or monitor"),
         ConfigurationKey("apps.<app>.attestationRequiredPercent", "users the rules see as rollout.attestation_required, 0-100 (default 0)"),
         ConfigurationKey("apps.<app>.onStoreError", "the verdict when scoring cannot read the store: allow, review (default) or deny"),
+        ConfigurationKey("apps.<app>.shareDeviceCheckBits", "file and read DeviceCheck bits with the team's other sharing apps (default false: per app)"),
         ConfigurationKey("apple.teamId", "the Apple team id of the .p8 key"),
         ConfigurationKey("apple.keyId", "the id of a .p8 key with DeviceCheck enabled"),
         ConfigurationKey("apple.privateKeyFile", "the .p8 key's file"),

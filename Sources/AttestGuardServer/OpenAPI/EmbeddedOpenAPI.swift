@@ -575,9 +575,10 @@ paths:
       operationId: queryDeviceCheckBits
       summary: Read a device's two DeviceCheck bits from Apple
       description: |
-        Sends the single-use device token to Apple's `query_two_bits` and stores the answer against the app's team,
-        the environment and `subject` (the key id, user id or device id the caller names), for scoring to read
-        later without calling Apple. Apple's "Bit State Not Found" answers `found: false` and is stored as such.
+        Sends the single-use device token to Apple's `query_two_bits` and stores the answer against the app (or the
+        team's sharing apps, with `shareDeviceCheckBits`), the environment and `subject` (the key id of a key
+        registered to the app, else `404 key_not_found`; a user id or device id), for scoring to read later
+        without calling Apple. Apple's "Bit State Not Found" answers `found: false` and is stored as such.
         The device token is never stored, logged or echoed. Scope: `devicecheck:read`.
 
         Environment: `environment` when given (it must be one the app accepts, else `422
@@ -644,7 +645,7 @@ paths:
       summary: Set a device's DeviceCheck bits at Apple
       description: |
         Sends the single-use device token with `bit0` and/or `bit1` (at least one) to Apple's `update_two_bits`,
-        then stores the bits it set against the app's team, the environment and `subject`; an absent bit keeps
+        then stores the bits it set against the app (or the team's sharing apps), the environment and `subject`; an absent bit keeps
         the stored one (unknown when never read). `lastUpdateTime` becomes the current month (UTC), as Apple
         records it. Environment as for the query. Scope: `devicecheck:write`.
       requestBody:

@@ -5,7 +5,9 @@ import AttestGuardStorage
 import ServiceLifecycle
 
 /// Deletes challenges a day after they expire, every ten minutes. Consumed challenges stay until then, so a
-/// replayed assertion is still recognised as `assertion_already_accepted` for a day.
+/// replayed assertion is still recognised as `assertion_already_accepted` for a day. Also deletes the team-wide
+/// DeviceCheck rows stored before bits were per app, ``DeviceCheckScope/legacyRetentionDays`` after they were
+/// observed.
 struct ChallengePurgeService: Service {
     let store: any RiskStore
     let clock: any EngineClock
@@ -19,6 +21,9 @@ struct ChallengePurgeService: Service {
             do {
                 let purged = try await store.purgeChallenges(expiredBefore: clock.now().addingTimeInterval(-retention))
                 if purged > 0 { logger.debug("purged expired challenges", metadata: ["count": .stringConvertible(purged)]) }
+                let legacyCutoff = clock.now().addingTimeInterval(-Double(DeviceCheckScope.legacyRetentionDays) * 86_400)
+                let legacy = try await store.purgeLegacyDeviceCheckBits(observedBefore: legacyCutoff)
+                if legacy > 0 { logger.info("purged team-wide DeviceCheck rows stored before bits were per app", metadata: ["count": .stringConvertible(legacy)]) }
             } catch {
                 logger.warning("challenge purge failed", metadata: ["error": .string(String(describing: error))])
             }

@@ -226,6 +226,14 @@ CREATE TABLE server_processes (
 ALTER TABLE app_keys ADD COLUMN registration_challenge_sha256 bytea;
 ALTER TABLE app_keys ADD COLUMN registration_challenge_expires_at timestamptz;
 """#),
+        Migration(version: 12, name: "devicecheck_scope", sql: #"""
+-- AttestGuard schema 12: DeviceCheck bits belong to one app (scope = the app id) unless the operator opts apps
+-- into sharing them (scope = 'shared:' || team id). Rows written before this schema were per team: they become
+-- 'team:' || team id, read only by apps that share, and are purged 30 days after they were observed (they are a
+-- cache of Apple's bits, refreshed with the next device token).
+ALTER TABLE devicecheck_bits RENAME COLUMN team_id TO scope;
+UPDATE devicecheck_bits SET scope = 'team:' || scope;
+"""#),
     ]
     /// The migrations in `SQL/sqlite/`, in order.
     public static let sqlite: [Migration] = [
@@ -422,6 +430,14 @@ CREATE TABLE server_processes (
 -- attestation is challenge_used.
 ALTER TABLE app_keys ADD COLUMN registration_challenge_sha256 BLOB;
 ALTER TABLE app_keys ADD COLUMN registration_challenge_expires_at INTEGER;
+"""#),
+        Migration(version: 12, name: "devicecheck_scope", sql: #"""
+-- AttestGuard schema 12: DeviceCheck bits belong to one app (scope = the app id) unless the operator opts apps
+-- into sharing them (scope = 'shared:' || team id). Rows written before this schema were per team: they become
+-- 'team:' || team id, read only by apps that share, and are purged 30 days after they were observed (they are a
+-- cache of Apple's bits, refreshed with the next device token).
+ALTER TABLE devicecheck_bits RENAME COLUMN team_id TO scope;
+UPDATE devicecheck_bits SET scope = 'team:' || scope;
 """#),
     ]
 }

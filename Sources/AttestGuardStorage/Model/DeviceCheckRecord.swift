@@ -1,11 +1,11 @@
 public import AttestVocabulary
 public import Foundation
 
-/// DeviceCheck bits as last learnt from Apple for one team, environment and subject. A bit is `nil` when it is
+/// DeviceCheck bits as last learnt from Apple for one scope (an app, or the apps sharing bits), environment and subject. A bit is `nil` when it is
 /// unknown (an update that set only the other bit, before any query); `found` is false when Apple answered
 /// "Bit State Not Found".
 public struct DeviceCheckRecord: Sendable, Hashable {
-    public var teamId: String
+    public var scope: DeviceCheckScope
     /// `development` or `production`.
     public var environment: AppAttestEnvironment
     public var subject: DeviceCheckSubject
@@ -17,7 +17,7 @@ public struct DeviceCheckRecord: Sendable, Hashable {
     public var observedAt: Date
 
     public init(
-        teamId: String,
+        scope: DeviceCheckScope,
         environment: AppAttestEnvironment,
         subject: DeviceCheckSubject,
         bit0: Bool?,
@@ -26,7 +26,7 @@ public struct DeviceCheckRecord: Sendable, Hashable {
         lastUpdateTime: String?,
         observedAt: Date
     ) {
-        self.teamId = teamId
+        self.scope = scope
         self.environment = environment
         self.subject = subject
         self.bit0 = bit0

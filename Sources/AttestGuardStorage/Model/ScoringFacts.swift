@@ -37,15 +37,16 @@ public struct ScoringFactsQuery: Sendable, Hashable {
     public var isEmpty: Bool { keyId == nil && deviceCheck == nil && velocity.isEmpty }
 }
 
-/// Which stored DeviceCheck bits a verdict reads: the first of `subjects`, in order, with bits Apple found, for
-/// the app's team, in the key's environment (`defaultEnvironment` when the request has no known key).
+/// Which stored DeviceCheck bits a verdict reads: the first of `subjects`, in order, with bits Apple found, in the
+/// first of the app's `scopes` that has them, in the key's environment (`defaultEnvironment` when the request has
+/// no known key).
 public struct DeviceCheckQuery: Sendable, Hashable {
-    public var teamId: String
+    public var scopes: [DeviceCheckScope]
     public var defaultEnvironment: AppAttestEnvironment
     public var subjects: [DeviceCheckSubject]
 
-    public init(teamId: String, defaultEnvironment: AppAttestEnvironment, subjects: [DeviceCheckSubject]) {
-        self.teamId = teamId
+    public init(scopes: [DeviceCheckScope], defaultEnvironment: AppAttestEnvironment, subjects: [DeviceCheckSubject]) {
+        self.scopes = scopes
         self.defaultEnvironment = defaultEnvironment
         self.subjects = subjects
     }
@@ -115,10 +116,12 @@ extension RiskStore {
         }
         if let deviceCheck = query.deviceCheck {
             let environment = facts.key?.environment ?? deviceCheck.defaultEnvironment
-            for subject in deviceCheck.subjects {
-                if let record = try await deviceCheckBits(teamId: deviceCheck.teamId, environment: environment, subject: subject), record.found {
-                    facts.deviceCheck = record
-                    break
+            search: for subject in deviceCheck.subjects {
+                for scope in deviceCheck.scopes {
+                    if let record = try await deviceCheckBits(scope: scope, environment: environment, subject: subject), record.found {
+                        facts.deviceCheck = record
+                        break search
+                    }
                 }
             }
         }

@@ -132,7 +132,7 @@ extension DeviceCheckRecord {
     init(postgres row: PostgresRow) throws {
         let read = PostgresRowReader(row, table: "devicecheck_bits")
         self.init(
-            teamId: try read("team_id"),
+            scope: DeviceCheckScope(rawValue: try read("scope")),
             environment: try read.enumeration("environment", as: AppAttestEnvironment.self),
             subject: DeviceCheckSubject(kind: try read.enumeration("subject_kind", as: DeviceCheckSubject.Kind.self), value: try read("subject")),
             bit0: try read("bit0"),

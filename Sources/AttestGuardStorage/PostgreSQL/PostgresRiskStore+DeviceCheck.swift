@@ -1,5 +1,5 @@
 public import AttestVocabulary
-import Foundation
+public import Foundation
 import PostgresNIO
 
 extension PostgresRiskStore {
@@ -7,10 +7,10 @@ extension PostgresRiskStore {
         // An older observation never overwrites a newer one; "not found" clears the bits.
         _ = try await rows(
             """
-            INSERT INTO devicecheck_bits (team_id, environment, subject_kind, subject, bit0, bit1, found, last_update_time, observed_at)
-            VALUES (\(record.teamId), \(record.environment.rawValue), \(record.subject.kind.rawValue), \(record.subject.value),
+            INSERT INTO devicecheck_bits (scope, environment, subject_kind, subject, bit0, bit1, found, last_update_time, observed_at)
+            VALUES (\(record.scope.rawValue), \(record.environment.rawValue), \(record.subject.kind.rawValue), \(record.subject.value),
                 \(record.bit0), \(record.bit1), \(record.found), \(record.lastUpdateTime), \(record.observedAt))
-            ON CONFLICT (team_id, environment, subject_kind, subject) DO UPDATE SET
+            ON CONFLICT (scope, environment, subject_kind, subject) DO UPDATE SET
                 bit0 = CASE WHEN EXCLUDED.found THEN COALESCE(EXCLUDED.bit0, devicecheck_bits.bit0) END,
                 bit1 = CASE WHEN EXCLUDED.found THEN COALESCE(EXCLUDED.bit1, devicecheck_bits.bit1) END,
                 found = EXCLUDED.found,
@@ -21,12 +21,18 @@ extension PostgresRiskStore {
         )
     }
 
-    public func deviceCheckBits(teamId: String, environment: AppAttestEnvironment, subject: DeviceCheckSubject) async throws -> DeviceCheckRecord? {
+    public func deviceCheckBits(scope: DeviceCheckScope, environment: AppAttestEnvironment, subject: DeviceCheckSubject) async throws -> DeviceCheckRecord? {
         try await rows(
             """
             SELECT * FROM devicecheck_bits
-            WHERE team_id = \(teamId) AND environment = \(environment.rawValue) AND subject_kind = \(subject.kind.rawValue) AND subject = \(subject.value)
+            WHERE scope = \(scope.rawValue) AND environment = \(environment.rawValue) AND subject_kind = \(subject.kind.rawValue) AND subject = \(subject.value)
             """
         ).first.map(DeviceCheckRecord.init(postgres:))
+    }
+
+    public func purgeLegacyDeviceCheckBits(observedBefore cutoff: Date) async throws -> Int {
+        try await rows(
+            "DELETE FROM devicecheck_bits WHERE starts_with(scope, \(DeviceCheckScope.legacyPrefix)) AND observed_at < \(cutoff) RETURNING 1"
+        ).count
     }
 }

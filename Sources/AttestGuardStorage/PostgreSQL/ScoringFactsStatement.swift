@@ -12,7 +12,7 @@ import PostgresNIO
 struct ScoringFactsStatement: PostgresPreparedStatement {
     typealias Row = ScoringFacts
 
-    static let name = "attestguard_scoring_facts_v4"
+    static let name = "attestguard_scoring_facts_v5"
 
     static let sql = """
         WITH k AS (
@@ -29,10 +29,11 @@ struct ScoringFactsStatement: PostgresPreparedStatement {
             WHERE $5
         ), d AS (
             SELECT d.* FROM unnest($8::text[], $9::text[]) WITH ORDINALITY AS q(kind, subject, i)
+            CROSS JOIN unnest($6::text[]) WITH ORDINALITY AS sc(scope, j)
             JOIN devicecheck_bits d
-              ON d.team_id = $6 AND d.environment = coalesce((SELECT environment FROM k), $7)
+              ON d.scope = sc.scope AND d.environment = coalesce((SELECT environment FROM k), $7)
              AND d.subject_kind = q.kind AND d.subject = q.subject AND d.found
-            ORDER BY q.i LIMIT 1
+            ORDER BY q.i, sc.j LIMIT 1
         ), vs AS (
             SELECT array_agg(t.total ORDER BY t.i) AS totals FROM (
                 SELECT q.i, coalesce(sum(v.count), 0)::int8 AS total
@@ -46,7 +47,7 @@ struct ScoringFactsStatement: PostgresPreparedStatement {
                r.metric_stale AS r_metric_stale, r.refreshed_at AS r_refreshed_at,
                b.risk_metric AS baseline_metric,
                CASE WHEN $5 AND k.device_id IS NOT NULL THEN s.n END AS superseded_keys,
-               d.team_id IS NOT NULL AS dc_found, d.team_id AS dc_team_id, d.environment AS dc_environment,
+               d.scope IS NOT NULL AS dc_found, d.scope AS dc_scope, d.environment AS dc_environment,
                d.subject_kind AS dc_subject_kind, d.subject AS dc_subject, d.bit0 AS dc_bit0, d.bit1 AS dc_bit1,
                d.last_update_time AS dc_last_update_time, d.observed_at AS dc_observed_at,
                vs.totals AS velocity_totals,
@@ -56,7 +57,7 @@ struct ScoringFactsStatement: PostgresPreparedStatement {
         """
 
     static let bindingDataTypes: [PostgresDataType] = [
-        .text, .bytea, .bool, .timestamptz, .bool, .text, .text, .textArray, .textArray, .byteaArray, .int8Array, .text,
+        .text, .bytea, .bool, .timestamptz, .bool, .textArray, .text, .textArray, .textArray, .byteaArray, .int8Array, .text,
     ]
 
     var query: ScoringFactsQuery
@@ -68,7 +69,7 @@ struct ScoringFactsStatement: PostgresPreparedStatement {
         bindings.append(query.receipt)
         bindings.append(query.metricBaselineAt)
         bindings.append(query.supersededKeys)
-        bindings.append(query.deviceCheck?.teamId)
+        bindings.append(query.deviceCheck?.scopes.map(\.rawValue) ?? [])
         bindings.append((query.deviceCheck?.defaultEnvironment ?? .production).rawValue)
         bindings.append(query.deviceCheck?.subjects.map(\.kind.rawValue) ?? [])
         bindings.append(query.deviceCheck?.subjects.map(\.value) ?? [])
@@ -94,7 +95,7 @@ struct ScoringFactsStatement: PostgresPreparedStatement {
         facts.supersededKeys = try read("superseded_keys", as: Int64?.self).map(Int.init)
         if try read("dc_found", as: Bool.self) {
             facts.deviceCheck = DeviceCheckRecord(
-                teamId: try read("dc_team_id"), environment: try read.enumeration("dc_environment", as: AppAttestEnvironment.self),
+                scope: DeviceCheckScope(rawValue: try read("dc_scope")), environment: try read.enumeration("dc_environment", as: AppAttestEnvironment.self),
                 subject: DeviceCheckSubject(kind: try read.enumeration("dc_subject_kind", as: DeviceCheckSubject.Kind.self), value: try read("dc_subject")),
                 bit0: try read("dc_bit0"), bit1: try read("dc_bit1"), found: true,
                 lastUpdateTime: try read("dc_last_update_time"), observedAt: try read("dc_observed_at")

@@ -87,7 +87,7 @@ extension DeviceCheckRecord {
     init(sqlite row: SQLiteRow) throws {
         let reader = SQLiteRowReader(row: row, table: "devicecheck_bits")
         self.init(
-            teamId: try reader.text("team_id"),
+            scope: DeviceCheckScope(rawValue: try reader.text("scope")),
             environment: try reader.enumeration("environment", as: AppAttestEnvironment.self),
             subject: DeviceCheckSubject(
                 kind: try reader.enumeration("subject_kind", as: DeviceCheckSubject.Kind.self),

@@ -1,5 +1,5 @@
 public import AttestVocabulary
-import Foundation
+public import Foundation
 import SQLiteNIO
 
 extension SQLiteRiskStore {
@@ -7,9 +7,9 @@ extension SQLiteRiskStore {
         // An older observation never overwrites a newer one; "not found" clears the bits.
         _ = try await query(
             """
-            INSERT INTO devicecheck_bits (team_id, environment, subject_kind, subject, bit0, bit1, found, last_update_time, observed_at)
+            INSERT INTO devicecheck_bits (scope, environment, subject_kind, subject, bit0, bit1, found, last_update_time, observed_at)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-            ON CONFLICT (team_id, environment, subject_kind, subject) DO UPDATE SET
+            ON CONFLICT (scope, environment, subject_kind, subject) DO UPDATE SET
                 bit0 = CASE WHEN excluded.found THEN coalesce(excluded.bit0, devicecheck_bits.bit0) END,
                 bit1 = CASE WHEN excluded.found THEN coalesce(excluded.bit1, devicecheck_bits.bit1) END,
                 found = excluded.found,
@@ -18,17 +18,24 @@ extension SQLiteRiskStore {
             WHERE devicecheck_bits.observed_at <= excluded.observed_at
             """,
             [
-                .text(record.teamId), .text(record.environment.rawValue), .text(record.subject.kind.rawValue), .text(record.subject.value),
+                .text(record.scope.rawValue), .text(record.environment.rawValue), .text(record.subject.kind.rawValue), .text(record.subject.value),
                 SQLiteValues.bind(record.bit0), SQLiteValues.bind(record.bit1), SQLiteValues.bind(record.found),
                 SQLiteValues.bind(record.lastUpdateTime), SQLiteValues.bind(record.observedAt),
             ]
         )
     }
 
-    public func deviceCheckBits(teamId: String, environment: AppAttestEnvironment, subject: DeviceCheckSubject) async throws -> DeviceCheckRecord? {
+    public func deviceCheckBits(scope: DeviceCheckScope, environment: AppAttestEnvironment, subject: DeviceCheckSubject) async throws -> DeviceCheckRecord? {
         try await query(
-            "SELECT * FROM devicecheck_bits WHERE team_id = ?1 AND environment = ?2 AND subject_kind = ?3 AND subject = ?4",
-            [.text(teamId), .text(environment.rawValue), .text(subject.kind.rawValue), .text(subject.value)]
+            "SELECT * FROM devicecheck_bits WHERE scope = ?1 AND environment = ?2 AND subject_kind = ?3 AND subject = ?4",
+            [.text(scope.rawValue), .text(environment.rawValue), .text(subject.kind.rawValue), .text(subject.value)]
         ).first.map(DeviceCheckRecord.init(sqlite:))
+    }
+
+    public func purgeLegacyDeviceCheckBits(observedBefore cutoff: Date) async throws -> Int {
+        try await query(
+            "DELETE FROM devicecheck_bits WHERE substr(scope, 1, ?1) = ?2 AND observed_at < ?3 RETURNING 1",
+            [.integer(DeviceCheckScope.legacyPrefix.utf8.count), .text(DeviceCheckScope.legacyPrefix), SQLiteValues.bind(cutoff)]
+        ).count
     }
 }

@@ -49,3 +49,27 @@ struct ClientIPVelocityTests {
         }
     }
 }
+
+/// Challenges without a user are limited per (app, client address): an IPv6 client is its /64.
+@Suite("HTTP: challenges without a user")
+struct UnboundChallengeTests {
+    @Test("a client over its limit of user-less challenges gets 429 with Retry-After; another network does not", arguments: ServerBackend.available)
+    func perClient(backend: ServerBackend) async throws {
+        try await ServerHarness.run(backend, extraEnvironment: ["ATTESTGUARD_CHALLENGES_MAX_UNBOUND_PER_CLIENT": "2"]) { api in
+            func challenge(_ ip: String) async throws -> APIClient.Reply {
+                try await api.post("/v1/challenges", json: ["appId": ServerHarness.appId, "purpose": "attestation", "ip": ip])
+            }
+            #expect(try await challenge("2001:db8:5:5::1").status == 201)
+            #expect(try await challenge("2001:db8:5:5::2").status == 201)
+            let over = try await challenge("2001:db8:5:5:ffff::3")
+            #expect(over.status == 429, "\(over.text)")
+            #expect(over.errorCode == "rate_limited")
+            #expect(over.headers[.retryAfter] != nil)
+            #expect(try await challenge("2001:db8:5:6::1").status == 201)
+            let bound = try await api.post("/v1/challenges", json: [
+                "appId": ServerHarness.appId, "purpose": "attestation", "userId": "kim", "ip": "2001:db8:5:5::1",
+            ])
+            #expect(bound.status == 201, "challenges for a user count per user")
+        }
+    }
+}

@@ -34,8 +34,8 @@ public struct ChallengeRequest: Sendable, Hashable {
 }
 
 /// Issues one-time challenges: 32 bytes from the system CSPRNG, bound to an app, a purpose and optionally a user
-/// and key, stored with their expiry, under a per-user quota (in the store, shared by all processes) and a
-/// per-API-key rate (in this process).
+/// and key, stored with their expiry, under the store's quotas (shared by all processes: per user; without a user,
+/// per client address and unexpired per app) and an opt-in per-API-key rate (in this process).
 public struct ChallengeService: Sendable {
     let store: any RiskStore
     let apps: AppCatalog
@@ -86,16 +86,21 @@ public struct ChallengeService: Sendable {
             userId: request.userId?.value,
             keyId: request.keyId?.bytes,
             apiKeyName: apiKeyName,
+            clientHash: request.userId == nil ? request.ip.flatMap { settings.velocityKeying.hash(VelocitySubjects(ip: $0)).ip } : nil,
             issuedAt: now,
             expiresAt: now.addingTimeInterval(settings.challengeTTL.timeInterval)
         )
         let outcome = try await withStore { try await store.issueChallenge(challenge, quota: settings.challengeQuota) }
-        if case .overQuota(let retryAt) = outcome {
-            throw EngineError(
-                .rateLimited(retryAt: retryAt),
-                code: .rateLimited,
-                "user holds \(settings.challengeQuota.maximumPerUser) challenges issued in the last \(settings.challengeQuota.window)"
-            )
+        if case .overQuota(let retryAt, let limit) = outcome {
+            let quota = settings.challengeQuota
+            let message =
+                switch limit {
+                case .perUser: "the user holds \(quota.maximumPerUser) challenges issued in the last \(quota.window)"
+                case .unboundPerClient:
+                    "this client address holds \(quota.maximumUnboundPerClient) challenges without a user issued in the last \(quota.window)"
+                case .unboundPerApp: "the app holds \(quota.maximumUnboundPerApp) unexpired challenges without a user"
+                }
+            throw EngineError(.rateLimited(retryAt: retryAt), code: .rateLimited, message)
         }
         return IssuedChallenge(
             challenge: Base64Text.urlEncoded(id),

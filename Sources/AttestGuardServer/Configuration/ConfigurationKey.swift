@@ -66,6 +66,8 @@ public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
         ConfigurationKey("challenges.ttlSeconds", "how long a challenge is valid (default 300)"),
         ConfigurationKey("challenges.maxPerUser", "challenges one user of one app may be issued per window (default 30)"),
         ConfigurationKey("challenges.quotaWindowSeconds", "the per-user quota's window (default 300)"),
+        ConfigurationKey("challenges.maxUnboundPerClient", "challenges without a user one client address of one app may be issued per window (default 60)"),
+        ConfigurationKey("challenges.maxUnboundPerApp", "unexpired challenges without a user one app may hold (default 10000)"),
         ConfigurationKey("challenges.perApiKeyPerMinute", "per-process token bucket per API key; 0 = no limit (default)"),
         ConfigurationKey("apps.names", "the names of the configured apps"),
         ConfigurationKey("apps.<app>.appId", "TEAMID.bundle.id"),

@@ -15,7 +15,9 @@ extension EngineSettings {
             challengeTTL: .seconds(try challenges.int("ttlSeconds", default: 300, range: 10...86_400)),
             challengeQuota: ChallengeQuota(
                 maximumPerUser: try challenges.int("maxPerUser", default: 30, range: 1...1_000_000),
-                window: .seconds(try challenges.int("quotaWindowSeconds", default: 300, range: 1...86_400))
+                window: .seconds(try challenges.int("quotaWindowSeconds", default: 300, range: 1...86_400)),
+                maximumUnboundPerClient: try challenges.int("maxUnboundPerClient", default: 60, range: 1...1_000_000),
+                maximumUnboundPerApp: try challenges.int("maxUnboundPerApp", default: 10_000, range: 1...10_000_000)
             ),
             challengesPerMinutePerAPIKey: try challenges.int("perApiKeyPerMinute", default: 0, range: 0...10_000_000),
             clockSkew: .seconds(try values.int("clockSkewSeconds", default: 120, range: 0...3_600)),

@@ -234,6 +234,13 @@ ALTER TABLE app_keys ADD COLUMN registration_challenge_expires_at timestamptz;
 ALTER TABLE devicecheck_bits RENAME COLUMN team_id TO scope;
 UPDATE devicecheck_bits SET scope = 'team:' || scope;
 """#),
+        Migration(version: 13, name: "unbound_challenge_limits", sql: #"""
+-- AttestGuard schema 13: challenges issued without a user carry the keyed hash of the client's address (its /64
+-- for IPv6), so that they are limited per (app, client) and, unexpired, per app.
+ALTER TABLE challenges ADD COLUMN client_hash text;
+CREATE INDEX challenges_unbound_per_client ON challenges (app_id, client_hash, issued_at) WHERE user_id IS NULL;
+CREATE INDEX challenges_unbound_per_app ON challenges (app_id, expires_at) WHERE user_id IS NULL;
+"""#),
     ]
     /// The migrations in `SQL/sqlite/`, in order.
     public static let sqlite: [Migration] = [
@@ -438,6 +445,13 @@ ALTER TABLE app_keys ADD COLUMN registration_challenge_expires_at INTEGER;
 -- cache of Apple's bits, refreshed with the next device token).
 ALTER TABLE devicecheck_bits RENAME COLUMN team_id TO scope;
 UPDATE devicecheck_bits SET scope = 'team:' || scope;
+"""#),
+        Migration(version: 13, name: "unbound_challenge_limits", sql: #"""
+-- AttestGuard schema 13: challenges issued without a user carry the keyed hash of the client's address (its /64
+-- for IPv6), so that they are limited per (app, client) and, unexpired, per app.
+ALTER TABLE challenges ADD COLUMN client_hash TEXT;
+CREATE INDEX challenges_unbound_per_client ON challenges (app_id, client_hash, issued_at) WHERE user_id IS NULL;
+CREATE INDEX challenges_unbound_per_app ON challenges (app_id, expires_at) WHERE user_id IS NULL;
 """#),
     ]
 }

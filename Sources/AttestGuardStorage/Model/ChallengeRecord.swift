@@ -11,6 +11,8 @@ public struct NewChallenge: Sendable, Equatable {
     public var keyId: Data?
     /// The configured name of the API key that asked for it (for per-key accounting; never the secret).
     public var apiKeyName: String?
+    /// The keyed hash of the client's address, for the limits on challenges issued without a user.
+    public var clientHash: String?
     public var issuedAt: Date
     public var expiresAt: Date
 
@@ -21,6 +23,7 @@ public struct NewChallenge: Sendable, Equatable {
         userId: String? = nil,
         keyId: Data? = nil,
         apiKeyName: String? = nil,
+        clientHash: String? = nil,
         issuedAt: Date,
         expiresAt: Date
     ) {
@@ -30,6 +33,7 @@ public struct NewChallenge: Sendable, Equatable {
         self.userId = userId
         self.keyId = keyId
         self.apiKeyName = apiKeyName
+        self.clientHash = clientHash
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
     }
@@ -52,20 +56,35 @@ public struct ChallengeRecord: Sendable, Equatable {
     }
 }
 
-/// How many challenges one user of one app may hold within a sliding window.
+/// How many challenges may be issued, shared by every process on the store: per user of an app within a sliding
+/// window; without a user, per client address of an app within the same window, and unexpired per app (so that the
+/// table stays bounded whoever asks).
 public struct ChallengeQuota: Sendable, Equatable {
     public var maximumPerUser: Int
     public var window: Duration
+    /// Challenges without a user one client address (``NewChallenge/clientHash``) of an app may be issued per window.
+    public var maximumUnboundPerClient: Int
+    /// Unexpired challenges without a user one app may hold.
+    public var maximumUnboundPerApp: Int
 
-    public init(maximumPerUser: Int, window: Duration) {
+    public init(maximumPerUser: Int, window: Duration, maximumUnboundPerClient: Int = 60, maximumUnboundPerApp: Int = 10_000) {
         self.maximumPerUser = maximumPerUser
         self.window = window
+        self.maximumUnboundPerClient = maximumUnboundPerClient
+        self.maximumUnboundPerApp = maximumUnboundPerApp
     }
+}
+
+/// Which limit of a ``ChallengeQuota`` refused a challenge.
+public enum ChallengeQuotaLimit: Sendable, Equatable {
+    case perUser
+    case unboundPerClient
+    case unboundPerApp
 }
 
 /// The result of asking the store to issue a challenge.
 public enum ChallengeIssueOutcome: Sendable, Equatable {
     case issued
-    /// The user already holds `maximumPerUser` challenges in the window; the oldest leaves it at `retryAt`.
-    case overQuota(retryAt: Date)
+    /// `limit` is reached; the oldest challenge it counts leaves it at `retryAt`.
+    case overQuota(retryAt: Date, limit: ChallengeQuotaLimit)
 }

@@ -44,6 +44,7 @@ extension ChallengeRecord {
                 userId: try read("user_id"),
                 keyId: try read("key_id"),
                 apiKeyName: try read("api_key_name"),
+                clientHash: try read("client_hash"),
                 issuedAt: try read("issued_at"),
                 expiresAt: try read("expires_at")
             ),

@@ -6,28 +6,66 @@ import Logging
 extension PostgresRiskStore {
     public func issueChallenge(_ challenge: NewChallenge, quota: ChallengeQuota) async throws -> ChallengeIssueOutcome {
         let windowStart = challenge.issuedAt.addingTimeInterval(-quota.window.timeInterval)
-        // One statement: the count and the insert see the same snapshot. Concurrent requests of one user may
-        // overshoot the quota by the number in flight; the quota limits abuse, it is not a security boundary.
+        // One statement: the counts and the insert see the same snapshot. Concurrent requests may overshoot a limit
+        // by the number in flight; the limits bound abuse, they are not a security boundary. The per-app count stops
+        // at the limit, so it reads at most that many index entries.
         let inserted = try await rows(
             """
-            INSERT INTO challenges (id, app_id, purpose, user_id, key_id, api_key_name, issued_at, expires_at)
+            INSERT INTO challenges (id, app_id, purpose, user_id, key_id, api_key_name, client_hash, issued_at, expires_at)
             SELECT \(challenge.id), \(challenge.appId), \(challenge.purpose.rawValue), \(challenge.userId),
-                   \(challenge.keyId), \(challenge.apiKeyName), \(challenge.issuedAt), \(challenge.expiresAt)
-            WHERE \(challenge.userId)::text IS NULL
-               OR (SELECT count(*) FROM challenges
-                   WHERE app_id = \(challenge.appId) AND user_id = \(challenge.userId) AND issued_at > \(windowStart)) < \(quota.maximumPerUser)
+                   \(challenge.keyId), \(challenge.apiKeyName), \(challenge.clientHash), \(challenge.issuedAt), \(challenge.expiresAt)
+            WHERE CASE WHEN \(challenge.userId)::text IS NOT NULL THEN
+                (SELECT count(*) FROM challenges
+                 WHERE app_id = \(challenge.appId) AND user_id = \(challenge.userId) AND issued_at > \(windowStart)) < \(quota.maximumPerUser)
+            ELSE
+                (\(challenge.clientHash)::text IS NULL OR (SELECT count(*) FROM challenges
+                 WHERE app_id = \(challenge.appId) AND user_id IS NULL AND client_hash = \(challenge.clientHash)
+                   AND issued_at > \(windowStart)) < \(quota.maximumUnboundPerClient))
+                AND (SELECT count(*) FROM (SELECT 1 FROM challenges
+                 WHERE app_id = \(challenge.appId) AND user_id IS NULL AND expires_at > \(challenge.issuedAt)
+                 LIMIT \(quota.maximumUnboundPerApp)) AS unexpired) < \(quota.maximumUnboundPerApp)
+            END
             RETURNING id
             """
         )
         if inserted.count == 1 { return .issued }
-        let oldest = try await rows(
+        return try await quotaRefusal(challenge, quota: quota, windowStart: windowStart)
+    }
+
+    /// Which limit refused `challenge`, and when the oldest challenge it counts leaves it.
+    private func quotaRefusal(_ challenge: NewChallenge, quota: ChallengeQuota, windowStart: Date) async throws -> ChallengeIssueOutcome {
+        func instant(_ query: PostgresQuery) async throws -> Date? {
+            try await rows(query).first.flatMap { try PostgresRowReader($0, table: "challenges")("instant", as: Date?.self) }
+        }
+        let window = quota.window.timeInterval
+        if let userId = challenge.userId {
+            let oldest = try await instant(
+                "SELECT min(issued_at) AS instant FROM challenges WHERE app_id = \(challenge.appId) AND user_id = \(userId) AND issued_at > \(windowStart)"
+            )
+            return .overQuota(retryAt: (oldest ?? challenge.issuedAt).addingTimeInterval(window), limit: .perUser)
+        }
+        if let clientHash = challenge.clientHash {
+            let counted = try await rows(
+                """
+                SELECT count(*) AS n, min(issued_at) AS instant FROM challenges
+                WHERE app_id = \(challenge.appId) AND user_id IS NULL AND client_hash = \(clientHash) AND issued_at > \(windowStart)
+                """
+            )
+            if let row = counted.first {
+                let read = PostgresRowReader(row, table: "challenges")
+                if try read("n", as: Int64.self) >= quota.maximumUnboundPerClient {
+                    let oldest = try read("instant", as: Date?.self)
+                    return .overQuota(retryAt: (oldest ?? challenge.issuedAt).addingTimeInterval(window), limit: .unboundPerClient)
+                }
+            }
+        }
+        let firstExpiry = try await instant(
             """
-            SELECT min(issued_at) AS oldest FROM challenges
-            WHERE app_id = \(challenge.appId) AND user_id = \(challenge.userId) AND issued_at > \(windowStart)
+            SELECT min(expires_at) AS instant FROM challenges
+            WHERE app_id = \(challenge.appId) AND user_id IS NULL AND expires_at > \(challenge.issuedAt)
             """
         )
-        let oldestIssue = try oldest.first.flatMap { try PostgresRowReader($0, table: "challenges")("oldest", as: Date?.self) }
-        return .overQuota(retryAt: (oldestIssue ?? challenge.issuedAt).addingTimeInterval(quota.window.timeInterval))
+        return .overQuota(retryAt: firstExpiry ?? challenge.issuedAt.addingTimeInterval(1), limit: .unboundPerApp)
     }
 
     public func challenge(id: Data) async throws -> ChallengeRecord? {

@@ -13,6 +13,7 @@ extension ChallengeRecord {
                 userId: try reader.optionalText("user_id"),
                 keyId: try reader.optionalBlob("key_id"),
                 apiKeyName: try reader.optionalText("api_key_name"),
+                clientHash: try reader.optionalText("client_hash"),
                 issuedAt: try reader.date("issued_at"),
                 expiresAt: try reader.date("expires_at")
             ),

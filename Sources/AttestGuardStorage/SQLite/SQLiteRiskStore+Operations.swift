@@ -5,27 +5,58 @@ import SQLiteNIO
 extension SQLiteRiskStore {
     public func issueChallenge(_ challenge: NewChallenge, quota: ChallengeQuota) async throws -> ChallengeIssueOutcome {
         let windowStart = challenge.issuedAt.addingTimeInterval(-quota.window.timeInterval)
+        let window = quota.window.timeInterval
         return try await transaction { connection in
+            func count(_ sql: String, _ binds: [SQLiteData]) async throws -> (count: Int64, oldest: Date?) {
+                let rows = try await connection.query(sql, binds)
+                guard let row = rows.first else { return (0, nil) }
+                let reader = SQLiteRowReader(row: row, table: "challenges")
+                return (try reader.integer("n"), try reader.optionalDate("oldest"))
+            }
             if let userId = challenge.userId {
-                let rows = try await connection.query(
+                let counted = try await count(
                     "SELECT count(*) AS n, min(issued_at) AS oldest FROM challenges WHERE app_id = ?1 AND user_id = ?2 AND issued_at > ?3",
                     [.text(challenge.appId), .text(userId), SQLiteValues.bind(windowStart)]
                 )
-                let reader = rows.first.map { SQLiteRowReader(row: $0, table: "challenges") }
-                if let reader, try reader.integer("n") >= quota.maximumPerUser, let oldest = try reader.optionalDate("oldest") {
-                    return .overQuota(retryAt: oldest.addingTimeInterval(quota.window.timeInterval))
+                if counted.count >= quota.maximumPerUser, let oldest = counted.oldest {
+                    return .overQuota(retryAt: oldest.addingTimeInterval(window), limit: .perUser)
+                }
+            } else {
+                if let clientHash = challenge.clientHash {
+                    let counted = try await count(
+                        """
+                        SELECT count(*) AS n, min(issued_at) AS oldest FROM challenges
+                        WHERE app_id = ?1 AND user_id IS NULL AND client_hash = ?2 AND issued_at > ?3
+                        """,
+                        [.text(challenge.appId), .text(clientHash), SQLiteValues.bind(windowStart)]
+                    )
+                    if counted.count >= quota.maximumUnboundPerClient, let oldest = counted.oldest {
+                        return .overQuota(retryAt: oldest.addingTimeInterval(window), limit: .unboundPerClient)
+                    }
+                }
+                // The count stops at the limit, so it reads at most that many index entries.
+                let unexpired = try await count(
+                    """
+                    SELECT count(*) AS n, min(expires_at) AS oldest FROM (
+                        SELECT expires_at FROM challenges WHERE app_id = ?1 AND user_id IS NULL AND expires_at > ?2 LIMIT ?3
+                    )
+                    """,
+                    [.text(challenge.appId), SQLiteValues.bind(challenge.issuedAt), .integer(quota.maximumUnboundPerApp)]
+                )
+                if unexpired.count >= quota.maximumUnboundPerApp, let firstExpiry = unexpired.oldest {
+                    return .overQuota(retryAt: firstExpiry, limit: .unboundPerApp)
                 }
             }
             _ = try await connection.query(
                 """
-                INSERT INTO challenges (id, app_id, purpose, user_id, key_id, api_key_name, issued_at, expires_at)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                INSERT INTO challenges (id, app_id, purpose, user_id, key_id, api_key_name, client_hash, issued_at, expires_at)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
                 """,
                 [
                     SQLiteValues.bind(challenge.id), .text(challenge.appId), .text(challenge.purpose.rawValue),
                     SQLiteValues.bind(challenge.userId), SQLiteValues.bind(challenge.keyId),
-                    SQLiteValues.bind(challenge.apiKeyName), SQLiteValues.bind(challenge.issuedAt),
-                    SQLiteValues.bind(challenge.expiresAt),
+                    SQLiteValues.bind(challenge.apiKeyName), SQLiteValues.bind(challenge.clientHash),
+                    SQLiteValues.bind(challenge.issuedAt), SQLiteValues.bind(challenge.expiresAt),
                 ]
             )
             return .issued

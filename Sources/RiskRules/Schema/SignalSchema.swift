@@ -54,7 +54,7 @@ public enum SignalSchema {
         SignalDefinition(.requestEndpoint, .string, .request, "`score`, `assertion` or `attestation`: what asked for the verdict"),
         SignalDefinition(.requestAction, .string, .request, "what the gateway says the request does (`claim_promo`, `purchase`, ...); missing if not given"),
         SignalDefinition(.requestUserId, .string, .request, "the user id; missing if not given"),
-        SignalDefinition(.requestIp, .string, .request, "the client IP; missing if not given"),
+        SignalDefinition(.requestIp, .string, .request, "the client IP, canonical (IPv4-mapped IPv6 is IPv4; IPv6 in RFC 5952 text); missing if not given"),
         SignalDefinition(.requestDeviceId, .string, .request, "the device id the caller passes; missing if not given"),
         SignalDefinition(.requestBinding, .string, .request, "how the assertion is bound to the request: `v1`, `legacy`, or `none` (no assertion)"),
         SignalDefinition(.requestAttestStatus, .string, .request, "the client's own App Attest status as the gateway reports it (`supported`, `unsupported`, `throttled`, `failed`, ...); missing if not given"),

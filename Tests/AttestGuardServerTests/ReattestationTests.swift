@@ -1,4 +1,6 @@
+import AttestCore
 import AttestTestSupport
+import DeviceSimulator
 import Foundation
 import Testing
 
@@ -13,13 +15,20 @@ struct ReattestationTests {
         return json
     }
 
+    /// Registers a key for `user` on a device of its own; returns the body that registered it.
+    static func register(_ api: APIClient, user: String, keyIndex: Int = 0) async throws -> SimulatedAppClient.AttestationPayload {
+        let app = SimulatedApps.make(user: user, device: "\(user)-phone", keyIndex: keyIndex)
+        let challenge = try await api.challenge(purpose: "attestation", userId: user)
+        let body = try app.attestation(challenge: challenge, at: api.clock.now())
+        let reply = try await api.post("/v1/attestations", body)
+        try #require(reply.status == 201, "\(reply.text)")
+        return body
+    }
+
     @Test("another challenge, a never-issued one or an assertion challenge is challenge_used", arguments: ServerBackend.available)
     func otherChallenges(backend: ServerBackend) async throws {
         try await ServerHarness.run(backend) { api in
-            let app = SimulatedApps.make(user: "dave", device: "dave-phone")
-            let challenge = try await api.challenge(purpose: "attestation", userId: "dave")
-            let body = try app.attestation(challenge: challenge, at: api.clock.now())
-            #expect(try await api.post("/v1/attestations", body).status == 201)
+            let body = try await Self.register(api, user: "dave")
             #expect(try await api.post("/v1/attestations", body).status == 200, "the same submission, at once")
 
             let fresh = try await api.challenge(purpose: "attestation", userId: "dave")
@@ -37,10 +46,7 @@ struct ReattestationTests {
     @Test("after the registering challenge's expiry plus the skew, the same submission is challenge_used", arguments: ServerBackend.available)
     func expiredRegistration(backend: ServerBackend) async throws {
         try await ServerHarness.run(backend) { api in
-            let app = SimulatedApps.make(user: "erin", device: "erin-phone")
-            let challenge = try await api.challenge(purpose: "attestation", userId: "erin")
-            let body = try app.attestation(challenge: challenge, at: api.clock.now())
-            #expect(try await api.post("/v1/attestations", body).status == 201)
+            let body = try await Self.register(api, user: "erin")
             api.clock.advance(by: 300 + 120 - 5)  // the default TTL and skew: still inside
             #expect(try await api.post("/v1/attestations", body).status == 200)
             api.clock.advance(by: 10)
@@ -53,19 +59,14 @@ struct ReattestationTests {
     @Test("a revoked or superseded key answers key_revoked or key_superseded", arguments: ServerBackend.available)
     func inactiveKeys(backend: ServerBackend) async throws {
         try await ServerHarness.run(backend) { api in
-            let old = SimulatedApps.make(user: "fay", device: "fay-phone", keyIndex: 0)
-            let oldChallenge = try await api.challenge(purpose: "attestation", userId: "fay")
-            let oldBody = try old.attestation(challenge: oldChallenge, at: api.clock.now())
-            #expect(try await api.post("/v1/attestations", oldBody).status == 201)
+            let oldBody = try await Self.register(api, user: "fay")
             #expect(try await api.attest(SimulatedApps.make(user: "fay", device: "fay-phone", keyIndex: 1)).status == 201)
             let superseded = try await api.post("/v1/attestations", oldBody)
             #expect(superseded.errorCode == "key_superseded", "\(superseded.text)")
 
-            let revokedApp = SimulatedApps.make(user: "gus", device: "gus-phone")
-            let challenge = try await api.challenge(purpose: "attestation", userId: "gus")
-            let body = try revokedApp.attestation(challenge: challenge, at: api.clock.now())
-            #expect(try await api.post("/v1/attestations", body).status == 201)
-            let keyPath = "/v1/apps/\(ServerHarness.appId)/keys/\(revokedApp.key.keyIdBase64URL)/revoke"
+            let body = try await Self.register(api, user: "gus")
+            let keyId = Base64Text.urlEncoded(try #require(Data(base64Encoded: body.keyId)))
+            let keyPath = "/v1/apps/\(ServerHarness.appId)/keys/\(keyId)/revoke"
             #expect(try await api.send(.post, keyPath, apiKey: ServerHarness.adminKey).status == 200)
             let revoked = try await api.post("/v1/attestations", body)
             #expect(revoked.errorCode == "key_revoked", "\(revoked.text)")

@@ -25,13 +25,41 @@ struct RequestLoggingTests {
         }
     }
 
-    @Test("a caller's id is kept only when it is 1-64 letters, digits, -, _ or .")
+    /// Caller's ids that are not echoed or logged: too many bytes (one character of 60 kB among them), non-ASCII
+    /// letters and digits, control characters, separators.
+    static let refusedIds = [
+        "", String(repeating: "x", count: 129), String(repeating: "x", count: 60_000), "a" + String(repeating: "\u{301}", count: 30_000),
+        "café", "trace-٣", "ｉｄ", "a b", "a\nb", "a\u{0}b", "a\u{1B}[31m", "a\u{7F}b", "id;drop", "a/b", "a%20",
+    ]
+
+    @Test("a caller's id is kept only when it is 1-128 bytes of ASCII letters, digits, -, _, . or :")
     func callerIds() {
-        #expect(RequestId.accepting("trace-42_a.b") == "trace-42_a.b")
-        #expect(RequestId.accepting(String(repeating: "x", count: 64)) != nil)
-        for bad in ["", String(repeating: "x", count: 65), "a b", "a\nb", "id;drop", "a\u{0}"] {
-            #expect(RequestId.accepting(bad) == nil, "\(bad.debugDescription)")
+        #expect(RequestId.accepting("trace-42_a.b:7") == "trace-42_a.b:7")
+        #expect(RequestId.accepting(String(repeating: "x", count: 128)) != nil)
+        for bad in Self.refusedIds {
+            #expect(RequestId.accepting(bad) == nil, "\(bad.prefix(40).debugDescription) (\(bad.utf8.count) bytes)")
         }
+    }
+
+    @Test("a huge, non-ASCII or control-character X-Request-Id is replaced by a new id in the answer and the log")
+    func refusedOverHTTP() async throws {
+        let recording = RecordingLogHandler.Recording()
+        let logger = Logger(label: "test") { _ in RecordingLogHandler(recording: recording, level: .debug) }
+        try await ServerHarness.run(.sqlite, requestLogger: logger) { api in
+            for bad in Self.refusedIds.dropFirst() {
+                let reply = try await api.send(.get, "/healthz", apiKey: nil, headers: [.xRequestId: bad])
+                #expect(reply.status == 200)
+                let echoed = try #require(reply.headers[.xRequestId])
+                #expect(Self.isNewId(echoed), "\(bad.prefix(40).debugDescription) (\(bad.utf8.count) bytes) came back as \(echoed.prefix(40))")
+            }
+            let good = try await api.send(.get, "/healthz", apiKey: nil, headers: [.xRequestId: "gw:7f3a-1.b_2"])
+            #expect(good.headers[.xRequestId] == "gw:7f3a-1.b_2")
+        }
+        let logged = recording.lines.filter { $0.event.message == "request" }
+            .compactMap { ($0.event.metadata?["request_id"] ?? $0.handlerMetadata["request_id"]).map { "\($0)" } }
+        #expect(logged.count == Self.refusedIds.count, "one request line each")
+        #expect(logged.dropLast().allSatisfy(Self.isNewId))
+        #expect(logged.last == "gw:7f3a-1.b_2")
     }
 
     @Test("responses carry the caller's X-Request-Id, or a new one per request")

@@ -93,13 +93,14 @@ struct ServerHarness {
 
     /// Runs `body` against a fresh in-process server on `backend`; `deviceCheck` is the engine's DeviceCheck client
     /// (none by default, as without Apple credentials); `wrapStore` stands between the engine and the store (a
-    /// fault injector).
+    /// fault injector); `requestLogger` is the application's logger, which request lines go to.
     static func run(
         _ backend: ServerBackend,
         extraEnvironment: [String: String] = [:],
         clock: ManualClock = ManualClock(SimulatorFixtures.now),
         deviceCheck: (any DeviceChecking)? = nil,
         wrapStore: (any RiskStore) -> any RiskStore = { $0 },
+        requestLogger: Logger = ServerHarness.logger,
         _ body: @escaping @Sendable (APIClient) async throws -> Void
     ) async throws {
         let url = try await databaseURL(backend)
@@ -113,7 +114,7 @@ struct ServerHarness {
             shadowRules: rules.shadow?.holder
         )
         let application = try ServerAssembly.application(
-            engine: engine, configuration: configuration, store: store, registry: registry, logger: logger, rules: rules
+            engine: engine, configuration: configuration, store: store, registry: registry, logger: requestLogger, rules: rules
         )
         do {
             try await application.test(.router) { client in

@@ -1683,13 +1683,17 @@ components:
           description: 'Only for a reload: whether this attempt replaced the set.'
         rejected:
           type: array
+          description: >-
+            At most 100 problems, then one `too_many_problems` counting the rest. Messages and hints are at most
+            1,024 bytes and quote the rule files in short excerpts only.
           items:
             type: object
             required: [code, file, line, column, message]
             properties:
               code:
                 type: string
-                examples: [unknown_signal, type_mismatch, syntax_error]
+                description: A rule-file problem code (as `attestguard rules lint` reports it), not an error-body code.
+                examples: [unknown_signal, type_mismatch, syntax_error, too_long, path_outside_directory, not_regular_file]
               file:
                 type: string
               line:

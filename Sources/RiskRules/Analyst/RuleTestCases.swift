@@ -38,8 +38,11 @@ public enum RuleTestCases {
         var report = Report(results: [], errors: [])
         for file in files {
             let path = (testDirectory as NSString).appendingPathComponent(file)
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                report.errors.append(RuleSetError(.unreadableFile, file: path, line: 0, column: 0, "cannot read the case file as UTF-8 text"))
+            let text: String
+            do throws(RuleFileAccess.Problem) {
+                text = try RuleFileAccess.readRegularFile(atPath: path)
+            } catch {
+                report.errors.append(RuleSetError(error.code, file: path, line: 0, column: 0, "case file: \(error.message)"))
                 continue
             }
             run(ruleSet, file: path, text: text, into: &report)

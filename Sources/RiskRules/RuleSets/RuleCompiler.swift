@@ -11,16 +11,20 @@ enum RuleCompiler {
         }
         for (key, _) in mapping where !RuleFileReader.ruleKeys.contains(key.scalar?.string ?? "") {
             let name = key.scalar?.string ?? "?"
-            problems.append(document.error(.unknownField, at: key, "unknown rule key `\(name)`",
+            problems.append(document.error(.unknownField, at: key, "unknown rule key `\(RuleSetLimits.excerpt(name))`",
                                            hint: SignalSchema.nearest(name, in: RuleFileReader.ruleKeys).map { "did you mean `\($0)`?" }
                                                ?? "keys: \(RuleFileReader.ruleKeys.joined(separator: ", "))"))
         }
         let id = mapping["id"]?.scalar?.string ?? ""
         if mapping["id"] == nil {
             problems.append(document.error(.missingField, at: node, "the rule has no `id`"))
+        } else if id.utf8.count > RuleSetLimits.nameBytes {
+            problems.append(document.error(.tooLong, at: mapping["id"], "rule id `\(RuleSetLimits.excerpt(id))` is longer than \(RuleSetLimits.nameBytes) bytes"))
         } else if !isRuleId(id) {
-            problems.append(document.error(.invalidField, at: mapping["id"], "rule id `\(id)` is not letters, digits, - and _ (at most 64)"))
+            problems.append(document.error(.invalidField, at: mapping["id"], "rule id `\(id)` is not letters, digits, - and _ (at most \(RuleSetLimits.nameBytes) bytes)"))
         }
+        // Messages below name the rule by its id only when the id is valid.
+        let name = isRuleId(id) ? id : "at this place"
         var score = 0.0
         if let scoreNode = mapping["score"] {
             if let value = scoreNode.float, value.isFinite {
@@ -37,7 +41,7 @@ enum RuleCompiler {
             }
         }
         if mapping["score"] == nil, mapping["decide"] == nil {
-            problems.append(document.error(.missingField, at: node, "rule \(id) has neither `score` nor `decide`", hint: "add `score: +N` or `decide: review`"))
+            problems.append(document.error(.missingField, at: node, "rule \(name) has neither `score` nor `decide`", hint: "add `score: +N` or `decide: review`"))
         }
         var enabled = true
         if let enabledNode = mapping["enabled"] {
@@ -46,7 +50,10 @@ enum RuleCompiler {
             }
         }
         let summary = mapping["description"]?.scalar?.string
-        let condition = text(mapping["when"], field: "when", rule: id, in: document, node: node, problems: &problems)
+        if let summary, summary.utf8.count > RuleSetLimits.textBytes {
+            problems.append(document.error(.tooLong, at: mapping["description"], "`description` is longer than \(RuleSetLimits.textBytes) bytes"))
+        }
+        let condition = text(mapping["when"], field: "when", rule: name, in: document, node: node, problems: &problems)
         var evaluate: CompiledExpression.Evaluate<Bool>?
         if let (text, whenNode) = condition {
             do throws(ExpressionError) {
@@ -57,14 +64,15 @@ enum RuleCompiler {
         }
         var reason: ReasonTemplate?
         if let reasonNode = mapping["reason"] {
-            if let text = reasonNode.scalar?.string, text.utf8.count <= RuleSetLoader.maximumExpressionBytes {
+            if let text = reasonNode.scalar?.string, text.utf8.count <= RuleSetLimits.textBytes {
                 do throws(ExpressionError) {
                     reason = try ReasonTemplate.compile(text, with: &compiler)
                 } catch {
                     problems.append(document.error(error, in: reasonNode, expression: text))
                 }
             } else {
-                problems.append(document.error(.invalidField, at: reasonNode, "`reason` is a text of at most \(RuleSetLoader.maximumExpressionBytes) bytes"))
+                problems.append(document.error(reasonNode.scalar == nil ? .invalidField : .tooLong, at: reasonNode,
+                                               "`reason` is a text of at most \(RuleSetLimits.textBytes) bytes"))
             }
         } else {
             reason = ReasonTemplate(parts: [.text(summary ?? id)])
@@ -88,15 +96,15 @@ enum RuleCompiler {
             problems.append(document.error(.invalidField, at: node, "`\(field)` is an expression written as text", hint: "quote it if it starts with [ or {"))
             return nil
         }
-        guard text.utf8.count <= RuleSetLoader.maximumExpressionBytes else {
-            problems.append(document.error(.invalidField, at: node, "`\(field)` is longer than \(RuleSetLoader.maximumExpressionBytes) bytes"))
+        guard text.utf8.count <= RuleSetLimits.textBytes else {
+            problems.append(document.error(.tooLong, at: node, "`\(field)` is longer than \(RuleSetLimits.textBytes) bytes"))
             return nil
         }
         return (text, node)
     }
 
     static func isRuleId(_ id: String) -> Bool {
-        guard !id.isEmpty, id.utf8.count <= 64, let first = id.utf8.first, first != UInt8(ascii: "-") else { return false }
+        guard !id.isEmpty, id.utf8.count <= RuleSetLimits.nameBytes, let first = id.utf8.first, first != UInt8(ascii: "-") else { return false }
         return id.utf8.allSatisfy { byte in
             (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
                 || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")

@@ -32,7 +32,7 @@ struct RuleFileReader {
             switch key.scalar?.string {
             case "version":
                 if value.int != 1 {
-                    errors.append(document.error(.invalidField, at: value, "unsupported rule file version \(value.scalar?.string ?? "?")", hint: "write `version: 1`"))
+                    errors.append(document.error(.invalidField, at: value, "unsupported rule file version \(RuleSetLimits.excerpt(value.scalar?.string ?? "?"))", hint: "write `version: 1`"))
                 }
             case "decisions": readThresholds(value, in: document)
             case "lists":
@@ -48,7 +48,7 @@ struct RuleFileReader {
                 ruleNodes += sequence.map { (document, $0) }
             default:
                 let name = key.scalar?.string ?? "?"
-                errors.append(document.error(.unknownField, at: key, "unknown top-level key `\(name)`",
+                errors.append(document.error(.unknownField, at: key, "unknown top-level key `\(RuleSetLimits.excerpt(name))`",
                                              hint: SignalSchema.nearest(name, in: Self.topLevelKeys).map { "did you mean `\($0)`?" }
                                                  ?? "keys: \(Self.topLevelKeys.joined(separator: ", "))"))
             }
@@ -74,7 +74,7 @@ struct RuleFileReader {
             switch key.scalar.flatMap({ Decision(rawValue: $0.string) }) {
             case .review: review = number
             case .deny: deny = number
-            default: errors.append(document.error(.unknownField, at: key, "unknown threshold `\(key.scalar?.string ?? "?")`", hint: "thresholds: review, deny"))
+            default: errors.append(document.error(.unknownField, at: key, "unknown threshold `\(RuleSetLimits.excerpt(key.scalar?.string ?? "?"))`", hint: "thresholds: review, deny"))
             }
         }
         guard let review, let deny else {
@@ -91,7 +91,7 @@ struct RuleFileReader {
     private mutating func readAttributes(_ node: Node, in document: YAMLDocument) {
         for (name, located) in readNamedStrings(node, in: document, kind: "attribute", declared: attributes.mapValues { ($0.document, $0.node) }) {
             guard let type = SignalType(rawValue: located.value) else {
-                errors.append(document.error(.invalidField, at: located.node, "unknown type `\(located.value)` for attribute \(name)",
+                errors.append(document.error(.invalidField, at: located.node, "unknown type `\(RuleSetLimits.excerpt(located.value))` for attribute \(name)",
                                              hint: "types: \(SignalType.allCases.map(\.rawValue).joined(separator: ", "))"))
                 continue
             }
@@ -111,6 +111,10 @@ struct RuleFileReader {
         var declared = declared
         var found: [(String, Located<String>)] = []
         for (key, value) in mapping {
+            if let name = key.scalar?.string, name.utf8.count > RuleSetLimits.nameBytes {
+                errors.append(document.error(.tooLong, at: key, "a \(kind) name is at most \(RuleSetLimits.nameBytes) bytes, this one \(name.utf8.count)"))
+                continue
+            }
             guard let name = key.scalar?.string, Self.isName(name) else {
                 errors.append(document.error(.invalidField, at: key, "a \(kind) name is letters, digits and _"))
                 continue

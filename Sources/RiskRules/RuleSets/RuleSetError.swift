@@ -1,5 +1,6 @@
 /// One problem in a rule set, at a file, line and column, with a stable code and, where possible, a hint. A rule
-/// set with any of these never loads, so a running server keeps the set it has.
+/// set with any of these never loads, so a running server keeps the set it has. The message and the hint are at
+/// most ``RuleSetLimits/messageBytes`` each: they quote the file only in short excerpts.
 public struct RuleSetError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Stable codes: those of ``ExpressionError/Code`` for expressions, and these for the files around them.
     public enum Code: String, Sendable, Hashable {
@@ -18,6 +19,14 @@ public struct RuleSetError: Error, Sendable, Hashable, CustomStringConvertible {
         case unreadableFile = "unreadable_file"
         case noRuleFiles = "no_rule_files"
         case invalidTestCase = "invalid_test_case"
+        /// A rule id, name, path or text longer than its bound in bytes.
+        case tooLong = "too_long"
+        /// A list path that is absolute or resolves (symlinks included) outside the rule directory.
+        case pathOutsideDirectory = "path_outside_directory"
+        /// A rule or list file that is not a regular file (a FIFO, socket, device or directory): never opened.
+        case notRegularFile = "not_regular_file"
+        /// More problems than ``RuleSetLimits/problems``: the rest are counted, not listed.
+        case tooManyProblems = "too_many_problems"
 
         init(_ code: ExpressionError.Code) {
             switch code {
@@ -45,8 +54,8 @@ public struct RuleSetError: Error, Sendable, Hashable, CustomStringConvertible {
         self.file = file
         self.line = line
         self.column = column
-        self.message = message
-        self.hint = hint
+        self.message = RuleSetLimits.truncated(message, to: RuleSetLimits.messageBytes)
+        self.hint = hint.map { RuleSetLimits.truncated($0, to: RuleSetLimits.messageBytes) }
     }
 
     /// `file:line:column: error[code]: message` and, on the next line, `  hint: ...`.
@@ -57,12 +66,21 @@ public struct RuleSetError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Why a rule set did not load: every problem found, in file order.
+/// Why a rule set did not load: the problems found, in file order; past ``RuleSetLimits/problems`` of them, the
+/// rest are counted in one last `too_many_problems`, so that a broken file cannot flood a log or a response.
 public struct RuleSetLoadFailure: Error, Sendable, CustomStringConvertible {
     public var errors: [RuleSetError]
 
     public init(errors: [RuleSetError]) {
-        self.errors = errors
+        guard errors.count > RuleSetLimits.problems else {
+            self.errors = errors
+            return
+        }
+        let rest = errors[RuleSetLimits.problems]
+        self.errors = Array(errors.prefix(RuleSetLimits.problems)) + [RuleSetError(
+            .tooManyProblems, file: rest.file, line: rest.line, column: rest.column,
+            "\(errors.count - RuleSetLimits.problems) more problems from here on are not listed", hint: "fix these and load again"
+        )]
     }
 
     public var description: String {

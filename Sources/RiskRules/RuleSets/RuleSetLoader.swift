@@ -3,12 +3,11 @@ import Foundation
 import Yams
 
 /// Loads a rule set from a directory: every `*.yaml` / `*.yml` file directly in it is a rule file (subdirectories
-/// such as `tests/` and `lists/` are not); list files are read relative to the directory. Every problem in every
-/// file is reported at once, each at its file, line and column; any problem means no rule set.
+/// such as `tests/` and `lists/` are not); list files are read relative to the directory and must stay inside it.
+/// Only regular files are read (``RuleFileAccess``), so a FIFO or a device in the directory never blocks a load.
+/// Every problem in every file is reported at once, each at its file, line and column; any problem means no rule
+/// set.
 public enum RuleSetLoader {
-    /// The longest expression or reason, in bytes: a bound on parse depth and work for hostile files.
-    static let maximumExpressionBytes = 4_096
-
     public static func load(directory: String) throws(RuleSetLoadFailure) -> RuleSet {
         let files: [String]
         do {
@@ -22,23 +21,22 @@ public enum RuleSetLoader {
         var errors: [RuleSetError] = []
         for file in files {
             let path = (directory as NSString).appendingPathComponent(file)
-            do {
-                documents.append((path, try String(contentsOfFile: path, encoding: .utf8)))
+            do throws(RuleFileAccess.Problem) {
+                documents.append((path, try RuleFileAccess.readRegularFile(atPath: path)))
             } catch {
-                errors.append(RuleSetError(.unreadableFile, file: path, line: 0, column: 0, "cannot read the file as UTF-8 text"))
+                errors.append(RuleSetError(error.code, file: path, line: 0, column: 0, error.message))
             }
         }
         guard errors.isEmpty else { throw RuleSetLoadFailure(errors: errors) }
         guard !documents.isEmpty else {
             throw RuleSetLoadFailure(errors: [RuleSetError(.noRuleFiles, file: directory, line: 0, column: 0, "no rule files (*.yaml, *.yml) in the directory")])
         }
-        return try compile(documents: documents, directory: directory) { relative in
-            let path = relative.hasPrefix("/") ? relative : (directory as NSString).appendingPathComponent(relative)
-            return try String(contentsOfFile: path, encoding: .utf8)
-        }
+        let access = RuleFileAccess(directory: directory)
+        return try compile(documents: documents, directory: directory) { relative in try access.readList(relative) }
     }
 
-    /// Compiles rule files given as text; `readList` reads a list file by the path written in `lists:`.
+    /// Compiles rule files given as text; `readList` reads a list file by the path written in `lists:` (a path
+    /// longer than ``RuleSetLimits/pathBytes`` is refused before it is called).
     public static func compile(
         documents: [(path: String, text: String)],
         directory: String = "",
@@ -60,12 +58,23 @@ public enum RuleSetLoader {
         var lists: [String: Set<String>] = [:]
         var hashed: [(String, String)] = documents.map { ($0.path, $0.text) }
         for (name, located) in reader.listPaths.sorted(by: { $0.key < $1.key }) {
+            guard located.value.utf8.count <= RuleSetLimits.pathBytes else {
+                errors.append(located.document.error(.tooLong, at: located.node,
+                                                     "the path of list \(name) is \(located.value.utf8.count) bytes, more than \(RuleSetLimits.pathBytes)"))
+                lists[name] = []
+                continue
+            }
             do {
                 let text = try readList(located.value)
                 lists[name] = ListFile.items(text)
                 hashed.append(("list:\(name):\(located.value)", text))
+            } catch let problem as RuleFileAccess.Problem {
+                lists[name] = []  // so that rules naming the list report no second problem
+                errors.append(located.document.error(problem.code, at: located.node, "list \(name) at \(RuleSetLimits.excerpt(located.value)): \(problem.message)",
+                                                     hint: "a list path is relative to the rule directory and stays inside it"))
             } catch {
-                errors.append(located.document.error(.unreadableFile, at: located.node, "cannot read the list file \(located.value)",
+                lists[name] = []
+                errors.append(located.document.error(.unreadableFile, at: located.node, "cannot read the list file \(RuleSetLimits.excerpt(located.value))",
                                                      hint: "paths are relative to the rule directory"))
             }
         }

@@ -70,7 +70,7 @@ struct YAMLDocument {
                                 hint: "check indentation and quoting; an expression containing `: ` or starting with a quote or `[` needs quotes around it")
         case .duplicatedKeysInMapping(let duplicates, let context):
             return RuleSetError(.duplicateSetting, file: path, line: context.mark.line, column: context.mark.column,
-                                "a key is given twice: \(duplicates.joined(separator: ", "))")
+                                "a key is given twice: \(duplicates.prefix(10).map(RuleSetLimits.excerpt).joined(separator: ", "))")
         default:
             return RuleSetError(.yamlSyntax, file: path, line: 0, column: 0, "YAML: \(error)")
         }

@@ -1,8 +1,18 @@
 import AttestGuardEngine
 import AttestGuardServer
+import AttestTestSupport
 import Foundation
+import Logging
+import RiskRules
+import Synchronization
 import Testing
 @testable import AttestGuardServer
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Hot reload of the rule set: a good edit replaces the set atomically, a broken one is rejected with its problems
 /// and the set in force stays; admin only.
@@ -109,5 +119,126 @@ struct RuleReloadTests {
         #expect(RuleSetWatchService.fingerprint(directory.path) == before)
         try "alice\n".write(to: directory.appendingPathComponent("lists/trusted-testers.txt"), atomically: true, encoding: .utf8)
         #expect(RuleSetWatchService.fingerprint(directory.path) != before)
+    }
+
+    /// A reloader on `directory` that logs into `recording`, as `serve` builds it.
+    static func reloader(_ directory: URL, recording: RecordingLogHandler.Recording = .init()) throws -> RuleSetReloader {
+        let logger = Logger(label: "test") { _ in RecordingLogHandler(recording: recording, level: .debug) }
+        return RuleSetReloader(holder: RuleSetHolder(try RuleSetLoader.load(directory: directory.path)), directory: directory.path,
+                               clock: SystemClock(), logger: logger)
+    }
+
+    @Test("a 10 MB rule id is rejected as too_long; neither the admin answer nor the log repeats it")
+    func hugeRuleId() async throws {
+        let directory = try Self.copyOfShippedRules()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await ServerHarness.run(.sqlite, extraEnvironment: ["ATTESTGUARD_RULES_DIRECTORY": directory.path]) { api in
+            let id = String(repeating: "a", count: 10_000_000)
+            try "version: 1\nrules:\n  - id: \(id)\n    when: \"true\"\n    score: 1\n"
+                .write(to: directory.appendingPathComponent("huge.yaml"), atomically: true, encoding: .utf8)
+            let reloaded = try await api.post("/v1/admin/rules/reload", json: [:], apiKey: ServerHarness.adminKey)
+            #expect(reloaded["reloaded"] as? Bool == false)
+            #expect(reloaded.text.utf8.count < 16_384, "\(reloaded.text.utf8.count) bytes")
+            let problems = try #require(reloaded["rejected"] as? [[String: Any]])
+            #expect(problems.map { $0["code"] as? String } == ["too_long"])
+            let status = try await api.send(.get, "/v1/admin/rules", apiKey: ServerHarness.adminKey)
+            #expect(status.text.utf8.count < 16_384, "\(status.text.utf8.count) bytes")
+        }
+        let recording = RecordingLogHandler.Recording()
+        try FileManager.default.removeItem(at: directory.appendingPathComponent("huge.yaml"))
+        let reloader = try Self.reloader(directory, recording: recording)
+        try "version: 1\nrules:\n  - id: \(String(repeating: "b", count: 10_000_000))\n    when: \"true\"\n    score: 1\n"
+            .write(to: directory.appendingPathComponent("huge.yaml"), atomically: true, encoding: .utf8)
+        #expect(reloader.reload(reason: "test").rejected.map(\.code) == [.tooLong])
+        let lines = recording.events.filter { $0.level == .error }
+        #expect(lines.count == 1)
+        #expect(lines.allSatisfy { "\($0.message)\($0.metadata ?? [:])".utf8.count < 4_096 })
+    }
+
+    @Test("a FIFO never blocks a reload, and once it is removed the watcher picks up good edits again")
+    func fifoInTheDirectory() async throws {
+        let directory = try Self.copyOfShippedRules()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let reloader = try Self.reloader(directory)
+        let watcher = RuleSetWatchService(reloader: reloader)
+        let version = reloader.status.version
+        let start = Fingerprints(watcher.fingerprints())
+        let fifo = directory.appendingPathComponent("pipe.yaml").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        try Self.edit(directory) { $0.replacingOccurrences(of: "decisions: { review: 50, deny: 80 }", with: "decisions: { review: 5, deny: 80 }") }
+
+        // Each poll is an explicit call (no timer); a poll that has not returned after 30 s is blocked for good.
+        let afterFifo = try #require(await finishing(within: 30) { Fingerprints(watcher.reloadIfChanged(since: start.value)) }, "the reload blocked on the FIFO")
+        #expect(reloader.status.rejected.map(\.code) == [.notRegularFile])
+        #expect(reloader.status.version == version, "the set in force stays")
+
+        #expect(unlink(fifo) == 0)
+        let afterRemoval = try #require(await finishing(within: 30) { Fingerprints(watcher.reloadIfChanged(since: afterFifo.value)) })
+        #expect(reloader.status.rejected.isEmpty, "removing the FIFO is a change: the pending good edit loads")
+        let edited = reloader.status.version
+        #expect(edited != version)
+
+        try Self.edit(directory) { $0.replacingOccurrences(of: "decisions: { review: 5, deny: 80 }", with: "decisions: { review: 40, deny: 90 }") }
+        _ = try #require(await finishing(within: 30) { Fingerprints(watcher.reloadIfChanged(since: afterRemoval.value)) })
+        #expect(reloader.status.rejected.isEmpty)
+        #expect(reloader.status.version != edited && reloader.holder.ruleSet.thresholds.review == 40, "a later good edit loads too")
+    }
+
+    @Test("the admin reload answers at once with not_regular_file while a FIFO stands in the directory")
+    func fifoOverHTTP() async throws {
+        let directory = try Self.copyOfShippedRules()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await ServerHarness.run(.sqlite, extraEnvironment: ["ATTESTGUARD_RULES_DIRECTORY": directory.path]) { api in
+            #expect(mkfifo(directory.appendingPathComponent("lists/pipe.txt").path, 0o600) == 0)
+            try Self.edit(directory) { $0.replacingOccurrences(of: "lists/trusted-testers.txt", with: "lists/pipe.txt") }
+            let text = await finishing(within: 30) { (try? await api.post("/v1/admin/rules/reload", json: [:], apiKey: ServerHarness.adminKey))?.text ?? "" }
+            let reply = try #require(text.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }, "the reload blocked on the FIFO")
+            #expect(reply["reloaded"] as? Bool == false)
+            #expect((reply["rejected"] as? [[String: Any]])?.map { $0["code"] as? String } == ["not_regular_file"], "\(text ?? "")")
+            #expect(text?.contains("lists/pipe.txt") == true, "the problem names the list path")
+        }
+    }
+}
+
+/// Fingerprints carried across a thread boundary.
+struct Fingerprints: Sendable {
+    let value: [[String]]
+    init(_ value: [[String]]) { self.value = value }
+}
+
+/// Runs `work` on a thread of its own and waits at most `seconds` for it: its result, or nil when it did not finish
+/// in time (a call blocked for good, say on a FIFO, then stays blocked on that thread, not on the test's).
+func finishing<T: Sendable>(within seconds: Double, _ work: @escaping @Sendable () -> T) async -> T? {
+    let once = OnceFlag()
+    return await withCheckedContinuation { continuation in
+        Thread {
+            let result = work()
+            if once.claim() { continuation.resume(returning: result) }
+        }.start()
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { if once.claim() { continuation.resume(returning: nil) } }
+    }
+}
+
+/// Waits at most `seconds` for `work`, an async call that may block its thread for good: nil when it did not finish.
+func finishing<T: Sendable>(within seconds: Double, _ work: @escaping @Sendable () async -> T) async -> T? {
+    let once = OnceFlag()
+    return await withCheckedContinuation { continuation in
+        Task.detached {
+            let result = await work()
+            if once.claim() { continuation.resume(returning: result) }
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { if once.claim() { continuation.resume(returning: nil) } }
+    }
+}
+
+/// True for the first caller of ``claim()`` only.
+final class OnceFlag: Sendable {
+    private let claimed = Mutex(false)
+    func claim() -> Bool {
+        claimed.withLock { claimed in
+            let first = !claimed
+            claimed = true
+            return first
+        }
     }
 }

@@ -5,13 +5,14 @@ import FoundationNetworking
 import Testing
 
 /// An `attestguard serve` process: started with an environment (port 0), ready once it prints the address it
-/// listens on, stopped with SIGTERM.
+/// listens on, stopped with SIGTERM. Its standard error (the log) is collected as it runs.
 final class ServerProcess: @unchecked Sendable {
     static let apiKey = "process-test-key-0123456789"
     let process = Process()
     let baseURL: URL
     private let output = Pipe()
     private let errors = Pipe()
+    private let log = LogCollector()
 
     /// The environment of a simulator-mode server trusting the test PKI.
     static func environment(databaseURL: String?, sqlitePath: String?) -> [String: String] {
@@ -46,14 +47,21 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// Starts the server and waits until it listens (or fails with its exit status and standard error).
-    init(environment: [String: String], arguments: [String] = ["serve"], directory: URL? = nil) async throws {
-        process.executableURL = CommandLineRunner.executable
-        process.arguments = arguments
+    /// - Parameter fileLimit: Starts it through `/bin/sh` with `ulimit -n` set to this (the process keeps its pid).
+    init(environment: [String: String], arguments: [String] = ["serve"], directory: URL? = nil, fileLimit: Int? = nil) async throws {
+        if let fileLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", CommandLineRunner.executable.path] + arguments
+        } else {
+            process.executableURL = CommandLineRunner.executable
+            process.arguments = arguments
+        }
         process.environment = environment
         if let directory { process.currentDirectoryURL = directory }
         process.standardOutput = output
         process.standardError = errors
         try process.run()
+        log.start(reading: errors.fileHandleForReading)
         let handle = output.fileHandleForReading
         // Blocking reads on a thread of its own: on the cooperative pool (two threads on a two-core machine) two
         // servers starting at once would starve the test process's other tasks, such as a migration holding the
@@ -73,10 +81,53 @@ final class ServerProcess: @unchecked Sendable {
         }
         guard let line, let address = line.split(separator: " ").last, let url = URL(string: String(address)) else {
             process.waitUntilExit()
-            let standardError = String(data: errors.fileHandleForReading.readDataToEndOfFile(), encoding: .utf8) ?? ""
-            throw StartFailure(status: process.terminationStatus, standardError: standardError)
+            log.waitForEnd()
+            throw StartFailure(status: process.terminationStatus, standardError: log.text)
         }
         baseURL = url
+    }
+
+    /// The port it listens on.
+    var port: Int { baseURL.port ?? 0 }
+
+    /// What it has written to standard error (its log) so far.
+    var standardError: String { log.text }
+
+    /// The log lines at level `error` or `critical` so far (swift-log's stream format: `<timestamp> <level> <label>: ...`).
+    var errorLines: [String] {
+        standardError.split(separator: "\n").map(String.init).filter { line in
+            let level = line.split(separator: " ", maxSplits: 2).dropFirst().first
+            return level == "error" || level == "critical"
+        }
+    }
+
+    /// The CPU time it has used (user and system), from `/proc/<pid>/stat`.
+    func cpuTime() throws -> Duration {
+        let stat = try String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8)
+        // Fields after the parenthesised command name: state is field 3, utime 14, stime 15.
+        guard let close = stat.lastIndex(of: ")") else { throw RawConnection.Failure(description: "unreadable stat: \(stat)") }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else {
+            throw RawConnection.Failure(description: "unreadable stat: \(stat)")
+        }
+        let ticksPerSecond = sysconf(Int32(_SC_CLK_TCK))
+        return .milliseconds((user + system) * 1_000 / ticksPerSecond)
+    }
+
+    /// Sends SIGTERM and waits at most `limit`; returns how long the process took to exit, or `nil` if it had not
+    /// exited by then (it is then killed).
+    func terminate(within limit: Duration) async -> Duration? {
+        let started = ContinuousClock.now
+        process.terminate()
+        while process.isRunning {
+            if ContinuousClock.now - started > limit {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                return nil
+            }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return ContinuousClock.now - started
     }
 
     /// Sends SIGTERM and waits; returns the exit status.
@@ -116,4 +167,27 @@ final class ServerProcess: @unchecked Sendable {
         let reply = try await post("v1/challenges", body)
         return try #require(reply.json["challenge"] as? String, "challenge: \(reply.json)")
     }
+}
+
+/// Reads a pipe to its end on a thread of its own, keeping what it read.
+final class LogCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    private let finished = DispatchSemaphore(value: 0)
+
+    func start(reading handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                lock.withLock { data.append(chunk) }
+            }
+            finished.signal()
+        }
+    }
+
+    /// Waits (at most 10 s) until the writer has closed the pipe.
+    func waitForEnd() { _ = finished.wait(timeout: .now() + 10) }
+
+    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
 }

@@ -40,7 +40,9 @@ struct ConfigurationKeyTests {
             logLevel: debug
             clockSkewSeconds: 60
             simulator: { seed: keys-test }
-            server: { host: 127.0.0.1, port: 8081, maxBodyBytes: 4096, tls: { certificateChainPath: /tls/chain.pem, privateKeyPath: /tls/key.pem } }
+            server: { host: 127.0.0.1, port: 8081, maxBodyBytes: 4096, idleTimeoutSeconds: 90, headerReadTimeoutSeconds: 5, bodyReadTimeoutSeconds: 6,
+                      maxConnections: 100, shutdownTimeoutSeconds: 3, shutdownFlushTimeoutSeconds: 2,
+                      tls: { certificateChainPath: /tls/chain.pem, privateKeyPath: /tls/key.pem } }
             database: { url: "postgres://attestguard@127.0.0.1:5432/attestguard", passwordFile: \(secret), poolSize: 4,
                         minimumConnections: 2, keepAliveSeconds: 30, timeoutMilliseconds: 1000, autoMigrate: true }
             challenges: { ttlSeconds: 60, maxPerUser: 3, quotaWindowSeconds: 60, perApiKeyPerMinute: 10 }

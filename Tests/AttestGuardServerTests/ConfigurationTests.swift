@@ -62,10 +62,27 @@ struct ConfigurationTests {
         #expect(configuration.apiKeys.map(\.name) == ["simulator"])
     }
 
+    @Test("connection bounds: defaults, and each read from server.*")
+    func connectionBounds() async throws {
+        let defaults = try await ServerConfigurationLoader.load(file: nil, environment: [:]).connections
+        #expect(defaults.idleTimeout == .seconds(75) && defaults.headerReadTimeout == .seconds(10) && defaults.bodyReadTimeout == .seconds(10))
+        #expect(defaults.maxConnections == 1_024 && defaults.shutdownTimeout == .seconds(10) && defaults.shutdownFlushTimeout == .seconds(5))
+        let yaml = """
+            mode: simulator
+            server: { idleTimeoutSeconds: 1, headerReadTimeoutSeconds: 2, bodyReadTimeoutSeconds: 3, maxConnections: 40,
+                      shutdownTimeoutSeconds: 4, shutdownFlushTimeoutSeconds: 0 }
+            """
+        let read = try await ServerConfigurationLoader.load(file: try write(yaml), environment: [:]).connections
+        #expect(read.idleTimeout == .seconds(1) && read.headerReadTimeout == .seconds(2) && read.bodyReadTimeout == .seconds(3))
+        #expect(read.maxConnections == 40 && read.shutdownTimeout == .seconds(4) && read.shutdownFlushTimeout == .zero)
+    }
+
     @Test("refused: inline secrets, a password in the file, bad values, production without apps or keys", arguments: [
         ("apiKeys:\n  names: [k]\n  k: { secret: inline-secret-0123456789, scopes: [verify] }\napps:\n  names: [s]\n  s: { appId: A.b }", "apiKeys.k.secret"),
         ("mode: simulator\ndatabase: { url: \"postgres://u:pw@h/d\" }", "database.url"),
         ("mode: simulator\nserver: { port: eighty }", "server.port"),
+        ("mode: simulator\nserver: { maxConnections: 0 }", "server.maxConnections"),
+        ("mode: simulator\nserver: { headerReadTimeoutSeconds: 0 }", "server.headerReadTimeoutSeconds"),
         ("mode: staging", "mode"),
         ("apps:\n  names: [s]\n  s: { appId: ABCDE12345.com.example.s, environments: [beta] }", "apps.s.environments"),
         ("mode: production", "apps.names"),

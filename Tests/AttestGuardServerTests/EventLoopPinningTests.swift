@@ -36,7 +36,7 @@ struct EventLoopPinningTests {
     @Test("over a real socket, the handler runs on its connection's own loop (Hummingbird's own HTTP/1.1 runs it on the pool)")
     func handlersRunOnTheLoop() async throws {
         let group = MultiThreadedEventLoopGroup.singleton
-        try await Self.loopReport(server: .http1OnConnectionLoops(group: group), group: group).test(.live) { client in
+        try await Self.loopReport(server: .http1OnConnectionLoops(group: group, connections: ConnectionSettings()), group: group).test(.live) { client in
             for _ in 0..<4 {
                 try await client.execute(uri: "/loop", method: .get) { response in
                     #expect(String(buffer: response.body) == "own loop")

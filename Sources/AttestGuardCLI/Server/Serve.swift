@@ -83,9 +83,14 @@ struct Serve: AsyncParsableCommand {
                 FileHandle.standardOutput.write(Data("attestguard listening on \(scheme)://\(host):\(port)\n".utf8))
             }
         )
-        let group = ServiceGroup(
-            configuration: .init(services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
         )
+        // Connections close by `shutdownTimeout` and the last flush stops at its budget; past both (and a margin for
+        // the store to close), shutdown turns into cancellation rather than wait on anything else.
+        let connections = configuration.connections
+        groupConfiguration.maximumGracefulShutdownDuration = connections.shutdownTimeout + connections.shutdownFlushTimeout + .seconds(5)
+        let group = ServiceGroup(configuration: groupConfiguration)
         do {
             try await group.run()
         } catch {

@@ -72,6 +72,17 @@ public final class DecisionLogWriter: Sendable {
         state.withLock { ($0.queue.count, $0.dropped) }
     }
 
+    /// Drops every queued entry, counting it in `dropped`, and returns how many: for a shutdown whose last flush
+    /// ran out of time (nothing will write them).
+    public func dropQueued() -> Int {
+        state.withLock { state in
+            let count = state.queue.count
+            state.queue.removeAll()
+            state.dropped += count
+            return count
+        }
+    }
+
     /// Deletes entries older than the retention.
     public func purge(now: Date) async throws -> Int {
         try await store.purgeDecisions(before: now.addingTimeInterval(-Double(retentionDays) * 86_400))

@@ -200,6 +200,19 @@ public final class VelocityRecorder: Sendable {
         state.withLock { ($0.count, $0.dropped) }
     }
 
+    /// Drops every pending bucket, counting it in `dropped`, and returns how many: for a shutdown whose last flush
+    /// ran out of time (nothing will write them). Call it once no flush runs.
+    public func dropPending() -> Int {
+        state.withLock { state in
+            state.returnInFlight()
+            let count = state.count
+            state.pending.removeAll()
+            state.count = 0
+            state.dropped += count
+            return count
+        }
+    }
+
     /// This process's counts for some sums that the store may not hold yet, each with the flush sequence under
     /// which it is (or will be) committed: the pending map's and the running flush's uncommitted chunks' (0: none).
     struct LocalCounts: Sendable {

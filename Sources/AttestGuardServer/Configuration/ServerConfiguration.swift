@@ -53,6 +53,8 @@ public struct ServerConfiguration: Sendable {
     public var tls: TLSFiles?
     /// The largest request body accepted (413 above it).
     public var maxBodyBytes: Int
+    /// Timeouts and the connection limit of the HTTP server.
+    public var connections = ConnectionSettings()
     public var database: Database
     /// Apply pending migrations at start-up (always on for SQLite; PostgreSQL defaults to requiring `migrate`).
     public var autoMigrate: Bool

@@ -133,6 +133,7 @@ public enum ServerConfigurationLoader {
             port: try server.int("port", default: 8080, range: 0...65_535),
             tls: tls,
             maxBodyBytes: try server.int("maxBodyBytes", default: 131_072, range: 1_024...16_777_216),
+            connections: try ConnectionSettings(reading: server),
             database: database,
             autoMigrate: try databaseValues.bool("autoMigrate", default: false),
             apps: apps,

@@ -17,14 +17,21 @@ struct EventLoopPinnedChannel<Base: ServerChildChannel>: ServerChildChannel {
 
     let base: Base
     let executors: EventLoopTaskExecutors
+    /// The read and shutdown deadlines installed on every connection (``ConnectionDeadlines``).
+    let connections: ConnectionSettings
 
-    init(_ base: Base, executors: EventLoopTaskExecutors) {
+    init(_ base: Base, executors: EventLoopTaskExecutors, connections: ConnectionSettings) {
         self.base = base
         self.executors = executors
+        self.connections = connections
     }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        base.setup(channel: channel, logger: logger)
+        let connections = connections
+        return base.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            try ConnectionDeadlines.install(on: channel, settings: connections)
+            return value
+        }
     }
 
     func handle(value: Value, logger: Logger) async {
@@ -35,12 +42,14 @@ struct EventLoopPinnedChannel<Base: ServerChildChannel>: ServerChildChannel {
 }
 
 extension HTTPServerBuilder {
-    /// HTTP/1.1 (Hummingbird's defaults) with each connection handled on its own event loop
-    /// (``EventLoopPinnedChannel``); `group` must be the group the server runs on.
-    static func http1OnConnectionLoops(group: any EventLoopGroup) -> HTTPServerBuilder {
+    /// HTTP/1.1 with each connection handled on its own event loop (``EventLoopPinnedChannel``), closed after
+    /// `connections.idleTimeout` without a request and bounded by ``ConnectionDeadlines``; `group` must be the group
+    /// the server runs on.
+    static func http1OnConnectionLoops(group: any EventLoopGroup, connections: ConnectionSettings) -> HTTPServerBuilder {
         let executors = EventLoopTaskExecutors(group: group)
+        let configuration = HTTP1Channel.Configuration(idleTimeout: TimeAmount(connections.idleTimeout))
         return HTTPServerBuilder { responder in
-            EventLoopPinnedChannel(HTTP1Channel(responder: responder), executors: executors)
+            EventLoopPinnedChannel(HTTP1Channel(responder: responder, configuration: configuration), executors: executors, connections: connections)
         }
     }
 }

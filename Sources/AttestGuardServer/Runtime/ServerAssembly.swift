@@ -49,7 +49,7 @@ public enum ServerAssembly {
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         let group = MultiThreadedEventLoopGroup.singleton
-        var server = HTTPServerBuilder.http1OnConnectionLoops(group: group)
+        var server = HTTPServerBuilder.http1OnConnectionLoops(group: group, connections: configuration.connections)
         if let tls = configuration.tls {
             let certificates = try NIOSSLCertificate.fromPEMFile(tls.certificateChainPath).map { NIOSSLCertificateSource.certificate($0) }
             let key = try NIOSSLPrivateKey(file: tls.privateKeyPath, format: .pem)
@@ -60,11 +60,22 @@ public enum ServerAssembly {
         var application = Application(
             router: router(engine: engine, configuration: configuration, store: store, registry: registry, rules: rules, heartbeat: heartbeat),
             server: server,
-            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "AttestGuard"),
-            services: store.services + [ChallengePurgeService(store: engine.store, clock: engine.clock, logger: logger), WriteBehindService(engine: engine, logger: logger), RuleSetWatchService(reloader: rules),
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.host, port: configuration.port),
+                serverName: "AttestGuard",
+                availableConnectionsDelegate: MaximumAvailableConnections(configuration.connections.maxConnections, logger: logger)
+            ),
+            services: store.services + [ChallengePurgeService(store: engine.store, clock: engine.clock, logger: logger), WriteBehindService(engine: engine, logger: logger, shutdownBudget: configuration.connections.shutdownFlushTimeout), RuleSetWatchService(reloader: rules),
                        ProcessHeartbeatService(heartbeat: heartbeat, logger: logger)]
                 + backgroundServices,
-            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
+            onServerRunning: { channel in
+                do {
+                    try await AcceptPause.install(on: channel, logger: logger)
+                } catch {
+                    logger.warning("cannot install the accept pause on the listener", metadata: ["error": .string(String(describing: error))])
+                }
+                await onListening(channel.localAddress?.port ?? configuration.port)
+            },
             eventLoopGroupProvider: .shared(group),
             logger: logger
         )

@@ -11,7 +11,9 @@ import ServiceLifecycle
 /// flushes, every `compactEvery` it rolls aged velocity buckets up into coarser ones (paced, see
 /// ``VelocityRecorder/compact(now:batch:dutyCycle:)``) and deletes expired ones, and every `purgeEvery` it drops
 /// expired decision log days: in a task of their own, so that an hour's rollup never holds back a flush. It flushes
-/// once more, at once, on shutdown. Counter `attestguard_velocity_rolled_up_buckets`. Gauges:
+/// once more, at once, on shutdown, within `shutdownBudget`: what that flush has not written by then is dropped,
+/// counted in the dropped gauges and logged at warning with the counts, so that a database that stopped answering
+/// cannot hold the process up. Counter `attestguard_velocity_rolled_up_buckets`. Gauges:
 /// `attestguard_velocity_pending_buckets`, `attestguard_velocity_dropped`, `attestguard_decision_log_queued`,
 /// `attestguard_decision_log_dropped` (dropped: since start, because the store stayed down while the queue was full).
 struct WriteBehindService: Service {
@@ -22,13 +24,35 @@ struct WriteBehindService: Service {
     var spread = 0.9
     var compactEvery: Duration = .seconds(60)
     var purgeEvery: Duration = .seconds(600)
+    /// The longest the last flush, on shutdown, may take.
+    var shutdownBudget: Duration = .seconds(5)
 
     func run() async throws {
         await withDiscardingTaskGroup { group in
             group.addTask { await flushLoop() }
             group.addTask { await maintenanceLoop() }
         }
-        await flush(spreadingOver: .zero)
+        await finalFlush()
+    }
+
+    /// The shutdown flush, cancelled after `shutdownBudget`; what is still queued then is dropped and counted.
+    func finalFlush() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await flush(spreadingOver: .zero) }
+            group.addTask { try? await Task.sleep(for: shutdownBudget) }
+            await group.next()
+            group.cancelAll()
+        }
+        let velocity = engine.velocity.dropPending()
+        let decisions = engine.scorer.decisionLog.dropQueued()
+        recordBacklog()
+        if velocity > 0 || decisions > 0 {
+            logger.warning(
+                "shutdown flush did not finish in time; unwritten entries dropped",
+                metadata: ["velocity_buckets": .stringConvertible(velocity), "decision_log_entries": .stringConvertible(decisions),
+                           "budget": .string("\(shutdownBudget)")]
+            )
+        }
     }
 
     private func flushLoop() async {

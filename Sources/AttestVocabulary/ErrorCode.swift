@@ -12,6 +12,7 @@
 public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     private enum Storage: String, Sendable, CaseIterable {
         // Malformed requests (400, or the status named)
+        case malformedRequest = "malformed_request"
         case malformedJSON = "malformed_json"
         case missingField = "missing_field"
         case invalidField = "invalid_field"
@@ -114,6 +115,9 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
 
     // MARK: Malformed requests (400, or the status named)
 
+    /// The HTTP message itself is broken (a bad chunk size, an unsupported transfer coding, a body cut short): the
+    /// server answers it, if the client is still there, and closes the connection.
+    public static let malformedRequest = ErrorCode(.malformedRequest)
     /// The body is not valid JSON.
     public static let malformedJSON = ErrorCode(.malformedJSON)
     /// A required field is absent or empty.

@@ -110,6 +110,7 @@ struct ConnectionProcessTests {
         #expect(head.isEmpty, "\(String(decoding: head, as: UTF8.self))")
         if let response = RawResponse(body) { #expect(response.status == 400, "\(response.status)") }
         #expect(await Self.healthz(port: server.port, within: .seconds(10)) == 200)
+        #expect(server.errorLines.isEmpty, "\(server.errorLines)")
     }
 
     @Test("SIGTERM with half a body sent: the process exits within the shutdown timeout")
@@ -126,6 +127,43 @@ struct ConnectionProcessTests {
         // 2 s for the connection, the last flush's own budget (5 s) at most, and a wide margin for 2 busy cores.
         #expect(took < .seconds(15), "shutdown took \(took)")
         #expect(server.process.terminationStatus == 0, "\(server.standardError)")
+        #expect(server.errorLines.isEmpty, "\(server.errorLines)")
         withExtendedLifetime(connection) {}
+    }
+
+    @Test("broken framing is 400 malformed_request or a quiet close: never a 5xx, never an error line", arguments: [
+        // A chunk size that is not hexadecimal.
+        "POST /v1/challenges HTTP/1.1\r\nHost: l\r\nAuthorization: Bearer \(ServerProcess.apiKey)\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
+        // A transfer coding HTTP/1.1 no longer has.
+        "POST /v1/challenges HTTP/1.1\r\nHost: l\r\nAuthorization: Bearer \(ServerProcess.apiKey)\r\nContent-Type: application/json\r\nTransfer-Encoding: identity\r\nContent-Length: 2\r\n\r\n{}",
+        // A chunk longer than it said.
+        "POST /v1/challenges HTTP/1.1\r\nHost: l\r\nAuthorization: Bearer \(ServerProcess.apiKey)\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{\"a\":1}\r\n0\r\n\r\n",
+        // Half a chunked body, then the client leaves (the connection is closed after sending).
+        "POST /v1/challenges HTTP/1.1\r\nHost: l\r\nAuthorization: Bearer \(ServerProcess.apiKey)\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n40\r\n{\"appId\":",
+        // Half a Content-Length body, then the client leaves.
+        "POST /v1/challenges HTTP/1.1\r\nHost: l\r\nAuthorization: Bearer \(ServerProcess.apiKey)\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"appId\":",
+    ])
+    func brokenFraming(request: String) async throws {
+        let server = try await ServerProcess(environment: Self.environment())
+        defer { server.stop() }
+        let leaves = request.hasSuffix("{\"appId\":")
+        let connection = try RawConnection(port: server.port)
+        connection.send(request)
+        if leaves {
+            try await Task.sleep(for: .milliseconds(200))
+            connection.close()
+        } else {
+            let bytes = await Self.receive(connection, timeout: .seconds(10))
+            if let response = RawResponse(bytes) {
+                #expect(response.status == 400, "\(response.status): \(String(decoding: response.body, as: UTF8.self))")
+                if !response.body.isEmpty {
+                    let json = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+                    let code = (json?["error"] as? [String: Any])?["code"] as? String
+                    #expect(code == "malformed_request", "\(String(decoding: response.body, as: UTF8.self))")
+                }
+            }
+        }
+        #expect(await Self.healthz(port: server.port, within: .seconds(10)) == 200)
+        #expect(server.errorLines.isEmpty, "\(server.errorLines)")
     }
 }

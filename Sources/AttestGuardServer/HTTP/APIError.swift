@@ -10,12 +10,15 @@ public struct APIError: HTTPResponseError, Sendable {
     public var code: ErrorCode
     public var message: String
     public var retryAfterSeconds: Int?
+    /// Further response headers: `Allow` on a 405, `Connection: close` after broken framing.
+    public var headers: HTTPFields
 
-    public init(_ status: HTTPResponse.Status, code: ErrorCode, _ message: String, retryAfterSeconds: Int? = nil) {
+    public init(_ status: HTTPResponse.Status, code: ErrorCode, _ message: String, retryAfterSeconds: Int? = nil, headers: HTTPFields = [:]) {
         self.status = status
         self.code = code
         self.message = message
         self.retryAfterSeconds = retryAfterSeconds
+        self.headers = headers
     }
 
     /// Maps an engine refusal to its status by class.
@@ -41,9 +44,16 @@ public struct APIError: HTTPResponseError, Sendable {
         APIError(.badRequest, code: code, message)
     }
 
+    /// The answer to a request whose HTTP framing broke (or whose client left) while its body was read: 400
+    /// `malformed_request`, closing the connection, whose framing can no longer be trusted.
+    static func malformedRequest(_ message: String) -> APIError {
+        APIError(.badRequest, code: .malformedRequest, message, headers: [.connection: "close"])
+    }
+
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         let data = (try? JSONResponse.encoder.encode(ErrorEnvelope(error: .init(code: code.rawValue, message: message)))) ?? Data(#"{"error":{"code":"\#(ErrorCode.internalError)","message":""}}"#.utf8)
-        var headers: HTTPFields = [.contentType: "application/json"]
+        var headers = headers
+        headers[.contentType] = "application/json"
         if let retryAfterSeconds { headers[.retryAfter] = String(retryAfterSeconds) }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }

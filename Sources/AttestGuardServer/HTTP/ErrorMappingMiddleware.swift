@@ -1,9 +1,11 @@
 import AttestGuardEngine
 import Hummingbird
 import AttestGuardStorage
+import NIOHTTP1
 
-/// Turns engine refusals and Hummingbird's own errors (unknown route, wrong method) into the contract's JSON
-/// error bodies. Anything else propagates to ``ObservabilityMiddleware`` as a logged 500.
+/// Turns engine refusals, Hummingbird's own errors (unknown route, body too large) and broken HTTP framing
+/// (`HTTPParserError`, thrown while a body is read) into the contract's JSON error bodies. Anything else propagates
+/// to ``ObservabilityMiddleware`` as a logged 500.
 struct ErrorMappingMiddleware: RouterMiddleware {
     typealias Context = AttestGuardRequestContext
     let clock: any EngineClock
@@ -19,6 +21,8 @@ struct ErrorMappingMiddleware: RouterMiddleware {
             throw APIError(error, now: clock.now())
         } catch let error as StoreError where error.code == .unavailable {
             throw APIError(EngineError(.unavailable, code: .storeUnavailable, error.detail), now: clock.now())
+        } catch let error as HTTPParserError {
+            throw APIError.malformedRequest("the HTTP message is malformed (\(error))")
         } catch let error as HTTPError {
             switch error.status {
             case .notFound: throw APIError(.notFound, code: .notFound, "no such route")

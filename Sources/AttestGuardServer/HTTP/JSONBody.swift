@@ -5,7 +5,8 @@ import Hummingbird
 import NIOCore
 
 /// Reads a JSON request body under the configured size limit and decodes it, turning every failure into a 400
-/// (or 413/415) that names the problem: a body can never cause a 500.
+/// (or 413/415) that names the problem: a body can never cause a 500. Framing that breaks while the body is read
+/// (a bad chunk, a client that leaves) is 400 `malformed_request`.
 struct JSONBody {
     let maximumBytes: Int
 
@@ -21,6 +22,9 @@ struct JSONBody {
             throw APIError(.contentTooLarge, code: .bodyTooLarge, "the body exceeds \(maximumBytes) bytes")
         } catch let error as HTTPError where error.status == .contentTooLarge {
             throw APIError(.contentTooLarge, code: .bodyTooLarge, "the body exceeds \(maximumBytes) bytes")
+        } catch {
+            // The parser rejected the framing, or the connection closed or failed mid-body: nothing more can be read.
+            throw APIError.malformedRequest("the request body could not be read whole: its framing is malformed or the connection closed")
         }
         if Self.containsNullLiteral(buffer.readableBytesView) {
             throw APIError.badRequest(.invalidField, "null is not a value here: omit optional fields instead")

@@ -38,7 +38,9 @@ info:
     machine-readable; `message` is for people and may change. Status by class: 400 malformed input, 401 no or
     bad API key, 403 scope or app not allowed, 404 unknown app or key, 409 conflict with stored state, 413 body
     too large, 415 not JSON, 422 a verification check failed, 429 rate limited (with `Retry-After`), 503 the
-    store is unavailable (with `Retry-After`; verification fails closed). The DeviceCheck routes add 502 (Apple
+    store is unavailable (with `Retry-After`; verification fails closed). Broken HTTP framing (a bad chunk size,
+    an unsupported `Transfer-Encoding`, a body cut short) is 400 `malformed_request` and closes the connection; a
+    request whose head is itself unparseable gets an empty 400. No input produces a 5xx. The DeviceCheck routes add 502 (Apple
     refused the server's own credentials or answered unreadably) and 503 for Apple itself (`devicecheck_unavailable`
     without Apple credentials; outages with `Retry-After`).
 servers:
@@ -914,7 +916,8 @@ components:
   responses:
     BadRequest:
       description: |
-        Malformed input: `malformed_json` (the body is not JSON or not an object), `missing_field` (a required
+        Malformed input: `malformed_request` (the HTTP framing is broken; the connection closes),
+        `malformed_json` (the body is not JSON or not an object), `missing_field` (a required
         field is absent or empty), `invalid_field` (a field has the wrong type, length or shape, or is not
         allowed here), `malformed_base64` (a binary field is not valid base64/base64url or has the wrong
         length).
@@ -1187,6 +1190,7 @@ components:
         in later versions: treat a code you do not know by the response's HTTP status.
       enum:
         # Malformed requests (400, or the status named)
+        - malformed_request
         - malformed_json
         - missing_field
         - invalid_field

@@ -118,7 +118,7 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     /// The HTTP message itself is broken (a bad chunk size, an unsupported transfer coding, a body cut short): the
     /// server answers it, if the client is still there, and closes the connection.
     public static let malformedRequest = ErrorCode(.malformedRequest)
-    /// The body is not valid JSON.
+    /// The body is not valid JSON, or an object in it names a key twice.
     public static let malformedJSON = ErrorCode(.malformedJSON)
     /// A required field is absent or empty.
     public static let missingField = ErrorCode(.missingField)

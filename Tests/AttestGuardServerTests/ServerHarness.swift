@@ -150,12 +150,12 @@ struct APIClient: Sendable {
         _ path: String,
         body: Data? = nil,
         apiKey: String? = ServerHarness.apiKey,
-        contentType: String = "application/json",
+        contentType: String? = "application/json",
         headers extraHeaders: HTTPFields = [:]
     ) async throws -> Reply {
         var headers = extraHeaders
         if let apiKey { headers[.authorization] = "Bearer \(apiKey)" }
-        if body != nil { headers[.contentType] = contentType }
+        if body != nil, let contentType { headers[.contentType] = contentType }
         let response = try await client.execute(uri: path, method: method, headers: headers, body: body.map { ByteBuffer(bytes: $0) })
         let text = String(buffer: response.body)
         let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]

@@ -5,14 +5,16 @@ import Hummingbird
 import NIOCore
 
 /// Reads a JSON request body under the configured size limit and decodes it, turning every failure into a 400
-/// (or 413/415) that names the problem: a body can never cause a 500. Framing that breaks while the body is read
-/// (a bad chunk, a client that leaves) is 400 `malformed_request`.
+/// (or 413/415) that names the problem: a body can never cause a 500. The body must be labelled
+/// `application/json` (``MediaType/isJSON(_:)``), else 415; framing that breaks while it is read (a bad chunk, a
+/// client that leaves) is 400 `malformed_request`; an object naming a key twice is 400 `malformed_json`.
 struct JSONBody {
     let maximumBytes: Int
 
     func decode<Value: Decodable>(_ type: Value.Type, from request: Request) async throws -> Value {
-        if let contentType = request.headers[.contentType], !contentType.lowercased().hasPrefix("application/json") {
-            throw APIError(.unsupportedMediaType, code: .unsupportedMediaType, "send the body as application/json")
+        let contentType = request.headers[.contentType]
+        if let contentType, !MediaType.isJSON(contentType) {
+            throw Self.unsupportedMediaType
         }
         var request = request
         let buffer: ByteBuffer
@@ -26,8 +28,14 @@ struct JSONBody {
             // The parser rejected the framing, or the connection closed or failed mid-body: nothing more can be read.
             throw APIError.malformedRequest("the request body could not be read whole: its framing is malformed or the connection closed")
         }
+        if contentType == nil, buffer.readableBytes > 0 {
+            throw Self.unsupportedMediaType
+        }
         if Self.containsNullLiteral(buffer.readableBytesView) {
             throw APIError.badRequest(.invalidField, "null is not a value here: omit optional fields instead")
+        }
+        if let key = JSONDuplicateKeys.first(in: buffer.readableBytesView) {
+            throw APIError.badRequest(.malformedJSON, "an object names the key \"\(key.prefix(64))\" twice")
         }
         do {
             return try JSONDecoder().decode(Value.self, from: Data(buffer.readableBytesView))
@@ -42,6 +50,10 @@ struct JSONBody {
             throw APIError.badRequest(.malformedJSON, "the body is not valid JSON")
         }
     }
+
+    static let unsupportedMediaType = APIError(
+        .unsupportedMediaType, code: .unsupportedMediaType, "send the body as application/json (the only parameter allowed is charset=utf-8)"
+    )
 
     /// Whether the JSON text has a `null` outside strings. No field of the API is nullable (the OpenAPI document
     /// says so), and a decoder would otherwise read `"keyId": null` as an absent key id. One pass, no allocation.
@@ -102,7 +114,8 @@ struct JSONBody {
     }
 }
 
-/// Exposes the null scan to tests.
+/// Exposes the null and duplicate-key scans to tests.
 package enum JSONBodyProbe {
     package static func containsNull(_ json: String) -> Bool { JSONBody.containsNullLiteral(Array(json.utf8)) }
+    package static func duplicateKey(_ json: String) -> String? { JSONDuplicateKeys.first(in: Array(json.utf8)) }
 }

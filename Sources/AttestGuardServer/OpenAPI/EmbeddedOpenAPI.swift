@@ -36,11 +36,13 @@ info:
     ## Errors
     Every 4xx and 5xx response has the body `{"error": {"code": "...", "message": "..."}}`. `code` is stable and
     machine-readable; `message` is for people and may change. Status by class: 400 malformed input, 401 no or
-    bad API key, 403 scope or app not allowed, 404 unknown app or key, 409 conflict with stored state, 413 body
-    too large, 415 not JSON, 422 a verification check failed, 429 rate limited (with `Retry-After`), 503 the
-    store is unavailable (with `Retry-After`; verification fails closed). Broken HTTP framing (a bad chunk size,
-    an unsupported `Transfer-Encoding`, a body cut short) is 400 `malformed_request` and closes the connection; a
-    request whose head is itself unparseable gets an empty 400. No input produces a 5xx. The DeviceCheck routes add 502 (Apple
+    bad API key, 403 scope or app not allowed, 404 unknown app or key, 405 a method the path does not take
+    (`method_not_allowed`, with `Allow`), 409 conflict with stored state, 413 body too large, 415 a body not
+    labelled `application/json` (no parameter but `charset=utf-8`), 422 a verification check failed, 429 rate
+    limited (with `Retry-After`), 503 the store is unavailable (with `Retry-After`; verification fails closed).
+    Broken HTTP framing (a bad chunk size, an unsupported `Transfer-Encoding`, a body cut short) is 400
+    `malformed_request` and closes the connection; a request whose head is itself unparseable gets an empty 400.
+    No input produces a 5xx. The DeviceCheck routes add 502 (Apple
     refused the server's own credentials or answered unreadably) and 503 for Apple itself (`devicecheck_unavailable`
     without Apple credentials; outages with `Retry-After`).
 servers:
@@ -917,7 +919,7 @@ components:
     BadRequest:
       description: |
         Malformed input: `malformed_request` (the HTTP framing is broken; the connection closes),
-        `malformed_json` (the body is not JSON or not an object), `missing_field` (a required
+        `malformed_json` (the body is not JSON, not an object, or an object names a key twice), `missing_field` (a required
         field is absent or empty), `invalid_field` (a field has the wrong type, length or shape, or is not
         allowed here), `malformed_base64` (a binary field is not valid base64/base64url or has the wrong
         length).
@@ -1015,7 +1017,7 @@ components:
                   code: body_too_large
                   message: the request body exceeds 131072 bytes
     UnsupportedMediaType:
-      description: 'The body is not `application/json`: `unsupported_media_type`.'
+      description: 'The body is not labelled `application/json` (the only parameter allowed is `charset=utf-8`): `unsupported_media_type`.'
       content:
         application/json:
           schema:

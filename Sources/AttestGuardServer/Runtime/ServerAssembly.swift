@@ -33,6 +33,8 @@ public enum ServerAssembly {
         ScoreRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes))
             .register(on: router, keys: APIKeyRing(configuration.apiKeys))
         RuleAdminRoutes(reloader: rules, heartbeat: heartbeat).register(on: router, keys: APIKeyRing(configuration.apiKeys))
+        // Last: it applies to requests no route above matched.
+        router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
         return router
     }
 

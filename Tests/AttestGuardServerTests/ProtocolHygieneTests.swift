@@ -1,0 +1,93 @@
+import AttestGuardServer
+import Foundation
+import HTTPTypes
+import Testing
+
+/// The HTTP protocol's own refusals: a wrong method on a known path is 405 with `Allow`, a body not labelled
+/// `application/json` (with no parameter but `charset=utf-8`) is 415, and an object naming a key twice is 400.
+@Suite("HTTP: methods, media types, duplicate keys")
+struct ProtocolHygieneTests {
+    static let challengeBody = Data(#"{"appId":"ABCDE12345.com.example.attestguard","purpose":"attestation","userId":"hygiene"}"#.utf8)
+
+    @Test("a wrong method on a known path is 405 with Allow; an unknown path stays 404")
+    func methodNotAllowed() async throws {
+        try await ServerHarness.run(.sqlite) { api in
+            let cases: [(HTTPRequest.Method, String, String)] = [
+                (.get, "/v1/challenges", "POST"),
+                (.delete, "/healthz", "GET"),
+                (.put, "/v1/score", "POST"),
+                (.delete, "/v1/apps/ABCDE12345.com.example.attestguard/keys/AAAA", "GET"),
+                (.get, "/v1/apps/ABCDE12345.com.example.attestguard/keys/AAAA/revoke", "POST"),
+            ]
+            for (method, path, allow) in cases {
+                let reply = try await api.send(method, path)
+                #expect(reply.status == 405, "\(method) \(path): \(reply.status) \(reply.text)")
+                #expect(reply.errorCode == "method_not_allowed", "\(method) \(path): \(reply.text)")
+                #expect(reply.headers[.allow] == allow, "\(method) \(path): Allow \(reply.headers[.allow] ?? "none")")
+            }
+            let unknown = try await api.send(.get, "/v1/nothing-here")
+            #expect(unknown.status == 404 && unknown.errorCode == "not_found")
+        }
+    }
+
+    @Test("a body not labelled application/json (charset=utf-8 the only parameter) is 415", arguments: [
+        "text/plain", "application/json; charset=latin1", "application/json; foo=bar", "application/jsonx",
+        "application/json; charset=utf-8; boundary=x", "application/x-www-form-urlencoded", "application/json charset=utf-8",
+    ])
+    func unsupportedMediaType(contentType: String) async throws {
+        try await ServerHarness.run(.sqlite) { api in
+            let reply = try await api.send(.post, "/v1/challenges", body: Self.challengeBody, contentType: contentType)
+            #expect(reply.status == 415, "\(contentType): \(reply.status) \(reply.text)")
+            #expect(reply.errorCode == "unsupported_media_type")
+        }
+    }
+
+    @Test("a body without Content-Type is 415; no body and no Content-Type is an empty JSON body")
+    func missingContentType() async throws {
+        try await ServerHarness.run(.sqlite) { api in
+            let withBody = try await api.send(.post, "/v1/challenges", body: Self.challengeBody, contentType: nil)
+            #expect(withBody.status == 415, "\(withBody.text)")
+            #expect(withBody.errorCode == "unsupported_media_type")
+            let empty = try await api.send(.post, "/v1/challenges")
+            #expect(empty.status == 400 && empty.errorCode == "malformed_json", "\(empty.text)")
+        }
+    }
+
+    @Test("application/json in any case, with charset=utf-8 in any case or quoted, is accepted", arguments: [
+        "application/json", "Application/JSON", "application/json; charset=utf-8", "application/json;charset=UTF-8",
+        "application/json ; Charset=\"utf-8\"",
+    ])
+    func acceptedMediaTypes(contentType: String) async throws {
+        try await ServerHarness.run(.sqlite) { api in
+            let reply = try await api.send(.post, "/v1/challenges", body: Self.challengeBody, contentType: contentType)
+            #expect(reply.status == 201, "\(contentType): \(reply.status) \(reply.text)")
+        }
+    }
+
+    @Test("an object that names a key twice is 400 malformed_json, at any depth and however the key is escaped", arguments: [
+        #"{"appId":"ABCDE12345.com.example.attestguard","purpose":"attestation","userId":"a","userId":"b"}"#,
+        #"{"appId":"ABCDE12345.com.example.attestguard","purpose":"attestation","userId":"a","user\u0049d":"b"}"#,
+        #"{"appId":"ABCDE12345.com.example.attestguard","appId":"ABCDE12345.com.example.attestguard","purpose":"attestation","userId":"a"}"#,
+        #"{"appId":"x","keyId":"k","request":{"method":"POST","method":"GET"}}"#,
+    ])
+    func duplicateKeys(body: String) async throws {
+        try await ServerHarness.run(.sqlite) { api in
+            let reply = try await api.send(.post, "/v1/challenges", body: Data(body.utf8))
+            #expect(reply.status == 400, "\(reply.text)")
+            #expect(reply.errorCode == "malformed_json", "\(reply.text)")
+        }
+    }
+
+    @Test("keys repeated in different objects, and key-like strings in values, are not duplicates", arguments: [
+        (#"{"a":{"k":1},"b":{"k":2}}"#, nil as String?),
+        (#"{"a":[{"k":1},{"k":2}],"k":"k"}"#, nil),
+        (#"{"a":"\"k\":","k":1}"#, nil),
+        (#"{"a":[1,{"x":1}],"x":2}"#, nil),
+        (#"{"a":{"k":1,"k":2}}"#, "k"),
+        (#"{"caf\u00e9":1,"café":2}"#, "café"),
+        (#"{"café":1,"cafe\u0301":2}"#, nil),
+    ])
+    func duplicateScan(json: String, duplicate: String?) {
+        #expect(JSONBodyProbe.duplicateKey(json) == duplicate)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+/// Hostile input over raw TCP to a live `attestguard serve` (the in-process router skips the HTTP parser): six
+/// families of generated requests from one fixed seed. No answer is a 5xx; every answer with a body is a typed JSON
+/// error or a JSON success; `/healthz` answers after each family; the log has no error-level line.
+@Suite("attestguard serve: hostile input over raw TCP (process)", .serialized)
+struct HostileInputProcessTests {
+    static let seed: UInt64 = 0x4057_11E5
+
+    /// What the server answered to one request that breaks the rules; `nil` when it did.
+    static func problem(with answer: [UInt8]) -> String? {
+        for response in RawResponse.all(in: answer) {
+            let text = String(decoding: response.body.prefix(300), as: UTF8.self)
+            if response.status >= 500 { return "\(response.status): \(text)" }
+            if response.body.isEmpty || (100..<200).contains(response.status) { continue }
+            guard let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] else {
+                return "\(response.status) with a body that is not a JSON object: \(text)"
+            }
+            if response.status >= 400 {
+                let error = json["error"] as? [String: Any]
+                if !(error?["code"] is String) || !(error?["message"] is String) {
+                    return "\(response.status) without a typed error: \(text)"
+                }
+            }
+        }
+        return nil
+    }
+
+    /// Sends each request on a connection of its own (closing the sending side after it, so that an incomplete
+    /// request ends at once) and returns the answers, two connections at a time, off the cooperative pool.
+    static func exchange(_ requests: [[UInt8]], port: Int) async -> [[UInt8]] {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                let answers = Answers(count: requests.count)
+                DispatchQueue.concurrentPerform(iterations: requests.count) { index in
+                    guard let connection = try? RawConnection(port: port) else { return }
+                    connection.send(requests[index])
+                    connection.finishSending()
+                    answers.set(index, connection.receive(timeout: .seconds(10)))
+                }
+                continuation.resume(returning: answers.values)
+            }
+        }
+    }
+
+    @Test("framing, JSON syntax, types, lengths, encodings and headers: 110 requests each, no 5xx, typed errors only")
+    func hostileFamilies() async throws {
+        let server = try await ServerProcess(environment: ConnectionProcessTests.environment([
+            "ATTESTGUARD_SERVER_HEADER_READ_TIMEOUT_SECONDS": "2", "ATTESTGUARD_SERVER_BODY_READ_TIMEOUT_SECONDS": "2",
+        ]))
+        defer { server.stop() }
+        var generator = HostileRequests(seed: Self.seed)
+        let families: [(String, [[UInt8]])] = [
+            ("framing", generator.framing(110)), ("JSON syntax", generator.jsonSyntax(110)), ("types", generator.types(110)),
+            ("lengths", generator.lengths(110)), ("encodings", generator.encodings(110)), ("headers", generator.headers(110)),
+        ]
+        let started = ContinuousClock.now
+        for (family, requests) in families {
+            let answers = await Self.exchange(requests, port: server.port)
+            var problems: [String] = []
+            for (index, answer) in answers.enumerated() {
+                if let problem = Self.problem(with: answer) {
+                    problems.append("\(family) #\(index) \(String(decoding: requests[index].prefix(120), as: UTF8.self).debugDescription): \(problem)")
+                }
+            }
+            #expect(problems.isEmpty, "\(problems.count) bad answers, first: \(problems.prefix(5))")
+            let health = await ConnectionProcessTests.healthz(port: server.port, within: .seconds(10))
+            #expect(health == 200, "/healthz after the \(family) family: \(String(describing: health))")
+        }
+        #expect(server.errorLines.isEmpty, "error-level log lines: \(server.errorLines.prefix(5))")
+        #expect(ContinuousClock.now - started < .seconds(60), "took \(ContinuousClock.now - started)")
+    }
+}
+
+/// Answers collected from several threads.
+private final class Answers: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [[UInt8]]
+
+    init(count: Int) { storage = Array(repeating: [], count: count) }
+
+    func set(_ index: Int, _ value: [UInt8]) { lock.withLock { storage[index] = value } }
+
+    var values: [[UInt8]] { lock.withLock { storage } }
+}

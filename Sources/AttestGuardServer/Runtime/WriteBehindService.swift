@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Metrics
 import ServiceLifecycle
+import Synchronization
 
 /// Writes what the request path queued: the velocity increments (so other processes see them within about two
 /// intervals) and the decision log entries. A flush starts every `interval` and sends its chunks spread over
@@ -28,21 +29,36 @@ struct WriteBehindService: Service {
     var shutdownBudget: Duration = .seconds(5)
 
     func run() async throws {
-        await withDiscardingTaskGroup { group in
-            group.addTask { await flushLoop() }
-            group.addTask { await maintenanceLoop() }
+        // Shutdown cancels a periodic flush still waiting on the store (its unwritten chunks go back to pending), so
+        // that the last flush starts at once and only its own budget bounds the wait.
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await flushLoop() }
+                group.addTask { await maintenanceLoop() }
+            }
         }
         await finalFlush()
     }
 
-    /// The shutdown flush, cancelled after `shutdownBudget`; what is still queued then is dropped and counted.
+    /// The shutdown flush, given up after `shutdownBudget`; what is still queued then is dropped and counted.
+    ///
+    /// The flush runs as a task of its own, which is cancelled but not awaited past the budget: a statement stuck
+    /// behind a lock does not always return on cancellation, and waiting for it would make the budget no bound.
     func finalFlush() async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await flush(spreadingOver: .zero) }
-            group.addTask { try? await Task.sleep(for: shutdownBudget) }
-            await group.next()
-            group.cancelAll()
+        let flushing = Task { await flush(spreadingOver: .zero) }
+        let budget = shutdownBudget
+        let finished = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let first = FirstAnswer(continuation)
+            Task {
+                await flushing.value
+                first.resume(returning: true)
+            }
+            Task {
+                try? await Task.sleep(for: budget)
+                first.resume(returning: false)
+            }
         }
+        if !finished { flushing.cancel() }
         let velocity = engine.velocity.dropPending()
         let decisions = engine.scorer.decisionLog.dropQueued()
         recordBacklog()
@@ -133,5 +149,18 @@ struct WriteBehindService: Service {
         let log = engine.scorer.decisionLog.backlog
         Gauge(label: "attestguard_decision_log_queued").record(log.queued)
         Gauge(label: "attestguard_decision_log_dropped").record(log.dropped)
+    }
+}
+
+/// Resumes a continuation with the first of several answers; the later ones are ignored.
+private final class FirstAnswer<Value: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<Value, Never>?>
+
+    init(_ continuation: CheckedContinuation<Value, Never>) {
+        self.continuation = Mutex(continuation)
+    }
+
+    func resume(returning value: Value) {
+        continuation.withLock { $0.take() }?.resume(returning: value)
     }
 }

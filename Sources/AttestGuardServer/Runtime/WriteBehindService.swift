@@ -29,14 +29,17 @@ struct WriteBehindService: Service {
     var shutdownBudget: Duration = .seconds(5)
 
     func run() async throws {
-        // Shutdown cancels a periodic flush still waiting on the store (its unwritten chunks go back to pending), so
-        // that the last flush starts at once and only its own budget bounds the wait.
-        await cancelWhenGracefulShutdown {
+        // The loops run beside this task. Shutdown cancels them without waiting: a periodic flush whose statement is
+        // stuck behind a lock does not always return on cancellation, and waiting for it would make the last flush's
+        // budget no bound. The last flush then starts at once; only its budget bounds the wait.
+        let loops = Task {
             await withDiscardingTaskGroup { group in
                 group.addTask { await flushLoop() }
                 group.addTask { await maintenanceLoop() }
             }
         }
+        try? await gracefulShutdown()
+        loops.cancel()
         await finalFlush()
     }
 

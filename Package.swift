@@ -252,7 +252,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RiskRulesTests",
-            dependencies: ["RiskRules", "AttestVocabulary"],
+            dependencies: ["RiskRules", "AttestVocabulary", "AttestTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,3 +1,4 @@
+import AttestTestSupport
 import Foundation
 import Testing
 @testable import RiskRules

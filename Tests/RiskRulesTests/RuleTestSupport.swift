@@ -1,5 +1,5 @@
+import AttestTestSupport
 import Foundation
-import Synchronization
 @testable import RiskRules
 
 /// Compiles one in-memory rule file (plus optional list files by path).
@@ -34,29 +34,4 @@ func evaluateCondition(_ expression: String, _ signals: [String: SignalValue] = 
     let values = set.values(now: now)
     for (name, value) in signals { values.set(name, value) }
     return set.rules[0].evaluate(values)
-}
-
-/// Runs `work` on a thread of its own and waits at most `seconds` for it: its result, or nil when it did not finish
-/// in time (a call blocked for good, say on a FIFO, then stays blocked on that thread, not on the test's).
-func finishing<T: Sendable>(within seconds: Double, _ work: @escaping @Sendable () -> T) async -> T? {
-    let once = OnceFlag()
-    return await withCheckedContinuation { continuation in
-        Thread {
-            let result = work()
-            if once.claim() { continuation.resume(returning: result) }
-        }.start()
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { if once.claim() { continuation.resume(returning: nil) } }
-    }
-}
-
-/// True for the first caller of ``claim()`` only.
-final class OnceFlag: Sendable {
-    private let claimed = Mutex(false)
-    func claim() -> Bool {
-        claimed.withLock { claimed in
-            let first = !claimed
-            claimed = true
-            return first
-        }
-    }
 }

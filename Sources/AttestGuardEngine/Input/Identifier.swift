@@ -42,7 +42,10 @@ public struct Identifier: Sendable, Hashable, CustomStringConvertible {
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(value.utf8.count)
-        for byte in value.utf8 { hasher.combine(byte) }
+        let hashed: Void? = value.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        if hashed == nil {
+            for byte in value.utf8 { hasher.combine(byte) }
+        }
     }
 
     private static func isPrintable(_ value: String) -> Bool {

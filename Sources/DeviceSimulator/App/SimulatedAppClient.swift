@@ -1,5 +1,5 @@
 public import AttestCore
-import Crypto
+public import Crypto
 public import Foundation
 
 /// What an iOS app using App Attest sends to its backend, built on a ``SimulatedDevice``: the attestation
@@ -83,19 +83,45 @@ public struct SimulatedAppClient: Sendable {
     ) -> AssertionPayload {
         let clientData = Self.clientData(challenge: challenge, method: method, path: path, body: body)
         let assertion = key.assertion(app: app, clientData: Array(clientData))
-        return AssertionPayload(
+        return Self.payload(
+            app: app, keyId: key.keyId, userId: userId, assertion: assertion, clientData: clientData,
+            request: .init(method: method, path: path, bodySha256: Base64Text.urlEncoded(SHA256.hash(data: body)), ip: ip, action: action)
+        )
+    }
+
+    /// An assertion body for a key kept outside a device (`attestguard simulate device` keeps it in a state file),
+    /// signed with `privateKey` at `counter`.
+    public static func assertion(
+        privateKey: P256.Signing.PrivateKey,
+        counter: UInt32,
+        app: AppIdentity,
+        userId: String,
+        challenge: String,
+        method: String,
+        path: String,
+        body: Data,
+        ip: String? = nil,
+        action: String? = nil
+    ) -> AssertionPayload {
+        let clientData = clientData(challenge: challenge, method: method, path: path, body: body)
+        let assertion = SimulatedKey.assertion(privateKey: privateKey, app: app, clientData: Array(clientData), counter: counter)
+        return payload(
+            app: app, keyId: Array(SHA256.hash(data: privateKey.publicKey.x963Representation)), userId: userId, assertion: assertion,
+            clientData: clientData,
+            request: .init(method: method, path: path, bodySha256: Base64Text.urlEncoded(SHA256.hash(data: body)), ip: ip, action: action)
+        )
+    }
+
+    private static func payload(
+        app: AppIdentity, keyId: [UInt8], userId: String, assertion: [UInt8], clientData: Data, request: AssertionPayload.Request
+    ) -> AssertionPayload {
+        AssertionPayload(
             appId: app.appId,
-            keyId: Data(key.keyId).base64EncodedString(),
+            keyId: Data(keyId).base64EncodedString(),
             assertion: Data(assertion).base64EncodedString(),
             clientData: Base64Text.urlEncoded(clientData),
             userId: userId,
-            request: .init(
-                method: method,
-                path: path,
-                bodySha256: Base64Text.urlEncoded(SHA256.hash(data: body)),
-                ip: ip,
-                action: action
-            )
+            request: request
         )
     }
 }

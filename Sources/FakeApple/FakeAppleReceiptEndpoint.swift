@@ -10,7 +10,8 @@ import Hummingbird
 /// In order: provider token (401), body as base64 receipt that parses (400 "bad payload"), injected faults,
 /// field 7 against the served environment (400 "incorrect environment"), a RECEIPT asked before its not-before
 /// (304), a no-data token or an expired receipt (404); otherwise 200 with a RECEIPT minted by
-/// ``SimulatedReceiptIssuer/refresh(_:riskMetric:at:)`` with the scenario's metric, tampered if the scenario says.
+/// ``SimulatedReceiptIssuer/refresh(_:riskMetric:at:)`` with the metric set for the token while the fake runs, else
+/// the scenario's, tampered if the scenario says.
 struct FakeAppleReceiptEndpoint: Sendable {
     let configuration: FakeAppleConfiguration
     let state: FakeAppleState
@@ -53,7 +54,8 @@ struct FakeAppleReceiptEndpoint: Sendable {
             return FakeAppleResponses.text(404, "No data found")
         }
         let issuer = SimulatedReceiptIssuer(pki: configuration.pki)
-        var refreshed = issuer.refresh(receipt, riskMetric: configuration.scenario.riskMetric(forToken: token), at: now)
+        let metric = state.riskMetric(forToken: token) ?? configuration.scenario.riskMetric(forToken: token)
+        var refreshed = issuer.refresh(receipt, riskMetric: metric, at: now)
         if configuration.scenario.isTampered(token: token), let tampered = tamper(refreshed, issuer: issuer) {
             refreshed = tampered
             state.recordInjected(.tampered)

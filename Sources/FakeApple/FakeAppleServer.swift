@@ -9,7 +9,8 @@ import ServiceLifecycle
 /// benchmarks and `attestguard simulate apple`.
 ///
 /// Paths: `POST /v1/attestationData` (see the receipt rules in ``FakeAppleScenario``), `POST /v1/query_two_bits`,
-/// `POST /v1/update_two_bits`, `POST /v1/validate_device_token`, and `GET /fake/stats` (``FakeAppleStats`` as JSON).
+/// `POST /v1/update_two_bits`, `POST /v1/validate_device_token`, `GET /fake/stats` (``FakeAppleStats`` as JSON) and
+/// `POST /fake/risk-metric` (a key's metric from now on, ``FakeAppleRiskMetricControl``).
 /// Every Apple path checks the provider token like Apple (401) and applies ``FakeAppleFaults``.
 ///
 /// DeviceCheck devices: the fake has no devices of its own, so a device token names its device directly; see
@@ -115,6 +116,10 @@ public struct FakeAppleServer: Sendable {
             router.post(RouterPath(path)) { request, context in
                 try await deviceCheck.handle(operation, request, context: context)
             }
+        }
+        let riskMetrics = FakeAppleRiskMetricControl(configuration: configuration, state: state)
+        router.post("/fake/risk-metric") { request, _ in
+            try await riskMetrics.handle(request)
         }
         router.get("/fake/stats") { _, _ in
             let encoder = JSONEncoder()

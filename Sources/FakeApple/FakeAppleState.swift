@@ -1,13 +1,15 @@
 public import AppleServices
 import Synchronization
 
-/// The fake Apple's mutable state, safe to read from any task while the server runs: its counters and each
-/// device's two DeviceCheck bits.
+/// The fake Apple's mutable state, safe to read from any task while the server runs: its counters, each device's
+/// two DeviceCheck bits, and the risk metrics set while it runs (`POST /fake/risk-metric`), which win over the
+/// scenario's.
 public final class FakeAppleState: Sendable {
     private struct Storage {
         var stats = FakeAppleStats()
         var attempts: [String: Int] = [:]
         var bits: [String: DeviceCheckBits] = [:]
+        var riskMetrics: [String: Int] = [:]
     }
 
     private let storage = Mutex(Storage())
@@ -37,6 +39,16 @@ public final class FakeAppleState: Sendable {
     /// The bits stored for a device identity (see ``FakeAppleServer`` for how a device token names a device).
     public func bits(forDevice device: String) -> DeviceCheckBits? {
         storage.withLock { $0.bits[device] }
+    }
+
+    /// Makes every later redemption of `token` carry `metric`, whatever the scenario says.
+    public func setRiskMetric(_ metric: Int, forToken token: String) {
+        storage.withLock { $0.riskMetrics[token] = metric }
+    }
+
+    /// The metric set for `token` while the fake runs, if any.
+    public func riskMetric(forToken token: String) -> Int? {
+        storage.withLock { $0.riskMetrics[token] }
     }
 
     // MARK: Recording (the server's side)

@@ -3,6 +3,7 @@ import AppleServices
 import FakeApple
 import AttestCore
 import AttestTestSupport
+import DeviceSimulator
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -226,6 +227,44 @@ struct ReceiptRedemptionClientTests {
             #expect(stats.noData == 1)
             #expect(stats.tokens[first.token] == FakeAppleStats.TokenStats(requests: 2, redeemed: 2))
             #expect(stats.tokens[second.token] == FakeAppleStats.TokenStats(requests: 1, redeemed: 0))
+        }
+    }
+}
+
+/// The fake's control route sets one key's risk metric while it runs, over the scenario's.
+struct FakeAppleRiskMetricControlTests {
+    typealias Harness = FakeAppleHarness
+
+    static func post(_ baseURL: String, _ json: String) async throws -> (status: Int, body: String) {
+        var request = URLRequest(url: try #require(URL(string: baseURL + "/fake/risk-metric")))
+        request.httpMethod = "POST"
+        request.httpBody = Data(json.utf8)
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func testSetMetricWinsForThatKeyOnly() async throws {
+        let credentials = try Harness.credentials()
+        let farm = try Harness.attestation(device: "control-farm")
+        let honest = try Harness.attestation(device: "control-honest")
+        let farmKeyId = Data(SimulatedDevice(pki: Harness.pki, identifier: "control-farm").generateKey(0).keyId).base64EncodedString()
+        let scenario = FakeAppleScenario(defaultRiskMetric: 2)
+        try await Harness.withFake(Harness.configuration(credentials: credentials, scenario: scenario)) { server, baseURL in
+            let set = try await Self.post(baseURL, #"{"keyId":"\#(farmKeyId)","riskMetric":14}"#)
+            #expect(set.status == 200, "\(set.body)")
+            #expect(set.body.contains(farm.token))
+            #expect(server.state.riskMetric(forToken: farm.token) == 14)
+            let client = Harness.redemptionClient(credentials, baseURL: baseURL)
+            for (attestation, expected) in [(farm, 14), (honest, 2)] {
+                guard case .redeemed(let bytes) = await client.redeem(attestation.receipt, environment: .production) else {
+                    Issue.record("expected a receipt")
+                    continue
+                }
+                #expect(try Receipt(payload: ReceiptEnvelope(bytes).content).riskMetric == expected)
+            }
+            for bad in [#"{"keyId":"short","riskMetric":3}"#, #"{"keyId":"\#(farmKeyId)","riskMetric":-1}"#, "not json"] {
+                #expect(try await Self.post(baseURL, bad).status == 400, "\(bad)")
+            }
         }
     }
 }

@@ -48,6 +48,30 @@ struct SimulateDeviceTests {
         #expect(replayed.errorCode == "assertion_already_accepted")
     }
 
+    @Test("a challenge that starts with \"-\" (one in 64 the server issues) is read as the challenge, not a flag")
+    func challengeStartingWithADash() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("attestguard-simulate-dash-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let state = folder.appendingPathComponent("device.json").path
+        let challenge = "-" + String(repeating: "A", count: 42)  // base64url of 0xF8 and 31 zero bytes
+
+        let attest = try await CommandLineRunner.run([
+            "simulate", "device", "attest", "--state", state, "--challenge", challenge, "--app-id", Self.appId, "--user-id", "u",
+        ])
+        #expect(attest.status == 0, "\(attest.standardError)")
+        #expect(attest.json["challenge"] as? String == challenge)
+        let assert = try await CommandLineRunner.run([
+            "simulate", "device", "assert", "--state", state, "--challenge", challenge, "--body", "-1",
+        ])
+        #expect(assert.status == 0, "\(assert.standardError)")
+        var base64 = (assert.json["clientData"] as? String ?? "").replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        let clientData = try #require(Data(base64Encoded: base64))
+        let signed = try #require(try JSONSerialization.jsonObject(with: clientData) as? [String: Any])
+        #expect(signed["challenge"] as? String == challenge)
+    }
+
     @Test("a missing state file or a malformed challenge is refused with a message, nothing printed")
     func refusals() async throws {
         let missing = try await CommandLineRunner.run([

@@ -26,7 +26,8 @@ struct SimulateDevice: AsyncParsableCommand {
         )
 
         @Option(help: "The state file to create or replace.") var state: String
-        @Option(help: "The challenge the server issued (base64url), purpose attestation.") var challenge: String
+        // Unconditional: a base64url challenge starts with "-" one time in 64, and must not read as a flag.
+        @Option(parsing: .unconditional, help: "The challenge the server issued (base64url), purpose attestation.") var challenge: String
         @Option(help: "The app id, TEAMID.bundle.id.") var appId: String
         @Option(help: "The user the key belongs to.") var userId: String
         @Option(help: "The device id (the app's vendor identifier); it also names the simulated device.") var deviceId = "simulated-device-1"
@@ -67,10 +68,11 @@ struct SimulateDevice: AsyncParsableCommand {
         )
 
         @Option(help: "The state file `attest` wrote.") var state: String
-        @Option(help: "The challenge the server issued (base64url), purpose assertion.") var challenge: String
+        // Unconditional: a base64url challenge starts with "-" one time in 64, and must not read as a flag.
+        @Option(parsing: .unconditional, help: "The challenge the server issued (base64url), purpose assertion.") var challenge: String
         @Option(help: "The protected request's method.") var method = "POST"
         @Option(help: "The protected request's path (request-target).") var path = "/api/orders"
-        @Option(help: "The protected request's body, as text.") var body = #"{"item":"sku-1"}"#
+        @Option(parsing: .unconditional, help: "The protected request's body, as text.") var body = #"{"item":"sku-1"}"#
         @Option(help: "A file holding the body (instead of --body).") var bodyFile: String?
         @Option(help: "The client IP to put in the body, as a gateway would.") var ip: String?
         @Option(help: "The action the rules read (request.action).") var action: String?

@@ -24,7 +24,7 @@ extension AttestGuardCommand.Verify {
         @Option(help: "The environment the key must be attested in: development or production.")
         var environment: AppAttestEnvironment
 
-        @Option(help: "The challenge as UTF-8 text.")
+        @Option(parsing: .unconditional, help: "The challenge as UTF-8 text (it may start with \"-\").")
         var challengeUtf8: String?
 
         @Option(help: "The challenge as hex.")

@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "RiskRules", targets: ["RiskRules"]),
         .library(name: "AttestGuardEngine", targets: ["AttestGuardEngine"]),
         .library(name: "AttestGuardServer", targets: ["AttestGuardServer"]),
+        .library(name: "TrafficSimulator", targets: ["TrafficSimulator"]),
         .executable(name: "attestguard", targets: ["AttestGuardCLI"]),
     ],
     dependencies: [
@@ -202,6 +203,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Simulated app instances (personas) driving a live server over its public HTTP API: the demo and
+        // `simulate traffic`. A client of the wire contract only: no server, engine or store.
+        .target(
+            name: "TrafficSimulator",
+            dependencies: [
+                "AttestVocabulary",
+                "AttestCore",
+                "DeviceSimulator",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "AttestGuardCLI",
             dependencies: [
@@ -215,7 +231,13 @@ let package = Package(
                 "AppleReceipts",
                 "DeviceSimulator",
                 "FakeApple",
+                "TrafficSimulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

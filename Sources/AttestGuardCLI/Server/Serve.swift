@@ -41,55 +41,16 @@ struct Serve: AsyncParsableCommand {
             logger.warning("embedded SQLite store at \(path): one process only; configure database.url for PostgreSQL")
         }
 
-        let clock = SystemClock()
-        let rules = try RuleSetStartup.load(configuration, clock: clock, logger: logger)
-        let store = try await OpenedStore.open(configuration.database, clock: { clock.now() }, logger: logger)
-        let apple = AppleClients(configuration.apple, clock: clock)
-        let engine = Engine(
-            store: store.store,
-            apps: AppCatalog(configuration.apps),
-            settings: configuration.engine,
-            clock: clock,
-            deviceCheck: apple?.deviceCheck,
-            rules: rules.holder,
-            shadowRules: rules.shadow?.holder
-        )
-        var background: [any Service] = []
-        if let apple, configuration.receiptRefreshEnabled {
-            let scheduler = ReceiptRefreshScheduler(
-                store: store.store,
-                redeemer: apple.receipts,
-                verifier: configuration.engine.receiptVerifier,
-                settings: configuration.engine.receiptRefresh,
-                clock: clock,
-                logger: logger
-            )
-            background.append(ReceiptRefreshService(scheduler: scheduler))
-            logger.info("receipt refresh: continuous", metadata: ["owner": .string(scheduler.owner)])
-        } else {
-            logger.notice("receipt refresh: off (needs apple.teamId, apple.keyId, apple.privateKeyFile and receipts.refresh.enabled)")
-        }
         let scheme = configuration.tls == nil ? "http" : "https"
         let host = configuration.host
-        let application = try ServerAssembly.application(
-            engine: engine,
-            configuration: configuration,
-            store: store,
-            registry: registry,
-            logger: logger,
-            backgroundServices: background,
-            rules: rules,
-            onListening: { port in
-                FileHandle.standardOutput.write(Data("attestguard listening on \(scheme)://\(host):\(port)\n".utf8))
-            }
-        )
+        let runtime = try await ServerRuntime.make(configuration, registry: registry, logger: logger) { port in
+            FileHandle.standardOutput.write(Data("attestguard listening on \(scheme)://\(host):\(port)\n".utf8))
+        }
+        let store = runtime.store
         var groupConfiguration = ServiceGroupConfiguration(
-            services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
+            services: [runtime.application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
         )
-        // Connections close by `shutdownTimeout` and the last flush stops at its budget; past both (and a margin for
-        // the store to close), shutdown turns into cancellation rather than wait on anything else.
-        let connections = configuration.connections
-        groupConfiguration.maximumGracefulShutdownDuration = connections.shutdownTimeout + connections.shutdownFlushTimeout + .seconds(5)
+        groupConfiguration.maximumGracefulShutdownDuration = ServerRuntime.maximumShutdownDuration(configuration)
         let group = ServiceGroup(configuration: groupConfiguration)
         do {
             try await group.run()

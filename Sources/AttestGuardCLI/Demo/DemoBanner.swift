@@ -1,0 +1,49 @@
+import AttestGuardServer
+import TrafficSimulator
+
+/// What the demo tells its user on standard error: where everything runs before the traffic starts, and with
+/// `--keep-serving` the API key and curl commands to try afterwards.
+struct DemoBanner {
+    let serverURL: String
+    let fakeAppleURL: String
+    let workspace: DemoWorkspace
+    let apiKey: String
+
+    var start: String {
+        """
+        AttestGuard demo (simulator mode: a test PKI instead of Apple's; never for real traffic)
+          server      \(serverURL)  (SQLite \(workspace.sqlitePath), rules \(workspace.rulesDirectory))
+          fake Apple  \(fakeAppleURL)  (receipt redemption and DeviceCheck)
+          personas    \(Persona.allCases.map(\.rawValue).joined(separator: ", "))
+
+        """
+    }
+
+    func keepServing(farmKey: String?) -> String {
+        let app = ServerConfigurationLoader.sampleAppId
+        let auth = "-H 'Authorization: Bearer \(apiKey)'"
+        var lines = [
+            "",
+            "The server keeps running at \(serverURL) (loopback only) until Ctrl-C. API key: \(apiKey)",
+            "",
+        ]
+        if let farmKey {
+            let segment = farmKey.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            lines += [
+                "# score a farm device's key (deny: key-farm, new-keys-burst)",
+                "curl -s -X POST \(serverURL)/v1/score \(auth) -H 'Content-Type: application/json' \\",
+                "     -d '{\"appId\":\"\(app)\",\"keyId\":\"\(farmKey)\",\"ip\":\"198.51.100.66\",\"action\":\"purchase\"}'",
+                "# read that key with its redeemed receipt and risk metric",
+                "curl -s \(serverURL)/v1/apps/\(app)/keys/\(segment) \(auth)",
+            ]
+        }
+        lines += [
+            "# edit \(workspace.rulesDirectory)/default.yaml, then reload the rules (a set with problems is refused, with them listed)",
+            "curl -s -X POST \(serverURL)/v1/admin/rules/reload \(auth)",
+            "# Prometheus metrics",
+            "curl -s \(serverURL)/metrics",
+            "",
+        ]
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,76 @@
+import AttestGuardEngine
+import AttestGuardServer
+import Foundation
+import Logging
+import Prometheus
+import ServiceLifecycle
+
+/// A server assembled from its configuration, ready to run in a service group: the store, the engine, receipt
+/// refresh when Apple is configured, and the HTTP application. `serve` and `demo` both run one.
+struct ServerRuntime {
+    /// The HTTP application with the store's and the engine's services and the receipt refresh.
+    let application: any Service
+    let store: OpenedStore
+
+    /// - Parameters:
+    ///   - rulesFallback: The rule directory used when none is configured and it exists.
+    ///   - onListening: Called with the port once the listener is bound.
+    static func make(
+        _ configuration: ServerConfiguration,
+        registry: PrometheusCollectorRegistry,
+        logger: Logger,
+        rulesFallback: String? = "Rules",
+        onListening: @escaping @Sendable (Int) async -> Void
+    ) async throws -> ServerRuntime {
+        let clock = SystemClock()
+        let rules = try RuleSetStartup.load(configuration, clock: clock, logger: logger, fallbackDirectory: rulesFallback)
+        let store = try await OpenedStore.open(configuration.database, clock: { clock.now() }, logger: logger)
+        let apple = AppleClients(configuration.apple, clock: clock)
+        let engine = Engine(
+            store: store.store,
+            apps: AppCatalog(configuration.apps),
+            settings: configuration.engine,
+            clock: clock,
+            deviceCheck: apple?.deviceCheck,
+            rules: rules.holder,
+            shadowRules: rules.shadow?.holder
+        )
+        var background: [any Service] = []
+        if let apple, configuration.receiptRefreshEnabled {
+            let scheduler = ReceiptRefreshScheduler(
+                store: store.store,
+                redeemer: apple.receipts,
+                verifier: configuration.engine.receiptVerifier,
+                settings: configuration.engine.receiptRefresh,
+                clock: clock,
+                logger: logger
+            )
+            background.append(ReceiptRefreshService(scheduler: scheduler))
+            logger.info("receipt refresh: continuous", metadata: ["owner": .string(scheduler.owner)])
+        } else {
+            logger.notice("receipt refresh: off (needs apple.teamId, apple.keyId, apple.privateKeyFile and receipts.refresh.enabled)")
+        }
+        do {
+            let application = try ServerAssembly.application(
+                engine: engine,
+                configuration: configuration,
+                store: store,
+                registry: registry,
+                logger: logger,
+                backgroundServices: background,
+                rules: rules,
+                onListening: onListening
+            )
+            return ServerRuntime(application: application, store: store)
+        } catch {
+            await store.close()
+            throw error
+        }
+    }
+
+    /// How long a graceful shutdown may take before it turns into cancellation: connections close by
+    /// `shutdownTimeout` and the last flush stops at its budget, plus a margin for the store to close.
+    static func maximumShutdownDuration(_ configuration: ServerConfiguration) -> Duration {
+        configuration.connections.shutdownTimeout + configuration.connections.shutdownFlushTimeout + .seconds(5)
+    }
+}

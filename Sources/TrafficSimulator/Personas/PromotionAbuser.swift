@@ -1,0 +1,41 @@
+import AttestVocabulary
+import Foundation
+
+/// A promotion abuser: claims a promotion (the backend then sets DeviceCheck bit 0 for the device), reinstalls the
+/// app (a new key on the same device, which supersedes the first) and claims again. The second claim is checked.
+enum PromotionAbuser {
+    private struct DeviceCheckUpdate: Encodable {
+        struct Subject: Encodable {
+            var kind: DeviceCheckSubject.Kind
+            var id: String
+        }
+
+        var appId: String
+        var deviceToken: String
+        var subject: Subject
+        var bit0: Bool
+    }
+
+    static let action = "claim_promo"
+
+    static func play(_ context: TrafficContext) async throws -> [ObservedOutcome] {
+        var firstInstall = context.app(.promoAbuser, name: "promo-abuser", ip: "203.0.113.40")
+        _ = try await firstInstall.attest()
+        _ = try await firstInstall.assertSucceeding(action: action)
+        let deviceId = firstInstall.deviceId ?? firstInstall.userId
+        // What the app's backend does after a successful claim: mark the device through DeviceCheck.
+        let update = DeviceCheckUpdate(
+            appId: context.settings.appId,
+            deviceToken: Data("device-token:\(deviceId)".utf8).base64EncodedString(),
+            subject: .init(kind: .device, id: deviceId),
+            bit0: true
+        )
+        let marked = try await context.api.post("/v1/devicecheck/update", update)
+        guard marked.succeeded else { throw PersonaStepFailure(step: "DeviceCheck update", outcome: marked.outcome) }
+
+        var reinstall = context.app(.promoAbuser, name: "promo-abuser", ip: "203.0.113.40", keyIndex: 1)
+        _ = try await reinstall.attest()
+        let claim = try await reinstall.signAssertion(action: action)
+        return [try await reinstall.send(claim).outcome]
+    }
+}

@@ -145,10 +145,7 @@ struct Demo: AsyncParsableCommand {
                 fakeApple: FakeAppleControl(baseURL: fakeAppleURL, client: client),
                 tally: tally
             )
-            let progress = Task { await ProgressDisplay(tally: tally).run() }
-            let results = await run.run()
-            progress.cancel()
-            await progress.value
+            let results = await run.runShowingProgress()
             let farmKey = await tally.keys(of: .farm).first
             try await client.shutdown()
             return (TrafficReport(results), farmKey)

@@ -5,7 +5,7 @@ extension AttestGuardCommand {
     struct Simulate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run local stand-ins for Apple's services.",
-            subcommands: [SimulateApple.self, SimulateDevice.self]
+            subcommands: [SimulateApple.self, SimulateDevice.self, SimulateTraffic.self]
         )
     }
 }

@@ -44,6 +44,15 @@ public struct TrafficRun: Sendable {
         }
     }
 
+    /// ``run()`` with a ``ProgressDisplay`` of the tally on standard error, drawn once more at the end.
+    public func runShowingProgress() async -> [PersonaResult] {
+        let progress = Task { [tally = context.tally] in await ProgressDisplay(tally: tally).run() }
+        let results = await run()
+        progress.cancel()
+        await progress.value
+        return results
+    }
+
     private static func playHonest(_ context: TrafficContext, until done: @escaping @Sendable () -> Bool) async -> [ObservedOutcome] {
         guard context.settings.personas.contains(.honest) else { return [] }
         return await checked { try await HonestUsers.play(context, until: done) }

@@ -268,6 +268,11 @@ let package = Package(
         // Checks of the repository itself (paths, links, module imports, vocabulary literals): it reads files and
         // links only the vocabulary.
         .testTarget(
+            name: "TrafficSimulatorTests",
+            dependencies: ["TrafficSimulator", "AttestGuardEngine", "AttestVocabulary"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "RepositoryTests",
             dependencies: ["AttestVocabulary"],
             swiftSettings: swiftSettings
@@ -379,6 +384,7 @@ let package = Package(
                 "AttestCore",
                 "DeviceSimulator",
                 "FakeApple",
+                "TrafficSimulator",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
             ],

@@ -1,8 +1,10 @@
 import ArgumentParser
 import Foundation
 
-/// The `attestguard` command line: `serve` the HTTP API, `migrate` its database, `receipts refresh` (the nightly
-/// batch), `rules lint|test|explain|signals` (for analysts), `verify` objects offline, `simulate apple` (a fake of Apple's services).
+/// The `attestguard` command line: `serve` the HTTP API, `demo` (a server, a fake Apple and simulated clients in one
+/// process), `migrate` its database, `receipts refresh` (the nightly batch), `rules lint|test|explain|signals` (for
+/// analysts), `verify` objects offline, `simulate apple|device|traffic` (a fake of Apple's services, one simulated
+/// device, the demo's clients against a running server).
 @main
 struct AttestGuardCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -69,22 +69,23 @@ struct ReceiptBatchProcessTests {
         }
     }
 
-    /// Starts `attestguard simulate apple` with the test scenario (and `faults`) and returns it with the
-    /// `ATTESTGUARD_APPLE_*` variables that point a server or batch at it.
-    static func startFakeApple(faults: [String] = []) async throws -> (ServerProcess, [String: String]) {
+    /// Starts `attestguard simulate apple` with the test scenario (or `scenario`, its options) and `faults`, and
+    /// returns it with the `ATTESTGUARD_APPLE_*` variables that point a server or batch at it (receipts and DeviceCheck).
+    static func startFakeApple(
+        scenario: [String] = ["--risk-metric", "3", "--farm-fraction", "0.1", "--farm-risk-metric", "25"],
+        faults: [String] = []
+    ) async throws -> (ServerProcess, [String: String]) {
         let keyFile = try CommandLineRunner.temporaryFile(Array(P256.Signing.PrivateKey().pemRepresentation.utf8), name: "AuthKey.p8")
         let fake = try await ServerProcess(
             environment: ProcessInfo.processInfo.environment,
-            arguments: [
-                "simulate", "apple", "--port", "0", "--provider-key", keyFile, "--seed", "attestguard-tests",
-                "--risk-metric", "3", "--farm-fraction", "0.1", "--farm-risk-metric", "25",
-            ] + faults
+            arguments: ["simulate", "apple", "--port", "0", "--provider-key", keyFile, "--seed", "attestguard-tests"] + scenario + faults
         )
         let environment = [
             "ATTESTGUARD_APPLE_TEAM_ID": "ABCDE12345",
             "ATTESTGUARD_APPLE_KEY_ID": "KEY1234567",
             "ATTESTGUARD_APPLE_PRIVATE_KEY_FILE": keyFile,
             "ATTESTGUARD_APPLE_HOSTS_RECEIPTS_DEVELOPMENT": fake.baseURL.absoluteString,
+            "ATTESTGUARD_APPLE_HOSTS_DEVICE_CHECK_DEVELOPMENT": fake.baseURL.absoluteString,
         ]
         return (fake, environment)
     }

@@ -12,6 +12,10 @@ struct ModuleImportTests {
             "FakeApple", "Hummingbird", "HummingbirdCore", "NIOCore", "NIOPosix", "ServiceLifecycle", "AsyncHTTPClient",
             "AppleServices", "AttestGuardEngine", "AttestGuardStorage", "AttestGuardServer",
         ],
+        // A client of the wire contract: it learns what the server does only from its answers.
+        "TrafficSimulator": [
+            "AttestGuardEngine", "AttestGuardStorage", "AttestGuardServer", "RiskRules", "FakeApple", "Hummingbird", "HummingbirdCore",
+        ],
     ]
 
     /// Folders held to more than their module: the server's wire shapes the engine's types, never the store's rows.

@@ -1,0 +1,97 @@
+import AttestTestSupport
+import Foundation
+import Testing
+import TrafficSimulator
+
+/// `attestguard demo` and `attestguard simulate traffic` as a newcomer runs them: every persona gets the outcome the
+/// reviewed expectations give it, a rule set without `key-farm` fails the demo, and the personas behave the same
+/// against a PostgreSQL-backed server started on its own.
+@Suite("attestguard demo and simulate traffic", .serialized)
+struct DemoProcessTests {
+    /// The repository's `Rules/`.
+    static let rules = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Rules")
+
+    static func rows(_ result: CommandLineRunner.Result) throws -> [TrafficReport.Row] {
+        try JSONDecoder().decode([TrafficReport.Row].self, from: Data(result.standardOutput.utf8))
+    }
+
+    @Test("a short demo: every persona gets its expected outcome, receipts bring the farm's risk metric")
+    func shortDemo() async throws {
+        let result = try await CommandLineRunner.run(["demo", "--duration", "2", "--json"])
+        #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
+        let rows = try Self.rows(result)
+        #expect(rows.map(\.persona) == Persona.allCases.map(\.rawValue))
+        for row in rows {
+            #expect(row.matched, "\(row.persona): expected \(row.expected), got \(row.actual)")
+            #expect(row.checked > 0)
+        }
+        let byPersona = Dictionary(uniqueKeysWithValues: rows.map { ($0.persona, $0) })
+        #expect(byPersona["farm"]?.actual == "deny (score 90) x22")
+        #expect(byPersona["farm"]?.reasons == ["key-farm", "new-keys-burst"])
+        #expect(byPersona["promo-abuser"]?.reasons.first == "promo-already-claimed")
+        #expect(byPersona["replayer"]?.actual == "409 assertion_already_accepted")
+        #expect(byPersona["tamperer"]?.actual == "422 request_binding_mismatch")
+        #expect(byPersona["unattested-outside-rollout"]?.actual == "allow (score 30)")
+        // The last progress line (not a terminal: one line at a time) counts the farm's redeemed receipts.
+        #expect(result.standardError.contains("35 on 22 keys"), "\(result.standardError)")
+        #expect(result.standardError.contains("simulator mode"))
+    }
+
+    @Test("with key-farm removed from the rule set, the demo exits 1 and names the farm alone")
+    func demoWithoutKeyFarm() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("attestguard-demo-rules-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.copyItem(at: Self.rules, to: folder)
+        let file = folder.appendingPathComponent("default.yaml")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        // The rule's block: from its id to the next rule.
+        let edited = text.replacing(/\ \ - id: key-farm\n(?:\ {4}.*\n)+\n/, with: "")
+        #expect(edited != text && !edited.contains("key-farm"))
+        try edited.write(to: file, atomically: true, encoding: .utf8)
+
+        let result = try await CommandLineRunner.run(["demo", "--rules", folder.path, "--duration", "1"])
+        #expect(result.status == 1, "\(result.standardOutput)\n\(result.standardError)")
+        #expect(result.standardOutput.contains("UNEXPECTED outcomes for: farm\n"), "\(result.standardOutput)")
+    }
+
+    @Test("simulate traffic against a PostgreSQL-backed server and the fake Apple: every persona as expected",
+          .enabled(if: TestPostgres.isEnabled))
+    func trafficOnPostgres() async throws {
+        let url = try await TestPostgres.freshSchemaURL(prefix: "demo")
+        let (fake, apple) = try await ReceiptBatchProcessTests.startFakeApple(scenario: ["--risk-metric", "1"])
+        defer { fake.stop() }
+        var environment = ServerProcess.environment(databaseURL: url, sqlitePath: nil).merging(apple) { _, new in new }
+        environment["ATTESTGUARD_RULES_DIRECTORY"] = Self.rules.path
+        environment["ATTESTGUARD_APPS_MAIN_ATTESTATION_REQUIRED_PERCENT"] = "50"
+        environment["ATTESTGUARD_API_KEYS_GATEWAY_SCOPES"] = "verify,score,admin,devicecheck:write"
+        environment["ATTESTGUARD_CHALLENGES_MAX_PER_USER"] = "30"
+        environment["ATTESTGUARD_RECEIPTS_REFRESH_FIRST_REDEMPTION_DELAY_SECONDS"] = "1"
+        environment["ATTESTGUARD_RECEIPTS_REFRESH_POLL_SECONDS"] = "1"
+        let server = try await ServerProcess(environment: environment)
+        defer { server.stop() }
+
+        let keyFile = try CommandLineRunner.temporaryFile(Array(ServerProcess.apiKey.utf8), name: "api-key")
+        let result = try await CommandLineRunner.run([
+            "simulate", "traffic", "--server", server.baseURL.absoluteString, "--api-key-file", keyFile,
+            "--fake-apple", fake.baseURL.absoluteString, "--seed", "attestguard-tests", "--duration", "2", "--json",
+        ])
+        #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)\n\(server.standardError)")
+        let rows = try Self.rows(result)
+        #expect(rows.map(\.persona) == Persona.allCases.map(\.rawValue))
+        for row in rows { #expect(row.matched, "\(row.persona): expected \(row.expected), got \(row.actual)") }
+        #expect(server.errorLines.isEmpty, "\(server.errorLines)")
+    }
+
+    @Test("simulate traffic refuses what is not a simulator-mode server, before sending anything else")
+    func trafficRefusesOtherServers() async throws {
+        let (fake, _) = try await ReceiptBatchProcessTests.startFakeApple(scenario: [])
+        defer { fake.stop() }
+        let result = try await CommandLineRunner.run(["simulate", "traffic", "--server", fake.baseURL.absoluteString, "--duration", "1"])
+        #expect(result.status == 2)
+        #expect(result.standardOutput.isEmpty)
+        #expect(result.standardError.contains("not an AttestGuard server in simulator mode"), "\(result.standardError)")
+        let stats = try await CommandLineRunner.run(["demo", "--duration", "0"])
+        #expect(stats.status == 2, "a duration of 0 is a usage error: \(stats.standardError)")
+    }
+}

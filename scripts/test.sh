@@ -12,6 +12,12 @@ if ! command -v swift >/dev/null 2>&1; then
     exit 1
 fi
 
+# The README's quick start, which a test runs as written, talks to the server with curl.
+if ! command -v curl >/dev/null 2>&1; then
+    if [ "$(id -u)" -eq 0 ]; then as_root=(); else as_root=(sudo); fi
+    "${as_root[@]}" apt-get update -qq && DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq curl
+fi
+
 if [ -z "${ATTESTGUARD_TEST_DATABASE_URL:-}" ]; then
     state_file=$(mktemp)
     cleanup() {

@@ -37,10 +37,42 @@ struct CommandLineRunner {
         }
     }
 
-    private static func runBlocking(_ arguments: [String], environment: [String: String]?) throws -> Result {
+    /// Runs `script` with `bash -c` in `directory`, on a thread of its own like ``run(_:environment:)``.
+    static func runShell(_ script: String, in directory: URL, environment: [String: String]) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Swift.Result {
+                    try runBlocking(["-c", script], environment: environment, executable: URL(fileURLWithPath: "/bin/bash"), directory: directory)
+                })
+            }
+            thread.start()
+        }
+    }
+
+    /// A loopback port nothing listens on now (the system's choice for a socket bound to port 0, then closed).
+    static func freePort() throws -> Int {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw CocoaError(.fileReadUnknown) }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
+        }
+        guard bound else { throw CocoaError(.fileReadUnknown) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    private static func runBlocking(
+        _ arguments: [String], environment: [String: String]?, executable: URL = executable, directory: URL? = nil
+    ) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
         if let environment { process.environment = environment }
         let output = Pipe()
         let error = Pipe()

@@ -15,14 +15,14 @@ public enum Persona: String, Sendable, Hashable, CaseIterable, Codable, CustomSt
     /// What the persona does, in a few words, for the final table.
     public var story: String {
         switch self {
-        case .honest: "honest users attest once, then buy and browse at a human pace"
-        case .farm: "a device farm: Apple's risk metric 35, new keys from one IP"
-        case .promoAbuser: "claims a promotion, reinstalls, claims it again (DeviceCheck bit 0 set)"
-        case .replayer: "re-sends an assertion the server already accepted"
-        case .tamperer: "changes the request body after the app signed it"
-        case .unattestedOutsideRollout: "no App Attest (unsupported), outside the attestation-required rollout"
-        case .unattestedInsideRollout: "no App Attest (unsupported), inside the attestation-required rollout"
-        case .burst: "one key sends 22 assertions within a minute"
+        case .honest: "attest once, then browse and buy at a human pace"
+        case .farm: "22 devices on one IP, Apple's risk metric 35"
+        case .promoAbuser: "claims a promo, reinstalls, claims again"
+        case .replayer: "re-sends an accepted assertion"
+        case .tamperer: "changes the body after the app signed it"
+        case .unattestedOutsideRollout: "no App Attest, outside the rollout"
+        case .unattestedInsideRollout: "no App Attest, inside the rollout"
+        case .burst: "22 assertions from one key in a minute"
         }
     }
 }

@@ -23,7 +23,9 @@ public struct ProgressDisplay: Sendable {
             let snapshot = await tally.current
             let elapsed = Int((ContinuousClock.now - started).components.seconds)
             if interactive {
-                let lines = Self.view(snapshot, elapsed: elapsed)
+                // Cut to the terminal's width: a wrapped line would throw off the redraw below.
+                let width = Self.terminalWidth()
+                let lines = Self.view(snapshot, elapsed: elapsed).map { $0.count < width ? $0 : String($0.prefix(width - 2)) + "…" }
                 // Up over the last view, then each line cleared and written again.
                 var text = drawnLines > 0 ? "\u{1B}[\(drawnLines)A" : ""
                 for line in lines { text += "\u{1B}[2K" + line + "\n" }
@@ -35,6 +37,13 @@ public struct ProgressDisplay: Sendable {
             if cancelled { return }
             try? await Task.sleep(for: interactive ? .milliseconds(500) : lineInterval)
         }
+    }
+
+    /// The columns of the terminal on standard error (80 when it does not say).
+    static func terminalWidth() -> Int {
+        var size = winsize()
+        guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 10 else { return 80 }
+        return Int(size.ws_col)
     }
 
     /// The interactive view: one line of totals, one per persona, one of rules, one of receipts.

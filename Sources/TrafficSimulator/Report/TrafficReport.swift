@@ -40,11 +40,11 @@ public struct TrafficReport: Sendable {
         return try encoder.encode(rows)
     }
 
-    /// The table as aligned text; each row ends with `ok` or `UNEXPECTED`.
+    /// The table as aligned text; each row's result is `ok` or `UNEXPECTED`.
     public var text: String {
-        let header = ["persona", "what happened", "expected", "actual", "top reasons", ""]
+        let header = ["persona", "result", "what happened", "expected", "actual", "top reasons"]
         let cells = rows.map { row in
-            [row.persona, row.happened, row.expected, row.actual, row.reasons.joined(separator: ", "), row.matched ? "ok" : "UNEXPECTED"]
+            [row.persona, row.matched ? "ok" : "UNEXPECTED", row.happened, row.expected, row.actual, row.reasons.joined(separator: ", ")]
         }
         let widths = header.indices.map { column in ([header] + cells).map { $0[column].count }.max() ?? 0 }
         func line(_ values: [String]) -> String {

@@ -238,6 +238,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -265,13 +266,14 @@ let package = Package(
             dependencies: ["EventLoopConcurrency", .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
-        // Checks of the repository itself (paths, links, module imports, vocabulary literals): it reads files and
-        // links only the vocabulary.
+        // The simulator's report logic, and its copy of the rollout bucket held equal to the engine's.
         .testTarget(
             name: "TrafficSimulatorTests",
             dependencies: ["TrafficSimulator", "AttestGuardEngine", "AttestVocabulary"],
             swiftSettings: swiftSettings
         ),
+        // Checks of the repository itself (paths, links, module imports, vocabulary literals): it reads files and
+        // links only the vocabulary.
         .testTarget(
             name: "RepositoryTests",
             dependencies: ["AttestVocabulary"],

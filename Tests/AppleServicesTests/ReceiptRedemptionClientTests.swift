@@ -153,7 +153,8 @@ struct ReceiptRedemptionClientTests {
     @Test func testSlowAnswerTimesOut() async throws {
         let credentials = try Harness.credentials()
         let attestation = try Harness.attestation(device: "redeem-slow")
-        // The answer waits a minute (the fake's shutdown does not wait for it), so only the client's timeout ends it.
+        // The answer waits a minute, so only the client's timeout ends it (the fake's shutdown waits its 2 s grace
+        // period for it, then cancels it).
         let faults = FakeAppleFaults(slowRate: 1, slowDelay: .seconds(60))
         try await Harness.withFake(Harness.configuration(credentials: credentials, faults: faults)) { server, baseURL in
             // A timeout long enough for a busy two-core debug run to reach the fake's fault injector.

@@ -49,23 +49,6 @@ struct CommandLineRunner {
         }
     }
 
-    /// A loopback port nothing listens on now (the system's choice for a socket bound to port 0, then closed).
-    static func freePort() throws -> Int {
-        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw CocoaError(.fileReadUnknown) }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
-        }
-        guard bound else { throw CocoaError(.fileReadUnknown) }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     private static func runBlocking(
         _ arguments: [String], environment: [String: String]?, executable: URL = executable, directory: URL? = nil
     ) throws -> Result {

@@ -28,6 +28,7 @@ struct DemoProcessTests {
         }
         let byPersona = Dictionary(uniqueKeysWithValues: rows.map { ($0.persona, $0) })
         #expect(byPersona["farm"]?.actual == "deny (score 90) x22")
+        #expect(byPersona["burst"]?.actual == "review (score 50)")
         #expect(byPersona["farm"]?.reasons == ["key-farm", "new-keys-burst"])
         #expect(byPersona["promo-abuser"]?.reasons.first == "promo-already-claimed")
         #expect(byPersona["replayer"]?.actual == "409 assertion_already_accepted")
@@ -91,7 +92,20 @@ struct DemoProcessTests {
         #expect(result.status == 2)
         #expect(result.standardOutput.isEmpty)
         #expect(result.standardError.contains("not an AttestGuard server in simulator mode"), "\(result.standardError)")
-        let stats = try await CommandLineRunner.run(["demo", "--duration", "0"])
-        #expect(stats.status == 2, "a duration of 0 is a usage error: \(stats.standardError)")
+    }
+
+    @Test("usage errors exit 2 before anything starts: no duration, a rollout no user can be outside of, an unknown persona")
+    func usageErrors() async throws {
+        let noDuration = try await CommandLineRunner.run(["demo", "--duration", "0"])
+        #expect(noDuration.status == 2, "\(noDuration.standardError)")
+        let fullRollout = try await CommandLineRunner.run(["simulate", "traffic", "--server", "http://127.0.0.1:1", "--attestation-required-percent", "100"])
+        #expect(fullRollout.status == 2)
+        #expect(fullRollout.standardError.contains("--attestation-required-percent 1...99"), "\(fullRollout.standardError)")
+        let unknown = try await CommandLineRunner.run(["simulate", "traffic", "--server", "http://127.0.0.1:1", "--personas", "farm,robot"])
+        #expect(unknown.status == 2)
+        #expect(unknown.standardError.contains("robot is not a persona"), "\(unknown.standardError)")
+        let farmAlone = try await CommandLineRunner.run(["simulate", "traffic", "--server", "http://127.0.0.1:1", "--personas", "farm", "--attestation-required-percent", "0"])
+        #expect(farmAlone.status == 2, "no unattested persona: the percentage is not checked, the server is unreachable")
+        #expect(farmAlone.standardError.contains("cannot reach"), "\(farmAlone.standardError)")
     }
 }

@@ -51,7 +51,7 @@ struct ReadmeQuickStartTests {
     }
 
     /// A block's commands with the build steps dropped and every way of naming the binary pointing at the built one,
-    /// the default port replaced by the test's.
+    /// the default port replaced by the one the test's server took.
     static func mapped(_ block: String) -> String {
         block.split(separator: "\n", omittingEmptySubsequences: false)
             .filter { $0.wholeMatch(of: /swift build( .*)?/) == nil }
@@ -79,9 +79,11 @@ struct ReadmeQuickStartTests {
             case .run?:
                 script.append(Self.mapped(block.text))
             case .background?:
+                // On a port of the system's choice (no race with other tests for a fixed one), read from its first line.
                 script.append("( \(Self.mapped(block.text)) ) > server.log 2>&1 &")
                 script.append("server=$!; trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true' EXIT")
-                script.append("for _ in $(seq 1 600); do curl -s localhost:$PORT/readyz >/dev/null && break; sleep 0.1; done")
+                script.append("for _ in $(seq 1 600); do grep -q 'listening on' server.log && break; sleep 0.1; done")
+                script.append(#"PORT=$(sed -n 's/.*listening on http:\/\/[^:]*:\([0-9]*\).*/\1/p' server.log | head -1)"#)
             case .skip?, nil:
                 continue
             }
@@ -89,11 +91,9 @@ struct ReadmeQuickStartTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("attestguard-readme-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let port = try CommandLineRunner.freePort()
         var environment = ProcessInfo.processInfo.environment
         environment["ATTESTGUARD_BIN"] = CommandLineRunner.executable.path
-        environment["PORT"] = String(port)
-        environment["ATTESTGUARD_SERVER_PORT"] = String(port)
+        environment["ATTESTGUARD_SERVER_PORT"] = "0"
         let result = try await CommandLineRunner.runShell(script.joined(separator: "\n"), in: folder, environment: environment)
         let log = (try? String(contentsOf: folder.appendingPathComponent("server.log"), encoding: .utf8)) ?? ""
         #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)\nserver:\n\(log)")

@@ -2,15 +2,12 @@ import ArgumentParser
 import AsyncHTTPClient
 import AttestGuardServer
 import Crypto
-import DeviceSimulator
-import FakeApple
 import Foundation
 import Logging
 import Metrics
 import Prometheus
-import RiskRules
-import ServiceLifecycle
 import TrafficSimulator
+import UnixSignals
 
 /// `attestguard demo`: AttestGuard at work in one command. Starts a simulator-mode server on an SQLite file with the
 /// default rule set, and a fake Apple, in this process; plays every persona (honest users, a device farm, a
@@ -23,7 +20,8 @@ struct Demo: AsyncParsableCommand {
             Nothing to configure and nothing else to start: the server listens on 127.0.0.1 (a free port, printed) in
             simulator mode, on an SQLite file in --folder (a temporary folder by default), with the default rule set
             (or --rules). Progress goes to standard error; the final table (or --json) to standard output.
-            Exit status: 0 when every persona got its expected outcome, 1 otherwise.
+            Exit status: 0 when every persona got its expected outcome, 1 otherwise, 2 for a usage error or a server
+            that cannot start, 130 when interrupted.
             """
     )
 
@@ -31,7 +29,7 @@ struct Demo: AsyncParsableCommand {
     var folder: String?
     @Option(help: "A rule set directory to use instead of the embedded default set.")
     var rules: String?
-    @Option(help: "Seconds of honest traffic (it also lasts until the scripted personas are done).")
+    @Option(help: "Seconds of honest traffic at least (it also lasts until the scripted personas are done).")
     var duration = 20
     @Option(help: "The simulator PKI seed the devices attest under.")
     var seed = "attestguard-demo"
@@ -63,30 +61,15 @@ struct Demo: AsyncParsableCommand {
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(MetricsSetup.factory(registry: registry))
         let logger = Logger(label: "attestguard.demo")
-
         let providerKey = P256.Signing.PrivateKey()
-        let fakeApplePort = PortAnnouncement()
-        let fakeApple = try FakeAppleServer(
-            configuration: FakeAppleConfiguration(
-                environment: .development,
-                teamId: DemoEnvironment.teamId,
-                providerPublicKeyPEM: providerKey.publicKey.pemRepresentation,
-                pki: try SimulatedApplePKI(seed: seed)
-            ),
-            logger: Logger(label: "attestguard.demo.fake-apple"),
-            onListening: { fakeApplePort.announce($0) }
-        )
-        let serverPort = PortAnnouncement()
+        // A key of this run alone, for a server on loopback that lives as long as the demo: shown with --keep-serving
+        // so that the curl commands can be pasted as they are.
         let apiKey = "demo-" + (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
-        let group = ServiceGroup(
-            configuration: .init(services: [FakeAppleService(server: fakeApple)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        )
+        let fakeApple = try DemoFakeApple(seed: seed, providerKey: providerKey)
+
         try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask {
-                defer { fakeApplePort.finish() }
-                try await group.run()
-            }
-            let fakeAppleURL = "http://127.0.0.1:\(try await fakeApplePort.port())"
+            tasks.addTask { try await fakeApple.run() }
+            let fakeAppleURL = try await Self.address(fakeApple.port, tasks: &tasks)
             let environment = DemoEnvironment(
                 seed: seed, port: port, sqlitePath: workspace.sqlitePath, rulesDirectory: workspace.rulesDirectory,
                 fakeAppleURL: fakeAppleURL, apiKey: apiKey, providerPrivateKeyPEM: providerKey.pemRepresentation, logLevel: logLevel
@@ -94,64 +77,87 @@ struct Demo: AsyncParsableCommand {
             let configuration = try await ServerConfigurationLoader.load(
                 file: nil, environment: environment.variables, simulatorRoots: SimulatorTrustRoots.deviceSimulator
             )
-            let runtime = try await ServerRuntime.make(configuration, registry: registry, logger: logger, rulesFallback: nil) {
-                serverPort.announce($0)
-            }
-            let server = ServiceGroup(configuration: .init(services: [runtime.application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-            tasks.addTask {
-                defer { serverPort.finish() }
-                do {
-                    try await server.run()
-                } catch {
-                    await runtime.store.close()
-                    throw error
-                }
-                await runtime.store.close()
-                await group.triggerGracefulShutdown()
-            }
-            let serverURL = "http://127.0.0.1:\(try await serverPort.port())"
+            let server = try await DemoServer(configuration, runtime: { port in
+                try await ServerRuntime.make(configuration, registry: registry, logger: logger, rulesFallback: nil) { port.announce($0) }
+            }, logger: logger)
+            tasks.addTask { try await server.run(then: fakeApple.stop) }
+            let serverURL = try await Self.address(server.port, tasks: &tasks)
             let banner = DemoBanner(serverURL: serverURL, fakeAppleURL: fakeAppleURL, workspace: workspace, apiKey: apiKey)
             FileHandle.standardError.write(Data(banner.start.utf8))
 
-            let (report, farmKey) = try await play(serverURL: serverURL, fakeAppleURL: fakeAppleURL, apiKey: apiKey)
-            FileHandle.standardOutput.write(json ? try report.json() + Data("\n".utf8) : Data(report.text.utf8))
+            guard let played = try await playUntilInterrupted(serverURL: serverURL, fakeAppleURL: fakeAppleURL, apiKey: apiKey) else {
+                FileHandle.standardError.write(Data("interrupted: no table\n".utf8))
+                await server.stop()
+                try await tasks.waitForAll()
+                throw ExitCode(130)
+            }
+            FileHandle.standardOutput.write(json ? try played.report.json() + Data("\n".utf8) : Data(played.report.text.utf8))
             if keepServing {
-                FileHandle.standardError.write(Data(banner.keepServing(farmKey: farmKey).utf8))
-                try await tasks.next()
+                FileHandle.standardError.write(Data(banner.keepServing(farmKey: played.farmKey, farmAddress: played.farmAddress).utf8))
             } else {
-                await server.triggerGracefulShutdown()
+                await server.stop()
             }
             try await tasks.waitForAll()
-            if !report.allMatched { throw ExitCode(1) }
+            if !played.report.allMatched { throw ExitCode(1) }
         }
     }
 
-    /// Plays every persona against the server, with progress on standard error.
-    /// - Returns: The report, and one of the farm's keys for the curl examples.
-    private func play(serverURL: String, fakeAppleURL: String, apiKey: String) async throws -> (TrafficReport, String?) {
+    /// The listener's address once it listens. When it stopped first, the error it stopped with, once the other
+    /// services have stopped too (a server that fails stops the fake Apple; cancelling it instead logs errors).
+    private static func address(_ port: PortAnnouncement, tasks: inout ThrowingTaskGroup<Void, any Error>) async throws -> String {
+        do {
+            return "http://127.0.0.1:\(try await port.port())"
+        } catch {
+            var firstError: (any Error)?
+            while true {
+                do {
+                    guard try await tasks.next() != nil else { break }
+                } catch {
+                    firstError = firstError ?? error
+                }
+            }
+            throw firstError ?? error
+        }
+    }
+
+    /// What the traffic run left: the report, one of the farm's keys and its address (for the curl examples).
+    private struct Played {
+        let report: TrafficReport
+        let farmKey: String?
+        let farmAddress: String
+    }
+
+    /// Plays every persona against the server, with progress on standard error; `nil` when SIGINT or SIGTERM came
+    /// first (the personas are cancelled; the servers stop on the same signal).
+    private func playUntilInterrupted(serverURL: String, fakeAppleURL: String, apiKey: String) async throws -> Played? {
+        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         let tally = TrafficTally()
-        do {
-            let run = try TrafficRun(
-                settings: TrafficSettings(
-                    appId: ServerConfigurationLoader.sampleAppId,
-                    simulatorSeed: seed,
-                    runTag: "demo-" + String(UInt32.random(in: 0...UInt32.max), radix: 36),
-                    duration: .seconds(duration),
-                    attestationRequiredPercent: DemoEnvironment.attestationRequiredPercent,
-                    receiptTimeout: .seconds(60)
-                ),
-                api: AttestGuardAPI(baseURL: serverURL, apiKey: apiKey, client: client, tally: tally),
-                fakeApple: FakeAppleControl(baseURL: fakeAppleURL, client: client),
-                tally: tally
-            )
-            let results = await run.runShowingProgress()
-            let farmKey = await tally.keys(of: .farm).first
-            try await client.shutdown()
-            return (TrafficReport(results), farmKey)
-        } catch {
-            try? await client.shutdown()
-            throw error
+        let settings = TrafficSettings(
+            appId: ServerConfigurationLoader.sampleAppId,
+            simulatorSeed: seed,
+            runTag: "demo-" + String(UInt32.random(in: 0...UInt32.max), radix: 36),
+            duration: .seconds(duration),
+            attestationRequiredPercent: DemoEnvironment.attestationRequiredPercent
+        )
+        let run = try TrafficRun(
+            settings: settings,
+            api: AttestGuardAPI(baseURL: serverURL, apiKey: apiKey, client: client, tally: tally),
+            fakeApple: FakeAppleControl(baseURL: fakeAppleURL, client: client),
+            tally: tally
+        )
+        let results = await withTaskGroup(of: [PersonaResult]?.self) { group in
+            group.addTask { await run.runShowingProgress() }
+            group.addTask {
+                for await _ in signals { return nil }
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
         }
+        try? await client.shutdown()
+        guard let results else { return nil }
+        return Played(report: TrafficReport(results), farmKey: await tally.keys(of: .farm).first, farmAddress: settings.farmAddress)
     }
 }

@@ -19,7 +19,7 @@ struct DemoBanner {
         """
     }
 
-    func keepServing(farmKey: String?) -> String {
+    func keepServing(farmKey: String?, farmAddress: String) -> String {
         let app = ServerConfigurationLoader.sampleAppId
         let auth = "-H 'Authorization: Bearer \(apiKey)'"
         var lines = [
@@ -28,13 +28,12 @@ struct DemoBanner {
             "",
         ]
         if let farmKey {
-            let segment = farmKey.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
             lines += [
                 "# score a farm device's key (deny: key-farm, new-keys-burst)",
                 "curl -s -X POST \(serverURL)/v1/score \(auth) -H 'Content-Type: application/json' \\",
-                "     -d '{\"appId\":\"\(app)\",\"keyId\":\"\(farmKey)\",\"ip\":\"198.51.100.66\",\"action\":\"purchase\"}'",
+                "     -d '{\"appId\":\"\(app)\",\"keyId\":\"\(farmKey)\",\"ip\":\"\(farmAddress)\",\"action\":\"purchase\"}'",
                 "# read that key with its redeemed receipt and risk metric",
-                "curl -s \(serverURL)/v1/apps/\(app)/keys/\(segment) \(auth)",
+                "curl -s \(serverURL)\(AttestGuardAPI.keyPath(appId: app, keyId: farmKey)) \(auth)",
             ]
         }
         lines += [

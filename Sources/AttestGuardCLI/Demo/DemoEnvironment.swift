@@ -25,7 +25,7 @@ struct DemoEnvironment {
     var variables: [String: String] {
         let appId = ServerConfigurationLoader.sampleAppId
         return [
-            "ATTESTGUARD_MODE": "simulator",
+            "ATTESTGUARD_MODE": ServerConfiguration.Mode.simulator.rawValue,
             "ATTESTGUARD_SIMULATOR_SEED": seed,
             "ATTESTGUARD_LOG_LEVEL": logLevel,
             "ATTESTGUARD_SERVER_HOST": "127.0.0.1",

@@ -2,7 +2,8 @@ import Foundation
 import RiskRules
 
 /// Where a demo keeps its files: the SQLite store and the rule set (the embedded default set written out, unless
-/// `--rules` names another). A temporary folder is removed when the demo ends; a given one is kept.
+/// `--rules` names another). A temporary folder is removed when the demo ends; a given one is kept, and so is a rule
+/// set already in it (edited after an earlier `--keep-serving`, say).
 struct DemoWorkspace {
     let folder: URL
     let rulesDirectory: String
@@ -19,7 +20,14 @@ struct DemoWorkspace {
             isTemporary = true
         }
         try FileManager.default.createDirectory(at: self.folder, withIntermediateDirectories: true)
-        rulesDirectory = try rules ?? DefaultRuleSet.write(to: self.folder.appendingPathComponent("rules")).path
+        let kept = self.folder.appendingPathComponent("rules")
+        if let rules {
+            rulesDirectory = rules
+        } else if FileManager.default.fileExists(atPath: kept.path) {
+            rulesDirectory = kept.path
+        } else {
+            rulesDirectory = try DefaultRuleSet.write(to: kept).path
+        }
     }
 
     func removeIfTemporary() {

@@ -22,10 +22,3 @@ final class PortAnnouncement: Sendable {
         throw DemoError("the listener stopped before it bound a port (see the log above)")
     }
 }
-
-/// A demo step that cannot go on, with what to do about it.
-struct DemoError: Error, CustomStringConvertible {
-    let description: String
-
-    init(_ description: String) { self.description = description }
-}

@@ -26,21 +26,6 @@ struct Serve: AsyncParsableCommand {
         MetricsSystem.bootstrap(MetricsSetup.factory(registry: registry))
         let logger = Logger(label: "attestguard")
 
-        for line in configuration.summary { logger.info("configuration", metadata: ["value": .string(line)]) }
-        let modeGauge = Gauge(label: "attestguard_mode", dimensions: [("mode", configuration.mode.rawValue)])
-        modeGauge.record(1)
-        if configuration.mode == .simulator {
-            logger.warning(
-                "SIMULATOR MODE: trusting the simulator's test PKI, refusing production keys; never use this for real traffic"
-            )
-            if configuration.apiKeys.map(\.name) == ["simulator"] {
-                logger.warning("simulator API key: \(ServerConfigurationLoader.simulatorAPIKey)")
-            }
-        }
-        if case .sqlite(let path) = configuration.database {
-            logger.warning("embedded SQLite store at \(path): one process only; configure database.url for PostgreSQL")
-        }
-
         let scheme = configuration.tls == nil ? "http" : "https"
         let host = configuration.host
         let runtime = try await ServerRuntime.make(configuration, registry: registry, logger: logger) { port in

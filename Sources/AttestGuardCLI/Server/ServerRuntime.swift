@@ -2,16 +2,19 @@ import AttestGuardEngine
 import AttestGuardServer
 import Foundation
 import Logging
+import Metrics
 import Prometheus
 import ServiceLifecycle
 
 /// A server assembled from its configuration, ready to run in a service group: the store, the engine, receipt
-/// refresh when Apple is configured, and the HTTP application. `serve` and `demo` both run one.
+/// refresh when Apple is configured, and the HTTP application. `serve` and `demo` both run one. Making it logs the
+/// configuration summary and the mode's warnings, and sets the `attestguard_mode` metric.
 struct ServerRuntime {
     /// The HTTP application with the store's and the engine's services and the receipt refresh.
     let application: any Service
     let store: OpenedStore
 
+    /// Opens the store, loads the rules and assembles the application; the metrics system must be bootstrapped.
     /// - Parameters:
     ///   - rulesFallback: The rule directory used when none is configured and it exists.
     ///   - onListening: Called with the port once the listener is bound.
@@ -22,6 +25,7 @@ struct ServerRuntime {
         rulesFallback: String? = "Rules",
         onListening: @escaping @Sendable (Int) async -> Void
     ) async throws -> ServerRuntime {
+        announce(configuration, logger: logger)
         let clock = SystemClock()
         let rules = try RuleSetStartup.load(configuration, clock: clock, logger: logger, fallbackDirectory: rulesFallback)
         let store = try await OpenedStore.open(configuration.database, clock: { clock.now() }, logger: logger)
@@ -65,6 +69,22 @@ struct ServerRuntime {
         } catch {
             await store.close()
             throw error
+        }
+    }
+
+    private static func announce(_ configuration: ServerConfiguration, logger: Logger) {
+        for line in configuration.summary { logger.info("configuration", metadata: ["value": .string(line)]) }
+        Gauge(label: "attestguard_mode", dimensions: [("mode", configuration.mode.rawValue)]).record(1)
+        if configuration.mode == .simulator {
+            logger.warning(
+                "SIMULATOR MODE: trusting the simulator's test PKI, refusing production keys; never use this for real traffic"
+            )
+            if configuration.apiKeys.map(\.name) == ["simulator"] {
+                logger.warning("simulator API key: \(ServerConfigurationLoader.simulatorAPIKey)")
+            }
+        }
+        if case .sqlite(let path) = configuration.database {
+            logger.warning("embedded SQLite store at \(path): one process only; configure database.url for PostgreSQL")
         }
     }
 

@@ -1,7 +1,6 @@
 import ArgumentParser
 import AsyncHTTPClient
 import AttestGuardServer
-import AttestVocabulary
 import Foundation
 import TrafficSimulator
 
@@ -12,7 +11,7 @@ struct SimulateTraffic: AsyncParsableCommand {
         commandName: "traffic",
         abstract: "Play the demo's personas against a running simulator-mode server and report what each got.",
         discussion: """
-            The server must run in simulator mode with the same --seed (simulator.seed), accept --environment keys for
+            The server must run in simulator mode with the same --seed (simulator.seed), accept development keys for
             --app-id, and redeem receipts with the fake Apple at --fake-apple (the farm persona sets its keys' risk
             metric there). The unattested personas need the app's attestationRequiredPercent, given here as
             --attestation-required-percent, between 1 and 99. Exit status: 0 when every persona got its expected
@@ -26,24 +25,25 @@ struct SimulateTraffic: AsyncParsableCommand {
     @Option(help: "A file holding the API key instead of --api-key.") var apiKeyFile: String?
     @Option(help: "The fake Apple's base URL (its /fake/risk-metric route).") var fakeApple = "http://127.0.0.1:8090"
     @Option(help: "The app the personas use.") var appId = ServerConfigurationLoader.sampleAppId
-    @Option(help: "The App Attest environment of the simulated devices: development or production.")
-    var environment = AppAttestEnvironment.development.rawValue
     @Option(help: "The server's simulator.seed.") var seed = "attestguard-simulator"
     @Option(help: "The personas to play, comma-separated (default: all): \(Persona.allCases.map(\.rawValue).joined(separator: ", ")).")
     var personas: String?
-    @Option(help: "Honest assertions per second, all honest users together (each sends one every 12 s).") var rate = 0.67
+    @Option(help: "Honest assertions per second, all honest users together (each sends one every 15 s), at most 10.") var rate = 0.5
     @Option(help: "Seconds of honest traffic (it also lasts until the scripted personas are done).") var duration = 20
-    @Option(help: "The app's attestationRequiredPercent on the server.") var attestationRequiredPercent = 50
+    @Option(help: "The app's attestationRequiredPercent on the server (1-99 for the unattested personas).") var attestationRequiredPercent = 50
     @Option(help: "Seconds the farm waits for the server to redeem its receipts.") var receiptTimeout = 120
     @Flag(help: "Print the final table as JSON (a list of persona rows) instead of text.") var json = false
 
     func validate() throws {
         guard URL(string: server)?.host != nil else { throw ValidationError("--server must be a URL such as http://127.0.0.1:8080") }
-        guard AppAttestEnvironment(rawValue: environment) != nil else { throw ValidationError("--environment must be development or production") }
-        _ = try selectedPersonas()
-        guard rate > 0, rate <= 100 else { throw ValidationError("--rate must be above 0 and at most 100") }
+        let personas = try selectedPersonas()
+        guard rate > 0, rate <= 10 else { throw ValidationError("--rate must be above 0 and at most 10") }
         guard (1...3_600).contains(duration) else { throw ValidationError("--duration must be 1...3600 seconds") }
-        guard (0...100).contains(attestationRequiredPercent) else { throw ValidationError("--attestation-required-percent must be 0...100") }
+        if personas.contains(.unattestedInsideRollout) || personas.contains(.unattestedOutsideRollout) {
+            guard (1...99).contains(attestationRequiredPercent) else {
+                throw ValidationError("the unattested personas need users inside and outside the rollout: --attestation-required-percent 1...99, as the app's attestationRequiredPercent")
+            }
+        }
         guard (1...3_600).contains(receiptTimeout) else { throw ValidationError("--receipt-timeout must be 1...3600 seconds") }
     }
 
@@ -77,12 +77,11 @@ struct SimulateTraffic: AsyncParsableCommand {
             let answer = String(decoding: readiness.body.prefix(200), as: UTF8.self)
             throw Self.refusal("\(server) is not an AttestGuard server in simulator mode (/readyz answered \(readiness.status) \(answer)); simulated devices are refused anywhere else")
         }
-        let honestUsers = max(1, Int((rate * 12).rounded(.up)))
+        let honestUsers = max(1, Int((rate * 15).rounded(.up)))
         let run = try TrafficRun(
             settings: TrafficSettings(
                 appId: appId,
                 simulatorSeed: seed,
-                environment: AppAttestEnvironment(rawValue: environment) ?? .development,
                 runTag: "traffic-" + String(UInt32.random(in: 0...UInt32.max), radix: 36),
                 personas: try selectedPersonas(),
                 duration: .seconds(duration),

@@ -1,4 +1,5 @@
 public import AsyncHTTPClient
+import AttestCore
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -34,6 +35,11 @@ public struct AttestGuardAPI: Sendable {
         return try await send(.POST, path, body: bytes)
     }
 
+    /// The path of a key's route (`GET` reads it with its receipt): the key id, standard base64, as base64url.
+    public static func keyPath(appId: String, keyId: String) -> String {
+        "/v1/apps/\(appId)/keys/\(Base64Text.urlEncoded(Base64Text.decodeEither(keyId) ?? Data(keyId.utf8)))"
+    }
+
     /// GETs `path`.
     public func get(_ path: String) async throws -> APIAnswer {
         try await send(.GET, path, body: nil)
@@ -51,14 +57,5 @@ public struct AttestGuardAPI: Sendable {
         let collected = try await response.body.collect(upTo: 4 << 20)
         await tally?.countRequest()
         return APIAnswer(status: Int(response.status.code), body: Data(collected.readableBytesView))
-    }
-}
-
-extension Duration {
-    /// The duration in whole nanoseconds (saturating).
-    var wholeNanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        return overflow ? .max : product.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
     }
 }

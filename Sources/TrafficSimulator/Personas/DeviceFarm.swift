@@ -7,7 +7,6 @@ enum DeviceFarm {
     /// Above the shipped `new-keys-burst` threshold (20 new keys from one IP in 24 hours).
     static let devices = 22
     static let riskMetric = 35
-    static let ip = "198.51.100.66"
 
     static func play(_ context: TrafficContext) async throws -> [ObservedOutcome] {
         guard let fakeApple = context.fakeApple else {
@@ -15,7 +14,7 @@ enum DeviceFarm {
         }
         var apps: [SimulatedAppInstance] = []
         for index in 0..<devices {
-            let app = context.app(.farm, name: "farm-\(index + 1)", ip: ip)
+            let app = context.app(.farm, name: "farm-\(index + 1)", ip: context.settings.farmAddress)
             // Before the attestation: the first redemption already carries the farm's metric.
             try await fakeApple.setRiskMetric(riskMetric, forKey: app.keyId)
             _ = try await app.attest()

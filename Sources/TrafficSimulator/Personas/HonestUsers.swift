@@ -9,7 +9,7 @@ enum HonestUsers {
         try await withThrowingTaskGroup(of: [ObservedOutcome].self) { group in
             for index in 0..<context.settings.honestUsers {
                 group.addTask {
-                    var app = context.app(.honest, name: "honest-\(index + 1)", ip: "203.0.113.\(100 + index % 100)")
+                    var app = context.app(.honest, name: "honest-\(index + 1)", ip: context.settings.clientAddress(host: 100 + index))
                     _ = try await app.attest()
                     var outcomes: [ObservedOutcome] = []
                     // Staggered over an interval (or a shorter run), so that together the users send a steady trickle.

@@ -16,13 +16,13 @@ public enum Persona: String, Sendable, Hashable, CaseIterable, Codable, CustomSt
     public var story: String {
         switch self {
         case .honest: "attest once, then browse and buy at a human pace"
-        case .farm: "22 devices on one IP, Apple's risk metric 35"
+        case .farm: "\(DeviceFarm.devices) devices on one IP, Apple's risk metric \(DeviceFarm.riskMetric)"
         case .promoAbuser: "claims a promo, reinstalls, claims again"
         case .replayer: "re-sends an accepted assertion"
         case .tamperer: "changes the body after the app signed it"
         case .unattestedOutsideRollout: "no App Attest, outside the rollout"
         case .unattestedInsideRollout: "no App Attest, inside the rollout"
-        case .burst: "22 assertions from one key in a minute"
+        case .burst: "\(AssertionBurst.assertions) assertions from one key in a minute"
         }
     }
 }

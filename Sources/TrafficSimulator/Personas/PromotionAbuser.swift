@@ -19,7 +19,7 @@ enum PromotionAbuser {
     static let action = "claim_promo"
 
     static func play(_ context: TrafficContext) async throws -> [ObservedOutcome] {
-        var firstInstall = context.app(.promoAbuser, name: "promo-abuser", ip: "203.0.113.40")
+        var firstInstall = context.app(.promoAbuser, name: "promo-abuser", ip: context.settings.clientAddress(host: 2))
         _ = try await firstInstall.attest()
         _ = try await firstInstall.assertSucceeding(action: action)
         let deviceId = firstInstall.deviceId ?? firstInstall.userId
@@ -33,7 +33,7 @@ enum PromotionAbuser {
         let marked = try await context.api.post("/v1/devicecheck/update", update)
         guard marked.succeeded else { throw PersonaStepFailure(step: "DeviceCheck update", outcome: marked.outcome) }
 
-        var reinstall = context.app(.promoAbuser, name: "promo-abuser", ip: "203.0.113.40", keyIndex: 1)
+        var reinstall = context.app(.promoAbuser, name: "promo-abuser", ip: context.settings.clientAddress(host: 2), keyIndex: 1)
         _ = try await reinstall.attest()
         let claim = try await reinstall.signAssertion(action: action)
         return [try await reinstall.send(claim).outcome]

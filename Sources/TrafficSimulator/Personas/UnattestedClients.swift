@@ -27,7 +27,7 @@ enum UnattestedClients {
             userId = "\(context.settings.runTag)-\(persona.rawValue)-\(candidate)"
         } while (bucket(appId: context.settings.appId, userId: userId) < percent) != insideRollout
         let body = ScoreBody(
-            appId: context.settings.appId, userId: userId, ip: insideRollout ? "203.0.113.71" : "203.0.113.70",
+            appId: context.settings.appId, userId: userId, ip: context.settings.clientAddress(host: insideRollout ? 6 : 5),
             action: "purchase", attestStatus: "unsupported"
         )
         let answer = try await context.api.post("/v1/score", body)
@@ -46,10 +46,12 @@ enum UnattestedClients {
 /// One key sending assertions faster than a person could: the last of the burst is checked (the shipped
 /// `assertion-burst` rule reviews a key's 20th assertion in a minute and later ones).
 enum AssertionBurst {
-    static let assertions = 22
+    /// Past the shipped threshold (20 a minute) with room for a slow machine, under the 30 challenges a user may
+    /// have in 5 minutes (one more goes to the attestation).
+    static let assertions = 27
 
     static func play(_ context: TrafficContext) async throws -> [ObservedOutcome] {
-        var app = context.app(.burst, name: "burst", ip: "203.0.113.80")
+        var app = context.app(.burst, name: "burst", ip: context.settings.clientAddress(host: 7))
         _ = try await app.attest()
         var last: ObservedOutcome = .unexpected("no assertion sent")
         for _ in 0..<assertions {

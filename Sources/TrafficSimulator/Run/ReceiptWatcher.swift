@@ -10,7 +10,7 @@ struct ReceiptWatcher: Sendable {
     /// Runs until cancelled.
     func run() async {
         while !Task.isCancelled {
-            for keyId in await context.tally.keysAwaitingRedemption() {
+            for keyId in await context.tally.keysAwaitingRedemption(patience: context.settings.receiptTimeout) {
                 guard !Task.isCancelled else { return }
                 await check(keyId)
             }
@@ -19,17 +19,11 @@ struct ReceiptWatcher: Sendable {
     }
 
     private func check(_ keyId: String) async {
-        let path = "/v1/apps/\(context.settings.appId)/keys/\(Self.pathSegment(keyId))"
-        guard let answer = try? await context.api.get(path), answer.succeeded,
+        guard let answer = try? await context.api.get(AttestGuardAPI.keyPath(appId: context.settings.appId, keyId: keyId)), answer.succeeded,
             let receipt = answer.json["receipt"] as? [String: Any],
             receipt["type"] as? String == ReceiptType.receipt.rawValue,
             let riskMetric = receipt["riskMetric"] as? Int
         else { return }
         await context.tally.receiptRedeemed(keyId: keyId, riskMetric: riskMetric)
-    }
-
-    /// A standard base64 key id as a path segment: base64url without padding.
-    static func pathSegment(_ keyId: String) -> String {
-        keyId.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 }

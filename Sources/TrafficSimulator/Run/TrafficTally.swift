@@ -17,7 +17,7 @@ public actor TrafficTally {
 
     private var snapshot = Snapshot()
     private var redeemedKeys: [String: Int] = [:]
-    private var pendingKeys: [String] = []
+    private var pendingKeys: [(keyId: String, since: ContinuousClock.Instant)] = []
     private var keysByPersona: [Persona: [String]] = [:]
 
     public init() {}
@@ -46,20 +46,25 @@ public actor TrafficTally {
     /// A key the server registered: the receipt watcher follows it until its receipt is redeemed.
     func keyAttested(_ keyId: String, by persona: Persona) {
         snapshot.keysAttested += 1
-        pendingKeys.append(keyId)
+        pendingKeys.append((keyId, ContinuousClock.now))
         keysByPersona[persona, default: []].append(keyId)
     }
 
     /// The keys (standard base64) a persona registered, in order.
     public func keys(of persona: Persona) -> [String] { keysByPersona[persona] ?? [] }
 
-    /// The keys registered whose receipt has not been seen redeemed yet.
-    func keysAwaitingRedemption() -> [String] { pendingKeys }
+    /// The keys registered within `patience` whose receipt has not been seen redeemed yet; older ones are given up
+    /// (a server without receipt refresh never redeems any).
+    func keysAwaitingRedemption(patience: Duration) -> [String] {
+        let oldest = ContinuousClock.now - patience
+        pendingKeys.removeAll { $0.since < oldest }
+        return pendingKeys.map(\.keyId)
+    }
 
     func receiptRedeemed(keyId: String, riskMetric: Int) {
         guard redeemedKeys[keyId] == nil else { return }
         redeemedKeys[keyId] = riskMetric
-        pendingKeys.removeAll { $0 == keyId }
+        pendingKeys.removeAll { $0.keyId == keyId }
         snapshot.riskMetrics[riskMetric, default: 0] += 1
     }
 

@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "AttestGuardEngine", targets: ["AttestGuardEngine"]),
         .library(name: "AttestGuardServer", targets: ["AttestGuardServer"]),
         .library(name: "TrafficSimulator", targets: ["TrafficSimulator"]),
+        .library(name: "GatewayPolicy", targets: ["GatewayPolicy"]),
         .executable(name: "attestguard", targets: ["AttestGuardCLI"]),
     ],
     dependencies: [
@@ -203,6 +204,18 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The gateway's route policy: which app owns a request (host, path prefix), what each route asks (an
+        // assertion, a score, nothing), request paths normalised for matching, the policy files and their problems.
+        .target(
+            name: "GatewayPolicy",
+            dependencies: [
+                "AttestVocabulary",
+                "RiskRules",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Simulated app instances (personas) driving a live server over its public HTTP API: the demo and
         // `simulate traffic`. A client of the wire contract only: no server, engine or store.
         .target(
@@ -232,6 +245,7 @@ let package = Package(
                 "DeviceSimulator",
                 "FakeApple",
                 "TrafficSimulator",
+                "GatewayPolicy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -264,6 +278,11 @@ let package = Package(
         .testTarget(
             name: "EventLoopConcurrencyTests",
             dependencies: ["EventLoopConcurrency", .product(name: "NIOPosix", package: "swift-nio")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GatewayPolicyTests",
+            dependencies: ["GatewayPolicy", "RiskRules"],
             swiftSettings: swiftSettings
         ),
         // The simulator's report logic, and its copy of the rollout bucket held equal to the engine's.

@@ -10,7 +10,7 @@ struct AttestGuardCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "attestguard",
         abstract: "App Attest verification and risk server.",
-        subcommands: [Serve.self, Demo.self, Migrate.self, Receipts.self, Rules.self, Verify.self, Simulate.self]
+        subcommands: [Serve.self, Demo.self, Migrate.self, Receipts.self, Rules.self, Gateway.self, Verify.self, Simulate.self]
     )
 
     /// Runs the command with AttestGuard's exit codes: 0 valid (or help), 1 invalid, 2 usage error.

@@ -12,6 +12,8 @@ struct ModuleImportTests {
             "FakeApple", "Hummingbird", "HummingbirdCore", "NIOCore", "NIOPosix", "ServiceLifecycle", "AsyncHTTPClient",
             "AppleServices", "AttestGuardEngine", "AttestGuardStorage", "AttestGuardServer",
         ],
+        // Route policy is data and matching: the server and the CLI read it, it reads neither.
+        "GatewayPolicy": ["AttestGuardEngine", "AttestGuardStorage", "AttestGuardServer", "Hummingbird", "HummingbirdCore", "NIOCore"],
         // A client of the wire contract: it learns what the server does only from its answers.
         "TrafficSimulator": [
             "AttestGuardEngine", "AttestGuardStorage", "AttestGuardServer", "RiskRules", "FakeApple", "Hummingbird", "HummingbirdCore",

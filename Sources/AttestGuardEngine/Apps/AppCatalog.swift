@@ -1,3 +1,5 @@
+import AttestVocabulary
+
 /// The configured apps, by app id.
 public struct AppCatalog: Sendable {
     private let apps: [String: AppPolicy]
@@ -8,15 +10,13 @@ public struct AppCatalog: Sendable {
 
     public var all: [AppPolicy] { apps.values.sorted { $0.appId < $1.appId } }
 
-    /// The longest app id, in bytes: a 10-character team id, a dot, and a bundle id of at most 155 characters.
-    public static let maximumAppIdLength = 166
+    /// The longest app id, in bytes (``AppIdGrammar/maximumLength``).
+    public static let maximumAppIdLength = AppIdGrammar.maximumLength
 
-    /// Whether `appId` has the grammar of `TEAMID.bundle.id`: printable ASCII without spaces, at most
-    /// ``maximumAppIdLength`` bytes, a dot after the team id. Checked before any lookup, so that only ASCII reaches
-    /// a comparison (where canonical equivalence and bytes agree).
+    /// Whether `appId` has the grammar of `TEAMID.bundle.id` (``AppIdGrammar``). Checked before any lookup, so that
+    /// only ASCII reaches a comparison (where canonical equivalence and bytes agree).
     public static func isWellFormed(appId: String) -> Bool {
-        appId.utf8.count <= maximumAppIdLength && appId.utf8.allSatisfy { (0x21..<0x7F).contains($0) }
-            && appId.split(separator: ".").count >= 2
+        AppIdGrammar.isWellFormed(appId)
     }
 
     /// The app; `invalid_field` when `appId` is not well formed, `app_not_found` when no such app is configured.

@@ -12,18 +12,18 @@ import Darwin
 /// file: a FIFO, socket, device or directory is refused before anything could block on it (its type is checked
 /// before opening, and again on the open descriptor, which is opened non-blocking). List files must stay inside the
 /// rule directory once every symlink is resolved.
-struct RuleFileAccess {
+package struct RuleFileAccess {
     /// Why a file was not read, as a rule-set problem code and a message.
-    struct Problem: Error {
-        var code: RuleSetError.Code
-        var message: String
+    package struct Problem: Error {
+        package var code: RuleSetError.Code
+        package var message: String
     }
 
     /// The rule directory as given to the loader.
     let directory: String
 
     /// The UTF-8 text of a regular file at `path`, following symlinks.
-    static func readRegularFile(atPath path: String) throws(Problem) -> String {
+    package static func readRegularFile(atPath path: String) throws(Problem) -> String {
         var status = stat()
         guard stat(path, &status) == 0 else { throw Problem(code: .unreadableFile, message: "cannot read the file: \(Self.reason(errno))") }
         guard Self.isRegular(status) else { throw Problem(code: .notRegularFile, message: "not a regular file (\(Self.kind(status))); it is not read") }

@@ -1,7 +1,7 @@
 /// Bounds, in UTF-8 bytes, on what a rule file may hold and on what a problem report may repeat of it. A rule set
 /// is written by people but read by a server that echoes ids in verdicts, problems in `GET /v1/admin/rules` and
 /// both in its logs: a hostile or broken file must not make any of them large.
-enum RuleSetLimits {
+package enum RuleSetLimits {
     /// A rule id, a list name or an attribute name.
     static let nameBytes = 64
     /// An expression (`when`), a reason or a description: also a bound on parse depth and work.
@@ -29,7 +29,7 @@ enum RuleSetLimits {
     }
 
     /// A short quotation of file text for a message (``excerptBytes``), with its full size when cut.
-    static func excerpt(_ text: String) -> String {
+    package static func excerpt(_ text: String) -> String {
         let count = text.utf8.count
         return count > excerptBytes ? truncated(text, to: excerptBytes) + " (\(count) bytes)" : text
     }

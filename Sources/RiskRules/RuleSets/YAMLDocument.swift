@@ -1,15 +1,15 @@
-import Yams
+package import Yams
 
 /// A parsed YAML file that remembers where each node stands, so that rule-set problems can name a line and a
 /// column, including inside an expression.
-struct YAMLDocument {
-    let path: String
+package struct YAMLDocument {
+    package let path: String
     let text: String
-    let root: Node?
+    package let root: Node?
     private let lines: [Substring]
 
     /// Parses `text`; a YAML syntax error (or a duplicated key) becomes a ``RuleSetError``.
-    init(path: String, text: String) throws(RuleSetError) {
+    package init(path: String, text: String) throws(RuleSetError) {
         self.path = path
         self.text = text
         self.lines = text.split(separator: "\n", omittingEmptySubsequences: false)
@@ -23,7 +23,7 @@ struct YAMLDocument {
     }
 
     /// An error at a node.
-    func error(_ code: RuleSetError.Code, at node: Node?, _ message: String, hint: String? = nil) -> RuleSetError {
+    package func error(_ code: RuleSetError.Code, at node: Node?, _ message: String, hint: String? = nil) -> RuleSetError {
         let mark = node?.mark
         return RuleSetError(code, file: path, line: mark?.line ?? 0, column: mark?.column ?? 0, message, hint: hint)
     }

@@ -1,5 +1,5 @@
 public import Foundation
-public import AttestVocabulary
+import AttestVocabulary
 
 /// What a server answered one request: the status and the body parsed as a JSON object (empty when the body is not
 /// one). Read by personas to tell a verdict from a typed error.

@@ -1,0 +1,69 @@
+import Crypto
+import Foundation
+public import RiskRules
+
+/// Loads a ``GatewayPolicySet`` from a directory: every `*.yaml` / `*.yml` file directly in it is one app's policy.
+/// Only regular files are read, every problem of every file is reported at once (the rule set's problem shape and
+/// codes), and any problem means no set, so that a reload never replaces a working set with a broken one. Two files
+/// claiming the same hosts and path prefix, or the same app twice, are problems.
+public enum GatewayPolicyLoader {
+    public static func load(directory: String) throws(RuleSetLoadFailure) -> GatewayPolicySet {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted()
+        } catch {
+            throw RuleSetLoadFailure(errors: [RuleSetError(.unreadableFile, file: directory, line: 0, column: 0, "cannot list the policy directory: \(error.localizedDescription)")])
+        }
+        var errors: [RuleSetError] = []
+        var documents: [(path: String, text: String)] = []
+        for name in names {
+            let path = (directory as NSString).appendingPathComponent(name)
+            do throws(RuleFileAccess.Problem) {
+                documents.append((path, try RuleFileAccess.readRegularFile(atPath: path)))
+            } catch {
+                errors.append(RuleSetError(error.code, file: path, line: 0, column: 0, error.message))
+            }
+        }
+        guard errors.isEmpty else { throw RuleSetLoadFailure(errors: errors) }
+        guard !documents.isEmpty else {
+            throw RuleSetLoadFailure(errors: [RuleSetError(.noRuleFiles, file: directory, line: 0, column: 0, "no policy files (*.yaml, *.yml) in the directory")])
+        }
+        return try compile(documents: documents)
+    }
+
+    /// Builds the set from policy files given as text.
+    public static func compile(documents: [(path: String, text: String)]) throws(RuleSetLoadFailure) -> GatewayPolicySet {
+        var errors: [RuleSetError] = []
+        var apps: [AppRoutePolicy] = []
+        var claims: [String: String] = [:]
+        for (path, text) in documents {
+            do throws(RuleSetError) {
+                let document = try YAMLDocument(path: path, text: text)
+                var reader = PolicyFileReader(document)
+                let policy = reader.read()
+                errors += reader.errors
+                guard let policy else { continue }
+                if let other = apps.first(where: { $0.appId == policy.appId }) {
+                    errors.append(document.error(.duplicateSetting, at: document.root, "app \(policy.appId) already has a policy file, \(other.file)"))
+                }
+                for host in policy.hosts.isEmpty ? ["*"] : policy.hosts.sorted() {
+                    let claim = "\(host)\(policy.pathPrefix.normalized)"
+                    if let other = claims[claim] {
+                        errors.append(document.error(.duplicateSetting, at: document.root, "\(claim) is claimed by \(other) too", hint: "give one of them another host or pathPrefix"))
+                    }
+                    claims[claim] = path
+                }
+                apps.append(policy)
+            } catch {
+                errors.append(error)
+            }
+        }
+        guard errors.isEmpty else { throw RuleSetLoadFailure(errors: errors) }
+        var hash = SHA256()
+        for (path, text) in documents {
+            hash.update(data: Data((path as NSString).lastPathComponent.utf8) + [0] + Data(text.utf8) + [0])
+        }
+        let version = "sha256:" + hash.finalize().prefix(8).map { String(format: "%02x", $0) }.joined()
+        return GatewayPolicySet(apps: apps, version: version)
+    }
+}

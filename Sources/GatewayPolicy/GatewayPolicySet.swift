@@ -1,0 +1,30 @@
+/// Every app's route policy, loaded from one directory of policy files (``GatewayPolicyLoader``). A request is
+/// owned by the app whose hosts and longest path prefix match it; within the app the most specific route decides,
+/// and an unmatched path gets the app's default. A request no app owns has no decision (refused at the gateway).
+public struct GatewayPolicySet: Sendable {
+    public let apps: [AppRoutePolicy]
+    /// `sha256:<16 hex digits>` of the files' paths and texts: what `/readyz` and the logs call this set.
+    public let version: String
+
+    public init(apps: [AppRoutePolicy], version: String) {
+        self.apps = apps
+        self.version = version
+    }
+
+    /// The decision for a request: its `Host`, method and request-target as the client sent them.
+    public func decide(host: String, method: String, requestTarget: String) -> RouteDecision? {
+        let path = RequestPath(requestTarget: requestTarget)
+        let owners = apps.filter { $0.owns(host: host, path: path) }
+        // The longest prefix wins; of two equally long, the one naming hosts (an app for any host is a fallback).
+        guard let app = owners.max(by: { ($0.pathPrefix.segments.count, $0.hosts.isEmpty ? 0 : 1) < ($1.pathPrefix.segments.count, $1.hosts.isEmpty ? 0 : 1) }) else {
+            return nil
+        }
+        guard let route = app.route(method: method, path: path) else {
+            return RouteDecision(appId: app.appId, protection: app.defaultProtection, action: nil, review: app.review, matched: "\(app.file): default", path: path.normalized)
+        }
+        return RouteDecision(
+            appId: app.appId, protection: route.protection, action: route.action, review: route.review ?? app.review,
+            matched: route.location, path: path.normalized
+        )
+    }
+}

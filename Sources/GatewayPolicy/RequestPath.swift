@@ -1,0 +1,91 @@
+/// The path of a request-target as route policies match it: the query dropped, unreserved characters
+/// percent-decoded (`%6F` is `o`, `%2e` is `.`), other escapes kept with upper-case hex (a lone `%` is `%25`), duplicate slashes collapsed,
+/// dot segments removed (RFC 3986, 5.2.4), a trailing slash dropped and ASCII letters lower-cased. Every spelling a
+/// client can use to reach one resource through a gateway (`//api`, `/api/./x`, `/API/x/`, `/ap%69/x`) has one
+/// normalised form, so that no spelling of a required path falls outside its route.
+///
+/// The bound path of clientData v1 stays the request-target byte for byte as the client sent it; this form is only
+/// for choosing a route.
+public struct RequestPath: Sendable, Hashable, CustomStringConvertible {
+    /// The normalised path: starts with `/`, no empty, `.` or `..` segment, no trailing slash but for `/` itself.
+    public let normalized: String
+
+    public var description: String { normalized }
+
+    /// The segments of the normalised path (none for `/`).
+    public var segments: [Substring] { normalized.split(separator: "/") }
+
+    /// Normalises `target`: an origin-form request-target (`/path?query`). An absolute-form target
+    /// (`https://host/path`) is reduced to its path; anything else is read as a path under `/`.
+    public init(requestTarget target: String) {
+        var path = Substring(target)
+        if let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<query] }
+        if let scheme = path.range(of: "://") {
+            let afterAuthority = path[scheme.upperBound...].firstIndex(of: "/") ?? path.endIndex
+            path = path[afterAuthority...]
+        }
+        let decoded = Self.decodingUnreserved(Array(path.utf8))
+        var output: [Substring] = []
+        for segment in decoded.split(separator: "/", omittingEmptySubsequences: true) {
+            switch segment {
+            case ".": continue
+            case "..": if !output.isEmpty { output.removeLast() }
+            default: output.append(segment)
+            }
+        }
+        normalized = "/" + output.joined(separator: "/")
+    }
+
+    /// The bytes as text with `%XX` of an unreserved character (ALPHA, DIGIT, `-`, `.`, `_`, `~`) decoded, other
+    /// escapes upper-cased, a `%` that starts none escaped as `%25`, and ASCII letters lower-cased.
+    static func decodingUnreserved(_ bytes: [UInt8]) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%"), index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
+                let decoded = high << 4 | low
+                if isUnreserved(decoded) {
+                    output.append(lowercased(decoded))
+                } else {
+                    output += [UInt8(ascii: "%"), uppercaseHex(high), uppercaseHex(low)]
+                }
+                index += 3
+            } else if byte == UInt8(ascii: "%") {
+                // A `%` that starts no escape is written as one, so that no later text can complete it into an escape.
+                output += Array("%25".utf8)
+                index += 1
+            } else {
+                output.append(lowercased(byte))
+                index += 1
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"): true
+        default: false
+        }
+    }
+
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    private static func uppercaseHex(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
+    }
+}

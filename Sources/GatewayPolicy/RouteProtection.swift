@@ -1,0 +1,22 @@
+/// What a route asks of a request: an assertion, a score without one, nothing, or an assertion only from users
+/// inside the app's attestation-required rollout (the others are scored). The raw values are the policy files'.
+public enum RouteProtection: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// A valid assertion or the request is refused; a client's `X-AppAttest-Status: unsupported` does not replace it.
+    case require
+    /// Scored (with the assertion when there is one), never refused for lacking one.
+    case score
+    /// Passed without AttestGuard.
+    case open
+    /// `require` for users inside the app's attestation-required percentage, `score` for the others.
+    case requireForRollout = "require-for-rollout"
+
+    public var description: String { rawValue }
+}
+
+/// Whether a `review` verdict lets the request through (marked with the verdict headers) or refuses it.
+public enum ReviewHandling: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    case pass
+    case refuse
+
+    public var description: String { rawValue }
+}

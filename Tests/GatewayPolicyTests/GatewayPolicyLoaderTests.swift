@@ -1,0 +1,98 @@
+import Foundation
+import GatewayPolicy
+import RiskRules
+import Testing
+
+/// Policy files load into decisions by host, path prefix, method and route, with the app's default for the rest;
+/// a broken file is refused whole, each problem at its line.
+struct GatewayPolicyLoaderTests {
+    static let shop = """
+        version: 1
+        app: ABCDE12345.com.example.shop
+        hosts: [shop.example]
+        default: require
+        review: refuse
+        routes:
+          - { path: /api/promos/claim, methods: [POST], protection: require, action: claim_promo }
+          - { path: /api/orders, methods: [POST], protection: require-for-rollout, action: purchase, review: pass }
+          - { path: /api/catalog/**, methods: [GET, HEAD], protection: open }
+          - { path: /api/catalog/*/reviews, methods: [POST], protection: score, action: write_review }
+        """
+
+    static let blog = """
+        version: 1
+        app: ABCDE12345.com.example.blog
+        hosts: [shop.example]
+        pathPrefix: /blog
+        default: open
+        """
+
+    static func set(_ documents: [(String, String)]) throws(RuleSetLoadFailure) -> GatewayPolicySet {
+        try GatewayPolicyLoader.compile(documents: documents.map { (path: $0.0, text: $0.1) })
+    }
+
+    @Test("requests get their app's route, the most specific one, or the app's default")
+    func decisions() throws {
+        let policies = try Self.set([("shop.yaml", Self.shop), ("blog.yaml", Self.blog)])
+        let claim = try #require(policies.decide(host: "SHOP.example:443", method: "post", requestTarget: "//api/promos/claim/?x"))
+        #expect(claim.appId == "ABCDE12345.com.example.shop")
+        #expect(claim.protection == .require && claim.action == "claim_promo" && claim.review == .refuse)
+        #expect(claim.matched == "shop.yaml:7")
+        let order = try #require(policies.decide(host: "shop.example", method: "POST", requestTarget: "/api/orders"))
+        #expect(order.protection == .requireForRollout && order.review == .pass)
+        #expect(policies.decide(host: "shop.example", method: "GET", requestTarget: "/api/catalog/shoes")?.protection == .open)
+        #expect(policies.decide(host: "shop.example", method: "POST", requestTarget: "/api/catalog/shoes/reviews")?.action == "write_review")
+        // The catalog is open for reading only: a POST elsewhere in it falls to the default.
+        let write = try #require(policies.decide(host: "shop.example", method: "POST", requestTarget: "/api/catalog/shoes"))
+        #expect(write.protection == .require && write.matched == "shop.yaml: default")
+        #expect(policies.decide(host: "shop.example", method: "GET", requestTarget: "/api/account")?.protection == .require)
+        // The blog owns its longer prefix, and only that.
+        #expect(policies.decide(host: "shop.example", method: "POST", requestTarget: "/blog/comments")?.appId == "ABCDE12345.com.example.blog")
+        #expect(policies.decide(host: "shop.example", method: "POST", requestTarget: "/blogger")?.appId == "ABCDE12345.com.example.shop")
+        #expect(policies.decide(host: "other.example", method: "GET", requestTarget: "/api/catalog") == nil)
+    }
+
+    @Test("a broken file is refused whole, every problem at its line and with its code")
+    func problems() throws {
+        let broken = """
+            version: 2
+            app: not an app id
+            hosts: [shop.example]
+            colour: blue
+            routes:
+              - { path: api/orders, protection: require }
+              - { path: /api/x, protection: always }
+              - { path: /api/y, methods: [FETCH], protection: open }
+              - { methods: [GET] }
+              - { path: /api/z, protection: score, action: "" }
+            """
+        do {
+            _ = try Self.set([("broken.yaml", broken)])
+            Issue.record("a broken file loaded")
+        } catch {
+            let found = error.errors.map { "\($0.line):\($0.code.rawValue)" }
+            #expect(found == ["1:invalid_field", "2:invalid_field", "4:unknown_field", "6:invalid_field", "7:invalid_field", "8:invalid_field",
+                              "9:missing_field", "10:invalid_field"], "\(error.errors)")
+        }
+    }
+
+    @Test("two files claiming one host and prefix, or one app twice, are problems; a missing app is one")
+    func conflicts() throws {
+        let twin = Self.blog.replacingOccurrences(of: "example.blog", with: "example.news")
+        #expect(throws: RuleSetLoadFailure.self) { try Self.set([("blog.yaml", Self.blog), ("news.yaml", twin)]) }
+        #expect(throws: RuleSetLoadFailure.self) { try Self.set([("shop.yaml", Self.shop), ("again.yaml", Self.shop.replacingOccurrences(of: "shop.example", with: "b.example"))]) }
+        #expect(throws: RuleSetLoadFailure.self) { try Self.set([("none.yaml", "version: 1\nhosts: [a.example]\n")]) }
+        #expect(throws: RuleSetLoadFailure.self) { try Self.set([("list.yaml", "- 1\n- 2\n")]) }
+    }
+
+    @Test("the shipped example policy loads, and the version names its content")
+    func shippedExample() throws {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Gateway/policy").path
+        let policies = try GatewayPolicyLoader.load(directory: directory)
+        #expect(!policies.apps.isEmpty)
+        #expect(policies.version.hasPrefix("sha256:"))
+        let again = try GatewayPolicyLoader.load(directory: directory)
+        #expect(again.version == policies.version)
+    }
+}

@@ -7,6 +7,7 @@
 /// `attestation-required-but-missing` (+40) lifts it to review; a farm key gets `key-farm` (+60) and
 /// `new-keys-burst` (+30).
 public enum PersonaExpectations {
+    /// What every checked request of `persona` must get.
     public static func expected(for persona: Persona) -> ExpectedOutcome {
         switch persona {
         case .honest: .verdict(.allow)

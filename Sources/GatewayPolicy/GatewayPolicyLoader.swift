@@ -8,27 +8,7 @@ public import RiskRules
 /// claiming the same hosts and path prefix, or the same app twice, are problems.
 public enum GatewayPolicyLoader {
     public static func load(directory: String) throws(RuleSetLoadFailure) -> GatewayPolicySet {
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted()
-        } catch {
-            throw RuleSetLoadFailure(errors: [RuleSetError(.unreadableFile, file: directory, line: 0, column: 0, "cannot list the policy directory: \(error.localizedDescription)")])
-        }
-        var errors: [RuleSetError] = []
-        var documents: [(path: String, text: String)] = []
-        for name in names {
-            let path = (directory as NSString).appendingPathComponent(name)
-            do throws(RuleFileAccess.Problem) {
-                documents.append((path, try RuleFileAccess.readRegularFile(atPath: path)))
-            } catch {
-                errors.append(RuleSetError(error.code, file: path, line: 0, column: 0, error.message))
-            }
-        }
-        guard errors.isEmpty else { throw RuleSetLoadFailure(errors: errors) }
-        guard !documents.isEmpty else {
-            throw RuleSetLoadFailure(errors: [RuleSetError(.noRuleFiles, file: directory, line: 0, column: 0, "no policy files (*.yaml, *.yml) in the directory")])
-        }
-        return try compile(documents: documents)
+        try compile(documents: try RuleFileAccess.yamlFiles(in: directory, kind: "policy"))
     }
 
     /// Builds the set from policy files given as text.

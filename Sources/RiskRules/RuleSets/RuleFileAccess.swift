@@ -52,6 +52,33 @@ package struct RuleFileAccess {
         return text
     }
 
+    /// The `*.yaml` / `*.yml` files directly in `directory`, in name order, each read as a regular file. Any file
+    /// that cannot be read, or none at all, is a load failure naming each problem; `kind` names the files in messages
+    /// (`rule`, `policy`).
+    package static func yamlFiles(in directory: String, kind: String) throws(RuleSetLoadFailure) -> [(path: String, text: String)] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted()
+        } catch {
+            throw RuleSetLoadFailure(errors: [RuleSetError(.unreadableFile, file: directory, line: 0, column: 0, "cannot list the \(kind) directory: \(error.localizedDescription)")])
+        }
+        var documents: [(path: String, text: String)] = []
+        var errors: [RuleSetError] = []
+        for name in names {
+            let path = (directory as NSString).appendingPathComponent(name)
+            do throws(Problem) {
+                documents.append((path, try readRegularFile(atPath: path)))
+            } catch {
+                errors.append(RuleSetError(error.code, file: path, line: 0, column: 0, error.message))
+            }
+        }
+        guard errors.isEmpty else { throw RuleSetLoadFailure(errors: errors) }
+        guard !documents.isEmpty else {
+            throw RuleSetLoadFailure(errors: [RuleSetError(.noRuleFiles, file: directory, line: 0, column: 0, "no \(kind) files (*.yaml, *.yml) in the directory")])
+        }
+        return documents
+    }
+
     /// The text of the list file written as `relative` in `lists:`: a relative path that resolves, symlinks
     /// included, to a regular file inside the rule directory.
     func readList(_ relative: String) throws(Problem) -> String {

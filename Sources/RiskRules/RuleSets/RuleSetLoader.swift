@@ -9,28 +9,7 @@ import Yams
 /// set.
 public enum RuleSetLoader {
     public static func load(directory: String) throws(RuleSetLoadFailure) -> RuleSet {
-        let files: [String]
-        do {
-            files = try FileManager.default.contentsOfDirectory(atPath: directory)
-                .filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }
-                .sorted()
-        } catch {
-            throw RuleSetLoadFailure(errors: [RuleSetError(.unreadableFile, file: directory, line: 0, column: 0, "cannot list the rule directory: \(error.localizedDescription)")])
-        }
-        var documents: [(path: String, text: String)] = []
-        var errors: [RuleSetError] = []
-        for file in files {
-            let path = (directory as NSString).appendingPathComponent(file)
-            do throws(RuleFileAccess.Problem) {
-                documents.append((path, try RuleFileAccess.readRegularFile(atPath: path)))
-            } catch {
-                errors.append(RuleSetError(error.code, file: path, line: 0, column: 0, error.message))
-            }
-        }
-        guard errors.isEmpty else { throw RuleSetLoadFailure(errors: errors) }
-        guard !documents.isEmpty else {
-            throw RuleSetLoadFailure(errors: [RuleSetError(.noRuleFiles, file: directory, line: 0, column: 0, "no rule files (*.yaml, *.yml) in the directory")])
-        }
+        let documents = try RuleFileAccess.yamlFiles(in: directory, kind: "rule")
         let access = RuleFileAccess(directory: directory)
         return try compile(documents: documents, directory: directory) { relative in try access.readList(relative) }
     }

@@ -95,6 +95,7 @@ struct Demo: AsyncParsableCommand {
             if keepServing {
                 FileHandle.standardError.write(Data(banner.keepServing(farmKey: played.farmKey, farmAddress: played.farmAddress).utf8))
             } else {
+                if !json { FileHandle.standardError.write(Data(DemoBanner.nextSteps.utf8)) }
                 await server.stop()
             }
             try await tasks.waitForAll()

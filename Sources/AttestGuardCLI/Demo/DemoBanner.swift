@@ -19,6 +19,14 @@ struct DemoBanner {
         """
     }
 
+    /// Where a newcomer goes from the table.
+    static let nextSteps = """
+
+        Next: `attestguard demo --keep-serving` keeps this server up and prints curl commands to try; `--rules DIR` plays
+        the same clients against your own rule set (copy Rules/, cut key-farm, and watch the farm get through).
+
+        """
+
     func keepServing(farmKey: String?, farmAddress: String) -> String {
         let app = ServerConfigurationLoader.sampleAppId
         let auth = "-H 'Authorization: Bearer \(apiKey)'"

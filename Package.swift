@@ -212,7 +212,6 @@ let package = Package(
                 "AttestVocabulary",
                 "RiskRules",
                 .product(name: "Yams", package: "Yams"),
-                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),

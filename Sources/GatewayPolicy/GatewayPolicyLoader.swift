@@ -1,5 +1,3 @@
-import Crypto
-import Foundation
 public import RiskRules
 
 /// Loads a ``GatewayPolicySet`` from a directory: every `*.yaml` / `*.yml` file directly in it is one app's policy.
@@ -39,11 +37,6 @@ public enum GatewayPolicyLoader {
             }
         }
         guard errors.isEmpty else { throw RuleSetLoadFailure(errors: errors) }
-        var hash = SHA256()
-        for (path, text) in documents {
-            hash.update(data: Data((path as NSString).lastPathComponent.utf8) + [0] + Data(text.utf8) + [0])
-        }
-        let version = "sha256:" + hash.finalize().prefix(8).map { String(format: "%02x", $0) }.joined()
-        return GatewayPolicySet(apps: apps, version: version)
+        return GatewayPolicySet(apps: apps, version: RuleSetLoader.version(of: documents.map { ($0.path, $0.text) }))
     }
 }

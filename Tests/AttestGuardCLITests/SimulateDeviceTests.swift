@@ -1,3 +1,4 @@
+import AttestCore
 import Foundation
 import Testing
 
@@ -65,9 +66,7 @@ struct SimulateDeviceTests {
             "simulate", "device", "assert", "--state", state, "--challenge", challenge, "--body", "-1",
         ])
         #expect(assert.status == 0, "\(assert.standardError)")
-        var base64 = (assert.json["clientData"] as? String ?? "").replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        let clientData = try #require(Data(base64Encoded: base64))
+        let clientData = try #require(Base64Text.decodeURL(assert.json["clientData"] as? String ?? ""))
         let signed = try #require(try JSONSerialization.jsonObject(with: clientData) as? [String: Any])
         #expect(signed["challenge"] as? String == challenge)
     }

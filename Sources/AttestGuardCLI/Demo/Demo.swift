@@ -77,9 +77,7 @@ struct Demo: AsyncParsableCommand {
             let configuration = try await ServerConfigurationLoader.load(
                 file: nil, environment: environment.variables, simulatorRoots: SimulatorTrustRoots.deviceSimulator
             )
-            let server = try await DemoServer(configuration, runtime: { port in
-                try await ServerRuntime.make(configuration, registry: registry, logger: logger, rulesFallback: nil) { port.announce($0) }
-            }, logger: logger)
+            let server = try await DemoServer(configuration, registry: registry, logger: logger)
             tasks.addTask { try await server.run(then: fakeApple.stop) }
             let serverURL = try await Self.address(server.port, tasks: &tasks)
             let banner = DemoBanner(serverURL: serverURL, fakeAppleURL: fakeAppleURL, workspace: workspace, apiKey: apiKey)

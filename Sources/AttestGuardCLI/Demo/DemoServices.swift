@@ -4,6 +4,7 @@ import DeviceSimulator
 import FakeApple
 import Foundation
 import Logging
+import Prometheus
 import ServiceLifecycle
 
 /// The demo's fake Apple in a service group of its own: it must listen before the server is configured, because the
@@ -50,8 +51,10 @@ struct DemoServer: Sendable {
     private let group: ServiceGroup
     private let logger: Logger
 
-    init(_ configuration: ServerConfiguration, runtime makeRuntime: (PortAnnouncement) async throws -> ServerRuntime, logger: Logger) async throws {
-        runtime = try await makeRuntime(port)
+    /// Assembles the server (``ServerRuntime``) without a rules fallback: the demo's configuration names its rules.
+    init(_ configuration: ServerConfiguration, registry: PrometheusCollectorRegistry, logger: Logger) async throws {
+        let port = self.port
+        runtime = try await ServerRuntime.make(configuration, registry: registry, logger: logger, rulesFallback: nil) { port.announce($0) }
         var groupConfiguration = ServiceGroupConfiguration(
             services: [runtime.application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
         )

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import GatewayPolicy
 
 /// `attestguard gateway check DIR`: loads the policy files as the server will and prints each app's routes, or every
@@ -31,8 +30,7 @@ enum GatewayPolicyArgument {
         do {
             return try GatewayPolicyLoader.load(directory: directory)
         } catch {
-            FileHandle.standardError.write(Data((error.description + "\n\(error.errors.count) problem(s); the policy does not load\n").utf8))
-            throw ExitCode(1)
+            throw error.reported("the policy")
         }
     }
 }

@@ -53,14 +53,7 @@ struct RefreshReceipts: AsyncParsableCommand {
             Self.fail("cannot open the store: \(error)", code: 3)
         }
         let services = store.services
-        let scheduler = ReceiptRefreshScheduler(
-            store: store.store,
-            redeemer: apple.receipts,
-            verifier: configuration.engine.receiptVerifier,
-            settings: configuration.engine.receiptRefresh,
-            clock: clock,
-            logger: logger
-        )
+        let scheduler = ReceiptRefreshScheduler(store: store, apple: apple, configuration: configuration, clock: clock, logger: logger)
         let printer = BatchProgressPrinter(logEvery: .seconds(logEvery))
         let outcome: Result<ReceiptBatchReport, any Error> = await {
             do {

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import RiskRules
 
 /// `attestguard rules lint DIR`: loads a rule set the way the server does and prints every problem at its file,
@@ -23,8 +22,7 @@ enum RuleSetArgument {
         do {
             return try RuleSetLoader.load(directory: directory)
         } catch {
-            FileHandle.standardError.write(Data((error.description + "\n\(error.errors.count) problem(s); the rule set does not load\n").utf8))
-            throw ExitCode(1)
+            throw error.reported("the rule set")
         }
     }
 }

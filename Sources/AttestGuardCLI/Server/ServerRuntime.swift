@@ -41,14 +41,7 @@ struct ServerRuntime {
         )
         var background: [any Service] = []
         if let apple, configuration.receiptRefreshEnabled {
-            let scheduler = ReceiptRefreshScheduler(
-                store: store.store,
-                redeemer: apple.receipts,
-                verifier: configuration.engine.receiptVerifier,
-                settings: configuration.engine.receiptRefresh,
-                clock: clock,
-                logger: logger
-            )
+            let scheduler = ReceiptRefreshScheduler(store: store, apple: apple, configuration: configuration, clock: clock, logger: logger)
             background.append(ReceiptRefreshService(scheduler: scheduler))
             logger.info("receipt refresh: continuous", metadata: ["owner": .string(scheduler.owner)])
         } else {

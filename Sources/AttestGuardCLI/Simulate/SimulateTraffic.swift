@@ -28,7 +28,8 @@ struct SimulateTraffic: AsyncParsableCommand {
     @Option(help: "The server's simulator.seed.") var seed = "attestguard-simulator"
     @Option(help: "The personas to play, comma-separated (default: all): \(Persona.allCases.map(\.rawValue).joined(separator: ", ")).")
     var personas: String?
-    @Option(help: "Honest assertions per second, all honest users together (each sends one every 15 s), at most 10.") var rate = 0.5
+    @Option(help: "Honest assertions per second, all honest users together (each sends one every \(TrafficSettings.defaultHonestInterval)), at most 10.")
+    var rate = 0.5
     @Option(help: "Seconds of honest traffic (it also lasts until the scripted personas are done).") var duration = 20
     @Option(help: "The app's attestationRequiredPercent on the server (1-99 for the unattested personas).") var attestationRequiredPercent = 50
     @Option(help: "Seconds the farm waits for the server to redeem its receipts.") var receiptTimeout = 120
@@ -77,7 +78,8 @@ struct SimulateTraffic: AsyncParsableCommand {
             let answer = String(decoding: readiness.body.prefix(200), as: UTF8.self)
             throw Self.refusal("\(server) is not an AttestGuard server in simulator mode (/readyz answered \(readiness.status) \(answer)); simulated devices are refused anywhere else")
         }
-        let honestUsers = max(1, Int((rate * 15).rounded(.up)))
+        let interval = TrafficSettings.defaultHonestInterval
+        let honestUsers = max(1, Int((rate * Double(interval.components.seconds)).rounded(.up)))
         let run = try TrafficRun(
             settings: TrafficSettings(
                 appId: appId,

@@ -89,7 +89,7 @@ public enum RuleSetLoader {
 
     /// `sha256:` and the first 16 hex digits of SHA-256 over each file's name and contents, in name order, so that
     /// the same files give the same version on every server.
-    static func version(of files: [(String, String)]) -> String {
+    package static func version(of files: [(String, String)]) -> String {
         var hash = SHA256()
         for (name, text) in files.sorted(by: { $0.0 < $1.0 }) {
             hash.update(data: Data(((name as NSString).lastPathComponent).utf8))

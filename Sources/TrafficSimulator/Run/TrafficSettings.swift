@@ -35,7 +35,7 @@ public struct TrafficSettings: Sendable {
         personas: [Persona] = Persona.allCases,
         duration: Duration = .seconds(20),
         honestUsers: Int = 8,
-        honestInterval: Duration = .seconds(15),
+        honestInterval: Duration = TrafficSettings.defaultHonestInterval,
         attestationRequiredPercent: Int = 50,
         receiptTimeout: Duration = .seconds(120)
     ) {
@@ -50,6 +50,9 @@ public struct TrafficSettings: Sendable {
         self.attestationRequiredPercent = attestationRequiredPercent
         self.receiptTimeout = receiptTimeout
     }
+
+    /// One honest user's pause between requests unless set: 240 an hour, under every shipped velocity threshold.
+    public static let defaultHonestInterval: Duration = .seconds(15)
 
     /// The most honest users a run has: one client address each, in one /24 of the run's own.
     public static let maximumHonestUsers = 150

@@ -177,6 +177,7 @@ let package = Package(
             name: "AttestGuardServer",
             dependencies: [
                 "AttestVocabulary",
+                "GatewayPolicy",
                 "EventLoopConcurrency",
                 "RiskRules",
                 "AttestGuardEngine",

@@ -26,6 +26,12 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         // Authentication (401, 403)
         case unauthorized = "unauthorized"
         case forbidden = "forbidden"
+        // Forward-auth (the status its answer carries in X-AttestGuard-Status; 500 for the gateway's own key)
+        case gatewayUnauthorized = "gateway_unauthorized"
+        case assertionMissing = "assertion_missing"
+        case userMissing = "user_missing"
+        case routeNotCovered = "route_not_covered"
+        case requestDenied = "request_denied"
         // Unknown things (404)
         case appNotFound = "app_not_found"
         case keyNotFound = "key_not_found"
@@ -145,6 +151,20 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     public static let unauthorized = ErrorCode(.unauthorized)
     /// The API key lacks the route's scope or may not touch the app (403).
     public static let forbidden = ErrorCode(.forbidden)
+
+    // MARK: Forward-auth
+
+    /// The gateway's own API key is missing, unknown, lacks the `gateway` scope or may not touch the app (500: a
+    /// gateway misconfiguration, never 401/403, so that no app re-attests over it).
+    public static let gatewayUnauthorized = ErrorCode(.gatewayUnauthorized)
+    /// The route requires an assertion and the request carries none (401).
+    public static let assertionMissing = ErrorCode(.assertionMissing)
+    /// The route requires an authenticated user and the gateway sent none (403).
+    public static let userMissing = ErrorCode(.userMissing)
+    /// No app's route policy owns the request's host and path (404, answered as 403).
+    public static let routeNotCovered = ErrorCode(.routeNotCovered)
+    /// The verdict refused the request: `deny`, or `review` on a route that refuses reviews (403).
+    public static let requestDenied = ErrorCode(.requestDenied)
 
     // MARK: Unknown things (404)
 

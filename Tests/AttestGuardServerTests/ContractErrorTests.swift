@@ -154,7 +154,7 @@ struct ContractErrorTests {
         let clock = ManualClock(SimulatorFixtures.now)
         let store = try await OpenedStore.open(configuration.database, clock: { clock.now() }, logger: ServerHarness.logger)
         let engine = Engine(store: store.store, apps: AppCatalog(configuration.apps), settings: configuration.engine, clock: clock)
-        let router = ServerAssembly.router(engine: engine, configuration: configuration, store: store, registry: ServerHarness.registry)
+        let router = try ServerAssembly.router(engine: engine, configuration: configuration, store: store, registry: ServerHarness.registry)
         let application = Application(router: router, services: store.services, logger: ServerHarness.logger)
         try await application.test(.router) { client in
             let api = APIClient(client: client, clock: clock)

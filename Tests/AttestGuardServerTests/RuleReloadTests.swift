@@ -112,12 +112,12 @@ struct RuleReloadTests {
     func fingerprint() throws {
         let directory = try Self.copyOfShippedRules()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let before = RuleSetWatchService.fingerprint(directory.path)
+        let before = ReloadWatchService.fingerprint(directory.path)
         #expect(before.contains { $0.hasPrefix("default.yaml|") } && before.contains { $0.hasPrefix("lists/trusted-testers.txt|") })
         try "# changed\n".write(to: directory.appendingPathComponent("tests/default.yaml"), atomically: true, encoding: .utf8)
-        #expect(RuleSetWatchService.fingerprint(directory.path) == before)
+        #expect(ReloadWatchService.fingerprint(directory.path) == before)
         try "alice\n".write(to: directory.appendingPathComponent("lists/trusted-testers.txt"), atomically: true, encoding: .utf8)
-        #expect(RuleSetWatchService.fingerprint(directory.path) != before)
+        #expect(ReloadWatchService.fingerprint(directory.path) != before)
     }
 
     /// A reloader on `directory` that logs into `recording`, as `serve` builds it.
@@ -159,7 +159,7 @@ struct RuleReloadTests {
         let directory = try Self.copyOfShippedRules()
         defer { try? FileManager.default.removeItem(at: directory) }
         let reloader = try Self.reloader(directory)
-        let watcher = RuleSetWatchService(reloader: reloader)
+        let watcher = ReloadWatchService(rules: reloader)
         let version = reloader.status.version
         let start = Fingerprints(watcher.fingerprints())
         let fifo = directory.appendingPathComponent("pipe.yaml").path

@@ -42,7 +42,7 @@ struct SignalCoverageTests {
             let outcome = try await engine.scorer.score(ScoreRequest(
                 appId: ServerHarness.appId, endpoint: .assertion, keyId: try KeyId(bytes: Data(app.key.keyId)),
                 userId: try Identifier("alice", field: "userId"), deviceId: try Identifier("alice-phone", field: "deviceId"), ip: try ClientIP("203.0.113.9", field: "ip"), action: "purchase", attestStatus: "supported",
-                binding: "v1", counterJump: 1
+                binding: .v1, counterJump: 1
             ))
             #expect(Set(outcome.signals.keys) == Set(FixedSignal.allCases.map(\.rawValue)), "the rule set reads exactly the fixed signals")
             for signal in FixedSignal.allCases {

@@ -8,6 +8,7 @@ import Synchronization
 public final class FaultyScoringStore: RiskStore {
     private let base: any RiskStore
     private let scoringFault = Mutex<(any Error)?>(nil)
+    private let keyFault = Mutex<(any Error)?>(nil)
 
     public init(_ base: any RiskStore) {
         self.base = base
@@ -16,6 +17,11 @@ public final class FaultyScoringStore: RiskStore {
     /// Makes every later ``scoringFacts(_:)`` throw `error` (`nil`: answer again).
     public func failScoring(with error: (any Error)?) {
         scoringFault.withLock { $0 = error }
+    }
+
+    /// Makes every later ``key(appId:keyId:)`` throw `error` (`nil`: answer again): the first read of an assertion.
+    public func failKeyLookups(with error: (any Error)?) {
+        keyFault.withLock { $0 = error }
     }
 
     public func scoringFacts(_ query: ScoringFactsQuery) async throws -> ScoringFacts {
@@ -28,7 +34,10 @@ public final class FaultyScoringStore: RiskStore {
     }
     public func challenge(id: Data) async throws -> ChallengeRecord? { try await base.challenge(id: id) }
     public func registerKey(_ registration: KeyRegistration) async throws -> KeyRegistrationOutcome { try await base.registerKey(registration) }
-    public func key(appId: String, keyId: Data) async throws -> KeyRecord? { try await base.key(appId: appId, keyId: keyId) }
+    public func key(appId: String, keyId: Data) async throws -> KeyRecord? {
+        if let error = keyFault.withLock({ $0 }) { throw error }
+        return try await base.key(appId: appId, keyId: keyId)
+    }
     public func supersededKeyCount(appId: String, userId: String, deviceId: String) async throws -> Int {
         try await base.supersededKeyCount(appId: appId, userId: userId, deviceId: deviceId)
     }

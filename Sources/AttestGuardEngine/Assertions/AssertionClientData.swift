@@ -46,16 +46,18 @@ struct AssertionClientData: Sendable, Hashable {
     }
 
     /// Checks the signed request against the request the gateway received; names the first field that differs.
-    func checkBinding(to request: AssertedRequest) throws(EngineError) {
-        guard let bound = boundRequest else { return }
+    /// The body is compared only when the gateway hashed it.
+    func checkBinding(to request: AssertedRequest) throws(EngineError) -> AssertionResult.RequestBinding {
+        guard let bound = boundRequest else { return .notChecked }
         let mismatch: String? =
             if bound.method != request.method { "method (signed \(bound.method), received \(request.method))" }
             else if bound.path != request.path { "path (signed \(bound.path), received \(request.path))" }
-            else if bound.bodySha256 != request.bodySha256 { "bodySha256" }
+            else if let received = request.bodySha256, bound.bodySha256 != received { "bodySha256" }
             else { nil }
         if let mismatch {
             throw EngineError.verification(.requestBindingMismatch, "the assertion signed another request: \(mismatch) differs")
         }
+        return request.bodySha256 == nil ? .verifiedWithoutBody : .verified
     }
 
     private struct Version1: Decodable {

@@ -76,7 +76,7 @@ public struct AssertionService: Sendable {
         }
 
         let clientData = try AssertionClientData(submission.clientData, format: app.clientDataFormat)
-        try clientData.checkBinding(to: submission.request)
+        let binding = try clientData.checkBinding(to: submission.request)
         // Attributes of the wrong type for the rule set are refused before the commit: the challenge and counter
         // are spent only by an assertion that is then scored, under the same rule set.
         let ruleSet = scorer.rules.ruleSet
@@ -110,14 +110,15 @@ public struct AssertionService: Sendable {
                 ip: submission.request.ip,
                 action: submission.request.action,
                 attributes: submission.request.attributes ?? [:],
-                binding: app.clientDataFormat.name,
+                binding: binding.signal,
                 counterJump: Int64(verified.counter) - key.counter
             ), under: ruleSet)
             return AssertionResult(
                 keyId: submission.keyId.bytes,
                 counter: Int64(verified.counter),
                 clientDataFormat: app.clientDataFormat.name,
-                requestBinding: clientData.boundRequest == nil ? .notChecked : .verified,
+                requestBinding: binding,
+                signedBodySha256: clientData.boundRequest?.bodySha256,
                 verdict: scored.verdict
             )
         case .rejected(let rejection):

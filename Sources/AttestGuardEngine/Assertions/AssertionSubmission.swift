@@ -1,4 +1,5 @@
 public import Foundation
+public import AttestVocabulary
 
 /// The protected request an assertion authorises, as the gateway received it.
 public struct AssertedRequest: Sendable, Hashable, Codable {
@@ -31,8 +32,9 @@ public struct AssertedRequest: Sendable, Hashable, Codable {
 
     public var method: String
     public var path: String
-    /// base64url SHA-256 of the exact request body.
-    public var bodySha256: String
+    /// base64url SHA-256 of the exact request body; `nil` when the gateway cannot hash the body (Caddy): the
+    /// method and path are still checked, the body is not, and the binding is reported as such.
+    public var bodySha256: String?
     /// The client's address as the gateway saw it (canonical: see ``ClientIP``).
     public var ip: ClientIP?
     public var action: String?
@@ -41,7 +43,7 @@ public struct AssertedRequest: Sendable, Hashable, Codable {
     public init(
         method: String,
         path: String,
-        bodySha256: String,
+        bodySha256: String?,
         ip: ClientIP? = nil,
         action: String? = nil,
         attributes: [String: Attribute]? = nil
@@ -80,13 +82,27 @@ public struct AssertionResult: Sendable, Hashable {
     public enum RequestBinding: String, Sendable, Hashable {
         /// clientData v1 matched the request's method, path and body hash.
         case verified
+        /// clientData v1 matched the request's method and path; the gateway could not hash the body, so the body
+        /// the app signed (``AssertionResult/signedBodySha256``) is for the upstream to check.
+        case verifiedWithoutBody = "verified_without_body"
         /// A legacy clientData format: the request was not bound.
         case notChecked = "not_checked"
+
+        /// The `request.binding` signal the rules read for an assertion bound this way.
+        public var signal: RequestBindingSignal {
+            switch self {
+            case .verified: .v1
+            case .verifiedWithoutBody: .v1WithoutBody
+            case .notChecked: .legacy
+            }
+        }
     }
 
     public var keyId: Data
     public var counter: Int64
     public var clientDataFormat: String
     public var requestBinding: RequestBinding
+    /// The body hash the app signed (clientData v1), for an upstream that checks the body itself.
+    public var signedBodySha256: String?
     public var verdict: RiskVerdict
 }

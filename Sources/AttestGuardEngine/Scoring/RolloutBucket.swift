@@ -13,3 +13,11 @@ enum RolloutBucket {
         return Int(prefix % 100)
     }
 }
+
+extension AppPolicy {
+    /// Whether `userId` falls inside the app's attestation-required percentage (`rollout.attestation_required`): the
+    /// users a `require-for-rollout` route asks for an assertion.
+    public func requiresAttestation(of userId: Identifier) -> Bool {
+        RolloutBucket.of(appId: appId, userId: userId.value) < attestationRequiredPercent
+    }
+}

@@ -17,8 +17,8 @@ public struct ScoreRequest: Sendable {
     public var attestStatus: String?
     /// Custom attributes as JSON carries them; converted to the types the rule set declares.
     public var attributes: [String: AssertedRequest.Attribute]
-    /// `v1`, `legacy` or `none` (set by the assertion flow).
-    public var binding: String?
+    /// How an assertion bound the request (set by the assertion flow); absent reads as `none`.
+    public var binding: RequestBindingSignal?
     /// For an assertion: its counter minus the key's previous counter.
     public var counterJump: Int64?
 
@@ -32,7 +32,7 @@ public struct ScoreRequest: Sendable {
         action: String? = nil,
         attestStatus: String? = nil,
         attributes: [String: AssertedRequest.Attribute] = [:],
-        binding: String? = nil,
+        binding: RequestBindingSignal? = nil,
         counterJump: Int64? = nil
     ) {
         self.appId = appId

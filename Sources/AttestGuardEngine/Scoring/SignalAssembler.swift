@@ -90,7 +90,7 @@ struct SignalAssembler: Sendable {
         values.set(.requestUserId, request.userId.map { .string($0.value) })
         values.set(.requestIp, request.ip.map { .string($0.text) })
         values.set(.requestDeviceId, request.deviceId.map { .string($0.value) })
-        values.set(.requestBinding, .string(request.binding ?? "none"))
+        values.set(.requestBinding, .string((request.binding ?? RequestBindingSignal.none).rawValue))
         values.set(.requestAttestStatus, request.attestStatus.map(SignalValue.string))
         if let userId = request.userId {
             let bucket = RolloutBucket.of(appId: app.appId, userId: userId.value)

@@ -5,6 +5,8 @@ import Crypto
 public enum Scope: String, Sendable, Hashable, CaseIterable, Codable {
     case verify
     case score
+    /// Forward-auth (`/v1/gateway/auth`) only: what an API gateway holds.
+    case gateway
     case admin
     case deviceCheckRead = "devicecheck:read"
     case deviceCheckWrite = "devicecheck:write"

@@ -106,6 +106,8 @@ public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
         ConfigurationKey("receipts.refresh.pollSeconds", "how often serve looks for newly due receipts (default 5)"),
         ConfigurationKey("rules.directory", "the rule set (default ./Rules if present, else none)"),
         ConfigurationKey("rules.shadowDirectory", "a rule set evaluated beside the live one, logged, never enforced"),
+        ConfigurationKey("gateway.policyDirectory", "the app route policies forward-auth decides by (none: forward-auth refuses every request)"),
+        ConfigurationKey("gateway.trustedHeaderPrefix", "the prefix of the headers only the gateway sets: User, Client-IP, Body-Sha256 (default X-AttestGuard-)"),
         ConfigurationKey("velocity.ipv6PrefixLength", "IPv6 clients count per network of this many bits, 32-128 (default 64)"),
         ConfigurationKey("decisionLog.retentionDays", "days of verdicts kept (default 30)"),
         ConfigurationKey("privacy.hashKeyFile", "a file holding the key of the keyed hashes of user ids and IPs (32+ characters)"),
@@ -113,7 +115,7 @@ public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
         ConfigurationKey("apiKeys.names", "the names of the configured API keys"),
         ConfigurationKey("apiKeys.<apiKey>.secretFile", "a file holding the API key"),
         ConfigurationKey("apiKeys.<apiKey>.secretEnv", "an environment variable holding the API key"),
-        ConfigurationKey("apiKeys.<apiKey>.scopes", "verify, score, devicecheck:read, devicecheck:write, admin"),
+        ConfigurationKey("apiKeys.<apiKey>.scopes", "verify, score, gateway, devicecheck:read, devicecheck:write, admin"),
         ConfigurationKey("apiKeys.<apiKey>.apps", "the app ids the key may touch ([\"*\"] or none: every app)"),
     ]
 }

@@ -73,6 +73,8 @@ public struct ServerConfiguration: Sendable {
     public var rulesDirectory: String? = nil
     /// A shadow rule directory (`rules.shadowDirectory`): evaluated beside the live set and logged, never enforced.
     public var shadowRulesDirectory: String? = nil
+    /// The forward-auth endpoint's route policies and trusted header prefix (`gateway.*`).
+    public var gateway = GatewaySettings()
 
     /// Lines safe to log at start-up: no secret, no password.
     public var summary: [String] {

@@ -127,7 +127,7 @@ public enum ServerConfigurationLoader {
             reading: databaseValues, fileValues: fileValues?.scoped("database"), environment: environment
         )
         let rules = values.scoped("rules")
-        return ServerConfiguration(
+        var configuration = ServerConfiguration(
             mode: mode,
             host: server.string("host", default: "127.0.0.1"),
             port: try server.int("port", default: 8080, range: 0...65_535),
@@ -146,5 +146,7 @@ public enum ServerConfigurationLoader {
             rulesDirectory: rules.string("directory"),
             shadowRulesDirectory: rules.string("shadowDirectory")
         )
+        configuration.gateway = try GatewaySettings(reading: values.scoped("gateway"))
+        return configuration
     }
 }

@@ -1,11 +1,23 @@
+import AttestVocabulary
 import Hummingbird
 
 /// Requires `Authorization: Bearer <api key>` naming a configured key with `scope` (401 without a valid key,
 /// 403 without the scope). Which apps the key may touch is checked by each route once it knows the app.
 struct APIKeyMiddleware: RouterMiddleware {
     typealias Context = AttestGuardRequestContext
+
+    /// How a missing or insufficient key is refused.
+    enum Refusal {
+        /// 401 `unauthorized` or 403 `forbidden`: the caller's own problem.
+        case caller
+        /// 500 `gateway_unauthorized`: forward-auth, where a 401 or 403 would reach the app, which must not re-attest
+        /// over the gateway's misconfiguration.
+        case gatewayFault
+    }
+
     let ring: APIKeyRing
     let scope: Scope
+    var refusal: Refusal = .caller
 
     func handle(
         _ request: Request,
@@ -15,15 +27,22 @@ struct APIKeyMiddleware: RouterMiddleware {
         guard let header = request.headers[.authorization], header.count > 7,
             header.prefix(7).lowercased() == "bearer ", let key = ring.key(forBearer: String(header.dropFirst(7)))
         else {
-            throw APIError(.unauthorized, code: .unauthorized, "send a valid API key as Authorization: Bearer <key>")
+            throw refused(.unauthorized, code: .unauthorized, "send a valid API key as Authorization: Bearer <key>")
         }
         guard key.scopes.contains(scope) else {
-            throw APIError(.forbidden, code: .forbidden, "API key \(key.name) lacks the \(scope.rawValue) scope")
+            throw refused(.forbidden, code: .forbidden, "API key \(key.name) lacks the \(scope.rawValue) scope")
         }
         var context = context
         context.apiKey = key
         context.logger[metadataKey: "api_key"] = .string(key.name)
         return try await next(request, context)
+    }
+
+    private func refused(_ status: HTTPResponse.Status, code: ErrorCode, _ message: String) -> APIError {
+        switch refusal {
+        case .caller: APIError(status, code: code, message)
+        case .gatewayFault: APIError(.internalServerError, code: .gatewayUnauthorized, "the gateway's API key: " + message)
+        }
     }
 }
 

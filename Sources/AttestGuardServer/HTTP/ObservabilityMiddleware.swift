@@ -1,3 +1,4 @@
+import AttestVocabulary
 import Foundation
 import Hummingbird
 import HTTPTypes
@@ -7,7 +8,7 @@ import Metrics
 /// Gives each request an id (``RequestId``: the caller's `X-Request-Id` when it is sane, else a new UUID), puts it in the
 /// logger metadata and the response, and records `attestguard_http_requests_total{route,method,status}` and
 /// `attestguard_http_request_duration_seconds{route,method}`. Logs one line per request: `debug` for
-/// success, `info` for 4xx, `error` for 5xx.
+/// success, `info` for 4xx, `error` for 5xx; an error answer's line names its code.
 struct ObservabilityMiddleware: RouterMiddleware {
     typealias Context = AttestGuardRequestContext
 
@@ -22,10 +23,12 @@ struct ObservabilityMiddleware: RouterMiddleware {
         context.logger[metadataKey: "request_id"] = .string(requestId)
         let started = ContinuousClock.now
         var response: Response
+        var errorCode: ErrorCode?
         do {
             response = try await next(request, context)
         } catch let error as APIError {
             response = try error.response(from: request, context: context)
+            errorCode = error.code
         } catch {
             context.logger.error("unhandled error", metadata: ["error": .string(String(reflecting: error))])
             response = try APIError(.internalServerError, code: .internalError, "internal error (request \(requestId))")
@@ -38,7 +41,8 @@ struct ObservabilityMiddleware: RouterMiddleware {
             .increment()
         Timer(label: "attestguard_http_request_duration_seconds", dimensions: [("route", route), ("method", request.method.rawValue)])
             .recordInterval(since: started)
-        let metadata: Logger.Metadata = ["method": .string(request.method.rawValue), "path": .string(request.uri.path), "status": .string(status)]
+        var metadata: Logger.Metadata = ["method": .string(request.method.rawValue), "path": .string(request.uri.path), "status": .string(status)]
+        if let errorCode { metadata["code"] = .string(errorCode.rawValue) }
         switch response.status.code {
         case 500...: context.logger.error("request", metadata: metadata)
         case 400..<500: context.logger.info("request", metadata: metadata)

@@ -28,8 +28,8 @@ info:
       - `bodySha256` is base64url without padding of a SHA-256 digest: 43 characters.
 
     ## Authentication
-    Every `/v1` route needs `Authorization: Bearer <api key>`. Each API key carries scopes (`verify`, `admin`,
-    `devicecheck:read`, `devicecheck:write`) and the apps it may touch; a missing or unknown key is `401
+    Every `/v1` route needs `Authorization: Bearer <api key>`. Each API key carries scopes (`verify`, `score`, `gateway`,
+    `admin`, `devicecheck:read`, `devicecheck:write`) and the apps it may touch; a missing or unknown key is `401
     unauthorized`, a key without the route's scope or without the app is `403 forbidden`. `/healthz`, `/readyz`, `/metrics` and `/openapi.yaml` need no
     authentication (bind the server to a private interface).
 
@@ -63,8 +63,10 @@ tags:
     description: Apple's two DeviceCheck bits per device, stored against a key, user or device for scoring.
   - name: scoring
     description: Risk verdicts from the rule set in force, for requests the gateway is about to serve.
+  - name: gateway
+    description: Forward-auth for API gateways (nginx, Caddy). Scope `gateway`.
   - name: admin
-    description: Operating the rule set. Scope `admin`.
+    description: Operating the rule set and the gateway route policies. Scope `admin`.
   - name: operations
     description: Health, readiness, metrics and this document. Unauthenticated.
 
@@ -573,6 +575,97 @@ paths:
         '415':
           $ref: '#/components/responses/UnsupportedMediaType'
 
+  /v1/gateway/auth:
+    parameters:
+      - $ref: '#/components/parameters/OriginalMethod'
+      - $ref: '#/components/parameters/OriginalURI'
+      - $ref: '#/components/parameters/TrustedUser'
+      - $ref: '#/components/parameters/TrustedClientIP'
+      - $ref: '#/components/parameters/TrustedBodySha256'
+      - $ref: '#/components/parameters/AppAttestKeyId'
+      - $ref: '#/components/parameters/AppAttestAssertion'
+      - $ref: '#/components/parameters/AppAttestClientData'
+      - $ref: '#/components/parameters/AppAttestStatus'
+    get:
+      tags: [gateway]
+      operationId: forwardAuth
+      summary: Forward-auth for one client request (any method; GET and POST shown)
+      description: |
+        What nginx `auth_request` and Caddy `forward_auth` call for each client request, with an API key of scope
+        `gateway`. The gateway passes the protected request in headers; the route policy of the app owning its host
+        and path says what it must show; an assertion is verified and committed exactly as `POST /v1/assertions`
+        does, and the request is scored. 200 lets it through with the verdict headers; 401 (the assertion is
+        missing or did not verify, with `WWW-Authenticate: AppAttest error="<code>"`) and 403 (any other refusal)
+        carry the error body and the precise status in `X-AttestGuard-Status`. A missing or wrong gateway API key
+        is 500 `gateway_unauthorized`, never 401/403, so that no app re-attests over a gateway misconfiguration.
+        The endpoint answers every method alike.
+      responses:
+        '200':
+          $ref: '#/components/responses/ForwardAuthPassed'
+        '401':
+          $ref: '#/components/responses/ForwardAuthUnauthorized'
+        '403':
+          $ref: '#/components/responses/ForwardAuthForbidden'
+        '500':
+          $ref: '#/components/responses/GatewayUnauthorized'
+    post:
+      tags: [gateway]
+      operationId: forwardAuthPost
+      summary: Forward-auth for one client request (as GET; the body, if any, is not read)
+      responses:
+        '200':
+          $ref: '#/components/responses/ForwardAuthPassed'
+        '401':
+          $ref: '#/components/responses/ForwardAuthUnauthorized'
+        '403':
+          $ref: '#/components/responses/ForwardAuthForbidden'
+        '500':
+          $ref: '#/components/responses/GatewayUnauthorized'
+
+  /v1/admin/gateway:
+    get:
+      tags: [admin]
+      operationId: getGatewayPolicies
+      summary: The gateway route policies this process decides forward-auth by
+      description: |
+        The version (a content hash of the policy files), the directory, the apps they cover, when they loaded, and
+        the problems of the last rejected reload (empty once a good set loads). Scope: `admin`.
+      responses:
+        '200':
+          description: The route policies in force.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/GatewayPolicyStatus'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '403':
+          $ref: '#/components/responses/Forbidden'
+  /v1/admin/gateway/reload:
+    post:
+      tags: [admin]
+      operationId: reloadGatewayPolicies
+      summary: Load the gateway policy directory again now
+      description: |
+        Loads the policy files again (processes also poll them every 2 seconds). A set with any problem, or naming
+        an app the server does not configure, never replaces the one in force: `reloaded` is false and `rejected`
+        lists every problem at its file, line and column. Scope: `admin`.
+      responses:
+        '200':
+          description: The route policies in force after the attempt.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/GatewayPolicyStatus'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '403':
+          $ref: '#/components/responses/Forbidden'
+        '413':
+          $ref: '#/components/responses/BodyTooLarge'
+        '415':
+          $ref: '#/components/responses/UnsupportedMediaType'
+
   /v1/devicecheck/query:
     post:
       tags: [devicecheck]
@@ -851,6 +944,74 @@ components:
       description: 'An API key configured on the server, sent as `Authorization: Bearer <api key>`.'
 
   parameters:
+    OriginalMethod:
+      name: X-Original-Method
+      in: header
+      required: false
+      description: 'The protected request''s method (nginx). Caddy and Traefik send `X-Forwarded-Method`; one of the two is required, and both present and different is refused.'
+      schema:
+        type: string
+      example: GET
+    OriginalURI:
+      name: X-Original-URI
+      in: header
+      required: false
+      description: 'The protected request''s request-target in origin form, byte for byte as the client sent it (nginx `$request_uri`; Caddy sends `X-Forwarded-Uri`).'
+      schema:
+        type: string
+      example: /api/account?tab=orders
+    TrustedUser:
+      name: X-AttestGuard-User
+      in: header
+      required: false
+      description: 'The user the gateway authenticated (the prefix is `gateway.trustedHeaderPrefix`); required by `require` routes. Sent at most once: the gateway replaces the client''s.'
+      schema:
+        type: string
+      example: user-42
+    TrustedClientIP:
+      name: X-AttestGuard-Client-IP
+      in: header
+      required: false
+      description: 'The client''s address: the gateway''s own peer address, never `X-Forwarded-For`.'
+      schema:
+        type: string
+      example: 203.0.113.7
+    TrustedBodySha256:
+      name: X-AttestGuard-Body-Sha256
+      in: header
+      required: false
+      description: 'base64url SHA-256 of the exact body, where the gateway hashed it; without it only the method and path are bound (`v1_without_body`).'
+      schema:
+        type: string
+      example: 47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU
+    AppAttestKeyId:
+      name: X-AppAttest-KeyId
+      in: header
+      required: false
+      description: The app's key id, base64 (from the client, passed through).
+      schema:
+        type: string
+    AppAttestAssertion:
+      name: X-AppAttest-Assertion
+      in: header
+      required: false
+      description: The assertion, base64 (from the client, passed through).
+      schema:
+        type: string
+    AppAttestClientData:
+      name: X-AppAttest-ClientData
+      in: header
+      required: false
+      description: The signed clientData v1 bytes, base64url (from the client, passed through).
+      schema:
+        type: string
+    AppAttestStatus:
+      name: X-AppAttest-Status
+      in: header
+      required: false
+      description: 'The client''s own App Attest status (`supported`, `unsupported`, `throttled`, `failed`): scored, never in place of an assertion.'
+      schema:
+        type: string
     AppIdPath:
       name: appId
       in: path
@@ -894,6 +1055,18 @@ components:
         keyId: $response.body#/keyId
 
   headers:
+    ForwardAuthStatus:
+      description: 'The precise outcome''s status: 200, or the status `POST /v1/assertions` or the gateway checks give (400, 401, 403, 404, 409, 422, 429, 503).'
+      required: true
+      schema:
+        type: string
+        pattern: '^[1-5][0-9][0-9]$'
+      example: '409'
+    VerdictHeader:
+      description: 'A verdict header for the upstream: `X-AttestGuard-Decision` (allow, review, deny), `-Score`, `-Reasons` (rule ids, comma-separated, at most 1,024 bytes), `-Key-Id`, `-Rule-Set`, `-Body-Sha256` (the hash the app signed), `-Binding` (v1, v1_without_body, legacy, none), `-Protection`.'
+      required: false
+      schema:
+        type: string
     RetryAfter:
       description: Seconds to wait before retrying.
       required: true
@@ -916,6 +1089,69 @@ components:
       example: Bearer
 
   responses:
+    ForwardAuthPassed:
+      description: The request may pass; the gateway copies the verdict headers to the upstream. No body.
+      headers:
+        X-AttestGuard-Status:
+          $ref: '#/components/headers/ForwardAuthStatus'
+        X-AttestGuard-Decision:
+          $ref: '#/components/headers/VerdictHeader'
+        X-AttestGuard-Score:
+          $ref: '#/components/headers/VerdictHeader'
+        X-AttestGuard-Reasons:
+          $ref: '#/components/headers/VerdictHeader'
+        X-AttestGuard-Key-Id:
+          $ref: '#/components/headers/VerdictHeader'
+        X-AttestGuard-Rule-Set:
+          $ref: '#/components/headers/VerdictHeader'
+        X-AttestGuard-Body-Sha256:
+          $ref: '#/components/headers/VerdictHeader'
+        X-AttestGuard-Binding:
+          $ref: '#/components/headers/VerdictHeader'
+        X-AttestGuard-Protection:
+          $ref: '#/components/headers/VerdictHeader'
+    ForwardAuthUnauthorized:
+      description: |
+        The assertion is missing (`assertion_missing`) or did not verify: malformed headers, `key_not_found`,
+        `key_revoked`, `assertion_already_accepted`, `challenge_expired`, `request_binding_mismatch`, ... The app
+        may get a new challenge, or re-attest on `key_not_found` and `key_revoked`.
+      headers:
+        X-AttestGuard-Status:
+          $ref: '#/components/headers/ForwardAuthStatus'
+        WWW-Authenticate:
+          description: '`AppAttest error="<code>"`.'
+          required: true
+          schema:
+            type: string
+          example: AppAttest error="assertion_already_accepted"
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/Error'
+    ForwardAuthForbidden:
+      description: |
+        Refused for any other reason: `request_denied` (a `deny` verdict, or `review` on a route that refuses
+        reviews; with the verdict headers), `user_missing`, `route_not_covered`, the gateway's malformed headers
+        (`missing_field`, `invalid_field`), `rate_limited` and `store_unavailable` (with `Retry-After`).
+      headers:
+        X-AttestGuard-Status:
+          $ref: '#/components/headers/ForwardAuthStatus'
+        Retry-After:
+          description: Seconds to wait, when the precise status is 429 or 503.
+          required: false
+          schema:
+            type: integer
+            minimum: 0
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/Error'
+    GatewayUnauthorized:
+      description: 'The gateway''s own API key is missing, unknown, lacks the `gateway` scope or may not touch the app: `gateway_unauthorized`.'
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/Error'
     BadRequest:
       description: |
         Malformed input: `malformed_request` (the HTTP framing is broken; the connection closes),
@@ -1206,6 +1442,12 @@ components:
         # Authentication (401, 403)
         - unauthorized
         - forbidden
+        # Forward-auth (the precise status in X-AttestGuard-Status; 500 for the gateway's own key)
+        - gateway_unauthorized
+        - assertion_missing
+        - user_missing
+        - route_not_covered
+        - request_denied
         # Unknown things (404)
         - app_not_found
         - key_not_found
@@ -1726,6 +1968,47 @@ components:
         processesIncomplete:
           type: boolean
           description: 'Only for GET, when true: the store could not be read, so `processes` holds only this process.'
+
+    GatewayPolicyStatus:
+      type: object
+      required: [version, apps, loadedAt, rejected]
+      properties:
+        version:
+          type: string
+          description: '`none` without a policy directory.'
+          examples: ['sha256:3f1c0b9a2d4e5f60']
+        directory:
+          type: [string, 'null']
+        apps:
+          type: array
+          items:
+            type: string
+        loadedAt:
+          $ref: '#/components/schemas/Timestamp'
+        reloaded:
+          type: boolean
+          description: 'Only for a reload: whether this attempt replaced the set.'
+        rejected:
+          type: array
+          description: The problems of the last rejected reload, in the rule set's problem shape and codes.
+          items:
+            type: object
+            required: [code, file, line, column, message]
+            properties:
+              code:
+                type: string
+              file:
+                type: string
+              line:
+                type: integer
+              column:
+                type: integer
+              message:
+                type: string
+              hint:
+                type: string
+        rejectedAt:
+          $ref: '#/components/schemas/Timestamp'
 
     ServerProcess:
       type: object

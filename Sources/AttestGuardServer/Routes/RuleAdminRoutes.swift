@@ -45,15 +45,6 @@ struct RuleAdminRoutes {
 
 /// The rule set a process runs, for operators.
 struct RuleSetStatusBody: Encodable {
-    struct Problem: Encodable {
-        var code: String
-        var file: String
-        var line: Int
-        var column: Int
-        var message: String
-        var hint: String?
-    }
-
     /// One server process sharing the store, as it last reported itself.
     struct Process: Encodable {
         var processId: String
@@ -86,7 +77,7 @@ struct RuleSetStatusBody: Encodable {
     var loadedAt: Date
     /// For `POST .../reload`: whether this attempt loaded the files (false: rejected, the set in force stays).
     var reloaded: Bool?
-    var rejected: [Problem]
+    var rejected: [RuleProblemBody]
     var rejectedAt: Date?
     /// The shadow set's version, when one runs beside the live set.
     var shadowVersion: String?
@@ -102,8 +93,27 @@ struct RuleSetStatusBody: Encodable {
         rules = status.ruleCount
         loadedAt = status.loadedAt
         self.reloaded = reloaded
-        rejected = status.rejected.map { Problem(code: $0.code.rawValue, file: $0.file, line: $0.line, column: $0.column, message: $0.message, hint: $0.hint) }
+        rejected = status.rejected.map(RuleProblemBody.init)
         rejectedAt = status.rejectedAt
         shadowVersion = status.shadowVersion
+    }
+}
+
+/// One problem of a rejected rule set or gateway policy set, at its file, line and column.
+struct RuleProblemBody: Encodable {
+    var code: String
+    var file: String
+    var line: Int
+    var column: Int
+    var message: String
+    var hint: String?
+
+    init(_ problem: RuleSetError) {
+        code = problem.code.rawValue
+        file = problem.file
+        line = problem.line
+        column = problem.column
+        message = problem.message
+        hint = problem.hint
     }
 }

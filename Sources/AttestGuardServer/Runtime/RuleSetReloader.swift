@@ -6,7 +6,7 @@ public import RiskRules
 import Synchronization
 
 /// Reloads the rule set in force from its directory: on request (`POST /v1/admin/rules/reload`) and when the files
-/// change (``RuleSetWatchService`` polls them). A set with problems never replaces the one in force: its problems
+/// change (``ReloadWatchService`` polls them). A set with problems never replaces the one in force: its problems
 /// are logged, counted in `attestguard_rules_reloads_total{result="rejected"}` and reported by
 /// `GET /v1/admin/rules` until a good set loads. The swap is atomic (``RuleSetHolder``).
 public final class RuleSetReloader: Sendable {

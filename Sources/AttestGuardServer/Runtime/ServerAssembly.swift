@@ -18,9 +18,12 @@ public enum ServerAssembly {
         store: OpenedStore,
         registry: PrometheusCollectorRegistry,
         rules: RuleSetReloader? = nil,
-        heartbeat: ProcessHeartbeat? = nil
-    ) -> Router<AttestGuardRequestContext> {
+        heartbeat: ProcessHeartbeat? = nil,
+        gatewayPolicies: GatewayPolicyReloader? = nil
+    ) throws -> Router<AttestGuardRequestContext> {
         let rules = rules ?? RuleSetReloader(holder: engine.scorer.rules, directory: nil, clock: engine.clock, logger: Logger(label: "attestguard.rules"))
+        let gatewayPolicies = try gatewayPolicies
+            ?? GatewayPolicyReloader(settings: configuration.gateway, apps: engine.apps, clock: engine.clock, logger: Logger(label: "attestguard.gateway"))
         let heartbeat = heartbeat ?? ProcessHeartbeat(store: engine.store, reloader: rules, clock: engine.clock)
         let router = Router(context: AttestGuardRequestContext.self)
         router.add(middleware: ObservabilityMiddleware())
@@ -33,6 +36,9 @@ public enum ServerAssembly {
         ScoreRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes))
             .register(on: router, keys: APIKeyRing(configuration.apiKeys))
         RuleAdminRoutes(reloader: rules, heartbeat: heartbeat).register(on: router, keys: APIKeyRing(configuration.apiKeys))
+        ForwardAuthRoutes(engine: engine, policies: gatewayPolicies, settings: configuration.gateway)
+            .register(on: router, keys: APIKeyRing(configuration.apiKeys))
+        GatewayAdminRoutes(reloader: gatewayPolicies).register(on: router, keys: APIKeyRing(configuration.apiKeys))
         // Last: it applies to requests no route above matched.
         router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
         return router
@@ -59,15 +65,19 @@ public enum ServerAssembly {
         }
         let rules = rules ?? RuleSetReloader(holder: engine.scorer.rules, directory: nil, clock: engine.clock, logger: logger)
         let heartbeat = ProcessHeartbeat(store: engine.store, reloader: rules, clock: engine.clock)
+        let gatewayPolicies = try GatewayPolicyReloader(settings: configuration.gateway, apps: engine.apps, clock: engine.clock, logger: logger)
         var application = Application(
-            router: router(engine: engine, configuration: configuration, store: store, registry: registry, rules: rules, heartbeat: heartbeat),
+            router: try router(
+                engine: engine, configuration: configuration, store: store, registry: registry, rules: rules, heartbeat: heartbeat,
+                gatewayPolicies: gatewayPolicies
+            ),
             server: server,
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port),
                 serverName: "AttestGuard",
                 availableConnectionsDelegate: MaximumAvailableConnections(configuration.connections.maxConnections, logger: logger)
             ),
-            services: store.services + [ChallengePurgeService(store: engine.store, clock: engine.clock, logger: logger), WriteBehindService(engine: engine, logger: logger, shutdownBudget: configuration.connections.shutdownFlushTimeout), RuleSetWatchService(reloader: rules),
+            services: store.services + [ChallengePurgeService(store: engine.store, clock: engine.clock, logger: logger), WriteBehindService(engine: engine, logger: logger, shutdownBudget: configuration.connections.shutdownFlushTimeout), ReloadWatchService(rules: rules, gatewayPolicies: gatewayPolicies),
                        ProcessHeartbeatService(heartbeat: heartbeat, logger: logger)]
                 + backgroundServices,
             onServerRunning: { channel in

@@ -27,11 +27,19 @@ enum WireFields {
         try text(request.method, field: "request.method", maximumLength: 16)
         guard !request.method.isEmpty else { throw APIError.badRequest(.invalidField, "request.method is empty") }
         try text(request.path, field: "request.path", maximumLength: 4_096)
-        guard request.bodySha256.count == 43, let digest = Base64Text.decodeURL(request.bodySha256), digest.count == 32 else {
-            throw APIError.badRequest(.invalidField, "request.bodySha256 must be the base64url SHA-256 of the body (43 characters)")
+        guard let bodySha256 = request.bodySha256 else {
+            throw APIError.badRequest(.missingField, "request.bodySha256 is required: the base64url SHA-256 of the body")
         }
+        try self.bodySha256(bodySha256, field: "request.bodySha256")
         if let action = request.action { try text(action, field: "request.action", maximumLength: 64) }
         if let attributes = request.attributes { try self.attributes(attributes, field: "request.attributes") }
+    }
+
+    /// A base64url SHA-256 (43 characters, no padding), as clientData v1 carries a body's hash.
+    static func bodySha256(_ text: String, field: String) throws {
+        guard text.count == 43, let digest = Base64Text.decodeURL(text), digest.count == 32 else {
+            throw APIError.badRequest(.invalidField, "\(field) must be the base64url SHA-256 of the body (43 characters)")
+        }
     }
 
     /// Custom attributes for the rules: at most 64, names up to 64 characters, strings up to 1,024.

@@ -1,3 +1,4 @@
+public import AttestVocabulary
 public import AttestCore
 public import Crypto
 public import Foundation
@@ -34,6 +35,11 @@ public struct SimulatedAppClient: Sendable {
         public var clientData: String
         public var userId: String
         public var request: Request
+
+        /// The headers an app sends with the protected request itself, for a gateway's forward-auth to read.
+        public var appAttestHeaders: [(name: AppAttestHeader, value: String)] {
+            [(.keyId, keyId), (.assertion, assertion), (.clientData, clientData)]
+        }
     }
 
     public let device: SimulatedDevice

@@ -56,7 +56,7 @@ public enum SignalSchema {
         SignalDefinition(.requestUserId, .string, .request, "the user id; missing if not given"),
         SignalDefinition(.requestIp, .string, .request, "the client IP, canonical (IPv4-mapped IPv6 is IPv4; IPv6 in RFC 5952 text); missing if not given"),
         SignalDefinition(.requestDeviceId, .string, .request, "the device id the caller passes; missing if not given"),
-        SignalDefinition(.requestBinding, .string, .request, "how the assertion is bound to the request: `v1`, `legacy`, or `none` (no assertion)"),
+        SignalDefinition(.requestBinding, .string, .request, "how the assertion is bound to the request: `v1`, `v1_without_body` (method and path only: the gateway could not hash the body), `legacy`, or `none` (no assertion)"),
         SignalDefinition(.requestAttestStatus, .string, .request, "the client's own App Attest status as the gateway reports it (`supported`, `unsupported`, `throttled`, `failed`, ...); missing if not given"),
         SignalDefinition(.rolloutBucket, .number, .rollout, "0-99, a stable hash of app and user id; missing without a user id"),
         SignalDefinition(.rolloutAttestationRequired, .bool, .rollout, "the user falls inside the app's attestation-required percentage; missing without a user id"),

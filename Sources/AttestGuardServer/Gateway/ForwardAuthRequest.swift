@@ -1,0 +1,120 @@
+import AttestCore
+import AttestGuardEngine
+import Foundation
+import HTTPTypes
+
+/// The protected request a gateway asks about, read from the forward-auth request's headers: what the gateway itself
+/// says (the original method and request-target, the host, the trusted user, client address and body hash) and what
+/// the app sent (its App Attest headers). Problems in the gateway's headers refuse with 403, never 401, so that no app
+/// re-attests over a gateway's misconfiguration; problems in the app's headers refuse with 401.
+struct ForwardAuthRequest: Sendable {
+    /// The three App Attest headers, decoded.
+    struct Credentials: Sendable {
+        var keyId: KeyId
+        var assertion: Data
+        var clientData: Data
+    }
+
+    var method: String
+    /// The request-target in origin form, byte for byte as the client sent it (what the app signs as `path`).
+    var requestTarget: String
+    var host: String
+    var user: Identifier?
+    var ip: ClientIP?
+    var bodySha256: String?
+    /// Present when the app sent all three App Attest headers.
+    var credentials: Credentials?
+    /// The app's `X-AppAttest-Status`, for scoring.
+    var clientAttestStatus: String?
+
+    /// - Parameter authority: The forward-auth request's `Host` (the client's, which the gateway passes on).
+    init(headers: HTTPFields, authority: String?, trusted: ForwardAuthHeaders.Trusted) throws(ForwardAuthRefusal) {
+        method = try Self.gatewayValue(headers, ForwardAuthHeaders.originalMethod, ForwardAuthHeaders.forwardedMethod, maximumLength: 16)
+        guard method.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "-") }) else {
+            throw .gateway(.invalidField, "the original method is not an HTTP method")
+        }
+        requestTarget = try Self.gatewayValue(headers, ForwardAuthHeaders.originalURI, ForwardAuthHeaders.forwardedURI, maximumLength: 4_096)
+        guard requestTarget.hasPrefix("/") else {
+            throw .gateway(.invalidField, "the original URI must be the request-target in origin form, starting with /")
+        }
+        guard let host = authority, !host.isEmpty else {
+            throw .gateway(.missingField, "the forward-auth request has no Host: the gateway must pass the client's")
+        }
+        self.host = host
+        do {
+            user = try Self.utf8(headers, trusted.user).map { text throws(EngineError) in try Identifier(text, field: trusted.user.rawName) }
+            ip = try headers[trusted.clientIP].map { text throws(EngineError) in try ClientIP(text, field: trusted.clientIP.rawName) }
+        } catch {
+            throw .gateway(error.code, error.message)
+        }
+        bodySha256 = headers[trusted.bodySha256]
+        if let bodySha256 {
+            guard bodySha256.utf8.count == 43, Base64Text.decodeURL(bodySha256)?.count == 32 else {
+                throw .gateway(.invalidField, "\(trusted.bodySha256.rawName) must be the base64url SHA-256 of the body (43 characters)")
+            }
+        }
+        credentials = try Self.credentials(headers)
+        clientAttestStatus = headers[ForwardAuthHeaders.appAttestStatus].map { String($0.prefix(32)) }
+    }
+
+    /// The app's three headers: none is no assertion; some but not all is 401 `missing_field`.
+    private static func credentials(_ headers: HTTPFields) throws(ForwardAuthRefusal) -> Credentials? {
+        let keyId = headers[ForwardAuthHeaders.appAttestKeyId]
+        let assertion = headers[ForwardAuthHeaders.appAttestAssertion]
+        let clientData = headers[ForwardAuthHeaders.appAttestClientData]
+        guard keyId != nil || assertion != nil || clientData != nil else { return nil }
+        guard let keyId, let assertion, let clientData else {
+            let missing = [
+                (ForwardAuthHeaders.appAttestKeyId, keyId), (ForwardAuthHeaders.appAttestAssertion, assertion),
+                (ForwardAuthHeaders.appAttestClientData, clientData),
+            ].filter { $0.1 == nil }.map(\.0.rawName)
+            throw .app(.missingField, "the request lacks \(missing.joined(separator: " and ")): send all three App Attest headers")
+        }
+        do throws(EngineError) {
+            guard clientData.utf8.count <= 8_192, let clientDataBytes = Base64Text.decodeURL(clientData) else {
+                throw EngineError(.invalidInput, code: .malformedBase64, "\(ForwardAuthHeaders.appAttestClientData.rawName) is not base64url")
+            }
+            return Credentials(
+                keyId: try KeyId(base64: keyId),
+                assertion: try Base64Field.decode(assertion, field: ForwardAuthHeaders.appAttestAssertion.rawName, maximumBytes: 4_096),
+                clientData: clientDataBytes
+            )
+        } catch {
+            throw .app(error.code, error.message)
+        }
+    }
+
+    /// The value of the one header of a pair the gateway sets (nginx's `X-Original-*` or the `X-Forwarded-*` of
+    /// Caddy and Traefik). Both present and different is refused: a client could have added the one the gateway does
+    /// not overwrite.
+    private static func gatewayValue(
+        _ headers: HTTPFields, _ first: HTTPField.Name, _ second: HTTPField.Name, maximumLength: Int
+    ) throws(ForwardAuthRefusal) -> String {
+        let values = [first, second].compactMap { name in headers[values: name].isEmpty ? nil : (name, headers[values: name]) }
+        guard let (name, found) = values.first else {
+            throw .gateway(.missingField, "the forward-auth request lacks \(first.rawName) (or \(second.rawName))")
+        }
+        let all = values.flatMap(\.1)
+        guard Set(all).count == 1, let value = found.first, !value.isEmpty else {
+            throw .gateway(.invalidField, "\(first.rawName) and \(second.rawName) disagree or repeat: the gateway must set one and delete the other")
+        }
+        guard value.utf8.count <= maximumLength, value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw .gateway(.invalidField, "\(name.rawName) must be at most \(maximumLength) visible ASCII characters")
+        }
+        return value
+    }
+
+    /// A header's bytes as UTF-8 (a user name is sent as its raw bytes); not UTF-8 is `invalid_field`.
+    private static func utf8(_ headers: HTTPFields, _ name: HTTPField.Name) throws(EngineError) -> String? {
+        let fields = headers.filter { $0.name == name }
+        guard let field = fields.first else { return nil }
+        guard fields.count == 1 else {
+            throw EngineError(.invalidInput, code: .invalidField, "\(name.rawName) is sent more than once: the gateway must replace the client's")
+        }
+        let bytes = field.withUnsafeBytesOfValue { Array($0) }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw EngineError(.invalidInput, code: .invalidField, "\(name.rawName) is not UTF-8")
+        }
+        return text
+    }
+}

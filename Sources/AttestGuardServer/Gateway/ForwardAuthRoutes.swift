@@ -1,0 +1,98 @@
+import AttestGuardEngine
+import AttestGuardStorage
+import Foundation
+import GatewayPolicy
+import Hummingbird
+
+/// `/v1/gateway/auth` (any method, scope `gateway`): forward-auth for nginx `auth_request`, Caddy `forward_auth`
+/// and their kind. The gateway passes the protected request's method, request-target and host, the trusted headers
+/// (user, client address, body hash) and the app's App Attest headers; the route policy says what the request must
+/// show; an assertion is verified and committed by the same engine call as `POST /v1/assertions`, and the request is
+/// scored. 200 lets the request through with the verdict headers; 401 and 403 refuse it, with the precise outcome in
+/// `X-AttestGuard-Status`. The gateway's own API key failing is 500 `gateway_unauthorized`.
+struct ForwardAuthRoutes {
+    let engine: Engine
+    let policies: GatewayPolicyReloader
+    let trusted: ForwardAuthHeaders.Trusted
+
+    init(engine: Engine, policies: GatewayPolicyReloader, settings: GatewaySettings) {
+        self.engine = engine
+        self.policies = policies
+        self.trusted = ForwardAuthHeaders.Trusted(prefix: settings.trustedHeaderPrefix)
+    }
+
+    static let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
+
+    func register(on router: Router<AttestGuardRequestContext>, keys: APIKeyRing) {
+        let gateway = router.group("v1/gateway").add(middleware: APIKeyMiddleware(ring: keys, scope: .gateway, refusal: .gatewayFault))
+        for method in Self.methods { gateway.on("auth", method: method, use: authorize) }
+    }
+
+    @Sendable func authorize(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
+        do {
+            let verdict = try await decide(ForwardAuthRequest(headers: request.headers, authority: request.head.authority, trusted: trusted), context: context)
+            guard let verdict else { return Self.pass(headers: [:]) }
+            guard verdict.passes else {
+                let message = "the verdict is \(verdict.verdict.decision.rawValue)" + (verdict.verdict.decision == .review ? " and this route refuses reviews" : "")
+                throw ForwardAuthRefusal(precise: APIError(.forbidden, code: .requestDenied, message), answer: .forbidden, verdict: verdict)
+            }
+            return Self.pass(headers: verdict.headers)
+        } catch let refusal as ForwardAuthRefusal {
+            return refusal.response()
+        } catch let error as EngineError {
+            return ForwardAuthRefusal(error, now: engine.clock.now()).response()
+        } catch let error as StoreError where error.code == .unavailable {
+            return ForwardAuthRefusal(EngineError(.unavailable, code: .storeUnavailable, error.detail), now: engine.clock.now()).response()
+        }
+    }
+
+    /// The verdict for the request, or `nil` for an open route; throws the refusals.
+    private func decide(_ asked: ForwardAuthRequest, context: AttestGuardRequestContext) async throws -> ForwardAuthVerdict? {
+        guard let route = policies.policies?.decide(host: asked.host, method: asked.method, requestTarget: asked.requestTarget) else {
+            let message = policies.directory == nil
+                ? "no gateway policy is configured (gateway.policyDirectory)"
+                : "no app's gateway policy owns \(asked.host.prefix(256)) \(asked.requestTarget.prefix(256))"
+            throw ForwardAuthRefusal(precise: APIError(.notFound, code: .routeNotCovered, message), answer: .forbidden)
+        }
+        guard context.apiKey?.allows(app: route.appId) == true else {
+            throw APIError(.internalServerError, code: .gatewayUnauthorized, "the gateway's API key may not use app \(route.appId)")
+        }
+        if route.protection == .open { return nil }
+        let app = try engine.apps.policy(for: route.appId)
+        let needsUser = route.protection != .score || asked.credentials != nil
+        if needsUser, asked.user == nil {
+            throw ForwardAuthRefusal(precise: APIError(.forbidden, code: .userMissing, "this route needs the user the gateway authenticated"), answer: .forbidden)
+        }
+        if let credentials = asked.credentials, let user = asked.user {
+            let result = try await engine.assertions.assert(AssertionSubmission(
+                appId: app.appId, keyId: credentials.keyId, assertion: credentials.assertion, clientData: credentials.clientData, userId: user,
+                request: AssertedRequest(method: asked.method, path: asked.requestTarget, bodySha256: asked.bodySha256, ip: asked.ip, action: route.action)
+            ))
+            return ForwardAuthVerdict(
+                verdict: result.verdict, keyId: credentials.keyId, binding: result.requestBinding.signal, signedBodySha256: result.signedBodySha256, route: route
+            )
+        }
+        let assertionRequired =
+            switch route.protection {
+            case .require: true
+            case .requireForRollout: asked.user.map(app.requiresAttestation(of:)) ?? true
+            case .score, .open: false
+            }
+        if assertionRequired {
+            throw ForwardAuthRefusal(
+                precise: APIError(.unauthorized, code: .assertionMissing, "this route requires an App Attest assertion (X-AppAttest-KeyId, -Assertion, -ClientData)"),
+                answer: .unauthorized
+            )
+        }
+        let outcome = try await engine.scorer.score(ScoreRequest(
+            appId: app.appId, endpoint: .score, userId: asked.user, ip: asked.ip, action: route.action, attestStatus: asked.clientAttestStatus
+        ))
+        return ForwardAuthVerdict(verdict: outcome.verdict, keyId: nil, binding: .none, signedBodySha256: nil, route: route)
+    }
+
+    private static func pass(headers: HTTPFields) -> Response {
+        var headers = headers
+        headers[ForwardAuthHeaders.status] = "200"
+        return Response(status: .ok, headers: headers)
+    }
+}

@@ -1,0 +1,233 @@
+import AttestCore
+import AttestGuardStorage
+import AttestTestSupport
+import Crypto
+import DeviceSimulator
+import Foundation
+import Testing
+
+/// Forward-auth as a gateway calls it: the route policy decides what a request must show, an assertion is verified
+/// and committed as `POST /v1/assertions` does, and the answer is 200, 401 or 403 with the precise outcome in
+/// `X-AttestGuard-Status`.
+@Suite("HTTP: forward-auth")
+struct ForwardAuthTests {
+    @Test("an honest request passes with the verdict headers; its replay is 401 with the precise 409", arguments: ServerBackend.available)
+    func honestAndReplayed(backend: ServerBackend) async throws {
+        try await ForwardAuthHarness.run(backend, requiredPercent: 100) { api, _ in
+            var app = SimulatedApps.make(user: "alice", device: "alice-phone")
+            #expect(try await api.attest(app).status == 201)
+            let ask = try await api.signed(GatewayAsk(), by: &app)
+            let passed = try await api.forwardAuth(ask)
+            #expect(passed.status == 200, "\(passed.text)")
+            #expect(passed.header("X-AttestGuard-Status") == "200")
+            #expect(passed.header("X-AttestGuard-Decision") == "allow")
+            #expect(passed.header("X-AttestGuard-Key-Id") == app.key.keyIdBase64)
+            #expect(passed.header("X-AttestGuard-Binding") == "v1")
+            #expect(passed.header("X-AttestGuard-Protection") == "require-for-rollout")
+            #expect(passed.header("X-AttestGuard-Body-Sha256") == Base64Text.urlEncoded(SHA256.hash(data: ask.body)))
+            #expect(passed.header("X-AttestGuard-Rule-Set")?.hasPrefix("sha256:") == true)
+
+            let replayed = try await api.forwardAuth(ask)
+            #expect(replayed.status == 401)
+            #expect(replayed.header("X-AttestGuard-Status") == "409")
+            #expect(replayed.header("WWW-Authenticate") == #"AppAttest error="assertion_already_accepted""#)
+            #expect(replayed.errorCode == "assertion_already_accepted")
+        }
+    }
+
+    @Test("the body and path are bound: a changed body, another path spelling, no body hash", arguments: ServerBackend.available)
+    func binding(backend: ServerBackend) async throws {
+        try await ForwardAuthHarness.run(backend) { api, _ in
+            var app = SimulatedApps.make(user: "alice", device: "alice-phone")
+            #expect(try await api.attest(app).status == 201)
+
+            var tampered = try await api.signed(GatewayAsk(target: "/api/promos/claim"), by: &app)
+            tampered.body = Data(#"{"item":"sku-1","quantity":100}"#.utf8)
+            let changed = try await api.forwardAuth(tampered)
+            #expect(changed.status == 401)
+            #expect(changed.header("X-AttestGuard-Status") == "422")
+            #expect(changed.errorCode == "request_binding_mismatch")
+
+            // Signed for one spelling, sent with another: the policy still requires it, and the binding refuses it.
+            var respelled = try await api.signed(GatewayAsk(target: "/api/promos/claim"), by: &app)
+            respelled.target = "/api//promos/./claim"
+            #expect(try await api.forwardAuth(respelled).errorCode == "request_binding_mismatch")
+            for bypass in ["/api//promos/claim", "/api/promos/claim/", "/api/pr%6Fmos/claim", "/api/./promos/claim", "/API/Promos/Claim"] {
+                let unsigned = try await api.forwardAuth(GatewayAsk(target: bypass))
+                #expect(unsigned.status == 401, "\(bypass)")
+                #expect(unsigned.errorCode == "assertion_missing", "\(bypass)")
+            }
+
+            // A gateway that cannot hash the body: method and path bound, the signed hash handed to the upstream.
+            var unhashed = try await api.signed(GatewayAsk(target: "/api/promos/claim?ref=mail"), by: &app)
+            unhashed.hashesBody = false
+            let passed = try await api.forwardAuth(unhashed)
+            #expect(passed.status == 200, "\(passed.text)")
+            #expect(passed.header("X-AttestGuard-Binding") == "v1_without_body")
+            #expect(passed.header("X-AttestGuard-Body-Sha256") == Base64Text.urlEncoded(SHA256.hash(data: unhashed.body)))
+        }
+    }
+
+    @Test("what each protection asks: require, require-for-rollout, score, open", arguments: ServerBackend.available)
+    func protections(backend: ServerBackend) async throws {
+        try await ForwardAuthHarness.run(backend) { api, _ in
+            let required = try await api.forwardAuth(GatewayAsk(target: "/api/promos/claim", extraHeaders: [("X-AppAttest-Status", "unsupported")]))
+            #expect(required.status == 401)
+            #expect(required.header("X-AttestGuard-Status") == "401")
+            #expect(required.header("WWW-Authenticate") == #"AppAttest error="assertion_missing""#)
+
+            // 0 % of users must attest: the order is scored without an assertion.
+            let outsideRollout = try await api.forwardAuth(GatewayAsk(target: "/api/orders"))
+            #expect(outsideRollout.status == 200, "\(outsideRollout.text)")
+            #expect(outsideRollout.header("X-AttestGuard-Binding") == "none")
+            #expect(outsideRollout.header("X-AttestGuard-Key-Id") == nil)
+
+            let scored = try await api.forwardAuth(GatewayAsk(method: "GET", target: "/api/account", body: Data(), user: nil))
+            #expect(scored.status == 200, "\(scored.text)")
+            #expect(scored.header("X-AttestGuard-Decision") != nil)
+
+            let open = try await api.forwardAuth(GatewayAsk(method: "GET", target: "/api/catalog/shoes/42", body: Data(), user: nil))
+            #expect(open.status == 200)
+            #expect(open.header("X-AttestGuard-Decision") == nil)
+
+            let userless = try await api.forwardAuth(GatewayAsk(target: "/api/promos/claim", user: nil))
+            #expect(userless.status == 403)
+            #expect(userless.errorCode == "user_missing")
+        }
+        try await ForwardAuthHarness.run(backend, requiredPercent: 100) { api, _ in
+            let insideRollout = try await api.forwardAuth(GatewayAsk(target: "/api/orders"))
+            #expect(insideRollout.status == 401)
+            #expect(insideRollout.errorCode == "assertion_missing")
+        }
+    }
+
+    @Test("deny is 403 with the verdict; review passes or is refused as the route says", arguments: ServerBackend.available)
+    func verdicts(backend: ServerBackend) async throws {
+        try await ForwardAuthHarness.run(backend) { api, _ in
+            var mallory = SimulatedApps.make(user: "mallory", device: "mallory-phone")
+            #expect(try await api.attest(mallory).status == 201)
+            let denied = try await api.forwardAuth(try await api.signed(GatewayAsk(target: "/api/promos/claim", user: "mallory"), by: &mallory))
+            #expect(denied.status == 403)
+            #expect(denied.header("X-AttestGuard-Status") == "403")
+            #expect(denied.errorCode == "request_denied")
+            #expect(denied.header("X-AttestGuard-Decision") == "deny")
+            #expect(denied.header("X-AttestGuard-Reasons") == "claims-by-mallory")
+
+            let reviewRefused = try await api.forwardAuth(GatewayAsk(method: "GET", target: "/api/profile", body: Data()))
+            #expect(reviewRefused.status == 403)
+            #expect(reviewRefused.header("X-AttestGuard-Decision") == "review")
+            #expect(reviewRefused.header("X-AttestGuard-Reasons")?.split(separator: ",").contains("profile-views-reviewed") == true)
+        }
+    }
+
+    @Test("expired challenge, unknown key, revoked key: 401 with their precise codes", arguments: ServerBackend.available)
+    func credentialFailures(backend: ServerBackend) async throws {
+        try await ForwardAuthHarness.run(backend, requiredPercent: 100) { api, _ in
+            var app = SimulatedApps.make(user: "alice", device: "alice-phone")
+            #expect(try await api.attest(app).status == 201)
+            let late = try await api.signed(GatewayAsk(), by: &app)
+            api.clock.advance(by: 300 + 121)
+            let expired = try await api.forwardAuth(late)
+            #expect(expired.status == 401)
+            #expect(expired.header("X-AttestGuard-Status") == "422")
+            #expect(expired.errorCode == "challenge_expired")
+
+            var stranger = SimulatedApps.make(user: "alice", device: "alice-tablet")
+            let unknown = try await api.forwardAuth(try await api.signed(GatewayAsk(), by: &stranger))
+            #expect(unknown.status == 401)
+            #expect(unknown.header("X-AttestGuard-Status") == "404")
+            #expect(unknown.header("WWW-Authenticate") == #"AppAttest error="key_not_found""#)
+
+            let keyPath = "/v1/apps/\(ServerHarness.appId)/keys/\(app.key.keyIdBase64URL)/revoke"
+            #expect(try await api.send(.post, keyPath, apiKey: ServerHarness.adminKey).status == 200)
+            let revoked = try await api.forwardAuth(try await api.signed(GatewayAsk(), by: &app))
+            #expect(revoked.status == 401)
+            #expect(revoked.errorCode == "key_revoked")
+        }
+    }
+
+    @Test("the store down is 403 with the precise 503 and Retry-After, never a pass", arguments: ServerBackend.available)
+    func storeDown(backend: ServerBackend) async throws {
+        try await ForwardAuthHarness.run(backend, requiredPercent: 100, wrapStore: { FaultyScoringStore($0) }) { api, _ in
+            let store = try #require(api.engine?.store as? FaultyScoringStore)
+            var app = SimulatedApps.make(user: "alice", device: "alice-phone")
+            #expect(try await api.attest(app).status == 201)
+            let ask = try await api.signed(GatewayAsk(), by: &app)
+            store.failKeyLookups(with: StoreError(.unavailable, "injected: the database stopped answering"))
+            let down = try await api.forwardAuth(ask)
+            store.failKeyLookups(with: nil)
+            #expect(down.status == 403)
+            #expect(down.header("X-AttestGuard-Status") == "503")
+            #expect(down.header("Retry-After") != nil)
+            #expect(down.errorCode == "store_unavailable")
+            #expect(try await api.forwardAuth(ask).status == 200, "the challenge was not spent")
+        }
+    }
+
+    @Test("the gateway's own faults: its key (500), its headers (403), a request no policy owns (403, 404)")
+    func gatewayFaults() async throws {
+        try await ForwardAuthHarness.run(.sqlite) { api, _ in
+            for key in [nil, "not-a-key", ServerHarness.apiKey] as [String?] {
+                let reply = try await api.forwardAuth(GatewayAsk(target: "/api/promos/claim", apiKey: key))
+                #expect(reply.status == 500, "\(key ?? "no key")")
+                #expect(reply.errorCode == "gateway_unauthorized")
+            }
+            let conflicting = try await api.forwardAuth(GatewayAsk(target: "/api/catalog/x", extraHeaders: [("X-Forwarded-Uri", "/api/promos/claim")]))
+            #expect(conflicting.status == 403)
+            #expect(conflicting.header("X-AttestGuard-Status") == "400")
+            let forgedUser = try await api.forwardAuth(GatewayAsk(target: "/api/promos/claim", extraHeaders: [("X-AttestGuard-User", "mallory")]))
+            #expect(forgedUser.status == 403)
+            #expect(forgedUser.errorCode == "invalid_field")
+            let badIP = try await api.forwardAuth(GatewayAsk(ip: "10.0.0.1, 10.0.0.2"))
+            #expect(badIP.status == 403 && badIP.errorCode == "invalid_field")
+            let notOwned = try await api.forwardAuth(GatewayAsk(target: "relative"))
+            #expect(notOwned.status == 403)
+            var partial = GatewayAsk(target: "/api/promos/claim")
+            partial.extraHeaders = [("X-AppAttest-KeyId", "AAAA")]
+            let incomplete = try await api.forwardAuth(partial)
+            #expect(incomplete.status == 401 && incomplete.errorCode == "missing_field")
+        }
+    }
+
+    @Test("without a policy directory every request is refused as route_not_covered")
+    func noPolicies() async throws {
+        let rules = try ForwardAuthHarness.directory(["rules.yaml": ForwardAuthHarness.rules])
+        defer { try? FileManager.default.removeItem(at: rules) }
+        var environment = ForwardAuthHarness.environment(policies: rules, rules: rules)
+        environment["ATTESTGUARD_GATEWAY_POLICY_DIRECTORY"] = nil
+        try await ServerHarness.run(.sqlite, extraEnvironment: environment) { api in
+            for target in ["/api/catalog/a", "/api/promos/claim"] {
+                let reply = try await api.forwardAuth(GatewayAsk(method: "GET", target: target, body: Data()))
+                #expect(reply.status == 403)
+                #expect(reply.header("X-AttestGuard-Status") == "404")
+                #expect(reply.errorCode == "route_not_covered")
+            }
+        }
+    }
+
+    @Test("policies reload: a broken set is reported and the set in force stays; a good one replaces it")
+    func policyReload() async throws {
+        try await ForwardAuthHarness.run(.sqlite) { api, policies in
+            let before = try await api.send(.get, "/v1/admin/gateway", apiKey: ServerHarness.adminKey)
+            #expect(before.status == 200)
+            let version = try #require(before["version"] as? String)
+            #expect(before["apps"] as? [String] == [ServerHarness.appId])
+
+            try "version: 1\napp: ABCDE12345.com.example.unconfigured\n".write(to: policies.appendingPathComponent("other.yaml"), atomically: true, encoding: .utf8)
+            let rejected = try await api.post("/v1/admin/gateway/reload", json: [:], apiKey: ServerHarness.adminKey)
+            #expect(rejected["reloaded"] as? Bool == false)
+            #expect(rejected["version"] as? String == version)
+            let problems = try #require(rejected["rejected"] as? [[String: Any]])
+            #expect(!problems.isEmpty)
+            #expect(try await api.forwardAuth(GatewayAsk(method: "GET", target: "/api/catalog/a", body: Data())).status == 200, "the set in force stays")
+
+            try FileManager.default.removeItem(at: policies.appendingPathComponent("other.yaml"))
+            let opened = ForwardAuthHarness.policy.replacingOccurrences(of: "default: require", with: "default: open")
+            try opened.write(to: policies.appendingPathComponent("shop.yaml"), atomically: true, encoding: .utf8)
+            let reloaded = try await api.post("/v1/admin/gateway/reload", json: [:], apiKey: ServerHarness.adminKey)
+            #expect(reloaded["reloaded"] as? Bool == true)
+            #expect(reloaded["version"] as? String != version)
+            #expect(try await api.forwardAuth(GatewayAsk(method: "GET", target: "/elsewhere", body: Data())).status == 200)
+        }
+    }
+}

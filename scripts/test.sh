@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The project's one test command (README "Testing"); .ci/run calls exactly this.
-# Builds everything (library, CLI, tests), starts a throw-away PostgreSQL (unless ATTESTGUARD_TEST_DATABASE_URL
-# names one), runs the whole test suite against PostgreSQL and SQLite, runs Schemathesis against a live server,
-# and stops the database again.
+# Installs the Debian packages the tests run (curl, nginx with njs, Caddy) when missing, builds everything (library,
+# CLI, tests), starts a throw-away PostgreSQL (unless ATTESTGUARD_TEST_DATABASE_URL names one), runs the whole test
+# suite against PostgreSQL and SQLite (the gateway tests start nginx and Caddy themselves), runs Schemathesis against
+# a live server, and stops the database again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 scripts/check-dashboards.py  # Dashboards/*.json query only metrics Sources defines, and show every one
@@ -12,10 +13,19 @@ if ! command -v swift >/dev/null 2>&1; then
     exit 1
 fi
 
-# The README's quick start, which a test runs as written, talks to the server with curl.
-if ! command -v curl >/dev/null 2>&1; then
+# Debian packages the tests run: curl (the README's quick start, run as written), nginx with njs and Caddy (the
+# gateway tests, in front of the server). Only what is missing is installed; RUNLEVEL=1 keeps the packages from
+# starting their system services.
+missing=()
+command -v curl >/dev/null 2>&1 || missing+=(curl)
+[ -x /usr/sbin/nginx ] || missing+=(nginx)
+[ -f /usr/lib/nginx/modules/ngx_http_js_module.so ] || missing+=(libnginx-mod-http-js)
+[ -x /usr/bin/caddy ] || missing+=(caddy)
+if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" -eq 0 ]; then as_root=(); else as_root=(sudo); fi
-    "${as_root[@]}" apt-get update -qq && DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq curl
+    echo "test.sh: installing ${missing[*]}" >&2
+    "${as_root[@]}" apt-get update -qq
+    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
 if [ -z "${ATTESTGUARD_TEST_DATABASE_URL:-}" ]; then

@@ -32,6 +32,10 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         case userMissing = "user_missing"
         case routeNotCovered = "route_not_covered"
         case requestDenied = "request_denied"
+        // Answered by the shipped gateway configurations, not by AttestGuard
+        case attestguardUnavailable = "attestguard_unavailable"
+        case gatewayHeaderForbidden = "gateway_header_forbidden"
+        case gatewayError = "gateway_error"
         // Unknown things (404)
         case appNotFound = "app_not_found"
         case keyNotFound = "key_not_found"
@@ -165,6 +169,16 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     public static let routeNotCovered = ErrorCode(.routeNotCovered)
     /// The verdict refused the request: `deny`, or `review` on a route that refuses reviews (403).
     public static let requestDenied = ErrorCode(.requestDenied)
+
+    // MARK: Answered by the shipped gateway configurations
+
+    /// The gateway could not reach AttestGuard, or AttestGuard did not answer in time; fail-closed (503, `Retry-After`).
+    public static let attestguardUnavailable = ErrorCode(.attestguardUnavailable)
+    /// The client sent a header under the trusted prefix that the gateway cannot delete (nginx with njs: 400).
+    public static let gatewayHeaderForbidden = ErrorCode(.gatewayHeaderForbidden)
+    /// The gateway cannot check the request: its own API key failed (`gateway_unauthorized`) or AttestGuard answered
+    /// unexpectedly (500).
+    public static let gatewayError = ErrorCode(.gatewayError)
 
     // MARK: Unknown things (404)
 

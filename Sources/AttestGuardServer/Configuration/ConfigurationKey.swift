@@ -108,6 +108,7 @@ public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
         ConfigurationKey("rules.shadowDirectory", "a rule set evaluated beside the live one, logged, never enforced"),
         ConfigurationKey("gateway.policyDirectory", "the app route policies forward-auth decides by (none: forward-auth refuses every request)"),
         ConfigurationKey("gateway.trustedHeaderPrefix", "the prefix of the headers only the gateway sets: User, Client-IP, Body-Sha256 (default X-AttestGuard-)"),
+        ConfigurationKey("gateway.answerWithinMilliseconds", "forward-auth answers 503 store_unavailable after this long; below the gateway's read timeout (default 1000)"),
         ConfigurationKey("velocity.ipv6PrefixLength", "IPv6 clients count per network of this many bits, 32-128 (default 64)"),
         ConfigurationKey("decisionLog.retentionDays", "days of verdicts kept (default 30)"),
         ConfigurationKey("privacy.hashKeyFile", "a file holding the key of the keyed hashes of user ids and IPs (32+ characters)"),

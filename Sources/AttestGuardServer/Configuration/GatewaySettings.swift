@@ -7,12 +7,20 @@ public struct GatewaySettings: Sendable, Hashable {
     /// The prefix of the trusted gateway headers (`gateway.trustedHeaderPrefix`, default `X-AttestGuard-`): `User`,
     /// `Client-IP` and `Body-Sha256` follow it. The gateway deletes every client header with this prefix.
     public var trustedHeaderPrefix: String
+    /// How long forward-auth may take before it answers 503 `store_unavailable` (`gateway.answerWithinMilliseconds`,
+    /// default 1,000): shorter than the gateway's read timeout (2 s in the shipped configurations), so that a slow
+    /// or lost database reaches the app as AttestGuard's own refusal, which stays closed, and never as a gateway
+    /// timeout, which a fail-open gateway lets through.
+    public var answerWithin: Duration
 
     public static let defaultTrustedHeaderPrefix = "X-AttestGuard-"
 
-    public init(policyDirectory: String? = nil, trustedHeaderPrefix: String = GatewaySettings.defaultTrustedHeaderPrefix) {
+    public init(
+        policyDirectory: String? = nil, trustedHeaderPrefix: String = GatewaySettings.defaultTrustedHeaderPrefix, answerWithin: Duration = .seconds(1)
+    ) {
         self.policyDirectory = policyDirectory
         self.trustedHeaderPrefix = trustedHeaderPrefix
+        self.answerWithin = answerWithin
     }
 }
 
@@ -24,6 +32,9 @@ extension GatewaySettings {
         guard allowed, (2...64).contains(prefix.utf8.count) else {
             throw ConfigurationError(key: gateway.path("trustedHeaderPrefix"), "must be 2-64 letters, digits and -, like X-AttestGuard-")
         }
-        self.init(policyDirectory: gateway.string("policyDirectory"), trustedHeaderPrefix: prefix)
+        self.init(
+            policyDirectory: gateway.string("policyDirectory"), trustedHeaderPrefix: prefix,
+            answerWithin: .milliseconds(try gateway.int("answerWithinMilliseconds", default: 1_000, range: 100...60_000))
+        )
     }
 }

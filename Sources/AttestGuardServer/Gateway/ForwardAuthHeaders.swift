@@ -18,6 +18,8 @@ public enum ForwardAuthHeaders {
 
     /// The precise outcome's status (`200`, `401`, `403`, `409`, `429`, `503`, ...), on every answer.
     public static let status = HTTPField.Name("X-AttestGuard-Status")!
+    /// The error code of a refusal (401, 403), for a gateway that cannot pass the body on (plain `auth_request`).
+    public static let error = HTTPField.Name("X-AttestGuard-Error")!
     /// `allow`, `review` or `deny`.
     public static let decision = HTTPField.Name("X-AttestGuard-Decision")!
     public static let score = HTTPField.Name("X-AttestGuard-Score")!

@@ -51,12 +51,13 @@ struct ForwardAuthRefusal: Error, Sendable {
         self.verdict = verdict
     }
 
-    /// The answer: the outward status, the error body, `X-AttestGuard-Status`, `Retry-After` where the precise
-    /// outcome has one, and the verdict headers of a refusing verdict.
+    /// The answer: the outward status, the error body, `X-AttestGuard-Status` and `X-AttestGuard-Error` (the code),
+    /// `Retry-After` where the precise outcome has one, and the verdict headers of a refusing verdict.
     func response() -> Response {
         var headers = verdict?.headers ?? HTTPFields()
         headers[.contentType] = "application/json"
         headers[ForwardAuthHeaders.status] = String(precise.status.code)
+        headers[ForwardAuthHeaders.error] = precise.code.rawValue
         if let seconds = precise.retryAfterSeconds { headers[.retryAfter] = String(seconds) }
         let status: HTTPResponse.Status
         switch answer {

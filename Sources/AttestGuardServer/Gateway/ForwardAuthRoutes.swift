@@ -1,5 +1,6 @@
 import AttestGuardEngine
 import AttestGuardStorage
+import EventLoopConcurrency
 import Foundation
 import GatewayPolicy
 import Hummingbird
@@ -14,11 +15,13 @@ struct ForwardAuthRoutes {
     let engine: Engine
     let policies: GatewayPolicyReloader
     let trusted: ForwardAuthHeaders.Trusted
+    let answerWithin: Duration
 
     init(engine: Engine, policies: GatewayPolicyReloader, settings: GatewaySettings) {
         self.engine = engine
         self.policies = policies
         self.trusted = ForwardAuthHeaders.Trusted(prefix: settings.trustedHeaderPrefix)
+        self.answerWithin = settings.answerWithin
     }
 
     static let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
@@ -30,7 +33,13 @@ struct ForwardAuthRoutes {
 
     @Sendable func authorize(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
         do {
-            let verdict = try await decide(ForwardAuthRequest(headers: request.headers, authority: request.head.authority, trusted: trusted), context: context)
+            let asked = try ForwardAuthRequest(headers: request.headers, authority: request.head.authority, trusted: trusted)
+            // Past the deadline the answer is 503 store_unavailable: closed, and before the gateway's own timeout.
+            // An assertion whose commit was under way may have been spent; the app retries with a new challenge.
+            let answerWithin = self.answerWithin
+            let verdict = try await withDeadline(answerWithin, timeoutError: { StoreError(.unavailable, "forward-auth did not finish within \(answerWithin)") }) {
+                try await decide(asked, context: context)
+            }
             guard let verdict else { return Self.pass(headers: [:]) }
             guard verdict.passes else {
                 let message = "the verdict is \(verdict.verdict.decision.rawValue)" + (verdict.verdict.decision == .review ? " and this route refuses reviews" : "")

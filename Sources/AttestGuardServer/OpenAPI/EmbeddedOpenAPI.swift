@@ -1062,6 +1062,12 @@ components:
         type: string
         pattern: '^[1-5][0-9][0-9]$'
       example: '409'
+    ForwardAuthError:
+      description: 'The refusal''s error code, as in the body: for a gateway that drops the body (plain nginx `auth_request`).'
+      required: true
+      schema:
+        type: string
+      example: assertion_already_accepted
     VerdictHeader:
       description: 'A verdict header for the upstream: `X-AttestGuard-Decision` (allow, review, deny), `-Score`, `-Reasons` (rule ids, comma-separated, at most 1,024 bytes), `-Key-Id`, `-Rule-Set`, `-Body-Sha256` (the hash the app signed), `-Binding` (v1, v1_without_body, legacy, none), `-Protection`.'
       required: false
@@ -1118,6 +1124,8 @@ components:
       headers:
         X-AttestGuard-Status:
           $ref: '#/components/headers/ForwardAuthStatus'
+        X-AttestGuard-Error:
+          $ref: '#/components/headers/ForwardAuthError'
         WWW-Authenticate:
           description: '`AppAttest error="<code>"`.'
           required: true
@@ -1136,6 +1144,8 @@ components:
       headers:
         X-AttestGuard-Status:
           $ref: '#/components/headers/ForwardAuthStatus'
+        X-AttestGuard-Error:
+          $ref: '#/components/headers/ForwardAuthError'
         Retry-After:
           description: Seconds to wait, when the precise status is 429 or 503.
           required: false
@@ -1448,6 +1458,10 @@ components:
         - user_missing
         - route_not_covered
         - request_denied
+        # Answered by the shipped gateway configurations, not by AttestGuard
+        - attestguard_unavailable
+        - gateway_header_forbidden
+        - gateway_error
         # Unknown things (404)
         - app_not_found
         - key_not_found

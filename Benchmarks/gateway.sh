@@ -1,0 +1,252 @@
+#!/usr/bin/env bash
+# AttestGuard gateway benchmark: the one command.
+#
+#   ./Benchmarks/gateway.sh            (from any directory)
+#
+# Measures requests through nginx to an upstream, in one run, with and without forward-auth:
+#   - direct:   nginx (basic auth) -> upstream; no AttestGuard;
+#   - attested: nginx with the shipped Gateway/nginx/attestguard.conf and attestguard.js (njs: the body read and
+#               hashed, forward-auth asked once) -> upstream; every request carries a fresh single-use assertion that
+#               AttestGuard (release build, simulator mode, PostgreSQL, the shipped Rules/) verifies, commits and scores.
+# The request is the same in both: POST /api/orders with {"item":"sku-1"}, basic auth as the key's user. The upstream
+# is an nginx server answering 200 at once, so the difference is the gateway's forward-auth. Rounds alternate
+# (direct, attested, direct, ...) so that a change in the machine's load falls on both; the report gives each
+# round, the medians, the added latency (p50, p99) and the throughput ratio.
+#
+# Steps: build `attestguard` and `HTTPBenchPrep` (release, Benchmarks/.build); install wrk and nginx with njs when
+# missing; start a throw-away PostgreSQL and the server with a route policy requiring an assertion on
+# POST /api/orders; HTTPBenchPrep attests one key per connection and mints PER_KEY assertions per key in counter
+# order; nginx (one worker) runs the direct and the attested servers and the upstream; wrk (`-t C -c C`: each
+# connection sends its key's assertions one after another) runs the rounds. Everything it started is stopped on
+# exit, also on failure or Ctrl-C.
+#
+# Environment (defaults in brackets):
+#   GATEWAY_BENCH_CONNECTIONS [8]    connections = wrk threads = simulated keys
+#   GATEWAY_BENCH_DURATION [10]      seconds per round
+#   GATEWAY_BENCH_ROUNDS [3]         rounds of each kind
+#   GATEWAY_BENCH_PER_KEY [4000]     assertions prepared per key; must outlast the attested rounds (the run fails
+#                                    with "exhausted" otherwise)
+#   GATEWAY_BENCH_NO_BUILD [0]       1: use the binaries already in Benchmarks/.build/release
+#   GATEWAY_BENCH_KEEP [0]           1: keep the work folder (configurations, logs, wrk outputs)
+#   SWIFT                            swift binary (default: swift on PATH)
+# Exit status: 0 only if every measured request was answered 200 with no socket errors and no connection ran out.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+connections="${GATEWAY_BENCH_CONNECTIONS:-8}"
+duration="${GATEWAY_BENCH_DURATION:-10}"
+rounds="${GATEWAY_BENCH_ROUNDS:-3}"
+per_key="${GATEWAY_BENCH_PER_KEY:-4000}"
+swift="${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}"
+seed="attestguard-bench"
+app_id="ABCDE12345.com.example.bench"
+lua="$here/gateway/gateway.lua"
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+missing=()
+command -v wrk >/dev/null 2>&1 || missing+=(wrk)
+[ -x /usr/sbin/nginx ] || missing+=(nginx)
+[ -f /usr/lib/nginx/modules/ngx_http_js_module.so ] || missing+=(libnginx-mod-http-js)
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "== installing ${missing[*]} (Debian packages) =="
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+bin="$("$swift" build -c release --package-path "$here" --show-bin-path)"
+if [ "${GATEWAY_BENCH_NO_BUILD:-0}" != 1 ]; then
+    echo "== building attestguard and HTTPBenchPrep (release, $here/.build) =="
+    for product in attestguard HTTPBenchPrep; do
+        "$swift" build -c release --package-path "$here" --product "$product" 2>&1 | grep -E '^Build (of product|complete)|error:' || true
+    done
+fi
+for binary in "$bin/attestguard" "$bin/HTTPBenchPrep"; do
+    [ -x "$binary" ] || { echo "build failed: $binary is missing" >&2; exit 1; }
+done
+
+# ---- everything below is cleaned up by the trap ----
+work="$(mktemp -d /tmp/attestguard-gateway-bench.XXXXXX)"
+server_pid=""
+nginx_pid=""
+cleanup() {
+    local status=$?
+    trap - EXIT INT TERM
+    for pid in "$nginx_pid" "$server_pid"; do
+        if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+            kill -TERM "$pid" 2>/dev/null || true
+            for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+            kill -KILL "$pid" 2>/dev/null || true
+        fi
+    done
+    if [ -s "$work/pg-state" ]; then "$root/scripts/postgres-stop.sh" "$(cat "$work/pg-state")" || true; fi
+    if [ "$status" -ne 0 ]; then tail -20 "$work/server.err" "$work/nginx/error.log" 2>/dev/null >&2 || true; fi
+    if [ "${GATEWAY_BENCH_KEEP:-0}" = 1 ]; then echo "work folder kept: $work" >&2; else rm -rf "$work"; fi
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
+
+echo "== PostgreSQL =="
+ATTESTGUARD_PG_STATE_FILE="$work/pg-state" "$root/scripts/postgres-start.sh" >"$work/pg-url" 2>"$work/pg-start.log" ||
+    { cat "$work/pg-start.log" >&2; exit 1; }
+pg_url="$(cat "$work/pg-url")"
+
+echo "== server =="
+port="$(free_port)"
+BENCH_API_KEY="bench-$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
+GATEWAY_KEY="edge-$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
+export BENCH_API_KEY GATEWAY_KEY
+mkdir -p "$work/policy"
+cat >"$work/policy/bench.yaml" <<POLICY
+version: 1
+app: $app_id
+pathPrefix: /
+default: require
+routes:
+  - path: /api/orders
+    methods: [POST]
+    protection: require
+    action: purchase
+POLICY
+cat >"$work/config.yaml" <<CONFIG
+mode: simulator
+logLevel: warning
+server: { host: 127.0.0.1, port: $port }
+database: { url: "$pg_url", autoMigrate: true }
+simulator: { seed: $seed }
+challenges: { ttlSeconds: 3600, maxPerUser: 1000000, quotaWindowSeconds: 1 }
+apps:
+  names: [bench]
+  bench: { appId: $app_id, environments: [development] }
+apiKeys:
+  names: [bench, edge]
+  bench: { secretEnv: BENCH_API_KEY, scopes: [verify, score, admin], apps: ["*"] }
+  edge: { secretEnv: GATEWAY_KEY, scopes: [gateway], apps: ["*"] }
+rules: { directory: "$root/Rules" }
+gateway: { policyDirectory: "$work/policy" }
+CONFIG
+"$bin/attestguard" serve --config "$work/config.yaml" >"$work/server.out" 2>"$work/server.err" &
+server_pid=$!
+for _ in $(seq 1 600); do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")" = 200 ] && break
+    kill -0 "$server_pid" 2>/dev/null || { echo "the server exited" >&2; exit 1; }
+    sleep 0.1
+done
+
+echo "== preparing $connections keys x $per_key assertions (through the API) =="
+"$bin/HTTPBenchPrep" --url "http://127.0.0.1:$port" --keys "$connections" --per-key "$per_key" --out "$work/bodies" \
+    --seed "$seed" --app-id "$app_id"
+# Each key's file for wrk: its user's basic-auth value, then `keyId assertion clientData` per assertion.
+python3 - "$work/bodies" "$work/headers" "$connections" <<'PY'
+import base64, json, os, sys
+source, target, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+os.makedirs(target, exist_ok=True)
+for index in range(count):
+    with open(f"{source}/key-{index}.txt") as lines, open(f"{target}/key-{index}.txt", "w") as out:
+        out.write("Basic " + base64.b64encode(f"bench-user-{index}:password".encode()).decode() + "\n")
+        for line in lines:
+            body = json.loads(line)
+            out.write(f"{body['keyId']} {body['assertion']} {body['clientData']}\n")
+PY
+
+echo "== nginx =="
+gateway_port="$(free_port)"
+direct_port="$(free_port)"
+upstream_port="$(free_port)"
+mkdir -p "$work/nginx"
+sed -e "s|listen 8443;|listen 127.0.0.1:$gateway_port;|" -e "s|server 127.0.0.1:8080;|server 127.0.0.1:$port;|" \
+    -e "s|http://127.0.0.1:9000|http://127.0.0.1:$upstream_port|" -e "s|/etc/nginx/attestguard/|$work/nginx/|g" \
+    "$root/Gateway/nginx/attestguard.conf" >"$work/nginx/attestguard.conf"
+cp "$root/Gateway/nginx/attestguard.js" "$work/nginx/"
+for index in $(seq 0 $((connections - 1))); do echo "bench-user-$index:{PLAIN}password"; done >"$work/nginx/htpasswd"
+printf 'proxy_set_header Authorization "Bearer %s";\n' "$GATEWAY_KEY" >"$work/nginx/gateway-key.conf"
+cat >"$work/nginx/nginx.conf" <<NGINX
+load_module /usr/lib/nginx/modules/ngx_http_js_module.so;
+worker_processes 1;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path $work/nginx/body;
+    proxy_temp_path $work/nginx/proxy;
+    fastcgi_temp_path $work/nginx/fastcgi;
+    uwsgi_temp_path $work/nginx/uwsgi;
+    scgi_temp_path $work/nginx/scgi;
+    include $work/nginx/attestguard.conf;
+    # The same request without AttestGuard: basic auth, then the upstream.
+    server {
+        listen 127.0.0.1:$direct_port;
+        auth_basic "bench";
+        auth_basic_user_file $work/nginx/htpasswd;
+        location / {
+            proxy_pass http://127.0.0.1:$upstream_port;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+        }
+    }
+    # The upstream: answers at once.
+    server {
+        listen 127.0.0.1:$upstream_port;
+        location / { return 200 "upstream ok"; }
+    }
+}
+NGINX
+/usr/sbin/nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" -g 'daemon off;' &
+nginx_pid=$!
+for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$gateway_port/" && break; sleep 0.1; done
+
+# run NAME MODE PORT OFFSETS_IN OFFSETS_OUT [SECONDS]: one wrk round; its RESULT line in $work/NAME.result.
+run() {
+    wrk -t "$connections" -c "$connections" -d "${6:-$duration}s" --latency --timeout 10s -s "$lua" "http://127.0.0.1:$3" \
+        -- "$2" "$work/$1.result" "$work/headers" "$4" "$5" >"$work/$1.out" 2>&1 || { cat "$work/$1.out" >&2; exit 1; }
+    [ -s "$work/$1.result" ] || { cat "$work/$1.out" >&2; echo "wrk wrote no result ($1)" >&2; exit 1; }
+}
+field() { sed 's/ first_error=.*//' "$work/$1.result" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1; }
+
+echo "== warm-up (2 s each) =="
+run warmup-direct direct "$direct_port" - - 2
+run warmup-attested attested "$gateway_port" - "$work/offsets-0" 2
+offsets="$work/offsets-0"
+load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
+for round in $(seq 1 "$rounds"); do
+    echo "== round $round: direct, then attested (${duration} s each) =="
+    run "direct-$round" direct "$direct_port" - -
+    run "attested-$round" attested "$gateway_port" "$offsets" "$work/offsets-$round"
+    offsets="$work/offsets-$round"
+done
+load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
+
+# ---- report ----
+failed=0
+echo
+echo "== AttestGuard gateway benchmark =="
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; load average $load_before before measuring, $load_after after"
+echo "software: $(/usr/sbin/nginx -v 2>&1 | sed 's/^nginx version: //'), njs $(dpkg-query -W -f='${Version}' libnginx-mod-http-js 2>/dev/null || echo '?'); $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2); attestguard serve (release) on PostgreSQL (scripts/postgres-start.sh)"
+echo "load: wrk -t $connections -c $connections -d ${duration}s, closed loop, POST /api/orders {\"item\":\"sku-1\"}; nginx 1 worker; wrk, nginx, AttestGuard and PostgreSQL share the cores"
+echo
+printf '| %-12s | %9s | %8s | %8s | %9s | %-22s |\n' round "req/s" "p50 ms" "p99 ms" requests "non-200 / sock.err / ex"
+printf '|%s|%s|%s|%s|%s|%s|\n' --------------  ----------- ---------- ---------- ----------- ------------------------
+for name in $(for round in $(seq 1 "$rounds"); do echo "direct-$round attested-$round"; done); do
+    printf '| %-12s | %9.0f | %8.2f | %8.2f | %9d | %-22s |\n' "$name" "$(field "$name" rps)" "$(field "$name" p50_ms)" \
+        "$(field "$name" p99_ms)" "$(field "$name" requests)" "$(field "$name" non200) / $(field "$name" socket_errors) / $(field "$name" exhausted)"
+    if [ "$(field "$name" non200)" != 0 ] || [ "$(field "$name" socket_errors)" != 0 ] || [ "$(field "$name" exhausted)" != 0 ]; then
+        failed=1
+        echo "   $name: $(sed -n 's/.* first_error=//p' "$work/$name.result")"
+    fi
+done
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+summary() { for round in $(seq 1 "$rounds"); do field "$1-$round" "$2"; done | median; }
+direct_rps=$(summary direct rps); attested_rps=$(summary attested rps)
+direct_p50=$(summary direct p50_ms); attested_p50=$(summary attested p50_ms)
+direct_p99=$(summary direct p99_ms); attested_p99=$(summary attested p99_ms)
+echo
+awk -v dr="$direct_rps" -v ar="$attested_rps" -v d50="$direct_p50" -v a50="$attested_p50" -v d99="$direct_p99" -v a99="$attested_p99" 'BEGIN {
+    printf "medians: direct %.0f req/s, p50 %.2f ms, p99 %.2f ms; attested %.0f req/s, p50 %.2f ms, p99 %.2f ms\n", dr, d50, d99, ar, a50, a99
+    printf "forward-auth adds p50 %.2f ms, p99 %.2f ms; throughput ratio attested/direct %.3f\n", a50 - d50, a99 - d99, ar / dr
+}'
+[ "$failed" = 0 ] || { echo "some requests failed: the figures are not valid" >&2; exit 1; }

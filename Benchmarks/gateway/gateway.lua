@@ -1,0 +1,114 @@
+-- wrk script of Benchmarks/gateway.sh. Run wrk with `-t C -c C` (one connection per thread, so each thread's
+-- requests go out one after another, in order) and:
+--
+--   wrk ... -s gateway.lua URL -- MODE RESULT_FILE HEADER_DIR OFFSETS_IN OFFSETS_OUT
+--
+-- Every request is the one the assertions were signed for: POST /api/orders with {"item":"sku-1"}, basic auth as
+-- thread i's user (line 1 of HEADER_DIR/key-<i>.txt: the Authorization value).
+--   MODE direct:   nothing else (the gateway's direct server: no AttestGuard).
+--   MODE attested: also the X-AppAttest-* headers of the next line of the file (`keyId assertion clientData`, one
+--                  single-use assertion per line, in counter order), starting after the line OFFSETS_IN gives the
+--                  thread ("-": none); OFFSETS_OUT gets how far each thread got, so the next round never replays one.
+-- done() writes one line to RESULT_FILE:
+--   requests=N duration_s=S rps=R p50_ms=.. p99_ms=.. non200=N statuses=CODE:N,... socket_errors=N exhausted=N first_error=...
+
+local threads = {}
+local next_id = 0
+
+function setup(thread)
+   thread:set("id", next_id)
+   next_id = next_id + 1
+   table.insert(threads, thread)
+end
+
+local function read_offsets(path)
+   local offsets = {}
+   if path and path ~= "-" then
+      local file = io.open(path, "r")
+      if file then
+         for line in file:lines() do
+            local key, pos = line:match("^(%d+) (%d+)$")
+            if key then offsets[tonumber(key)] = tonumber(pos) end
+         end
+         file:close()
+      end
+   end
+   return offsets
+end
+
+local body = '{"item":"sku-1"}'
+
+function init(args)
+   mode = args[1]
+   result_file = args[2]
+   offsets_out = args[5]
+   non200, exhausted, first_error, statuses = 0, 0, "", {}
+   local lines = {}
+   for line in io.lines(args[3] .. "/key-" .. id .. ".txt") do lines[#lines + 1] = line end
+   local headers = { ["Content-Type"] = "application/json", ["Authorization"] = lines[1] }
+   if mode == "direct" then
+      direct_request = wrk.format("POST", "/api/orders", headers, body)
+      return
+   end
+   assert(mode == "attested", "mode must be direct or attested, got " .. tostring(mode))
+   requests = {}
+   for index = 2, #lines do
+      local key_id, assertion, client_data = lines[index]:match("^(%S+) (%S+) (%S+)$")
+      headers["X-AppAttest-KeyId"] = key_id
+      headers["X-AppAttest-Assertion"] = assertion
+      headers["X-AppAttest-ClientData"] = client_data
+      requests[#requests + 1] = wrk.format("POST", "/api/orders", headers, body)
+   end
+   pos = read_offsets(args[4])[id] or 0
+end
+
+function request()
+   if mode == "direct" then return direct_request end
+   if pos >= #requests then
+      -- Out of single-use assertions: stop this thread (the run is reported as invalid). wrk still needs a request.
+      exhausted = 1
+      wrk.thread:stop()
+      return direct_request or wrk.format("GET", "/")
+   end
+   pos = pos + 1
+   return requests[pos]
+end
+
+function response(status, headers, response_body)
+   if status ~= 200 then
+      non200 = non200 + 1
+      statuses[status] = (statuses[status] or 0) + 1
+      if first_error == "" then first_error = tostring(status) .. " " .. tostring(response_body) end
+   end
+end
+
+function done(summary, latency, requests_done)
+   local non200_total, exhausted_total, first, by_status, positions = 0, 0, "", {}, {}
+   local out, offsets_path, run_mode
+   for _, thread in ipairs(threads) do
+      out, offsets_path, run_mode = thread:get("result_file"), thread:get("offsets_out"), thread:get("mode")
+      non200_total = non200_total + (thread:get("non200") or 0)
+      exhausted_total = exhausted_total + (thread:get("exhausted") or 0)
+      for code, count in pairs(thread:get("statuses") or {}) do by_status[code] = (by_status[code] or 0) + count end
+      if first == "" then first = thread:get("first_error") or "" end
+      if run_mode == "attested" then positions[#positions + 1] = string.format("%d %d", thread:get("id"), thread:get("pos")) end
+   end
+   if run_mode == "attested" and offsets_path and offsets_path ~= "-" then
+      local file = assert(io.open(offsets_path, "w"))
+      file:write(table.concat(positions, "\n"), "\n")
+      file:close()
+   end
+   local codes = {}
+   for code, count in pairs(by_status) do codes[#codes + 1] = string.format("%s:%d", code, count) end
+   table.sort(codes)
+   local errors = summary.errors
+   local seconds = summary.duration / 1e6
+   local line = string.format(
+      "requests=%d duration_s=%.3f rps=%.1f p50_ms=%.3f p99_ms=%.3f non200=%d statuses=%s socket_errors=%d exhausted=%d first_error=%s",
+      summary.requests, seconds, summary.requests / seconds, latency:percentile(50) / 1000, latency:percentile(99) / 1000,
+      non200_total, #codes > 0 and table.concat(codes, ",") or "-",
+      errors.connect + errors.read + errors.write + errors.timeout, exhausted_total, (first:gsub("\n", " ")):sub(1, 200))
+   local file = assert(io.open(out, "w"))
+   file:write(line, "\n")
+   file:close()
+end

@@ -1,0 +1,144 @@
+import AttestCore
+import AttestTestSupport
+import DeviceSimulator
+import Foundation
+import Synchronization
+import Testing
+
+/// What the gateway tests run: `attestguard serve` (simulator mode, SQLite, the shipped route policy and rules, a
+/// fake Apple for DeviceCheck), an upstream that records what reaches it, and one gateway in front, started from
+/// the shipped configuration with only its ports and paths replaced.
+final class GatewayStack: @unchecked Sendable {
+    /// The gateway's API key (scope `gateway`).
+    static let gatewayKey = "gateway-edge-key-0123456789"
+    /// The shipped route policy's app.
+    static let appId = "ABCDE12345.com.example.attestguard"
+
+    let attestGuard: ServerProcess
+    let fakeApple: ServerProcess
+    let upstream: UpstreamRecorder
+    private let sqlite: String
+
+    private init(attestGuard: ServerProcess, fakeApple: ServerProcess, upstream: UpstreamRecorder, sqlite: String) {
+        self.attestGuard = attestGuard
+        self.fakeApple = fakeApple
+        self.upstream = upstream
+        self.sqlite = sqlite
+    }
+
+    /// The gateways started on this stack, stopped with it.
+    private let gateways = Mutex<[GatewayProcess]>([])
+
+    /// Runs `body` on a fresh stack and stops everything it started, whether `body` throws or not.
+    /// - Parameter challengeSeconds: The challenges' lifetime (`challenges.ttlSeconds`; the clock skew is 0 when set).
+    /// - Parameter cuttableStore: Runs AttestGuard on the test PostgreSQL through a ``CuttableLink`` (``storeLink``),
+    ///   so that a test can take the database away; forward-auth then answers within 500 ms.
+    static func run(challengeSeconds: Int? = nil, cuttableStore: Bool = false, _ body: (GatewayStack) async throws -> Void) async throws {
+        let stack = try await start(challengeSeconds: challengeSeconds, cuttableStore: cuttableStore)
+        do {
+            try await body(stack)
+        } catch {
+            await stack.stop()
+            throw error
+        }
+        await stack.stop()
+    }
+
+    /// Keeps `gateway` to stop with the stack.
+    func keep(_ gateway: GatewayProcess) -> GatewayProcess {
+        gateways.withLock { $0.append(gateway) }
+        return gateway
+    }
+
+    /// The link between AttestGuard and PostgreSQL, when the stack was started with a cuttable store.
+    private(set) var storeLink: CuttableLink?
+
+    private static func start(challengeSeconds: Int?, cuttableStore: Bool) async throws -> GatewayStack {
+        let (fakeApple, apple) = try await ReceiptBatchProcessTests.startFakeApple()
+        let sqlite = FileManager.default.temporaryDirectory.appendingPathComponent("attestguard-gateway-\(UUID().uuidString).sqlite").path
+        var environment = ServerProcess.environment(databaseURL: nil, sqlitePath: sqlite).merging(apple) { _, new in new }
+        environment["ATTESTGUARD_API_KEYS_NAMES"] = "gateway,edge"
+        environment["ATTESTGUARD_API_KEYS_GATEWAY_SCOPES"] = "verify,score,admin,devicecheck:write"
+        environment["ATTESTGUARD_API_KEYS_EDGE_SECRET_ENV"] = "EDGE_TEST_KEY"
+        environment["ATTESTGUARD_API_KEYS_EDGE_SCOPES"] = "gateway"
+        environment["EDGE_TEST_KEY"] = gatewayKey
+        environment["ATTESTGUARD_GATEWAY_POLICY_DIRECTORY"] = GatewayBinaries.shipped.appendingPathComponent("policy").path
+        environment["ATTESTGUARD_RULES_DIRECTORY"] = GatewayBinaries.shipped.deletingLastPathComponent().appendingPathComponent("Rules").path
+        var link: CuttableLink?
+        if cuttableStore {
+            let url = try await TestPostgres.freshSchemaURL(prefix: "g")
+            guard let components = URLComponents(string: url), let port = components.port else { throw GatewayProcess.StartFailure(description: "no port in \(url)") }
+            let cuttable = try CuttableLink(to: port)
+            var linked = components
+            linked.host = "127.0.0.1"
+            linked.port = cuttable.port
+            environment["ATTESTGUARD_DATABASE_URL"] = linked.string
+            environment["ATTESTGUARD_DATABASE_SQLITE_PATH"] = nil
+            environment["ATTESTGUARD_GATEWAY_ANSWER_WITHIN_MILLISECONDS"] = "500"
+            link = cuttable
+        }
+        // Below the gateways' widened read timeout (``GatewayStack/widenedTimeouts``), far above any honest request.
+        environment["ATTESTGUARD_GATEWAY_ANSWER_WITHIN_MILLISECONDS"] = "20000"
+        if let challengeSeconds {
+            environment["ATTESTGUARD_CHALLENGES_TTL_SECONDS"] = String(challengeSeconds)
+            environment["ATTESTGUARD_CLOCK_SKEW_SECONDS"] = "0"
+        }
+        environment["ATTESTGUARD_RECEIPTS_REFRESH_ENABLED"] = "false"
+        do {
+            let attestGuard = try await ServerProcess(environment: environment)
+            let upstream = try await UpstreamRecorder.start()
+            let stack = GatewayStack(attestGuard: attestGuard, fakeApple: fakeApple, upstream: upstream, sqlite: sqlite)
+            stack.storeLink = link
+            return stack
+        } catch {
+            fakeApple.stop()
+            throw error
+        }
+    }
+
+    func stop() async {
+        for gateway in gateways.withLock({ $0 }) { gateway.stop() }
+        attestGuard.stop()
+        fakeApple.stop()
+        await upstream.stop()
+        try? FileManager.default.removeItem(atPath: sqlite)
+    }
+
+    /// A simulated app instance of `user` on `device`.
+    func app(user: String, device: String, keyIndex: Int = 0) -> SimulatedAppClient {
+        SimulatedAppClient(
+            device: SimulatedDevice(pki: SimulatorFixtures.pki, identifier: device, environment: .development),
+            app: AppIdentity(appId: Self.appId), keyIndex: keyIndex, userId: user, deviceId: device
+        )
+    }
+
+    /// Attests `app`'s key (through AttestGuard's own API, as the App side's routes will through the gateway).
+    func attest(_ app: SimulatedAppClient) async throws {
+        let challenge = try await attestGuard.challenge(purpose: "attestation", userId: app.userId)
+        let reply = try await attestGuard.post("v1/attestations", try app.attestation(challenge: challenge, at: Date()))
+        try #require(reply.status == 201, "attestation: \(reply.json)")
+    }
+
+    /// `request` signed by `app` with a fresh assertion challenge: the headers an app sends with it.
+    func sign(_ request: GatewayRequest, by app: inout SimulatedAppClient) async throws -> GatewayRequest {
+        let challenge = try await attestGuard.challenge(purpose: "assertion", userId: app.userId, keyId: app.key.keyIdBase64)
+        var signed = request
+        signed.assertion = app.assertion(challenge: challenge, method: request.method, path: request.target, body: Data(request.body))
+        return signed
+    }
+
+    /// Marks `device` through DeviceCheck as having claimed the promotion (bit 0), as the app's backend does.
+    func markPromotionClaimed(device: String) async throws {
+        let update: [String: Any] = [
+            "appId": Self.appId, "deviceToken": Data("device-token:\(device)".utf8).base64EncodedString(),
+            "subject": ["kind": "device", "id": device], "bit0": true,
+        ]
+        let reply = try await attestGuard.send("POST", "v1/devicecheck/update", body: try JSONSerialization.data(withJSONObject: update))
+        try #require(reply.status == 200, "DeviceCheck update: \(reply.json)")
+    }
+
+    /// What the upstream received for `target`.
+    func received(_ target: String) -> [UpstreamRecorder.Received] {
+        upstream.requests.filter { $0.target == target }
+    }
+}

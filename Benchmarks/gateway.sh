@@ -24,7 +24,7 @@
 #   GATEWAY_BENCH_CONNECTIONS [8]    connections = wrk threads = simulated keys
 #   GATEWAY_BENCH_DURATION [10]      seconds per round
 #   GATEWAY_BENCH_ROUNDS [3]         rounds of each kind
-#   GATEWAY_BENCH_PER_KEY [4000]     assertions prepared per key; must outlast the attested rounds (the run fails
+#   GATEWAY_BENCH_PER_KEY [8000]     assertions prepared per key; must outlast the attested rounds (the run fails
 #                                    with "exhausted" otherwise)
 #   GATEWAY_BENCH_NO_BUILD [0]       1: use the binaries already in Benchmarks/.build/release
 #   GATEWAY_BENCH_KEEP [0]           1: keep the work folder (configurations, logs, wrk outputs)
@@ -37,7 +37,7 @@ root="$(cd "$here/.." && pwd)"
 connections="${GATEWAY_BENCH_CONNECTIONS:-8}"
 duration="${GATEWAY_BENCH_DURATION:-10}"
 rounds="${GATEWAY_BENCH_ROUNDS:-3}"
-per_key="${GATEWAY_BENCH_PER_KEY:-4000}"
+per_key="${GATEWAY_BENCH_PER_KEY:-8000}"
 swift="${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}"
 seed="attestguard-bench"
 app_id="ABCDE12345.com.example.bench"
@@ -158,6 +158,8 @@ gateway_port="$(free_port)"
 direct_port="$(free_port)"
 upstream_port="$(free_port)"
 mkdir -p "$work/nginx"
+# nginx's worker runs as an unprivileged user: it must reach the files (mktemp -d makes the folder private).
+chmod 755 "$work" "$work/nginx"
 sed -e "s|listen 8443;|listen 127.0.0.1:$gateway_port;|" -e "s|server 127.0.0.1:8080;|server 127.0.0.1:$port;|" \
     -e "s|http://127.0.0.1:9000|http://127.0.0.1:$upstream_port|" -e "s|/etc/nginx/attestguard/|$work/nginx/|g" \
     "$root/Gateway/nginx/attestguard.conf" >"$work/nginx/attestguard.conf"

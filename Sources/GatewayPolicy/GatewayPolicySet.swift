@@ -1,9 +1,11 @@
 /// Every app's route policy, loaded from one directory of policy files (``GatewayPolicyLoader``). A request is
 /// owned by the app whose hosts and longest path prefix match it; within the app the most specific route decides,
-/// and an unmatched path gets the app's default. A request no app owns has no decision (refused at the gateway).
+/// and an unmatched path gets the app's default. A target that servers may read as another path
+/// (``RequestPath/isAmbiguous``) is asked for an assertion whatever its route says. A request no app owns has no
+/// decision (refused at the gateway).
 public struct GatewayPolicySet: Sendable {
     public let apps: [AppRoutePolicy]
-    /// `sha256:<16 hex digits>` of the files' paths and texts: what `/readyz` and the logs call this set.
+    /// `sha256:<16 hex digits>` of the files' paths and texts: what `GET /v1/admin/gateway` and the logs call this set.
     public let version: String
 
     public init(apps: [AppRoutePolicy], version: String) {
@@ -19,12 +21,13 @@ public struct GatewayPolicySet: Sendable {
         guard let app = owners.max(by: { ($0.pathPrefix.segments.count, $0.hosts.isEmpty ? 0 : 1) < ($1.pathPrefix.segments.count, $1.hosts.isEmpty ? 0 : 1) }) else {
             return nil
         }
-        guard let route = app.route(method: method, path: path) else {
-            return RouteDecision(appId: app.appId, protection: app.defaultProtection, action: nil, review: app.review, matched: "\(app.file): default", path: path.normalized)
-        }
+        let route = app.route(method: method, path: path)
+        let protection = route?.protection ?? app.defaultProtection
+        let matched = route?.location ?? "\(app.file): default"
         return RouteDecision(
-            appId: app.appId, protection: route.protection, action: route.action, review: route.review ?? app.review,
-            matched: route.location, path: path.normalized
+            appId: app.appId, protection: path.isAmbiguous ? .require : protection, action: route?.action, review: route?.review ?? app.review,
+            matched: path.isAmbiguous && protection != .require ? "\(matched), made require: the target is ambiguous" : matched,
+            path: path.normalized
         )
     }
 }

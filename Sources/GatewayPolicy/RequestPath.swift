@@ -12,6 +12,12 @@ public struct RequestPath: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { normalized }
 
+    /// Whether servers behind a gateway may read the target as another path than ``normalized``: it holds a `;`
+    /// (path parameters: Tomcat and Jetty read `/x/..;/y` as `/x/../y`), a `\\` or an escaped `/` or `\\` (`%2F`,
+    /// `%5C`: some servers decode them into separators), or a `#` (a fragment, never part of a request-target). The
+    /// policy asks an assertion of such a request whatever its route says (``GatewayPolicySet/decide(host:method:requestTarget:)``).
+    public let isAmbiguous: Bool
+
     /// The segments of the normalised path (none for `/`).
     public var segments: [Substring] { normalized.split(separator: "/") }
 
@@ -19,12 +25,14 @@ public struct RequestPath: Sendable, Hashable, CustomStringConvertible {
     /// (`https://host/path`) is reduced to its path; anything else is read as a path under `/`.
     public init(requestTarget target: String) {
         var path = Substring(target)
+        let fragment = target.contains("#")
         if let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<query] }
         if let scheme = path.range(of: "://") {
             let afterAuthority = path[scheme.upperBound...].firstIndex(of: "/") ?? path.endIndex
             path = path[afterAuthority...]
         }
         let decoded = Self.decodingUnreserved(Array(path.utf8))
+        isAmbiguous = fragment || decoded.contains(";") || decoded.contains("\\") || decoded.contains("%2F") || decoded.contains("%5C")
         var output: [Substring] = []
         for segment in decoded.split(separator: "/", omittingEmptySubsequences: true) {
             switch segment {

@@ -52,6 +52,19 @@ struct GatewayPolicyLoaderTests {
         #expect(policies.decide(host: "other.example", method: "GET", requestTarget: "/api/catalog") == nil)
     }
 
+    @Test("a target servers may read as another path is asked for an assertion, whatever its route", arguments: [
+        "/api/catalog/..;/account", "/api/catalog/x;jsessionid=1", "/api/catalog/..%2Fpromos%2Fclaim", "/api/catalog/..%5cpromos",
+        "/api/catalog/..\\promos", "/api/catalog/x#/../../promos/claim",
+    ])
+    func ambiguousTargets(target: String) throws {
+        let policies = try Self.set([("shop.yaml", Self.shop)])
+        let decision = try #require(policies.decide(host: "shop.example", method: "GET", requestTarget: target))
+        #expect(decision.protection == .require, "\(target): \(decision.matched)")
+        #expect(decision.matched.hasSuffix("made require: the target is ambiguous"))
+        #expect(RequestPath(requestTarget: target).isAmbiguous)
+        #expect(!RequestPath(requestTarget: "/api/catalog/shoes?a=1;b=2").isAmbiguous, "a ; in the query is not in the path")
+    }
+
     @Test("a broken file is refused whole, every problem at its line and with its code")
     func problems() throws {
         let broken = """

@@ -35,10 +35,6 @@ public enum ForwardAuthHeaders {
     /// What the route policy asked of the request: `require`, `score`, `open`, `require-for-rollout`.
     public static let protection = HTTPField.Name("X-AttestGuard-Protection")!
 
-    /// The verdict headers, in the order they are written: what a gateway deletes from the client's request and then
-    /// copies from the answer.
-    public static let verdict: [HTTPField.Name] = [decision, score, reasons, keyId, ruleSet, bodySha256, binding, protection, status]
-
     /// The bound on `X-AttestGuard-Reasons`, in bytes.
     static let reasonsLimit = 1_024
 

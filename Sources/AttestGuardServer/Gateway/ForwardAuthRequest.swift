@@ -22,8 +22,9 @@ struct ForwardAuthRequest: Sendable {
     var user: Identifier?
     var ip: ClientIP?
     var bodySha256: String?
-    /// Present when the app sent all three App Attest headers.
-    var credentials: Credentials?
+    /// The app's App Attest headers, decoded on demand: an `open` route never reads them, so malformed ones refuse
+    /// only a request that needs them.
+    private let credentialHeaders: HTTPFields
     /// The app's `X-AppAttest-Status`, for scoring.
     var clientAttestStatus: String?
 
@@ -53,12 +54,20 @@ struct ForwardAuthRequest: Sendable {
                 throw .gateway(.invalidField, "\(trusted.bodySha256.rawName) must be the base64url SHA-256 of the body (43 characters)")
             }
         }
-        credentials = try Self.credentials(headers)
+        credentialHeaders = headers
         clientAttestStatus = headers[ForwardAuthHeaders.appAttestStatus].map { String($0.prefix(32)) }
     }
 
-    /// The app's three headers: none is no assertion; some but not all is 401 `missing_field`.
-    private static func credentials(_ headers: HTTPFields) throws(ForwardAuthRefusal) -> Credentials? {
+    /// Whether the app sent any of its three App Attest headers.
+    var carriesCredentials: Bool {
+        [ForwardAuthHeaders.appAttestKeyId, ForwardAuthHeaders.appAttestAssertion, ForwardAuthHeaders.appAttestClientData]
+            .contains { credentialHeaders[$0] != nil }
+    }
+
+    /// The app's three headers: none is no assertion; some but not all is 401 `missing_field`, malformed ones are 401
+    /// with their code.
+    func credentials() throws(ForwardAuthRefusal) -> Credentials? {
+        let headers = credentialHeaders
         let keyId = headers[ForwardAuthHeaders.appAttestKeyId]
         let assertion = headers[ForwardAuthHeaders.appAttestAssertion]
         let clientData = headers[ForwardAuthHeaders.appAttestClientData]

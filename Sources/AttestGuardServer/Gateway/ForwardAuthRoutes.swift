@@ -68,11 +68,11 @@ struct ForwardAuthRoutes {
         }
         if route.protection == .open { return nil }
         let app = try engine.apps.policy(for: route.appId)
-        let needsUser = route.protection != .score || asked.credentials != nil
+        let needsUser = route.protection != .score || asked.carriesCredentials
         if needsUser, asked.user == nil {
             throw ForwardAuthRefusal(precise: APIError(.forbidden, code: .userMissing, "this route needs the user the gateway authenticated"), answer: .forbidden)
         }
-        if let credentials = asked.credentials, let user = asked.user {
+        if let credentials = try asked.credentials(), let user = asked.user {
             let result = try await engine.assertions.assert(AssertionSubmission(
                 appId: app.appId, keyId: credentials.keyId, assertion: credentials.assertion, clientData: credentials.clientData, userId: user,
                 request: AssertedRequest(method: asked.method, path: asked.requestTarget, bodySha256: asked.bodySha256, ip: asked.ip, action: route.action)
@@ -84,6 +84,7 @@ struct ForwardAuthRoutes {
         let assertionRequired =
             switch route.protection {
             case .require: true
+            // The user is there: a rollout route without one was refused above as user_missing.
             case .requireForRollout: asked.user.map(app.requiresAttestation(of:)) ?? true
             case .score, .open: false
             }

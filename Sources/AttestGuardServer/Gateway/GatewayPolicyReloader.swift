@@ -28,6 +28,8 @@ public final class GatewayPolicyReloader: Sendable {
     private let clock: any EngineClock
     private let logger: Logger
     private let state: Mutex<(policies: GatewayPolicySet?, status: Status)>
+    /// Held through a whole reload, so that two at once (the watcher's and an operator's) store in the order they read.
+    private let reloading = Mutex(())
 
     /// Loads `settings.policyDirectory`, if any; throws ``ConfigurationError`` when it has problems, so that a server
     /// never starts with policies it cannot apply.
@@ -65,6 +67,10 @@ public final class GatewayPolicyReloader: Sendable {
     @discardableResult
     public func reload(reason: String) -> Status {
         guard let directory else { return status }
+        return reloading.withLock { _ in load(directory, reason: reason) }
+    }
+
+    private func load(_ directory: String, reason: String) -> Status {
         let now = clock.now()
         do {
             let loaded = try Self.load(directory, apps: configuredApps)

@@ -62,6 +62,7 @@ struct CaddyGatewayTests {
             forged.extraHeaders = [
                 ("X-AttestGuard-User", "mallory"), ("X-AttestGuard-Client-IP", "198.51.100.1"), ("X-AttestGuard-Decision", "forged"),
                 ("X-AttestGuard-Anything", "1"), ("X-Original-URI", "/api/catalog/x"), ("X-Original-Method", "GET"),
+                ("X-AttestGuard-Body-Sha256", Base64Text.urlEncoded(SHA256.hash(data: forged.body))),
             ]
             let passed = try await forged.send(to: caddy.port)
             #expect(passed.status == 200, "\(passed.text)")
@@ -69,6 +70,8 @@ struct CaddyGatewayTests {
             #expect(received.header("X-AttestGuard-Decision") == "allow")
             #expect(received.header("X-AttestGuard-User") == nil && received.header("X-AttestGuard-Client-IP") == nil)
             #expect(received.header("X-AttestGuard-Anything") == nil && received.header("X-Original-URI") == nil)
+            // The client's body hash never reached AttestGuard: the binding stays without the body.
+            #expect(received.header("X-AttestGuard-Binding") == "v1_without_body")
 
             let unsigned = GatewayRequest(target: "/api/promos/claim", extraHeaders: [("X-Forwarded-Uri", "/api/catalog/x"), ("X-AttestGuard-Decision", "allow")])
             let refused = try await unsigned.send(to: caddy.port)
@@ -76,7 +79,8 @@ struct CaddyGatewayTests {
             #expect(refused.errorCode == "assertion_missing")
 
             for spelling in ["//api/promos/claim", "/api/promos/claim/", "/api/pr%6Fmos/claim", "/api/./promos/claim", "/API/promos/claim",
-                             "/api/catalog/../promos/claim", "/api/catalog/%2e%2e/promos/claim"] {
+                             "/api/catalog/../promos/claim", "/api/catalog/%2e%2e/promos/claim", "/api/catalog/..;/promos/claim",
+                             "/api/catalog/..%2Fpromos%2Fclaim"] {
                 let answer = try await GatewayRequest(target: spelling).send(to: caddy.port)
                 #expect(answer.status == 401, "\(spelling): \(answer.status) \(answer.text)")
             }

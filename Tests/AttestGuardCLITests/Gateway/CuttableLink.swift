@@ -24,7 +24,8 @@ final class CuttableLink: Sendable {
         for descriptor in open.withLock({ $0 }) { _ = shutdown(descriptor, Int32(SHUT_RDWR)) }
     }
 
-    deinit {
+    /// Cuts the link and closes its sockets (the threads pumping and accepting end with them).
+    func close() {
         cutNow()
         _ = Glibc.close(listener)
         for descriptor in open.withLock({ $0 }) { _ = Glibc.close(descriptor) }

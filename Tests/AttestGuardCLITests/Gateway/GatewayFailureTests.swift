@@ -79,7 +79,9 @@ struct GatewayFailureTests {
     func attestGuardUnavailable() async throws {
         try await GatewayStack.run { stack in
             let silent = try SilentListener()
-            let stopped = try GatewayProcess.freePort()
+            // Bound and never listening for the whole test: connections are refused, and no other process takes it.
+            let (reserved, stopped) = try LoopbackListener.reserve()
+            defer { _ = Glibc.close(reserved) }
             for (down, port) in [("stopped", stopped), ("silent", silent.port)] {
                 // The shipped 2 s read timeouts: what "silent" means is theirs to say.
                 let closed = [

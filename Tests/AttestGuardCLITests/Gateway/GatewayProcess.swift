@@ -37,6 +37,13 @@ final class GatewayProcess: @unchecked Sendable {
             }
             try await Task.sleep(for: .milliseconds(50))
         }
+        // Something answers on the port; it is this process only if it is still running (another that took the port
+        // first makes it fail to bind and exit).
+        try await Task.sleep(for: .milliseconds(100))
+        guard process.isRunning else {
+            stop()
+            throw StartFailure(description: "\(executable) exited: port \(port) was taken: \(log.text)")
+        }
     }
 
     /// What it wrote to standard output and error.

@@ -64,6 +64,8 @@ final class GatewayStack: @unchecked Sendable {
         environment["EDGE_TEST_KEY"] = gatewayKey
         environment["ATTESTGUARD_GATEWAY_POLICY_DIRECTORY"] = GatewayBinaries.shipped.appendingPathComponent("policy").path
         environment["ATTESTGUARD_RULES_DIRECTORY"] = GatewayBinaries.shipped.deletingLastPathComponent().appendingPathComponent("Rules").path
+        // Below the gateways' widened read timeout (``GatewayStack/widenedTimeouts``), far above any honest request.
+        environment["ATTESTGUARD_GATEWAY_ANSWER_WITHIN_MILLISECONDS"] = "20000"
         var link: CuttableLink?
         if cuttableStore {
             let url = try await TestPostgres.freshSchemaURL(prefix: "g")
@@ -77,8 +79,6 @@ final class GatewayStack: @unchecked Sendable {
             environment["ATTESTGUARD_GATEWAY_ANSWER_WITHIN_MILLISECONDS"] = "500"
             link = cuttable
         }
-        // Below the gateways' widened read timeout (``GatewayStack/widenedTimeouts``), far above any honest request.
-        environment["ATTESTGUARD_GATEWAY_ANSWER_WITHIN_MILLISECONDS"] = "20000"
         if let challengeSeconds {
             environment["ATTESTGUARD_CHALLENGES_TTL_SECONDS"] = String(challengeSeconds)
             environment["ATTESTGUARD_CLOCK_SKEW_SECONDS"] = "0"
@@ -99,6 +99,7 @@ final class GatewayStack: @unchecked Sendable {
     func stop() async {
         for gateway in gateways.withLock({ $0 }) { gateway.stop() }
         attestGuard.stop()
+        storeLink?.close()
         fakeApple.stop()
         await upstream.stop()
         try? FileManager.default.removeItem(atPath: sqlite)

@@ -24,6 +24,22 @@ enum LoopbackListener {
         return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
     }
 
+    /// A socket bound to a free loopback port but not listening, and that port: while it is held, no other process
+    /// can take the port, and a connection to it is refused (an AttestGuard that is stopped).
+    static func reserve() throws -> (descriptor: Int32, port: Int) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = address(port: 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        guard descriptor >= 0, bound else {
+            if descriptor >= 0 { _ = Glibc.close(descriptor) }
+            throw GatewayProcess.StartFailure(description: "no loopback port to reserve")
+        }
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
     static func address(port: Int) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

@@ -1,6 +1,9 @@
 import AttestCore
 import Crypto
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 /// The shipped nginx configuration (njs) in front of an upstream, with `attestguard serve` behind it: what an app
@@ -102,7 +105,8 @@ struct NginxGatewayTests {
             #expect(unknown.status == 400)
 
             for spelling in ["//api/promos/claim", "/api/promos/claim/", "/api/pr%6Fmos/claim", "/api/./promos/claim", "/API/promos/claim",
-                             "/api/catalog/../promos/claim", "/api/catalog/%2e%2e/promos/claim"] {
+                             "/api/catalog/../promos/claim", "/api/catalog/%2e%2e/promos/claim", "/api/catalog/..;/promos/claim",
+                             "/api/catalog/..%2Fpromos%2Fclaim"] {
                 let answer = try await GatewayRequest(target: spelling).send(to: nginx.port)
                 #expect(answer.status == 401, "\(spelling): \(answer.status) \(answer.text)")
                 #expect(answer.errorCode == "assertion_missing", "\(spelling)")
@@ -142,7 +146,8 @@ struct NginxAuthRequestGatewayTests {
             #expect(missing.status == 401 && missing.errorCode == "assertion_missing", "\(missing.text)")
             #expect(missing.header("WWW-Authenticate") == #"AppAttest error="assertion_missing""#)
 
-            let stopped = try GatewayProcess.freePort()
+            let (reserved, stopped) = try LoopbackListener.reserve()
+            defer { _ = Glibc.close(reserved) }
             let closed = try await stack.startNginx(.authRequest, attestGuardPort: stopped)
             let refused = try await GatewayRequest(target: "/api/orders/1/cancel").send(to: closed.port)
             #expect(refused.status == 503 && refused.errorCode == "attestguard_unavailable", "\(refused.text)")

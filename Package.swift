@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "AttestGuardServer", targets: ["AttestGuardServer"]),
         .library(name: "TrafficSimulator", targets: ["TrafficSimulator"]),
         .library(name: "GatewayPolicy", targets: ["GatewayPolicy"]),
+        .library(name: "AttestGuardWire", targets: ["AttestGuardWire"]),
         .executable(name: "attestguard", targets: ["AttestGuardCLI"]),
     ],
     dependencies: [
@@ -55,10 +56,17 @@ let package = Package(
             name: "AttestVocabulary",
             swiftSettings: swiftSettings
         ),
+        // The app-facing wire: clientData v1 bytes, the App Attest header names, base64, the request-target rule.
+        // Foundation only, so that an app's client links it without anything of the server.
+        .target(
+            name: "AttestGuardWire",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "AttestCore",
             dependencies: [
                 "AttestVocabulary",
+                "AttestGuardWire",
                 "AppleReceipts",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -97,6 +105,7 @@ let package = Package(
             name: "DeviceSimulator",
             dependencies: [
                 "AttestVocabulary",
+                "AttestGuardWire",
                 "AttestCore",
                 "AppleReceipts",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -160,6 +169,7 @@ let package = Package(
             name: "AttestGuardEngine",
             dependencies: [
                 "AttestVocabulary",
+                "AttestGuardWire",
                 "AttestCore",
                 "RiskRules",
                 "AppleReceipts",
@@ -177,6 +187,7 @@ let package = Package(
             name: "AttestGuardServer",
             dependencies: [
                 "AttestVocabulary",
+                "AttestGuardWire",
                 "GatewayPolicy",
                 "EventLoopConcurrency",
                 "RiskRules",
@@ -282,7 +293,13 @@ let package = Package(
         ),
         .testTarget(
             name: "GatewayPolicyTests",
-            dependencies: ["GatewayPolicy", "RiskRules"],
+            dependencies: ["GatewayPolicy", "RiskRules", "AttestTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        // clientData v1 bytes, base64 and the request-target rule, as an app's client and the server share them.
+        .testTarget(
+            name: "AttestGuardWireTests",
+            dependencies: ["AttestGuardWire", "AttestTestSupport"],
             swiftSettings: swiftSettings
         ),
         // The simulator's report logic, and its copy of the rollout bucket held equal to the engine's.

@@ -1,3 +1,4 @@
+import AttestTestSupport
 import GatewayPolicy
 import Testing
 
@@ -51,7 +52,7 @@ struct RequestPathPropertyTests {
 
     @Test("10,000 seeded targets: canonical and idempotent")
     func canonicalAndIdempotent() {
-        var generator = SeededGenerator(seed: 0x5eed_a77e_57)
+        var generator = SplitMix64(seed: 0x5eed_a77e_57)
         for _ in 0..<10_000 {
             let target = (0..<Int.random(in: 0...12, using: &generator)).map { _ in Self.pieces.randomElement(using: &generator)! }.joined()
             let path = RequestPath(requestTarget: target).normalized
@@ -61,20 +62,5 @@ struct RequestPathPropertyTests {
             #expect(path == "/" || !path.hasSuffix("/"), "\(target) -> \(path)")
             #expect(RequestPath(requestTarget: path).normalized == path, "\(target) -> \(path)")
         }
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so that a failure names a case that comes back.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 }

@@ -20,6 +20,9 @@ struct ModuleImportTests {
         ],
     ]
 
+    /// Modules that import Foundation and nothing else, and name no dependency: what an app's client links.
+    static let foundationOnly = ["AttestGuardWire"]
+
     /// Folders held to more than their module: the server's wire shapes the engine's types, never the store's rows.
     static let forbiddenInFolders: [String: Set<String>] = [
         "Sources/AttestGuardServer/Wire/": ["AttestGuardStorage"],
@@ -41,6 +44,20 @@ struct ModuleImportTests {
                 let wrong = Self.imports(in: try RepositoryFiles.text(source)).intersection(banned)
                 #expect(wrong.isEmpty, "\(source) imports \(wrong.sorted())")
             }
+        }
+    }
+
+    @Test func theWireModuleStandsAlone() throws {
+        let files = try RepositoryFiles.tracked()
+        let manifest = try RepositoryFiles.text("Package.swift")
+        for module in Self.foundationOnly {
+            let sources = files.filter { $0.hasPrefix("Sources/\(module)/") && $0.hasSuffix(".swift") }
+            #expect(!sources.isEmpty, "no sources found for \(module)")
+            for source in sources {
+                let imported = Self.imports(in: try RepositoryFiles.text(source)).subtracting(["Foundation"])
+                #expect(imported.isEmpty, "\(source) imports \(imported.sorted())")
+            }
+            #expect(Self.manifestDependencies(of: module, in: manifest).isEmpty, "Package.swift gives \(module) dependencies")
         }
     }
 

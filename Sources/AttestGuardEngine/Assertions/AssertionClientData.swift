@@ -1,4 +1,5 @@
 import AttestCore
+import AttestGuardWire
 import Foundation
 
 /// What the engine reads from the clientData an app signed: the challenge and, for format v1, the request the
@@ -19,14 +20,11 @@ struct AssertionClientData: Sendable, Hashable {
     init(_ bytes: Data, format: AppPolicy.ClientDataFormat) throws(EngineError) {
         switch format {
         case .v1:
-            let v1: Version1
+            let v1: ClientDataV1
             do {
-                v1 = try JSONDecoder().decode(Version1.self, from: bytes)
+                v1 = try ClientDataV1(parsing: bytes)
             } catch {
-                throw EngineError.verification(.malformedClientData, "clientData is not v1 JSON {v, challenge, method, path, bodySha256}")
-            }
-            guard v1.v == 1 else {
-                throw EngineError.verification(.malformedClientData, "clientData version \(v1.v) is not 1")
+                throw EngineError.verification(.malformedClientData, error.description)
             }
             self.challenge = try Self.decodeChallenge(v1.challenge)
             self.boundRequest = BoundRequest(method: v1.method, path: v1.path, bodySha256: v1.bodySha256)
@@ -58,14 +56,6 @@ struct AssertionClientData: Sendable, Hashable {
             throw EngineError.verification(.requestBindingMismatch, "the assertion signed another request: \(mismatch) differs")
         }
         return request.bodySha256 == nil ? .verifiedWithoutBody : .verified
-    }
-
-    private struct Version1: Decodable {
-        var v: Int
-        var challenge: String
-        var method: String
-        var path: String
-        var bodySha256: String
     }
 
     private static func decodeChallenge(_ text: String) throws(EngineError) -> Data {

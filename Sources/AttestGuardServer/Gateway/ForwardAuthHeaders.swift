@@ -1,4 +1,4 @@
-import AttestVocabulary
+import AttestGuardWire
 public import HTTPTypes
 
 /// The header names forward-auth reads and writes: the protected request as the gateway describes it, the app's App

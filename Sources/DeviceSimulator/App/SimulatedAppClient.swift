@@ -1,4 +1,4 @@
-public import AttestVocabulary
+public import AttestGuardWire
 public import AttestCore
 public import Crypto
 public import Foundation
@@ -72,10 +72,9 @@ public struct SimulatedAppClient: Sendable {
         )
     }
 
-    /// The clientData v1 bytes for a protected request.
+    /// The clientData v1 bytes for a protected request (``ClientDataV1``, as an app's client builds them).
     public static func clientData(challenge: String, method: String, path: String, body: Data) -> Data {
-        let bodySha256 = Base64Text.urlEncoded(SHA256.hash(data: body))
-        return Data(#"{"v":1,"challenge":"\#(challenge)","method":"\#(method)","path":"\#(path)","bodySha256":"\#(bodySha256)"}"#.utf8)
+        Data(ClientDataV1(challenge: challenge, method: method, path: path, bodySha256: Base64Text.urlEncoded(SHA256.hash(data: body))).bytes)
     }
 
     /// Signs the next assertion (the key's counter advances) for a protected request.

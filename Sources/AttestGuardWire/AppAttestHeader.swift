@@ -1,4 +1,4 @@
-/// The headers an app sends with a protected request (contract, "Assertion clientData, format v1"): the app side
+/// The headers an app sends with a protected request (contract, "Assertion clientData, format v1"): the app's client
 /// writes them and forward-auth reads them, by these names.
 public enum AppAttestHeader: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// The key id, base64.

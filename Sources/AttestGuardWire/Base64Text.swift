@@ -1,0 +1,97 @@
+public import Foundation
+
+/// Base64 in both alphabets, strict about what it accepts: the wire carries challenges as base64url without
+/// padding and key ids, attestations and assertions as standard base64. One implementation for the server, the
+/// CLI, the simulator and an app's client.
+public enum Base64Text {
+    /// Standard base64 with padding.
+    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
+        Data(bytes).base64EncodedString()
+    }
+
+    /// base64url without padding.
+    public static func urlEncoded(_ bytes: some Sequence<UInt8>) -> String {
+        Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Decodes base64url (padding optional). Standard-alphabet characters are rejected.
+    public static func decodeURL(_ text: String) -> Data? {
+        guard !text.contains(where: { $0 == "+" || $0 == "/" }) else { return nil }
+        return decodeEither(text)
+    }
+
+    /// Decodes standard base64 or base64url, with or without padding; nil for anything else (whitespace too).
+    public static func decodeEither(_ text: String) -> Data? {
+        var text = text
+        return text.withUTF8 { decodeBytes($0).map { Data($0) } }
+    }
+
+    /// ``decodeEither(_:)`` over the bytes of a text (an HTTP body), without building a `String`: one pass, a
+    /// lookup table, either alphabet (even mixed), one or two trailing `=` optional, and a length that is not
+    /// one more than a multiple of four. Bits left over in the last character are ignored.
+    public static func decodeBytes(_ text: some Collection<UInt8>) -> [UInt8]? {
+        // One generic hop, then a loop over raw memory: iterating a generic collection byte by byte from
+        // another module costs a metadata lookup per byte.
+        if let decoded = text.withContiguousStorageIfAvailable({ decode($0) }) { return decoded }
+        return Array(text).withUnsafeBufferPointer { decode($0) }
+    }
+
+    /// ``decodeBytes(_:)`` of an HTTP body, ignoring leading and trailing ASCII whitespace (space, tab, CR, LF);
+    /// nil when nothing but whitespace is left.
+    public static func decodeBody(_ body: some Collection<UInt8>) -> [UInt8]? {
+        if let decoded = body.withContiguousStorageIfAvailable({ decode(trimmingWhitespace($0)) }) { return decoded }
+        return Array(body).withUnsafeBufferPointer { decode(trimmingWhitespace($0)) }
+    }
+
+    private static func trimmingWhitespace(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        let start = bytes.firstIndex { !isSpace($0) } ?? bytes.endIndex
+        let end = bytes.lastIndex { !isSpace($0) }.map { $0 + 1 } ?? start
+        guard start < end else { return UnsafeBufferPointer(rebasing: bytes[0..<0]) }
+        return UnsafeBufferPointer(rebasing: bytes[start..<end])
+    }
+
+    private static func decode(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        var length = text.count
+        if length >= 2, text[length - 1] == UInt8(ascii: "="), text[length - 2] == UInt8(ascii: "=") {
+            length -= 2
+        } else if length >= 1, text[length - 1] == UInt8(ascii: "=") {
+            length -= 1
+        }
+        guard length % 4 != 1 else { return nil }
+        var output: [UInt8] = []
+        output.reserveCapacity(length * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        let valid = decodingTable.withUnsafeBufferPointer { table in
+            for index in 0..<length {
+                let value = table[Int(text[index])]
+                guard value != 0xFF else { return false }
+                accumulator = (accumulator << 6) | UInt32(value)
+                bits += 6
+                if bits >= 8 {
+                    bits -= 8
+                    output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+                }
+            }
+            return true
+        }
+        return valid ? output : nil
+    }
+
+    /// The 6-bit value of each byte in either alphabet; 0xFF for every other byte.
+    private static let decodingTable: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (index, character) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8.enumerated() {
+            table[Int(character)] = UInt8(index)
+        }
+        table[Int(UInt8(ascii: "+"))] = 62
+        table[Int(UInt8(ascii: "-"))] = 62
+        table[Int(UInt8(ascii: "/"))] = 63
+        table[Int(UInt8(ascii: "_"))] = 63
+        return table
+    }()
+}

@@ -164,6 +164,7 @@ sed -e "s|listen 8443;|listen 127.0.0.1:$gateway_port;|" -e "s|server 127.0.0.1:
     -e "s|http://127.0.0.1:9000|http://127.0.0.1:$upstream_port|" -e "s|/etc/nginx/attestguard/|$work/nginx/|g" \
     "$root/Gateway/nginx/attestguard.conf" >"$work/nginx/attestguard.conf"
 cp "$root/Gateway/nginx/attestguard.js" "$work/nginx/"
+sed -e "s|/etc/nginx/attestguard/|$work/nginx/|g" "$root/Gateway/nginx/attestguard-app-route.conf" >"$work/nginx/attestguard-app-route.conf"
 for index in $(seq 0 $((connections - 1))); do echo "bench-user-$index:{PLAIN}password"; done >"$work/nginx/htpasswd"
 printf 'proxy_set_header Authorization "Bearer %s";\n' "$GATEWAY_KEY" >"$work/nginx/gateway-key.conf"
 cat >"$work/nginx/nginx.conf" <<NGINX

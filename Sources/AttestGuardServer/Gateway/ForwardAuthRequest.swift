@@ -30,24 +30,20 @@ struct ForwardAuthRequest: Sendable {
 
     /// - Parameter authority: The forward-auth request's `Host` (the client's, which the gateway passes on).
     init(headers: HTTPFields, authority: String?, trusted: ForwardAuthHeaders.Trusted) throws(ForwardAuthRefusal) {
-        method = try Self.gatewayValue(headers, ForwardAuthHeaders.originalMethod, ForwardAuthHeaders.forwardedMethod, maximumLength: 16)
-        guard method.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "-") }) else {
-            throw .gateway(.invalidField, "the original method is not an HTTP method")
-        }
-        requestTarget = try Self.gatewayValue(headers, ForwardAuthHeaders.originalURI, ForwardAuthHeaders.forwardedURI, maximumLength: 4_096)
-        guard requestTarget.hasPrefix("/") else {
-            throw .gateway(.invalidField, "the original URI must be the request-target in origin form, starting with /")
-        }
-        guard let host = authority, !host.isEmpty else {
-            throw .gateway(.missingField, "the forward-auth request has no Host: the gateway must pass the client's")
-        }
-        self.host = host
-        do {
-            user = try Self.utf8(headers, trusted.user).map { text throws(EngineError) in try Identifier(text, field: trusted.user.rawName) }
-            ip = try headers[trusted.clientIP].map { text throws(EngineError) in try ClientIP(text, field: trusted.clientIP.rawName) }
+        let caller: GatewayCaller
+        do throws(APIError) {
+            method = try GatewayCaller.gatewayValue(headers, ForwardAuthHeaders.originalMethod, ForwardAuthHeaders.forwardedMethod, maximumLength: 16)
+            guard method.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "-") }) else {
+                throw APIError.badRequest(.invalidField, "the original method is not an HTTP method")
+            }
+            caller = try GatewayCaller(headers: headers, authority: authority, trusted: trusted)
         } catch {
             throw .gateway(error.code, error.message)
         }
+        requestTarget = caller.requestTarget
+        host = caller.host
+        user = caller.user
+        ip = caller.ip
         bodySha256 = headers[trusted.bodySha256]
         if let bodySha256 {
             guard bodySha256.utf8.count == 43, Base64Text.decodeURL(bodySha256)?.count == 32 else {
@@ -91,39 +87,5 @@ struct ForwardAuthRequest: Sendable {
         } catch {
             throw .app(error.code, error.message)
         }
-    }
-
-    /// The value of the one header of a pair the gateway sets (nginx's `X-Original-*` or the `X-Forwarded-*` of
-    /// Caddy and Traefik). Both present and different is refused: a client could have added the one the gateway does
-    /// not overwrite.
-    private static func gatewayValue(
-        _ headers: HTTPFields, _ first: HTTPField.Name, _ second: HTTPField.Name, maximumLength: Int
-    ) throws(ForwardAuthRefusal) -> String {
-        let values = [first, second].compactMap { name in headers[values: name].isEmpty ? nil : (name, headers[values: name]) }
-        guard let (name, found) = values.first else {
-            throw .gateway(.missingField, "the forward-auth request lacks \(first.rawName) (or \(second.rawName))")
-        }
-        let all = values.flatMap(\.1)
-        guard Set(all).count == 1, let value = found.first, !value.isEmpty else {
-            throw .gateway(.invalidField, "\(first.rawName) and \(second.rawName) disagree or repeat: the gateway must set one and delete the other")
-        }
-        guard value.utf8.count <= maximumLength, value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-            throw .gateway(.invalidField, "\(name.rawName) must be at most \(maximumLength) visible ASCII characters")
-        }
-        return value
-    }
-
-    /// A header's bytes as UTF-8 (a user name is sent as its raw bytes); not UTF-8 is `invalid_field`.
-    private static func utf8(_ headers: HTTPFields, _ name: HTTPField.Name) throws(EngineError) -> String? {
-        let fields = headers.filter { $0.name == name }
-        guard let field = fields.first else { return nil }
-        guard fields.count == 1 else {
-            throw EngineError(.invalidInput, code: .invalidField, "\(name.rawName) is sent more than once: the gateway must replace the client's")
-        }
-        let bytes = field.withUnsafeBytesOfValue { Array($0) }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw EngineError(.invalidInput, code: .invalidField, "\(name.rawName) is not UTF-8")
-        }
-        return text
     }
 }

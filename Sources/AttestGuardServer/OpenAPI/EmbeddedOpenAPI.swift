@@ -623,6 +623,133 @@ paths:
         '500':
           $ref: '#/components/responses/GatewayUnauthorized'
 
+  /v1/app/challenges:
+    parameters:
+      - $ref: '#/components/parameters/AppFacingURI'
+      - $ref: '#/components/parameters/TrustedUser'
+      - $ref: '#/components/parameters/TrustedClientIP'
+    post:
+      tags: [gateway]
+      operationId: createAppChallenge
+      summary: A challenge for the app, through its gateway
+      description: |
+        What an app calls through its gateway (scope `gateway`) before it attests a key or signs a request. The app
+        is the one whose route policy owns the client's host and client-facing path (`X-Original-URI`); the user and
+        the client's address are the gateway's trusted headers. Identity fields in the body are not read. The
+        challenge is bound to that user (and, for an assertion, to `keyId`).
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: '#/components/schemas/AppChallengeRequest'
+            example:
+              purpose: attestation
+      responses:
+        '201':
+          description: The challenge.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AppChallenge'
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '403':
+          $ref: '#/components/responses/AppFacingForbidden'
+        '404':
+          $ref: '#/components/responses/AppFacingNotCovered'
+        '413':
+          $ref: '#/components/responses/BodyTooLarge'
+        '415':
+          $ref: '#/components/responses/UnsupportedMediaType'
+        '429':
+          $ref: '#/components/responses/RateLimited'
+        '500':
+          $ref: '#/components/responses/GatewayUnauthorized'
+        '503':
+          $ref: '#/components/responses/StoreUnavailable'
+  /v1/app/attestations:
+    parameters:
+      - $ref: '#/components/parameters/AppFacingURI'
+      - $ref: '#/components/parameters/TrustedUser'
+      - $ref: '#/components/parameters/TrustedClientIP'
+    post:
+      tags: [gateway]
+      operationId: registerAppAttestation
+      summary: Register the app's attested key, through its gateway
+      description: |
+        `POST /v1/attestations` for an app through its gateway (scope `gateway`): the app, user and address come
+        from the gateway as for `POST /v1/app/challenges`. The answer says only that the key is registered; the
+        verdict is the gateway's, not the app's.
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: '#/components/schemas/AppAttestationRequest'
+      responses:
+        '200':
+          description: The same attestation again (idempotent).
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AppAttestation'
+        '201':
+          description: The key is registered.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AppAttestation'
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '403':
+          $ref: '#/components/responses/AppFacingForbidden'
+        '404':
+          $ref: '#/components/responses/AppFacingNotCovered'
+        '409':
+          description: '`challenge_used`, `key_already_registered`.'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/Error'
+        '413':
+          $ref: '#/components/responses/BodyTooLarge'
+        '415':
+          $ref: '#/components/responses/UnsupportedMediaType'
+        '422':
+          $ref: '#/components/responses/VerificationFailed'
+        '500':
+          $ref: '#/components/responses/GatewayUnauthorized'
+        '503':
+          $ref: '#/components/responses/StoreUnavailable'
+  /v1/app/attestation-required:
+    parameters:
+      - $ref: '#/components/parameters/AppFacingURI'
+      - $ref: '#/components/parameters/TrustedUser'
+      - $ref: '#/components/parameters/TrustedClientIP'
+    get:
+      tags: [gateway]
+      operationId: getAttestationRequired
+      summary: Whether this user must attest, through the gateway
+      description: |
+        Advice for the app (scope `gateway`): `{"attest": true}` when the gateway's user falls inside the app's
+        attestation-required percentage. Nothing else (no mode, percentage or bucket); the route policy enforces.
+      responses:
+        '200':
+          description: The advice.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AttestationRequired'
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '403':
+          $ref: '#/components/responses/AppFacingForbidden'
+        '404':
+          $ref: '#/components/responses/AppFacingNotCovered'
+        '500':
+          $ref: '#/components/responses/GatewayUnauthorized'
+
   /v1/admin/gateway:
     get:
       tags: [admin]
@@ -961,6 +1088,14 @@ components:
       schema:
         type: string
       example: /api/account?tab=orders
+    AppFacingURI:
+      name: X-Original-URI
+      in: header
+      required: false
+      description: 'The client-facing request-target the gateway received (`$request_uri`; or `X-Forwarded-Uri`): with the client''s `Host` it chooses the app by the route policy. Required; a request without it is 400 `missing_field`.'
+      schema:
+        type: string
+      example: /attestguard/challenge
     TrustedUser:
       name: X-AttestGuard-User
       in: header
@@ -1153,6 +1288,18 @@ components:
           schema:
             type: integer
             minimum: 0
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/Error'
+    AppFacingForbidden:
+      description: '`user_missing`: the gateway sent no authenticated user.'
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/Error'
+    AppFacingNotCovered:
+      description: '`route_not_covered`: no app''s route policy owns the client''s host and path; `app_not_found`.'
       content:
         application/json:
           schema:
@@ -1983,6 +2130,53 @@ components:
         processesIncomplete:
           type: boolean
           description: 'Only for GET, when true: the store could not be read, so `processes` holds only this process.'
+
+    AppChallengeRequest:
+      type: object
+      required: [purpose]
+      properties:
+        purpose:
+          $ref: '#/components/schemas/ChallengePurpose'
+        keyId:
+          type: string
+          description: base64 key id, binding an assertion challenge to the app's key.
+    AppChallenge:
+      type: object
+      required: [challenge, purpose, expiresAt]
+      properties:
+        challenge:
+          type: string
+        purpose:
+          $ref: '#/components/schemas/ChallengePurpose'
+        expiresAt:
+          $ref: '#/components/schemas/Timestamp'
+    AppAttestationRequest:
+      type: object
+      required: [keyId, attestation, challenge]
+      properties:
+        keyId:
+          type: string
+        attestation:
+          type: string
+        challenge:
+          type: string
+        deviceId:
+          type: string
+    AppAttestation:
+      type: object
+      required: [keyId, idempotent]
+      properties:
+        keyId:
+          type: string
+        idempotent:
+          type: boolean
+    AttestationRequired:
+      type: object
+      required: [attest]
+      additionalProperties: false
+      properties:
+        attest:
+          type: boolean
 
     GatewayPolicyStatus:
       type: object

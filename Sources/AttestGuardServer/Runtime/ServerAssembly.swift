@@ -39,6 +39,8 @@ public enum ServerAssembly {
         ForwardAuthRoutes(engine: engine, policies: gatewayPolicies, settings: configuration.gateway)
             .register(on: router, keys: APIKeyRing(configuration.apiKeys))
         GatewayAdminRoutes(reloader: gatewayPolicies).register(on: router, keys: APIKeyRing(configuration.apiKeys))
+        AppFacingRoutes(engine: engine, policies: gatewayPolicies, settings: configuration.gateway, body: JSONBody(maximumBytes: configuration.maxBodyBytes))
+            .register(on: router, keys: APIKeyRing(configuration.apiKeys))
         // Last: it applies to requests no route above matched.
         router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
         return router

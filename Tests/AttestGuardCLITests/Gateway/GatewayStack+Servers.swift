@@ -56,6 +56,9 @@ extension GatewayStack {
         }
         try site.write(to: directory.appendingPathComponent("attestguard.conf"), atomically: true, encoding: .utf8)
         try FileManager.default.copyItem(at: shipped.appendingPathComponent("attestguard.js"), to: directory.appendingPathComponent("attestguard.js"))
+        let appRoute = try String(contentsOf: shipped.appendingPathComponent("attestguard-app-route.conf"), encoding: .utf8)
+        try Self.replacing(appRoute, [("/etc/nginx/attestguard/", directory.path + "/")])
+            .write(to: directory.appendingPathComponent("attestguard-app-route.conf"), atomically: true, encoding: .utf8)
         try "alice:{PLAIN}password\nmallory:{PLAIN}password\nbob:{PLAIN}password\n"
             .write(to: directory.appendingPathComponent("htpasswd"), atomically: true, encoding: .utf8)
         try "proxy_set_header Authorization \"Bearer \(Self.gatewayKey)\";\n"

@@ -84,6 +84,8 @@ final class GatewayStack: @unchecked Sendable {
             environment["ATTESTGUARD_CLOCK_SKEW_SECONDS"] = "0"
         }
         environment["ATTESTGUARD_RECEIPTS_REFRESH_ENABLED"] = "false"
+        // Every user must attest: require-for-rollout routes require, and the rollout advice says so.
+        environment["ATTESTGUARD_APPS_MAIN_ATTESTATION_REQUIRED_PERCENT"] = "100"
         do {
             let attestGuard = try await ServerProcess(environment: environment)
             let upstream = try await UpstreamRecorder.start()
@@ -123,6 +125,33 @@ final class GatewayStack: @unchecked Sendable {
     /// `request` signed by `app` with a fresh assertion challenge: the headers an app sends with it.
     func sign(_ request: GatewayRequest, by app: inout SimulatedAppClient) async throws -> GatewayRequest {
         let challenge = try await attestGuard.challenge(purpose: "assertion", userId: app.userId, keyId: app.key.keyIdBase64)
+        var signed = request
+        signed.assertion = app.assertion(challenge: challenge, method: request.method, path: request.target, body: Data(request.body))
+        return signed
+    }
+
+    /// What an app sends through the gateway on `port` to one of the app-facing routes, as `user`; the JSON answer.
+    func appRoute(_ method: String, _ path: String, _ json: [String: Any]? = nil, user: String, port: Int) async throws -> GatewayAnswer {
+        let body = try json.map { Array(try JSONSerialization.data(withJSONObject: $0)) } ?? []
+        return try await GatewayRequest(method: method, target: path, body: body, user: user).send(to: port)
+    }
+
+    /// Attests `app`'s key through the gateway on `port` only: a challenge, then the attestation.
+    func attestThroughGateway(_ app: SimulatedAppClient, port: Int) async throws {
+        let issued = try await appRoute("POST", "/attestguard/challenges", ["purpose": "attestation"], user: app.userId, port: port)
+        try #require(issued.status == 201, "challenge: \(issued.status) \(issued.text)")
+        let challenge = try #require((try JSONSerialization.jsonObject(with: Data(issued.body)) as? [String: Any])?["challenge"] as? String)
+        let payload = try app.attestation(challenge: challenge, at: Date())
+        let body = try #require(try JSONSerialization.jsonObject(with: try JSONEncoder().encode(payload)) as? [String: Any])
+        let registered = try await appRoute("POST", "/attestguard/attestations", body, user: app.userId, port: port)
+        try #require(registered.status == 201, "attestation: \(registered.status) \(registered.text)")
+    }
+
+    /// `request` signed by `app` with an assertion challenge it got through the gateway on `port`.
+    func signThroughGateway(_ request: GatewayRequest, by app: inout SimulatedAppClient, port: Int) async throws -> GatewayRequest {
+        let issued = try await appRoute("POST", "/attestguard/challenges", ["purpose": "assertion", "keyId": app.key.keyIdBase64], user: app.userId, port: port)
+        try #require(issued.status == 201, "challenge: \(issued.status) \(issued.text)")
+        let challenge = try #require((try JSONSerialization.jsonObject(with: Data(issued.body)) as? [String: Any])?["challenge"] as? String)
         var signed = request
         signed.assertion = app.assertion(challenge: challenge, method: request.method, path: request.target, body: Data(request.body))
         return signed

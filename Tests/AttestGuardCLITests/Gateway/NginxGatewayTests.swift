@@ -40,6 +40,31 @@ struct NginxGatewayTests {
         }
     }
 
+    @Test("an app attests and signs through the gateway alone; a body naming another user is bound to the gateway's")
+    func appFacingRoutes() async throws {
+        try await GatewayStack.run { stack in
+            let nginx = try await stack.startNginx()
+            var app = stack.app(user: "alice", device: "alice-phone")
+            try await stack.attestThroughGateway(app, port: nginx.port)
+            let required = try await stack.appRoute("GET", "/attestguard/attestation-required", user: "alice", port: nginx.port)
+            #expect(required.status == 200 && required.text == #"{"attest":true}"#, "\(required.text)")
+            let signed = try await stack.signThroughGateway(GatewayRequest(target: "/api/promos/claim?via=gateway"), by: &app, port: nginx.port)
+            #expect(try await signed.send(to: nginx.port).status == 200)
+            #expect(stack.received("/api/promos/claim?via=gateway").count == 1)
+
+            // Mallory asks for a challenge claiming alice in the body: it is bound to mallory, so alice's key cannot use it.
+            let issued = try await stack.appRoute("POST", "/attestguard/challenges", ["purpose": "assertion", "userId": "alice"], user: "mallory", port: nginx.port)
+            let challenge = try #require((try JSONSerialization.jsonObject(with: Data(issued.body)) as? [String: Any])?["challenge"] as? String)
+            var stolen = GatewayRequest(target: "/api/promos/claim?via=stolen")
+            stolen.assertion = app.assertion(challenge: challenge, method: "POST", path: stolen.target, body: Data(stolen.body))
+            let refused = try await stolen.send(to: nginx.port)
+            #expect(refused.status == 422, "\(refused.text)")
+            #expect(stack.received("/api/promos/claim?via=stolen").isEmpty)
+            // Nothing else under /attestguard/ reaches AttestGuard's routes.
+            #expect(try await stack.appRoute("GET", "/attestguard/other", user: "alice", port: nginx.port).status == 401)
+        }
+    }
+
     @Test("bodies: empty, 1 KB, 64 KB and chunked pass byte-exact; a changed body is refused; a larger one is 413")
     func bodies() async throws {
         try await GatewayStack.run { stack in

@@ -1,0 +1,84 @@
+import AttestGuardEngine
+import AttestVocabulary
+import Foundation
+import Hummingbird
+
+/// The routes an app reaches through its gateway, scope `gateway`: a challenge (`POST /v1/app/challenges`),
+/// registering an attestation (`POST /v1/app/attestations`) and whether this user must attest
+/// (`GET /v1/app/attestation-required`). Who asks comes only from the gateway (``GatewayCaller``): the app from the
+/// route policy of the client's host and client-facing path, the user and the client's address from the trusted
+/// headers; identity fields in a body are not read. Every route needs the gateway's user (403 `user_missing`).
+struct AppFacingRoutes {
+    let engine: Engine
+    let policies: GatewayPolicyReloader
+    let trusted: ForwardAuthHeaders.Trusted
+    let body: JSONBody
+
+    init(engine: Engine, policies: GatewayPolicyReloader, settings: GatewaySettings, body: JSONBody) {
+        self.engine = engine
+        self.policies = policies
+        self.trusted = ForwardAuthHeaders.Trusted(prefix: settings.trustedHeaderPrefix)
+        self.body = body
+    }
+
+    func register(on router: Router<AttestGuardRequestContext>, keys: APIKeyRing) {
+        let app = router.group("v1/app").add(middleware: APIKeyMiddleware(ring: keys, scope: .gateway, refusal: .gatewayFault))
+        app.post("challenges", use: issueChallenge)
+        app.post("attestations", use: attest)
+        app.get("attestation-required", use: attestationRequired)
+    }
+
+    @Sendable func issueChallenge(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
+        let caller = try identify(request, context: context)
+        let input = try await body.decode(AppChallengeRequestBody.self, from: request)
+        let keyId = try input.keyId.map { text throws(EngineError) in try KeyId(base64: text) }
+        let issued = try await engine.challenges.issue(
+            ChallengeRequest(appId: caller.appId, purpose: input.purpose, userId: caller.user, keyId: keyId, ip: caller.ip),
+            apiKeyName: context.apiKey?.name
+        )
+        return try JSONResponse.make(AppChallengeResponseBody(issued), status: .created)
+    }
+
+    @Sendable func attest(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
+        let caller = try identify(request, context: context)
+        let input = try await body.decode(AppAttestationRequestBody.self, from: request)
+        let result = try await engine.attestations.attest(AttestationSubmission(
+            appId: caller.appId,
+            keyId: try KeyId(base64: input.keyId),
+            attestation: try Base64Field.decode(input.attestation, field: "attestation", maximumBytes: 64 * 1024),
+            challenge: try WireFields.challenge(input.challenge),
+            userId: caller.user,
+            deviceId: try input.deviceId.map { text throws(EngineError) in try Identifier(text, field: "deviceId") },
+            ip: caller.ip
+        ))
+        return try JSONResponse.make(AppAttestationResponseBody(result), status: result.idempotent ? .ok : .created)
+    }
+
+    @Sendable func attestationRequired(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
+        let caller = try identify(request, context: context)
+        let app = try engine.apps.policy(for: caller.appId)
+        return try JSONResponse.make(AttestationRequiredBody(attest: app.requiresAttestation(of: caller.user)), status: .ok)
+    }
+
+    /// The app, user and address of the request, as the gateway and the route policy say.
+    private func identify(_ request: Request, context: AttestGuardRequestContext) throws -> AppCaller {
+        let caller = try GatewayCaller(headers: request.headers, authority: request.head.authority, trusted: trusted)
+        guard let route = policies.policies?.decide(host: caller.host, method: request.method.rawValue, requestTarget: caller.requestTarget) else {
+            throw APIError(.notFound, code: .routeNotCovered, "no app's gateway policy owns \(caller.host.prefix(256)) \(caller.requestTarget.prefix(256))")
+        }
+        guard context.apiKey?.allows(app: route.appId) == true else {
+            throw APIError(.internalServerError, code: .gatewayUnauthorized, "the gateway's API key may not use app \(route.appId)")
+        }
+        guard let user = caller.user else {
+            throw APIError(.forbidden, code: .userMissing, "this route needs the user the gateway authenticated")
+        }
+        return AppCaller(appId: route.appId, user: user, ip: caller.ip)
+    }
+}
+
+/// Who asks on an app-facing route.
+struct AppCaller: Sendable {
+    var appId: String
+    var user: Identifier
+    var ip: ClientIP?
+}

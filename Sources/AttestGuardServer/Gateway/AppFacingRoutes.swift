@@ -63,12 +63,7 @@ struct AppFacingRoutes {
     /// The app, user and address of the request, as the gateway and the route policy say.
     private func identify(_ request: Request, context: AttestGuardRequestContext) throws -> AppCaller {
         let caller = try GatewayCaller(headers: request.headers, authority: request.head.authority, trusted: trusted)
-        guard let route = policies.policies?.decide(host: caller.host, method: request.method.rawValue, requestTarget: caller.requestTarget) else {
-            throw APIError(.notFound, code: .routeNotCovered, "no app's gateway policy owns \(caller.host.prefix(256)) \(caller.requestTarget.prefix(256))")
-        }
-        guard context.apiKey?.allows(app: route.appId) == true else {
-            throw APIError(.internalServerError, code: .gatewayUnauthorized, "the gateway's API key may not use app \(route.appId)")
-        }
+        let route = try policies.route(host: caller.host, method: request.method.rawValue, requestTarget: caller.requestTarget, apiKey: context.apiKey)
         guard let user = caller.user else {
             throw APIError(.forbidden, code: .userMissing, "this route needs the user the gateway authenticated")
         }

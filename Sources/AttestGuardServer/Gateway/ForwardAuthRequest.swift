@@ -16,11 +16,8 @@ struct ForwardAuthRequest: Sendable {
     }
 
     var method: String
-    /// The request-target in origin form, byte for byte as the client sent it (what the app signs as `path`).
-    var requestTarget: String
-    var host: String
-    var user: Identifier?
-    var ip: ClientIP?
+    /// The host, the request-target (what the app signs as `path`), the user and the client's address.
+    var caller: GatewayCaller
     var bodySha256: String?
     /// The app's App Attest headers, decoded on demand: an `open` route never reads them, so malformed ones refuse
     /// only a request that needs them.
@@ -30,7 +27,6 @@ struct ForwardAuthRequest: Sendable {
 
     /// - Parameter authority: The forward-auth request's `Host` (the client's, which the gateway passes on).
     init(headers: HTTPFields, authority: String?, trusted: ForwardAuthHeaders.Trusted) throws(ForwardAuthRefusal) {
-        let caller: GatewayCaller
         do throws(APIError) {
             method = try GatewayCaller.gatewayValue(headers, ForwardAuthHeaders.originalMethod, ForwardAuthHeaders.forwardedMethod, maximumLength: 16)
             guard method.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "-") }) else {
@@ -40,10 +36,6 @@ struct ForwardAuthRequest: Sendable {
         } catch {
             throw .gateway(error.code, error.message)
         }
-        requestTarget = caller.requestTarget
-        host = caller.host
-        user = caller.user
-        ip = caller.ip
         bodySha256 = headers[trusted.bodySha256]
         if let bodySha256 {
             guard bodySha256.utf8.count == 43, Base64Text.decodeURL(bodySha256)?.count == 32 else {

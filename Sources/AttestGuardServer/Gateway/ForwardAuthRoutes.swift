@@ -57,25 +57,24 @@ struct ForwardAuthRoutes {
 
     /// The verdict for the request, or `nil` for an open route; throws the refusals.
     private func decide(_ asked: ForwardAuthRequest, context: AttestGuardRequestContext) async throws -> ForwardAuthVerdict? {
-        guard let route = policies.policies?.decide(host: asked.host, method: asked.method, requestTarget: asked.requestTarget) else {
-            let message = policies.directory == nil
-                ? "no gateway policy is configured (gateway.policyDirectory)"
-                : "no app's gateway policy owns \(asked.host.prefix(256)) \(asked.requestTarget.prefix(256))"
-            throw ForwardAuthRefusal(precise: APIError(.notFound, code: .routeNotCovered, message), answer: .forbidden)
-        }
-        guard context.apiKey?.allows(app: route.appId) == true else {
-            throw APIError(.internalServerError, code: .gatewayUnauthorized, "the gateway's API key may not use app \(route.appId)")
+        let route: RouteDecision
+        do throws(APIError) {
+            route = try policies.route(host: asked.caller.host, method: asked.method, requestTarget: asked.caller.requestTarget, apiKey: context.apiKey)
+        } catch {
+            // No route is the gateway's 403 (with the precise 404); the key's 500 goes on as it is.
+            guard error.code == .routeNotCovered else { throw error }
+            throw ForwardAuthRefusal(precise: error, answer: .forbidden)
         }
         if route.protection == .open { return nil }
         let app = try engine.apps.policy(for: route.appId)
         let needsUser = route.protection != .score || asked.carriesCredentials
-        if needsUser, asked.user == nil {
+        if needsUser, asked.caller.user == nil {
             throw ForwardAuthRefusal(precise: APIError(.forbidden, code: .userMissing, "this route needs the user the gateway authenticated"), answer: .forbidden)
         }
-        if let credentials = try asked.credentials(), let user = asked.user {
+        if let credentials = try asked.credentials(), let user = asked.caller.user {
             let result = try await engine.assertions.assert(AssertionSubmission(
                 appId: app.appId, keyId: credentials.keyId, assertion: credentials.assertion, clientData: credentials.clientData, userId: user,
-                request: AssertedRequest(method: asked.method, path: asked.requestTarget, bodySha256: asked.bodySha256, ip: asked.ip, action: route.action)
+                request: AssertedRequest(method: asked.method, path: asked.caller.requestTarget, bodySha256: asked.bodySha256, ip: asked.caller.ip, action: route.action)
             ))
             return ForwardAuthVerdict(
                 verdict: result.verdict, keyId: credentials.keyId, binding: result.requestBinding.signal, signedBodySha256: result.signedBodySha256, route: route
@@ -85,7 +84,7 @@ struct ForwardAuthRoutes {
             switch route.protection {
             case .require: true
             // The user is there: a rollout route without one was refused above as user_missing.
-            case .requireForRollout: asked.user.map(app.requiresAttestation(of:)) ?? true
+            case .requireForRollout: asked.caller.user.map(app.requiresAttestation(of:)) ?? true
             case .score, .open: false
             }
         if assertionRequired {
@@ -95,7 +94,7 @@ struct ForwardAuthRoutes {
             )
         }
         let outcome = try await engine.scorer.score(ScoreRequest(
-            appId: app.appId, endpoint: .score, userId: asked.user, ip: asked.ip, action: route.action, attestStatus: asked.clientAttestStatus
+            appId: app.appId, endpoint: .score, userId: asked.caller.user, ip: asked.caller.ip, action: route.action, attestStatus: asked.clientAttestStatus
         ))
         return ForwardAuthVerdict(verdict: outcome.verdict, keyId: nil, binding: .none, signedBodySha256: nil, route: route)
     }

@@ -63,6 +63,21 @@ public final class GatewayPolicyReloader: Sendable {
 
     public var status: Status { state.withLock { $0.status } }
 
+    /// The route decision for a request the gateway describes, for a gateway key that may use the app: 404
+    /// `route_not_covered` when no policy owns it, 500 `gateway_unauthorized` when the key may not touch the app.
+    func route(host: String, method: String, requestTarget: String, apiKey: APIKey?) throws(APIError) -> RouteDecision {
+        guard let route = policies?.decide(host: host, method: method, requestTarget: requestTarget) else {
+            let message = directory == nil
+                ? "no gateway policy is configured (gateway.policyDirectory)"
+                : "no app's gateway policy owns \(host.prefix(256)) \(requestTarget.prefix(256))"
+            throw APIError(.notFound, code: .routeNotCovered, message)
+        }
+        guard apiKey?.allows(app: route.appId) == true else {
+            throw APIError(.internalServerError, code: .gatewayUnauthorized, "the gateway's API key may not use app \(route.appId)")
+        }
+        return route
+    }
+
     /// Loads the directory again; returns the status after the attempt. Without a directory nothing changes.
     @discardableResult
     public func reload(reason: String) -> Status {

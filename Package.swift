@@ -6,9 +6,23 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
+// On Linux, stand-ins for Apple's DeviceCheck and Security frameworks, so that the client's real App Attest,
+// DeviceCheck and Keychain code (behind `#if canImport(DeviceCheck)`) compiles and runs in CI. They exist only when
+// the manifest is read on Linux: on Apple platforms a module named DeviceCheck would shadow the SDK's.
+#if os(Linux)
+let appleFrameworkStubs: [Target.Dependency] = ["DeviceCheck", "SecurityStub"]
+let appleFrameworkStubTargets: [Target] = [
+    .target(name: "DeviceCheck", path: "Sources/AppleFrameworkStubs/DeviceCheck", swiftSettings: swiftSettings),
+    .target(name: "SecurityStub", path: "Sources/AppleFrameworkStubs/SecurityStub", swiftSettings: swiftSettings),
+]
+#else
+let appleFrameworkStubs: [Target.Dependency] = []
+let appleFrameworkStubTargets: [Target] = []
+#endif
+
 let package = Package(
     name: "AttestGuard",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v14)],
     products: [
         .library(name: "AttestVocabulary", targets: ["AttestVocabulary"]),
         .library(name: "AttestCore", targets: ["AttestCore"]),
@@ -23,6 +37,8 @@ let package = Package(
         .library(name: "TrafficSimulator", targets: ["TrafficSimulator"]),
         .library(name: "GatewayPolicy", targets: ["GatewayPolicy"]),
         .library(name: "AttestGuardWire", targets: ["AttestGuardWire"]),
+        .library(name: "AttestGuardClient", targets: ["AttestGuardClient"]),
+        .library(name: "AttestGuardClientTesting", targets: ["AttestGuardClientTesting"]),
         .executable(name: "attestguard", targets: ["AttestGuardCLI"]),
     ],
     dependencies: [
@@ -60,6 +76,28 @@ let package = Package(
         // Foundation only, so that an app's client links it without anything of the server.
         .target(
             name: "AttestGuardWire",
+            swiftSettings: swiftSettings
+        ),
+        // The iOS app's side: App Attest key lifecycle, signed requests, the app-facing routes. Foundation, swift-crypto
+        // and the wire module only, so that an app builds nothing of the server.
+        .target(
+            name: "AttestGuardClient",
+            dependencies: [
+                "AttestGuardWire",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ] + appleFrameworkStubs,
+            swiftSettings: swiftSettings
+        ),
+        // The client driven by the software device instead of the Secure Enclave: tests, previews and demos.
+        .target(
+            name: "AttestGuardClientTesting",
+            dependencies: [
+                "AttestGuardClient",
+                "AttestGuardWire",
+                "DeviceSimulator",
+                "AttestCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -286,6 +324,21 @@ let package = Package(
             path: "Tests/AttestTestSupport",
             swiftSettings: swiftSettings
         ),
+        // The client's lifecycle and retry rules against a scripted server, with the simulator-backed provider.
+        .testTarget(
+            name: "AttestGuardClientTests",
+            dependencies: [
+                "AttestGuardClient",
+                "AttestGuardClientTesting",
+                "AttestGuardWire",
+                "AttestVocabulary",
+                "DeviceSimulator",
+                "AttestCore",
+                "AttestTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ] + appleFrameworkStubs,
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "EventLoopConcurrencyTests",
             dependencies: ["EventLoopConcurrency", .product(name: "NIOPosix", package: "swift-nio")],
@@ -417,6 +470,8 @@ let package = Package(
             dependencies: [
                 "AttestVocabulary",
                 "AttestGuardCLI",
+                "AttestGuardClient",
+                "AttestGuardClientTesting",
                 "AttestTestSupport",
                 "AttestGuardStorage",
                 "AttestCore",
@@ -430,5 +485,5 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-    ]
+    ] + appleFrameworkStubTargets
 )

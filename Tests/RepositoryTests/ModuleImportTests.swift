@@ -20,6 +20,12 @@ struct ModuleImportTests {
         ],
     ]
 
+    /// What an app's client may import: Foundation, swift-crypto, the wire module and Apple's frameworks (on Linux
+    /// their stand-ins).
+    static let clientImports: [String: Set<String>] = [
+        "AttestGuardClient": ["Foundation", "FoundationNetworking", "Crypto", "AttestGuardWire", "DeviceCheck", "Security", "SecurityStub"],
+    ]
+
     /// Modules that import Foundation and nothing else, and name no dependency: what an app's client links.
     static let foundationOnly = ["AttestGuardWire"]
 
@@ -58,6 +64,18 @@ struct ModuleImportTests {
                 #expect(imported.isEmpty, "\(source) imports \(imported.sorted())")
             }
             #expect(Self.manifestDependencies(of: module, in: manifest).isEmpty, "Package.swift gives \(module) dependencies")
+        }
+    }
+
+    @Test func theClientImportsOnlyWhatAnAppLinks() throws {
+        let files = try RepositoryFiles.tracked()
+        for (module, allowed) in Self.clientImports {
+            let sources = files.filter { $0.hasPrefix("Sources/\(module)/") && $0.hasSuffix(".swift") }
+            #expect(!sources.isEmpty, "no sources found for \(module)")
+            for source in sources {
+                let imported = Self.imports(in: try RepositoryFiles.text(source)).subtracting(allowed)
+                #expect(imported.isEmpty, "\(source) imports \(imported.sorted())")
+            }
         }
     }
 

@@ -23,6 +23,9 @@ struct VocabularyLiteralTests {
         "Sources/AttestGuardServer/OpenAPI/EmbeddedOpenAPI.swift",
         "Sources/AttestGuardStorage/Migrations/EmbeddedMigrations.swift",
         "Sources/RiskRules/DefaultRuleSet/EmbeddedDefaultRules.swift",
+        // The app's client links nothing of the server: its copy of the codes it acts on is held equal to the
+        // registry by AttestGuardClientTests.ServerErrorCodeTests.
+        "Sources/AttestGuardClient/Routes/ServerErrorCode.swift",
     ]
 
     /// Literals that equal a vocabulary word but mean something else, each with what it means.
@@ -35,6 +38,8 @@ struct VocabularyLiteralTests {
         "Sources/AttestGuardStorage/PostgreSQL/PostgresStoreConfiguration.swift": ["allow"],
         // Field paths of the assertion body in error messages, spelled like the signals they feed.
         "Sources/AttestGuardServer/Wire/WireFields.swift": ["request.ip", "request.action"],
+        // The client's own error code for a revoked key, named as the server's refusal it surfaces.
+        "Sources/AttestGuardClient/Client/AttestGuardClientError.swift": ["key_revoked"],
         // Codes of rule-file problems (`rules lint`, the reload route), a domain of their own.
         "Sources/RiskRules/RuleSets/RuleSetError.swift": ["invalid_field", "missing_field"],
     ]

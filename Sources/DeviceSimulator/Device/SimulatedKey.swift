@@ -30,16 +30,26 @@ public struct SimulatedKey: Sendable {
     /// signature = ECDSA-P256-SHA256 over the nonce as a message.
     /// - Returns: The CBOR assertion object.
     public mutating func assertion(app: AppIdentity, clientData: [UInt8]) -> [UInt8] {
+        assertion(app: app, clientDataHash: Array(SHA256.hash(data: clientData)))
+    }
+
+    /// Signs a clientData hash, as `DCAppAttestService.generateAssertion` is given it, and advances the counter.
+    public mutating func assertion(app: AppIdentity, clientDataHash: [UInt8]) -> [UInt8] {
         counter += 1
-        return Self.assertion(privateKey: privateKey, app: app, clientData: clientData, counter: counter)
+        return Self.assertion(privateKey: privateKey, app: app, clientDataHash: clientDataHash, counter: counter)
     }
 
     /// Signs an assertion with an explicit counter, without touching the key's own (for replay and race tests).
     public static func assertion(privateKey: P256.Signing.PrivateKey, app: AppIdentity, clientData: [UInt8], counter: UInt32) -> [UInt8] {
+        assertion(privateKey: privateKey, app: app, clientDataHash: Array(SHA256.hash(data: clientData)), counter: counter)
+    }
+
+    /// ``assertion(privateKey:app:clientData:counter:)`` over a clientData hash.
+    public static func assertion(privateKey: P256.Signing.PrivateKey, app: AppIdentity, clientDataHash: [UInt8], counter: UInt32) -> [UInt8] {
         var authenticatorData = app.rpIdHash
         authenticatorData.append(0x40)
         authenticatorData += [UInt8(counter >> 24), UInt8(counter >> 16 & 0xFF), UInt8(counter >> 8 & 0xFF), UInt8(counter & 0xFF)]
-        let nonce = Array(SHA256.hash(data: authenticatorData + Array(SHA256.hash(data: clientData))))
+        let nonce = Array(SHA256.hash(data: authenticatorData + clientDataHash))
         let signature = (try? privateKey.signature(for: nonce).derRepresentation).map(Array.init) ?? []
         return AssertionObject(signature: signature, authenticatorData: authenticatorData).cborEncoded
     }

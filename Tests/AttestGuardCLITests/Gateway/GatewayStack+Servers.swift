@@ -59,7 +59,7 @@ extension GatewayStack {
         let appRoute = try String(contentsOf: shipped.appendingPathComponent("attestguard-app-route.conf"), encoding: .utf8)
         try Self.replacing(appRoute, [("/etc/nginx/attestguard/", directory.path + "/")])
             .write(to: directory.appendingPathComponent("attestguard-app-route.conf"), atomically: true, encoding: .utf8)
-        try "alice:{PLAIN}password\nmallory:{PLAIN}password\nbob:{PLAIN}password\n"
+        try Self.users.map { "\($0):{PLAIN}password\n" }.joined()
             .write(to: directory.appendingPathComponent("htpasswd"), atomically: true, encoding: .utf8)
         try "proxy_set_header Authorization \"Bearer \(Self.gatewayKey)\";\n"
             .write(to: directory.appendingPathComponent("gateway-key.conf"), atomically: true, encoding: .utf8)
@@ -90,6 +90,9 @@ extension GatewayStack {
         ))
     }
 
+    /// The users the gateways authenticate, each with the password `password`.
+    static let users = ["alice", "mallory", "bob", "carol", "dave"]
+
     /// Caddy with the shipped `Gateway/caddy/Caddyfile`: its port, AttestGuard's and the upstream's addresses, the
     /// folder of its files and (for `.open`) the error handler replaced; the gateway key comes from the environment.
     func startCaddy(failureMode: FailureMode = .closed, attestGuardPort: Int? = nil, shippedTimeouts: Bool = false) async throws -> GatewayProcess {
@@ -106,7 +109,7 @@ extension GatewayStack {
         try caddyfile.write(to: directory.appendingPathComponent("Caddyfile"), atomically: true, encoding: .utf8)
         // bcrypt of "password" at cost 4, so that checking it is cheap.
         let hash = "$2a$04$abcdefghijklmnopqrstuughE8Ev8uGFaUgY2cNEySvxngrb/Jzdm"
-        try ["alice", "mallory", "bob"].map { "\($0) \(hash)\n" }.joined()
+        try Self.users.map { "\($0) \(hash)\n" }.joined()
             .write(to: directory.appendingPathComponent("basicauth-users"), atomically: true, encoding: .utf8)
         return keep(try await GatewayProcess(
             executable: GatewayBinaries.caddy,

@@ -1,0 +1,193 @@
+public import AttestGuardWire
+public import Foundation
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+
+/// An iOS app's side of AttestGuard for one signed-in user: it keeps the user's App Attest key on this install
+/// (generated and attested once, its id in the Keychain), signs requests with clientData v1 and sends them, with
+/// the few retries that are safe. Create one when the user signs in and keep it for the session.
+///
+/// ```swift
+/// let client = AttestGuardClient(
+///     configuration: .init(gateway: URL(string: "https://shop.example/attestguard/")!, user: session.userId),
+///     provider: SystemAppAttestProvider(),
+///     deviceCheck: SystemDeviceCheckTokenProvider(),
+///     authorize: { request in request.setValue("Bearer \(session.token)", forHTTPHeaderField: "Authorization") }
+/// )
+/// let (data, response) = try await client.send(orderRequest)
+/// ```
+public struct AttestGuardClient: Sendable {
+    /// What the app sets: where its gateway exposes AttestGuard, who is signed in, and how to attest.
+    public struct Configuration: Sendable {
+        /// The gateway's prefix of the app-facing routes (`https://shop.example/attestguard/`).
+        public var gateway: URL
+        /// The signed-in user, as the app knows them: the Keychain entry of the user's key is filed under it. The
+        /// gateway authenticates the user itself; this never travels as identity.
+        public var user: String
+        /// `identifierForVendor`, so that a new key on this device replaces the user's previous one on the server.
+        public var deviceId: String?
+        /// What `attestKey` gets as `clientDataHash`; must match the app's setting on the server.
+        public var hashConvention: AttestationHashConvention
+        /// `serverUnavailable` retries.
+        public var retry: RetryPolicy
+        /// The clock of challenge expiry and retry waits.
+        public var clock: any ClientClock
+
+        public init(
+            gateway: URL,
+            user: String,
+            deviceId: String? = nil,
+            hashConvention: AttestationHashConvention = .sha256,
+            retry: RetryPolicy = RetryPolicy(),
+            clock: any ClientClock = SystemClientClock()
+        ) {
+            self.gateway = gateway
+            self.user = user
+            self.deviceId = deviceId
+            self.hashConvention = hashConvention
+            self.retry = retry
+            self.clock = clock
+        }
+    }
+
+    private let settings: ClientSettings
+    private let keys: KeyLifecycle
+    private let signer: RequestSigner
+
+    /// - Parameters:
+    ///   - configuration: The app's settings.
+    ///   - provider: App Attest (``SystemAppAttestProvider`` on a device).
+    ///   - deviceCheck: DeviceCheck tokens for devices that cannot attest (``SystemDeviceCheckTokenProvider``).
+    ///   - keyStore: Where the key id is kept (``KeychainKeyIdStore`` by default).
+    ///   - transport: What sends requests (`URLSession.shared` by default).
+    ///   - authorize: Adds the app's own authentication to the client's calls of the app-facing routes, as to any
+    ///     request of the app: the gateway takes the user from it.
+    ///   - onEvent: What the client did on its own (attestations, replaced keys, retries), for the app's logs.
+    public init(
+        configuration: Configuration,
+        provider: any AppAttestProvider,
+        deviceCheck: (any DeviceCheckTokenProvider)? = nil,
+        keyStore: any KeyIdStore = KeychainKeyIdStore(),
+        transport: any HTTPTransport = URLSessionTransport(),
+        authorize: @escaping @Sendable (inout URLRequest) async throws -> Void = { _ in },
+        onEvent: @escaping @Sendable (ClientEvent) -> Void = { _ in }
+    ) {
+        let settings = ClientSettings(
+            provider: provider,
+            deviceCheck: deviceCheck,
+            keyStore: keyStore,
+            routes: AppFacingClient(gateway: configuration.gateway, transport: transport, authorize: authorize),
+            transport: transport,
+            clock: configuration.clock,
+            retry: configuration.retry,
+            hashConvention: configuration.hashConvention,
+            deviceId: configuration.deviceId,
+            onEvent: onEvent
+        )
+        self.settings = settings
+        self.keys = KeyLifecycle(account: configuration.user, settings: settings)
+        self.signer = RequestSigner(settings: settings, keys: keys, deviceCheck: SessionDeviceCheck(settings: settings))
+    }
+
+    /// Whether AttestGuard advises attesting this user now (the app's rollout): `{"attest": true|false}`. Advice
+    /// only; the gateway's route policy decides what each request needs.
+    public func attestationRequired() async throws -> Bool {
+        try await settings.routes.attestationRequired()
+    }
+
+    /// Attests the user's key now unless it is registered already (at sign-in, say, so that the first protected
+    /// request does not wait for it). Returns the App Attest status requests will carry.
+    @discardableResult
+    public func prepare() async throws -> AppAttestStatus {
+        switch try await keys.readyKey() {
+        case .ready: .supported
+        case .unavailable(let status): status
+        }
+    }
+
+    /// `request` with its assertion headers (or, on a device that cannot attest, `X-AppAttest-Status`). The body
+    /// must be `httpBody`, and the request must be sent as it is: another method, URL or body fails the check.
+    public func signed(_ request: URLRequest) async throws -> URLRequest {
+        try await signer.sign(request).request
+    }
+
+    /// Signs and sends `request` and returns the answer, the gateway's refusals included. It signs again once when
+    /// the gateway refused the signature's challenge (`challenge_expired`, `challenge_used`,
+    /// `assertion_already_accepted`), up to three times when a concurrent request of the same key was accepted
+    /// with a higher counter first (`counter_not_increasing`), and attests a new key once on `key_not_found` or
+    /// `key_superseded`: those
+    /// answers come from the gateway, so the app's server never saw the request. After a transport error it
+    /// sends again only a request whose method is idempotent. A revoked key throws ``AttestGuardClientError/Code/keyRevoked``.
+    public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        var signed = try await signer.sign(request)
+        var resignedForChallenge = false
+        var resignedForCounter = 0
+        var replacedKey = false
+        var resentAfterTransportError = false
+        while true {
+            let data: Data
+            let response: HTTPURLResponse
+            do {
+                (data, response) = try await settings.transport.send(signed.request)
+            } catch {
+                guard Self.isIdempotent(request.httpMethod ?? "GET"), !resentAfterTransportError else {
+                    throw AttestGuardClientError(.transport, "no response; a \(request.httpMethod ?? "GET") is not sent twice", underlying: error)
+                }
+                resentAfterTransportError = true
+                signed = try await signer.sign(request)
+                continue
+            }
+            let answer = ServerAnswer(response: response, body: data)
+            guard response.statusCode >= 400, answer.refusedAtGateway, let code = answer.code else { return (data, response) }
+            if code == .keyRevoked {
+                throw AttestGuardClientError(.keyRevoked, "AttestGuard revoked this device's key", answer: answer)
+            } else if Self.challengeRefusals.contains(code), !resignedForChallenge {
+                resignedForChallenge = true
+            } else if code == .counterNotIncreasing, resignedForCounter < Self.counterRaceResigns {
+                // Requests signed at the same time reached the gateway out of order: a later assertion of this key
+                // was accepted first. A new assertion has a higher counter than every earlier one.
+                resignedForCounter += 1
+            } else if Self.keyRefusals.contains(code), !replacedKey {
+                replacedKey = true
+                if let keyId = signed.keyId { try await keys.discard(keyId, reason: code.rawValue) }
+            } else {
+                return (data, response)
+            }
+            settings.onEvent(.resigned(code: code))
+            signed = try await signer.sign(request)
+        }
+    }
+
+    /// Refusals of the signature's challenge: a new signature passes.
+    static let challengeRefusals: Set<ServerErrorCode> = [.challengeExpired, .challengeUsed, .assertionAlreadyAccepted]
+    /// How many times one request is signed again after losing a counter race to a concurrent request of the key.
+    static let counterRaceResigns = 3
+    /// Refusals of the key AttestGuard does not hold (any more): a new key passes.
+    static let keyRefusals: Set<ServerErrorCode> = [.keyNotFound, .keySuperseded]
+
+    /// Methods RFC 9110 defines as idempotent: sending one twice has the effect of sending it once.
+    static func isIdempotent(_ method: String) -> Bool {
+        ["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"].contains(method.uppercased())
+    }
+
+    /// The same client sending through `transport` (the same key, session and settings).
+    func sending(through transport: any HTTPTransport) -> AttestGuardClient {
+        var settings = settings
+        settings.transport = transport
+        return AttestGuardClient(settings: settings, keys: keys, signer: signer)
+    }
+
+    private init(settings: ClientSettings, keys: KeyLifecycle, signer: RequestSigner) {
+        self.settings = settings
+        self.keys = keys
+        self.signer = signer
+    }
+}
+
+extension URLSession {
+    /// Signs `request` with `client` and sends it through this session: ``AttestGuardClient/send(_:)``.
+    public func data(for request: URLRequest, attestedBy client: AttestGuardClient) async throws -> (Data, HTTPURLResponse) {
+        try await client.sending(through: URLSessionTransport(session: self)).send(request)
+    }
+}

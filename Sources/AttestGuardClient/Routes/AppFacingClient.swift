@@ -1,0 +1,82 @@
+import AttestGuardWire
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Calls AttestGuard's app-facing routes through the app's gateway (`<gateway>/challenges`, ...), with the app's own
+/// authentication added by `authorize`: the gateway takes the user from it, never from these bodies.
+struct AppFacingClient: Sendable {
+    let gateway: URL
+    let transport: any HTTPTransport
+    let authorize: @Sendable (inout URLRequest) async throws -> Void
+
+    /// A challenge for an attestation, or for an assertion by `keyId`.
+    func challenge(purpose: AppFacingBodies.Purpose, keyId: String?) async throws -> IssuedChallenge {
+        let answer = try await call(.challenges, method: "POST", body: AppFacingBodies.ChallengeRequest(purpose: purpose, keyId: keyId))
+        let body = try decode(AppFacingBodies.ChallengeResponse.self, from: answer, route: .challenges)
+        guard let bytes = Base64Text.decodeURL(body.challenge), !bytes.isEmpty else {
+            throw AttestGuardClientError(.unexpectedResponse, "challenges answered a challenge that is not base64url")
+        }
+        return IssuedChallenge(text: body.challenge, bytes: bytes, expiresAt: body.expiresAt)
+    }
+
+    /// Registers an attested key. AttestGuard answers an identical resubmission as idempotent, so a lost answer
+    /// may be retried with the same object and challenge.
+    func registerAttestation(keyId: String, attestation: Data, challenge: IssuedChallenge, deviceId: String?) async throws {
+        let body = AppFacingBodies.AttestationRequest(
+            keyId: keyId, attestation: Base64Text.encode(attestation), challenge: challenge.text, deviceId: deviceId
+        )
+        _ = try await call(.attestations, method: "POST", body: body)
+    }
+
+    /// Whether AttestGuard advises this user to attest now (the rollout); the gateway's route policy enforces.
+    func attestationRequired() async throws -> Bool {
+        let answer = try await call(AppFacingRoute.attestationRequired, method: "GET", body: Optional<AppFacingBodies.DeviceCheckRequest>.none)
+        return try decode(AppFacingBodies.AttestationRequired.self, from: answer, route: .attestationRequired).attest
+    }
+
+    /// Has AttestGuard validate a DeviceCheck token with Apple for this user's device.
+    func validateDevice(token: Data) async throws {
+        _ = try await call(.deviceCheck, method: "POST", body: AppFacingBodies.DeviceCheckRequest(deviceToken: Base64Text.encode(token)))
+    }
+
+    /// One call: 2xx gives the body, anything else is ``AttestGuardClientError/Code/refused`` with the answer.
+    private func call(_ route: AppFacingRoute, method: String, body: (some Encodable)?) async throws -> Data {
+        var request = URLRequest(url: gateway.appendingPathComponent(route.pathComponent))
+        request.httpMethod = method
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let body {
+            request.httpBody = try JSONEncoder().encode(body)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        try await authorize(&request)
+        let data: Data
+        let response: HTTPURLResponse
+        do {
+            (data, response) = try await transport.send(request)
+        } catch {
+            throw AttestGuardClientError(.transport, "\(method) \(route) got no response", underlying: error)
+        }
+        guard (200..<300).contains(response.statusCode) else {
+            let answer = ServerAnswer(response: response, body: data)
+            throw AttestGuardClientError(.refused, "\(method) \(route): \(answer)", answer: answer)
+        }
+        return data
+    }
+
+    private func decode<Body: Decodable>(_ type: Body.Type, from data: Data, route: AppFacingRoute) throws -> Body {
+        do {
+            return try AppFacingBodies.decoder().decode(type, from: data)
+        } catch {
+            throw AttestGuardClientError(.unexpectedResponse, "\(route) answered a body the client cannot read", underlying: error)
+        }
+    }
+}
+
+/// A challenge as issued: the text to send back and sign, its bytes, and until when it is valid.
+struct IssuedChallenge: Sendable, Hashable {
+    var text: String
+    var bytes: Data
+    var expiresAt: Date
+}

@@ -1,0 +1,38 @@
+/// The error codes of AttestGuard and its gateway that the client acts on or names, as they travel in
+/// `X-AttestGuard-Error` and the JSON error body. The client links nothing of the server: a test holds each of
+/// these equal to an entry of the server's registry.
+public struct ServerErrorCode: Sendable, Hashable, CustomStringConvertible {
+    /// The code as sent.
+    public let rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    /// The challenge the request was signed over expired before the gateway checked it: sign again.
+    public static let challengeExpired = ServerErrorCode(rawValue: "challenge_expired")
+    /// The challenge was already spent: sign again.
+    public static let challengeUsed = ServerErrorCode(rawValue: "challenge_used")
+    /// This very assertion was accepted before (a resent request): sign again.
+    public static let assertionAlreadyAccepted = ServerErrorCode(rawValue: "assertion_already_accepted")
+    /// A concurrent request of the same key was accepted with a higher counter first: sign again.
+    public static let counterNotIncreasing = ServerErrorCode(rawValue: "counter_not_increasing")
+    /// AttestGuard does not know the key: attest a new one.
+    public static let keyNotFound = ServerErrorCode(rawValue: "key_not_found")
+    /// A newer key of the same user and device replaced this one: attest a new one.
+    public static let keySuperseded = ServerErrorCode(rawValue: "key_superseded")
+    /// The key was revoked: final, surfaced to the app.
+    public static let keyRevoked = ServerErrorCode(rawValue: "key_revoked")
+    /// The attestation's nonce is not what the server computes: often the other clientDataHash convention.
+    public static let nonceMismatch = ServerErrorCode(rawValue: "nonce_mismatch")
+    /// The route needs an assertion and the request had none.
+    public static let assertionMissing = ServerErrorCode(rawValue: "assertion_missing")
+
+    /// Every code above.
+    public static let all: [ServerErrorCode] = [
+        .challengeExpired, .challengeUsed, .assertionAlreadyAccepted, .counterNotIncreasing, .keyNotFound, .keySuperseded, .keyRevoked,
+        .nonceMismatch, .assertionMissing,
+    ]
+
+    public var description: String { rawValue }
+}

@@ -1,0 +1,91 @@
+import AttestGuardWire
+import Crypto
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Signs one request: an assertion challenge for the user's key, clientData v1 over the request's method,
+/// request-target (what URLSession puts on the request line) and body hash, the assertion, and the three headers.
+/// A device that cannot attest sends `X-AppAttest-Status` instead, after this session's DeviceCheck validation.
+struct RequestSigner: Sendable {
+    let settings: ClientSettings
+    let keys: KeyLifecycle
+    let deviceCheck: SessionDeviceCheck
+
+    /// A request as signed, and the key that signed it (nil when it goes unattested).
+    struct Signed: Sendable {
+        var request: URLRequest
+        var keyId: String?
+    }
+
+    func sign(_ request: URLRequest) async throws -> Signed {
+        guard let url = request.url, let target = RequestTarget.of(url) else {
+            throw AttestGuardClientError(.requestWithoutURL, "the request has no URL the client can read")
+        }
+        guard request.httpBodyStream == nil else {
+            throw AttestGuardClientError(.bodyStreamUnsupported, "a streamed body (httpBodyStream) cannot be hashed before it is sent: set httpBody")
+        }
+        let method = request.httpMethod ?? "GET"
+        let bodySha256 = Base64Text.urlEncoded(SHA256.hash(data: request.httpBody ?? Data()))
+        var replacedLostKey = false
+        while true {
+            let keyId: String
+            switch try await keys.readyKey() {
+            case .ready(let ready):
+                keyId = ready
+            case .unavailable(let status):
+                if status == .unsupported { await deviceCheck.validateOnce() }
+                var unattested = request
+                unattested.setValue(status.rawValue, forHTTPHeaderField: AppAttestHeader.status.rawValue)
+                return Signed(request: unattested, keyId: nil)
+            }
+            do {
+                let (clientData, assertion) = try await assert(keyId: keyId, method: method, target: target, bodySha256: bodySha256)
+                var signed = request
+                signed.setValue(keyId, forHTTPHeaderField: AppAttestHeader.keyId.rawValue)
+                signed.setValue(Base64Text.encode(assertion), forHTTPHeaderField: AppAttestHeader.assertion.rawValue)
+                signed.setValue(Base64Text.urlEncoded(clientData), forHTTPHeaderField: AppAttestHeader.clientData.rawValue)
+                signed.setValue(nil, forHTTPHeaderField: AppAttestHeader.status.rawValue)
+                return Signed(request: signed, keyId: keyId)
+            } catch let failure as AppAttestFailure where failure.code == .invalidKey && !replacedLostKey {
+                // The key is gone from the device (a reinstall kept its Keychain entry): one new key, attested now.
+                replacedLostKey = true
+                try await keys.discard(keyId, reason: failure.code.description)
+            } catch let error as AttestGuardClientError where error.answer?.code == .keyNotFound || error.answer?.code == .keySuperseded {
+                guard !replacedLostKey, let code = error.answer?.code else { throw error }
+                replacedLostKey = true
+                try await keys.discard(keyId, reason: code.rawValue)
+            } catch let error as AttestGuardClientError where error.answer?.code == .keyRevoked {
+                throw AttestGuardClientError(.keyRevoked, "AttestGuard revoked this device's key", answer: error.answer)
+            }
+        }
+    }
+
+    /// clientData v1 and its assertion, retrying `serverUnavailable` with the same key and challenge while the
+    /// challenge is valid (a new one after it expired).
+    private func assert(keyId: String, method: String, target: String, bodySha256: String) async throws -> (clientData: [UInt8], assertion: Data) {
+        var challenge = try await settings.routes.challenge(purpose: .assertion, keyId: keyId)
+        var attempt = 1
+        while true {
+            let clientData = ClientDataV1(challenge: challenge.text, method: method, path: target, bodySha256: bodySha256).bytes
+            do {
+                let assertion = try await settings.provider.generateAssertion(keyId, clientDataHash: Data(SHA256.hash(data: clientData)))
+                return (clientData, assertion)
+            } catch {
+                let failure = AppAttestFailure(classifying: error)
+                if failure.code == .invalidKey { throw failure }
+                guard failure.code == .serverUnavailable, attempt < settings.retry.attempts else {
+                    throw AttestGuardClientError(.assertionFailed, "App Attest could not sign the request: \(failure)", underlying: failure)
+                }
+                let delay = settings.retry.delay(afterAttempt: attempt)
+                settings.onEvent(.appAttestRetry(attempt: attempt, delay: delay))
+                try await settings.clock.sleep(seconds: delay)
+                attempt += 1
+                if settings.clock.now() >= challenge.expiresAt {
+                    challenge = try await settings.routes.challenge(purpose: .assertion, keyId: keyId)
+                }
+            }
+        }
+    }
+}

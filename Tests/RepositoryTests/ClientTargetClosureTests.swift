@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+/// What an app links when it depends on the `AttestGuardClient` product, as SwiftPM itself resolves it
+/// (`swift package describe --type json`): the client's own targets, the wire module and swift-crypto's `Crypto`.
+struct ClientTargetClosureTests {
+    /// The package as `swift package describe` reports it.
+    struct Description: Decodable {
+        struct Target: Decodable {
+            var name: String
+            var target_dependencies: [String]?
+            var product_dependencies: [String]?
+        }
+
+        struct Product: Decodable {
+            var name: String
+            var targets: [String]
+        }
+
+        var targets: [Target]
+        var products: [Product]
+    }
+
+    /// Runs `swift package describe` with a scratch folder of its own: `swift test` holds the lock of `.build`.
+    static func describe() throws -> Description {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("describe-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "swift", "package", "--package-path", RepositoryFiles.root.path, "--scratch-path", scratch.path, "describe", "--type", "json",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "swift package describe failed")
+        return try JSONDecoder().decode(Description.self, from: data)
+    }
+
+    @Test func theClientProductLinksOnlyItsTargetsTheWireAndCrypto() throws {
+        let description = try Self.describe()
+        let product = try #require(description.products.first { $0.name == "AttestGuardClient" })
+        let targets = Dictionary(description.targets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var closure = Set<String>()
+        var products = Set<String>()
+        var pending = product.targets
+        while let name = pending.popLast() {
+            guard closure.insert(name).inserted else { continue }
+            let target = try #require(targets[name], "\(name) is not a target of the package")
+            pending += target.target_dependencies ?? []
+            products.formUnion(target.product_dependencies ?? [])
+        }
+        var expected: Set<String> = ["AttestGuardClient", "AttestGuardWire"]
+        #if os(Linux)
+        // The stand-ins for Apple's DeviceCheck and Security exist only when the manifest is read on Linux.
+        expected.formUnion(["DeviceCheck", "SecurityStub"])
+        #endif
+        #expect(closure == expected)
+        #expect(products == ["Crypto"])
+        let manifest = try RepositoryFiles.text("Package.swift")
+        #expect(manifest.contains(#".product(name: "Crypto", package: "swift-crypto")"#), "Crypto is swift-crypto's")
+    }
+}

@@ -88,6 +88,12 @@ checks.not_a_server_error.expected-statuses = ["2xx", "3xx", "4xx", "500"]
 [[operations]]
 include-tag = "devicecheck"
 checks.not_a_server_error.expected-statuses = ["2xx", "3xx", "4xx", "503"]
+
+# The app-facing DeviceCheck route is both: 500 gateway_unauthorized without the gateway's key, and 503
+# devicecheck_unavailable on a server without Apple credentials (documented).
+[[operations]]
+include-operation-id = ["validateAppDevice"]
+checks.not_a_server_error.expected-statuses = ["2xx", "3xx", "4xx", "500", "503"]
 EOF
 
 checks=not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance

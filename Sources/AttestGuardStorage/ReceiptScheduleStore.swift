@@ -27,7 +27,7 @@ public protocol ReceiptScheduleStore: Sendable {
     func riskMetricHistory(appId: String, keyId: Data) async throws -> [RiskMetricObservation]
 }
 
-/// Stored DeviceCheck bits, read by scoring without calling Apple.
+/// Stored DeviceCheck bits and validations, read by scoring without calling Apple.
 public protocol DeviceCheckStore: Sendable {
     /// Stores what Apple said of a subject's bits. A `nil` bit keeps the stored one (an update that set only one
     /// bit); the rest replaces the stored record.
@@ -39,4 +39,11 @@ public protocol DeviceCheckStore: Sendable {
     /// Deletes team rows written before schema 12 (``DeviceCheckScope/legacyTeam(teamId:)``) observed before `cutoff`.
     /// - Returns: How many were deleted.
     func purgeLegacyDeviceCheckBits(observedBefore cutoff: Date) async throws -> Int
+
+    /// Records that a user's device passed DeviceCheck validation in an app. The latest instant per (app, user)
+    /// wins: an older one (a slower process) changes nothing.
+    func recordDeviceCheckValidation(_ record: DeviceCheckValidationRecord) async throws
+
+    /// The user's latest DeviceCheck validation in the app, if any.
+    func deviceCheckValidation(appId: String, userId: String) async throws -> DeviceCheckValidationRecord?
 }

@@ -1,7 +1,8 @@
 public import Foundation
 
 /// The state AttestGuard owns: one-time challenges, the key registry with counters, each key's receipt with its
-/// refresh schedule and risk-metric history (``ReceiptScheduleStore``), and DeviceCheck bits (``DeviceCheckStore``).
+/// refresh schedule and risk-metric history (``ReceiptScheduleStore``), and DeviceCheck bits and validations
+/// (``DeviceCheckStore``).
 ///
 /// Every method that changes state does so atomically: a conditional statement per condition inside one
 /// transaction, never read-then-write. Refusals come back as ``StoreRejection`` values inside the outcome;

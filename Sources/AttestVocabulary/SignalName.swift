@@ -23,6 +23,8 @@ public enum FixedSignal: String, Sendable, Hashable, CaseIterable, CustomStringC
     case devicecheckBit1 = "devicecheck.bit1"
     case devicecheckUpdatedAt = "devicecheck.updated_at"
     case devicecheckAge = "devicecheck.age"
+    case devicecheckValidatedAt = "devicecheck.validated_at"
+    case devicecheckValidatedAge = "devicecheck.validated_age"
 
     case requestAppId = "request.app_id"
     case requestEndpoint = "request.endpoint"

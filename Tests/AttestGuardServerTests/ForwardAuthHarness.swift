@@ -83,6 +83,17 @@ enum ForwardAuthHarness {
         ]
     }
 
+    /// Runs `body` with a directory holding the harness's policy and one holding `rules`, both removed afterwards.
+    static func withDirectories(rules ruleText: String = rules, _ body: (_ policies: URL, _ rules: URL) async throws -> Void) async throws {
+        let policies = try directory(["shop.yaml": policy])
+        let rules = try directory(["rules.yaml": ruleText])
+        defer {
+            try? FileManager.default.removeItem(at: policies)
+            try? FileManager.default.removeItem(at: rules)
+        }
+        try await body(policies, rules)
+    }
+
     /// Runs `body` against a server with the harness's policy and rules.
     static func run(
         _ backend: ServerBackend,
@@ -90,16 +101,12 @@ enum ForwardAuthHarness {
         wrapStore: @escaping (any RiskStore) -> any RiskStore = { $0 },
         _ body: @escaping @Sendable (APIClient, URL) async throws -> Void
     ) async throws {
-        let policies = try directory(["shop.yaml": policy])
-        let rules = try directory(["rules.yaml": Self.rules])
-        defer {
-            try? FileManager.default.removeItem(at: policies)
-            try? FileManager.default.removeItem(at: rules)
-        }
-        try await ServerHarness.run(
-            backend, extraEnvironment: environment(policies: policies, rules: rules, requiredPercent: requiredPercent), wrapStore: wrapStore
-        ) { api in
-            try await body(api, policies)
+        try await withDirectories { policies, rules in
+            try await ServerHarness.run(
+                backend, extraEnvironment: environment(policies: policies, rules: rules, requiredPercent: requiredPercent), wrapStore: wrapStore
+            ) { api in
+                try await body(api, policies)
+            }
         }
     }
 }

@@ -7,8 +7,8 @@ import RiskRules
 import Testing
 
 /// The engine fills every fixed signal the schema defines: with a key that superseded another and made an
-/// assertion, a receipt redeemed twice a week apart, stored DeviceCheck bits and a request that names everything,
-/// a rule set that reads every fixed signal sees a value for each.
+/// assertion, a receipt redeemed twice a week apart, stored DeviceCheck bits, the user's DeviceCheck validation and a
+/// request that names everything, a rule set that reads every fixed signal sees a value for each.
 @Suite("Signal coverage")
 struct SignalCoverageTests {
     /// A rule file with one rule per fixed signal, each reading it.
@@ -37,6 +37,9 @@ struct SignalCoverageTests {
                 scope: .app(ServerHarness.appId), environment: .development,
                 subject: DeviceCheckSubject(kind: .key, value: keyId), bit0: true, bit1: false, found: true,
                 lastUpdateTime: "2026-10", observedAt: api.clock.now()
+            ))
+            try await engine.store.recordDeviceCheckValidation(DeviceCheckValidationRecord(
+                appId: ServerHarness.appId, userId: "alice", environment: .production, validatedAt: api.clock.now()
             ))
 
             let outcome = try await engine.scorer.score(ScoreRequest(

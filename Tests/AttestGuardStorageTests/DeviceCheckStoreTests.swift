@@ -73,3 +73,32 @@ struct DeviceCheckScopeStoreTests {
         }
     }
 }
+
+@Suite("DeviceCheck validations in the store")
+struct DeviceCheckValidationStoreTests {
+    static func validation(_ user: String = "user-1", app: String = StoreFixtures.appId, environment: AppAttestEnvironment = .production,
+                           at offset: TimeInterval) -> DeviceCheckValidationRecord {
+        DeviceCheckValidationRecord(appId: app, userId: user, environment: environment, validatedAt: StoreFixtures.now.addingTimeInterval(offset))
+    }
+
+    @Test("one per app and user; the latest instant wins, an older one changes nothing", arguments: StoreBackend.available)
+    func latestWins(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = test.store
+            #expect(try await store.deviceCheckValidation(appId: StoreFixtures.appId, userId: "user-1") == nil)
+            try await store.recordDeviceCheckValidation(Self.validation(at: 10))
+            #expect(try await store.deviceCheckValidation(appId: StoreFixtures.appId, userId: "user-1") == Self.validation(at: 10))
+
+            try await store.recordDeviceCheckValidation(Self.validation(environment: .development, at: 5))
+            #expect(try await store.deviceCheckValidation(appId: StoreFixtures.appId, userId: "user-1") == Self.validation(at: 10), "older: kept the newer")
+            try await store.recordDeviceCheckValidation(Self.validation(environment: .development, at: 3_600))
+            #expect(try await store.deviceCheckValidation(appId: StoreFixtures.appId, userId: "user-1") == Self.validation(environment: .development, at: 3_600))
+
+            #expect(try await store.deviceCheckValidation(appId: StoreFixtures.otherAppId, userId: "user-1") == nil, "per app")
+            #expect(try await store.deviceCheckValidation(appId: StoreFixtures.appId, userId: "user-2") == nil, "per user")
+            try await store.recordDeviceCheckValidation(Self.validation(app: StoreFixtures.otherAppId, at: 0))
+            #expect(try await store.deviceCheckValidation(appId: StoreFixtures.otherAppId, userId: "user-1") == Self.validation(app: StoreFixtures.otherAppId, at: 0))
+            #expect(try await store.deviceCheckValidation(appId: StoreFixtures.appId, userId: "user-1")?.validatedAt == StoreFixtures.now.addingTimeInterval(3_600))
+        }
+    }
+}

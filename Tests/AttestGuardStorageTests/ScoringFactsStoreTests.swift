@@ -110,4 +110,26 @@ struct ScoringFactsStoreTests {
             #expect(try await store.scoringFacts(ScoringFactsQuery(appId: StoreFixtures.otherAppId, keyId: nil, velocity: sums)).velocity.totals == [0, 0, 0, 0])
         }
     }
+
+    @Test("the user's DeviceCheck validation in the app, only when asked, alone or beside the key", arguments: StoreBackend.available)
+    func deviceCheckValidation(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = test.store
+            let key = try await StoreFixtures.register(StoreFixtures.key(), in: store)
+            let validation = DeviceCheckValidationRecord(appId: key.appId, userId: key.userId, environment: .development, validatedAt: StoreFixtures.now)
+            let asked = ScoringFactsQuery(appId: key.appId, keyId: nil, deviceCheckValidationUserId: key.userId)
+            #expect(try await Self.facts(asked, in: store) == ScoringFacts(), "never validated: missing")
+
+            try await store.recordDeviceCheckValidation(validation)
+            #expect(try await Self.facts(asked, in: store) == ScoringFacts(deviceCheckValidation: validation))
+            let withKey = try await Self.facts(ScoringFactsQuery(appId: key.appId, keyId: key.keyId, deviceCheckValidationUserId: key.userId), in: store)
+            #expect(withKey.key?.keyId == key.keyId && withKey.deviceCheckValidation == validation)
+            #expect(try await Self.facts(ScoringFactsQuery(appId: key.appId, keyId: key.keyId), in: store).deviceCheckValidation == nil, "not asked")
+            let otherUser = ScoringFactsQuery(appId: key.appId, keyId: nil, deviceCheckValidationUserId: "someone-else")
+            #expect(try await Self.facts(otherUser, in: store) == ScoringFacts())
+            let otherApp = ScoringFactsQuery(appId: StoreFixtures.otherAppId, keyId: nil, deviceCheckValidationUserId: key.userId)
+            #expect(try await Self.facts(otherApp, in: store) == ScoringFacts(), "validations belong to their app")
+        }
+    }
 }
+

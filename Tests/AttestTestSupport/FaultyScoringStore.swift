@@ -62,6 +62,10 @@ public final class FaultyScoringStore: RiskStore {
     public func purgeLegacyDeviceCheckBits(observedBefore cutoff: Date) async throws -> Int {
         try await base.purgeLegacyDeviceCheckBits(observedBefore: cutoff)
     }
+    public func recordDeviceCheckValidation(_ record: DeviceCheckValidationRecord) async throws { try await base.recordDeviceCheckValidation(record) }
+    public func deviceCheckValidation(appId: String, userId: String) async throws -> DeviceCheckValidationRecord? {
+        try await base.deviceCheckValidation(appId: appId, userId: userId)
+    }
     public func appendDecisions(_ entries: [DecisionLogEntry]) async throws { try await base.appendDecisions(entries) }
     public func decisions(since: Date, after cursor: DecisionLogEntry?, limit: Int) async throws -> [DecisionLogEntry] {
         try await base.decisions(since: since, after: cursor, limit: limit)

@@ -5,7 +5,8 @@ public import AttestVocabulary
 
 /// Asks Apple's DeviceCheck about a device and files the answer under a subject the caller names, so that
 /// scoring can read the bits later without calling Apple (``storedBits(appId:subject:environment:)``; a verdict
-/// reads them with its other facts through `RiskStore.scoringFacts`).
+/// reads them with its other facts through `RiskStore.scoringFacts`), and records when a user's device last passed
+/// validation (``validateSession(appId:userId:deviceToken:)``), which scoring reads the same way.
 ///
 /// Bits are filed per app (``AppPolicy/deviceCheckScope``; apps the operator opts into sharing file them per team)
 /// and per environment: `environment` when the caller names one (it must be one the app accepts), else production
@@ -98,10 +99,8 @@ public struct DeviceCheckService: Sendable {
     public func validate(appId: String, deviceToken: String, environment: AppAttestEnvironment? = nil) async throws -> AppAttestEnvironment {
         try await instrumented("validate") {
             let target = try target(appId: appId, environment: environment)
-            try Self.check(deviceToken: deviceToken)
-            let client = try requireClient()
-            try Self.unwrap(await client.validate(deviceToken: deviceToken, environment: target.environment), deviceToken: deviceToken, now: clock.now())
-            return (target.environment, "valid")
+            try await askValid(deviceToken, in: target)
+            return (target.environment, Self.validResult)
         }
     }
 
@@ -139,7 +138,10 @@ public struct DeviceCheckService: Sendable {
 
     // MARK: - Steps
 
-    private func target(appId: String, environment requested: AppAttestEnvironment?) throws -> DeviceCheckTarget {
+    /// The metric result of a valid device token.
+    static let validResult = "valid"
+
+    func target(appId: String, environment requested: AppAttestEnvironment?) throws -> DeviceCheckTarget {
         let app = try apps.policy(for: appId)
         return DeviceCheckTarget(
             appId: app.appId, scope: app.deviceCheckScope, readScopes: app.deviceCheckReadScopes,
@@ -158,6 +160,14 @@ public struct DeviceCheckService: Sendable {
         }
     }
 
+    /// Asks Apple whether the device token is valid in the target's environment (a malformed token never reaches
+    /// Apple).
+    func askValid(_ deviceToken: String, in target: DeviceCheckTarget) async throws {
+        try Self.check(deviceToken: deviceToken)
+        let client = try requireClient()
+        try Self.unwrap(await client.validate(deviceToken: deviceToken, environment: target.environment), deviceToken: deviceToken, now: clock.now())
+    }
+
     private func requireClient() throws -> any DeviceChecking {
         guard let client else {
             throw EngineError(.upstreamUnavailable(retryAt: nil), code: .devicecheckUnavailable, "DeviceCheck is not configured: the server has no Apple credentials")
@@ -174,7 +184,7 @@ public struct DeviceCheckService: Sendable {
         return DeviceCheckBits(stored ?? record)
     }
 
-    private func instrumented<Value>(_ operation: String, _ body: () async throws -> (Value, String)) async throws -> Value {
+    func instrumented<Value>(_ operation: String, _ body: () async throws -> (Value, String)) async throws -> Value {
         do {
             let (value, result) = try await body()
             metrics.recordDeviceCheck(operation: operation, result: result)

@@ -17,7 +17,10 @@ struct AssemblyPlan: Sendable {
     var key = false
     var receipt = false
     var history = false
+    /// Stored DeviceCheck bits (`devicecheck.bit0`, ...).
     var deviceCheck = false
+    /// The user's latest DeviceCheck validation (`devicecheck.validated_at`, `devicecheck.validated_age`).
+    var deviceCheckValidation = false
     var superseded = false
     var velocity: [VelocityRead] = []
 
@@ -26,7 +29,11 @@ struct AssemblyPlan: Sendable {
             if name.hasPrefix("key.") { key = true }
             if name.hasPrefix("receipt.") { key = true; receipt = true }
             if name == FixedSignal.receiptRiskMetricChange7d.rawValue { history = true }
-            if name.hasPrefix("devicecheck.") { deviceCheck = true }
+            if Self.validationSignals.contains(name) {
+                deviceCheckValidation = true
+            } else if name.hasPrefix("devicecheck.") {
+                deviceCheck = true
+            }
             if name == FixedSignal.keySupersededKeys.rawValue { superseded = true }
             if name.hasPrefix("velocity.") {
                 let parts = name.split(separator: ".").map(String.init)
@@ -37,6 +44,9 @@ struct AssemblyPlan: Sendable {
             }
         }
     }
+
+    /// The `devicecheck.` signals read from the user's validation rather than from stored bits.
+    static let validationSignals: Set<String> = [FixedSignal.devicecheckValidatedAt.rawValue, FixedSignal.devicecheckValidatedAge.rawValue]
 }
 
 /// The plans of the rule sets in use (the live set, a shadow set, the previous set for a moment after a reload),

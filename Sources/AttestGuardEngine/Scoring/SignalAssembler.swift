@@ -5,7 +5,8 @@ import RiskRules
 import AttestGuardStorage
 
 /// Fills a rule set's signals for one request from the request itself and from the store: the key, its receipt
-/// and risk-metric history, stored DeviceCheck bits (never Apple) and velocity. Only what the rule set reads is
+/// and risk-metric history, stored DeviceCheck bits and the user's last DeviceCheck validation (never Apple) and
+/// velocity. Only what the rule set reads is
 /// fetched, in one store round trip (``RiskStore/scoringFacts(_:)``).
 struct SignalAssembler: Sendable {
     let store: any RiskStore
@@ -56,11 +57,16 @@ struct SignalAssembler: Sendable {
                 values.set(.devicecheckAge, .duration(now.timeIntervalSince(updated)))
             }
         }
+        if let validation = facts.deviceCheckValidation {
+            values.set(.devicecheckValidatedAt, .timestamp(validation.validatedAt.timeIntervalSince1970))
+            values.set(.devicecheckValidatedAge, .duration(now.timeIntervalSince(validation.validatedAt)))
+        }
         return values
     }
 
-    /// What to ask the store: the key's facts the plan reads, and the stored DeviceCheck bits of the first subject
-    /// that has any (the key, then the device, then the user), in the key's environment.
+    /// What to ask the store: the key's facts the plan reads, the stored DeviceCheck bits of the first subject
+    /// that has any (the key, then the device, then the user), in the key's environment, and the user's last
+    /// DeviceCheck validation in the app.
     private func factsQuery(_ request: ScoreRequest, app: AppPolicy, plan: AssemblyPlan, now: Date) throws -> ScoringFactsQuery {
         var query = ScoringFactsQuery(appId: app.appId, keyId: plan.key ? request.keyId?.bytes : nil)
         query.receipt = plan.receipt
@@ -79,6 +85,9 @@ struct SignalAssembler: Sendable {
                     subjects: subjects
                 )
             }
+        }
+        if plan.deviceCheckValidation {
+            query.deviceCheckValidationUserId = request.userId?.value
         }
         return query
     }

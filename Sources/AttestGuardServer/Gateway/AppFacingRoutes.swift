@@ -4,8 +4,9 @@ import Foundation
 import Hummingbird
 
 /// The routes an app reaches through its gateway, scope `gateway`: a challenge (`POST /v1/app/challenges`),
-/// registering an attestation (`POST /v1/app/attestations`) and whether this user must attest
-/// (`GET /v1/app/attestation-required`). Who asks comes only from the gateway (``GatewayCaller``): the app from the
+/// registering an attestation (`POST /v1/app/attestations`), whether this user must attest
+/// (`GET /v1/app/attestation-required`) and validating the device with DeviceCheck once a session
+/// (`POST /v1/app/devicecheck`). Who asks comes only from the gateway (``GatewayCaller``): the app from the
 /// route policy of the client's host and client-facing path, the user and the client's address from the trusted
 /// headers; identity fields in a body are not read. Every route needs the gateway's user (403 `user_missing`).
 struct AppFacingRoutes {
@@ -26,6 +27,7 @@ struct AppFacingRoutes {
         app.post("challenges", use: issueChallenge)
         app.post("attestations", use: attest)
         app.get("attestation-required", use: attestationRequired)
+        app.post("devicecheck", use: validateDevice)
     }
 
     @Sendable func issueChallenge(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
@@ -58,6 +60,13 @@ struct AppFacingRoutes {
         let caller = try identify(request, context: context)
         let app = try engine.apps.policy(for: caller.appId)
         return try JSONResponse.make(AttestationRequiredBody(attest: app.requiresAttestation(of: caller.user)), status: .ok)
+    }
+
+    @Sendable func validateDevice(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
+        let caller = try identify(request, context: context)
+        let input = try await body.decode(AppDeviceCheckRequestBody.self, from: request)
+        let validation = try await engine.deviceCheck.validateSession(appId: caller.appId, userId: caller.user, deviceToken: input.deviceToken)
+        return try JSONResponse.make(AppDeviceCheckResponseBody(validation), status: .ok)
     }
 
     /// The app, user and address of the request, as the gateway and the route policy say.

@@ -749,6 +749,62 @@ paths:
           $ref: '#/components/responses/AppFacingNotCovered'
         '500':
           $ref: '#/components/responses/GatewayUnauthorized'
+  /v1/app/devicecheck:
+    parameters:
+      - $ref: '#/components/parameters/AppFacingURI'
+      - $ref: '#/components/parameters/TrustedUser'
+      - $ref: '#/components/parameters/TrustedClientIP'
+    post:
+      tags: [gateway]
+      operationId: validateAppDevice
+      summary: Validate the app's device with DeviceCheck, through its gateway
+      description: |
+        What an app calls once a session through its gateway (scope `gateway`), with a fresh `DCDevice` token: the
+        token goes to Apple's `validate_device_token` on every call, in the app's environment (production when the
+        app accepts it, else development), and when Apple accepts it AttestGuard records, for the gateway's user in
+        the app, when the device last validated. Rules read it as `devicecheck.validated_at` and
+        `devicecheck.validated_age`; forward-auth never calls Apple. The app and user come from the gateway as for
+        `POST /v1/app/challenges`; identity fields in the body are not read. The token is never stored, logged or
+        echoed. Apple's refusals and outages answer the DeviceCheck codes of `POST /v1/devicecheck/validate`, and
+        nothing is recorded.
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: '#/components/schemas/AppDeviceCheckRequest'
+            example:
+              deviceToken: ZGV2aWNlLXRva2VuLWZyb20tRENEZXZpY2U=
+      responses:
+        '200':
+          description: Apple accepted the device token; the validation is recorded for the user.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/AppDeviceCheck'
+              example:
+                valid: true
+                validatedAt: '2026-11-22T12:00:00.000Z'
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '403':
+          $ref: '#/components/responses/AppFacingForbidden'
+        '404':
+          $ref: '#/components/responses/AppFacingNotCovered'
+        '413':
+          $ref: '#/components/responses/BodyTooLarge'
+        '415':
+          $ref: '#/components/responses/UnsupportedMediaType'
+        '422':
+          $ref: '#/components/responses/DeviceCheckRefused'
+        '429':
+          $ref: '#/components/responses/DeviceCheckThrottled'
+        '500':
+          $ref: '#/components/responses/GatewayUnauthorized'
+        '502':
+          $ref: '#/components/responses/DeviceCheckUpstreamFailed'
+        '503':
+          $ref: '#/components/responses/DeviceCheckUnavailable'
 
   /v1/admin/gateway:
     get:
@@ -2177,6 +2233,23 @@ components:
       properties:
         attest:
           type: boolean
+    AppDeviceCheckRequest:
+      type: object
+      required: [deviceToken]
+      properties:
+        deviceToken:
+          $ref: '#/components/schemas/DeviceToken'
+    AppDeviceCheck:
+      type: object
+      required: [valid, validatedAt]
+      additionalProperties: false
+      properties:
+        valid:
+          type: boolean
+          const: true
+        validatedAt:
+          $ref: '#/components/schemas/Timestamp'
+          description: When AttestGuard recorded the validation for the user (the rules' `devicecheck.validated_at`).
 
     GatewayPolicyStatus:
       type: object

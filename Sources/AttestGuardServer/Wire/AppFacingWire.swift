@@ -46,3 +46,21 @@ struct AppAttestationResponseBody: Encodable {
 struct AttestationRequiredBody: Encodable {
     var attest: Bool
 }
+
+/// `POST /v1/app/devicecheck` request body: the device's DeviceCheck token. The app and user come from the gateway.
+struct AppDeviceCheckRequestBody: Decodable {
+    /// The single-use `DCDevice` token, base64: sent to Apple only, never stored, logged or echoed.
+    var deviceToken: String
+}
+
+/// `POST /v1/app/devicecheck` response body: Apple accepted the device, and when AttestGuard recorded it for the user.
+struct AppDeviceCheckResponseBody: Encodable {
+    var valid: Bool
+    var validatedAt: Date
+
+    init(_ validation: DeviceCheckValidation) {
+        valid = true
+        validatedAt = validation.validatedAt
+    }
+}
+

@@ -241,6 +241,19 @@ ALTER TABLE challenges ADD COLUMN client_hash text;
 CREATE INDEX challenges_unbound_per_client ON challenges (app_id, client_hash, issued_at) WHERE user_id IS NULL;
 CREATE INDEX challenges_unbound_per_app ON challenges (app_id, expires_at) WHERE user_id IS NULL;
 """#),
+        Migration(version: 14, name: "devicecheck_validations", sql: #"""
+-- AttestGuard schema 14: when a user's device last passed Apple's DeviceCheck validation (validate_device_token)
+-- in an app, recorded by POST /v1/app/devicecheck once per session and read by scoring (devicecheck.validated_at,
+-- devicecheck.validated_age) without calling Apple. One row per (app, user), keeping the latest instant and the
+-- environment Apple was asked in. The device token is never stored.
+CREATE TABLE devicecheck_validations (
+    app_id       text        NOT NULL,
+    user_id      text        NOT NULL,
+    environment  text        NOT NULL CHECK (environment IN ('development', 'production')),
+    validated_at timestamptz NOT NULL,
+    PRIMARY KEY (app_id, user_id)
+);
+"""#),
     ]
     /// The migrations in `SQL/sqlite/`, in order.
     public static let sqlite: [Migration] = [
@@ -452,6 +465,19 @@ UPDATE devicecheck_bits SET scope = 'team:' || scope;
 ALTER TABLE challenges ADD COLUMN client_hash TEXT;
 CREATE INDEX challenges_unbound_per_client ON challenges (app_id, client_hash, issued_at) WHERE user_id IS NULL;
 CREATE INDEX challenges_unbound_per_app ON challenges (app_id, expires_at) WHERE user_id IS NULL;
+"""#),
+        Migration(version: 14, name: "devicecheck_validations", sql: #"""
+-- AttestGuard schema 14: when a user's device last passed Apple's DeviceCheck validation (validate_device_token)
+-- in an app, recorded by POST /v1/app/devicecheck once per session and read by scoring (devicecheck.validated_at,
+-- devicecheck.validated_age) without calling Apple. One row per (app, user), keeping the latest instant and the
+-- environment Apple was asked in. The device token is never stored.
+CREATE TABLE devicecheck_validations (
+    app_id       TEXT    NOT NULL,
+    user_id      TEXT    NOT NULL,
+    environment  TEXT    NOT NULL CHECK (environment IN ('development', 'production')),
+    validated_at INTEGER NOT NULL,
+    PRIMARY KEY (app_id, user_id)
+) STRICT;
 """#),
     ]
 }

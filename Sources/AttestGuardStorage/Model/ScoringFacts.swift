@@ -15,13 +15,16 @@ public struct ScoringFactsQuery: Sendable, Hashable {
     public var supersededKeys: Bool
     /// Read stored DeviceCheck bits.
     public var deviceCheck: DeviceCheckQuery?
+    /// Read this user's latest DeviceCheck validation in the app.
+    public var deviceCheckValidationUserId: String?
     /// Read velocity sums of the app, with `velocityWriter`'s latest committed flush (``VelocityStore``).
     public var velocity: [VelocitySum]
     public var velocityWriter: String?
 
     public init(
         appId: String, keyId: Data?, receipt: Bool = false, metricBaselineAt: Date? = nil, supersededKeys: Bool = false,
-        deviceCheck: DeviceCheckQuery? = nil, velocity: [VelocitySum] = [], velocityWriter: String? = nil
+        deviceCheck: DeviceCheckQuery? = nil, deviceCheckValidationUserId: String? = nil, velocity: [VelocitySum] = [],
+        velocityWriter: String? = nil
     ) {
         self.appId = appId
         self.keyId = keyId
@@ -29,12 +32,13 @@ public struct ScoringFactsQuery: Sendable, Hashable {
         self.metricBaselineAt = metricBaselineAt
         self.supersededKeys = supersededKeys
         self.deviceCheck = deviceCheck
+        self.deviceCheckValidationUserId = deviceCheckValidationUserId
         self.velocity = velocity
         self.velocityWriter = velocityWriter
     }
 
     /// Whether there is anything to read.
-    public var isEmpty: Bool { keyId == nil && deviceCheck == nil && velocity.isEmpty }
+    public var isEmpty: Bool { keyId == nil && deviceCheck == nil && deviceCheckValidationUserId == nil && velocity.isEmpty }
 }
 
 /// Which stored DeviceCheck bits a verdict reads: the first of `subjects`, in order, with bits Apple found, in the
@@ -76,18 +80,22 @@ public struct ScoringFacts: Sendable, Hashable {
     /// `nil` also when the key is unknown or has no device id.
     public var supersededKeys: Int?
     public var deviceCheck: DeviceCheckRecord?
+    /// The user's latest DeviceCheck validation in the app.
+    public var deviceCheckValidation: DeviceCheckValidationRecord?
     /// The velocity sums asked for, in order, with the writer's latest committed flush in the same snapshot.
     public var velocity: VelocityReading
 
     public init(
         key: KeyRecord? = nil, receipt: ReceiptSummary? = nil, metricBaseline: Int? = nil, supersededKeys: Int? = nil,
-        deviceCheck: DeviceCheckRecord? = nil, velocity: VelocityReading = VelocityReading(totals: [], flushedSequence: 0)
+        deviceCheck: DeviceCheckRecord? = nil, deviceCheckValidation: DeviceCheckValidationRecord? = nil,
+        velocity: VelocityReading = VelocityReading(totals: [], flushedSequence: 0)
     ) {
         self.key = key
         self.receipt = receipt
         self.metricBaseline = metricBaseline
         self.supersededKeys = supersededKeys
         self.deviceCheck = deviceCheck
+        self.deviceCheckValidation = deviceCheckValidation
         self.velocity = velocity
     }
 }
@@ -124,6 +132,9 @@ extension RiskStore {
                     }
                 }
             }
+        }
+        if let userId = query.deviceCheckValidationUserId {
+            facts.deviceCheckValidation = try await deviceCheckValidation(appId: query.appId, userId: userId)
         }
         return facts
     }

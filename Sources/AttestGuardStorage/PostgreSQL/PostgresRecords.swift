@@ -144,3 +144,13 @@ extension DeviceCheckRecord {
         )
     }
 }
+
+extension DeviceCheckValidationRecord {
+    init(postgres row: PostgresRow) throws {
+        let read = PostgresRowReader(row, table: "devicecheck_validations")
+        self.init(
+            appId: try read("app_id"), userId: try read("user_id"),
+            environment: try read.enumeration("environment", as: AppAttestEnvironment.self), validatedAt: try read("validated_at")
+        )
+    }
+}

@@ -35,4 +35,22 @@ extension PostgresRiskStore {
             "DELETE FROM devicecheck_bits WHERE starts_with(scope, \(DeviceCheckScope.legacyPrefix)) AND observed_at < \(cutoff) RETURNING 1"
         ).count
     }
+
+    public func recordDeviceCheckValidation(_ record: DeviceCheckValidationRecord) async throws {
+        // The latest instant wins; an older one (a slower process) changes nothing.
+        _ = try await rows(
+            """
+            INSERT INTO devicecheck_validations (app_id, user_id, environment, validated_at)
+            VALUES (\(record.appId), \(record.userId), \(record.environment.rawValue), \(record.validatedAt))
+            ON CONFLICT (app_id, user_id) DO UPDATE SET environment = EXCLUDED.environment, validated_at = EXCLUDED.validated_at
+            WHERE devicecheck_validations.validated_at <= EXCLUDED.validated_at
+            """
+        )
+    }
+
+    public func deviceCheckValidation(appId: String, userId: String) async throws -> DeviceCheckValidationRecord? {
+        try await rows(
+            "SELECT * FROM devicecheck_validations WHERE app_id = \(appId) AND user_id = \(userId)"
+        ).first.map(DeviceCheckValidationRecord.init(postgres:))
+    }
 }

@@ -4,7 +4,7 @@ import NIOCore
 import PostgresNIO
 
 /// `scoringFacts` as one named prepared statement: every verdict runs it, and as separate queries (key, receipt,
-/// history, superseded keys, up to three DeviceCheck subjects, velocity sums) PostgreSQL spends more time parsing
+/// history, superseded keys, up to three DeviceCheck subjects, the user's DeviceCheck validation, velocity sums) PostgreSQL spends more time parsing
 /// and planning them than running them, and each is a round trip. Each part is skipped by its flag or an empty
 /// array; the receipt's bytes are never read. One row always comes back: `key_found` says whether the key columns
 /// (`app_keys.*`) mean anything. Velocity sums come as one array in the order asked, with the writer's flush
@@ -12,7 +12,7 @@ import PostgresNIO
 struct ScoringFactsStatement: PostgresPreparedStatement {
     typealias Row = ScoringFacts
 
-    static let name = "attestguard_scoring_facts_v5"
+    static let name = "attestguard_scoring_facts_v6"
 
     static let sql = """
         WITH k AS (
@@ -34,6 +34,8 @@ struct ScoringFactsStatement: PostgresPreparedStatement {
               ON d.scope = sc.scope AND d.environment = coalesce((SELECT environment FROM k), $7)
              AND d.subject_kind = q.kind AND d.subject = q.subject AND d.found
             ORDER BY q.i, sc.j LIMIT 1
+        ), dv AS (
+            SELECT environment, validated_at FROM devicecheck_validations WHERE $13::text IS NOT NULL AND app_id = $1 AND user_id = $13
         ), vs AS (
             SELECT array_agg(t.total ORDER BY t.i) AS totals FROM (
                 SELECT q.i, coalesce(sum(v.count), 0)::int8 AS total
@@ -50,20 +52,22 @@ struct ScoringFactsStatement: PostgresPreparedStatement {
                d.scope IS NOT NULL AS dc_found, d.scope AS dc_scope, d.environment AS dc_environment,
                d.subject_kind AS dc_subject_kind, d.subject AS dc_subject, d.bit0 AS dc_bit0, d.bit1 AS dc_bit1,
                d.last_update_time AS dc_last_update_time, d.observed_at AS dc_observed_at,
+               dv.environment AS dv_environment, dv.validated_at AS dv_validated_at,
                vs.totals AS velocity_totals,
                coalesce((SELECT sequence FROM velocity_flushes WHERE writer = $12), 0)::int8 AS velocity_flushed
         FROM (SELECT 1) AS one
-        LEFT JOIN k ON true LEFT JOIN r ON true LEFT JOIN b ON true LEFT JOIN s ON true LEFT JOIN d ON true LEFT JOIN vs ON true
+        LEFT JOIN k ON true LEFT JOIN r ON true LEFT JOIN b ON true LEFT JOIN s ON true LEFT JOIN d ON true LEFT JOIN dv ON true
+        LEFT JOIN vs ON true
         """
 
     static let bindingDataTypes: [PostgresDataType] = [
-        .text, .bytea, .bool, .timestamptz, .bool, .textArray, .text, .textArray, .textArray, .byteaArray, .int8Array, .text,
+        .text, .bytea, .bool, .timestamptz, .bool, .textArray, .text, .textArray, .textArray, .byteaArray, .int8Array, .text, .text,
     ]
 
     var query: ScoringFactsQuery
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 12)
+        var bindings = PostgresBindings(capacity: 13)
         bindings.append(query.appId)
         try bindings.append(query.keyId)
         bindings.append(query.receipt)
@@ -76,6 +80,7 @@ struct ScoringFactsStatement: PostgresPreparedStatement {
         bindings.append(query.velocity.map { ByteBuffer(bytes: VelocitySeriesId.make(appId: query.appId, subject: $0.subject, event: $0.event)) })
         bindings.append(query.velocity.map(\.since))
         bindings.append(query.velocityWriter)
+        bindings.append(query.deviceCheckValidationUserId)
         return bindings
     }
 
@@ -99,6 +104,12 @@ struct ScoringFactsStatement: PostgresPreparedStatement {
                 subject: DeviceCheckSubject(kind: try read.enumeration("dc_subject_kind", as: DeviceCheckSubject.Kind.self), value: try read("dc_subject")),
                 bit0: try read("dc_bit0"), bit1: try read("dc_bit1"), found: true,
                 lastUpdateTime: try read("dc_last_update_time"), observedAt: try read("dc_observed_at")
+            )
+        }
+        if let userId = query.deviceCheckValidationUserId, let validatedAt = try read("dv_validated_at", as: Date?.self) {
+            facts.deviceCheckValidation = DeviceCheckValidationRecord(
+                appId: query.appId, userId: userId, environment: try read.enumeration("dv_environment", as: AppAttestEnvironment.self),
+                validatedAt: validatedAt
             )
         }
         facts.velocity = VelocityReading(

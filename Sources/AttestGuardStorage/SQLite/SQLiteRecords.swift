@@ -102,3 +102,13 @@ extension DeviceCheckRecord {
         )
     }
 }
+
+extension DeviceCheckValidationRecord {
+    init(sqlite row: SQLiteRow) throws {
+        let reader = SQLiteRowReader(row: row, table: "devicecheck_validations")
+        self.init(
+            appId: try reader.text("app_id"), userId: try reader.text("user_id"),
+            environment: try reader.enumeration("environment", as: AppAttestEnvironment.self), validatedAt: try reader.date("validated_at")
+        )
+    }
+}

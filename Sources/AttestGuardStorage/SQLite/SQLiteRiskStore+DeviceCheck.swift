@@ -38,4 +38,22 @@ extension SQLiteRiskStore {
             [.integer(DeviceCheckScope.legacyPrefix.utf8.count), .text(DeviceCheckScope.legacyPrefix), SQLiteValues.bind(cutoff)]
         ).count
     }
+
+    public func recordDeviceCheckValidation(_ record: DeviceCheckValidationRecord) async throws {
+        // The latest instant wins; an older one (a slower process) changes nothing.
+        _ = try await query(
+            """
+            INSERT INTO devicecheck_validations (app_id, user_id, environment, validated_at) VALUES (?1, ?2, ?3, ?4)
+            ON CONFLICT (app_id, user_id) DO UPDATE SET environment = excluded.environment, validated_at = excluded.validated_at
+            WHERE devicecheck_validations.validated_at <= excluded.validated_at
+            """,
+            [.text(record.appId), .text(record.userId), .text(record.environment.rawValue), SQLiteValues.bind(record.validatedAt)]
+        )
+    }
+
+    public func deviceCheckValidation(appId: String, userId: String) async throws -> DeviceCheckValidationRecord? {
+        try await query(
+            "SELECT * FROM devicecheck_validations WHERE app_id = ?1 AND user_id = ?2", [.text(appId), .text(userId)]
+        ).first.map(DeviceCheckValidationRecord.init(sqlite:))
+    }
 }

@@ -50,6 +50,8 @@ public enum SignalSchema {
         SignalDefinition(.devicecheckBit1, .bool, .devicecheck, "DeviceCheck bit 1, as bit0"),
         SignalDefinition(.devicecheckUpdatedAt, .timestamp, .devicecheck, "Apple's last_update_time of the bits (month precision); missing if Apple has none"),
         SignalDefinition(.devicecheckAge, .duration, .devicecheck, "time since devicecheck.updated_at"),
+        SignalDefinition(.devicecheckValidatedAt, .timestamp, .devicecheck, "when the user's device last passed Apple's DeviceCheck validation in this app (`POST /v1/app/devicecheck`); missing if never, or without a user id"),
+        SignalDefinition(.devicecheckValidatedAge, .duration, .devicecheck, "time since devicecheck.validated_at; missing when it is"),
         SignalDefinition(.requestAppId, .string, .request, "the app id"),
         SignalDefinition(.requestEndpoint, .string, .request, "`score`, `assertion` or `attestation`: what asked for the verdict"),
         SignalDefinition(.requestAction, .string, .request, "what the gateway says the request does (`claim_promo`, `purchase`, ...); missing if not given"),

@@ -48,6 +48,8 @@ struct NginxGatewayTests {
             try await stack.attestThroughGateway(app, port: nginx.port)
             let required = try await stack.appRoute("GET", "/attestguard/attestation-required", user: "alice", port: nginx.port)
             #expect(required.status == 200 && required.text == #"{"attest":true}"#, "\(required.text)")
+            let validated = try await stack.appRoute("POST", "/attestguard/devicecheck", ["deviceToken": Data("alice-phone".utf8).base64EncodedString()], user: "alice", port: nginx.port)
+            #expect(validated.status == 200 && validated.text.contains(#""valid":true"#), "\(validated.text)")
             let signed = try await stack.signThroughGateway(GatewayRequest(target: "/api/promos/claim?via=gateway"), by: &app, port: nginx.port)
             #expect(try await signed.send(to: nginx.port).status == 200)
             #expect(stack.received("/api/promos/claim?via=gateway").count == 1)
@@ -169,6 +171,8 @@ struct NginxAuthRequestGatewayTests {
             #expect(replayed.errorCode == "assertion_already_accepted")
             let missing = try await GatewayRequest(target: "/api/promos/claim").send(to: nginx.port)
             #expect(missing.status == 401 && missing.errorCode == "assertion_missing", "\(missing.text)")
+            let validated = try await stack.appRoute("POST", "/attestguard/devicecheck", ["deviceToken": Data("alice-phone".utf8).base64EncodedString()], user: "alice", port: nginx.port)
+            #expect(validated.status == 200 && validated.text.contains(#""valid":true"#), "\(validated.text)")
             #expect(missing.header("WWW-Authenticate") == #"AppAttest error="assertion_missing""#)
 
             let (reserved, stopped) = try LoopbackListener.reserve()

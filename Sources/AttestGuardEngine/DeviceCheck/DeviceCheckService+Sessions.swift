@@ -1,0 +1,27 @@
+import AttestGuardStorage
+import Foundation
+
+extension DeviceCheckService {
+    /// The metric operation of ``validateSession(appId:userId:deviceToken:)``.
+    static let sessionOperation = "validate_session"
+
+    /// Asks Apple whether a user's device token is valid (`validate_device_token`), in the environment chosen as
+    /// for ``validate(appId:deviceToken:environment:)`` without a requested one, and on success records when, per
+    /// (app, user), for scoring to read without Apple (`devicecheck.validated_at`). An app calls it once per
+    /// session; the latest validation wins. Apple's refusals and outages are the same errors as for the other
+    /// DeviceCheck calls, and nothing is recorded then.
+    /// - Parameters:
+    ///   - appId: The app, as the gateway's route policy names it.
+    ///   - userId: The user the gateway authenticated.
+    ///   - deviceToken: The device's single-use `DCDevice` token: sent to Apple, never stored.
+    /// - Returns: The validation as recorded.
+    public func validateSession(appId: String, userId: Identifier, deviceToken: String) async throws -> DeviceCheckValidation {
+        try await instrumented(Self.sessionOperation) {
+            let target = try target(appId: appId, environment: nil)
+            try await askValid(deviceToken, in: target)
+            let record = DeviceCheckValidationRecord(appId: target.appId, userId: userId.value, environment: target.environment, validatedAt: clock.now())
+            try await withStore { try await store.recordDeviceCheckValidation(record) }
+            return (DeviceCheckValidation(record), Self.validResult)
+        }
+    }
+}

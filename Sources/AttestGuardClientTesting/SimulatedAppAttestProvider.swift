@@ -25,6 +25,8 @@ public actor SimulatedAppAttestProvider: AppAttestProvider {
     private var attested: Set<String> = []
     private var nextKeyIndex = 0
     private var faults: [Operation: [AppAttestFailure.Code]] = [:]
+    /// The `clientDataHash` of every attestation, in order.
+    public private(set) var attestedClientDataHashes: [Data] = []
     /// How many times each operation was called (failed calls included).
     public private(set) var calls: [Operation: Int] = [:]
 
@@ -76,6 +78,7 @@ public actor SimulatedAppAttestProvider: AppAttestProvider {
         }
         let attestation = try device.attest(key, app: app, clientDataHash: Array(clientDataHash), at: now())
         attested.insert(keyId)
+        attestedClientDataHashes.append(clientDataHash)
         return Data(attestation.object)
     }
 

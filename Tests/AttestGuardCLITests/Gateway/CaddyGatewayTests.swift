@@ -1,4 +1,5 @@
 import AttestCore
+import AttestGuardClient
 import Crypto
 import Foundation
 import Testing
@@ -85,6 +86,25 @@ struct CaddyGatewayTests {
                 #expect(answer.status == 401, "\(spelling): \(answer.status) \(answer.text)")
             }
             #expect(stack.upstream.requests.count == 1, "\(stack.upstream.requests.map(\.target))")
+        }
+    }
+
+    @Test("the app client attests and signs through Caddy's app-facing routes; nothing else under /attestguard/ reaches AttestGuard")
+    func clientThroughCaddy() async throws {
+        try await GatewayStack.run { stack in
+            let caddy = try await stack.startCaddy()
+            let phone = stack.device("dave-phone")
+            let dave = stack.client(user: "dave", provider: phone, keychainService: "caddy-\(UUID().uuidString)", port: caddy.port)
+            #expect(try await dave.attestationRequired())
+            let target = "/api/orders/caf%C3%A9/cancel?note=50%25%20off"
+            let (_, answer) = try await dave.send(GatewayStack.appRequest("POST", target, body: #"{"item":"sku-2"}"#, user: "dave", port: caddy.port))
+            #expect(answer.statusCode == 200)
+            let received = try #require(stack.received(target).first)
+            #expect(received.header("X-AttestGuard-Decision") == "allow")
+            #expect(received.header("X-AttestGuard-Key-Id") == (await phone.keyIds.first))
+            #expect(await phone.calls[.attestKey] == 1)
+            #expect(try await stack.appRoute("GET", "/attestguard/other", user: "dave", port: caddy.port).status != 200)
+            #expect(try await stack.appRoute("GET", "/attestguard/challenges/x", user: "dave", port: caddy.port).status != 200)
         }
     }
 }

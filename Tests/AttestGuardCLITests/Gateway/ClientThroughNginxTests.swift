@@ -117,4 +117,31 @@ struct ClientThroughNginxTests {
             #expect(stack.received("/api/orders/2/cancel").isEmpty)
         }
     }
+
+    @Test("a device without App Attest sends its status, validates with DeviceCheck once a session, and is scored, not blocked")
+    func unsupportedDevice() async throws {
+        try await GatewayStack.run { stack in
+            let nginx = try await stack.startNginx()
+            let phone = stack.device("carol-phone", supported: false)
+            let tokens = SimulatedDeviceCheckTokenProvider(deviceIdentifier: "carol-phone")
+            let events = ClientEventLog()
+            let carol = stack.client(user: "carol", provider: phone, deviceCheck: tokens, keychainService: "unsupported-\(UUID().uuidString)", port: nginx.port, events: events)
+            for attempt in 1...2 {
+                let (_, answer) = try await carol.send(GatewayStack.appRequest("GET", "/api/account?view=\(attempt)", user: "carol", port: nginx.port))
+                #expect(answer.statusCode == 200)
+                let received = try #require(stack.received("/api/account?view=\(attempt)").first)
+                #expect(received.header("X-AppAttest-Status") == "unsupported")
+                #expect(received.header("X-AttestGuard-Decision") != nil && received.header("X-AttestGuard-Key-Id") == nil)
+            }
+            #expect(await tokens.tokensGenerated == 1)
+            #expect(events.all.filter { $0 == .deviceValidated }.count == 1, "\(events.all)")
+            let calls = await phone.calls
+            #expect(calls[.generateKey] == nil && calls[.attestKey] == nil)
+            // A route that requires an assertion still refuses: the status never replaces one.
+            let (_, required) = try await carol.send(GatewayStack.appRequest("POST", "/api/promos/claim", body: "{}", user: "carol", port: nginx.port))
+            #expect(required.statusCode == 401)
+            #expect(required.value(forHTTPHeaderField: "X-AttestGuard-Error") == "assertion_missing")
+            #expect(stack.received("/api/promos/claim").isEmpty)
+        }
+    }
 }

@@ -1,0 +1,104 @@
+import AttestGuardClient
+import AttestGuardClientTesting
+import AttestGuardWire
+import Crypto
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// The key's life on the device: attested once, retried with the same key, given up for a while, and the
+/// attestation hash convention named when the server disagrees.
+struct KeyLifecycleTests {
+    @Test func concurrentRequestsShareOneAttestation() async throws {
+        let scripted = ScriptedClient()
+        let client = scripted.client()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 { group.addTask { _ = try await client.send(ScriptedClient.request("POST")) } }
+            try await group.waitForAll()
+        }
+        let calls = await scripted.provider.calls
+        #expect(calls[.generateKey] == 1 && calls[.attestKey] == 1)
+        #expect(scripted.gateway.attestations.count == 1)
+        #expect(Set(scripted.gateway.protected.map { $0.value(forHTTPHeaderField: AppAttestHeader.keyId.rawValue) }).count == 1)
+    }
+
+    @Test func serverUnavailableIsRetriedWithTheSameKey() async throws {
+        let scripted = ScriptedClient()
+        await scripted.provider.failNext(.attestKey, with: .serverUnavailable, times: 3)
+        #expect(try await scripted.client().prepare() == .supported)
+        let calls = await scripted.provider.calls
+        #expect(calls[.generateKey] == 1 && calls[.attestKey] == 4)
+        #expect(scripted.clock.waits == [1, 2, 4])
+    }
+
+    @Test func attestationGivesUpForACooldownAndRequestsSayThrottled() async throws {
+        let scripted = ScriptedClient()
+        await scripted.provider.failNext(.attestKey, with: .serverUnavailable, times: 4)
+        let client = scripted.client(retry: RetryPolicy(attempts: 4, attestationCooldown: 300))
+        _ = try await client.send(ScriptedClient.request("POST"))
+        #expect(scripted.gateway.protected.last?.value(forHTTPHeaderField: AppAttestHeader.status.rawValue) == AppAttestStatus.throttled.rawValue)
+        _ = try await client.send(ScriptedClient.request("POST"))
+        #expect(await scripted.provider.calls[.attestKey] == 4, "no new attempt during the cooldown")
+        scripted.clock.advance(seconds: 301)
+        _ = try await client.send(ScriptedClient.request("POST"))
+        #expect(await scripted.provider.calls[.attestKey] == 5)
+        #expect(scripted.gateway.protected.last?.value(forHTTPHeaderField: AppAttestHeader.assertion.rawValue) != nil)
+        #expect(try scripted.keyStore.load(account: "alice")?.registered == true)
+        #expect(await scripted.provider.calls[.generateKey] == 1, "the same key throughout")
+    }
+
+    @Test func aNonceMismatchNamesTheHashConvention() async throws {
+        let scripted = ScriptedClient()
+        scripted.gateway.answerAttestations(.upstreamError(422, code: "nonce_mismatch"))
+        await #expect {
+            try await scripted.client(hashConvention: .raw).prepare()
+        } throws: { error in
+            guard let error = error as? AttestGuardClientError else { return false }
+            return error.code == .hashConventionMismatch && error.message.contains("`raw`")
+        }
+    }
+
+    @Test func aLostRegistrationAnswerIsSentOnceMoreWithTheSameObject() async throws {
+        let scripted = ScriptedClient()
+        scripted.gateway.answerAttestations(.transportFailure)
+        #expect(try await scripted.client().prepare() == .supported)
+        let attestations = scripted.gateway.attestations
+        #expect(attestations.count == 2 && attestations[0].httpBody == attestations[1].httpBody)
+        #expect(await scripted.provider.calls[.attestKey] == 1)
+    }
+
+    @Test func aKeyAttestedButNotRegisteredIsReplacedOnTheNextLaunch() async throws {
+        let scripted = ScriptedClient()
+        scripted.gateway.answerAttestations(.transportFailure, .transportFailure)
+        await #expect(throws: AttestGuardClientError.self) { try await scripted.client().prepare() }
+        #expect(try scripted.keyStore.load(account: "alice")?.registered == false)
+        // Apple attests a key once: the next launch's attempt is invalidKey, and a new key is attested instead.
+        #expect(try await scripted.client().prepare() == .supported)
+        let calls = await scripted.provider.calls
+        #expect(calls[.generateKey] == 2 && calls[.attestKey] == 3)
+    }
+
+    @Test(arguments: AttestationHashConvention.allCases)
+    func theChallengeIsHashedByTheConvention(convention: AttestationHashConvention) async throws {
+        let scripted = ScriptedClient()
+        try await scripted.client(hashConvention: convention).prepare()
+        let challenge = try #require(scripted.gateway.challenges.first.flatMap { Base64Text.decodeURL($0) })
+        let expected = convention == .sha256 ? Data(SHA256.hash(data: challenge)) : challenge
+        #expect(await scripted.provider.attestedClientDataHashes == [expected])
+    }
+
+    @Test func anUnsupportedDeviceNeverGeneratesAKey() async throws {
+        let scripted = ScriptedClient(supported: false)
+        #expect(try await scripted.client().prepare() == .unsupported)
+        _ = try await scripted.client().send(ScriptedClient.request("POST"))
+        #expect(scripted.gateway.protected.first?.value(forHTTPHeaderField: AppAttestHeader.status.rawValue) == "unsupported")
+        #expect(await scripted.provider.calls[.generateKey] == nil)
+    }
+
+    @Test func retryWaitsDoubleUpToTheMaximum() {
+        let policy = RetryPolicy(attempts: 10, initialDelay: 1, maximumDelay: 16)
+        #expect((1...7).map(policy.delay(afterAttempt:)) == [1, 2, 4, 8, 16, 16, 16])
+    }
+}

@@ -1,0 +1,99 @@
+import AttestGuardClient
+import AttestGuardClientTesting
+import AttestGuardWire
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// What `send` does with each answer: which refusals it signs again for, once; what it never sends twice.
+struct SendRulesTests {
+    @Test func aNonIdempotentRequestIsNotSentAgainAfterATransportError() async throws {
+        let scripted = ScriptedClient()
+        scripted.gateway.answerProtected(.transportFailure)
+        await #expect {
+            _ = try await scripted.client().send(ScriptedClient.request("POST"))
+        } throws: { ($0 as? AttestGuardClientError)?.code == .transport }
+        #expect(scripted.gateway.protected.count == 1)
+    }
+
+    @Test func anIdempotentRequestIsSentOnceMoreWithANewSignature() async throws {
+        let scripted = ScriptedClient()
+        scripted.gateway.answerProtected(.transportFailure, .transportFailure)
+        await #expect(throws: AttestGuardClientError.self) {
+            _ = try await scripted.client().send(ScriptedClient.request("PUT"))
+        }
+        let sent = scripted.gateway.protected
+        #expect(sent.count == 2)
+        #expect(sent[0].value(forHTTPHeaderField: AppAttestHeader.assertion.rawValue) != sent[1].value(forHTTPHeaderField: AppAttestHeader.assertion.rawValue))
+    }
+
+    @Test(arguments: ["challenge_expired", "challenge_used", "assertion_already_accepted"])
+    func aChallengeRefusalIsSignedAgainOnce(code: String) async throws {
+        let scripted = ScriptedClient()
+        scripted.gateway.answerProtected(.refusal(409, code: code), .refusal(409, code: code))
+        let (_, answer) = try await scripted.client().send(ScriptedClient.request("POST"))
+        #expect(answer.statusCode == 409)
+        #expect(scripted.gateway.protected.count == 2)
+        #expect(await scripted.provider.calls[.attestKey] == 1)
+    }
+
+    @Test func anUpstreamsErrorBodyIsNeverAReasonToSendAgain() async throws {
+        let scripted = ScriptedClient()
+        scripted.gateway.answerProtected(.upstreamError(409, code: "challenge_used"))
+        let (_, answer) = try await scripted.client().send(ScriptedClient.request("POST"))
+        #expect(answer.statusCode == 409)
+        #expect(scripted.gateway.protected.count == 1)
+    }
+
+    @Test func aLostCounterRaceIsSignedAgainAFewTimes() async throws {
+        let scripted = ScriptedClient()
+        scripted.gateway.answerProtected(.refusal(422, code: "counter_not_increasing"), .refusal(422, code: "counter_not_increasing"), .status(200))
+        let (_, answer) = try await scripted.client().send(ScriptedClient.request("POST"))
+        #expect(answer.statusCode == 200)
+        #expect(scripted.gateway.protected.count == 3)
+    }
+
+    @Test(arguments: ["key_not_found", "key_superseded"])
+    func aKeyTheServerDoesNotHoldIsReplacedOnce(code: String) async throws {
+        let scripted = ScriptedClient()
+        scripted.gateway.answerProtected(.refusal(401, code: code), .refusal(401, code: code))
+        let (_, answer) = try await scripted.client().send(ScriptedClient.request("POST"))
+        #expect(answer.statusCode == 401)
+        #expect(scripted.gateway.protected.count == 2)
+        #expect(scripted.gateway.attestations.count == 2)
+        let keys = scripted.gateway.protected.map { $0.value(forHTTPHeaderField: AppAttestHeader.keyId.rawValue) }
+        #expect(keys[0] != keys[1])
+    }
+
+    @Test func aRevokedKeySurfacesAndIsKept() async throws {
+        let scripted = ScriptedClient()
+        scripted.gateway.answerProtected(.refusal(403, code: "key_revoked"))
+        await #expect {
+            _ = try await scripted.client().send(ScriptedClient.request("POST"))
+        } throws: { ($0 as? AttestGuardClientError)?.code == .keyRevoked }
+        #expect(scripted.gateway.protected.count == 1)
+        #expect(try scripted.keyStore.load(account: "alice")?.registered == true)
+    }
+
+    @Test func aStreamedBodyIsRefusedBeforeAnythingIsSent() async throws {
+        let scripted = ScriptedClient()
+        var request = ScriptedClient.request("POST", body: nil)
+        request.httpBodyStream = InputStream(data: Data("streamed".utf8))
+        await #expect {
+            _ = try await scripted.client().send(request)
+        } throws: { ($0 as? AttestGuardClientError)?.code == .bodyStreamUnsupported }
+        #expect(scripted.gateway.sent.isEmpty)
+    }
+
+    @Test func theSignatureCoversTheRequestTargetURLSessionSends() async throws {
+        let scripted = ScriptedClient()
+        let signed = try await scripted.client().signed(ScriptedClient.request("DELETE", "/api/x%2Fy/caf%C3%A9?q=a%20b&r=%3F", body: nil))
+        let clientData = try #require(signed.value(forHTTPHeaderField: AppAttestHeader.clientData.rawValue).flatMap { Base64Text.decodeURL($0) })
+        let parsed = try ClientDataV1(parsing: Array(clientData))
+        #expect(parsed.method == "DELETE")
+        #expect(parsed.path == "/api/x%2Fy/caf%C3%A9?q=a%20b&r=%3F")
+        #expect(parsed.bodySha256 == "47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU")
+    }
+}

@@ -98,24 +98,8 @@ actor KeyLifecycle {
     /// Attests `keyId` over a fresh attestation challenge and registers it, retrying `serverUnavailable` with the
     /// same key (and the same challenge while it is valid).
     private func attest(_ keyId: String) async throws {
-        var challenge = try await settings.routes.challenge(purpose: .attestation, keyId: nil)
-        var attempt = 1
-        let object: Data
-        while true {
-            do {
-                object = try await settings.provider.attestKey(keyId, clientDataHash: hash(of: challenge))
-                break
-            } catch {
-                let failure = AppAttestFailure(classifying: error)
-                guard failure.code == .serverUnavailable, attempt < settings.retry.attempts else { throw failure }
-                let delay = settings.retry.delay(afterAttempt: attempt)
-                settings.onEvent(.appAttestRetry(attempt: attempt, delay: delay))
-                try await settings.clock.sleep(seconds: delay)
-                attempt += 1
-                if settings.clock.now() >= challenge.expiresAt {
-                    challenge = try await settings.routes.challenge(purpose: .attestation, keyId: nil)
-                }
-            }
+        let (object, challenge) = try await settings.retryingServerUnavailable(purpose: .attestation, keyId: nil) { challenge in
+            try await settings.provider.attestKey(keyId, clientDataHash: hash(of: challenge))
         }
         try await register(keyId, object: object, challenge: challenge)
     }
@@ -137,7 +121,7 @@ actor KeyLifecycle {
         }
     }
 
-    private func hash(of challenge: IssuedChallenge) -> Data {
+    nonisolated private func hash(of challenge: IssuedChallenge) -> Data {
         switch settings.hashConvention {
         case .sha256: Data(SHA256.hash(data: challenge.bytes))
         case .raw: challenge.bytes

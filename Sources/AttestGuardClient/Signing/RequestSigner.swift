@@ -63,29 +63,17 @@ struct RequestSigner: Sendable {
     }
 
     /// clientData v1 and its assertion, retrying `serverUnavailable` with the same key and challenge while the
-    /// challenge is valid (a new one after it expired).
+    /// challenge is valid (a new one after it expired). `invalidKey` is thrown as it is, for the caller to replace the key.
     private func assert(keyId: String, method: String, target: String, bodySha256: String) async throws -> (clientData: [UInt8], assertion: Data) {
-        var challenge = try await settings.routes.challenge(purpose: .assertion, keyId: keyId)
-        var attempt = 1
-        while true {
-            let clientData = ClientDataV1(challenge: challenge.text, method: method, path: target, bodySha256: bodySha256).bytes
-            do {
+        do {
+            let (signed, _) = try await settings.retryingServerUnavailable(purpose: .assertion, keyId: keyId) { challenge in
+                let clientData = ClientDataV1(challenge: challenge.text, method: method, path: target, bodySha256: bodySha256).bytes
                 let assertion = try await settings.provider.generateAssertion(keyId, clientDataHash: Data(SHA256.hash(data: clientData)))
                 return (clientData, assertion)
-            } catch {
-                let failure = AppAttestFailure(classifying: error)
-                if failure.code == .invalidKey { throw failure }
-                guard failure.code == .serverUnavailable, attempt < settings.retry.attempts else {
-                    throw AttestGuardClientError(.assertionFailed, "App Attest could not sign the request: \(failure)", underlying: failure)
-                }
-                let delay = settings.retry.delay(afterAttempt: attempt)
-                settings.onEvent(.appAttestRetry(attempt: attempt, delay: delay))
-                try await settings.clock.sleep(seconds: delay)
-                attempt += 1
-                if settings.clock.now() >= challenge.expiresAt {
-                    challenge = try await settings.routes.challenge(purpose: .assertion, keyId: keyId)
-                }
             }
+            return signed
+        } catch let failure as AppAttestFailure where failure.code != .invalidKey {
+            throw AttestGuardClientError(.assertionFailed, "App Attest could not sign the request: \(failure)", underlying: failure)
         }
     }
 }

@@ -22,7 +22,7 @@ struct DocumentLinkTests {
         if target.hasPrefix("#") { return nil }
         if let scheme = target.range(of: "://") {
             let host = target[scheme.upperBound...].prefix { $0 != "/" && $0 != ":" }
-            return host == "127.0.0.1" || host == "localhost" || host == "[::1]" ? nil : "a web address"
+            return host == "127.0.0.1" || host == "localhost" || host == "[::1]" || isReservedExample(String(host)) ? nil : "a web address"
         }
         if target.hasPrefix("/") { return "a path outside the repository" }
         let folder = (documentPath as NSString).deletingLastPathComponent
@@ -34,6 +34,13 @@ struct DocumentLinkTests {
         }
         let resolved = RepositoryFiles.root.appendingPathComponent(folder).appendingPathComponent(path).standardized
         return FileManager.default.fileExists(atPath: resolved.path) ? nil : "a file that does not exist"
+    }
+
+    /// Whether `host` is a name RFC 2606 reserves for examples (`shop.example`, `git.example.com`): a placeholder in
+    /// sample code that no reader can follow, not a link.
+    static func isReservedExample(_ host: String) -> Bool {
+        let host = host.lowercased()
+        return host.hasSuffix(".example") || ["example.com", "example.net", "example.org"].contains { host == $0 || host.hasSuffix("." + $0) }
     }
 
     @Test func documentsLinkOnlyInsideTheRepository() throws {
@@ -57,6 +64,9 @@ struct DocumentLinkTests {
         #expect(Self.escape(of: "../README.md#testing", from: "docs/contract.md") == nil)
         #expect(Self.escape(of: "#post-v1score", from: "Benchmarks/README.md") == nil)
         #expect(Self.escape(of: "http://127.0.0.1:8090", from: "README.md") == nil)
+        #expect(Self.escape(of: "https://shop.example/attestguard/", from: "README.md") == nil)
+        #expect(Self.escape(of: "https://git.example.com/attestguard.git", from: "README.md") == nil)
+        #expect(Self.escape(of: "https://example.community/x", from: "README.md") == "a web address")
         #expect(Self.targets(in: "see [the contract](docs/contract.md) and https://example.com/x.") == ["docs/contract.md", "https://example.com/x."])
         // A path in backticks that climbs out of the repository is found too.
         let readme = "The contract is `../shared/reference/contract.md`; the document is `OpenAPI/openapi.yaml`."

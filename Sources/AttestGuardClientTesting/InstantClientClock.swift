@@ -18,10 +18,15 @@ public final class InstantClientClock: ClientClock, @unchecked Sendable {
 
     public func sleep(seconds: Double) async throws {
         try Task.checkCancellation()
-        lock.withLock {
-            offset += seconds
-            recorded.append(seconds)
-        }
+        record(seconds)
+    }
+
+    /// `NSLock.withLock` needs iOS 16: the lock is taken in a synchronous method instead.
+    private func record(_ seconds: Double) {
+        lock.lock()
+        offset += seconds
+        recorded.append(seconds)
+        lock.unlock()
     }
 
     /// Moves the time on without a wait.

@@ -31,6 +31,7 @@ struct KeyLifecycleTests {
         let calls = await scripted.provider.calls
         #expect(calls[.generateKey] == 1 && calls[.attestKey] == 4)
         #expect(scripted.clock.waits == [1, 2, 4])
+        #expect(scripted.gateway.challenges.count == 1, "the challenge is kept while it is valid")
     }
 
     @Test func attestationGivesUpForACooldownAndRequestsSayThrottled() async throws {
@@ -73,11 +74,36 @@ struct KeyLifecycleTests {
         let scripted = ScriptedClient()
         scripted.gateway.answerAttestations(.transportFailure, .transportFailure)
         await #expect(throws: AttestGuardClientError.self) { try await scripted.client().prepare() }
-        #expect(try scripted.keyStore.load(account: "alice")?.registered == false)
-        // Apple attests a key once: the next launch's attempt is invalidKey, and a new key is attested instead.
+        // Apple attests a key once: the key is discarded, and the next launch attests a new one.
+        #expect(try scripted.keyStore.load(account: "alice") == nil)
         #expect(try await scripted.client().prepare() == .supported)
         let calls = await scripted.provider.calls
-        #expect(calls[.generateKey] == 2 && calls[.attestKey] == 3)
+        #expect(calls[.generateKey] == 2 && calls[.attestKey] == 2)
+    }
+
+    @Test func aRefusedRegistrationCostsNoKeyPerRequest() async throws {
+        let scripted = ScriptedClient()
+        scripted.gateway.answerAttestations(.refusal(503, code: "store_unavailable"))
+        let client = scripted.client(retry: RetryPolicy(attestationCooldown: 300))
+        for _ in 0..<3 { _ = try await client.send(ScriptedClient.request("POST")) }
+        #expect(scripted.gateway.protected.count == 3)
+        #expect(scripted.gateway.protected.allSatisfy { $0.value(forHTTPHeaderField: AppAttestHeader.status.rawValue) == AppAttestStatus.failed.rawValue })
+        #expect(await scripted.provider.calls[.attestKey] == 1)
+        scripted.clock.advance(seconds: 301)
+        _ = try await client.send(ScriptedClient.request("POST"))
+        #expect(scripted.gateway.protected.last?.value(forHTTPHeaderField: AppAttestHeader.assertion.rawValue) != nil)
+        #expect(await scripted.provider.calls[.attestKey] == 2)
+    }
+
+    @Test func twoClientsOfOneUserAttestOneKey() async throws {
+        let scripted = ScriptedClient()
+        let first = scripted.client()
+        let second = scripted.client()
+        async let a = first.prepare()
+        async let b = second.prepare()
+        #expect(try await [a, b] == [.supported, .supported])
+        let calls = await scripted.provider.calls
+        #expect(calls[.generateKey] == 1 && calls[.attestKey] == 1)
     }
 
     @Test(arguments: AttestationHashConvention.allCases)

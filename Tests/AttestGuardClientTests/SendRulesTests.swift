@@ -29,7 +29,7 @@ struct SendRulesTests {
         #expect(sent[0].value(forHTTPHeaderField: AppAttestHeader.assertion.rawValue) != sent[1].value(forHTTPHeaderField: AppAttestHeader.assertion.rawValue))
     }
 
-    @Test(arguments: ["challenge_expired", "challenge_used", "assertion_already_accepted"])
+    @Test(arguments: ["challenge_expired", "challenge_used"])
     func aChallengeRefusalIsSignedAgainOnce(code: String) async throws {
         let scripted = ScriptedClient()
         scripted.gateway.answerProtected(.refusal(409, code: code), .refusal(409, code: code))
@@ -37,6 +37,22 @@ struct SendRulesTests {
         #expect(answer.statusCode == 409)
         #expect(scripted.gateway.protected.count == 2)
         #expect(await scripted.provider.calls[.attestKey] == 1)
+    }
+
+    @Test func anAlreadyAcceptedPurchaseIsNeverSentAgain() async throws {
+        let scripted = ScriptedClient()
+        scripted.gateway.answerProtected(.refusal(409, code: "assertion_already_accepted"))
+        let (_, answer) = try await scripted.client().send(ScriptedClient.request("POST"))
+        #expect(answer.statusCode == 409)
+        #expect(scripted.gateway.protected.count == 1)
+    }
+
+    @Test func anAlreadyAcceptedIdempotentRequestIsSignedAgainOnce() async throws {
+        let scripted = ScriptedClient()
+        scripted.gateway.answerProtected(.refusal(409, code: "assertion_already_accepted"), .refusal(409, code: "assertion_already_accepted"))
+        let (_, answer) = try await scripted.client().send(ScriptedClient.request("GET", body: nil))
+        #expect(answer.statusCode == 409)
+        #expect(scripted.gateway.protected.count == 2)
     }
 
     @Test func anUpstreamsErrorBodyIsNeverAReasonToSendAgain() async throws {
@@ -53,6 +69,14 @@ struct SendRulesTests {
         let (_, answer) = try await scripted.client().send(ScriptedClient.request("POST"))
         #expect(answer.statusCode == 200)
         #expect(scripted.gateway.protected.count == 3)
+    }
+
+    @Test func aCounterRaceLostFourTimesIsReturned() async throws {
+        let scripted = ScriptedClient()
+        for _ in 0..<4 { scripted.gateway.answerProtected(.refusal(422, code: "counter_not_increasing")) }
+        let (_, answer) = try await scripted.client().send(ScriptedClient.request("POST"))
+        #expect(answer.statusCode == 422)
+        #expect(scripted.gateway.protected.count == 4)
     }
 
     @Test(arguments: ["key_not_found", "key_superseded"])
@@ -85,6 +109,21 @@ struct SendRulesTests {
             _ = try await scripted.client().send(request)
         } throws: { ($0 as? AttestGuardClientError)?.code == .bodyStreamUnsupported }
         #expect(scripted.gateway.sent.isEmpty)
+    }
+
+    @Test(arguments: [
+        ("https://shop.example/api/a#fragment", "/api/a"),
+        ("https://shop.example?view=1", "/?view=1"),
+        ("https://shop.example/api/a?", "/api/a?"),
+        ("https://shop.example", "/"),
+        ("https://shop.example/api/%7Bid%7D/x?a=%2F&b=%3F&c", "/api/%7Bid%7D/x?a=%2F&b=%3F&c"),
+    ])
+    func theRequestTargetIsWhatGoesOnTheRequestLine(url: String, target: String) async throws {
+        var request = URLRequest(url: try #require(URL(string: url)))
+        request.httpMethod = "GET"
+        let signed = try await ScriptedClient().client().signed(request)
+        let clientData = try #require(signed.value(forHTTPHeaderField: AppAttestHeader.clientData.rawValue).flatMap { Base64Text.decodeURL($0) })
+        #expect(try ClientDataV1(parsing: Array(clientData)).path == target)
     }
 
     @Test func theSignatureCoversTheRequestTargetURLSessionSends() async throws {

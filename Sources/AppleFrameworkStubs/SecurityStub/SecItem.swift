@@ -34,8 +34,8 @@ public enum SecurityStubKeychain {
         return body(&storage.items)
     }
 
-    /// The attributes that identify a generic password: class, service and account.
-    static let identity = [kSecClass as String, kSecAttrService as String, kSecAttrAccount as String]
+    /// The attributes that identify a generic password: class, service, account and access group.
+    static let identity = [kSecClass as String, kSecAttrService as String, kSecAttrAccount as String, kSecAttrAccessGroup as String]
 
     static func attributes(_ dictionary: CFDictionary) -> [String: Any] {
         var attributes: [String: Any] = [:]

@@ -97,7 +97,9 @@ public struct AttestGuardClient: Sendable {
     }
 
     /// Attests the user's key now unless it is registered already (at sign-in, say, so that the first protected
-    /// request does not wait for it). Returns the App Attest status requests will carry.
+    /// request does not wait for it). Returns the App Attest status requests will carry; throws why attestation
+    /// failed (a refused registration, ``AttestGuardClientError/Code/hashConventionMismatch``, ...), after which
+    /// requests go unattested until the retry policy's cooldown has passed.
     @discardableResult
     public func prepare() async throws -> AppAttestStatus {
         switch try await keys.readyKey() {
@@ -131,6 +133,7 @@ public struct AttestGuardClient: Sendable {
             do {
                 (data, response) = try await settings.transport.send(signed.request)
             } catch {
+                if Task.isCancelled || (error as? URLError)?.code == .cancelled { throw error }
                 guard Self.isIdempotent(request.httpMethod ?? "GET"), !resentAfterTransportError else {
                     throw AttestGuardClientError(.transport, "no response; a \(request.httpMethod ?? "GET") is not sent twice", underlying: error)
                 }
@@ -138,11 +141,16 @@ public struct AttestGuardClient: Sendable {
                 signed = try await signer.sign(request)
                 continue
             }
+            guard response.statusCode >= 400, response.value(forHTTPHeaderField: ServerAnswer.errorHeader) != nil else { return (data, response) }
             let answer = ServerAnswer(response: response, body: data)
-            guard response.statusCode >= 400, answer.refusedAtGateway, let code = answer.code else { return (data, response) }
+            guard let code = answer.code else { return (data, response) }
             if code == .keyRevoked {
                 throw AttestGuardClientError(.keyRevoked, "AttestGuard revoked this device's key", answer: answer)
             } else if Self.challengeRefusals.contains(code), !resignedForChallenge {
+                resignedForChallenge = true
+            } else if code == .assertionAlreadyAccepted, Self.isIdempotent(request.httpMethod ?? "GET"), !resignedForChallenge {
+                // This very signature was accepted before: a copy of the request (a retry below the client) passed
+                // the gateway. Only a request that may be sent twice is sent again.
                 resignedForChallenge = true
             } else if code == .counterNotIncreasing, resignedForCounter < Self.counterRaceResigns {
                 // Requests signed at the same time reached the gateway out of order: a later assertion of this key
@@ -160,7 +168,7 @@ public struct AttestGuardClient: Sendable {
     }
 
     /// Refusals of the signature's challenge: a new signature passes.
-    static let challengeRefusals: Set<ServerErrorCode> = [.challengeExpired, .challengeUsed, .assertionAlreadyAccepted]
+    static let challengeRefusals: Set<ServerErrorCode> = [.challengeExpired, .challengeUsed]
     /// How many times one request is signed again after losing a counter race to a concurrent request of the key.
     static let counterRaceResigns = 3
     /// Refusals of the key AttestGuard does not hold (any more): a new key passes.
@@ -168,7 +176,7 @@ public struct AttestGuardClient: Sendable {
 
     /// Methods RFC 9110 defines as idempotent: sending one twice has the effect of sending it once.
     static func isIdempotent(_ method: String) -> Bool {
-        ["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"].contains(method.uppercased())
+        ["GET", "HEAD", "OPTIONS", "PUT", "DELETE"].contains(method.uppercased())
     }
 
     /// The same client sending through `transport` (the same key, session and settings).
@@ -186,7 +194,9 @@ public struct AttestGuardClient: Sendable {
 }
 
 extension URLSession {
-    /// Signs `request` with `client` and sends it through this session: ``AttestGuardClient/send(_:)``.
+    /// Signs `request` with `client` and sends it through this session: ``AttestGuardClient/send(_:)``. The client's
+    /// own calls (challenges, attestation) go through the transport it was made with: make it with
+    /// `URLSessionTransport(session:)` of this session when all traffic must use it (a pinned session, say).
     public func data(for request: URLRequest, attestedBy client: AttestGuardClient) async throws -> (Data, HTTPURLResponse) {
         try await client.sending(through: URLSessionTransport(session: self)).send(request)
     }

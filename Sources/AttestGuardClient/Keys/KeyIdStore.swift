@@ -4,6 +4,9 @@ import Foundation
 /// (``KeychainKeyIdStore``), memory in tests. One entry per user of the install; the private key itself never
 /// leaves the Secure Enclave, only its id is stored.
 public protocol KeyIdStore: Sendable {
+    /// Where the entries live (a Keychain service and access group, one object in memory): clients of the same
+    /// location and account share one attestation in the process.
+    var location: String { get }
     /// The stored key of `account`, or nil.
     func load(account: String) throws -> StoredKey?
     /// Stores `key` for `account`, replacing what was there.
@@ -31,6 +34,8 @@ public final class InMemoryKeyIdStore: KeyIdStore, @unchecked Sendable {
     private var keys: [String: StoredKey] = [:]
 
     public init() {}
+
+    public var location: String { "memory:\(ObjectIdentifier(self).hashValue)" }
 
     public func load(account: String) throws -> StoredKey? {
         lock.lock()

@@ -2,10 +2,12 @@ import AttestGuardWire
 import Crypto
 import Foundation
 
-/// One user's App Attest key on this install: generated once, attested once (one attestation in flight whatever
-/// the number of requests waiting for it), its id kept in the ``KeyIdStore`` across launches. A key whose
-/// attestation Apple could not complete is kept and attested again (`serverUnavailable`); a key the device lost
-/// (`invalidKey`) is replaced exactly once per attestation.
+/// One user's App Attest key on this install: generated once, attested once (one attestation in flight in the
+/// process, whatever the number of requests and clients waiting for it), its id kept in the ``KeyIdStore`` across
+/// launches. A key Apple could not reach is kept and attested again (`serverUnavailable`); a key the device lost
+/// (`invalidKey`) is replaced exactly once per attestation; any other failure discards the key, as Apple asks, and
+/// leaves attestation alone for the cooldown (or the server's `Retry-After`), so that an outage costs no key per
+/// request.
 actor KeyLifecycle {
     /// What a request can be signed with.
     enum State: Sendable, Hashable {
@@ -18,8 +20,8 @@ actor KeyLifecycle {
     private let account: String
     private let settings: ClientSettings
     private var attestation: Task<State, any Error>?
-    /// Set when attestation gave up on `serverUnavailable`: until then, no new attempt.
-    private var unavailableUntil: Date?
+    /// Set when attestation gave up: until then, requests go unattested with this status.
+    private var unavailable: (status: AppAttestStatus, until: Date)?
     private var deviceUnsupported = false
 
     init(account: String, settings: ClientSettings) {
@@ -27,13 +29,15 @@ actor KeyLifecycle {
         self.settings = settings
     }
 
-    /// The registered key, attesting one first when there is none.
+    /// The registered key, attesting one first when there is none. Throws why attestation failed, once; until the
+    /// cooldown ends the answer is then ``State/unavailable(_:)`` with `failed`.
     func readyKey() async throws -> State {
         if let attestation { return try await attestation.value }
         if let stored = try load(), stored.registered { return .ready(keyId: stored.keyId) }
         if deviceUnsupported { return .unavailable(.unsupported) }
-        if let until = unavailableUntil, settings.clock.now() < until { return .unavailable(.throttled) }
-        let task = Task { try await self.attestKey() }
+        if let unavailable, settings.clock.now() < unavailable.until { return .unavailable(unavailable.status) }
+        let gate = settings.keyStore.location + "\u{0}" + account
+        let task = Task { try await AttestationGate.shared.run(gate) { try await self.attestKey() } }
         attestation = task
         defer { attestation = nil }
         return try await task.value
@@ -51,57 +55,83 @@ actor KeyLifecycle {
     }
 
     private func attestKey() async throws -> State {
-        guard await settings.provider.isSupported else {
-            deviceUnsupported = true
-            settings.onEvent(.attestationUnavailable(status: .unsupported))
-            return .unavailable(.unsupported)
-        }
+        guard await settings.provider.isSupported else { return markUnsupported() }
+        // Another client of the same account may have attested while this one waited at the gate.
+        if let stored = try load(), stored.registered { return .ready(keyId: stored.keyId) }
         var replacedLostKey = false
         while true {
             let keyId: String
             do {
                 keyId = try await unregisteredKey()
-                try await attest(keyId)
-                try save(StoredKey(keyId: keyId, registered: true))
-                settings.onEvent(.attested(keyId: keyId))
-                unavailableUntil = nil
-                return .ready(keyId: keyId)
             } catch let failure as AppAttestFailure {
-                switch failure.code {
-                case .invalidKey where !replacedLostKey:
-                    replacedLostKey = true
-                    if let stored = try load() { try discard(stored.keyId, reason: AppAttestFailure.Code.invalidKey.description) }
-                    continue
-                case .serverUnavailable:
-                    unavailableUntil = settings.clock.now().addingTimeInterval(settings.retry.attestationCooldown)
-                    settings.onEvent(.attestationUnavailable(status: .throttled))
-                    return .unavailable(.throttled)
-                case .featureUnsupported:
-                    deviceUnsupported = true
-                    settings.onEvent(.attestationUnavailable(status: .unsupported))
-                    return .unavailable(.unsupported)
-                default:
-                    throw AttestGuardClientError(.attestationFailed, "App Attest could not attest a key: \(failure)", underlying: failure)
-                }
+                if failure.code == .featureUnsupported { return markUnsupported() }
+                throw giveUp(after: AttestGuardClientError(.attestationFailed, "App Attest could not generate a key: \(failure)", underlying: failure))
             }
+            let object: Data
+            let challenge: IssuedChallenge
+            do {
+                (object, challenge) = try await settings.retryingServerUnavailable(purpose: .attestation, keyId: nil) { challenge in
+                    try await self.settings.provider.attestKey(keyId, clientDataHash: self.hash(of: challenge))
+                }
+            } catch let failure as AppAttestFailure {
+                if failure.code == .invalidKey, !replacedLostKey {
+                    // The key is gone from the device (a reinstall kept its Keychain entry): one new key, now.
+                    replacedLostKey = true
+                    try discard(keyId, reason: failure.code.description)
+                    continue
+                } else if failure.code == .serverUnavailable {
+                    return giveUp(.throttled, retryAfter: nil)
+                } else if failure.code == .featureUnsupported {
+                    return markUnsupported()
+                }
+                try discard(keyId, reason: failure.code.description)
+                throw giveUp(after: AttestGuardClientError(.attestationFailed, "App Attest could not attest a key: \(failure)", underlying: failure))
+            } catch let error as AttestGuardClientError {
+                // No challenge: the key was not attested and stays for the next try.
+                throw giveUp(after: error)
+            }
+            do {
+                try await register(keyId, object: object, challenge: challenge)
+            } catch let error as AttestGuardClientError {
+                // Apple attests a key once: a key it attested that AttestGuard did not register is replaced next time.
+                try discard(keyId, reason: Self.registrationFailed)
+                throw giveUp(after: error)
+            }
+            try save(StoredKey(keyId: keyId, registered: true))
+            settings.onEvent(.attested(keyId: keyId))
+            unavailable = nil
+            return .ready(keyId: keyId)
         }
     }
 
-    /// The stored key not yet registered (a launch that stopped half-way attests it again), or a new one.
+    /// The reason a key is discarded after AttestGuard did not register its attestation.
+    static let registrationFailed = "registration_failed"
+
+    private func markUnsupported() -> State {
+        deviceUnsupported = true
+        settings.onEvent(.attestationUnavailable(status: .unsupported))
+        return .unavailable(.unsupported)
+    }
+
+    /// No attestation until the cooldown (or `retryAfter` seconds) has passed.
+    private func giveUp(_ status: AppAttestStatus, retryAfter: Int?) -> State {
+        let seconds = retryAfter.map(Double.init) ?? settings.retry.attestationCooldown
+        unavailable = (status, settings.clock.now().addingTimeInterval(seconds))
+        settings.onEvent(.attestationUnavailable(status: status))
+        return .unavailable(status)
+    }
+
+    private func giveUp(after error: AttestGuardClientError) -> AttestGuardClientError {
+        _ = giveUp(.failed, retryAfter: error.answer?.retryAfter)
+        return error
+    }
+
+    /// The stored key not yet registered (a launch that stopped before attesting it), or a new one.
     private func unregisteredKey() async throws -> String {
         if let stored = try load() { return stored.keyId }
         let keyId = try await settings.provider.generateKey()
         try save(StoredKey(keyId: keyId, registered: false))
         return keyId
-    }
-
-    /// Attests `keyId` over a fresh attestation challenge and registers it, retrying `serverUnavailable` with the
-    /// same key (and the same challenge while it is valid).
-    private func attest(_ keyId: String) async throws {
-        let (object, challenge) = try await settings.retryingServerUnavailable(purpose: .attestation, keyId: nil) { challenge in
-            try await settings.provider.attestKey(keyId, clientDataHash: hash(of: challenge))
-        }
-        try await register(keyId, object: object, challenge: challenge)
     }
 
     /// Sends the attestation; a lost answer is sent once more (AttestGuard answers an identical object as idempotent).

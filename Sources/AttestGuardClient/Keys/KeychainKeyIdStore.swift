@@ -12,10 +12,15 @@ import SecurityStub
 public struct KeychainKeyIdStore: KeyIdStore {
     /// The Keychain service the items are filed under.
     public let service: String
+    /// The access group shared with the app's extensions, if any (`kSecAttrAccessGroup`).
+    public let accessGroup: String?
 
-    public init(service: String = "AttestGuardClient") {
+    public init(service: String = "AttestGuardClient", accessGroup: String? = nil) {
         self.service = service
+        self.accessGroup = accessGroup
     }
+
+    public var location: String { "keychain:\(accessGroup ?? ""):\(service)" }
 
     /// Why the Keychain refused.
     public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
@@ -59,13 +64,16 @@ public struct KeychainKeyIdStore: KeyIdStore {
         guard status == errSecSuccess || status == errSecItemNotFound else { throw Failure(status: status, operation: "delete") }
     }
 
-    /// What names the item: class, service and account, in the data-protection Keychain on macOS as on iOS.
+    /// What names the item: class, service, account and access group, in the data-protection Keychain (iOS's;
+    /// on macOS it needs a signed app with a Keychain entitlement).
     private func identity(_ account: String) -> [String: Any] {
-        [
+        var identity: [String: Any] = [
             kSecClass as String: kSecClassGenericPassword,
             kSecAttrService as String: service,
             kSecAttrAccount as String: account,
             kSecUseDataProtectionKeychain as String: true,
         ]
+        if let accessGroup { identity[kSecAttrAccessGroup as String] = accessGroup }
+        return identity
     }
 }

@@ -31,7 +31,15 @@ struct RequestSigner: Sendable {
         var replacedLostKey = false
         while true {
             let keyId: String
-            switch try await keys.readyKey() {
+            let state: KeyLifecycle.State
+            do {
+                state = try await keys.readyKey()
+            } catch is AttestGuardClientError {
+                // Attestation failed (`prepare` throws why; `onEvent` saw it): the request goes unattested, for the
+                // gateway's route policy to decide.
+                state = .unavailable(.failed)
+            }
+            switch state {
             case .ready(let ready):
                 keyId = ready
             case .unavailable(let status):
@@ -48,8 +56,11 @@ struct RequestSigner: Sendable {
                 signed.setValue(Base64Text.urlEncoded(clientData), forHTTPHeaderField: AppAttestHeader.clientData.rawValue)
                 signed.setValue(nil, forHTTPHeaderField: AppAttestHeader.status.rawValue)
                 return Signed(request: signed, keyId: keyId)
-            } catch let failure as AppAttestFailure where failure.code == .invalidKey && !replacedLostKey {
+            } catch let failure as AppAttestFailure where failure.code == .invalidKey {
                 // The key is gone from the device (a reinstall kept its Keychain entry): one new key, attested now.
+                guard !replacedLostKey else {
+                    throw AttestGuardClientError(.assertionFailed, "App Attest lost the key it had just attested: \(failure)", underlying: failure)
+                }
                 replacedLostKey = true
                 try await keys.discard(keyId, reason: failure.code.description)
             } catch let error as AttestGuardClientError where error.answer?.code == .keyNotFound || error.answer?.code == .keySuperseded {

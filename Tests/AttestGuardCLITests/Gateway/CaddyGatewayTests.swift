@@ -103,6 +103,9 @@ struct CaddyGatewayTests {
             #expect(received.header("X-AttestGuard-Decision") == "allow")
             #expect(received.header("X-AttestGuard-Key-Id") == (await phone.keyIds.first))
             #expect(await phone.calls[.attestKey] == 1)
+            let (_, spoofed) = try await dave.send(GatewayStack.appRequest("POST", "/api/spoof/1", body: "{}", user: "dave", port: caddy.port))
+            #expect(spoofed.statusCode == 409 && spoofed.value(forHTTPHeaderField: "X-AttestGuard-Error") == nil)
+            #expect(stack.received("/api/spoof/1").count == 1)
             #expect(try await stack.appRoute("GET", "/attestguard/other", user: "dave", port: caddy.port).status != 200)
             #expect(try await stack.appRoute("GET", "/attestguard/challenges/x", user: "dave", port: caddy.port).status != 200)
         }

@@ -74,6 +74,11 @@ struct ClientThroughNginxTests {
             #expect(events.all.contains(.keyDiscarded(keyId: keyId, reason: "invalid_key")))
             #expect(events.all.filter { if case .attested = $0 { true } else { false } }.count == 2)
 
+            // An upstream answer dressed as a gateway refusal loses its X-AttestGuard-Error: the client does not send again.
+            let (_, spoofed) = try await reinstalled.send(GatewayStack.appRequest("POST", "/api/spoof/1", body: "{}", user: "alice", port: nginx.port))
+            #expect(spoofed.statusCode == 409 && spoofed.value(forHTTPHeaderField: "X-AttestGuard-Error") == nil)
+            #expect(stack.received("/api/spoof/1").count == 1)
+
             // A body changed after signing is refused by the gateway and never reaches the upstream.
             var tampered = try await reinstalled.signed(GatewayStack.appRequest("POST", "/api/orders/4/cancel", body: #"{"qty":1}"#, user: "alice", port: nginx.port))
             tampered.httpBody = Data(#"{"qty":9}"#.utf8)

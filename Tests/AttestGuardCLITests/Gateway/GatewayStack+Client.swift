@@ -37,12 +37,29 @@ extension GatewayStack {
             configuration: .init(gateway: Self.gatewayURL(port: port, path: "/attestguard/"), user: user, deviceId: "\(user)-device", clock: clock),
             provider: provider,
             deviceCheck: deviceCheck,
-            keyStore: KeychainKeyIdStore(service: keychainService),
+            keyStore: Self.keyStore(service: keychainService),
             transport: URLSessionTransport(session: URLSession(configuration: .ephemeral)),
             authorize: { request in request.setValue(credentials, forHTTPHeaderField: "Authorization") },
             onEvent: { events.append($0) }
         )
     }
+
+    /// The Keychain on Linux (the stand-in, in memory); on a Mac, whose data-protection Keychain needs a signed app,
+    /// one store in memory per service.
+    static func keyStore(service: String) -> any KeyIdStore {
+        #if os(Linux)
+        KeychainKeyIdStore(service: service)
+        #else
+        keyStores.withLock { stores in
+            if let store = stores[service] { return store }
+            let store = InMemoryKeyIdStore()
+            stores[service] = store
+            return store
+        }
+        #endif
+    }
+
+    private static let keyStores = Mutex<[String: InMemoryKeyIdStore]>([:])
 
     /// A URL of the gateway on `port`, by a host name the shipped route policy owns.
     static func gatewayURL(port: Int, path: String) -> URL {

@@ -1,12 +1,13 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
 import Synchronization
 
 /// The app's upstream behind a gateway under test: it records exactly what reaches it (method, request-target as
-/// sent, headers, body bytes) and answers 200 `upstream ok`, or 404 for targets under `/missing/` (for gateway
-/// locations that fall back on an upstream error).
+/// sent, headers, body bytes) and answers 200 `upstream ok`, 404 for targets under `/missing/` (for gateway
+/// locations that fall back on an upstream error), and 409 with `X-AttestGuard-Error` under `/api/spoof/`.
 final class UpstreamRecorder: Sendable {
     struct Received: Sendable {
         var method: String
@@ -43,6 +44,12 @@ final class UpstreamRecorder: Sendable {
                 method: request.method.rawValue, target: request.head.path ?? "",
                 headers: request.headers.map { ($0.name.rawName, $0.value) }, body: Array(buffer: body)
             )) }
+            if request.head.path?.hasPrefix("/api/spoof/") == true {
+                // An upstream that dresses its answer as a gateway refusal, which the gateway must not pass on.
+                var headers: HTTPFields = [.contentType: "application/json"]
+                headers[HTTPField.Name("X-AttestGuard-Error")!] = "challenge_expired"
+                return Response(status: .conflict, headers: headers, body: .init(byteBuffer: ByteBuffer(string: #"{"error":{"code":"challenge_expired","message":"upstream"}}"#)))
+            }
             let missing = request.head.path?.hasPrefix("/missing/") == true
             return Response(status: missing ? .notFound : .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: missing ? "upstream missing" : "upstream ok")))
         }

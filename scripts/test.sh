@@ -35,7 +35,9 @@ if [ -z "${ATTESTGUARD_TEST_DATABASE_URL:-}" ]; then
         rm -f "$state_file"
     }
     trap cleanup EXIT
-    if url=$(ATTESTGUARD_PG_STATE_FILE="$state_file" scripts/postgres-start.sh); then
+    # pg_stat_statements (in Debian's postgresql package) lets a test count the statements the store sends.
+    if url=$(ATTESTGUARD_PG_STATE_FILE="$state_file" \
+        ATTESTGUARD_PG_OPTIONS="-c shared_preload_libraries=pg_stat_statements ${ATTESTGUARD_PG_OPTIONS:-}" scripts/postgres-start.sh); then
         export ATTESTGUARD_TEST_DATABASE_URL="$url"
     elif [ "${CI:-}" = "true" ]; then
         echo "test.sh: could not start PostgreSQL, and CI requires it" >&2

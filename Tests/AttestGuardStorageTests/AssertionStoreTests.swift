@@ -9,8 +9,8 @@ struct AssertionStoreTests {
     func counterAdvances(backend: StoreBackend) async throws {
         try await withTestStore(backend) { (test: TestStore) async throws in
             let key = try await StoreFixtures.register(StoreFixtures.key(), in: test.store)
-            #expect(try await StoreFixtures.assert(key, counter: 1, in: test.store) == .committed)
-            #expect(try await StoreFixtures.assert(key, counter: 5, in: test.store) == .committed)
+            #expect(try await StoreFixtures.assert(key, counter: 1, in: test.store) .isCommitted == true)
+            #expect(try await StoreFixtures.assert(key, counter: 5, in: test.store) .isCommitted == true)
             #expect(try await StoreFixtures.assert(key, counter: 5, in: test.store).rejectionCode == .counterNotIncreasing)
             #expect(try await StoreFixtures.assert(key, counter: 3, in: test.store).rejectionCode == .counterNotIncreasing)
             let stored = try #require(try await test.store.key(appId: key.appId, keyId: key.keyId))
@@ -26,7 +26,7 @@ struct AssertionStoreTests {
             let challenge = StoreFixtures.challenge(keyId: key.keyId)
             _ = try await test.store.issueChallenge(challenge, quota: StoreFixtures.quota)
             let commit = AssertionCommit(claim: StoreFixtures.claim(challenge, key: key), counter: 1, requestContext: nil)
-            #expect(try await test.store.commitAssertion(commit) == .committed)
+            #expect(try await test.store.commitAssertion(commit) .isCommitted == true)
             #expect(try await test.store.commitAssertion(commit).rejectionCode == .assertionAlreadyAccepted)
             var next = commit
             next.counter = 2
@@ -84,7 +84,7 @@ struct AssertionStoreTests {
     func rollback(backend: StoreBackend) async throws {
         try await withTestStore(backend) { (test: TestStore) async throws in
             let key = try await StoreFixtures.register(StoreFixtures.key(), in: test.store)
-            #expect(try await StoreFixtures.assert(key, counter: 7, in: test.store) == .committed)
+            #expect(try await StoreFixtures.assert(key, counter: 7, in: test.store) .isCommitted == true)
             let challenge = StoreFixtures.challenge(keyId: key.keyId)
             _ = try await test.store.issueChallenge(challenge, quota: StoreFixtures.quota)
             let stale = AssertionCommit(claim: StoreFixtures.claim(challenge, key: key), counter: 6, requestContext: nil)
@@ -92,7 +92,7 @@ struct AssertionStoreTests {
             #expect(try await test.store.challenge(id: challenge.id)?.consumedAt == nil)
             var fresh = stale
             fresh.counter = 8
-            #expect(try await test.store.commitAssertion(fresh) == .committed)
+            #expect(try await test.store.commitAssertion(fresh) .isCommitted == true)
         }
     }
 }

@@ -22,7 +22,7 @@ struct RollbackOutcomeTests {
                 #expect(error?.code == .queryFailed)
             }
             // Once a condition does fail, the same rollback is that condition's rejection.
-            #expect(try await test.store.commitAssertion(commit) == .committed)
+            #expect(try await test.store.commitAssertion(commit) .isCommitted == true)
             var replay = commit
             replay.counter = 2
             let outcome = try await test.store.assertionOutcome(rolledBackAt: RollbackSignal(step: .challenge), replay)

@@ -18,7 +18,7 @@ struct StoreRaceTests {
             _ = try await test.store.issueChallenge(challenge, quota: StoreFixtures.quota)
             let commit = AssertionCommit(claim: StoreFixtures.claim(challenge, key: key), counter: 1, requestContext: nil)
             let outcomes = try await race { _ in try await test.store.commitAssertion(commit) }
-            #expect(outcomes.filter { $0 == .committed }.count == 1)
+            #expect(outcomes.filter { $0.isCommitted }.count == 1)
             #expect(outcomes.filter { $0.rejectionCode == .assertionAlreadyAccepted }.count == Self.contenders - 1)
         }
     }
@@ -35,9 +35,50 @@ struct StoreRaceTests {
             }
             let prepared = commits
             let outcomes = try await race { index in try await test.store.commitAssertion(prepared[index]) }
-            #expect(outcomes.filter { $0 == .committed }.count == 1)
+            #expect(outcomes.filter { $0.isCommitted }.count == 1)
             #expect(outcomes.filter { $0.rejectionCode == .counterNotIncreasing }.count == Self.contenders - 1)
             #expect(try await test.store.key(appId: key.appId, keyId: key.keyId)?.counter == 9)
+            // The losers spent nothing: their challenges are still unused.
+            var unused = 0
+            for commit in prepared where try await test.store.challenge(id: commit.claim.challengeId)?.consumedAt == nil { unused += 1 }
+            #expect(unused == Self.contenders - 1)
+        }
+    }
+
+    @Test("64 keys of one user race for one assertion challenge bound to no key: one commits", arguments: StoreBackend.available)
+    func oneUnboundChallengeOneKey(backend: StoreBackend) async throws {
+        try await withTestStore(backend, poolSize: 16) { (test: TestStore) async throws in
+            var keys: [KeyRecord] = []
+            for index in 0..<Self.contenders {
+                keys.append(try await StoreFixtures.register(StoreFixtures.key(deviceId: "device-\(index)"), in: test.store))
+            }
+            let challenge = StoreFixtures.challenge(keyId: nil)
+            _ = try await test.store.issueChallenge(challenge, quota: StoreFixtures.quota)
+            let registered = keys
+            let outcomes = try await race { index in
+                try await test.store.commitAssertion(AssertionCommit(claim: StoreFixtures.claim(challenge, key: registered[index]), counter: 1, requestContext: nil))
+            }
+            #expect(outcomes.filter { $0.isCommitted }.count == 1)
+            #expect(outcomes.filter { $0.rejectionCode == .challengeUsed }.count == Self.contenders - 1)
+            // Only the winner's counter moved.
+            var advanced = 0
+            for key in registered where try await test.store.key(appId: key.appId, keyId: key.keyId)?.counter == 1 { advanced += 1 }
+            #expect(advanced == 1)
+        }
+    }
+
+    @Test("a valid challenge with a stale counter is refused and stays unused", arguments: StoreBackend.available)
+    func staleCounterLeavesTheChallenge(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let key = try await StoreFixtures.register(StoreFixtures.key(), in: test.store)
+            #expect(try await StoreFixtures.assert(key, counter: 5, in: test.store).isCommitted)
+            let challenge = StoreFixtures.challenge(keyId: key.keyId)
+            _ = try await test.store.issueChallenge(challenge, quota: StoreFixtures.quota)
+            let stale = AssertionCommit(claim: StoreFixtures.claim(challenge, key: key), counter: 5, requestContext: nil)
+            #expect(try await test.store.commitAssertion(stale).rejectionCode == .counterNotIncreasing)
+            #expect(try await test.store.challenge(id: challenge.id)?.consumedAt == nil)
+            let fresh = AssertionCommit(claim: StoreFixtures.claim(challenge, key: key), counter: 6, requestContext: nil)
+            #expect(try await test.store.commitAssertion(fresh) == .committed(previousCounter: 5))
         }
     }
 

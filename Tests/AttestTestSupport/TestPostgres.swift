@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import PostgresNIO
+public import PostgresNIO
 import AttestGuardStorage
 
 /// The PostgreSQL server tests share (scripts/test.sh starts one and exports its URL). Each test works in a
@@ -41,5 +41,46 @@ public enum TestPostgres {
         defer { runner.cancel() }
         try await admin.client.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA \(schema)"))
         return base + (base.contains("?") ? "&" : "?") + "search_path=\(schema)"
+    }
+
+    /// Runs `sql` as the server's administrator and returns its rows.
+    public static func administer(_ sql: String) async throws -> [PostgresRow] {
+        var logger = Logger(label: "attestguard.tests.postgres")
+        logger.logLevel = .critical
+        let admin = PostgresRiskStore(configuration: try PostgresStoreConfiguration(url: try requiredURL(), maximumConnections: 1), logger: logger)
+        let runner = Task { try await admin.run() }
+        defer { runner.cancel() }
+        return try await admin.client.query(PostgresQuery(unsafeSQL: sql)).collect()
+    }
+
+    /// A new login role owning a new schema, and a URL that connects as that role to that schema: what the role's
+    /// connections send can be told apart in `pg_stat_statements` (by `userid`).
+    public static func freshRoleURL(prefix: String = "r") async throws -> (url: String, role: String) {
+        let base = try requiredURL()
+        let role = prefix + "_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        _ = try await administer("CREATE ROLE \(role) LOGIN")
+        _ = try await administer("CREATE SCHEMA \(role) AUTHORIZATION \(role)")
+        guard var components = URLComponents(string: base) else { throw Missing() }
+        components.user = role
+        components.password = nil
+        let url = components.string ?? base
+        return (url + (url.contains("?") ? "&" : "?") + "search_path=\(role)", role)
+    }
+
+    /// Whether the server counts statements (`pg_stat_statements` preloaded; scripts/postgres-start.sh loads it when
+    /// the server has it), creating the extension's view when it does.
+    public static func countsStatements() async throws -> Bool {
+        let loaded = try await administer("SELECT current_setting('shared_preload_libraries') LIKE '%pg_stat_statements%'")
+        guard try loaded.first?.decode(Bool.self) == true else { return false }
+        _ = try await administer("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        return true
+    }
+
+    /// How many statements `role` has run, as `pg_stat_statements` counts them (top-level statements only).
+    public static func statementCalls(of role: String) async throws -> Int64 {
+        let rows = try await administer(
+            "SELECT coalesce(sum(calls), 0)::int8 FROM pg_stat_statements WHERE userid = '\(role)'::regrole"
+        )
+        return try rows.first?.decode(Int64.self) ?? 0
     }
 }

@@ -15,6 +15,7 @@ public struct AssertionService: Sendable {
     let clock: any EngineClock
     let metrics: EngineMetrics
     let scorer: RiskScorer
+    let keyMaterials: KeyMaterialCache
     private let verifier = AssertionVerifier()
 
     init(store: any RiskStore, apps: AppCatalog, settings: EngineSettings, clock: any EngineClock, metrics: EngineMetrics, scorer: RiskScorer) {
@@ -24,6 +25,7 @@ public struct AssertionService: Sendable {
         self.clock = clock
         self.metrics = metrics
         self.scorer = scorer
+        self.keyMaterials = KeyMaterialCache()
     }
 
     public func assert(_ submission: AssertionSubmission) async throws -> AssertionResult {
@@ -46,20 +48,16 @@ public struct AssertionService: Sendable {
     private func accept(_ submission: AssertionSubmission) async throws -> AssertionResult {
         let app = try apps.policy(for: submission.appId)
 
-        guard let key = try await withStore({ try await store.key(appId: app.appId, keyId: submission.keyId.bytes) }) else {
-            throw EngineError(.notFound, code: .keyNotFound, "no key with this id is registered for \(app.appId)")
-        }
+        let (key, status) = try await material(appId: app.appId, keyId: submission.keyId.bytes)
         guard key.userId.hasSameBytes(as: submission.userId.value) else {
             throw EngineError.verification(.keyUserMismatch, "the key belongs to another user")
         }
-        switch key.status {
+        switch status {
         case .revoked: throw EngineError.verification(.keyRevoked, "the key was revoked")
         case .superseded: throw EngineError.verification(.keySuperseded, "a newer key replaced this one on the same device")
-        case .active: break
+        case .active, nil: break
         }
-        guard let publicKey = try? P256.Signing.PublicKey(x963Representation: key.publicKey) else {
-            throw StoreError(.corruptRow, "the stored public key of \(Base64Text.urlEncoded(key.keyId)) is not a P-256 key")
-        }
+        let publicKey = key.publicKey
 
         // The counter check against the stored value happens atomically in the store, so that a replay is told
         // apart from a stale counter; here only the signature, RP ID and counter > 0 are checked.
@@ -94,7 +92,7 @@ public struct AssertionService: Sendable {
         )
         let commit = AssertionCommit(claim: claim, counter: Int64(verified.counter), requestContext: Self.json(submission.request))
         switch try await withStore({ try await store.commitAssertion(commit) }) {
-        case .committed:
+        case .committed(let previousCounter):
             scorer.velocity.record(
                 .assertions, appId: app.appId,
                 subjects: VelocitySubjects(key: submission.keyId.bytes, user: submission.userId.value, device: key.deviceId, ip: submission.request.ip), at: now
@@ -111,7 +109,7 @@ public struct AssertionService: Sendable {
                 action: submission.request.action,
                 attributes: submission.request.attributes ?? [:],
                 binding: binding.signal,
-                counterJump: Int64(verified.counter) - key.counter
+                counterJump: Int64(verified.counter) - previousCounter
             ), under: ruleSet)
             return AssertionResult(
                 keyId: submission.keyId.bytes,
@@ -124,6 +122,21 @@ public struct AssertionService: Sendable {
         case .rejected(let rejection):
             throw EngineError(rejection)
         }
+    }
+
+    /// The key's immutable material, with its status when it was read from the store (nil from the cache). A key
+    /// revoked or superseded after it was kept is refused by the commit, which checks the status in the store.
+    private func material(appId: String, keyId: Data) async throws -> (KeyMaterialCache.Material, KeyStatus?) {
+        if let kept = keyMaterials.material(appId: appId, keyId: keyId) { return (kept, nil) }
+        guard let key = try await withStore({ try await store.key(appId: appId, keyId: keyId) }) else {
+            throw EngineError(.notFound, code: .keyNotFound, "no key with this id is registered for \(appId)")
+        }
+        guard let publicKey = try? P256.Signing.PublicKey(x963Representation: key.publicKey) else {
+            throw StoreError(.corruptRow, "the stored public key of \(Base64Text.urlEncoded(key.keyId)) is not a P-256 key")
+        }
+        let material = KeyMaterialCache.Material(publicKey: publicKey, userId: key.userId, deviceId: key.deviceId)
+        keyMaterials.keep(material, appId: appId, keyId: keyId)
+        return (material, key.status)
     }
 
     private static func json(_ request: AssertedRequest) -> String? {

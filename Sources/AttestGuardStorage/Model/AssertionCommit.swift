@@ -18,7 +18,12 @@ public struct AssertionCommit: Sendable, Equatable {
 
 /// What committing an assertion did.
 public enum AssertionCommitOutcome: Sendable, Equatable {
-    /// The challenge is consumed and the counter advanced.
-    case committed
+    /// The challenge is consumed and the counter advanced from `previousCounter`.
+    case committed(previousCounter: Int64)
     case rejected(StoreRejection)
+
+    /// Whether the assertion was committed.
+    public var isCommitted: Bool {
+        if case .committed = self { true } else { false }
+    }
 }

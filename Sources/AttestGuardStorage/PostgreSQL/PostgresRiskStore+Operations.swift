@@ -154,25 +154,16 @@ extension PostgresRiskStore {
     }
 
     public func commitAssertion(_ commit: AssertionCommit) async throws -> AssertionCommitOutcome {
-        let claim = commit.claim
-        let logger = self.logger
-        do {
-            try await transaction { connection in
-                try await Self.consume(claim, counter: commit.counter, request: commit.requestContext, on: connection, logger: logger)
-                let advanced = try await connection.query(
-                    """
-                    UPDATE app_keys SET counter = \(commit.counter), last_assertion_at = \(claim.at)
-                    WHERE app_id = \(claim.appId) AND key_id = \(claim.keyId) AND status = 'active' AND counter < \(commit.counter)
-                    RETURNING key_id
-                    """,
-                    logger: logger
-                ).collect()
-                guard advanced.count == 1 else { throw RollbackSignal(step: .counter) }
-            }
-            return .committed
-        } catch let signal as RollbackSignal {
-            return try await assertionOutcome(rolledBackAt: signal, commit)
+        guard let answer = try await execute(CommitAssertionStatement(commit: commit)).first else {
+            throw StoreError(.queryFailed, "attestguard_commit_assertion returned no row")
         }
+        if let step = answer.failedStep {
+            return try await assertionOutcome(rolledBackAt: RollbackSignal(step: step), commit)
+        }
+        guard let previous = answer.previousCounter else {
+            throw StoreError(.queryFailed, "attestguard_commit_assertion committed without the previous counter")
+        }
+        return .committed(previousCounter: previous)
     }
 
     public func revokeKey(appId: String, keyId: Data, at: Date) async throws -> KeyRecord? {

@@ -142,8 +142,13 @@ extension SQLiteRiskStore {
     public func commitAssertion(_ commit: AssertionCommit) async throws -> AssertionCommitOutcome {
         let claim = commit.claim
         do {
-            try await transaction { connection in
+            let previous = try await transaction { connection in
                 try await Self.consume(claim, counter: commit.counter, request: commit.requestContext, on: connection)
+                // The transaction holds SQLite's write lock: the counter read here is the one the update replaces.
+                let before = try await connection.query(
+                    "SELECT counter FROM app_keys WHERE app_id = ?1 AND key_id = ?2",
+                    [.text(claim.appId), SQLiteValues.bind(claim.keyId)]
+                )
                 let advanced = try await connection.query(
                     """
                     UPDATE app_keys SET counter = ?3, last_assertion_at = ?4
@@ -152,9 +157,10 @@ extension SQLiteRiskStore {
                     """,
                     [.text(claim.appId), SQLiteValues.bind(claim.keyId), .integer(SQLiteInt64(commit.counter)), SQLiteValues.bind(claim.at)]
                 )
-                guard advanced.count == 1 else { throw RollbackSignal(step: .counter) }
+                guard advanced.count == 1, let previous = before.first?.column("counter")?.integer else { throw RollbackSignal(step: .counter) }
+                return Int64(previous)
             }
-            return .committed
+            return .committed(previousCounter: previous)
         } catch let signal as RollbackSignal {
             return try await assertionOutcome(rolledBackAt: signal, commit)
         }

@@ -1,0 +1,45 @@
+import AttestTestSupport
+import Foundation
+import Logging
+import PostgresNIO
+import AttestGuardStorage
+import Testing
+
+/// What the store sends PostgreSQL per operation, counted by the server itself (`pg_stat_statements`, by the role
+/// a fresh store connects as): an accepted assertion's commit is one statement, prepared once per connection.
+@Suite("PostgreSQL round trips", .enabled(if: TestPostgres.isEnabled, "no PostgreSQL"))
+struct RoundTripTests {
+    @Test("committing an assertion is one statement; a refused one adds only the reads that name the cause")
+    func commitIsOneStatement() async throws {
+        guard try await TestPostgres.countsStatements() else {
+            // scripts/test.sh preloads pg_stat_statements; under CI its absence is a failure, not a skip.
+            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("pg_stat_statements is not preloaded") }
+            return
+        }
+        let (url, role) = try await TestPostgres.freshRoleURL(prefix: "rt")
+        let test = try await TestStore.postgres(url: url, poolSize: 1)
+        do {
+            let key = try await StoreFixtures.register(StoreFixtures.key(), in: test.store)
+            #expect(try await StoreFixtures.assert(key, counter: 1, in: test.store).isCommitted)   // prepares the statement
+            var commits: [AssertionCommit] = []
+            for counter in 2...4 {
+                let challenge = StoreFixtures.challenge(keyId: key.keyId)
+                _ = try await test.store.issueChallenge(challenge, quota: StoreFixtures.quota)
+                commits.append(AssertionCommit(claim: StoreFixtures.claim(challenge, key: key), counter: Int64(counter), requestContext: nil))
+            }
+            for commit in commits {
+                let before = try await TestPostgres.statementCalls(of: role)
+                #expect(try await test.store.commitAssertion(commit) == .committed(previousCounter: commit.counter - 1))
+                #expect(try await TestPostgres.statementCalls(of: role) - before == 1)
+            }
+            // A replay: the one statement, then the challenge and key read back to name the cause.
+            let before = try await TestPostgres.statementCalls(of: role)
+            #expect(try await test.store.commitAssertion(commits[2]).rejectionCode == .assertionAlreadyAccepted)
+            #expect(try await TestPostgres.statementCalls(of: role) - before <= 3)
+        } catch {
+            await test.close()
+            throw error
+        }
+        await test.close()
+    }
+}

@@ -30,6 +30,13 @@ public protocol RiskStore: ReceiptScheduleStore, DeviceCheckStore, VelocityStore
     /// Consumes the assertion's challenge and advances the key's counter in one transaction.
     func commitAssertion(_ commit: AssertionCommit) async throws -> AssertionCommitOutcome
 
+    /// ``commitAssertion(_:)`` and, when it committed, ``scoringFacts(_:)`` of `query`, as they were just before the
+    /// commit: on PostgreSQL one statement, so an accepted assertion and its verdict's facts cost one round trip.
+    /// Of the facts the commit changes, the key's counter and last assertion are the caller's to apply
+    /// (``ScoringFacts/committing(_:)``). The facts are nil when nothing was asked, or when they could not be read
+    /// after a commit that succeeded.
+    func commitAssertion(_ commit: AssertionCommit, readingFacts query: ScoringFactsQuery) async throws -> (AssertionCommitOutcome, ScoringFacts?)
+
     /// Revokes a key for good. Returns the key as it now is, or `nil` if it is unknown. Revoking a revoked key
     /// changes nothing.
     func revokeKey(appId: String, keyId: Data, at: Date) async throws -> KeyRecord?

@@ -93,7 +93,8 @@ struct ServerHarness {
 
     /// Runs `body` against a fresh in-process server on `backend`; `deviceCheck` is the engine's DeviceCheck client
     /// (none by default, as without Apple credentials); `wrapStore` stands between the engine and the store (a
-    /// fault injector); `requestLogger` is the application's logger, which request lines go to.
+    /// fault injector); `requestLogger` is the application's logger, which request lines go to; `postgresURL` is
+    /// the PostgreSQL database to use instead of a fresh schema.
     static func run(
         _ backend: ServerBackend,
         extraEnvironment: [String: String] = [:],
@@ -101,9 +102,11 @@ struct ServerHarness {
         deviceCheck: (any DeviceChecking)? = nil,
         wrapStore: (any RiskStore) -> any RiskStore = { $0 },
         requestLogger: Logger = ServerHarness.logger,
+        postgresURL: String? = nil,
         _ body: @escaping @Sendable (APIClient) async throws -> Void
     ) async throws {
-        let url = try await databaseURL(backend)
+        let url: String?
+        if let postgresURL { url = postgresURL } else { url = try await databaseURL(backend) }
         let configuration = try await ServerConfigurationLoader.load(file: nil, environment: environment(databaseURL: url, extra: extraEnvironment))
         let store = try await OpenedStore.open(configuration.database, clock: { clock.now() }, logger: logger)
         _ = registry  // bootstrap metrics before anything records one, as `serve` does

@@ -91,7 +91,24 @@ public struct AssertionService: Sendable {
             clockSkew: settings.clockSkew
         )
         let commit = AssertionCommit(claim: claim, counter: Int64(verified.counter), requestContext: Self.json(submission.request))
-        switch try await withStore({ try await store.commitAssertion(commit) }) {
+        var scoreRequest = ScoreRequest(
+            appId: app.appId,
+            endpoint: .assertion,
+            keyId: submission.keyId,
+            userId: submission.userId,
+            deviceId: key.deviceId.map(Identifier.init(stored:)),
+            ip: submission.request.ip,
+            action: submission.request.action,
+            attributes: submission.request.attributes ?? [:],
+            binding: binding.signal
+        )
+        // The verdict's facts are read in the commit's round trip; a request whose read cannot be planned (a
+        // malformed DeviceCheck subject, say) is scored after the commit, where a failure answers `review`.
+        let planned = try? scorer.plan(scoreRequest, under: ruleSet)
+        let (outcome, facts) = try await withStore {
+            if let planned { try await store.commitAssertion(commit, readingFacts: planned.query) } else { (try await store.commitAssertion(commit), nil) }
+        }
+        switch outcome {
         case .committed(let previousCounter):
             scorer.velocity.record(
                 .assertions, appId: app.appId,
@@ -99,18 +116,17 @@ public struct AssertionService: Sendable {
             )
             // A valid assertion commits whatever the verdict: the verdict is advice for the gateway (contract).
             // After the commit the answer is always a verdict: scoring failures decide it, they are not errors.
-            let scored = await scorer.scoreCommitted(ScoreRequest(
-                appId: app.appId,
-                endpoint: .assertion,
-                keyId: submission.keyId,
-                userId: submission.userId,
-                deviceId: key.deviceId.map(Identifier.init(stored:)),
-                ip: submission.request.ip,
-                action: submission.request.action,
-                attributes: submission.request.attributes ?? [:],
-                binding: binding.signal,
-                counterJump: Int64(verified.counter) - previousCounter
-            ), under: ruleSet)
+            scoreRequest.counterJump = Int64(verified.counter) - previousCounter
+            let scored: RiskScorer.Outcome
+            if var planned, facts != nil || planned.query.isEmpty {
+                planned.request = scoreRequest
+                planned.countRecorded(.assertions)
+                scored = await scorer.scoreCommitted(planned, facts: facts?.committing(commit))
+            } else {
+                // No plan, or the facts could not be read after the commit: scored on its own read, whose failure
+                // gives the app's onStoreError verdict.
+                scored = await scorer.scoreCommitted(scoreRequest, under: ruleSet)
+            }
             return AssertionResult(
                 keyId: submission.keyId.bytes,
                 counter: Int64(verified.counter),

@@ -75,6 +75,53 @@ public struct RiskScorer: Sendable {
             record(outcome, request: request, subjects: subjects, at: now, since: started)
             return outcome
         }
+        return await evaluate(values, request: request, app: app, ruleSet: ruleSet, subjects: subjects, now: now, since: started)
+    }
+
+    /// A verdict whose store read is planned before a commit, to be read in the same round trip
+    /// (`RiskStore.commitAssertion(_:readingFacts:)`), then finished with ``scoreCommitted(_:facts:)``.
+    struct PlannedVerdict: Sendable {
+        /// The request; what only the commit tells (the counter jump) is set before the verdict.
+        var request: ScoreRequest
+        /// The facts to read with the commit.
+        var query: ScoringFactsQuery { reading.query }
+        var reading: SignalAssembler.Reading
+        let ruleSet: RuleSet
+        let app: AppPolicy
+        let subjects: HashedSubjects
+        let now: Date
+        let started: ContinuousClock.Instant
+
+        /// Counts an event recorded after the facts were read (the accepted assertion's own).
+        mutating func countRecorded(_ event: VelocityEvent) {
+            reading.countRecorded(event)
+        }
+    }
+
+    /// Plans the verdict of `request` under `ruleSet` (the rule set in force when `nil`).
+    func plan(_ request: ScoreRequest, under ruleSet: RuleSet? = nil) throws -> PlannedVerdict {
+        let app = try apps.policy(for: request.appId)
+        let ruleSet = ruleSet ?? rules.ruleSet
+        let now = clock.now()
+        let subjects = velocity.keying.hash(request.velocitySubjects)
+        let reading = try assembler.plan(request, subjects: subjects, app: app, ruleSet: ruleSet, now: now)
+        return PlannedVerdict(request: request, reading: reading, ruleSet: ruleSet, app: app, subjects: subjects, now: now, started: .now)
+    }
+
+    /// The verdict of a planned request whose effect is committed, from the facts read with the commit (nil when
+    /// the plan read nothing).
+    func scoreCommitted(_ planned: PlannedVerdict, facts: ScoringFacts?) async -> Outcome {
+        let values = assembler.complete(planned.reading, facts: facts, request: planned.request, now: planned.now)
+        return await evaluate(
+            values, request: planned.request, app: planned.app, ruleSet: planned.ruleSet, subjects: planned.subjects, now: planned.now, since: planned.started
+        )
+    }
+
+    /// Evaluates the live (and shadow) rule set over `values` and records the verdict.
+    private func evaluate(
+        _ values: SignalValues, request: ScoreRequest, app: AppPolicy, ruleSet: RuleSet, subjects: HashedSubjects, now: Date,
+        since started: ContinuousClock.Instant
+    ) async -> Outcome {
         let evaluation = ruleSet.evaluate(values)
         let signalList = ruleSet.layout.names.map { (name: $0, value: values.value(of: $0)) }
         var outcome = Outcome(verdict: Self.verdict(evaluation, app: app), evaluation: evaluation, signalList: signalList)

@@ -14,24 +14,62 @@ struct SignalAssembler: Sendable {
     let velocity: VelocitySignals
     let plans = AssemblyPlanCache()
 
+    /// What one verdict reads from the store, planned: the values filled from the request so far, the facts query,
+    /// the velocity sums and this process's unflushed counts of them (taken before the store is read, see
+    /// VelocityRecorder).
+    struct Reading: Sendable {
+        var values: SignalValues
+        var query: ScoringFactsQuery
+        var plan: AssemblyPlan
+        var velocitySums: [(name: String, sum: VelocitySum)]
+        var localCounts: VelocityRecorder.LocalCounts
+        /// Events recorded after the store was read, per sum: neither the reading nor the local counts hold them.
+        var recordedSince: [Int64]
+
+        /// Counts one event of `event` recorded after the store was read (an accepted assertion's own, recorded
+        /// after its commit read the facts), in every sum of that event: the sums are this request's subjects.
+        mutating func countRecorded(_ event: VelocityEvent) {
+            for (index, entry) in velocitySums.enumerated() where entry.sum.event == event.rawValue {
+                recordedSince[index] += 1
+            }
+        }
+    }
+
     /// The values for `request` under `app`, at `now`. Store failures are thrown (the scorer applies the app's
     /// `onStoreError`); an attribute of the wrong type is an `invalid_attribute` error.
     func assemble(_ request: ScoreRequest, subjects: HashedSubjects, app: AppPolicy, ruleSet: RuleSet, now: Date) async throws -> SignalValues {
+        let reading = try plan(request, subjects: subjects, app: app, ruleSet: ruleSet, now: now)
+        guard !reading.query.isEmpty else { return reading.values }
+        return complete(reading, facts: try await store.scoringFacts(reading.query), request: request, now: now)
+    }
+
+    /// Plans the store read of `request`'s verdict; ``complete(_:facts:request:now:)`` fills the values from its answer.
+    func plan(_ request: ScoreRequest, subjects: HashedSubjects, app: AppPolicy, ruleSet: RuleSet, now: Date) throws -> Reading {
         let values = ruleSet.values(now: now.timeIntervalSince1970)
         let plan = plans.plan(for: ruleSet)
         try fillRequest(request, app: app, ruleSet: ruleSet, into: values)
         var query = try factsQuery(request, app: app, plan: plan, now: now)
         let velocitySums = velocity.sums(plan.velocity, subjects: subjects, now: now)
-        // This process's unflushed counts are taken before the store is read (see VelocityRecorder).
         let localCounts = velocity.recorder.localCounts(appId: app.appId, velocitySums.map(\.sum))
         if !velocitySums.isEmpty {
             query.velocity = velocitySums.map(\.sum)
             query.velocityWriter = velocity.recorder.writer
         }
-        guard !query.isEmpty else { return values }
-        let facts = try await store.scoringFacts(query)
+        return Reading(
+            values: values, query: query, plan: plan, velocitySums: velocitySums, localCounts: localCounts,
+            recordedSince: Array(repeating: 0, count: velocitySums.count)
+        )
+    }
+
+    /// The values of a planned reading, given the store's facts (nil when nothing was read).
+    func complete(_ reading: Reading, facts: ScoringFacts?, request: ScoreRequest, now: Date) -> SignalValues {
+        let values = reading.values
+        guard let facts else { return values }
+        let plan = reading.plan
+        let velocitySums = reading.velocitySums
         if !velocitySums.isEmpty {
-            velocity.set(values, velocitySums, velocity.recorder.totals(localCounts, reading: facts.velocity))
+            let totals = velocity.recorder.totals(reading.localCounts, reading: facts.velocity)
+            velocity.set(values, velocitySums, zip(totals, reading.recordedSince).map { $0 + $1 })
         }
         if plan.key, request.keyId != nil {
             fillKey(facts.key, request: request, now: now, into: values)

@@ -100,6 +100,26 @@ public struct ScoringFacts: Sendable, Hashable {
     }
 }
 
+extension ScoringFacts {
+    /// The facts as they are once `commit` is committed: the key's counter and last assertion advanced.
+    public func committing(_ commit: AssertionCommit) -> ScoringFacts {
+        var facts = self
+        facts.key?.counter = commit.counter
+        facts.key?.lastAssertionAt = commit.claim.at
+        return facts
+    }
+}
+
+extension RiskStore {
+    /// The commit, then the facts: two operations, for stores where that is as cheap as one (SQLite). A failure
+    /// to read the facts after the commit is no failure of the commit: the facts are then nil.
+    public func commitAssertion(_ commit: AssertionCommit, readingFacts query: ScoringFactsQuery) async throws -> (AssertionCommitOutcome, ScoringFacts?) {
+        let outcome = try await commitAssertion(commit)
+        guard outcome.isCommitted, !query.isEmpty else { return (outcome, nil) }
+        return (outcome, try? await scoringFacts(query))
+    }
+}
+
 /// Stores without a one-statement answer (the embedded SQLite store) put the facts together from single reads.
 extension RiskStore {
     public func scoringFactsFromSingleReads(_ query: ScoringFactsQuery) async throws -> ScoringFacts {

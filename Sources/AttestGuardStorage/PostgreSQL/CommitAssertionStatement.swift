@@ -22,8 +22,14 @@ struct CommitAssertionStatement: PostgresPreparedStatement {
     var commit: AssertionCommit
 
     func makeBindings() throws -> PostgresBindings {
-        let claim = commit.claim
         var bindings = PostgresBindings(capacity: 9)
+        try appendBindings(to: &bindings)
+        return bindings
+    }
+
+    /// Appends the 9 parameters, in order, to `bindings`.
+    func appendBindings(to bindings: inout PostgresBindings) throws {
+        let claim = commit.claim
         try bindings.append(claim.challengeId)
         bindings.append(claim.appId)
         bindings.append(claim.purpose.rawValue)
@@ -33,10 +39,14 @@ struct CommitAssertionStatement: PostgresPreparedStatement {
         bindings.append(claim.expiryThreshold)
         bindings.append(commit.counter)
         bindings.append(commit.requestContext)
-        return bindings
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Answer {
+        try Self.answer(row)
+    }
+
+    /// The function's answer in `row` (columns `failed_step`, `previous_counter`).
+    static func answer(_ row: PostgresRow) throws -> Answer {
         let read = PostgresRowReader(row, table: "attestguard_commit_assertion")
         let step: RollbackSignal.Step? = switch try read("failed_step", as: String?.self) {
         case nil: nil

@@ -166,6 +166,23 @@ extension PostgresRiskStore {
         return .committed(previousCounter: previous)
     }
 
+    public func commitAssertion(_ commit: AssertionCommit, readingFacts query: ScoringFactsQuery) async throws -> (AssertionCommitOutcome, ScoringFacts?) {
+        let statement = CommitAssertionReadingFactsStatement(commit: CommitAssertionStatement(commit: commit), facts: ScoringFactsStatement(query: query))
+        guard let (answer, facts) = try await execute(statement).first else {
+            throw StoreError(.queryFailed, "attestguard_commit_assertion returned no row")
+        }
+        if let step = answer.failedStep {
+            return (try await assertionOutcome(rolledBackAt: RollbackSignal(step: step), commit), nil)
+        }
+        guard let previous = answer.previousCounter else {
+            throw StoreError(.queryFailed, "attestguard_commit_assertion committed without the previous counter")
+        }
+        guard facts.velocity.totals.count == query.velocity.count else {
+            throw StoreError(.queryFailed, "the commit's facts have \(facts.velocity.totals.count) velocity sums for \(query.velocity.count)")
+        }
+        return (.committed(previousCounter: previous), facts)
+    }
+
     public func revokeKey(appId: String, keyId: Data, at: Date) async throws -> KeyRecord? {
         _ = try await rows(
             """

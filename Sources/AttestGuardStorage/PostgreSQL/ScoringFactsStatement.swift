@@ -64,10 +64,21 @@ struct ScoringFactsStatement: PostgresPreparedStatement {
         .text, .bytea, .bool, .timestamptz, .bool, .textArray, .text, .textArray, .textArray, .byteaArray, .int8Array, .text, .text,
     ]
 
+    /// ``sql`` with its parameters numbered from `first` (`$1` becomes `$first`), to run inside a larger statement.
+    static func sql(parametersFrom first: Int) -> String {
+        sql.replacing(/\$([0-9]+)/) { match in "$\(Int(match.1)! + first - 1)" }
+    }
+
     var query: ScoringFactsQuery
 
     func makeBindings() throws -> PostgresBindings {
         var bindings = PostgresBindings(capacity: 13)
+        try appendBindings(to: &bindings)
+        return bindings
+    }
+
+    /// Appends the 13 parameters, in order, to `bindings`.
+    func appendBindings(to bindings: inout PostgresBindings) throws {
         bindings.append(query.appId)
         try bindings.append(query.keyId)
         bindings.append(query.receipt)
@@ -81,7 +92,6 @@ struct ScoringFactsStatement: PostgresPreparedStatement {
         bindings.append(query.velocity.map(\.since))
         bindings.append(query.velocityWriter)
         bindings.append(query.deviceCheckValidationUserId)
-        return bindings
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {

@@ -20,6 +20,9 @@ struct RealAttestationTests {
         #expect(attestation.receiptBytes == RealDevice2024.receipt)
         #expect(attestation.certificateInformation.osVersion == "17.2.1")
         #expect(attestation.certificateInformation.appIdentifier == RealDevice2024.app.appId)
+        #expect(attestation.certificateInformation.osBuild == "21C66")
+        #expect(attestation.certificateInformation.osInfo[1104] == .integer(4_294_967_295))
+        #expect(attestation.certificateInformation.appInfo[1200] == .integer(1))
         #expect(attestation.credential.trailingData.isEmpty)
         #expect(attestation.authenticatorData.flags == .attestedCredentialData)
     }

@@ -32,6 +32,16 @@ struct AttestationChainCacheTests {
         return (verifier, counter)
     }
 
+    /// A counting verifier of the simulator's attestations that has verified one and so remembers the simulator's
+    /// intermediate.
+    static func primedSimulatorVerifier() async throws -> (AttestationVerifier, ChainValidationCounter) {
+        let (verifier, counter) = counted(simulator: true)
+        let honest = try simulated("chain-cache-honest")
+        _ = try await verifier.verify(honest.object, request: honest.request, at: SimulatorFixtures.now).get()
+        #expect(counter.counts == Counts(chainsToRoot: 1))
+        return (verifier, counter)
+    }
+
     /// A simulated attestation with its request; `options` and `intermediate` (the x5c's second certificate) vary it.
     static func simulated(
         _ label: String,
@@ -69,13 +79,7 @@ struct AttestationChainCacheTests {
         let (verifier, counter) = Self.counted()
         _ = try await verifier.verify(RealDevice2024.attestation, request: RealDevice2024.request, at: RealDevice2024.verifyAt).get()
         for vector in AppleFixtures.attestationVectors {
-            let request = AttestationRequest(
-                keyId: vector.keyId,
-                app: AppIdentity(appId: vector.appId),
-                allowedEnvironments: [.development],
-                clientData: .challenge(Array(vector.challengeUtf8!.utf8))
-            )
-            let verdict = await verifier.verify(AppleFixtures.object(vector.objectPath), request: request, at: vector.verifyInstant)
+            let verdict = await verifier.verify(AppleFixtures.object(vector.objectPath), request: vector.attestationRequest, at: vector.verifyInstant)
             #expect(verdict.attestation != nil, "\(vector): \(String(describing: verdict.error))")
         }
         #expect(counter.counts == Counts(chainsToRoot: 1, linksToVerifiedIntermediate: AppleFixtures.attestationVectors.count))
@@ -108,9 +112,7 @@ struct AttestationChainCacheTests {
 
     @Test("the remembered intermediate's subject and key, issued by another root, are chain_invalid")
     func intermediateFromAnotherRootIsChainInvalid() async throws {
-        let (verifier, counter) = Self.counted(simulator: true)
-        let honest = try Self.simulated("chain-cache-honest")
-        _ = try await verifier.verify(honest.object, request: honest.request, at: SimulatorFixtures.now).get()
+        let (verifier, counter) = try await Self.primedSimulatorVerifier()
 
         // Every field of the genuine intermediate, its key among them, under a root of the same name but another key:
         // the credential certificate's signature verifies with it, only the link to the pinned root does not.
@@ -133,9 +135,7 @@ struct AttestationChainCacheTests {
 
     @Test("a credential certificate the remembered intermediate did not sign is chain_invalid")
     func credentialCertificateFromAnotherCAIsChainInvalid() async throws {
-        let (verifier, counter) = Self.counted(simulator: true)
-        let honest = try Self.simulated("chain-cache-honest")
-        _ = try await verifier.verify(honest.object, request: honest.request, at: SimulatorFixtures.now).get()
+        let (verifier, counter) = try await Self.primedSimulatorVerifier()
         var options = AttestationOptions()
         options.credentialIssuer = try SimulatedApplePKI(seed: "chain-cache-foreign").attestationIntermediate
         let attempt = try Self.simulated("chain-cache-foreign-leaf", options: options)
@@ -150,9 +150,7 @@ struct AttestationChainCacheTests {
 
     @Test("an attestation from another PKI is chain_invalid once an intermediate is remembered")
     func anotherRootIsChainInvalid() async throws {
-        let (verifier, counter) = Self.counted(simulator: true)
-        let honest = try Self.simulated("chain-cache-honest")
-        _ = try await verifier.verify(honest.object, request: honest.request, at: SimulatorFixtures.now).get()
+        let (verifier, counter) = try await Self.primedSimulatorVerifier()
         let foreign = try Self.simulated("chain-cache-foreign-pki", pki: try SimulatedApplePKI(seed: "chain-cache-foreign"))
         #expect(await verifier.verify(foreign.object, request: foreign.request, at: SimulatorFixtures.now).error?.code == .chainInvalid)
         #expect(counter.counts == Counts(chainsToRoot: 2))

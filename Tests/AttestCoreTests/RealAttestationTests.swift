@@ -29,13 +29,7 @@ struct RealAttestationTests {
 
     @Test(arguments: AppleFixtures.attestationVectors)
     func realDevices2020AttestationsVerify(vector: ManifestVector) async throws {
-        let request = AttestationRequest(
-            keyId: vector.keyId,
-            app: AppIdentity(appId: vector.appId),
-            allowedEnvironments: [.development],
-            clientData: .challenge(Array(vector.challengeUtf8!.utf8))
-        )
-        let verdict = await verifier.verify(AppleFixtures.object(vector.objectPath), request: request, at: vector.verifyInstant)
+        let verdict = await verifier.verify(AppleFixtures.object(vector.objectPath), request: vector.attestationRequest, at: vector.verifyInstant)
         let attestation = try verdict.get()
         #expect(attestation.environment == .development)
         #expect(attestation.publicKeyX963 == Array(vector.publicKey.x963Representation))

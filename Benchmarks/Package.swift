@@ -10,9 +10,12 @@ let package = Package(
     name: "AttestGuardBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(path: ".."),
+        // Named, as in Fuzz/Package.swift: SwiftPM would otherwise name a path dependency after its folder, and
+        // the products below would resolve only in a checkout whose folder is called `main`.
+        .package(name: "AttestGuard", path: ".."),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
-        // Also dependencies of the main package (same resolved versions): ReceiptBench uses them directly.
+        // Also dependencies of the main package (same resolved versions): ReceiptBench uses them directly, AttestBench
+        // swift-certificates.
         .package(url: "https://github.com/apple/swift-certificates.git", .upToNextMinor(from: "1.21.1")),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
@@ -23,9 +26,10 @@ let package = Package(
         .executableTarget(
             name: "AttestBench",
             dependencies: [
-                .product(name: "AttestCore", package: "main"),
-                .product(name: "AppleReceipts", package: "main"),
+                .product(name: "AttestCore", package: "AttestGuard"),
+                .product(name: "AppleReceipts", package: "AttestGuard"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
             ]
         ),
         // Prepares the HTTP benchmark (Benchmarks/http.sh): attests simulated keys through a running server's API,
@@ -33,15 +37,15 @@ let package = Package(
         .executableTarget(
             name: "HTTPBenchPrep",
             dependencies: [
-                .product(name: "DeviceSimulator", package: "main"),
-                .product(name: "AttestCore", package: "main"),
+                .product(name: "DeviceSimulator", package: "AttestGuard"),
+                .product(name: "AttestCore", package: "AttestGuard"),
             ]
         ),
         // The rule evaluation benchmark (Benchmarks/rules.sh): single-core throughput of RuleSet.evaluate on Rules/.
         .executableTarget(
             name: "RuleBench",
             dependencies: [
-                .product(name: "RiskRules", package: "main"),
+                .product(name: "RiskRules", package: "AttestGuard"),
             ]
         ),
         // The receipt batch benchmark (Benchmarks/receipts.sh): prepares N keys due now with ATTEST receipts in
@@ -50,13 +54,13 @@ let package = Package(
         .executableTarget(
             name: "ReceiptBench",
             dependencies: [
-                .product(name: "AttestGuardEngine", package: "main"),
-                .product(name: "AttestGuardStorage", package: "main"),
-                .product(name: "AppleServices", package: "main"),
-                .product(name: "DeviceSimulator", package: "main"),
-                .product(name: "FakeApple", package: "main"),
-                .product(name: "AppleReceipts", package: "main"),
-                .product(name: "AttestCore", package: "main"),
+                .product(name: "AttestGuardEngine", package: "AttestGuard"),
+                .product(name: "AttestGuardStorage", package: "AttestGuard"),
+                .product(name: "AppleServices", package: "AttestGuard"),
+                .product(name: "DeviceSimulator", package: "AttestGuard"),
+                .product(name: "FakeApple", package: "AttestGuard"),
+                .product(name: "AppleReceipts", package: "AttestGuard"),
+                .product(name: "AttestCore", package: "AttestGuard"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Logging", package: "swift-log"),

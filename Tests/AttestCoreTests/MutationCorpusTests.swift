@@ -28,9 +28,7 @@ struct MutationCorpusTests {
         for vector in AppleFixtures.attestationVectors {
             cases.append(AttestationCase(
                 name: vector.vector, object: AppleFixtures.object(vector.objectPath),
-                request: AttestationRequest(
-                    keyId: vector.keyId, app: AppIdentity(appId: vector.appId), allowedEnvironments: [.development],
-                    clientData: .challenge(Array(vector.challengeUtf8!.utf8))),
+                request: vector.attestationRequest,
                 instant: vector.verifyInstant, verifier: AttestationVerifier()
             ))
         }

@@ -20,19 +20,16 @@ struct RealAttestationTests {
         #expect(attestation.receiptBytes == RealDevice2024.receipt)
         #expect(attestation.certificateInformation.osVersion == "17.2.1")
         #expect(attestation.certificateInformation.appIdentifier == RealDevice2024.app.appId)
+        #expect(attestation.certificateInformation.osBuild == "21C66")
+        #expect(attestation.certificateInformation.osInfo[1104] == .integer(4_294_967_295))
+        #expect(attestation.certificateInformation.appInfo[1200] == .integer(1))
         #expect(attestation.credential.trailingData.isEmpty)
         #expect(attestation.authenticatorData.flags == .attestedCredentialData)
     }
 
     @Test(arguments: AppleFixtures.attestationVectors)
     func realDevices2020AttestationsVerify(vector: ManifestVector) async throws {
-        let request = AttestationRequest(
-            keyId: vector.keyId,
-            app: AppIdentity(appId: vector.appId),
-            allowedEnvironments: [.development],
-            clientData: .challenge(Array(vector.challengeUtf8!.utf8))
-        )
-        let verdict = await verifier.verify(AppleFixtures.object(vector.objectPath), request: request, at: vector.verifyInstant)
+        let verdict = await verifier.verify(AppleFixtures.object(vector.objectPath), request: vector.attestationRequest, at: vector.verifyInstant)
         let attestation = try verdict.get()
         #expect(attestation.environment == .development)
         #expect(attestation.publicKeyX963 == Array(vector.publicKey.x963Representation))

@@ -101,6 +101,15 @@ public struct ManifestVector: Decodable, Sendable, CustomStringConvertible {
     }
 
     public var keyId: [UInt8] { Array(Data(base64Encoded: keyIdBase64 ?? "") ?? Data()) }
+    /// The request an attestation vector verifies against: its development key, app and UTF-8 challenge.
+    public var attestationRequest: AttestationRequest {
+        AttestationRequest(
+            keyId: keyId,
+            app: AppIdentity(appId: appId),
+            allowedEnvironments: [.development],
+            clientData: .challenge(Array((challengeUtf8 ?? "").utf8))
+        )
+    }
     public var verifyInstant: Date { AppleFixtures.instant(verifyAt ?? "") }
     public var publicKey: P256.Signing.PublicKey {
         AppleFixtures.publicKey("real-devices-dev-2020/\(device)/public_key.pem")

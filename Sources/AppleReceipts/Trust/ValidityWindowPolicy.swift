@@ -1,6 +1,6 @@
 public import Foundation
 public import SwiftASN1
-public import X509
+@_spi(DisableValidityCheck) public import X509
 
 /// Checks that every certificate of a chain is valid at an instant, within a clock-skew tolerance.
 ///
@@ -36,5 +36,20 @@ public struct ValidityWindowPolicy: VerifierPolicy, Sendable {
             }
         }
         return .meetsPolicy
+    }
+}
+
+extension ValidityWindowPolicy {
+    /// A swift-certificates `Verifier` that builds chains to `anchors` under RFC 5280, with certificate validity
+    /// checked by this policy at `instant` within `tolerance` instead of by RFC 5280's own check, which has no skew.
+    package static func verifier(
+        anchors: CertificateStore,
+        instant: Date,
+        tolerance: TimeInterval
+    ) -> Verifier<some VerifierPolicy> {
+        Verifier(rootCertificates: anchors) {
+            RFC5280Policy.withValidityCheckDisabled()
+            ValidityWindowPolicy(instant: instant, tolerance: tolerance)
+        }
     }
 }

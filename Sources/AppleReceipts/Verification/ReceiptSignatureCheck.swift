@@ -1,5 +1,5 @@
 import Foundation
-@_spi(DisableValidityCheck) import X509
+import X509
 import SwiftASN1
 import Crypto
 
@@ -11,9 +11,17 @@ import Crypto
 /// pinned roots, with certificate validity checked at the instant within the clock-skew tolerance; a chain
 /// validated before is taken from the ``VerifiedChainCache`` while the instant lies in its validity window.
 struct ReceiptSignatureCheck {
+    /// A signer chain: the exact certificates of an envelope and which of them signed.
+    struct SignerChain: Hashable, Sendable {
+        /// SHA-256 over the DER of every certificate in the envelope, in order.
+        let certificatesDigest: [UInt8]
+        /// Which certificate is the signer's.
+        let signerIndex: Int
+    }
+
     let rootStore: CertificateStore
     let clockSkewTolerance: TimeInterval
-    let chainCache: VerifiedChainCache
+    let chainCache: VerifiedChainCache<SignerChain>
 
     static let sha256OID: ASN1ObjectIdentifier = [2, 16, 840, 1, 101, 3, 4, 2, 1]
     static let sha384OID: ASN1ObjectIdentifier = [2, 16, 840, 1, 101, 3, 4, 2, 2]
@@ -30,15 +38,11 @@ struct ReceiptSignatureCheck {
         if let failure = signatureFailure(signer: signer, certificate: certificate, content: envelope.content) {
             return failure
         }
-        let tolerance = clockSkewTolerance
-        let key = VerifiedChainCache.Key(certificatesDigest: envelope.certificatesDigest, signerIndex: signerIndex)
-        if let window = chainCache.window(for: key), window.contains(now, tolerance: tolerance) {
+        let key = SignerChain(certificatesDigest: envelope.certificatesDigest, signerIndex: signerIndex)
+        if chainCache.holds(key, at: now) {
             return nil
         }
-        var verifier = Verifier(rootCertificates: rootStore) {
-            RFC5280Policy.withValidityCheckDisabled()
-            ValidityWindowPolicy(instant: now, tolerance: tolerance)
-        }
+        var verifier = ValidityWindowPolicy.verifier(anchors: rootStore, instant: now, tolerance: clockSkewTolerance)
         switch await verifier.validate(leaf: certificate, intermediates: CertificateStore(envelope.certificates)) {
         case .validCertificate(let chain):
             chainCache.remember(Array(chain), for: key)

@@ -14,12 +14,13 @@ public struct ReceiptVerifier: Sendable {
     public let clockSkewTolerance: TimeInterval
     private let rootStore: CertificateStore
     /// Chains already validated, shared by copies of this verifier.
-    private let chainCache = VerifiedChainCache()
+    private let chainCache: VerifiedChainCache<ReceiptSignatureCheck.SignerChain>
 
     public init(trustRoots: [Certificate] = [ReceiptTrustAnchor.appleRootCAG3], clockSkewTolerance: TimeInterval = 120) {
         self.trustRoots = trustRoots
         self.clockSkewTolerance = clockSkewTolerance
         self.rootStore = CertificateStore(trustRoots)
+        self.chainCache = VerifiedChainCache(clockSkewTolerance: clockSkewTolerance)
     }
 
     /// Verifies one receipt (DER or BER bytes) at the instant `now`.

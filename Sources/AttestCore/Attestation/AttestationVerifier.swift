@@ -1,12 +1,13 @@
 public import Foundation
-@_spi(DisableValidityCheck) public import X509
+public import X509
 public import AppleReceipts
 import Crypto
 import AttestVocabulary
 
 /// Verifies App Attest attestation objects: Apple's nine steps in order, then the embedded receipt.
 ///
-/// 1. x5c chains to a pinned root at the instant (within the clock-skew tolerance);
+/// 1. x5c chains to a pinned root at the instant (within the clock-skew tolerance); the intermediate's link to its
+/// root is verified once per intermediate and remembered while both are valid, the credential certificate every time;
 /// 2. clientDataHash from the request; 3. nonce = SHA-256(authData ‖ clientDataHash);
 /// 4. the leaf's nonce extension equals it; 5. SHA-256(leaf public key) equals the key id;
 /// 6. RP ID hash equals SHA-256(App ID); 7. sign counter is 0; 8. aaguid names an allowed
@@ -19,17 +20,37 @@ public struct AttestationVerifier: Sendable {
     public let receiptVerifier: ReceiptVerifier
     /// How far certificate validity and receipt times may miss "now", in seconds.
     public let clockSkewTolerance: TimeInterval
-    private let rootStore: CertificateStore
+    /// Step 1, with the intermediates already verified against a root; shared by copies of this verifier.
+    private let chainCheck: CredentialChainCheck
 
     public init(
         trustRoots: [Certificate] = [AppAttestTrustAnchor.appleAppAttestationRoot],
         receiptTrustRoots: [Certificate] = [ReceiptTrustAnchor.appleRootCAG3],
         clockSkewTolerance: TimeInterval = 120
     ) {
+        self.init(
+            trustRoots: trustRoots,
+            receiptTrustRoots: receiptTrustRoots,
+            clockSkewTolerance: clockSkewTolerance,
+            chainValidationCounter: nil
+        )
+    }
+
+    /// A verifier that counts how it validates credential certificate chains in `chainValidationCounter`.
+    package init(
+        trustRoots: [Certificate],
+        receiptTrustRoots: [Certificate],
+        clockSkewTolerance: TimeInterval,
+        chainValidationCounter: ChainValidationCounter?
+    ) {
         self.trustRoots = trustRoots
         self.clockSkewTolerance = clockSkewTolerance
         self.receiptVerifier = ReceiptVerifier(trustRoots: receiptTrustRoots, clockSkewTolerance: clockSkewTolerance)
-        self.rootStore = CertificateStore(trustRoots)
+        self.chainCheck = CredentialChainCheck(
+            trustRoots: trustRoots,
+            clockSkewTolerance: clockSkewTolerance,
+            counter: chainValidationCounter
+        )
     }
 
     /// Verifies an attestation object (CBOR bytes) against a request at the instant `now`.
@@ -63,7 +84,7 @@ public struct AttestationVerifier: Sendable {
         let credential = try AttestedCredentialData(authenticatorData.remainder)
 
         // 1. The chain leads to a pinned root at "now".
-        try await validateChain(leaf: leaf, intermediates: Array(certificates.dropFirst()), at: now)
+        try await chainCheck.validate(certificates, der: object.certificates, at: now)
         // 2. The clientDataHash.
         let clientDataHash = try Self.clientDataHash(for: request.clientData)
         // 3. nonce = SHA-256(authData ‖ clientDataHash).
@@ -131,18 +152,6 @@ public struct AttestationVerifier: Sendable {
             ),
             certificates: object.certificates
         )
-    }
-
-    private func validateChain(leaf: Certificate, intermediates: [Certificate], at now: Date) async throws {
-        let tolerance = clockSkewTolerance
-        var verifier = Verifier(rootCertificates: rootStore) {
-            RFC5280Policy.withValidityCheckDisabled()
-            ValidityWindowPolicy(instant: now, tolerance: tolerance)
-        }
-        let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore(intermediates))
-        if case .couldNotValidate(let failures) = result {
-            throw VerificationError(.chainInvalid, describeChainFailures(failures))
-        }
     }
 
     /// The clientDataHash the app passed to `attestKey`, by the request's convention.

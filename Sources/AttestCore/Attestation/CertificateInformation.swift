@@ -47,15 +47,23 @@ public struct CertificateInformation: Sendable, Hashable {
             guard case .constructed(let inner) = child.content, let element = inner.first(where: { _ in true }) else {
                 continue
             }
-            if let integer = try? Int64(derEncoded: element) {
-                fields[child.identifier.tagNumber] = .integer(integer)
-            } else if let octets = try? ASN1OctetString(derEncoded: element) {
-                let bytes = Array(octets.bytes)
-                if let text = String(validating: bytes, as: UTF8.self), text.allSatisfy({ !$0.isASCII || $0.asciiValue! >= 0x20 }) {
-                    fields[child.identifier.tagNumber] = .text(text)
-                } else {
-                    fields[child.identifier.tagNumber] = .bytes(bytes)
+            // Dispatched on the tag, so that a field of the other type costs no thrown parse error.
+            switch element.identifier {
+            case .integer:
+                if let integer = try? Int64(derEncoded: element) {
+                    fields[child.identifier.tagNumber] = .integer(integer)
                 }
+            case .octetString:
+                if let octets = try? ASN1OctetString(derEncoded: element) {
+                    let bytes = Array(octets.bytes)
+                    if let text = String(validating: bytes, as: UTF8.self), text.allSatisfy({ !$0.isASCII || $0.asciiValue! >= 0x20 }) {
+                        fields[child.identifier.tagNumber] = .text(text)
+                    } else {
+                        fields[child.identifier.tagNumber] = .bytes(bytes)
+                    }
+                }
+            default:
+                continue
             }
         }
         return fields

@@ -11,11 +11,7 @@ import Testing
 struct RoundTripTests {
     @Test("committing an assertion is one statement; a refused one adds only the reads that name the cause")
     func commitIsOneStatement() async throws {
-        guard try await TestPostgres.countsStatements() else {
-            // scripts/test.sh preloads pg_stat_statements; under CI its absence is a failure, not a skip.
-            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("pg_stat_statements is not preloaded") }
-            return
-        }
+        guard try await TestPostgres.countsStatementsOrFailsUnderCI() else { return }
         let (url, role) = try await TestPostgres.freshRoleURL(prefix: "rt")
         let test = try await TestStore.postgres(url: url, poolSize: 1)
         do {

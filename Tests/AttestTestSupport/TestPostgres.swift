@@ -2,6 +2,7 @@ import Foundation
 import Logging
 public import PostgresNIO
 import AttestGuardStorage
+import Testing
 
 /// The PostgreSQL server tests share (scripts/test.sh starts one and exports its URL). Each test works in a
 /// schema of its own, selected with the URL's `search_path`. Without a URL, PostgreSQL tests are left out
@@ -80,6 +81,14 @@ public enum TestPostgres {
             guard try created.first?.decode(Int64.self) == 1 else { throw error }
         }
         return true
+    }
+
+    /// Whether a test that counts statements can run: ``countsStatements()``, and under `CI=true` its absence is a
+    /// recorded failure rather than a skip (scripts/test.sh preloads the extension).
+    public static func countsStatementsOrFailsUnderCI() async throws -> Bool {
+        if try await countsStatements() { return true }
+        if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("pg_stat_statements is not preloaded") }
+        return false
     }
 
     /// How many statements `role` has run, as `pg_stat_statements` counts them (top-level statements only). With

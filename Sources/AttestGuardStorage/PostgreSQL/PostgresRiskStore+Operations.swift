@@ -157,6 +157,26 @@ extension PostgresRiskStore {
         guard let answer = try await execute(CommitAssertionStatement(commit: commit)).first else {
             throw StoreError(.queryFailed, "attestguard_commit_assertion returned no row")
         }
+        return try await outcome(of: answer, commit)
+    }
+
+    public func commitAssertion(_ commit: AssertionCommit, readingFacts query: ScoringFactsQuery) async throws -> (AssertionCommitOutcome, ScoringFacts?) {
+        guard !query.isEmpty else { return (try await commitAssertion(commit), nil) }
+        let statement = CommitAssertionReadingFactsStatement(commit: CommitAssertionStatement(commit: commit), facts: ScoringFactsStatement(query: query))
+        guard let (answer, facts) = try await execute(statement).first else {
+            throw StoreError(.queryFailed, "attestguard_commit_assertion returned no row")
+        }
+        let outcome = try await outcome(of: answer, commit)
+        guard outcome.isCommitted else { return (outcome, nil) }
+        guard facts.velocity.totals.count == query.velocity.count else {
+            throw StoreError(.queryFailed, "the commit's facts have \(facts.velocity.totals.count) velocity sums for \(query.velocity.count)")
+        }
+        return (outcome, facts)
+    }
+
+    /// What `attestguard_commit_assertion` answered, as an outcome: the diagnosed rejection of the step that failed,
+    /// or the commit with the key's previous counter.
+    private func outcome(of answer: CommitAssertionStatement.Answer, _ commit: AssertionCommit) async throws -> AssertionCommitOutcome {
         if let step = answer.failedStep {
             return try await assertionOutcome(rolledBackAt: RollbackSignal(step: step), commit)
         }
@@ -164,23 +184,6 @@ extension PostgresRiskStore {
             throw StoreError(.queryFailed, "attestguard_commit_assertion committed without the previous counter")
         }
         return .committed(previousCounter: previous)
-    }
-
-    public func commitAssertion(_ commit: AssertionCommit, readingFacts query: ScoringFactsQuery) async throws -> (AssertionCommitOutcome, ScoringFacts?) {
-        let statement = CommitAssertionReadingFactsStatement(commit: CommitAssertionStatement(commit: commit), facts: ScoringFactsStatement(query: query))
-        guard let (answer, facts) = try await execute(statement).first else {
-            throw StoreError(.queryFailed, "attestguard_commit_assertion returned no row")
-        }
-        if let step = answer.failedStep {
-            return (try await assertionOutcome(rolledBackAt: RollbackSignal(step: step), commit), nil)
-        }
-        guard let previous = answer.previousCounter else {
-            throw StoreError(.queryFailed, "attestguard_commit_assertion committed without the previous counter")
-        }
-        guard facts.velocity.totals.count == query.velocity.count else {
-            throw StoreError(.queryFailed, "the commit's facts have \(facts.velocity.totals.count) velocity sums for \(query.velocity.count)")
-        }
-        return (.committed(previousCounter: previous), facts)
     }
 
     public func revokeKey(appId: String, keyId: Data, at: Date) async throws -> KeyRecord? {

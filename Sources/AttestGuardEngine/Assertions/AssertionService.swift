@@ -90,7 +90,7 @@ public struct AssertionService: Sendable {
             at: now,
             clockSkew: settings.clockSkew
         )
-        let commit = AssertionCommit(claim: claim, counter: Int64(verified.counter), requestContext: Self.json(submission.request))
+        let commit = AssertionCommit(claim: claim, counter: Int64(verified.counter), requestContext: submission.request.jsonText)
         var scoreRequest = ScoreRequest(
             appId: app.appId,
             endpoint: .assertion,
@@ -153,11 +153,5 @@ public struct AssertionService: Sendable {
         let material = KeyMaterialCache.Material(publicKey: publicKey, userId: key.userId, deviceId: key.deviceId)
         keyMaterials.keep(material, appId: appId, keyId: keyId)
         return (material, key.status)
-    }
-
-    private static func json(_ request: AssertedRequest) -> String? {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(request)).flatMap { String(data: $0, encoding: .utf8) }
     }
 }

@@ -65,7 +65,11 @@ struct VerificationRoutes {
             request: input.request
         )
         let result = try await engine.assertions.assert(submission)
-        return try JSONResponse.make(AssertionResponseBody(result), status: .ok)
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: AssertionResponseJSON.bytes(result)))
+        )
     }
 
     @Sendable func key(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {

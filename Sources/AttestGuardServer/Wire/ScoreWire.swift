@@ -43,34 +43,9 @@ struct ScoreRequestBody: Decodable {
 enum ScoreResponseJSON {
     static func bytes(verdict: RiskVerdict, signals: [SignalEntry]) -> [UInt8] {
         var output: [UInt8] = []
-        output.reserveCapacity(256 + 48 * signals.count + 96 * verdict.reasons.count)
+        output.reserveCapacity(VerdictJSON.estimatedSize(of: verdict) + 48 * signals.count)
         output.append(UInt8(ascii: "{"))
-        JSONText.appendKey("decision", first: true, to: &output)
-        JSONText.appendString(verdict.decision.rawValue, to: &output)
-        JSONText.appendKey("enforced", to: &output)
-        JSONText.appendBool(verdict.enforced, to: &output)
-        JSONText.appendKey("reasons", to: &output)
-        output.append(UInt8(ascii: "["))
-        for (index, reason) in verdict.reasons.enumerated() {
-            if index > 0 { output.append(UInt8(ascii: ",")) }
-            output.append(UInt8(ascii: "{"))
-            JSONText.appendKey("message", first: true, to: &output)
-            JSONText.appendString(reason.message, to: &output)
-            JSONText.appendKey("ruleId", to: &output)
-            JSONText.appendString(reason.ruleId, to: &output)
-            JSONText.appendKey("score", to: &output)
-            JSONText.appendNumber(reason.score, to: &output)
-            output.append(UInt8(ascii: "}"))
-        }
-        output.append(UInt8(ascii: "]"))
-        if let ruleDecision = verdict.ruleDecision {
-            JSONText.appendKey("ruleDecision", to: &output)
-            JSONText.appendString(ruleDecision.rawValue, to: &output)
-        }
-        JSONText.appendKey("ruleSetVersion", to: &output)
-        JSONText.appendString(verdict.ruleSetVersion, to: &output)
-        JSONText.appendKey("score", to: &output)
-        JSONText.appendNumber(verdict.score, to: &output)
+        VerdictJSON.appendMembers(of: verdict, to: &output)
         JSONText.appendKey("signals", to: &output)
         JSONText.appendSignals(signals, timestamps: .iso8601, to: &output)
         output.append(UInt8(ascii: "}"))

@@ -1,0 +1,34 @@
+@testable import AttestGuardEngine
+import Foundation
+import Testing
+
+/// What a consumed challenge keeps of its request is written by hand: these pin that it is the text `JSONEncoder`
+/// (sorted keys, unescaped slashes) writes for the same request.
+@Suite("Asserted request JSON")
+struct AssertedRequestJSONTests {
+    static func encoded(_ request: AssertedRequest) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(request), as: UTF8.self)
+    }
+
+    @Test("every member, attributes of each type in byte order, escapes")
+    func everyMember() throws {
+        let request = AssertedRequest(
+            method: "POST", path: "/v1/promo/claim?x=\"1\"", bodySha256: "n4bQgYhMfWWaL-qgxVrQFaO_TxsrC4Is0V1sFbDwCgg",
+            ip: try ClientIP("2001:db8::1", field: "ip"), action: "claim\tpromo",
+            attributes: ["b": .number(2.5), "B": .bool(true), "a": .string("é ✓ \\ /"), "_n": .number(-3), "big": .number(1e20)]
+        )
+        #expect(request.jsonText == (try Self.encoded(request)))
+        #expect(request.jsonText.hasPrefix(#"{"action":"claim\tpromo","attributes":{"B":true,"_n":-3,"a":"é ✓ \\ /","b":2.5,"big":"#))
+    }
+
+    @Test("only the required members")
+    func minimal() throws {
+        let request = AssertedRequest(method: "GET", path: "/", bodySha256: nil)
+        #expect(request.jsonText == #"{"method":"GET","path":"/"}"#)
+        #expect(request.jsonText == (try Self.encoded(request)))
+        let empty = AssertedRequest(method: "GET", path: "/", bodySha256: nil, ip: try ClientIP("10.0.0.1", field: "ip"), attributes: [:])
+        #expect(empty.jsonText == (try Self.encoded(empty)))
+    }
+}

@@ -6,11 +6,14 @@
 # Measures `attestguard serve` (release build, simulator mode, PostgreSQL store, the shipped Rules/) over loopback
 # with wrk at a fixed concurrency:
 #   - GET /healthz, the HTTP stack's ceiling;
-#   - POST /v1/assertions with VALID assertions (every one accepted exactly once: 200; each carries a verdict);
+#   - POST /v1/assertions with VALID assertions (every one accepted exactly once: 200; each carries a verdict):
+#     closed loop, then paced at half that rate (HTTP_BENCH_SCORE_LOAD); goal: p99 under 5 ms there;
 #   - POST /v1/score for attested keys with redeemed risk metrics: closed loop (the peak rate), then paced at half
 #     that rate (HTTP_BENCH_SCORE_LOAD), with latency measured against the schedule (no coordinated omission).
-#     Goal: p99 under 5 ms at half the peak rate.
-# Prints a table at the end.
+#     Goal: p99 under 2 ms at half the peak rate.
+#   - POST /v1/assertions closed loop again after PostgreSQL switched to production durability (fsync,
+#     synchronous_commit and full_page_writes on, reloaded in place): what the fast test profile hides.
+# Prints a table at the end, with CPU per answered request (server and PostgreSQL) for every row.
 #
 # Steps: build `attestguard` (the main package's product) and `HTTPBenchPrep` in release mode into Benchmarks/.build;
 # start a throw-away PostgreSQL (scripts/postgres-start.sh) and the server on a free loopback port; HTTPBenchPrep
@@ -20,26 +23,33 @@
 # receipt scheduler would store them; VACUUM ANALYZE; then wrk
 # (`-t C -c C`: one connection per thread, so each connection sends its key's bodies one after another, in counter
 # order): /healthz warm-up, /healthz measured, assertions warm-up, assertions measured (continuing after the
-# bodies the warm-up sent), score warm-up, score closed loop, score paced. Everything it started is stopped on exit, also on failure or Ctrl-C.
+# bodies the warm-up sent), assertions paced, score warm-up, score closed loop, score paced, then with durable
+# PostgreSQL settings assertions warm-up and measured. Everything it started is stopped on exit, also on failure or Ctrl-C.
 #
 # Environment (defaults in brackets):
 #   HTTP_BENCH_CONNECTIONS [16]   connections = wrk threads = simulated keys
 #   HTTP_BENCH_DURATION [20]      seconds per measured route
 #   HTTP_BENCH_WARMUP [3]         seconds of /healthz warm-up
 #   HTTP_BENCH_ASSERTION_WARMUP [2]  seconds of assertion warm-up (not measured)
-#   HTTP_BENCH_PER_KEY [4000]     assertion bodies prepared per key; must outlast warm-up + duration (the run
-#                                 fails with "exhausted" otherwise)
+#   HTTP_BENCH_PER_KEY [10000]    assertion bodies prepared per key; must outlast every assertion run (two warm-ups,
+#                                 closed loop, paced rounds, durable; the run fails with "exhausted" otherwise)
 #   HTTP_BENCH_SCORE_KEYS [1000]  attested keys (users, devices; an IP per 4 keys) the score bodies name
-#   HTTP_BENCH_SCORE_LOAD [0.5]   the paced score run's rate as a fraction of the closed loop's
+#   HTTP_BENCH_SCORE_LOAD [0.5]   the paced runs' rate (score and assertions) as a fraction of their closed loop's
 #   HTTP_BENCH_SCORE_RATE []      a fixed paced rate in req/s instead (to compare two builds at the same load; the
 #                                 goal line then judges that rate, not half the peak)
-#   HTTP_BENCH_PACED_ROUNDS [3]   paced score rounds of DURATION seconds each; the goal is judged on the median
+#   HTTP_BENCH_ASSERTION_RATE []  a fixed paced assertion rate in req/s, as HTTP_BENCH_SCORE_RATE
+#   HTTP_BENCH_PACED_ROUNDS [3]   paced rounds (score and assertions) of DURATION seconds each; the goal is judged on the median
 #                                 round's p99 (on a shared machine one round can be disturbed by the host)
 #   HTTP_BENCH_POOL [16]          the server's PostgreSQL pool size (database.poolSize)
-#   HTTP_BENCH_PG_STATEMENTS [0]  1: load pg_stat_statements and print the statements of the closed-loop score run
+#   HTTP_BENCH_PG_STATEMENTS [0]  1: load pg_stat_statements and print the statements of the measured assertion run
+#                                 and of the closed-loop score run
 #                                 (calls, mean and total time), heaviest first
 #   HTTP_BENCH_PG_OPTIONS []      more PostgreSQL server options, e.g. "-c log_min_duration_statement=2" (with
 #                                 HTTP_BENCH_KEEP=1 the work folder keeps PostgreSQL's log as postgres.log)
+#   HTTP_BENCH_PROFILE [0]        1: sample the server and PostgreSQL with perf during the closed-loop assertion and
+#                                 score runs and print where their CPU time goes (HTTP_BENCH_PROFILE_HZ [999]
+#                                 samples/s); calls: also record call graphs (frame pointers) into the kept
+#                                 assertions.perf and score.perf
 #   HTTP_BENCH_NO_BUILD [0]       1: use the binaries already in Benchmarks/.build/release
 #   HTTP_BENCH_KEEP [0]           1: keep the work folder (config, server and PostgreSQL logs, wrk outputs, bodies, and
 #                                 score-paced-N.samples: every paced score request's start and latency in ms)
@@ -53,7 +63,7 @@ connections="${HTTP_BENCH_CONNECTIONS:-16}"
 duration="${HTTP_BENCH_DURATION:-20}"
 warmup="${HTTP_BENCH_WARMUP:-3}"
 assertion_warmup="${HTTP_BENCH_ASSERTION_WARMUP:-2}"
-per_key="${HTTP_BENCH_PER_KEY:-4000}"
+per_key="${HTTP_BENCH_PER_KEY:-10000}"
 pool="${HTTP_BENCH_POOL:-16}"
 score_keys="${HTTP_BENCH_SCORE_KEYS:-1000}"
 score_load="${HTTP_BENCH_SCORE_LOAD:-0.5}"
@@ -108,6 +118,7 @@ cleanup() {
     local status=$?
     trap - EXIT INT TERM
     if [ -n "$child_pid" ]; then kill -TERM "$child_pid" 2>/dev/null || true; wait "$child_pid" 2>/dev/null || true; fi
+    if [ -n "${profile_pid:-}" ]; then kill -INT "$profile_pid" 2>/dev/null || true; wait "$profile_pid" 2>/dev/null || true; fi
     if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
         kill -TERM "$server_pid" 2>/dev/null || true
         for _ in $(seq 1 100); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
@@ -255,6 +266,52 @@ field() { # NAME KEY: a value of the RESULT line (first_error is last and may co
     sed 's/ first_error=.*//' "$work/$1.result" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1
 }
 
+# reset_statements / print_statements WHAT: with HTTP_BENCH_PG_STATEMENTS=1, the statements PostgreSQL ran between
+# the two (pg_stat_statements: calls, mean and total execution time), heaviest first.
+reset_statements() {
+    [ "${HTTP_BENCH_PG_STATEMENTS:-0}" = 1 ] || return 0
+    psql_ "CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()" >/dev/null
+}
+print_statements() {
+    [ "${HTTP_BENCH_PG_STATEMENTS:-0}" = 1 ] || return 0
+    echo "-- PostgreSQL statements during $1 (pg_stat_statements), heaviest first --"
+    "$pg_bin/psql" "$pg_url" -X -q -P pager=off -c "
+        SELECT calls, round(mean_exec_time::numeric, 3) AS mean_ms, round(total_exec_time::numeric) AS total_ms,
+               left(regexp_replace(query, '\s+', ' ', 'g'), 110) AS query
+        FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%'
+        ORDER BY total_exec_time DESC LIMIT 15"
+}
+
+# start_profile NAME / stop_profile: with HTTP_BENCH_PROFILE=1, perf samples the server and PostgreSQL (postmaster
+# and its backends) while the measured run NAME runs; the report (self time by process, library and symbol) is
+# printed after the table and kept as $work/NAME.profile.
+profile_pid=""
+profile_name=""
+start_profile() {
+    case "${HTTP_BENCH_PROFILE:-0}" in 1 | calls) ;; *) return 0 ;; esac
+    command -v perf >/dev/null 2>&1 || {
+        DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq linux-perf >/dev/null 2>&1 ||
+            { echo "HTTP_BENCH_PROFILE=1 needs perf (Debian package linux-perf)" >&2; exit 1; }
+    }
+    local postmaster pids
+    postmaster="$(head -1 "$pg_state/data/postmaster.pid")"
+    pids="$server_pid,$postmaster$(ps -o pid= --ppid "$postmaster" | awk '{ printf ",%s", $1 }')"
+    profile_name=$1
+    local calls=""
+    [ "$HTTP_BENCH_PROFILE" = calls ] && calls="--call-graph=fp"
+    perf record -q $calls -F "${HTTP_BENCH_PROFILE_HZ:-999}" -p "$pids" -o "$work/$1.perf" >"$work/$1.perf.log" 2>&1 &
+    profile_pid=$!
+    sleep 0.2
+}
+stop_profile() {
+    [ -n "$profile_pid" ] || return 0
+    kill -INT "$profile_pid" 2>/dev/null || true
+    wait "$profile_pid" 2>/dev/null || true
+    profile_pid=""
+    perf report -q -i "$work/$profile_name.perf" --no-children --sort comm,dso,sym --percent-limit 0.4 --stdio \
+        2>/dev/null | sed '/^$/d' | cut -c1-150 >"$work/$profile_name.profile" || true
+}
+
 wrk_command="wrk -t $connections -c $connections -d ${duration}s --latency --timeout 10s -s Benchmarks/http/bench.lua $url -- MODE ..."
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 echo "== GET /healthz: ${warmup} s warm-up, ${duration} s measured =="
@@ -266,98 +323,146 @@ echo "== POST /v1/assertions: ${assertion_warmup} s warm-up, ${duration} s measu
 run_wrk assertions-warmup "$assertion_warmup" assertions "$work/bodies" - "$work/offsets-warmup"
 sleep 0.5 # let the warm-up's last in-flight requests commit
 consumed_before=$(consumed_assertions)
+reset_statements
+start_profile assertions
 run_wrk assertions "$duration" assertions "$work/bodies" "$work/offsets-warmup" "$work/offsets"
+stop_profile
 sleep 0.5 # let the last in-flight requests commit
 consumed_after=$(consumed_assertions)
 cat "$work/assertions.out"
+print_statements "the measured assertion run"
+
+# paced_rate NAME FIXED: the paced runs' total rate: FIXED when set, else HTTP_BENCH_SCORE_LOAD of NAME's rate.
+paced_rate() {
+    if [ -n "$2" ]; then echo "$2"; else awk -v r="$(field "$1" rps)" -v f="$score_load" 'BEGIN { printf "%.0f", r * f }'; fi
+}
+per_connection() { awk -v t="$1" -v c="$connections" 'BEGIN { printf "%.3f", t / c }'; }
+assertion_paced_total="$(paced_rate assertions "${HTTP_BENCH_ASSERTION_RATE:-}")"
+echo "== POST /v1/assertions: $paced_rounds x ${duration} s paced at $assertion_paced_total req/s =="
+assertion_paced_names=""
+offsets_in="$work/offsets"
+for round in $(seq 1 "$paced_rounds"); do
+    BENCH_SAMPLES_FILE="$work/assertions-paced-$round.samples" run_wrk "assertions-paced-$round" "$duration" assertions \
+        "$work/bodies" "$offsets_in" "$work/offsets-paced-$round" "$(per_connection "$assertion_paced_total")" "$connections"
+    offsets_in="$work/offsets-paced-$round"
+    cat "$work/assertions-paced-$round.out"
+    assertion_paced_names="$assertion_paced_names assertions-paced-$round"
+done
 
 echo "== POST /v1/score: ${assertion_warmup} s warm-up, ${duration} s closed loop, $paced_rounds x ${duration} s paced at $score_load of its rate =="
 run_wrk score-warmup "$assertion_warmup" score "$work/bodies/score.txt" - "$connections"
-if [ "${HTTP_BENCH_PG_STATEMENTS:-0}" = 1 ]; then
-    psql_ "CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()" >/dev/null
-fi
+reset_statements
+start_profile score
 run_wrk score "$duration" score "$work/bodies/score.txt" - "$connections"
+stop_profile
 cat "$work/score.out"
-if [ "${HTTP_BENCH_PG_STATEMENTS:-0}" = 1 ]; then
-    echo "-- PostgreSQL statements during the closed-loop score run (pg_stat_statements), heaviest first --"
-    "$pg_bin/psql" "$pg_url" -X -q -P pager=off -c "
-        SELECT calls, round(mean_exec_time::numeric, 3) AS mean_ms, round(total_exec_time::numeric) AS total_ms,
-               left(regexp_replace(query, '\s+', ' ', 'g'), 110) AS query
-        FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%'
-        ORDER BY total_exec_time DESC LIMIT 15"
-fi
+print_statements "the closed-loop score run"
+paced_total="$(paced_rate score "${HTTP_BENCH_SCORE_RATE:-}")"
 if [ -n "${HTTP_BENCH_SCORE_RATE:-}" ]; then
-    paced_total="$HTTP_BENCH_SCORE_RATE"
     paced_basis="a fixed rate (HTTP_BENCH_SCORE_RATE), not $score_load of the closed loop's"
 else
-    paced_total="$(awk -v r="$(field score rps)" -v f="$score_load" 'BEGIN { printf "%.0f", r * f }')"
     paced_basis="$score_load of the closed loop's rate"
 fi
-paced_per_connection="$(awk -v t="$paced_total" -v c="$connections" 'BEGIN { printf "%.3f", t / c }')"
+paced_per_connection="$(per_connection "$paced_total")"
 paced_names=""
 for round in $(seq 1 "$paced_rounds"); do
     BENCH_SAMPLES_FILE="$work/score-paced-$round.samples" run_wrk "score-paced-$round" "$duration" score "$work/bodies/score.txt" "$paced_per_connection" "$connections"
     cat "$work/score-paced-$round.out"
     paced_names="$paced_names score-paced-$round"
 done
+
+# Production durability, reloaded in place (all three are reloadable; the pool's connections take them before their
+# next statement): every commit now waits for its WAL to reach the disk.
+echo "== POST /v1/assertions with fsync=on, synchronous_commit=on, full_page_writes=on: ${assertion_warmup} s warm-up, ${duration} s measured =="
+for setting in fsync synchronous_commit full_page_writes; do psql_ "ALTER SYSTEM SET $setting = on" >/dev/null; done
+psql_ "SELECT pg_reload_conf()" >/dev/null
+sleep 1
+durable_settings="$(psql_ "SELECT string_agg(name || '=' || setting, ', ' ORDER BY name) FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes')")"
+[ "$durable_settings" = "fsync=on, full_page_writes=on, synchronous_commit=on" ] ||
+    { echo "PostgreSQL did not take the durable settings: $durable_settings" >&2; exit 1; }
+run_wrk assertions-durable-warmup "$assertion_warmup" assertions "$work/bodies" "$offsets_in" "$work/offsets-durable-warmup"
+run_wrk assertions-durable "$duration" assertions "$work/bodies" "$work/offsets-durable-warmup" "$work/offsets-durable"
+cat "$work/assertions-durable.out"
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 server_errors=$(grep -ciE ' (error|critical) ' "$work/server.err" || true)
 
 # ---- report ----
 row() { # NAME LABEL
-    local name=$1 label=$2 cpu
+    local name=$1 label=$2 cpu per_request
     read -r wrk_cpu server_cpu_s postgres_cpu_s machine_cpu_s steal_s <"$work/$name.cpu"
     # "other": everything else busy on the machine meanwhile (the busy time of /proc/stat minus the three).
     cpu=$(awk -v d="$(field "$name" duration_s)" -v w="$wrk_cpu" -v s="$server_cpu_s" -v p="$postgres_cpu_s" \
         -v m="$machine_cpu_s" -v st="$steal_s" \
         'BEGIN { o = (m - s - p - w - st) / d; if (o < 0) o = 0; printf "%.2f / %.2f / %.2f / %.2f / %.2f", s / d, p / d, w / d, o, st / d }')
-    printf '| %-24s | %9.0f | %7.2f | %7.2f | %7.2f | %8.2f | %9d | %7d | %8d | %-33s |\n' "$label" \
+    # CPU per answered request: the run's CPU seconds over its requests, in microseconds.
+    per_request=$(awk -v n="$(field "$name" requests)" -v s="$server_cpu_s" -v p="$postgres_cpu_s" \
+        'BEGIN { if (n > 0) printf "%.0f / %.0f", s * 1e6 / n, p * 1e6 / n; else print "-" }')
+    printf '| %-40s | %9.0f | %7.2f | %7.2f | %7.2f | %8.2f | %9d | %7d | %8d | %-33s | %-15s |\n' "$label" \
         "$(field "$name" rps)" "$(field "$name" p50_ms)" "$(field "$name" p90_ms)" "$(field "$name" p99_ms)" \
         "$(field "$name" max_ms)" "$(field "$name" requests)" "$(field "$name" non200)" \
-        "$(field "$name" socket_errors)" "$cpu"
+        "$(field "$name" socket_errors)" "$cpu" "$per_request"
 }
+# goal NAMES RATE FIXED LIMIT_MS WHAT: the median paced round's p99 against LIMIT_MS.
+goal() {
+    for name in $1; do printf '%s %s\n' "$(field "$name" p99_ms)" "$(field "$name" rps)"; done | sort -n |
+        awk -v t="$2" -v at="${3:+a fixed rate; the goal itself is judged at half the peak}" -v limit="$4" -v what="$5" '
+            { p[NR] = $1; r[NR] = $2 } END { m = int((NR + 1) / 2)
+            printf "goal for %s (p99 under %s ms at %s): %s (median round: p99 %.2f ms at %.0f req/s, %.0f scheduled; rounds %s)\n",
+                what, limit, (at == "" ? "half the peak rate" : at), (p[m] < limit ? "met" : "MISSED"), p[m], r[m], t, NR }'
+}
+lateness() { for name in $1; do printf '%s ms  ' "$(field "$name" late_ms_p99)"; done; }
 echo
 echo "== AttestGuard HTTP benchmark =="
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo); load average $load_start at start (before this script's own load), $load_before before measuring, $load_after after"
 echo "software: $("$swift" --version 2>/dev/null | head -1); $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-3); PostgreSQL $pg_version"
 echo "server: attestguard serve (release, $server_bin), simulator mode, logLevel warning, http://127.0.0.1:$port (loopback, no TLS)"
-echo "store: PostgreSQL (scripts/postgres-start.sh: fsync=off, synchronous_commit=off, full_page_writes=off), poolSize $pool, autoMigrate"
+echo "store: PostgreSQL (scripts/postgres-start.sh: fsync=off, synchronous_commit=off, full_page_writes=off; the durable row: all three on), poolSize $pool, autoMigrate"
 echo "load: $wrk_command"
 echo "      $connections connections, one per wrk thread (closed loop: each sends its next request when the previous one is answered);"
 echo "      ${duration} s per route; ${warmup} s /healthz and ${assertion_warmup} s assertion warm-up (not counted); client, server and PostgreSQL share the $(nproc) cores (no pinning)"
 echo "assertions: $connections simulated keys (one per connection), each with $per_key prepared single-use bodies sent in counter order"
 echo
-echo "| route                    |     req/s |  p50 ms |  p90 ms |  p99 ms |   max ms |  requests | non-200 | sock.err | cores: server/pg/wrk/other/steal  |"
-echo "|--------------------------|----------:|--------:|--------:|--------:|---------:|----------:|--------:|---------:|-----------------------------------|"
+echo "| route                                    |     req/s |  p50 ms |  p90 ms |  p99 ms |   max ms |  requests | non-200 | sock.err | cores: server/pg/wrk/other/steal  | CPU µs/req s/pg |"
+echo "|------------------------------------------|----------:|--------:|--------:|--------:|---------:|----------:|--------:|---------:|-----------------------------------|-----------------|"
 row healthz "GET /healthz"
 row assertions "POST /v1/assertions"
+for name in $assertion_paced_names; do row "$name" "POST /v1/assertions, paced ${name#assertions-paced-}"; done
+row assertions-durable "POST /v1/assertions, durable PostgreSQL"
 row score "POST /v1/score"
 for name in $paced_names; do row "$name" "POST /v1/score, paced ${name#score-paced-}"; done
 echo
-awk -v a="$(field assertions rps)" -v s="$(field score rps)" -v h="$(field healthz rps)" \
-    'BEGIN { printf "throughput against /healthz: assertions %.1f%%, score %.1f%%\n", 100 * a / h, 100 * s / h }'
-echo "score, paced: $paced_total req/s scheduled ($paced_per_connection per connection, $paced_basis), $paced_rounds rounds; latency from the scheduled send"
-echo "p99 send lateness per round (how far the client itself fell behind its schedule; above ~1 ms the machine was busy with more than this benchmark): $(for name in $paced_names; do printf '%s ms  ' "$(field "$name" late_ms_p99)"; done)"
-for name in $paced_names; do printf '%s %s\n' "$(field "$name" p99_ms)" "$(field "$name" rps)"; done | sort -n |
-    awk -v t="$paced_total" -v at="${HTTP_BENCH_SCORE_RATE:+a fixed rate; the goal itself is judged at half the peak}" '{ p[NR] = $1; r[NR] = $2 } END { m = int((NR + 1) / 2)
-        printf "goal (p99 under 5 ms at %s): %s (median round: p99 %.2f ms at %.0f req/s, %.0f scheduled; rounds %s)\n",
-            (at == "" ? "half the peak rate" : at), (p[m] < 5 ? "met" : "MISSED"), p[m], r[m], t, NR }'
+awk -v a="$(field assertions rps)" -v s="$(field score rps)" -v h="$(field healthz rps)" -v d="$(field assertions-durable rps)" \
+    'BEGIN { printf "throughput against /healthz: assertions %.1f%%, score %.1f%%; durable PostgreSQL against the fast profile: assertions %.0f%%\n", 100 * a / h, 100 * s / h, 100 * d / a }'
+echo "paced: assertions $assertion_paced_total req/s, score $paced_total req/s scheduled ($paced_basis), $paced_rounds rounds each; latency from the scheduled send"
+echo "p99 send lateness per round (how far the client itself fell behind its schedule; above ~1 ms the machine was busy with more than this benchmark): assertions $(lateness "$assertion_paced_names")score $(lateness "$paced_names")"
+goal "$assertion_paced_names" "$assertion_paced_total" "${HTTP_BENCH_ASSERTION_RATE:-}" 5 "POST /v1/assertions"
+goal "$paced_names" "$paced_total" "${HTTP_BENCH_SCORE_RATE:-}" 2 "POST /v1/score"
 echo "assertions accepted by the store during the measured run (consumed challenges): $((consumed_after - consumed_before)) (wrk counted $(field assertions requests) answered; up to $connections more were in flight at the end)"
-echo "non-200 by status: healthz $(field healthz statuses), assertions $(field assertions statuses), score $(field score statuses), paced $(for name in $paced_names; do printf '%s ' "$(field "$name" statuses)"; done); bodies exhausted: $(field assertions exhausted) connections"
+all_runs="healthz assertions $assertion_paced_names assertions-durable score $paced_names"
+assertion_runs="assertions $assertion_paced_names assertions-durable"
+echo "non-200 by status: $(for name in $all_runs; do printf '%s %s; ' "$name" "$(field "$name" statuses)"; done)bodies exhausted: $(for name in $assertion_runs; do printf '%s ' "$(field "$name" exhausted)"; done)connections"
 echo "cores: CPU used on average during the measured run by the server, PostgreSQL, wrk, all other processes, and stolen by the hypervisor (of $(nproc))"
 echo "server log (level warning): $server_errors lines at error/critical level; warnings other than the simulator banner:"
 grep -iE ' (error|critical|warning) ' "$work/server.err" | grep -v 'SIMULATOR MODE' | cut -d' ' -f2- | sort | uniq -c | sort -rn | head -5 || true
+for name in assertions score; do
+    [ -s "$work/$name.profile" ] || continue
+    echo
+    echo "-- profile of the measured closed-loop $name run (HTTP_BENCH_PROFILE; perf, self time, >= 0.4 % of samples) --"
+    cat "$work/$name.profile"
+done
 echo "total time: $((SECONDS - started)) s"
 
 failed=0
-for name in healthz assertions score $paced_names; do
+for name in $all_runs; do
     if [ "$(field "$name" non200)" != 0 ] || [ "$(field "$name" socket_errors)" != 0 ]; then
         echo "INVALID: $name had $(field "$name" non200) non-200 responses, $(field "$name" socket_errors) socket errors; first: $(field "$name" first_error)" >&2
         failed=1
     fi
 done
-if [ "$(field assertions exhausted)" != 0 ]; then
-    echo "INVALID: $(field assertions exhausted) connections ran out of assertion bodies: raise HTTP_BENCH_PER_KEY (now $per_key)" >&2
-    failed=1
-fi
+for name in $assertion_runs; do
+    if [ "$(field "$name" exhausted)" != 0 ]; then
+        echo "INVALID: $(field "$name" exhausted) connections ran out of assertion bodies in $name: raise HTTP_BENCH_PER_KEY (now $per_key)" >&2
+        failed=1
+    fi
+done
 exit "$failed"

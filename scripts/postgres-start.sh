@@ -35,8 +35,16 @@ PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 
 "${RUN_AS[@]}" "$PGBIN/initdb" -D "$STATE/data" -U postgres --auth=trust -E UTF8 --no-sync >"$STATE/initdb.log" 2>&1 ||
     { cat "$STATE/initdb.log" >&2; exit 1; }
+# The fast test profile (nothing waits for the disk) goes in postgresql.conf, not on the command line, so that
+# ALTER SYSTEM and a reload can switch a running cluster to production durability (Benchmarks/http.sh does).
+"${RUN_AS[@]}" tee -a "$STATE/data/postgresql.conf" >/dev/null <<'EOF_CONF'
+# scripts/postgres-start.sh: the fast test profile
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+EOF_CONF
 "${RUN_AS[@]}" "$PGBIN/pg_ctl" -D "$STATE/data" -l "$STATE/data/server.log" -w -t 60 \
-    -o "-p $PORT -k $STATE/socket -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off -c synchronous_commit=off -c full_page_writes=off ${ATTESTGUARD_PG_OPTIONS:-}" \
+    -o "-p $PORT -k $STATE/socket -c listen_addresses=127.0.0.1 -c max_connections=200 ${ATTESTGUARD_PG_OPTIONS:-}" \
     start >&2 || { cat "$STATE/data/server.log" >&2; exit 1; }
 
 echo "$PGBIN" >"$STATE/pgbin"

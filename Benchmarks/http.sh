@@ -31,7 +31,7 @@
 #   HTTP_BENCH_DURATION [20]      seconds per measured route
 #   HTTP_BENCH_WARMUP [3]         seconds of /healthz warm-up
 #   HTTP_BENCH_ASSERTION_WARMUP [2]  seconds of assertion warm-up (not measured)
-#   HTTP_BENCH_PER_KEY [10000]    assertion bodies prepared per key; must outlast every assertion run (two warm-ups,
+#   HTTP_BENCH_PER_KEY [12000]    assertion bodies prepared per key; must outlast every assertion run (two warm-ups,
 #                                 closed loop, paced rounds, durable; the run fails with "exhausted" otherwise)
 #   HTTP_BENCH_SCORE_KEYS [1000]  attested keys (users, devices; an IP per 4 keys) the score bodies name
 #   HTTP_BENCH_SCORE_LOAD [0.5]   the paced runs' rate (score and assertions) as a fraction of their closed loop's
@@ -63,7 +63,7 @@ connections="${HTTP_BENCH_CONNECTIONS:-16}"
 duration="${HTTP_BENCH_DURATION:-20}"
 warmup="${HTTP_BENCH_WARMUP:-3}"
 assertion_warmup="${HTTP_BENCH_ASSERTION_WARMUP:-2}"
-per_key="${HTTP_BENCH_PER_KEY:-10000}"
+per_key="${HTTP_BENCH_PER_KEY:-12000}"
 pool="${HTTP_BENCH_POOL:-16}"
 score_keys="${HTTP_BENCH_SCORE_KEYS:-1000}"
 score_load="${HTTP_BENCH_SCORE_LOAD:-0.5}"

@@ -45,6 +45,40 @@ struct StoreRaceTests {
         }
     }
 
+    @Test("64 rising counters race on one key, facts read in the commit: the accepted ones chain their previous counters", arguments: StoreBackend.available)
+    func risingCountersChain(backend: StoreBackend) async throws {
+        try await withTestStore(backend, poolSize: 16) { (test: TestStore) async throws in
+            let key = try await StoreFixtures.register(StoreFixtures.key(), in: test.store)
+            var commits: [AssertionCommit] = []
+            for counter in 1...Self.contenders {
+                let challenge = StoreFixtures.challenge(keyId: key.keyId)
+                _ = try await test.store.issueChallenge(challenge, quota: StoreFixtures.quota)
+                commits.append(AssertionCommit(claim: StoreFixtures.claim(challenge, key: key), counter: Int64(counter), requestContext: nil))
+            }
+            let prepared = commits
+            let query = ScoringFactsQuery(appId: key.appId, keyId: key.keyId)
+            let outcomes = try await race { index in
+                (prepared[index], try await test.store.commitAssertion(prepared[index], readingFacts: query))
+            }
+            // Each accepted commit read, under the key's lock, the counter the accepted one before it wrote.
+            let accepted = outcomes.compactMap { commit, answer -> (counter: Int64, previous: Int64, facts: ScoringFacts?)? in
+                guard case .committed(let previous) = answer.0 else { return nil }
+                return (commit.counter, previous, answer.1)
+            }.sorted { $0.counter < $1.counter }
+            #expect(!accepted.isEmpty)
+            #expect(accepted.map(\.previous) == [0] + accepted.dropLast().map(\.counter))
+            #expect(accepted.allSatisfy { $0.facts?.key != nil })
+            #expect(try await test.store.key(appId: key.appId, keyId: key.keyId)?.counter == accepted.last?.counter)
+            // The refused ones say why and spent nothing.
+            let refused = outcomes.filter { !$0.1.0.isCommitted }
+            #expect(refused.allSatisfy { $0.1.0.rejectionCode == .counterNotIncreasing && $0.1.1 == nil })
+            var unused = 0
+            for (commit, _) in refused where try await test.store.challenge(id: commit.claim.challengeId)?.consumedAt == nil { unused += 1 }
+            #expect(unused == refused.count)
+            #expect(accepted.count + refused.count == Self.contenders)
+        }
+    }
+
     @Test("64 keys of one user race for one assertion challenge bound to no key: one commits", arguments: StoreBackend.available)
     func oneUnboundChallengeOneKey(backend: StoreBackend) async throws {
         try await withTestStore(backend, poolSize: 16) { (test: TestStore) async throws in

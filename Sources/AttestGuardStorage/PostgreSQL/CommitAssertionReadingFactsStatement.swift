@@ -1,20 +1,19 @@
 import Foundation
 import PostgresNIO
 
-/// An accepted assertion and its verdict's facts in one round trip: the commit's parts (``CommitAssertionStatement``)
-/// and the scoring-facts query's (``ScoringFactsStatement``) in one statement. Every part reads the statement's
-/// snapshot, taken before the commit's updates: the facts are those just before the commit, which the caller
+/// An accepted assertion and its verdict's facts in one round trip: the commit function (schema 15) and the
+/// scoring-facts query (``ScoringFactsStatement``) in one prepared statement. The facts are read from the
+/// statement's snapshot, taken before the function ran: they are the facts just before the commit, which the caller
 /// advances by what the commit changed (``ScoringFacts/committing(_:)``). When the commit failed they are ignored.
 struct CommitAssertionReadingFactsStatement: PostgresPreparedStatement {
     typealias Row = (CommitAssertionStatement.Answer, ScoringFacts)
 
-    static let name = "attestguard_commit_assertion_facts_v2"
+    static let name = "attestguard_commit_assertion_facts_v1"
 
     static let sql = """
-        WITH \(CommitAssertionStatement.commonTableExpressions),
-        \(ScoringFactsStatement.renumbered(ScoringFactsStatement.commonTableExpressions, parametersFrom: 10))
-        SELECT \(CommitAssertionStatement.answerColumns),
-               \(ScoringFactsStatement.renumbered(ScoringFactsStatement.selectList, parametersFrom: 10))
+        SELECT c.failed_step, c.previous_counter, f.*
+        FROM attestguard_commit_assertion($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb) AS c
+        CROSS JOIN LATERAL (\(ScoringFactsStatement.sql(parametersFrom: 10))) AS f
         """
 
     static let bindingDataTypes = CommitAssertionStatement.bindingDataTypes + ScoringFactsStatement.bindingDataTypes

@@ -154,14 +154,18 @@ extension PostgresRiskStore {
     }
 
     public func commitAssertion(_ commit: AssertionCommit) async throws -> AssertionCommitOutcome {
-        let answer = try await executeCommit(CommitAssertionStatement(commit: commit)) { .refusedCounter }
+        guard let answer = try await execute(CommitAssertionStatement(commit: commit)).first else {
+            throw StoreError(.queryFailed, "attestguard_commit_assertion returned no row")
+        }
         return try await outcome(of: answer, commit)
     }
 
     public func commitAssertion(_ commit: AssertionCommit, readingFacts query: ScoringFactsQuery) async throws -> (AssertionCommitOutcome, ScoringFacts?) {
         guard !query.isEmpty else { return (try await commitAssertion(commit), nil) }
         let statement = CommitAssertionReadingFactsStatement(commit: CommitAssertionStatement(commit: commit), facts: ScoringFactsStatement(query: query))
-        let (answer, facts) = try await executeCommit(statement) { (.refusedCounter, ScoringFacts()) }
+        guard let (answer, facts) = try await execute(statement).first else {
+            throw StoreError(.queryFailed, "attestguard_commit_assertion returned no row")
+        }
         let outcome = try await outcome(of: answer, commit)
         guard outcome.isCommitted else { return (outcome, nil) }
         guard facts.velocity.totals.count == query.velocity.count else {
@@ -170,32 +174,14 @@ extension PostgresRiskStore {
         return (outcome, facts)
     }
 
-    /// Runs an assertion commit (one row), answering `refused()` when PostgreSQL rolled it back because the counter
-    /// could not advance (SQLSTATE ``CommitAssertionStatement/refusedCounterState``).
-    private func executeCommit<Statement: PostgresPreparedStatement>(
-        _ statement: Statement, refused: @escaping @Sendable () -> Statement.Row
-    ) async throws -> Statement.Row where Statement.Row: Sendable {
-        let logger = self.logger
-        let client = self.client
-        let rows = try await perform {
-            do {
-                return try await client.execute(statement, logger: logger).reduce(into: [Statement.Row]()) { $0.append($1) }
-            } catch let error as PSQLError where error.serverInfo?[.sqlState] == CommitAssertionStatement.refusedCounterState {
-                return [refused()]
-            }
-        }
-        guard let row = rows.first else { throw StoreError(.queryFailed, "the assertion commit returned no row") }
-        return row
-    }
-
-    /// What the commit answered, as an outcome: the diagnosed rejection of the step that failed, or the commit with
-    /// the key's previous counter.
+    /// What `attestguard_commit_assertion` answered, as an outcome: the diagnosed rejection of the step that failed,
+    /// or the commit with the key's previous counter.
     private func outcome(of answer: CommitAssertionStatement.Answer, _ commit: AssertionCommit) async throws -> AssertionCommitOutcome {
         if let step = answer.failedStep {
             return try await assertionOutcome(rolledBackAt: RollbackSignal(step: step), commit)
         }
         guard let previous = answer.previousCounter else {
-            throw StoreError(.queryFailed, "the assertion commit committed without the previous counter")
+            throw StoreError(.queryFailed, "attestguard_commit_assertion committed without the previous counter")
         }
         return .committed(previousCounter: previous)
     }

@@ -14,11 +14,8 @@ struct ScoringFactsStatement: PostgresPreparedStatement {
 
     static let name = "attestguard_scoring_facts_v6"
 
-    static let sql = "WITH \(commonTableExpressions)\nSELECT \(selectList)"
-
-    /// The query's named parts (`k`, `r`, `b`, `s`, `d`, `dv`, `vs`), without the leading `WITH`.
-    static let commonTableExpressions = """
-        k AS (
+    static let sql = """
+        WITH k AS (
             SELECT * FROM app_keys WHERE app_id = $1 AND key_id = $2
         ), r AS (
             SELECT receipt_type, risk_metric, metric_stale, refreshed_at FROM receipts WHERE $3 AND app_id = $1 AND key_id = $2
@@ -47,11 +44,7 @@ struct ScoringFactsStatement: PostgresPreparedStatement {
                 GROUP BY q.i
             ) AS t
         )
-        """
-
-    /// The columns and the `FROM` clause that joins the parts into the one row.
-    static let selectList = """
-        k.app_id IS NOT NULL AS key_found, k.*,
+        SELECT k.app_id IS NOT NULL AS key_found, k.*,
                r.receipt_type IS NOT NULL AS receipt_found, r.receipt_type AS r_receipt_type, r.risk_metric AS r_risk_metric,
                r.metric_stale AS r_metric_stale, r.refreshed_at AS r_refreshed_at,
                b.risk_metric AS baseline_metric,
@@ -71,9 +64,9 @@ struct ScoringFactsStatement: PostgresPreparedStatement {
         .text, .bytea, .bool, .timestamptz, .bool, .textArray, .text, .textArray, .textArray, .byteaArray, .int8Array, .text, .text,
     ]
 
-    /// `text` with its parameters numbered from `first` (`$1` becomes `$first`), to run inside a larger statement.
-    static func renumbered(_ text: String, parametersFrom first: Int) -> String {
-        text.replacing(/\$([0-9]+)/) { match in "$\(Int(match.1)! + first - 1)" }
+    /// ``sql`` with its parameters numbered from `first` (`$1` becomes `$first`), to run inside a larger statement.
+    static func sql(parametersFrom first: Int) -> String {
+        sql.replacing(/\$([0-9]+)/) { match in "$\(Int(match.1)! + first - 1)" }
     }
 
     var query: ScoringFactsQuery

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AttestGuardServer
 import Foundation
 
 /// The `attestguard` command line: `serve` the HTTP API, `demo` (a server, a fake Apple and simulated clients in one
@@ -10,6 +11,7 @@ struct AttestGuardCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "attestguard",
         abstract: "App Attest verification and risk server.",
+        version: AttestGuardVersion.version,
         subcommands: [Serve.self, Demo.self, Migrate.self, Receipts.self, Rules.self, Gateway.self, Verify.self, Simulate.self]
     )
 

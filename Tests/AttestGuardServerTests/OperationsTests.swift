@@ -1,4 +1,5 @@
 import Foundation
+import AttestGuardServer
 import AttestGuardStorage
 import Testing
 
@@ -11,6 +12,7 @@ struct OperationsTests {
             let ready = try await api.send(.get, "/readyz", apiKey: nil)
             #expect(ready.status == 200)
             #expect(ready["mode"] as? String == "simulator")
+            #expect(ready["version"] as? String == AttestGuardVersion.version)
             #expect(ready["schemaVersion"] as? Int == Migration.sqlite.map(\.version).max())
 
             let app = SimulatedApps.make(user: "sam", device: "sam-1")
@@ -23,6 +25,7 @@ struct OperationsTests {
             #expect(metrics.text.contains(#"attestguard_rule_decisions_total{endpoint="attestation",decision="allow"}"#))
             #expect(metrics.text.contains("attestguard_score_duration_seconds"))
             #expect(metrics.text.contains("attestguard_rules_loaded"))
+            #expect(metrics.text.contains(#"attestguard_build_info{version="\#(AttestGuardVersion.version)"} 1"#), "\(metrics.text)")
             // Buckets fit for a verdict of about a millisecond (the library's default starts at 5 ms).
             #expect(metrics.text.contains(#"attestguard_http_request_duration_seconds_bucket{route="/healthz",method="GET",le="0.001"}"#))
             #expect(metrics.text.contains(#"attestguard_score_duration_seconds_bucket{le="0.0005"}"#))
@@ -37,6 +40,13 @@ struct OperationsTests {
             let expected = try String(contentsOf: file, encoding: .utf8)
             #expect(document.text == expected.trimmingCharacters(in: .newlines), "run scripts/embed-resources.py after editing OpenAPI/openapi.yaml")
         }
+    }
+
+    @Test("the embedded version is the VERSION file's (run scripts/embed-resources.py after editing it)")
+    func versionFile() throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("VERSION")
+        #expect(try String(contentsOf: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) == AttestGuardVersion.version)
     }
 
     @Test("every route the server answers is in the OpenAPI document")

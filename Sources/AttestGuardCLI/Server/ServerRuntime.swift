@@ -8,7 +8,7 @@ import ServiceLifecycle
 
 /// A server assembled from its configuration, ready to run in a service group: the store, the engine, receipt
 /// refresh when Apple is configured, and the HTTP application. `serve` and `demo` both run one. Making it logs the
-/// configuration summary and the mode's warnings, and sets the `attestguard_mode` metric.
+/// version, the configuration summary and the mode's warnings, and sets the `attestguard_mode` metric.
 struct ServerRuntime {
     /// The HTTP application with the store's and the engine's services and the receipt refresh.
     let application: any Service
@@ -66,6 +66,7 @@ struct ServerRuntime {
     }
 
     private static func announce(_ configuration: ServerConfiguration, logger: Logger) {
+        logger.info("attestguard starting", metadata: ["version": .string(AttestGuardVersion.version)])
         for line in configuration.summary { logger.info("configuration", metadata: ["value": .string(line)]) }
         Gauge(label: "attestguard_mode", dimensions: [("mode", configuration.mode.rawValue)]).record(1)
         if configuration.mode == .simulator {

@@ -1070,6 +1070,7 @@ paths:
                 ready:
                   value:
                     status: ready
+                    version: 0.9.0
                     mode: production
                     store: postgresql
                     schemaVersion: 3
@@ -1083,6 +1084,7 @@ paths:
                 unavailable:
                   value:
                     status: unavailable
+                    version: 0.9.0
                     mode: production
                     store: postgresql
                     reason: the database did not answer within 2 s
@@ -1102,6 +1104,8 @@ paths:
               schema:
                 type: string
               example: |
+                # TYPE attestguard_build_info gauge
+                attestguard_build_info{version="0.9.0"} 1
                 # HELP attestguard_mode Trust mode of this process (1 for the active mode).
                 # TYPE attestguard_mode gauge
                 attestguard_mode{mode="production"} 1
@@ -2454,11 +2458,13 @@ components:
 
     Ready:
       type: object
-      required: [status, mode, store, schemaVersion]
+      required: [status, version, mode, store, schemaVersion]
       properties:
         status:
           type: string
           const: ready
+        version:
+          $ref: '#/components/schemas/ServerVersion'
         mode:
           $ref: '#/components/schemas/TrustMode'
         store:
@@ -2470,11 +2476,13 @@ components:
 
     NotReady:
       type: object
-      required: [status, mode, store, reason]
+      required: [status, version, mode, store, reason]
       properties:
         status:
           type: string
           const: unavailable
+        version:
+          $ref: '#/components/schemas/ServerVersion'
         mode:
           $ref: '#/components/schemas/TrustMode'
         store:
@@ -2485,6 +2493,11 @@ components:
     TrustMode:
       type: string
       enum: [production, simulator]
+
+    ServerVersion:
+      type: string
+      pattern: '^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$'
+      description: The server's release (the repository's VERSION file), as `attestguard --version` prints it.
 
     StoreKind:
       type: string

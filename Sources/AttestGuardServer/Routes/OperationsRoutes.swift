@@ -5,7 +5,7 @@ import NIOCore
 import Prometheus
 
 /// Unauthenticated operational routes (bind the server to a private interface): liveness, readiness with the
-/// store and schema, Prometheus metrics, and the OpenAPI document.
+/// version, the store and the schema, Prometheus metrics, and the OpenAPI document.
 struct OperationsRoutes {
     let store: OpenedStore
     let mode: ServerConfiguration.Mode
@@ -17,6 +17,7 @@ struct OperationsRoutes {
 
     struct Readiness: Encodable {
         var status: String
+        var version = AttestGuardVersion.version
         var mode: String
         var store: String
         var schemaVersion: Int?

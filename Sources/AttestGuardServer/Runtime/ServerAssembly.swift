@@ -5,6 +5,7 @@ import HummingbirdTLS
 import NIOSSL
 public import Logging
 import NIOCore
+import Metrics
 import NIOPosix
 public import Prometheus
 public import ServiceLifecycle
@@ -58,6 +59,7 @@ public enum ServerAssembly {
         rules: RuleSetReloader? = nil,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
+        Gauge(label: "attestguard_build_info", dimensions: [("version", AttestGuardVersion.version)]).record(1)
         let group = MultiThreadedEventLoopGroup.singleton
         var server = HTTPServerBuilder.http1OnConnectionLoops(group: group, connections: configuration.connections)
         if let tls = configuration.tls {

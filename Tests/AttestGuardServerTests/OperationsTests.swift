@@ -1,5 +1,5 @@
 import Foundation
-import AttestGuardServer
+@testable import AttestGuardServer
 import AttestGuardStorage
 import Testing
 
@@ -40,6 +40,44 @@ struct OperationsTests {
             let expected = try String(contentsOf: file, encoding: .utf8)
             #expect(document.text == expected.trimmingCharacters(in: .newlines), "run scripts/embed-resources.py after editing OpenAPI/openapi.yaml")
         }
+    }
+
+    #if os(Linux)
+    @Test("/metrics has the process's CPU, memory, descriptors and start time, read from /proc at each scrape")
+    func processMetrics() async throws {
+        try await ServerHarness.run(.sqlite) { api in
+            _ = try await api.send(.get, "/metrics", apiKey: nil)
+            let metrics = try await api.send(.get, "/metrics", apiKey: nil)
+            func value(_ name: String) -> Double? {
+                metrics.text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ")[1]) }
+            }
+            #expect(metrics.text.contains("# TYPE process_cpu_seconds_total counter"))
+            #expect(metrics.text.contains("# HELP process_resident_memory_bytes "))
+            let cpu = try #require(value("process_cpu_seconds_total"))
+            #expect(cpu > 0)
+            #expect(try #require(value("process_resident_memory_bytes")) > 1_000_000)
+            let open = try #require(value("process_open_fds"))
+            #expect(open >= 3)
+            #expect(try #require(value("process_max_fds")) >= open)
+            let started = try #require(value("process_start_time_seconds"))
+            // The test process started before this test and at most a day ago (wide bounds: no race with the clock).
+            #expect(started <= Date().timeIntervalSince1970 + 60)
+            #expect(started > Date().timeIntervalSince1970 - 86_400)
+            // A counter never goes back.
+            let later = try await api.send(.get, "/metrics", apiKey: nil)
+            let again = later.text.split(separator: "\n").first { $0.hasPrefix("process_cpu_seconds_total ") }.flatMap { Double($0.split(separator: " ")[1]) }
+            #expect(try #require(again) >= cpu)
+        }
+    }
+    #endif
+
+    @Test("/proc/<pid>/stat: fields counted from the command name's last parenthesis")
+    func procStat() {
+        let fields = (3...52).map { $0 == 14 ? "1234" : $0 == 15 ? "56" : $0 == 22 ? "987654" : $0 == 24 ? "4321" : "0" }
+        let text = "4242 (a (weird) name) " + fields.joined(separator: " ") + "\n"
+        #expect(ProcStat(parsing: text) == ProcStat(userTicks: 1234, systemTicks: 56, startTicks: 987_654, residentPages: 4321))
+        #expect(ProcStat(parsing: "4242 (no fields)") == nil)
+        #expect(ProcStat(parsing: "garbage") == nil)
     }
 
     @Test("the embedded version is the VERSION file's (run scripts/embed-resources.py after editing it)")

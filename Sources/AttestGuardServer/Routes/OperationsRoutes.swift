@@ -10,6 +10,8 @@ struct OperationsRoutes {
     let store: OpenedStore
     let mode: ServerConfiguration.Mode
     let registry: PrometheusCollectorRegistry
+    /// Read at every scrape (nil off Linux).
+    let process: ProcessMetrics?
 
     struct Health: Encodable {
         var status: String
@@ -28,7 +30,8 @@ struct OperationsRoutes {
         router.get("healthz") { _, _ in try JSONResponse.make(Health(status: "ok"), status: .ok) }
         router.get("readyz") { _, context in try await readiness(context) }
         router.get("metrics") { _, _ in
-            Response(
+            process?.update()
+            return Response(
                 status: .ok,
                 headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer()))

@@ -29,7 +29,7 @@ public enum ServerAssembly {
         let router = Router(context: AttestGuardRequestContext.self)
         router.add(middleware: ObservabilityMiddleware())
         router.add(middleware: ErrorMappingMiddleware(clock: engine.clock))
-        OperationsRoutes(store: store, mode: configuration.mode, registry: registry).register(on: router)
+        OperationsRoutes(store: store, mode: configuration.mode, registry: registry, process: ProcessMetrics(registry: registry)).register(on: router)
         VerificationRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes))
             .register(on: router, keys: APIKeyRing(configuration.apiKeys))
         DeviceCheckRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes))

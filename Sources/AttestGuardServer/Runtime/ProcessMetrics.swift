@@ -1,0 +1,93 @@
+import Foundation
+import Prometheus
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The process's own resource use in Prometheus's standard names, read from `/proc/self` each time `/metrics` is
+/// scraped: `process_cpu_seconds_total`, `process_resident_memory_bytes`, `process_open_fds`, `process_max_fds`,
+/// `process_start_time_seconds`. No mirrored package provides them; off Linux they are not published.
+final class ProcessMetrics: Sendable {
+    private let cpuSeconds: Counter
+    private let residentMemory: Gauge
+    private let openFileDescriptors: Gauge
+    private let maximumFileDescriptors: Gauge
+    private let startTime: Gauge
+    /// The CPU seconds already added to the counter, which only increments.
+    private let counted = Mutex(0.0)
+
+    init?(registry: PrometheusCollectorRegistry) {
+        #if os(Linux)
+        cpuSeconds = registry.makeCounter(name: "process_cpu_seconds_total", help: "Total user and system CPU time spent in seconds.")
+        residentMemory = registry.makeGauge(name: "process_resident_memory_bytes", help: "Resident memory size in bytes.")
+        openFileDescriptors = registry.makeGauge(name: "process_open_fds", help: "Number of open file descriptors.")
+        maximumFileDescriptors = registry.makeGauge(name: "process_max_fds", help: "Maximum number of open file descriptors.")
+        startTime = registry.makeGauge(name: "process_start_time_seconds", help: "Start time of the process since unix epoch in seconds.")
+        #else
+        return nil
+        #endif
+    }
+
+    /// Reads `/proc` and sets the metrics; a value that cannot be read keeps its last one.
+    func update() {
+        #if os(Linux)
+        let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+        if let stat = (try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8)).flatMap(ProcStat.init(parsing:)), ticksPerSecond > 0 {
+            let total = Double(stat.userTicks + stat.systemTicks) / ticksPerSecond
+            counted.withLock { counted in
+                if total > counted {
+                    cpuSeconds.increment(by: total - counted)
+                    counted = total
+                }
+            }
+            residentMemory.set(Double(stat.residentPages) * Double(sysconf(Int32(_SC_PAGESIZE))))
+            if let bootTime = Self.bootTime() {
+                startTime.set(bootTime + Double(stat.startTicks) / ticksPerSecond)
+            }
+        }
+        if let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") {
+            // The listing's own descriptor is among them while it is read.
+            openFileDescriptors.set(Double(max(descriptors.count - 1, 0)))
+        }
+        var limit = rlimit()
+        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 {
+            maximumFileDescriptors.set(Double(limit.rlim_cur))
+        }
+        #endif
+    }
+
+    /// When the machine booted, in seconds since 1970 (`btime` in `/proc/stat`).
+    private static func bootTime() -> Double? {
+        guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8) else { return nil }
+        return text.split(separator: "\n").first { $0.hasPrefix("btime ") }.flatMap { Double($0.dropFirst(6)) }
+    }
+}
+
+/// The fields of `/proc/<pid>/stat` the process metrics need (proc(5)). The command name, field 2, is in
+/// parentheses and may itself hold spaces and parentheses: the fields after it are counted from its last `)`.
+struct ProcStat: Equatable {
+    var userTicks: Int
+    var systemTicks: Int
+    var startTicks: Int
+    var residentPages: Int
+
+    init(userTicks: Int, systemTicks: Int, startTicks: Int, residentPages: Int) {
+        self.userTicks = userTicks
+        self.systemTicks = systemTicks
+        self.startTicks = startTicks
+        self.residentPages = residentPages
+    }
+
+    init?(parsing text: String) {
+        guard let close = text.lastIndex(of: ")") else { return nil }
+        // Field 3 (state) is the first after the name; utime is field 14, stime 15, starttime 22, rss 24.
+        let fields = text[text.index(after: close)...].split(separator: " ", omittingEmptySubsequences: true)
+        func field(_ number: Int) -> Int? {
+            let index = number - 3
+            return fields.indices.contains(index) ? Int(fields[index].trimmingCharacters(in: .whitespacesAndNewlines)) : nil
+        }
+        guard let user = field(14), let system = field(15), let start = field(22), let rss = field(24) else { return nil }
+        self.init(userTicks: user, systemTicks: system, startTicks: start, residentPages: rss)
+    }
+}

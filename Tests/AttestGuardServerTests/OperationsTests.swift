@@ -71,6 +71,20 @@ struct OperationsTests {
     }
     #endif
 
+    @Test("requests no route matched are counted as route unmatched; /metrics scrapes are not counted")
+    func routeLabels() async throws {
+        try await ServerHarness.run(.sqlite) { api in
+            #expect(try await api.send(.get, "/no-such-route", apiKey: nil).status == 404)
+            _ = try await api.send(.get, "/metrics", apiKey: nil)
+            let metrics = try await api.send(.get, "/metrics", apiKey: nil)
+            #expect(metrics.text.contains(#"attestguard_http_requests_total{route="unmatched",method="GET",status="404"} 1"#), "\(metrics.text)")
+            #expect(!metrics.text.contains(#"route="NotFound""#))
+            #expect(!metrics.text.contains(#"route="/metrics""#))
+        }
+        #expect(ObservabilityMiddleware.routeLabel("/v1/score") == "/v1/score")
+        #expect(ObservabilityMiddleware.routeLabel(nil) == "unmatched")
+    }
+
     @Test("/proc/<pid>/stat: fields counted from the command name's last parenthesis")
     func procStat() {
         let fields = (3...52).map { $0 == 14 ? "1234" : $0 == 15 ? "56" : $0 == 22 ? "987654" : $0 == 24 ? "4321" : "0" }

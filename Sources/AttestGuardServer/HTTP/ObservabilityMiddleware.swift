@@ -7,7 +7,8 @@ import Metrics
 
 /// Gives each request an id (``RequestId``: the caller's `X-Request-Id` when it is sane, else a new UUID), puts it in the
 /// logger metadata and the response, and records `attestguard_http_requests_total{route,method,status}` and
-/// `attestguard_http_request_duration_seconds{route,method}`. Logs one line per request: `debug` for
+/// `attestguard_http_request_duration_seconds{route,method}` (``routeLabel(_:)``: `unmatched` when no route matched;
+/// `/metrics` scrapes are not API traffic and are not counted). Logs one line per request: `debug` for
 /// success, `info` for 4xx, `error` for 5xx; an error answer's line names its code.
 struct ObservabilityMiddleware: RouterMiddleware {
     typealias Context = AttestGuardRequestContext
@@ -35,12 +36,13 @@ struct ObservabilityMiddleware: RouterMiddleware {
                 .response(from: request, context: context)
         }
         response.headers[.xRequestId] = requestId
-        let route = context.endpointPath ?? "unmatched"
         let status = String(response.status.code)
-        Counter(label: "attestguard_http_requests_total", dimensions: [("route", route), ("method", request.method.rawValue), ("status", status)])
-            .increment()
-        Timer(label: "attestguard_http_request_duration_seconds", dimensions: [("route", route), ("method", request.method.rawValue)])
-            .recordInterval(since: started)
+        if let route = Self.routeLabel(context.endpointPath) {
+            Counter(label: "attestguard_http_requests_total", dimensions: [("route", route), ("method", request.method.rawValue), ("status", status)])
+                .increment()
+            Timer(label: "attestguard_http_request_duration_seconds", dimensions: [("route", route), ("method", request.method.rawValue)])
+                .recordInterval(since: started)
+        }
         var metadata: Logger.Metadata = ["method": .string(request.method.rawValue), "path": .string(request.uri.path), "status": .string(status)]
         if let errorCode { metadata["code"] = .string(errorCode.rawValue) }
         switch response.status.code {
@@ -49,6 +51,16 @@ struct ObservabilityMiddleware: RouterMiddleware {
         default: context.logger.debug("request", metadata: metadata)
         }
         return response
+    }
+
+    /// The `route` label of a request whose matched route is `endpointPath`: the route's path; `unmatched` when no
+    /// route matched (Hummingbird's router marks those `NotFound`); nil for `/metrics`, whose scrapes are not counted.
+    static func routeLabel(_ endpointPath: String?) -> String? {
+        switch endpointPath {
+        case nil, "NotFound": "unmatched"
+        case "/metrics": nil
+        case let path?: path
+        }
     }
 }
 

@@ -105,7 +105,7 @@ extension PostgresRiskStore {
         let logger = self.logger
         do {
             let superseded = try await transaction { connection in
-                try await Self.consume(registration.claim, counter: nil, request: nil, on: connection, logger: logger)
+                try await Self.consume(registration.claim, on: connection, logger: logger)
                 let inserted = try await connection.query(
                     """
                     INSERT INTO app_keys (app_id, key_id, user_id, device_id, environment, public_key, counter, status,
@@ -205,19 +205,13 @@ extension PostgresRiskStore {
         _ = try await rows("SELECT 1")
     }
 
-    /// The conditional consumption of a challenge: exactly one row or a rollback.
-    private static func consume(
-        _ claim: ChallengeClaim,
-        counter: Int64?,
-        request: String?,
-        on connection: PostgresConnection,
-        logger: Logger
-    ) async throws {
+    /// The conditional consumption of an attestation's challenge: exactly one row or a rollback. (An assertion's
+    /// challenge is consumed by `attestguard_commit_assertion`, with its counter and request.)
+    private static func consume(_ claim: ChallengeClaim, on connection: PostgresConnection, logger: Logger) async throws {
         let consumed = try await connection.query(
             """
             UPDATE challenges
-            SET consumed_at = \(claim.at), consumed_key_id = \(claim.keyId), consumed_counter = \(counter),
-                consumed_request = \(request)::jsonb
+            SET consumed_at = \(claim.at), consumed_key_id = \(claim.keyId), consumed_counter = NULL, consumed_request = NULL
             WHERE id = \(claim.challengeId) AND app_id = \(claim.appId) AND purpose = \(claim.purpose.rawValue)
               AND consumed_at IS NULL AND expires_at > \(claim.expiryThreshold)
               AND (user_id IS NULL OR user_id = \(claim.userId)) AND (key_id IS NULL OR key_id = \(claim.keyId))

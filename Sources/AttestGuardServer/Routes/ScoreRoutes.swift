@@ -15,10 +15,6 @@ struct ScoreRoutes {
         let input = try await body.decode(ScoreRequestBody.self, from: request)
         try context.requireAccess(to: input.appId)
         let outcome = try await engine.scorer.score(try input.scoreRequest())
-        return Response(
-            status: .ok,
-            headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: ScoreResponseJSON.bytes(verdict: outcome.verdict, signals: outcome.signalList)))
-        )
+        return JSONResponse.make(json: ScoreResponseJSON.bytes(verdict: outcome.verdict, signals: outcome.signalList), status: .ok)
     }
 }

@@ -6,14 +6,14 @@ import Glibc
 #endif
 
 /// The process's own resource use in Prometheus's standard names, read from `/proc/self` each time `/metrics` is
-/// scraped: `process_cpu_seconds_total`, `process_resident_memory_bytes`, `process_open_fds`, `process_max_fds`,
-/// `process_start_time_seconds`. No mirrored package provides them; off Linux they are not published.
+/// scraped: `process_cpu_seconds_total`, `process_resident_memory_bytes`, `process_open_fds`, `process_max_fds`;
+/// and `process_start_time_seconds`, which never changes, read once. No mirrored package provides them; off Linux
+/// they are not published.
 final class ProcessMetrics: Sendable {
     private let cpuSeconds: Counter
     private let residentMemory: Gauge
     private let openFileDescriptors: Gauge
     private let maximumFileDescriptors: Gauge
-    private let startTime: Gauge
     /// The CPU seconds already added to the counter, which only increments.
     private let counted = Mutex(0.0)
 
@@ -23,7 +23,10 @@ final class ProcessMetrics: Sendable {
         residentMemory = registry.makeGauge(name: "process_resident_memory_bytes", help: "Resident memory size in bytes.")
         openFileDescriptors = registry.makeGauge(name: "process_open_fds", help: "Number of open file descriptors.")
         maximumFileDescriptors = registry.makeGauge(name: "process_max_fds", help: "Maximum number of open file descriptors.")
-        startTime = registry.makeGauge(name: "process_start_time_seconds", help: "Start time of the process since unix epoch in seconds.")
+        let startTime = registry.makeGauge(name: "process_start_time_seconds", help: "Start time of the process since unix epoch in seconds.")
+        if let stat = Self.stat(), let bootTime = Self.bootTime(), let ticksPerSecond = Self.ticksPerSecond {
+            startTime.set(bootTime + Double(stat.startTicks) / ticksPerSecond)
+        }
         #else
         return nil
         #endif
@@ -32,8 +35,7 @@ final class ProcessMetrics: Sendable {
     /// Reads `/proc` and sets the metrics; a value that cannot be read keeps its last one.
     func update() {
         #if os(Linux)
-        let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
-        if let stat = (try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8)).flatMap(ProcStat.init(parsing:)), ticksPerSecond > 0 {
+        if let stat = Self.stat(), let ticksPerSecond = Self.ticksPerSecond {
             let total = Double(stat.userTicks + stat.systemTicks) / ticksPerSecond
             counted.withLock { counted in
                 if total > counted {
@@ -42,9 +44,6 @@ final class ProcessMetrics: Sendable {
                 }
             }
             residentMemory.set(Double(stat.residentPages) * Double(sysconf(Int32(_SC_PAGESIZE))))
-            if let bootTime = Self.bootTime() {
-                startTime.set(bootTime + Double(stat.startTicks) / ticksPerSecond)
-            }
         }
         if let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") {
             // The listing's own descriptor is among them while it is read.
@@ -57,11 +56,24 @@ final class ProcessMetrics: Sendable {
         #endif
     }
 
+    #if os(Linux)
+    /// This process's `/proc/self/stat`.
+    private static func stat() -> ProcStat? {
+        (try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8)).flatMap(ProcStat.init(parsing:))
+    }
+
+    /// The clock ticks of `/proc`'s times per second.
+    private static var ticksPerSecond: Double? {
+        let ticks = sysconf(Int32(_SC_CLK_TCK))
+        return ticks > 0 ? Double(ticks) : nil
+    }
+
     /// When the machine booted, in seconds since 1970 (`btime` in `/proc/stat`).
     private static func bootTime() -> Double? {
         guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8) else { return nil }
         return text.split(separator: "\n").first { $0.hasPrefix("btime ") }.flatMap { Double($0.dropFirst(6)) }
     }
+    #endif
 }
 
 /// The fields of `/proc/<pid>/stat` the process metrics need (proc(5)). The command name, field 2, is in
@@ -71,14 +83,9 @@ struct ProcStat: Equatable {
     var systemTicks: Int
     var startTicks: Int
     var residentPages: Int
+}
 
-    init(userTicks: Int, systemTicks: Int, startTicks: Int, residentPages: Int) {
-        self.userTicks = userTicks
-        self.systemTicks = systemTicks
-        self.startTicks = startTicks
-        self.residentPages = residentPages
-    }
-
+extension ProcStat {
     init?(parsing text: String) {
         guard let close = text.lastIndex(of: ")") else { return nil }
         // Field 3 (state) is the first after the name; utime is field 14, stime 15, starttime 22, rss 24.

@@ -45,6 +45,22 @@ base_url=$(grep -o 'http://[^ ]*' "$work/serve.out" | head -1)
 echo "api-conformance: Schemathesis against $base_url" >&2
 status=0
 scripts/schemathesis.sh "$base_url" "$api_key" || status=$?
+# What Prometheus scrapes after every route has been exercised: promtool's lint (HELP and TYPE on every family,
+# counters named _total, ...), and a request series for every documented route but /metrics, whose scrapes are
+# not counted.
+curl -sf "$base_url/metrics" >"$work/metrics.txt" || { echo "api-conformance: GET /metrics failed" >&2; status=1; }
+if ! promtool check metrics <"$work/metrics.txt" >"$work/promtool.out" 2>&1; then
+    echo "api-conformance: promtool check metrics failed on /metrics:" >&2
+    cat "$work/promtool.out" >&2
+    status=1
+fi
+for path in $(grep -E '^  /' OpenAPI/openapi.yaml | tr -d ' :'); do
+    [ "$path" = /metrics ] && continue
+    if ! grep -q "^attestguard_http_requests_total{route=\"$path\"," "$work/metrics.txt"; then
+        echo "api-conformance: no attestguard_http_requests_total series for $path" >&2
+        status=1
+    fi
+done
 # Without Apple credentials the DeviceCheck routes (the app-facing one too) answer 503 devicecheck_unavailable, and
 # forward-auth without the gateway's key 500 gateway_unauthorized, logged like every 5xx: expected here, so those
 # lines alone are left out.

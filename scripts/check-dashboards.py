@@ -4,8 +4,9 @@
 - every Dashboards/*.json is a dashboard: a title, a uid (unique across the files), panels with unique ids, and
   every panel (rows and text panels aside) and query reading from the templated Prometheus data source
   (a `datasource` variable of type prometheus, or a `${DS_...}` import input);
-- every `attestguard_*` metric a query names is defined by a `label: "..."` in Sources/**/*.swift (a histogram --
-  a swift-metrics Timer or aggregating Recorder -- only as `_bucket`, `_sum` or `_count`, and only a histogram so);
+- every `attestguard_*` metric a query names is a family of the catalog, `MetricFamily(name: "...", kind: ...)` in
+  Sources/AttestVocabulary/MetricFamily.swift (a histogram only as `_bucket`, `_sum` or `_count`, and only a
+  histogram so); and no Swift source records a metric under a literal `label: "attestguard_..."` outside it;
 - every selector of an `attestguard_*` metric honours the dashboard's `$instance` variable, when it has one;
 - every metric defined in Sources appears in some dashboard, so a new metric gets a panel.
 
@@ -26,8 +27,9 @@ args = parser.parse_args()
 
 HISTOGRAM_SUFFIXES = ("_bucket", "_sum", "_count")
 METRIC = re.compile(r"\battestguard_[a-z_]+")
-# `Counter(label: "...")`, also split over lines; Gauge is a non-aggregating Recorder, Timer a histogram.
-DEFINITION = re.compile(r'\b(?:(Counter|FloatingPointCounter|Gauge|Meter|Recorder|Timer)\s*\(\s*)?label:\s*"(attestguard_[^"]*)"')
+# A catalog entry: `name: "attestguard_...", kind: .counter`, also split over lines.
+DEFINITION = re.compile(r'\bname:\s*"(attestguard_[a-z_]*)",\s*kind:\s*\.(counter|gauge|histogram)\b')
+LITERAL_LABEL = re.compile(r'\blabel:\s*"attestguard_')
 
 
 def relative(path):
@@ -38,21 +40,23 @@ def relative(path):
 
 
 def defined_metrics(sources):
-    """name -> (kind, where) for every `label: "attestguard_..."` in the Swift sources."""
+    """name -> (kind, where) for every family in the catalog; a literal metric label elsewhere is a problem."""
     metrics = {}
     for path in sorted(sources.rglob("*.swift")):
         text = path.read_text(encoding="utf-8")
-        for match in DEFINITION.finditer(text):
-            constructor, name = match.groups()
+        for match in LITERAL_LABEL.finditer(text):
             line = text.count("\n", 0, match.start()) + 1
-            kind = {"Counter": "counter", "FloatingPointCounter": "counter", "Gauge": "gauge", "Meter": "gauge",
-                    "Timer": "histogram", "Recorder": "histogram"}.get(constructor, "unknown")
-            if constructor == "Recorder" and re.match(r"[^)]*aggregate:\s*false", text[match.end():match.end() + 300]):
-                kind = "gauge"
+            problems.append(f"{relative(path)}:{line}: a literal metric label; record it as a MetricFamily's name")
+        if path.name != "MetricFamily.swift":
+            continue
+        for match in DEFINITION.finditer(text):
+            name, kind = match.groups()
+            line = text.count("\n", 0, match.start()) + 1
             where = f"{relative(path)}:{line}"
-            previous = metrics.get(name)
-            if previous and previous[0] != kind and "unknown" not in (previous[0], kind):
-                problems.append(f"{where}: {name} is a {kind} here but a {previous[0]} at {previous[1]}")
+            if name in metrics:
+                problems.append(f"{where}: {name} is in the catalog twice (also at {metrics[name][1]})")
+            if kind == "counter" and not name.endswith("_total"):
+                problems.append(f"{where}: {name} is a counter; its name must end in _total")
             metrics.setdefault(name, (kind, where))
     return metrics
 
@@ -90,7 +94,7 @@ def selectors(expr, metric_start):
 problems = []
 defined = defined_metrics(args.sources)
 if not defined:
-    problems.append(f"{relative(args.sources)}: no `label: \"attestguard_...\"` found; wrong --sources?")
+    problems.append(f"{relative(args.sources)}: no MetricFamily catalog found; wrong --sources?")
 used = {}  # base metric -> first place it was seen
 files = sorted(args.dashboards.glob("*.json"))
 if not files:
@@ -174,7 +178,7 @@ for path in files:
                     if metric.endswith(suffix) and metric[: -len(suffix)] in defined:
                         base = metric[: -len(suffix)]
             if base not in defined:
-                problems.append(f"{where}: {metric} is not defined by any `label: \"...\"` in {relative(args.sources)}")
+                problems.append(f"{where}: {metric} is no family of the MetricFamily catalog in {relative(args.sources)}")
                 continue
             kind = defined[base][0]
             if base == metric and kind == "histogram":

@@ -14,13 +14,14 @@ if ! command -v swift >/dev/null 2>&1; then
 fi
 
 # Debian packages the tests run: curl (the README's quick start, run as written), nginx with njs and Caddy (the
-# gateway tests, in front of the server). Only what is missing is installed; RUNLEVEL=1 keeps the packages from
+# gateway tests, in front of the server), Prometheus (promtool checks the live server's /metrics). Only what is missing is installed; RUNLEVEL=1 keeps the packages from
 # starting their system services.
 missing=()
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 [ -x /usr/sbin/nginx ] || missing+=(nginx)
 [ -f /usr/lib/nginx/modules/ngx_http_js_module.so ] || missing+=(libnginx-mod-http-js)
 [ -x /usr/bin/caddy ] || missing+=(caddy)
+command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" -eq 0 ]; then as_root=(); else as_root=(sudo); fi
     echo "test.sh: installing ${missing[*]}" >&2

@@ -1,3 +1,4 @@
+import AttestVocabulary
 import AttestGuardEngine
 import AttestGuardServer
 import Foundation
@@ -68,7 +69,7 @@ struct ServerRuntime {
     private static func announce(_ configuration: ServerConfiguration, logger: Logger) {
         logger.info("attestguard starting", metadata: ["version": .string(AttestGuardVersion.version)])
         for line in configuration.summary { logger.info("configuration", metadata: ["value": .string(line)]) }
-        Gauge(label: "attestguard_mode", dimensions: [("mode", configuration.mode.rawValue)]).record(1)
+        Gauge(label: MetricFamily.mode.name, dimensions: [("mode", configuration.mode.rawValue)]).record(1)
         if configuration.mode == .simulator {
             logger.warning(
                 "SIMULATOR MODE: trusting the simulator's test PKI, refusing production keys; never use this for real traffic"

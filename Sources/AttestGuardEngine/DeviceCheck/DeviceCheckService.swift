@@ -46,7 +46,7 @@ public struct DeviceCheckService: Sendable {
     /// State Not Found" is stored as `found == false`.
     /// - Returns: The stored record after the answer was filed.
     public func query(appId: String, deviceToken: String, subject: DeviceCheckSubject, environment: AppAttestEnvironment? = nil) async throws -> DeviceCheckBits {
-        try await instrumented("query") {
+        try await instrumented(Self.queryOperation) {
             let target = try target(appId: appId, environment: environment)
             try Self.check(deviceToken: deviceToken)
             try await checkOwned(subject, appId: target.appId)
@@ -59,7 +59,7 @@ public struct DeviceCheckService: Sendable {
             case .notFound:
                 record = target.record(subject, bit0: nil, bit1: nil, found: false, lastUpdateTime: nil, at: clock.now())
             }
-            return (try await file(record), record.found ? "found" : "not_found")
+            return (try await file(record), record.found ? Self.foundResult : Self.notFoundResult)
         }
     }
 
@@ -74,7 +74,7 @@ public struct DeviceCheckService: Sendable {
         bit1: Bool?,
         environment: AppAttestEnvironment? = nil
     ) async throws -> DeviceCheckBits {
-        try await instrumented("update") {
+        try await instrumented(Self.updateOperation) {
             let target = try target(appId: appId, environment: environment)
             try Self.check(deviceToken: deviceToken)
             try await checkOwned(subject, appId: target.appId)
@@ -89,7 +89,7 @@ public struct DeviceCheckService: Sendable {
             )
             let now = clock.now()
             let record = target.record(subject, bit0: bit0, bit1: bit1, found: true, lastUpdateTime: Self.month(of: now), at: now)
-            return (try await file(record), "updated")
+            return (try await file(record), Self.updatedResult)
         }
     }
 
@@ -97,7 +97,7 @@ public struct DeviceCheckService: Sendable {
     /// - Returns: The environment Apple was asked in.
     @discardableResult
     public func validate(appId: String, deviceToken: String, environment: AppAttestEnvironment? = nil) async throws -> AppAttestEnvironment {
-        try await instrumented("validate") {
+        try await instrumented(Self.validateOperation) {
             let target = try target(appId: appId, environment: environment)
             try await askValid(deviceToken, in: target)
             return (target.environment, Self.validResult)
@@ -138,8 +138,15 @@ public struct DeviceCheckService: Sendable {
 
     // MARK: - Steps
 
-    /// The metric result of a valid device token.
+    /// The metric results of success: a valid device token, bits found or not, bits updated.
     static let validResult = "valid"
+    static let foundResult = "found"
+    static let notFoundResult = "not_found"
+    static let updatedResult = "updated"
+    /// The metric operations of ``query(appId:deviceToken:subject:environment:)``, `update` and `validate`.
+    static let queryOperation = "query"
+    static let updateOperation = "update"
+    static let validateOperation = "validate"
 
     func target(appId: String, environment requested: AppAttestEnvironment?) throws -> DeviceCheckTarget {
         let app = try apps.policy(for: appId)

@@ -13,23 +13,23 @@ public struct ReceiptRefreshMetrics: Sendable {
 
     func recordResult(_ result: ReceiptRefreshResult, environment: AppAttestEnvironment) {
         Counter(
-            label: "attestguard_receipt_redemptions_total",
+            label: MetricFamily.receiptRedemptions.name,
             dimensions: [("environment", environment.rawValue), ("outcome", result.outcome)]
         ).increment()
     }
 
     func recordLatency(_ duration: Duration, environment: AppAttestEnvironment) {
-        Timer(label: "attestguard_receipt_redemption_duration_seconds", dimensions: [("environment", environment.rawValue)])
+        Timer(label: MetricFamily.receiptRedemptionDuration.name, dimensions: [("environment", environment.rawValue)])
             .recordSeconds(duration.timeInterval)
     }
 
     func recordRiskMetric(_ metric: Int) {
-        Recorder(label: "attestguard_receipt_risk_metric", aggregate: true).record(metric)
+        Recorder(label: MetricFamily.receiptRiskMetric.name, aggregate: true).record(metric)
     }
 
     func recordBacklog(_ backlog: ReceiptBacklog) {
-        Gauge(label: "attestguard_receipt_queue_depth", dimensions: [("state", "due")]).record(backlog.due)
-        Gauge(label: "attestguard_receipt_queue_depth", dimensions: [("state", "leased")]).record(backlog.leased)
-        Gauge(label: "attestguard_receipt_queue_depth", dimensions: [("state", "retrying")]).record(backlog.retrying)
+        Gauge(label: MetricFamily.receiptQueueDepth.name, dimensions: [("state", "due")]).record(backlog.due)
+        Gauge(label: MetricFamily.receiptQueueDepth.name, dimensions: [("state", "leased")]).record(backlog.leased)
+        Gauge(label: MetricFamily.receiptQueueDepth.name, dimensions: [("state", "retrying")]).record(backlog.retrying)
     }
 }

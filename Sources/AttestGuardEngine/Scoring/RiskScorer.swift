@@ -157,7 +157,7 @@ public struct RiskScorer: Sendable {
     ) async -> RuleEvaluation? {
         guard let values = try? await assembler.assemble(request, subjects: subjects, app: app, ruleSet: ruleSet, now: now) else { return nil }
         let evaluation = ruleSet.evaluate(values)
-        Counter(label: "attestguard_shadow_verdicts_total", dimensions: [("live", live.decision.rawValue), ("shadow", evaluation.decision.rawValue)]).increment()
+        Counter(label: MetricFamily.shadowVerdicts.name, dimensions: [("live", live.decision.rawValue), ("shadow", evaluation.decision.rawValue)]).increment()
         if evaluation.decision != live.decision {
             shadowLogger.info("shadow rules decide otherwise", metadata: [
                 "app": .string(app.appId), "endpoint": .string(request.endpoint.rawValue),

@@ -11,7 +11,8 @@ import AttestVocabulary
 /// `attestguard_score_duration_seconds` (signal assembly and evaluation).
 ///
 /// The verdict metrics run on every verdict, so their handles are made once, here, for every label combination
-/// (which also publishes each series at 0 from the start); the others are made where they are recorded.
+/// (which also publishes each series at 0 from the start); the others are made where they are recorded, and their
+/// results are published at 0 here too (``attestationResults`` and the others).
 public struct EngineMetrics: Sendable {
     private struct VerdictLabels: Hashable {
         var endpoint: Endpoint
@@ -35,32 +36,33 @@ public struct EngineMetrics: Sendable {
             for decision in Decision.allCases {
                 for enforced in [true, false] {
                     verdicts[VerdictLabels(endpoint: endpoint, decision: decision, enforced: enforced)] = Counter(
-                        label: "attestguard_verdicts_total",
+                        label: MetricFamily.verdicts.name,
                         dimensions: [("endpoint", endpoint.rawValue), ("decision", decision.rawValue), ("enforced", String(enforced))]
                     )
                 }
             }
             for decision in Decision.allCases {
                 ruleDecisions[RuleDecisionLabels(endpoint: endpoint, decision: decision)] = Counter(
-                    label: "attestguard_rule_decisions_total", dimensions: [("endpoint", endpoint.rawValue), ("decision", decision.rawValue)]
+                    label: MetricFamily.ruleDecisions.name, dimensions: [("endpoint", endpoint.rawValue), ("decision", decision.rawValue)]
                 )
             }
         }
         self.verdicts = verdicts
         self.ruleDecisions = ruleDecisions
-        self.scoreDuration = Timer(label: "attestguard_score_duration_seconds", preferredDisplayUnit: .seconds)
+        self.scoreDuration = Timer(label: MetricFamily.scoreDuration.name, preferredDisplayUnit: .seconds)
+        Self.publishResults()
     }
 
     func recordAttestation(result: String) {
-        Counter(label: "attestguard_attestations_total", dimensions: [("result", result)]).increment()
+        Counter(label: MetricFamily.attestations.name, dimensions: [("result", result)]).increment()
     }
 
     func recordAssertion(result: String) {
-        Counter(label: "attestguard_assertions_total", dimensions: [("result", result)]).increment()
+        Counter(label: MetricFamily.assertions.name, dimensions: [("result", result)]).increment()
     }
 
     func recordChallenge(purpose: String, result: String) {
-        Counter(label: "attestguard_challenges_total", dimensions: [("purpose", purpose), ("result", result)]).increment()
+        Counter(label: MetricFamily.challenges.name, dimensions: [("purpose", purpose), ("result", result)]).increment()
     }
 
     func recordVerdict(endpoint: Endpoint, decision: Decision, ruleDecision: Decision, enforced: Bool, duration: Duration) {
@@ -70,6 +72,6 @@ public struct EngineMetrics: Sendable {
     }
 
     func recordDeviceCheck(operation: String, result: String) {
-        Counter(label: "attestguard_devicecheck_requests_total", dimensions: [("operation", operation), ("result", result)]).increment()
+        Counter(label: MetricFamily.devicecheckRequests.name, dimensions: [("operation", operation), ("result", result)]).increment()
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import AttestVocabulary
 import Logging
 import Metrics
 import NIOCore
@@ -31,7 +32,7 @@ final class AcceptPause: ChannelInboundHandler, RemovableChannelHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if let error = error as? IOError, [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error.errnoCode), !paused {
             paused = true
-            Counter(label: "attestguard_http_accept_paused_total").increment()
+            Counter(label: MetricFamily.httpAcceptPaused.name).increment()
             if lastWarning.map({ .now() - $0 > .minutes(1) }) ?? true {
                 lastWarning = .now()
                 logger.warning(

@@ -34,14 +34,16 @@ struct ObservabilityMiddleware: RouterMiddleware {
             context.logger.error("unhandled error", metadata: ["error": .string(String(reflecting: error))])
             response = try APIError(.internalServerError, code: .internalError, "internal error (request \(requestId))")
                 .response(from: request, context: context)
+            errorCode = .internalError
         }
         response.headers[.xRequestId] = requestId
         let status = String(response.status.code)
         if let route = Self.routeLabel(context.endpointPath) {
-            Counter(label: "attestguard_http_requests_total", dimensions: [("route", route), ("method", request.method.rawValue), ("status", status)])
+            Counter(label: MetricFamily.httpRequests.name, dimensions: [("route", route), ("method", request.method.rawValue), ("status", status)])
                 .increment()
-            Timer(label: "attestguard_http_request_duration_seconds", dimensions: [("route", route), ("method", request.method.rawValue)])
+            Timer(label: MetricFamily.httpRequestDuration.name, dimensions: [("route", route), ("method", request.method.rawValue)])
                 .recordInterval(since: started)
+            if let errorCode { HTTPErrorMetrics.record(errorCode, status: response.status.code) }
         }
         var metadata: Logger.Metadata = ["method": .string(request.method.rawValue), "path": .string(request.uri.path), "status": .string(status)]
         if let errorCode { metadata["code"] = .string(errorCode.rawValue) }

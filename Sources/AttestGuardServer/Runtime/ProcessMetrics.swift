@@ -1,6 +1,5 @@
 import Foundation
 import Prometheus
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,20 +9,19 @@ import Glibc
 /// and `process_start_time_seconds`, which never changes, read once. No mirrored package provides them; off Linux
 /// they are not published.
 final class ProcessMetrics: Sendable {
-    private let cpuSeconds: Counter
+    private let cpuSeconds: CumulativeCounter
     private let residentMemory: Gauge
     private let openFileDescriptors: Gauge
     private let maximumFileDescriptors: Gauge
-    /// The CPU seconds already added to the counter, which only increments.
-    private let counted = Mutex(0.0)
 
     init?(registry: PrometheusCollectorRegistry) {
         #if os(Linux)
-        cpuSeconds = registry.makeCounter(name: "process_cpu_seconds_total", help: "Total user and system CPU time spent in seconds.")
-        residentMemory = registry.makeGauge(name: "process_resident_memory_bytes", help: "Resident memory size in bytes.")
-        openFileDescriptors = registry.makeGauge(name: "process_open_fds", help: "Number of open file descriptors.")
-        maximumFileDescriptors = registry.makeGauge(name: "process_max_fds", help: "Maximum number of open file descriptors.")
-        let startTime = registry.makeGauge(name: "process_start_time_seconds", help: "Start time of the process since unix epoch in seconds.")
+        let cpuCounter = registry.makeCounter(descriptor: .standard("process_cpu_seconds_total", help: "Total user and system CPU time spent in seconds."))
+        cpuSeconds = CumulativeCounter { cpuCounter.increment(by: $0) }
+        residentMemory = registry.makeGauge(descriptor: .standard("process_resident_memory_bytes", help: "Resident memory size in bytes."))
+        openFileDescriptors = registry.makeGauge(descriptor: .standard("process_open_fds", help: "Number of open file descriptors."))
+        maximumFileDescriptors = registry.makeGauge(descriptor: .standard("process_max_fds", help: "Maximum number of open file descriptors."))
+        let startTime = registry.makeGauge(descriptor: .standard("process_start_time_seconds", help: "Start time of the process since unix epoch in seconds."))
         if let stat = Self.stat(), let bootTime = Self.bootTime(), let ticksPerSecond = Self.ticksPerSecond {
             startTime.set(bootTime + Double(stat.startTicks) / ticksPerSecond)
         }
@@ -36,13 +34,7 @@ final class ProcessMetrics: Sendable {
     func update() {
         #if os(Linux)
         if let stat = Self.stat(), let ticksPerSecond = Self.ticksPerSecond {
-            let total = Double(stat.userTicks + stat.systemTicks) / ticksPerSecond
-            counted.withLock { counted in
-                if total > counted {
-                    cpuSeconds.increment(by: total - counted)
-                    counted = total
-                }
-            }
+            cpuSeconds.advance(to: Double(stat.userTicks + stat.systemTicks) / ticksPerSecond)
             residentMemory.set(Double(stat.residentPages) * Double(sysconf(Int32(_SC_PAGESIZE))))
         }
         if let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") {
@@ -96,5 +88,12 @@ extension ProcStat {
         }
         guard let user = field(14), let system = field(15), let start = field(22), let rss = field(24) else { return nil }
         self.init(userTicks: user, systemTicks: system, startTicks: start, residentPages: rss)
+    }
+}
+
+extension MetricNameDescriptor {
+    /// A whole metric name (no namespace or unit to join to it) with its HELP text.
+    static func standard(_ name: String, help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
     }
 }

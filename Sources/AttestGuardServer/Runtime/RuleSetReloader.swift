@@ -1,3 +1,4 @@
+import AttestVocabulary
 public import AttestGuardEngine
 public import Foundation
 public import Logging
@@ -7,8 +8,8 @@ import Synchronization
 
 /// Reloads the rule set in force from its directory: on request (`POST /v1/admin/rules/reload`) and when the files
 /// change (``ReloadWatchService`` polls them). A set with problems never replaces the one in force: its problems
-/// are logged, counted in `attestguard_rules_reloads_total{result="rejected"}` and reported by
-/// `GET /v1/admin/rules` until a good set loads. The swap is atomic (``RuleSetHolder``).
+/// are logged, counted in `attestguard_rules_reloads_total{result="rejected"}`, turn
+/// `attestguard_rules_last_reload_successful` to 0 and are reported by `GET /v1/admin/rules` until a good set loads. The swap is atomic (``RuleSetHolder``).
 public final class RuleSetReloader: Sendable {
     /// What `GET /v1/admin/rules` reports for this process.
     public struct Status: Sendable {
@@ -42,11 +43,18 @@ public final class RuleSetReloader: Sendable {
             directory: directory, version: current.version, ruleCount: current.rules.count, loadedAt: clock.now(), rejected: [],
             shadowVersion: shadow?.holder.ruleSet.version
         ))
-        Gauge(label: "attestguard_rules_loaded", dimensions: [("version", current.version)]).record(1)
+        Gauge(label: MetricFamily.rulesLoaded.name, dimensions: [("version", current.version)]).record(1)
         // Both series exist from the start at 0, so that `increase()` sees a process's first rejected reload.
         for result in ["loaded", "rejected"] {
-            Counter(label: "attestguard_rules_reloads_total", dimensions: [("result", result)]).increment(by: 0)
+            Counter(label: MetricFamily.rulesReloads.name, dimensions: [("result", result)]).increment(by: 0)
         }
+        Self.recordReload(successful: true, loadedAt: status.loadedAt)
+    }
+
+    /// The last attempt's outcome, and when the rules in force loaded.
+    private static func recordReload(successful: Bool, loadedAt: Date) {
+        Gauge(label: MetricFamily.rulesLastReloadSuccessful.name).record(successful ? 1 : 0)
+        Gauge(label: MetricFamily.rulesLastReloadSuccessTimestamp.name).record(loadedAt.timeIntervalSince1970)
     }
 
     public var status: Status { state.withLock { $0 } }
@@ -72,10 +80,11 @@ public final class RuleSetReloader: Sendable {
                     "reason": .string(reason), "version": .string(ruleSet.version), "previous": .string(previous.version),
                     "rules": .stringConvertible(ruleSet.rules.count),
                 ])
-                Gauge(label: "attestguard_rules_loaded", dimensions: [("version", previous.version)]).record(0)
-                Gauge(label: "attestguard_rules_loaded", dimensions: [("version", ruleSet.version)]).record(1)
+                Gauge(label: MetricFamily.rulesLoaded.name, dimensions: [("version", previous.version)]).record(0)
+                Gauge(label: MetricFamily.rulesLoaded.name, dimensions: [("version", ruleSet.version)]).record(1)
             }
-            Counter(label: "attestguard_rules_reloads_total", dimensions: [("result", "loaded")]).increment()
+            Counter(label: MetricFamily.rulesReloads.name, dimensions: [("result", "loaded")]).increment()
+            Self.recordReload(successful: true, loadedAt: now)
         } catch {
             let now = clock.now()
             state.withLock { status in
@@ -85,7 +94,8 @@ public final class RuleSetReloader: Sendable {
             for problem in error.errors {
                 logger.error("rule reload rejected; the rules in force stay", metadata: ["reason": .string(reason), "problem": .string(problem.description)])
             }
-            Counter(label: "attestguard_rules_reloads_total", dimensions: [("result", "rejected")]).increment()
+            Counter(label: MetricFamily.rulesReloads.name, dimensions: [("result", "rejected")]).increment()
+            Self.recordReload(successful: false, loadedAt: status.loadedAt)
         }
         return status
     }

@@ -1,3 +1,4 @@
+import AttestVocabulary
 public import AttestGuardEngine
 public import Hummingbird
 import HummingbirdCore
@@ -59,7 +60,8 @@ public enum ServerAssembly {
         rules: RuleSetReloader? = nil,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
-        Gauge(label: "attestguard_build_info", dimensions: [("version", AttestGuardVersion.version)]).record(1)
+        Gauge(label: MetricFamily.buildInfo.name, dimensions: [("version", AttestGuardVersion.version)]).record(1)
+        HTTPErrorMetrics.publishZeros()
         let group = MultiThreadedEventLoopGroup.singleton
         var server = HTTPServerBuilder.http1OnConnectionLoops(group: group, connections: configuration.connections)
         if let tls = configuration.tls {

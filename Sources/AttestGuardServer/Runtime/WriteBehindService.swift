@@ -1,3 +1,4 @@
+import AttestVocabulary
 import AttestGuardEngine
 import Foundation
 import Logging
@@ -13,10 +14,10 @@ import Synchronization
 /// ``VelocityRecorder/compact(now:batch:dutyCycle:)``) and deletes expired ones, and every `purgeEvery` it drops
 /// expired decision log days: in a task of their own, so that an hour's rollup never holds back a flush. It flushes
 /// once more, at once, on shutdown, within `shutdownBudget`: what that flush has not written by then is dropped,
-/// counted in the dropped gauges and logged at warning with the counts, so that a database that stopped answering
-/// cannot hold the process up. Counter `attestguard_velocity_rolled_up_buckets`. Gauges:
-/// `attestguard_velocity_pending_buckets`, `attestguard_velocity_dropped`, `attestguard_decision_log_queued`,
-/// `attestguard_decision_log_dropped` (dropped: since start, because the store stayed down while the queue was full).
+/// counted as dropped and logged at warning with the counts, so that a database that stopped answering cannot hold
+/// the process up. Counters `attestguard_velocity_rolled_up_buckets_total`, `attestguard_velocity_dropped_total`
+/// and `attestguard_decision_log_dropped_total` (dropped because the store stayed down while the queue was full);
+/// gauges `attestguard_velocity_pending_buckets` and `attestguard_decision_log_queued`.
 struct WriteBehindService: Service {
     let engine: Engine
     let logger: Logger
@@ -26,7 +27,17 @@ struct WriteBehindService: Service {
     var compactEvery: Duration = .seconds(60)
     var purgeEvery: Duration = .seconds(600)
     /// The longest the last flush, on shutdown, may take.
-    var shutdownBudget: Duration = .seconds(5)
+    var shutdownBudget: Duration
+    /// The queues' drops since start, as counters.
+    private let droppedVelocity = CumulativeCounter { FloatingPointCounter(label: MetricFamily.velocityDropped.name).increment(by: $0) }
+    private let droppedDecisions = CumulativeCounter { FloatingPointCounter(label: MetricFamily.decisionLogDropped.name).increment(by: $0) }
+
+    init(engine: Engine, logger: Logger, shutdownBudget: Duration) {
+        self.engine = engine
+        self.logger = logger
+        self.shutdownBudget = shutdownBudget
+        Counter(label: MetricFamily.velocityRolledUpBuckets.name).increment(by: 0)
+    }
 
     func run() async throws {
         // The loops run beside this task. Shutdown cancels them without waiting: a periodic flush whose statement is
@@ -128,7 +139,7 @@ struct WriteBehindService: Service {
     private func compactVelocity() async {
         do {
             let result = try await engine.velocity.compact(now: engine.clock.now())
-            Counter(label: "attestguard_velocity_rolled_up_buckets").increment(by: result.movedBuckets)
+            Counter(label: MetricFamily.velocityRolledUpBuckets.name).increment(by: result.movedBuckets)
         } catch where Task.isCancelled {
             // Shutting down (a statement cut short reports itself as a store failure): what moved is committed, the
             // rest moves next time.
@@ -147,11 +158,11 @@ struct WriteBehindService: Service {
 
     private func recordBacklog() {
         let velocity = engine.velocity.backlog
-        Gauge(label: "attestguard_velocity_pending_buckets").record(velocity.pending)
-        Gauge(label: "attestguard_velocity_dropped").record(velocity.dropped)
+        Gauge(label: MetricFamily.velocityPendingBuckets.name).record(velocity.pending)
+        droppedVelocity.advance(to: Double(velocity.dropped))
         let log = engine.scorer.decisionLog.backlog
-        Gauge(label: "attestguard_decision_log_queued").record(log.queued)
-        Gauge(label: "attestguard_decision_log_dropped").record(log.dropped)
+        Gauge(label: MetricFamily.decisionLogQueued.name).record(log.queued)
+        droppedDecisions.advance(to: Double(log.dropped))
     }
 }
 

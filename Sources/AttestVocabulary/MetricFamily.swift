@@ -1,0 +1,171 @@
+/// One metric family AttestGuard exports: its Prometheus name, its type and the `# HELP` text of `/metrics`.
+///
+/// This is the catalog of every `attestguard_*` family. Code records a metric through swift-metrics with the
+/// family's ``name``; the server's metrics factory looks the name up here for the HELP text, and
+/// `scripts/check-dashboards.py` reads this file to check that every family has a panel and every panel query
+/// names a family of the right type. A counter's name ends in `_total`.
+public struct MetricFamily: Sendable, Hashable {
+    /// What a family's samples are, as Prometheus types them.
+    public enum Kind: String, Sendable, Hashable {
+        /// Only ever increases (swift-metrics `Counter`).
+        case counter
+        /// Goes up and down (swift-metrics `Gauge`, a non-aggregating `Recorder`).
+        case gauge
+        /// Buckets, sum and count (swift-metrics `Timer`, an aggregating `Recorder`).
+        case histogram
+    }
+
+    /// The metric name, as `/metrics` and the swift-metrics label carry it.
+    public let name: String
+    public let kind: Kind
+    /// One line saying what the samples count or hold; the labels are named in parentheses.
+    public let help: String
+
+    private init(name: String, kind: Kind, help: String) {
+        self.name = name
+        self.kind = kind
+        self.help = help
+    }
+
+    /// The family named `name`; nil for a name outside the catalog (a library's own metric).
+    public static func named(_ name: String) -> MetricFamily? { byName[name] }
+
+    private static let byName: [String: MetricFamily] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
+
+    /// Every family, in the order the README lists them.
+    public static let all: [MetricFamily] = [
+        httpRequests, httpErrors, httpRequestDuration, httpAcceptPaused,
+        attestations, assertions, challenges, devicecheckRequests,
+        mode, buildInfo,
+        receiptRedemptions, receiptRedemptionDuration, receiptQueueDepth, receiptRiskMetric,
+        verdicts, ruleDecisions, scoreDuration, shadowVerdicts,
+        rulesLoaded, rulesReloads, rulesLastReloadSuccessful, rulesLastReloadSuccessTimestamp,
+        velocityPendingBuckets, velocityDropped, velocityRolledUpBuckets, decisionLogQueued, decisionLogDropped,
+    ]
+
+    // MARK: HTTP
+
+    public static let httpRequests = MetricFamily(
+        name: "attestguard_http_requests_total", kind: .counter,
+        help: "HTTP requests answered (route, method, status); route is unmatched when no route matched."
+    )
+    public static let httpErrors = MetricFamily(
+        name: "attestguard_http_errors_total", kind: .counter,
+        help: "HTTP error answers by error code (status_class 4xx or 5xx, code)."
+    )
+    public static let httpRequestDuration = MetricFamily(
+        name: "attestguard_http_request_duration_seconds", kind: .histogram,
+        help: "Time from a request's head to its answer (route, method)."
+    )
+    public static let httpAcceptPaused = MetricFamily(
+        name: "attestguard_http_accept_paused_total", kind: .counter,
+        help: "Times accepting connections paused for want of file descriptors."
+    )
+
+    // MARK: Verification
+
+    public static let attestations = MetricFamily(
+        name: "attestguard_attestations_total", kind: .counter,
+        help: "Attestations submitted (result: registered, idempotent or the error code)."
+    )
+    public static let assertions = MetricFamily(
+        name: "attestguard_assertions_total", kind: .counter,
+        help: "Assertions submitted (result: accepted or the error code)."
+    )
+    public static let challenges = MetricFamily(
+        name: "attestguard_challenges_total", kind: .counter,
+        help: "Challenges requested (purpose, result: issued or the error code)."
+    )
+    public static let devicecheckRequests = MetricFamily(
+        name: "attestguard_devicecheck_requests_total", kind: .counter,
+        help: "DeviceCheck operations (operation, result: the outcome or the error code)."
+    )
+
+    // MARK: The process
+
+    public static let mode = MetricFamily(
+        name: "attestguard_mode", kind: .gauge,
+        help: "1 for the mode this process runs in (mode: production or simulator)."
+    )
+    public static let buildInfo = MetricFamily(
+        name: "attestguard_build_info", kind: .gauge,
+        help: "1 for the release this process runs (version)."
+    )
+
+    // MARK: Receipts
+
+    public static let receiptRedemptions = MetricFamily(
+        name: "attestguard_receipt_redemptions_total", kind: .counter,
+        help: "Receipt redemptions with Apple (environment, outcome)."
+    )
+    public static let receiptRedemptionDuration = MetricFamily(
+        name: "attestguard_receipt_redemption_duration_seconds", kind: .histogram,
+        help: "Apple's time to answer a receipt redemption (environment)."
+    )
+    public static let receiptQueueDepth = MetricFamily(
+        name: "attestguard_receipt_queue_depth", kind: .gauge,
+        help: "Receipts waiting for a refresh in the whole store (state: due, leased, retrying)."
+    )
+    public static let receiptRiskMetric = MetricFamily(
+        name: "attestguard_receipt_risk_metric", kind: .histogram,
+        help: "Risk metrics of redeemed receipts: keys attested on the device in 30 days."
+    )
+
+    // MARK: Verdicts and rules
+
+    public static let verdicts = MetricFamily(
+        name: "attestguard_verdicts_total", kind: .counter,
+        help: "Verdicts returned (endpoint, decision, enforced: false under monitor mode)."
+    )
+    public static let ruleDecisions = MetricFamily(
+        name: "attestguard_rule_decisions_total", kind: .counter,
+        help: "What the rules decided, monitor mode included (endpoint, decision)."
+    )
+    public static let scoreDuration = MetricFamily(
+        name: "attestguard_score_duration_seconds", kind: .histogram,
+        help: "Time to assemble a verdict's signals and evaluate the rules."
+    )
+    public static let shadowVerdicts = MetricFamily(
+        name: "attestguard_shadow_verdicts_total", kind: .counter,
+        help: "Verdicts of the shadow rule set beside the live one (live, shadow)."
+    )
+    public static let rulesLoaded = MetricFamily(
+        name: "attestguard_rules_loaded", kind: .gauge,
+        help: "1 for the rule set version in force, 0 for versions replaced (version)."
+    )
+    public static let rulesReloads = MetricFamily(
+        name: "attestguard_rules_reloads_total", kind: .counter,
+        help: "Rule reload attempts (result: loaded or rejected)."
+    )
+    public static let rulesLastReloadSuccessful = MetricFamily(
+        name: "attestguard_rules_last_reload_successful", kind: .gauge,
+        help: "1 when the last rule reload attempt loaded (or none was made), 0 when it was rejected."
+    )
+    public static let rulesLastReloadSuccessTimestamp = MetricFamily(
+        name: "attestguard_rules_last_reload_success_timestamp_seconds", kind: .gauge,
+        help: "When the rules in force were loaded, in seconds since 1970."
+    )
+
+    // MARK: Write-behind
+
+    public static let velocityPendingBuckets = MetricFamily(
+        name: "attestguard_velocity_pending_buckets", kind: .gauge,
+        help: "Velocity increments waiting to be written, in buckets."
+    )
+    public static let velocityDropped = MetricFamily(
+        name: "attestguard_velocity_dropped_total", kind: .counter,
+        help: "Velocity buckets dropped because the pending ones reached their bound."
+    )
+    public static let velocityRolledUpBuckets = MetricFamily(
+        name: "attestguard_velocity_rolled_up_buckets_total", kind: .counter,
+        help: "Aged minute buckets of velocity rolled up into hour buckets."
+    )
+    public static let decisionLogQueued = MetricFamily(
+        name: "attestguard_decision_log_queued", kind: .gauge,
+        help: "Decision log entries waiting to be written."
+    )
+    public static let decisionLogDropped = MetricFamily(
+        name: "attestguard_decision_log_dropped_total", kind: .counter,
+        help: "Decision log entries dropped because the queue reached its bound."
+    )
+}

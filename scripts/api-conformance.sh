@@ -25,7 +25,7 @@ grep -v '^hosts:' Gateway/policy/example.yaml >"$work/policy/example.yaml"
 (
     cd "$work"
     exec env -i PATH="$PATH" HOME="${HOME:-/root}" \
-        ATTESTGUARD_MODE=simulator ATTESTGUARD_SERVER_PORT=0 ATTESTGUARD_LOG_LEVEL=error \
+        ATTESTGUARD_MODE=simulator ATTESTGUARD_SERVER_PORT=0 ATTESTGUARD_LOG_LEVEL=info ATTESTGUARD_LOG_FORMAT=json \
         ATTESTGUARD_API_KEYS_NAMES=conformance ATTESTGUARD_API_KEYS_CONFORMANCE_SECRET_ENV=CONFORMANCE_KEY \
         ATTESTGUARD_API_KEYS_CONFORMANCE_SCOPES=verify,score,gateway,admin,devicecheck:read,devicecheck:write CONFORMANCE_KEY="$api_key" \
         ATTESTGUARD_CHALLENGES_MAX_PER_USER=100000 ATTESTGUARD_RULES_DIRECTORY="$rules" ATTESTGUARD_GATEWAY_POLICY_DIRECTORY="$work/policy" \
@@ -61,14 +61,21 @@ for path in $(grep -E '^  /' OpenAPI/openapi.yaml | tr -d ' :'); do
         status=1
     fi
 done
+# The log, in JSON mode with an access line per request: every line one JSON record a shipper can read.
+kill -TERM "$server_pid" 2>/dev/null || true
+wait "$server_pid" 2>/dev/null || true
+server_pid=
+python3 scripts/check-logs.py --format json "$work/serve.err" || status=1
 # Without Apple credentials the DeviceCheck routes (the app-facing one too) answer 503 devicecheck_unavailable, and
 # forward-auth without the gateway's key 500 gateway_unauthorized, logged like every 5xx: expected here, so those
 # lines alone are left out.
-errors=$(grep " error " "$work/serve.err" | grep -Ev 'path=/v1/(devicecheck/[a-z]+|app/devicecheck) .*status=503 ' \
+errors=$(python3 scripts/check-logs.py --format json --print-level error "$work/serve.err" 2>/dev/null \
+    | grep -Ev 'path=/v1/(devicecheck/[a-z]+|app/devicecheck) .*status=503 ' \
     | grep -Ev 'code=gateway_unauthorized .*path=/v1/(gateway/auth|app/[a-z-]+) ' || true)
 if [ -n "$errors" ]; then
     echo "api-conformance: the server logged errors:" >&2
     echo "$errors" | head -20 >&2
     status=1
 fi
+grep -q '"msg":"attestguard stopped"' "$work/serve.err" || { echo "api-conformance: no 'attestguard stopped' line after SIGTERM" >&2; status=1; }
 exit $status

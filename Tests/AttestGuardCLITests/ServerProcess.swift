@@ -93,11 +93,10 @@ final class ServerProcess: @unchecked Sendable {
     /// What it has written to standard error (its log) so far.
     var standardError: String { log.text }
 
-    /// The log lines at level `error` or `critical` so far (swift-log's stream format: `<timestamp> <level> <label>: ...`).
+    /// The log lines at level `error` or `critical` so far (logfmt: `ts=… level=error msg=…`).
     var errorLines: [String] {
         standardError.split(separator: "\n").map(String.init).filter { line in
-            let level = line.split(separator: " ", maxSplits: 2).dropFirst().first
-            return level == "error" || level == "critical"
+            line.contains(" level=error ") || line.contains(" level=critical ")
         }
     }
 
@@ -128,6 +127,13 @@ final class ServerProcess: @unchecked Sendable {
             try? await Task.sleep(for: .milliseconds(50))
         }
         return ContinuousClock.now - started
+    }
+
+    /// The whole log, once the process has exited and closed its standard error.
+    var finalLog: String {
+        process.waitUntilExit()
+        log.waitForEnd()
+        return log.text
     }
 
     /// Sends SIGTERM and waits; returns the exit status.

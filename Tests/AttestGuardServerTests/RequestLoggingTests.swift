@@ -77,42 +77,46 @@ struct RequestLoggingTests {
         }
     }
 
-    @Test("deferred metadata reaches the wrapped handler at log time, under the line's own")
-    func deferredMetadata() {
+    @Test("the access log: a line per request with route, status, duration, API key name and trace id, one request id")
+    func accessLog() async throws {
         let recording = RecordingLogHandler.Recording()
-        var logger = Logger(label: "test") { _ in
-            var handler = DeferredMetadataLogHandler(RecordingLogHandler(recording: recording))
-            handler.logLevel = .info
-            return handler
+        let logger = Logger(label: "test") { _ in RecordingLogHandler(recording: recording, level: .info) }
+        try await ServerHarness.run(.sqlite, requestLogger: logger) { api in
+            let traceparent = HTTPField.Name("traceparent")!
+            _ = try await api.send(.get, "/healthz", apiKey: nil, headers: [traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"])
+            #expect(try await api.send(.post, "/v1/challenges", body: Data("{}".utf8)).status == 400)
         }
-        logger[metadataKey: "request_id"] = "r-1"
-        logger[metadataKey: "api_key"] = "gateway"
-        #expect(logger[metadataKey: "request_id"] == "r-1")
-        logger.debug("below the level")
-        logger.info("request", metadata: ["status": "200", "api_key": "explicit"])
-        var copy = logger
-        copy[metadataKey: "request_id"] = nil
-        copy.warning("copy")
-        logger.warning("original")
-
-        let events = recording.events
-        #expect(events.map(\.message.description) == ["request", "copy", "original"])
-        #expect(recording.lines.allSatisfy { $0.handlerMetadata.isEmpty }, "the wrapped handler's own metadata was set")
-        #expect(events[0].metadata == ["request_id": "r-1", "api_key": "explicit", "status": "200"])
-        #expect(events[1].metadata == ["api_key": "gateway"])
-        #expect(events[2].metadata == ["request_id": "r-1", "api_key": "gateway"])
-        #expect(logger.logLevel == .info)
+        let requests = recording.lines.filter { $0.event.message == "request" }
+        #expect(requests.count == 2)
+        func field(_ line: RecordingLogHandler.Recording.Line, _ key: String) -> String? {
+            (line.event.metadata?[key] ?? line.handlerMetadata[key]).map { "\($0)" }
+        }
+        let healthz = try #require(requests.first)
+        #expect(healthz.event.level == .info)
+        #expect(field(healthz, "route") == "/healthz")
+        #expect(field(healthz, "status") == "200")
+        #expect(field(healthz, "trace_id") == "4bf92f3577b34da6a3ce929d0e0e4736")
+        #expect(field(healthz, "duration_ms")?.wholeMatch(of: /\d+\.\d{3}/) != nil)
+        #expect(field(healthz, "hb.request.id") == nil)
+        let refused = try #require(requests.last)
+        #expect(field(refused, "api_key") == "gateway")
+        #expect(field(refused, "code") == "missing_field")
+        #expect(field(refused, "route") == "/v1/challenges")
     }
 
-    @Test("without metadata the event passes through unchanged")
-    func noMetadata() {
+    @Test("with successPercent 0 only error answers get an access log line")
+    func accessLogSampling() async throws {
         let recording = RecordingLogHandler.Recording()
-        let logger = Logger(label: "test") { _ in DeferredMetadataLogHandler(RecordingLogHandler(recording: recording)) }
-        logger.info("plain")
-        logger.info("explicit", metadata: ["a": "1"])
-        let events = recording.events
-        #expect(events.count == 2)
-        #expect(events[0].metadata == nil || events[0].metadata == [:])
-        #expect(events[1].metadata == ["a": "1"])
+        let logger = Logger(label: "test") { _ in RecordingLogHandler(recording: recording, level: .info) }
+        try await ServerHarness.run(.sqlite, extraEnvironment: ["ATTESTGUARD_ACCESS_LOG_SUCCESS_PERCENT": "0"], requestLogger: logger) { api in
+            for _ in 0..<20 {
+                let reply = try await api.send(.get, "/healthz", apiKey: nil)
+                #expect(reply.status == 200)
+            }
+            let missing = try await api.send(.get, "/no-such-route", apiKey: nil)
+            #expect(missing.status == 404)
+        }
+        let requests = recording.lines.filter { $0.event.message == "request" }
+        #expect(requests.count == 1)
     }
 }

@@ -53,11 +53,7 @@ struct Demo: AsyncParsableCommand {
         let workspace = try DemoWorkspace(folder: folder, rules: rules)
         defer { workspace.removeIfTemporary() }
         let level = Logger.Level(rawValue: logLevel) ?? .error
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        LoggingSystem.bootstrap { _ in LogLineHandler(format: .text, level: level) }
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(MetricsSetup.factory(registry: registry))
         let logger = Logger(label: "attestguard.demo")

@@ -17,11 +17,7 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try await options.load()
-        LoggingSystem.bootstrap { label in
-            var handler = DeferredMetadataLogHandler(StreamLogHandler.standardError(label: label))
-            handler.logLevel = configuration.logLevel
-            return handler
-        }
+        LoggingSystem.bootstrap { _ in LogLineHandler(format: configuration.logFormat, level: configuration.logLevel) }
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(MetricsSetup.factory(registry: registry))
         let logger = Logger(label: "attestguard")
@@ -33,7 +29,8 @@ struct Serve: AsyncParsableCommand {
         }
         let store = runtime.store
         var groupConfiguration = ServiceGroupConfiguration(
-            services: [runtime.application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
+            // The announcement is last, so that it is the first told of a shutdown.
+            services: [runtime.application, ShutdownAnnouncement(logger: logger)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
         )
         groupConfiguration.maximumGracefulShutdownDuration = ServerRuntime.maximumShutdownDuration(configuration)
         let group = ServiceGroup(configuration: groupConfiguration)
@@ -45,5 +42,6 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode(1)
         }
         await store.close()
+        logger.info("attestguard stopped")
     }
 }

@@ -31,6 +31,8 @@ public struct RiskScorer: Sendable {
     /// enforced (`rules.shadowDirectory`).
     public let shadow: RuleSetHolder?
     private let shadowLogger = Logger(label: "attestguard.rules.shadow")
+    /// One disagreement line per minute for each app, endpoint and pair of decisions; the rest are counted in it.
+    private let shadowLogSampler = LogSampler(interval: 60)
     private let failureLogger = Logger(label: "attestguard.scoring")
     let apps: AppCatalog
     let assembler: SignalAssembler
@@ -151,16 +153,19 @@ public struct RiskScorer: Sendable {
     }
 
     /// The shadow set's evaluation: its own signals (it may read others than the live set), a count per pair of
-    /// decisions in `attestguard_shadow_verdicts_total{live,shadow}`, and a log line when they differ.
+    /// decisions in `attestguard_shadow_verdicts_total{live,shadow}`, and a log line when they differ: sampled, one a
+    /// minute per app, endpoint and pair of decisions, with `held_back` saying how many were not logged before it.
     private func evaluateShadow(
         _ ruleSet: RuleSet, request: ScoreRequest, subjects: HashedSubjects, app: AppPolicy, live: RuleEvaluation, now: Date
     ) async -> RuleEvaluation? {
         guard let values = try? await assembler.assemble(request, subjects: subjects, app: app, ruleSet: ruleSet, now: now) else { return nil }
         let evaluation = ruleSet.evaluate(values)
         Counter(label: MetricFamily.shadowVerdicts.name, dimensions: [("live", live.decision.rawValue), ("shadow", evaluation.decision.rawValue)]).increment()
-        if evaluation.decision != live.decision {
+        if evaluation.decision != live.decision,
+            let heldBack = shadowLogSampler.admit("\(app.appId) \(request.endpoint) \(live.decision) \(evaluation.decision)", now: now)
+        {
             shadowLogger.info("shadow rules decide otherwise", metadata: [
-                "app": .string(app.appId), "endpoint": .string(request.endpoint.rawValue),
+                "app": .string(app.appId), "endpoint": .string(request.endpoint.rawValue), "held_back": .stringConvertible(heldBack),
                 "live": .string("\(live.decision.rawValue) \(live.ruleSetVersion) [\(live.fired.map(\.id).joined(separator: ","))]"),
                 "shadow": .string("\(evaluation.decision.rawValue) \(evaluation.ruleSetVersion) [\(evaluation.fired.map(\.id).joined(separator: ","))]"),
             ])

@@ -47,6 +47,8 @@ public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
     public static let all: [ConfigurationKey] = [
         ConfigurationKey("mode", "`production` (Apple's roots only; the default with a file) or `simulator` (the test PKI; the default without one)"),
         ConfigurationKey("logLevel", "swift-log level: trace, debug, info (default), notice, warning, error, critical"),
+        ConfigurationKey("logFormat", "`text` (logfmt, the default) or `json` (one object per line)"),
+        ConfigurationKey("accessLog.successPercent", "the share of 2xx and 3xx answers given an access log line at info, 0-100 (default 100); errors always are"),
         ConfigurationKey("clockSkewSeconds", "the one clock-skew tolerance: certificates, receipt creation times, challenge expiry (default 120)"),
         ConfigurationKey("simulator.seed", "the simulator PKI's seed (simulator mode)"),
         ConfigurationKey("server.host", "the address to bind (default 127.0.0.1)"),

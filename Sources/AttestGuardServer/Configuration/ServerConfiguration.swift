@@ -68,6 +68,10 @@ public struct ServerConfiguration: Sendable {
     /// Whether `serve` refreshes receipts continuously (`receipts.refresh.enabled`; needs Apple credentials).
     public var receiptRefreshEnabled: Bool
     public var logLevel: Logger.Level
+    /// How log lines are written (`logFormat`).
+    public var logFormat: LogFormat = .text
+    /// The share of successful answers (2xx, 3xx) that get an access log line, in percent (`accessLog.successPercent`).
+    public var accessLogSuccessPercent = 100
     /// The rule directory (`rules.directory`); `nil`: `Rules` in the working directory if there is one, else no
     /// rules (every verdict allow).
     public var rulesDirectory: String? = nil

@@ -147,6 +147,8 @@ public enum ServerConfigurationLoader {
             shadowRulesDirectory: rules.string("shadowDirectory")
         )
         configuration.gateway = try GatewaySettings(reading: values.scoped("gateway"))
+        configuration.logFormat = try values.choice("logFormat", default: LogFormat.text)
+        configuration.accessLogSuccessPercent = try values.scoped("accessLog").int("successPercent", default: 100, range: 0...100)
         return configuration
     }
 }

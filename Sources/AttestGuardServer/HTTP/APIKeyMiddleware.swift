@@ -35,6 +35,7 @@ struct APIKeyMiddleware: RouterMiddleware {
         var context = context
         context.apiKey = key
         context.logger[metadataKey: "api_key"] = .string(key.name)
+        context.accessLog.apiKeyName = key.name
         return try await next(request, context)
     }
 

@@ -7,6 +7,8 @@ public struct AttestGuardRequestContext: RequestContext {
     public var requestId: String = ""
     /// Set by ``APIKeyMiddleware``.
     public var apiKey: APIKey?
+    /// Read by ``ObservabilityMiddleware`` for the access log line after the inner middleware ran.
+    public let accessLog = AccessLogFacts()
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

@@ -6,12 +6,19 @@ import Logging
 import Metrics
 
 /// Gives each request an id (``RequestId``: the caller's `X-Request-Id` when it is sane, else a new UUID), puts it in the
-/// logger metadata and the response, and records `attestguard_http_requests_total{route,method,status}` and
-/// `attestguard_http_request_duration_seconds{route,method}` (``routeLabel(_:)``: `unmatched` when no route matched;
-/// `/metrics` scrapes are not API traffic and are not counted). Logs one line per request: `debug` for
-/// success, `info` for 4xx, `error` for 5xx; an error answer's line names its code.
+/// logger metadata and the response, and records `attestguard_http_requests_total{route,method,status}`,
+/// `attestguard_http_request_duration_seconds{route,method}` and, for error answers,
+/// `attestguard_http_errors_total{status_class,code}` (``routeLabel(_:)``: `unmatched` when no route matched;
+/// `/metrics` scrapes are not API traffic and are not counted).
+///
+/// Writes the access log: one line `request` per request with method, route, path, status, duration, the request id,
+/// the API key's name, the error code of an error answer and the trace id of a W3C `traceparent` the gateway sent
+/// (which every other line of the request carries too). 5xx at `error`, every other answer at `info`; of the
+/// successful ones (2xx, 3xx) only `successPercent` percent, chosen at random.
 struct ObservabilityMiddleware: RouterMiddleware {
     typealias Context = AttestGuardRequestContext
+    /// The share of successful answers logged, 0-100 (`accessLog.successPercent`).
+    var successPercent = 100
 
     func handle(
         _ request: Request,
@@ -22,6 +29,11 @@ struct ObservabilityMiddleware: RouterMiddleware {
         let requestId = request.headers[.xRequestId].flatMap(RequestId.accepting) ?? RequestId.make()
         context.requestId = requestId
         context.logger[metadataKey: "request_id"] = .string(requestId)
+        // Hummingbird's own per-request id would be a second id on every line.
+        context.logger[metadataKey: "hb.request.id"] = nil
+        if let traceId = request.headers[.traceparent].flatMap(TraceParent.traceId) {
+            context.logger[metadataKey: "trace_id"] = .string(traceId)
+        }
         let started = ContinuousClock.now
         var response: Response
         var errorCode: ErrorCode?
@@ -37,21 +49,26 @@ struct ObservabilityMiddleware: RouterMiddleware {
             errorCode = .internalError
         }
         response.headers[.xRequestId] = requestId
-        let status = String(response.status.code)
-        if let route = Self.routeLabel(context.endpointPath) {
-            Counter(label: MetricFamily.httpRequests.name, dimensions: [("route", route), ("method", request.method.rawValue), ("status", status)])
+        let elapsed = ContinuousClock.now - started
+        let status = response.status.code
+        let route = Self.routeLabel(context.endpointPath)
+        if let route {
+            Counter(label: MetricFamily.httpRequests.name, dimensions: [("route", route), ("method", request.method.rawValue), ("status", String(status))])
                 .increment()
             Timer(label: MetricFamily.httpRequestDuration.name, dimensions: [("route", route), ("method", request.method.rawValue)])
-                .recordInterval(since: started)
-            if let errorCode { HTTPErrorMetrics.record(errorCode, status: response.status.code) }
+                .record(duration: elapsed)
+            if let errorCode { HTTPErrorMetrics.record(errorCode, status: status) }
         }
-        var metadata: Logger.Metadata = ["method": .string(request.method.rawValue), "path": .string(request.uri.path), "status": .string(status)]
+        guard status >= 400 || (successPercent > 0 && (successPercent >= 100 || Int.random(in: 0..<100) < successPercent)) else {
+            return response
+        }
+        var metadata: Logger.Metadata = [
+            "method": .string(request.method.rawValue), "route": .string(route ?? request.uri.path), "path": .string(request.uri.path),
+            "status": .stringConvertible(status), "duration_ms": .string(Self.milliseconds(elapsed)),
+        ]
         if let errorCode { metadata["code"] = .string(errorCode.rawValue) }
-        switch response.status.code {
-        case 500...: context.logger.error("request", metadata: metadata)
-        case 400..<500: context.logger.info("request", metadata: metadata)
-        default: context.logger.debug("request", metadata: metadata)
-        }
+        if let keyName = context.accessLog.apiKeyName { metadata["api_key"] = .string(keyName) }
+        context.logger.log(level: status >= 500 ? .error : .info, "request", metadata: metadata)
         return response
     }
 
@@ -64,16 +81,16 @@ struct ObservabilityMiddleware: RouterMiddleware {
         case let path?: path
         }
     }
+
+    /// A duration in milliseconds with three decimals (`0.412`).
+    static func milliseconds(_ duration: Duration) -> String {
+        let microseconds = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
+        let fraction = String(microseconds % 1_000)
+        return "\(microseconds / 1_000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
 }
 
 extension HTTPField.Name {
     static let xRequestId = HTTPField.Name("X-Request-Id")!
-}
-
-extension Timer {
-    func recordInterval(since start: ContinuousClock.Instant) {
-        let elapsed = ContinuousClock.now - start
-        let (seconds, attoseconds) = elapsed.components
-        recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
+    static let traceparent = HTTPField.Name("traceparent")!
 }

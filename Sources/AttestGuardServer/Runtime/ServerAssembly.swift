@@ -28,7 +28,7 @@ public enum ServerAssembly {
             ?? GatewayPolicyReloader(settings: configuration.gateway, apps: engine.apps, clock: engine.clock, logger: Logger(label: "attestguard.gateway"))
         let heartbeat = heartbeat ?? ProcessHeartbeat(store: engine.store, reloader: rules, clock: engine.clock)
         let router = Router(context: AttestGuardRequestContext.self)
-        router.add(middleware: ObservabilityMiddleware())
+        router.add(middleware: ObservabilityMiddleware(successPercent: configuration.accessLogSuccessPercent))
         router.add(middleware: ErrorMappingMiddleware(clock: engine.clock))
         OperationsRoutes(store: store, mode: configuration.mode, registry: registry, process: ProcessMetrics(registry: registry)).register(on: router)
         VerificationRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes))

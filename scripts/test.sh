@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The project's one test command (README "Testing"); .ci/run calls exactly this.
-# Installs the Debian packages the tests run (curl, nginx with njs, Caddy) when missing, builds everything (library,
-# CLI, tests), starts a throw-away PostgreSQL (unless ATTESTGUARD_TEST_DATABASE_URL names one), runs the whole test
-# suite against PostgreSQL and SQLite (the gateway tests start nginx and Caddy themselves), runs Schemathesis against
-# a live server, and stops the database again.
+# Installs the Debian packages the tests run (curl, nginx with njs, Caddy, promtool, PyYAML) when missing, checks the
+# alert rules and Grafana provisioning in Dashboards/, builds everything (library, CLI, tests), starts a throw-away
+# PostgreSQL (unless ATTESTGUARD_TEST_DATABASE_URL names one), runs the whole test suite against PostgreSQL and SQLite
+# (the gateway tests start nginx and Caddy themselves), runs Schemathesis against a live server, and stops the
+# database again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 scripts/check-dashboards.py  # Dashboards/*.json query only metrics Sources defines, and show every one
@@ -14,20 +15,29 @@ if ! command -v swift >/dev/null 2>&1; then
 fi
 
 # Debian packages the tests run: curl (the README's quick start, run as written), nginx with njs and Caddy (the
-# gateway tests, in front of the server), Prometheus (promtool checks the live server's /metrics). Only what is missing is installed; RUNLEVEL=1 keeps the packages from
-# starting their system services.
+# gateway tests, in front of the server), promtool (in Debian's prometheus package: the alert rules below, the live
+# server's /metrics) and PyYAML (the Grafana provisioning check below). Only what is missing is installed; RUNLEVEL=1 keeps the packages from
+# starting their system services (nginx, Caddy, Prometheus).
 missing=()
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 [ -x /usr/sbin/nginx ] || missing+=(nginx)
 [ -f /usr/lib/nginx/modules/ngx_http_js_module.so ] || missing+=(libnginx-mod-http-js)
 [ -x /usr/bin/caddy ] || missing+=(caddy)
 command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
+python3 -c 'import yaml' >/dev/null 2>&1 || /usr/bin/python3 -c 'import yaml' >/dev/null 2>&1 || missing+=(python3-yaml)
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" -eq 0 ]; then as_root=(); else as_root=(sudo); fi
     echo "test.sh: installing ${missing[*]}" >&2
     "${as_root[@]}" apt-get update -qq
     "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+# Alerts and dashboards as files (Dashboards/README.md), before the build so that they fail fast: the rules parse and
+# their unit tests pass; every alert has a severity, a runbook section and a firing and a quiet test; the Grafana
+# provisioning parses and every dashboard loads on the provisioned data source.
+promtool check rules Dashboards/alerts/*.rules.yml
+promtool test rules Dashboards/alerts/*.test.yml
+python3 scripts/check-operations.py
 
 if [ -z "${ATTESTGUARD_TEST_DATABASE_URL:-}" ]; then
     state_file=$(mktemp)

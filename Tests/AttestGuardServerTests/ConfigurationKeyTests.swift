@@ -38,6 +38,9 @@ struct ConfigurationKeyTests {
         let everythingByFile = """
             mode: simulator
             logLevel: debug
+            logFormat: json
+            accessLog: { successPercent: 10 }
+            operator: { host: 10.0.0.1, port: 9090 }
             clockSkewSeconds: 60
             simulator: { seed: keys-test }
             server: { host: 127.0.0.1, port: 8081, maxBodyBytes: 4096, idleTimeoutSeconds: 90, headerReadTimeoutSeconds: 5, bodyReadTimeoutSeconds: 6,

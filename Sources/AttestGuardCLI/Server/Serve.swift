@@ -24,7 +24,10 @@ struct Serve: AsyncParsableCommand {
 
         let scheme = configuration.tls == nil ? "http" : "https"
         let host = configuration.host
-        let runtime = try await ServerRuntime.make(configuration, registry: registry, logger: logger) { port in
+        let operatorHost = configuration.operatorListener?.host ?? host
+        let runtime = try await ServerRuntime.make(configuration, registry: registry, logger: logger, onOperatorListening: { port in
+            FileHandle.standardOutput.write(Data("attestguard operator listener at http://\(operatorHost):\(port)\n".utf8))
+        }) { port in
             FileHandle.standardOutput.write(Data("attestguard listening on \(scheme)://\(host):\(port)\n".utf8))
         }
         let store = runtime.store

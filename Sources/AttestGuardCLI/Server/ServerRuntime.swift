@@ -19,11 +19,13 @@ struct ServerRuntime {
     /// - Parameters:
     ///   - rulesFallback: The rule directory used when none is configured and it exists.
     ///   - onListening: Called with the port once the listener is bound.
+    ///   - onOperatorListening: Called with the operator listener's port once it is bound, when there is one.
     static func make(
         _ configuration: ServerConfiguration,
         registry: PrometheusCollectorRegistry,
         logger: Logger,
         rulesFallback: String? = "Rules",
+        onOperatorListening: @escaping @Sendable (Int) async -> Void = { _ in },
         onListening: @escaping @Sendable (Int) async -> Void
     ) async throws -> ServerRuntime {
         announce(configuration, logger: logger)
@@ -57,7 +59,8 @@ struct ServerRuntime {
                 logger: logger,
                 backgroundServices: background,
                 rules: rules,
-                onListening: onListening
+                onListening: onListening,
+                onOperatorListening: onOperatorListening
             )
             return ServerRuntime(application: application, store: store)
         } catch {

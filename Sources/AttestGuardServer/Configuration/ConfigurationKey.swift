@@ -60,6 +60,8 @@ public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
         ConfigurationKey("server.maxConnections", "connections held at once; more wait in the listen backlog (default 1024)"),
         ConfigurationKey("server.shutdownTimeoutSeconds", "after SIGTERM, connections still open this long are closed (default 10)"),
         ConfigurationKey("server.shutdownFlushTimeoutSeconds", "then the last write-behind flush's budget; what it cannot write is counted as dropped (default 5)"),
+        ConfigurationKey("operator.port", "a listener of its own for /metrics, /readyz and /openapi.yaml (plain HTTP); the API listener then serves the API and /healthz only"),
+        ConfigurationKey("operator.host", "the operator listener's address (default: server.host)"),
         ConfigurationKey("server.tls.certificateChainPath", "PEM certificate chain for HTTPS"),
         ConfigurationKey("server.tls.privateKeyPath", "PEM private key for HTTPS"),
         ConfigurationKey("database.url", "PostgreSQL URL without a password; without one, the SQLite file"),

@@ -79,12 +79,22 @@ public struct ServerConfiguration: Sendable {
     public var shadowRulesDirectory: String? = nil
     /// The forward-auth endpoint's route policies and trusted header prefix (`gateway.*`).
     public var gateway = GatewaySettings()
+    /// A listener of its own for `/metrics`, `/readyz` and `/openapi.yaml` (`operator.port`, `operator.host`): with
+    /// one, the API listener serves the API and `/healthz` only, so that it can face the gateway's network.
+    public var operatorListener: OperatorListener? = nil
+
+    /// Where the operator routes listen (plain HTTP: bind it to a private interface).
+    public struct OperatorListener: Sendable, Equatable {
+        public var host: String
+        public var port: Int
+    }
 
     /// Lines safe to log at start-up: no secret, no password.
     public var summary: [String] {
         var lines = [
             "mode=\(mode.rawValue)",
             "listen=\(tls == nil ? "http" : "https")://\(host):\(port)",
+            "operator=\(operatorListener.map { "http://\($0.host):\($0.port) (/metrics, /readyz, /openapi.yaml)" } ?? "on the API listener")",
             "apps=\(apps.map(\.appId).joined(separator: ","))",
             "apiKeys=\(apiKeys.map { "\($0.name)[\($0.scopes.map(\.rawValue).sorted().joined(separator: "+"))]" }.joined(separator: ","))",
         ]

@@ -148,6 +148,13 @@ public enum ServerConfigurationLoader {
         )
         configuration.gateway = try GatewaySettings(reading: values.scoped("gateway"))
         configuration.logFormat = try values.choice("logFormat", default: LogFormat.text)
+        let operatorValues = values.scoped("operator")
+        if operatorValues.string("port") != nil {
+            configuration.operatorListener = ServerConfiguration.OperatorListener(
+                host: operatorValues.string("host", default: configuration.host),
+                port: try operatorValues.int("port", default: 0, range: 0...65_535)
+            )
+        }
         configuration.accessLogSuccessPercent = try values.scoped("accessLog").int("successPercent", default: 100, range: 0...100)
         return configuration
     }

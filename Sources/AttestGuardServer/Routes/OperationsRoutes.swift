@@ -5,7 +5,8 @@ import NIOCore
 import Prometheus
 
 /// Unauthenticated operational routes (bind the server to a private interface): liveness, readiness with the
-/// version, the store and the schema, Prometheus metrics, and the OpenAPI document.
+/// version, the store and the schema, Prometheus metrics, and the OpenAPI document. With an operator listener the API
+/// router gets liveness only (``register(on:including:)``) and the operator router all of them.
 struct OperationsRoutes {
     let store: OpenedStore
     let mode: ServerConfiguration.Mode
@@ -26,8 +27,17 @@ struct OperationsRoutes {
         var reason: String?
     }
 
-    func register(on router: Router<AttestGuardRequestContext>) {
+    /// Which of the routes a router serves.
+    enum Routes {
+        /// Every operational route.
+        case all
+        /// `/healthz` alone: the API listener beside an operator listener.
+        case liveness
+    }
+
+    func register(on router: Router<AttestGuardRequestContext>, including routes: Routes = .all) {
         router.get("healthz") { _, _ in try JSONResponse.make(Health(status: "ok"), status: .ok) }
+        guard routes == .all else { return }
         router.get("readyz") { _, context in try await readiness(context) }
         router.get("metrics") { _, _ in
             process?.update()

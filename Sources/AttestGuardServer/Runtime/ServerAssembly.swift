@@ -23,6 +23,7 @@ public enum ServerAssembly {
         heartbeat: ProcessHeartbeat? = nil,
         gatewayPolicies: GatewayPolicyReloader? = nil
     ) throws -> Router<AttestGuardRequestContext> {
+        let operations = OperationsRoutes(store: store, mode: configuration.mode, registry: registry, process: ProcessMetrics(registry: registry))
         let rules = rules ?? RuleSetReloader(holder: engine.scorer.rules, directory: nil, clock: engine.clock, logger: Logger(label: "attestguard.rules"))
         let gatewayPolicies = try gatewayPolicies
             ?? GatewayPolicyReloader(settings: configuration.gateway, apps: engine.apps, clock: engine.clock, logger: Logger(label: "attestguard.gateway"))
@@ -30,7 +31,7 @@ public enum ServerAssembly {
         let router = Router(context: AttestGuardRequestContext.self)
         router.add(middleware: ObservabilityMiddleware(successPercent: configuration.accessLogSuccessPercent))
         router.add(middleware: ErrorMappingMiddleware(clock: engine.clock))
-        OperationsRoutes(store: store, mode: configuration.mode, registry: registry, process: ProcessMetrics(registry: registry)).register(on: router)
+        operations.register(on: router, including: configuration.operatorListener == nil ? .all : .liveness)
         VerificationRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes))
             .register(on: router, keys: APIKeyRing(configuration.apiKeys))
         DeviceCheckRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes))
@@ -48,6 +49,19 @@ public enum ServerAssembly {
         return router
     }
 
+    /// The router of the operator listener: the operational routes alone.
+    static func operatorRouter(
+        configuration: ServerConfiguration, store: OpenedStore, registry: PrometheusCollectorRegistry, clock: any EngineClock
+    ) -> Router<AttestGuardRequestContext> {
+        let router = Router(context: AttestGuardRequestContext.self)
+        router.add(middleware: ObservabilityMiddleware(successPercent: configuration.accessLogSuccessPercent))
+        router.add(middleware: ErrorMappingMiddleware(clock: clock))
+        OperationsRoutes(store: store, mode: configuration.mode, registry: registry, process: ProcessMetrics(registry: registry))
+            .register(on: router)
+        router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
+        return router
+    }
+
     /// The Hummingbird application, with the store's services, the challenge purger and `backgroundServices` (the
     /// receipt scheduler); it checks the schema (migrating first when allowed) before it accepts connections.
     public static func application(
@@ -58,7 +72,8 @@ public enum ServerAssembly {
         logger: Logger,
         backgroundServices: [any Service] = [],
         rules: RuleSetReloader? = nil,
-        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in },
+        onOperatorListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         Gauge(label: MetricFamily.buildInfo.name, dimensions: [("version", AttestGuardVersion.version)]).record(1)
         HTTPErrorMetrics.publishZeros()
@@ -72,6 +87,21 @@ public enum ServerAssembly {
         let rules = rules ?? RuleSetReloader(holder: engine.scorer.rules, directory: nil, clock: engine.clock, logger: logger)
         let heartbeat = ProcessHeartbeat(store: engine.store, reloader: rules, clock: engine.clock)
         let gatewayPolicies = try GatewayPolicyReloader(settings: configuration.gateway, apps: engine.apps, clock: engine.clock, logger: logger)
+        var services: [any Service] = store.services + [
+            ChallengePurgeService(store: engine.store, clock: engine.clock, logger: logger),
+            WriteBehindService(engine: engine, logger: logger, shutdownBudget: configuration.connections.shutdownFlushTimeout),
+            ReloadWatchService(rules: rules, gatewayPolicies: gatewayPolicies), ProcessHeartbeatService(heartbeat: heartbeat, logger: logger),
+        ] + backgroundServices
+        if let listener = configuration.operatorListener {
+            services.append(Application(
+                router: operatorRouter(configuration: configuration, store: store, registry: registry, clock: engine.clock),
+                server: .http1(),
+                configuration: ApplicationConfiguration(address: .hostname(listener.host, port: listener.port), serverName: "AttestGuard"),
+                onServerRunning: { channel in await onOperatorListening(channel.localAddress?.port ?? listener.port) },
+                eventLoopGroupProvider: .shared(group),
+                logger: logger
+            ))
+        }
         var application = Application(
             router: try router(
                 engine: engine, configuration: configuration, store: store, registry: registry, rules: rules, heartbeat: heartbeat,
@@ -83,9 +113,7 @@ public enum ServerAssembly {
                 serverName: "AttestGuard",
                 availableConnectionsDelegate: MaximumAvailableConnections(configuration.connections.maxConnections, logger: logger)
             ),
-            services: store.services + [ChallengePurgeService(store: engine.store, clock: engine.clock, logger: logger), WriteBehindService(engine: engine, logger: logger, shutdownBudget: configuration.connections.shutdownFlushTimeout), ReloadWatchService(rules: rules, gatewayPolicies: gatewayPolicies),
-                       ProcessHeartbeatService(heartbeat: heartbeat, logger: logger)]
-                + backgroundServices,
+            services: services,
             onServerRunning: { channel in
                 do {
                     try await AcceptPause.install(on: channel, logger: logger)

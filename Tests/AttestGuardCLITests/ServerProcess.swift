@@ -130,6 +130,13 @@ final class ServerProcess: @unchecked Sendable {
         return ContinuousClock.now - started
     }
 
+    /// Sends SIGTERM, waits for the process to exit and for its standard error to close; returns the whole log.
+    func stopAndReadLog() -> String {
+        stop()
+        log.waitForEnd()
+        return log.text
+    }
+
     /// Sends SIGTERM and waits; returns the exit status.
     @discardableResult
     func stop() -> Int32 {

@@ -16,7 +16,7 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var options: ConfigurationOption
 
     func run() async throws {
-        let configuration = try await options.load()
+        let configuration = try await options.load(printingWarnings: false)
         LoggingSystem.bootstrap { label in
             var handler = DeferredMetadataLogHandler(StreamLogHandler.standardError(label: label))
             handler.logLevel = configuration.logLevel

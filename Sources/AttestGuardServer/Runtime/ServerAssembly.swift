@@ -59,7 +59,10 @@ public enum ServerAssembly {
         rules: RuleSetReloader? = nil,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
-        Gauge(label: "attestguard_build_info", dimensions: [("version", AttestGuardVersion.version)]).record(1)
+        // `commit` is empty (to Prometheus, no label) when the build was not made from a git checkout.
+        Gauge(
+            label: "attestguard_build_info", dimensions: [("version", AttestGuardVersion.version), ("commit", AttestGuardVersion.commit ?? "")]
+        ).record(1)
         let group = MultiThreadedEventLoopGroup.singleton
         var server = HTTPServerBuilder.http1OnConnectionLoops(group: group, connections: configuration.connections)
         if let tls = configuration.tls {

@@ -251,9 +251,14 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Yams", package: "Yams"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            plugins: ["BuildCommit"]
         ),
+        // Writes the short hash of the git commit built (nil outside a checkout): `attestguard --version`, `/readyz`
+        // and `attestguard_build_info` carry it beside the VERSION file's release.
+        .plugin(name: "BuildCommit", capability: .buildTool()),
         // The gateway's route policy: which app owns a request (host, path prefix), what each route asks (an
         // assertion, a score, nothing), request paths normalised for matching, the policy files and their problems.
         .target(

@@ -3,7 +3,7 @@ import AttestGuardServer
 import Foundation
 
 /// The `attestguard` command line: `serve` the HTTP API, `demo` (a server, a fake Apple and simulated clients in one
-/// process), `migrate` its database, `receipts refresh` (the nightly batch), `rules lint|test|explain|signals` (for
+/// process), `config check` a configuration file, `migrate` its database, `receipts refresh` (the nightly batch), `rules lint|test|explain|signals` (for
 /// analysts), `verify` objects offline, `simulate apple|device|traffic` (a fake of Apple's services, one simulated
 /// device, the demo's clients against a running server).
 @main
@@ -11,8 +11,8 @@ struct AttestGuardCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "attestguard",
         abstract: "App Attest verification and risk server.",
-        version: AttestGuardVersion.version,
-        subcommands: [Serve.self, Demo.self, Migrate.self, Receipts.self, Rules.self, Gateway.self, Verify.self, Simulate.self]
+        version: AttestGuardVersion.full,
+        subcommands: [Serve.self, Demo.self, Config.self, Migrate.self, Receipts.self, Rules.self, Gateway.self, Verify.self, Simulate.self]
     )
 
     /// Runs the command with AttestGuard's exit codes: 0 valid (or help), 1 invalid, 2 usage error.

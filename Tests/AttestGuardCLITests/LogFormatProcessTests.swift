@@ -36,9 +36,8 @@ struct LogFormatProcessTests {
             .write(to: rules.appendingPathComponent("broken.yaml"))
         let reload = try await server.send("POST", "v1/admin/rules/reload")
         #expect(reload.status == 200 || reload.status == 422, "\(reload.status)")
-        #expect(server.stop() == 0)
-
-        let log = server.finalLog
+        let log = server.stopAndReadLog()
+        #expect(server.process.terminationStatus == 0)
         let file = folder.appendingPathComponent("serve.log")
         try Data(log.utf8).write(to: file)
         let check = try await CommandLineRunner.runShell(

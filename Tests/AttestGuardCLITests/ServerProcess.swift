@@ -129,9 +129,9 @@ final class ServerProcess: @unchecked Sendable {
         return ContinuousClock.now - started
     }
 
-    /// The whole log, once the process has exited and closed its standard error.
-    var finalLog: String {
-        process.waitUntilExit()
+    /// Sends SIGTERM, waits for the process to exit and for its standard error to close; returns the whole log.
+    func stopAndReadLog() -> String {
+        stop()
         log.waitForEnd()
         return log.text
     }

@@ -19,15 +19,15 @@ struct ConfigurationKeyTests {
 
     static func removeFiles() { try? FileManager.default.removeItem(at: folder) }
 
-    /// The full paths a load of `yaml` reads.
-    static func keysRead(_ yaml: String, environment: [String: String] = [:]) async throws -> Set<String> {
+    /// The full paths a load of `yaml` reads, and those of them read as lists.
+    static func keysRead(_ yaml: String, environment: [String: String] = [:]) async throws -> (all: Set<String>, lists: Set<String>) {
         let recorder = ConfigValues.Recorder()
         let file = try file(yaml)
         defer { try? FileManager.default.removeItem(atPath: file) }
         _ = try await ServerConfigurationLoader.load(
             file: file, environment: environment, simulatorRoots: SimulatorTrustRoots.deviceSimulator, recorder: recorder
         )
-        return recorder.pathsRead
+        return (recorder.pathsRead, recorder.listPathsRead)
     }
 
     @Test("configurations that use every key read exactly the listed keys")
@@ -87,9 +87,13 @@ struct ConfigurationKeyTests {
             "APPLE_P8": P256.Signing.PrivateKey().pemRepresentation, "HASH_KEY": "a-hash-key-of-at-least-thirty-two-characters",
             "GATEWAY_KEY": "gateway-secret-0123456789", "DB_PASSWORD": "p@ss",
         ]
-        var read = try await Self.keysRead(everythingByFile)
-        read.formUnion(try await Self.keysRead(byEnvironment, environment: environment))
-        read.formUnion(try await Self.keysRead(passwordByEnvironment, environment: environment))
+        var read: Set<String> = []
+        var lists: Set<String> = []
+        for (yaml, environment) in [(everythingByFile, [:]), (byEnvironment, environment), (passwordByEnvironment, environment)] {
+            let keys = try await Self.keysRead(yaml, environment: environment)
+            read.formUnion(keys.all)
+            lists.formUnion(keys.lists)
+        }
 
         let listed = ConfigurationKey.all
         #expect(Set(listed.map(\.path)).count == listed.count, "a key is listed twice")
@@ -99,6 +103,22 @@ struct ConfigurationKeyTests {
         for key in listed where !read.contains(where: { key.matches($0) }) {
             Issue.record("ConfigurationKey.all lists \(key.path), which no load read")
         }
+        for key in listed where key.isList != lists.contains(where: { key.matches($0) }) {
+            Issue.record("ConfigurationKey.all says \(key.path) is\(key.isList ? "" : " not") a list, and the server reads it \(key.isList ? "as one value" : "as a list")")
+        }
+    }
+
+    @Test("every key's environment variable is the one swift-configuration reads for it")
+    func environmentVariableNames() async throws {
+        for key in ConfigurationKey.all {
+            for path in key.concretePaths(apps: ["shop"], apiKeys: ["edge"]) {
+                let variable = ConfigurationKey.environmentVariable(forPath: path)
+                let sources = try await ServerConfigurationLoader.Sources(file: nil, environment: [variable: "x"], recorder: nil, problems: nil)
+                #expect(sources.values.string(path) == "x", "\(path): \(variable) is not read")
+            }
+        }
+        #expect(ConfigurationKey.environmentVariable(forPath: "velocity.ipv6PrefixLength") == "ATTESTGUARD_VELOCITY_IPV6PREFIX_LENGTH")
+        #expect(ConfigurationKey.environmentVariable(forPath: "apps.shop-eu.appId") == "ATTESTGUARD_APPS_SHOP_EU_APP_ID")
     }
 
     @Test("a key's environment variable overrides it")

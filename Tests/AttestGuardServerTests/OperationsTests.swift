@@ -13,6 +13,7 @@ struct OperationsTests {
             #expect(ready.status == 200)
             #expect(ready["mode"] as? String == "simulator")
             #expect(ready["version"] as? String == AttestGuardVersion.version)
+            #expect(ready["commit"] as? String == AttestGuardVersion.commit)
             #expect(ready["schemaVersion"] as? Int == Migration.sqlite.map(\.version).max())
 
             let app = SimulatedApps.make(user: "sam", device: "sam-1")
@@ -25,7 +26,8 @@ struct OperationsTests {
             #expect(metrics.text.contains(#"attestguard_rule_decisions_total{endpoint="attestation",decision="allow"}"#))
             #expect(metrics.text.contains("attestguard_score_duration_seconds"))
             #expect(metrics.text.contains("attestguard_rules_loaded"))
-            #expect(metrics.text.contains(#"attestguard_build_info{version="\#(AttestGuardVersion.version)"} 1"#), "\(metrics.text)")
+            let commit = AttestGuardVersion.commit ?? ""
+            #expect(metrics.text.contains(#"attestguard_build_info{version="\#(AttestGuardVersion.version)",commit="\#(commit)"} 1"#), "\(metrics.text)")
             // Buckets fit for a verdict of about a millisecond (the library's default starts at 5 ms).
             #expect(metrics.text.contains(#"attestguard_http_request_duration_seconds_bucket{route="/healthz",method="GET",le="0.001"}"#))
             #expect(metrics.text.contains(#"attestguard_score_duration_seconds_bucket{le="0.0005"}"#))

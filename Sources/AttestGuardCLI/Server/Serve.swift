@@ -16,7 +16,7 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var options: ConfigurationOption
 
     func run() async throws {
-        let configuration = try await options.load()
+        let configuration = try await options.load(printingWarnings: false)
         LoggingSystem.bootstrap { _ in LogLineHandler(format: configuration.logFormat, level: configuration.logLevel) }
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(MetricsSetup.factory(registry: registry))

@@ -70,8 +70,15 @@ struct ServerRuntime {
     }
 
     private static func announce(_ configuration: ServerConfiguration, logger: Logger) {
-        logger.info("attestguard starting", metadata: ["version": .string(AttestGuardVersion.version)])
+        var version: Logger.Metadata = ["version": .string(AttestGuardVersion.version)]
+        if let commit = AttestGuardVersion.commit { version["commit"] = .string(commit) }
+        logger.info("attestguard starting", metadata: version)
         for line in configuration.summary { logger.info("configuration", metadata: ["value": .string(line)]) }
+        for warning in configuration.warnings {
+            var metadata: Logger.Metadata = ["code": .string(warning.code.description), "key": .string(warning.key), "problem": .string(warning.problem)]
+            if let suggestion = warning.suggestion { metadata["suggestion"] = .string(suggestion) }
+            logger.warning("configuration warning", metadata: metadata)
+        }
         Gauge(label: MetricFamily.mode.name, dimensions: [("mode", configuration.mode.rawValue)]).record(1)
         if configuration.mode == .simulator {
             logger.warning(

@@ -3,7 +3,7 @@ extension APIKey {
     /// and the apps it may touch (`["*"]` or none listed: every app).
     init(name: String, reading key: ConfigValues, environment: [String: String]) throws {
         guard let secret = try key.secret("secret", environment: environment) else {
-            throw ConfigurationError(key: key.path("secretFile"), "API key \(name) needs secretFile or secretEnv")
+            throw ConfigurationError(key: key.path("secretFile"), "API key \(name) needs secretFile or secretEnv", code: .missingSecret)
         }
         guard secret.count >= 16 else {
             throw ConfigurationError(key: key.path("secretFile"), "API key \(name) is shorter than 16 characters")

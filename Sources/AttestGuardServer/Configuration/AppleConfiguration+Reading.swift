@@ -48,10 +48,16 @@ extension AppleConfiguration {
             } else if let variable = values.string("privateKeyEnv") {
                 apple.credentials = try AppleProviderCredentials.load(teamId: teamId, keyId: keyId, environmentVariable: variable, environment: environment)
             } else {
-                throw ConfigurationError(key: values.path("privateKeyFile"), "the Apple key needs privateKeyFile or privateKeyEnv")
+                throw ConfigurationError(key: values.path("privateKeyFile"), "the Apple key needs privateKeyFile or privateKeyEnv", code: .missingSecret)
             }
         } catch let error as ProviderCredentialsError {
-            throw ConfigurationError(key: values.path(values.string("privateKeyFile") != nil ? "privateKeyFile" : "privateKeyEnv"), error.description)
+            let code: ConfigurationError.Code =
+                switch error.code {
+                case .keyFileUnreadable: .unreadableFile
+                case .environmentVariableMissing: .missingSecret
+                default: .invalidValue
+                }
+            throw ConfigurationError(key: values.path(values.string("privateKeyFile") != nil ? "privateKeyFile" : "privateKeyEnv"), error.description, code: code)
         }
         self = apple
     }

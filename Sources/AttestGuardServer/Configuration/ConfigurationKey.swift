@@ -8,30 +8,54 @@ public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
     public let path: String
     /// What the key holds, with its default.
     public let summary: String
+    /// Whether the key holds a list (`[a, b]`, or `a,b` in its environment variable) rather than one value.
+    public let isList: Bool
 
-    init(_ path: String, _ summary: String) {
+    init(_ path: String, _ summary: String, list: Bool = false) {
         self.path = path
         self.summary = summary
+        self.isList = list
     }
 
     public var description: String { path }
 
+    /// What every environment variable of the configuration starts with (then `_`).
+    public static let environmentPrefix = "ATTESTGUARD"
+
     /// The environment variable that overrides the key: `ATTESTGUARD_` and the path in upper snake case
     /// (`server.port` is `ATTESTGUARD_SERVER_PORT`, `apps.<app>.appId` is `ATTESTGUARD_APPS_<APP>_APP_ID`).
-    public var environmentVariable: String {
-        var name = "ATTESTGUARD"
-        for segment in path.split(separator: ".") {
-            name += "_"
-            if segment.hasPrefix("<") {
-                name += segment.uppercased()
-                continue
-            }
+    public var environmentVariable: String { Self.environmentVariable(forPath: path) }
+
+    /// The variable swift-configuration's environment provider reads for a dotted path: each segment upper-cased,
+    /// with `_` where a lowercase letter meets an uppercase one and for any character not a letter or digit, the
+    /// segments joined by `_` after `ATTESTGUARD` (`velocity.ipv6PrefixLength` is
+    /// `ATTESTGUARD_VELOCITY_IPV6PREFIX_LENGTH`). A placeholder segment (`<app>`) is only upper-cased.
+    public static func environmentVariable(forPath path: String) -> String {
+        let segments = path.split(separator: ".").map { segment -> String in
+            if segment.hasPrefix("<") { return segment.uppercased() }
+            var name = ""
+            var previous: Character?
             for character in segment {
-                if character.isUppercase { name += "_" }
-                name += character.uppercased()
+                if let previous, previous.isLowercase, character.isUppercase { name += "_" }
+                name += character.isLetter || character.isNumber ? character.uppercased() : "_"
+                previous = character
             }
+            return name
         }
-        return name
+        return ([environmentPrefix] + segments).joined(separator: "_")
+    }
+
+    /// The concrete paths of the key for the configured names: `apps.<app>.appId` once for each app in `apps`,
+    /// `apiKeys.<apiKey>.scopes` once for each key in `apiKeys`, any other key as it is.
+    func concretePaths(apps: [String], apiKeys: [String]) -> [String] {
+        let segments = path.split(separator: ".").map(String.init)
+        guard let index = segments.firstIndex(where: { $0.hasPrefix("<") }) else { return [path] }
+        let names = segments[index] == "<app>" ? apps : apiKeys
+        return names.map { name in
+            var concrete = segments
+            concrete[index] = name
+            return concrete.joined(separator: ".")
+        }
     }
 
     /// Whether `concretePath` (`apps.shop.appId`) is this key: segment by segment, `<app>` and `<apiKey>` match any
@@ -79,9 +103,9 @@ public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
         ConfigurationKey("challenges.maxUnboundPerClient", "challenges without a user one client address of one app may be issued per window (default 60)"),
         ConfigurationKey("challenges.maxUnboundPerApp", "unexpired challenges without a user one app may hold (default 10000)"),
         ConfigurationKey("challenges.perApiKeyPerMinute", "per-process token bucket per API key; 0 = no limit (default)"),
-        ConfigurationKey("apps.names", "the names of the configured apps"),
+        ConfigurationKey("apps.names", "the names of the configured apps", list: true),
         ConfigurationKey("apps.<app>.appId", "TEAMID.bundle.id"),
-        ConfigurationKey("apps.<app>.environments", "development and/or production (default [production])"),
+        ConfigurationKey("apps.<app>.environments", "development and/or production (default [production])", list: true),
         ConfigurationKey("apps.<app>.attestationClientDataHash", "sha256 (default) or raw"),
         ConfigurationKey("apps.<app>.clientDataFormat", "v1 (default, request-bound) or legacy"),
         ConfigurationKey("apps.<app>.legacyChallengePointer", "the JSON pointer to the challenge in legacy clientData"),
@@ -117,10 +141,10 @@ public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
         ConfigurationKey("decisionLog.retentionDays", "days of verdicts kept (default 30)"),
         ConfigurationKey("privacy.hashKeyFile", "a file holding the key of the keyed hashes of user ids and IPs (32+ characters)"),
         ConfigurationKey("privacy.hashKeyEnv", "an environment variable holding that key"),
-        ConfigurationKey("apiKeys.names", "the names of the configured API keys"),
+        ConfigurationKey("apiKeys.names", "the names of the configured API keys", list: true),
         ConfigurationKey("apiKeys.<apiKey>.secretFile", "a file holding the API key"),
         ConfigurationKey("apiKeys.<apiKey>.secretEnv", "an environment variable holding the API key"),
-        ConfigurationKey("apiKeys.<apiKey>.scopes", "verify, score, gateway, devicecheck:read, devicecheck:write, admin"),
-        ConfigurationKey("apiKeys.<apiKey>.apps", "the app ids the key may touch ([\"*\"] or none: every app)"),
+        ConfigurationKey("apiKeys.<apiKey>.scopes", "verify, score, gateway, devicecheck:read, devicecheck:write, admin", list: true),
+        ConfigurationKey("apiKeys.<apiKey>.apps", "the app ids the key may touch ([\"*\"] or none: every app)", list: true),
     ]
 }

@@ -1,6 +1,8 @@
 public import AttestGuardEngine
 import Foundation
+import AppleServices
 import AttestGuardStorage
+import AttestVocabulary
 public import Logging
 
 /// Everything `attestguard serve` needs, read from one YAML or JSON file plus `ATTESTGUARD_*` environment
@@ -79,6 +81,9 @@ public struct ServerConfiguration: Sendable {
     public var shadowRulesDirectory: String? = nil
     /// The forward-auth endpoint's route policies and trusted header prefix (`gateway.*`).
     public var gateway = GatewaySettings()
+    /// What loading found worth a warning (``ConfigurationCheck/warnings``): unknown `ATTESTGUARD_*` variables, and
+    /// unknown keys when they were allowed. `serve` logs each at start-up.
+    public var warnings: [ConfigurationError] = []
     /// A listener of its own for `/metrics`, `/readyz` and `/openapi.yaml` (`operator.port`, `operator.host`): with
     /// one, the API listener serves the API and `/healthz` only, so that it can face the gateway's network.
     public var operatorListener: OperatorListener? = nil
@@ -99,7 +104,12 @@ public struct ServerConfiguration: Sendable {
             "apiKeys=\(apiKeys.map { "\($0.name)[\($0.scopes.map(\.rawValue).sorted().joined(separator: "+"))]" }.joined(separator: ","))",
         ]
         if let credentials = apple.credentials {
-            lines.append("apple=team \(credentials.teamId) key \(credentials.keyId) receipts \(apple.receipts.productionBaseURL) devicecheck \(apple.deviceCheck.productionBaseURL)")
+            // The hosts of the environments the apps accept: the ones the server calls.
+            let environments = AppAttestEnvironment.allCases.filter { environment in apps.contains { $0.environments.contains(environment) } }
+            func hosts(_ endpoint: AppleEndpoint) -> String {
+                environments.map { "\($0.rawValue)=\(endpoint.baseURL(for: $0))" }.joined(separator: ",")
+            }
+            lines.append("apple=team \(credentials.teamId) key \(credentials.keyId) receipts \(hosts(apple.receipts)) devicecheck \(hosts(apple.deviceCheck))")
             lines.append("receiptRefresh=\(receiptRefreshEnabled ? "continuous" : "off")")
         } else {
             lines.append("apple=not configured (no receipt refresh, no DeviceCheck)")

@@ -1071,6 +1071,7 @@ paths:
                   value:
                     status: ready
                     version: 0.9.0
+                    commit: 5dd82eb
                     mode: production
                     store: postgresql
                     schemaVersion: 3
@@ -1085,6 +1086,7 @@ paths:
                   value:
                     status: unavailable
                     version: 0.9.0
+                    commit: 5dd82eb
                     mode: production
                     store: postgresql
                     reason: the database did not answer within 2 s
@@ -1105,7 +1107,7 @@ paths:
                 type: string
               example: |
                 # TYPE attestguard_build_info gauge
-                attestguard_build_info{version="0.9.0"} 1
+                attestguard_build_info{version="0.9.0",commit="5dd82eb"} 1
                 # HELP attestguard_mode Trust mode of this process (1 for the active mode).
                 # TYPE attestguard_mode gauge
                 attestguard_mode{mode="production"} 1
@@ -2465,6 +2467,8 @@ components:
           const: ready
         version:
           $ref: '#/components/schemas/ServerVersion'
+        commit:
+          $ref: '#/components/schemas/ServerCommit'
         mode:
           $ref: '#/components/schemas/TrustMode'
         store:
@@ -2483,6 +2487,8 @@ components:
           const: unavailable
         version:
           $ref: '#/components/schemas/ServerVersion'
+        commit:
+          $ref: '#/components/schemas/ServerCommit'
         mode:
           $ref: '#/components/schemas/TrustMode'
         store:
@@ -2498,6 +2504,13 @@ components:
       type: string
       pattern: '^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$'
       description: The server's release (the repository's VERSION file), as `attestguard --version` prints it.
+
+    ServerCommit:
+      type: string
+      pattern: '^[0-9a-f]{4,40}$'
+      description: >-
+        The short hash of the git commit the server was built from, as `attestguard --version` prints it after the
+        release; absent when it was not built from a git checkout (a release tarball).
 
     StoreKind:
       type: string

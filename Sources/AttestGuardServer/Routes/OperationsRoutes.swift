@@ -21,6 +21,8 @@ struct OperationsRoutes {
     struct Readiness: Encodable {
         var status: String
         var version = AttestGuardVersion.version
+        /// Absent (not null) when the build was not made from a git checkout.
+        var commit = AttestGuardVersion.commit
         var mode: String
         var store: String
         var schemaVersion: Int?

@@ -75,7 +75,10 @@ public enum ServerAssembly {
         onListening: @escaping @Sendable (Int) async -> Void = { _ in },
         onOperatorListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
-        Gauge(label: MetricFamily.buildInfo.name, dimensions: [("version", AttestGuardVersion.version)]).record(1)
+        // `commit` is empty (to Prometheus, no label) when the build was not made from a git checkout.
+        Gauge(
+            label: MetricFamily.buildInfo.name, dimensions: [("version", AttestGuardVersion.version), ("commit", AttestGuardVersion.commit ?? "")]
+        ).record(1)
         HTTPErrorMetrics.publishZeros()
         let group = MultiThreadedEventLoopGroup.singleton
         var server = HTTPServerBuilder.http1OnConnectionLoops(group: group, connections: configuration.connections)

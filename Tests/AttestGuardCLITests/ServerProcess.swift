@@ -10,6 +10,8 @@ final class ServerProcess: @unchecked Sendable {
     static let apiKey = "process-test-key-0123456789"
     let process = Process()
     let baseURL: URL
+    /// The operator listener's address, when `ATTESTGUARD_OPERATOR_PORT` configures one.
+    let operatorURL: URL?
     private let output = Pipe()
     private let errors = Pipe()
     private let log = LogCollector()
@@ -66,25 +68,32 @@ final class ServerProcess: @unchecked Sendable {
         // Blocking reads on a thread of its own: on the cooperative pool (two threads on a two-core machine) two
         // servers starting at once would starve the test process's other tasks, such as a migration holding the
         // lock the servers wait for.
-        let line: String? = await withCheckedContinuation { continuation in
+        // With an operator listener configured, its address is printed too, before or after the API's.
+        let expectsOperator = environment["ATTESTGUARD_OPERATOR_PORT"] != nil
+        let lines: (api: String, operator: String?)? = await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 var collected = Data()
                 while true {
                     let chunk = handle.availableData
                     if chunk.isEmpty { return continuation.resume(returning: nil) }
                     collected.append(chunk)
-                    if let text = String(data: collected, encoding: .utf8), let found = text.split(separator: "\n").first(where: { $0.contains("listening on") }) {
-                        return continuation.resume(returning: String(found))
+                    guard let text = String(data: collected, encoding: .utf8) else { continue }
+                    let printed = text.split(separator: "\n")
+                    let api = printed.first { $0.contains("listening on") }.map(String.init)
+                    let operatorLine = printed.first { $0.contains("operator listener at") }.map(String.init)
+                    if let api, !expectsOperator || operatorLine != nil {
+                        return continuation.resume(returning: (api, operatorLine))
                     }
                 }
             }
         }
-        guard let line, let address = line.split(separator: " ").last, let url = URL(string: String(address)) else {
+        guard let lines, let address = lines.api.split(separator: " ").last, let url = URL(string: String(address)) else {
             process.waitUntilExit()
             log.waitForEnd()
             throw StartFailure(status: process.terminationStatus, standardError: log.text)
         }
         baseURL = url
+        operatorURL = lines.operator.flatMap { $0.split(separator: " ").last }.flatMap { URL(string: String($0)) }
     }
 
     /// The port it listens on.

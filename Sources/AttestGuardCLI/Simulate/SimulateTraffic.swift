@@ -20,6 +20,8 @@ struct SimulateTraffic: AsyncParsableCommand {
     )
 
     @Option(help: "The server's base URL.") var server: String
+    @Option(help: "The server's operator listener (operator.port), where its /readyz is when it has one.")
+    var operatorListener: String?
     @Option(help: "The API key (it needs the verify, score and devicecheck:write scopes).")
     var apiKey = ServerConfigurationLoader.simulatorAPIKey
     @Option(help: "A file holding the API key instead of --api-key.") var apiKeyFile: String?
@@ -37,6 +39,9 @@ struct SimulateTraffic: AsyncParsableCommand {
 
     func validate() throws {
         guard URL(string: server)?.host != nil else { throw ValidationError("--server must be a URL such as http://127.0.0.1:8080") }
+        if let operatorListener, URL(string: operatorListener)?.host == nil {
+            throw ValidationError("--operator-listener must be a URL such as http://127.0.0.1:9090")
+        }
         let personas = try selectedPersonas()
         guard rate > 0, rate <= 10 else { throw ValidationError("--rate must be above 0 and at most 10") }
         guard (1...3_600).contains(duration) else { throw ValidationError("--duration must be 1...3600 seconds") }
@@ -68,15 +73,17 @@ struct SimulateTraffic: AsyncParsableCommand {
     private func play(client: HTTPClient, apiKey: String) async throws -> TrafficReport {
         let tally = TrafficTally()
         let api = AttestGuardAPI(baseURL: server, apiKey: apiKey, client: client, tally: tally)
+        let readinessBase = operatorListener ?? server
         let readiness: APIAnswer
         do {
-            readiness = try await api.get("/readyz")
+            readiness = try await AttestGuardAPI(baseURL: readinessBase, apiKey: apiKey, client: client, tally: TrafficTally()).get("/readyz")
         } catch {
-            throw Self.refusal("cannot reach \(server)/readyz: \(error)")
+            throw Self.refusal("cannot reach \(readinessBase)/readyz: \(error)")
         }
         guard readiness.json["mode"] as? String == ServerConfiguration.Mode.simulator.rawValue else {
             let answer = String(decoding: readiness.body.prefix(200), as: UTF8.self)
-            throw Self.refusal("\(server) is not an AttestGuard server in simulator mode (/readyz answered \(readiness.status) \(answer)); simulated devices are refused anywhere else")
+            let hint = operatorListener == nil && readiness.status == 404 ? " (a server with an operator listener answers /readyz there: --operator-listener)" : ""
+            throw Self.refusal("\(readinessBase) is not an AttestGuard server in simulator mode (/readyz answered \(readiness.status) \(answer))\(hint); simulated devices are refused anywhere else")
         }
         let interval = TrafficSettings.defaultHonestInterval
         let honestUsers = max(1, Int((rate * Double(interval.components.seconds)).rounded(.up)))

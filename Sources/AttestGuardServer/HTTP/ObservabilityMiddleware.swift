@@ -82,6 +82,21 @@ struct ObservabilityMiddleware: RouterMiddleware {
         }
     }
 
+    /// The statuses of the server's own failures: internal, upstream (Apple) failed, unavailable.
+    static let serverErrorStatuses = [500, 502, 503]
+
+    /// Publishes `attestguard_http_requests_total` at 0 for every route and method of `routes` with each server-error
+    /// status, so that `rate()` sees a route's first 5xx (a series that appears at 1 hides its first increment).
+    static func publishServerErrors(of routes: [Router<Context>.RouteDescription]) {
+        for route in routes {
+            guard let label = routeLabel(route.path.description) else { continue }
+            for status in serverErrorStatuses {
+                Counter(label: MetricFamily.httpRequests.name, dimensions: [("route", label), ("method", route.method.rawValue), ("status", String(status))])
+                    .increment(by: 0)
+            }
+        }
+    }
+
     /// A duration in milliseconds with three decimals (`0.412`).
     static func milliseconds(_ duration: Duration) -> String {
         let microseconds = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000

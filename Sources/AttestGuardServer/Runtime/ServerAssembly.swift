@@ -46,6 +46,7 @@ public enum ServerAssembly {
             .register(on: router, keys: APIKeyRing(configuration.apiKeys))
         // Last: it applies to requests no route above matched.
         router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
+        ObservabilityMiddleware.publishServerErrors(of: router.routes)
         return router
     }
 
@@ -59,6 +60,7 @@ public enum ServerAssembly {
         OperationsRoutes(store: store, mode: configuration.mode, registry: registry, process: ProcessMetrics(registry: registry))
             .register(on: router)
         router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
+        ObservabilityMiddleware.publishServerErrors(of: router.routes)
         return router
     }
 

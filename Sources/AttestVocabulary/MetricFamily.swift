@@ -38,7 +38,7 @@ public struct MetricFamily: Sendable, Hashable {
         attestations, assertions, challenges, devicecheckRequests,
         mode, buildInfo,
         receiptRedemptions, receiptRedemptionDuration, receiptQueueDepth, receiptRiskMetric,
-        verdicts, ruleDecisions, scoreDuration, shadowVerdicts,
+        verdicts, ruleDecisions, ruleHits, scoreDuration, shadowVerdicts,
         rulesLoaded, rulesReloads, rulesLastReloadSuccessful, rulesLastReloadSuccessTimestamp,
         velocityPendingBuckets, velocityDropped, velocityRolledUpBuckets, decisionLogQueued, decisionLogDropped,
     ]
@@ -120,6 +120,10 @@ public struct MetricFamily: Sendable, Hashable {
     public static let ruleDecisions = MetricFamily(
         name: "attestguard_rule_decisions_total", kind: .counter,
         help: "What the rules decided, monitor mode included (endpoint, decision)."
+    )
+    public static let ruleHits = MetricFamily(
+        name: "attestguard_rule_hits_total", kind: .counter,
+        help: "Times each rule fired (rule, endpoint, set: live or shadow); rules past the export limit count as _other."
     )
     public static let scoreDuration = MetricFamily(
         name: "attestguard_score_duration_seconds", kind: .histogram,

@@ -54,6 +54,9 @@ struct DashboardQueriesProcessTests {
         ("attestguard-rules.json", "Shadow vs live pairs over the time range", "the shadow set beside the live one"),
         ("attestguard-rules.json", "Rule version in force per instance", "the rule set loaded"),
         ("attestguard-rules.json", "Scoring latency p99", "verdicts of every persona"),
+        ("attestguard-rules.json", "Rule hits/s by rule (live, top 15)", "the farm's key-farm, the burst's assertion-burst"),
+        ("attestguard-rules.json", "Rule hit share of verdicts (live, top 15)", "the farm's key-farm, the burst's assertion-burst"),
+        ("attestguard-rules.json", "Rule hits over the time range, live vs shadow", "rules firing in both sets"),
     ]
 
     /// One panel query with Grafana's variables given the values Grafana would: every job and instance, every

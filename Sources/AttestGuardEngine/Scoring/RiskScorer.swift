@@ -125,6 +125,7 @@ public struct RiskScorer: Sendable {
         since started: ContinuousClock.Instant
     ) async -> Outcome {
         let evaluation = ruleSet.evaluate(values)
+        rules.hits.record(evaluation, endpoint: request.endpoint)
         let signalList = ruleSet.layout.names.map { (name: $0, value: values.value(of: $0)) }
         var outcome = Outcome(verdict: Self.verdict(evaluation, app: app), evaluation: evaluation, signalList: signalList)
         if let shadow {
@@ -160,6 +161,7 @@ public struct RiskScorer: Sendable {
     ) async -> RuleEvaluation? {
         guard let values = try? await assembler.assemble(request, subjects: subjects, app: app, ruleSet: ruleSet, now: now) else { return nil }
         let evaluation = ruleSet.evaluate(values)
+        shadow?.hits.record(evaluation, endpoint: request.endpoint)
         Counter(label: MetricFamily.shadowVerdicts.name, dimensions: [("live", live.decision.rawValue), ("shadow", evaluation.decision.rawValue)]).increment()
         if evaluation.decision != live.decision,
             let heldBack = shadowLogSampler.admit("\(app.appId) \(request.endpoint) \(live.decision) \(evaluation.decision)", now: now)

@@ -134,6 +134,7 @@ public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
         ConfigurationKey("receipts.refresh.pollSeconds", "how often serve looks for newly due receipts (default 5)"),
         ConfigurationKey("rules.directory", "the rule set (default ./Rules if present, else none)"),
         ConfigurationKey("rules.shadowDirectory", "a rule set evaluated beside the live one, logged, never enforced"),
+        ConfigurationKey("rules.hitMetricsLimit", "rules with a hit series of their own in attestguard_rule_hits_total; the rest count as _other (default 500)"),
         ConfigurationKey("gateway.policyDirectory", "the app route policies forward-auth decides by (none: forward-auth refuses every request)"),
         ConfigurationKey("gateway.trustedHeaderPrefix", "the prefix of the headers only the gateway sets: User, Client-IP, Body-Sha256 (default X-AttestGuard-)"),
         ConfigurationKey("gateway.answerWithinMilliseconds", "forward-auth answers 503 store_unavailable after this long; below the gateway's read timeout (default 1000)"),

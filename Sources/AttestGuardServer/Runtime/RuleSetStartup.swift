@@ -13,7 +13,10 @@ public enum RuleSetStartup {
     public static func load(
         _ configuration: ServerConfiguration, clock: any EngineClock, logger: Logger, fallbackDirectory: String? = "Rules"
     ) throws -> RuleSetReloader {
-        let shadow = try configuration.shadowRulesDirectory.map { (holder: RuleSetHolder(try load($0, key: "rules.shadowDirectory", logger: logger)), directory: $0) }
+        let limit = configuration.ruleHitMetricsLimit
+        let shadow = try configuration.shadowRulesDirectory.map {
+            (holder: RuleSetHolder(try load($0, key: "rules.shadowDirectory", logger: logger), role: .shadow, hitMetricsLimit: limit), directory: $0)
+        }
         let directory: String
         if let configured = configuration.rulesDirectory {
             directory = configured
@@ -21,10 +24,12 @@ public enum RuleSetStartup {
             directory = fallbackDirectory
         } else {
             logger.notice("rules: none (set rules.directory); every verdict is allow", metadata: shadow.map { ["shadow": .string($0.directory)] } ?? [:])
-            return RuleSetReloader(holder: RuleSetHolder(RuleSetHolder.empty), directory: nil, shadow: shadow, clock: clock, logger: logger)
+            return RuleSetReloader(
+                holder: RuleSetHolder(RuleSetHolder.empty, hitMetricsLimit: limit), directory: nil, shadow: shadow, clock: clock, logger: logger
+            )
         }
         let live = try load(directory, key: "rules.directory", logger: logger)
-        return RuleSetReloader(holder: RuleSetHolder(live), directory: directory, shadow: shadow, clock: clock, logger: logger)
+        return RuleSetReloader(holder: RuleSetHolder(live, hitMetricsLimit: limit), directory: directory, shadow: shadow, clock: clock, logger: logger)
     }
 
     private static func load(_ directory: String, key: String, logger: Logger) throws -> RuleSet {

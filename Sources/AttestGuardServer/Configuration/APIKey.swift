@@ -8,6 +8,8 @@ public enum Scope: String, Sendable, Hashable, CaseIterable, Codable {
     /// Forward-auth (`/v1/gateway/auth`) only: what an API gateway holds.
     case gateway
     case admin
+    /// Read-only: keys, rules and gateway policies, limited to the key's apps; never a change, never a verdict.
+    case analyst
     case deviceCheckRead = "devicecheck:read"
     case deviceCheckWrite = "devicecheck:write"
 }

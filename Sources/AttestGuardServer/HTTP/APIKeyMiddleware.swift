@@ -1,8 +1,8 @@
 import AttestVocabulary
 import Hummingbird
 
-/// Requires `Authorization: Bearer <api key>` naming a configured key with `scope` (401 without a valid key,
-/// 403 without the scope). Which apps the key may touch is checked by each route once it knows the app.
+/// Requires `Authorization: Bearer <api key>` naming a configured key with one of `scopes` (401 without a valid key,
+/// 403 without any of them). Which apps the key may touch is checked by each route once it knows the app.
 struct APIKeyMiddleware: RouterMiddleware {
     typealias Context = AttestGuardRequestContext
 
@@ -16,8 +16,19 @@ struct APIKeyMiddleware: RouterMiddleware {
     }
 
     let ring: APIKeyRing
-    let scope: Scope
+    /// The scopes that may use the routes; any one of them is enough.
+    let scopes: Set<Scope>
     var refusal: Refusal = .caller
+
+    init(ring: APIKeyRing, scope: Scope, refusal: Refusal = .caller) {
+        self.init(ring: ring, scopes: [scope], refusal: refusal)
+    }
+
+    init(ring: APIKeyRing, scopes: Set<Scope>, refusal: Refusal = .caller) {
+        self.ring = ring
+        self.scopes = scopes
+        self.refusal = refusal
+    }
 
     func handle(
         _ request: Request,
@@ -29,8 +40,9 @@ struct APIKeyMiddleware: RouterMiddleware {
         else {
             throw refused(.unauthorized, code: .unauthorized, "send a valid API key as Authorization: Bearer <key>")
         }
-        guard key.scopes.contains(scope) else {
-            throw refused(.forbidden, code: .forbidden, "API key \(key.name) lacks the \(scope.rawValue) scope")
+        guard !key.scopes.isDisjoint(with: scopes) else {
+            let needed = scopes.map(\.rawValue).sorted().joined(separator: " or ")
+            throw refused(.forbidden, code: .forbidden, "API key \(key.name) lacks the \(needed) scope")
         }
         var context = context
         context.apiKey = key

@@ -29,7 +29,8 @@ info:
 
     ## Authentication
     Every `/v1` route needs `Authorization: Bearer <api key>`. Each API key carries scopes (`verify`, `score`, `gateway`,
-    `admin`, `devicecheck:read`, `devicecheck:write`) and the apps it may touch; a missing or unknown key is `401
+    `admin`, `analyst`, `devicecheck:read`, `devicecheck:write`) and the apps it may touch (`analyst` reads keys,
+    `GET /v1/admin/rules` and `GET /v1/admin/gateway`, never a change; read routes show only the key's apps); a missing or unknown key is `401
     unauthorized`, a key without the route's scope or without the app is `403 forbidden` (forward-auth,
     `/v1/gateway/auth`, answers both as `500 gateway_unauthorized` instead, so that no app acts on them). `/healthz`, `/readyz`, `/metrics` and `/openapi.yaml` need no
     authentication (bind the server to a private interface).

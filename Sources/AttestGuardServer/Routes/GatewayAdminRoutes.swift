@@ -3,25 +3,29 @@ import Hummingbird
 import NIOPosix
 
 /// `GET /v1/admin/gateway` (the route policies this process decides forward-auth by, and the problems of a rejected
-/// reload) and `POST /v1/admin/gateway/reload` (load the policy directory again now), scope `admin`.
+/// reload; scope `admin` or `analyst`, listing only the apps the key may use) and `POST /v1/admin/gateway/reload`
+/// (load the policy directory again now, scope `admin`).
 struct GatewayAdminRoutes {
     let reloader: GatewayPolicyReloader
 
     func register(on router: Router<AttestGuardRequestContext>, keys: APIKeyRing) {
-        let admin = router.group("v1/admin/gateway").add(middleware: APIKeyMiddleware(ring: keys, scope: .admin))
-        admin.get(use: status)
-        admin.post("reload", use: reload)
+        router.group("v1/admin/gateway").add(middleware: APIKeyMiddleware(ring: keys, scopes: [.admin, .analyst])).get(use: status)
+        router.group("v1/admin/gateway").add(middleware: APIKeyMiddleware(ring: keys, scope: .admin)).post("reload", use: reload)
     }
 
     @Sendable func status(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
-        try JSONResponse.make(GatewayPolicyStatusBody(reloader.status, reloaded: nil), status: .ok)
+        var body = GatewayPolicyStatusBody(reloader.status, reloaded: nil)
+        body.apps = body.apps.filter { context.apiKey?.allows(app: $0) == true }
+        return try JSONResponse.make(body, status: .ok)
     }
 
     @Sendable func reload(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
         // Reading the files blocks: on NIO's thread pool, not on the connection's event loop.
         let reloader = self.reloader
         let after = try await NIOThreadPool.singleton.runIfActive { reloader.reload(reason: "admin request") }
-        return try JSONResponse.make(GatewayPolicyStatusBody(after, reloaded: after.rejected.isEmpty), status: .ok)
+        var body = GatewayPolicyStatusBody(after, reloaded: after.rejected.isEmpty)
+        body.apps = body.apps.filter { context.apiKey?.allows(app: $0) == true }
+        return try JSONResponse.make(body, status: .ok)
     }
 }
 

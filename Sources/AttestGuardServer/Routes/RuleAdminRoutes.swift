@@ -12,9 +12,8 @@ struct RuleAdminRoutes {
     let heartbeat: ProcessHeartbeat
 
     func register(on router: Router<AttestGuardRequestContext>, keys: APIKeyRing) {
-        let admin = router.group("v1/admin/rules").add(middleware: APIKeyMiddleware(ring: keys, scope: .admin))
-        admin.get(use: status)
-        admin.post("reload", use: reload)
+        router.group("v1/admin/rules").add(middleware: APIKeyMiddleware(ring: keys, scopes: [.admin, .analyst])).get(use: status)
+        router.group("v1/admin/rules").add(middleware: APIKeyMiddleware(ring: keys, scope: .admin)).post("reload", use: reload)
     }
 
     @Sendable func status(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {

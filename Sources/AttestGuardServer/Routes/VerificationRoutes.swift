@@ -6,7 +6,8 @@ import Hummingbird
 import HTTPTypes
 import NIOCore
 
-/// The `verify`-scoped routes: challenges, attestations, assertions and reading a key; plus revocation (admin).
+/// The `verify`-scoped routes: challenges, attestations, assertions; reading a key (`verify` or `analyst`); and
+/// revocation (`admin`).
 struct VerificationRoutes {
     let engine: Engine
     let body: JSONBody
@@ -16,7 +17,7 @@ struct VerificationRoutes {
         verify.post("challenges", use: issueChallenge)
         verify.post("attestations", use: attest)
         verify.post("assertions", use: assert)
-        verify.get("apps/:appId/keys/:keyId", use: key)
+        router.group("v1").add(middleware: APIKeyMiddleware(ring: keys, scopes: [.verify, .analyst])).get("apps/:appId/keys/:keyId", use: key)
         router.group("v1").add(middleware: APIKeyMiddleware(ring: keys, scope: .admin))
             .post("apps/:appId/keys/:keyId/revoke", use: revoke)
     }

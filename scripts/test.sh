@@ -25,6 +25,8 @@ command -v curl >/dev/null 2>&1 || missing+=(curl)
 [ -x /usr/bin/caddy ] || missing+=(caddy)
 command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 python3 -c 'import yaml' >/dev/null 2>&1 || /usr/bin/python3 -c 'import yaml' >/dev/null 2>&1 || missing+=(python3-yaml)
+# venv with pip (scripts/python-tools.sh, scripts/schemathesis.sh); Debian's python3 has it only from python3-venv.
+python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" -eq 0 ]; then as_root=(); else as_root=(sudo); fi
     echo "test.sh: installing ${missing[*]}" >&2

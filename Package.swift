@@ -319,6 +319,7 @@ let package = Package(
                 "AttestVocabulary",
                 "AttestGuardStorage",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 "AttestCore",
                 "AppleReceipts",

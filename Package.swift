@@ -371,7 +371,7 @@ let package = Package(
         // links only the vocabulary.
         .testTarget(
             name: "RepositoryTests",
-            dependencies: ["AttestVocabulary"],
+            dependencies: ["AttestVocabulary", "AttestTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

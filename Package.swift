@@ -319,6 +319,7 @@ let package = Package(
                 "AttestVocabulary",
                 "AttestGuardStorage",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 "AttestCore",
                 "AppleReceipts",
@@ -370,7 +371,7 @@ let package = Package(
         // links only the vocabulary.
         .testTarget(
             name: "RepositoryTests",
-            dependencies: ["AttestVocabulary"],
+            dependencies: ["AttestVocabulary", "AttestTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -3,8 +3,8 @@
 # Installs the Debian packages the tests run (curl, nginx with njs, Caddy, promtool, PyYAML) when missing, checks the
 # alert rules and Grafana provisioning in Dashboards/, builds everything (library, CLI, tests), starts a throw-away
 # PostgreSQL (unless ATTESTGUARD_TEST_DATABASE_URL names one), runs the whole test suite against PostgreSQL and SQLite
-# (the gateway tests start nginx and Caddy themselves), runs Schemathesis against a live server, and stops the
-# database again.
+# (the gateway tests start nginx and Caddy themselves), runs Schemathesis against a live server, checks the packaging
+# (scripts/check-packaging.sh), and stops the database again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 scripts/check-dashboards.py  # Dashboards/*.json query only metrics Sources defines, and show every one
@@ -25,6 +25,8 @@ command -v curl >/dev/null 2>&1 || missing+=(curl)
 [ -x /usr/bin/caddy ] || missing+=(caddy)
 command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 python3 -c 'import yaml' >/dev/null 2>&1 || /usr/bin/python3 -c 'import yaml' >/dev/null 2>&1 || missing+=(python3-yaml)
+# venv with pip (scripts/python-tools.sh, scripts/schemathesis.sh); Debian's python3 has it only from python3-venv.
+python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" -eq 0 ]; then as_root=(); else as_root=(sudo); fi
     echo "test.sh: installing ${missing[*]}" >&2
@@ -63,3 +65,6 @@ swift build --build-tests
 swift test --skip-build --disable-xctest
 # The live server against its own OpenAPI document: every documented route, conforming responses, no 5xx.
 scripts/api-conformance.sh "$(swift build --show-bin-path)/attestguard"
+# The Containerfile's build step run here (a debug build in .build-package), its binary's libraries against the image's
+# package list, and the systemd units through systemd-analyze verify. No image is built.
+scripts/check-packaging.sh

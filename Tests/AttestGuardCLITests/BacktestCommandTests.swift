@@ -24,24 +24,26 @@ struct BacktestCommandTests {
         }
     }
 
-    @Test("a raised key-farm threshold moves the metrics 10-19 from review to allow; the report counts every move")
-    func raisedThreshold() async throws {
-        let backend: TestStoreBackend = TestPostgres.isEnabled ? .postgres : .sqlite
-        var environment: [String: String]
-        let sqlitePath = FileManager.default.temporaryDirectory.appendingPathComponent("backtest-\(UUID().uuidString).sqlite").path
-        switch backend {
-        case .postgres:
+    /// A fresh store holding `entries` (PostgreSQL when the tests have one, else SQLite) and the environment that
+    /// configures it.
+    static func environment(logging entries: [DecisionLogEntry]) async throws -> [String: String] {
+        if TestPostgres.isEnabled {
             let url = try await TestPostgres.freshSchemaURL(prefix: "b")
             let store = try await TestStore.postgres(url: url, poolSize: 4)
-            try await store.store.appendDecisions(Self.entries(now: Date()))
+            try await store.store.appendDecisions(entries)
             await store.close()
-            environment = ServerProcess.environment(databaseURL: url, sqlitePath: nil)
-        case .sqlite:
-            let store = try await TestStore.sqlite(path: sqlitePath)
-            try await store.store.appendDecisions(Self.entries(now: Date()))
-            await store.close()
-            environment = ServerProcess.environment(databaseURL: nil, sqlitePath: sqlitePath)
+            return ServerProcess.environment(databaseURL: url, sqlitePath: nil)
         }
+        let sqlitePath = FileManager.default.temporaryDirectory.appendingPathComponent("backtest-\(UUID().uuidString).sqlite").path
+        let store = try await TestStore.sqlite(path: sqlitePath)
+        try await store.store.appendDecisions(entries)
+        await store.close()
+        return ServerProcess.environment(databaseURL: nil, sqlitePath: sqlitePath)
+    }
+
+    @Test("a raised key-farm threshold moves the metrics 10-19 from review to allow; the report counts every move")
+    func raisedThreshold() async throws {
+        let environment = try await Self.environment(logging: Self.entries(now: Date()))
         let candidate = try RulesCommandTests.brokenCopy { $0.replacingOccurrences(of: "when: receipt.risk_metric >= 10", with: "when: receipt.risk_metric >= 20") }
         let result = try await CommandLineRunner.run(["rules", "backtest", "--rules", candidate, "--since", "7d", "--json"], environment: environment)
         #expect(result.status == 0, "\(result.standardError)")
@@ -60,5 +62,45 @@ struct BacktestCommandTests {
         let text = try await CommandLineRunner.run(["rules", "backtest", "--rules", candidate, "--since", "7d"], environment: environment)
         #expect(text.standardOutput.contains("logged \\ candidate"))
         #expect(text.standardOutput.contains("key-farm: \(metrics.filter { $0 >= 10 }.count) -> \(metrics.filter { $0 >= 20 }.count)"), "\(text.standardOutput)")
+    }
+
+    @Test("verdicts decided after the backtest started are left out")
+    func laterVerdictsLeftOut() async throws {
+        // Decided a day from now: as if the server had written them while the backtest read.
+        let now = Date()
+        let later = Self.entries(now: now.addingTimeInterval(86_400)).prefix(30)
+        let environment = try await Self.environment(logging: Array(Self.entries(now: now).prefix(40) + later))
+        let result = try await CommandLineRunner.run(["rules", "backtest", "--rules", RulesCommandTests.shipped, "--json"], environment: environment)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.json["decisions"] as? Int == 40)
+    }
+
+    @Test("a SQLite store of another schema is refused with its code, and left unmigrated", arguments: TestSQLite.SchemaShift.allCases)
+    func otherSchemaRefused(shift: TestSQLite.SchemaShift) async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("backtest-\(UUID().uuidString).sqlite").path
+        let store = try await TestStore.sqlite(path: path)
+        try await store.store.appendDecisions(Array(Self.entries(now: Date()).prefix(10)))
+        await store.close()
+        try await TestSQLite.shiftSchema(at: path, shift)
+        let code = shift == .older ? "schema_outdated" : "schema_too_new"
+        let environment = ServerProcess.environment(databaseURL: nil, sqlitePath: path)
+        for _ in 0..<2 {
+            let result = try await CommandLineRunner.run(["rules", "backtest", "--rules", RulesCommandTests.shipped], environment: environment)
+            #expect(result.status == 3, "\(result.standardOutput)")
+            #expect(result.standardError.contains(code), "\(result.standardError)")
+            #expect(result.standardError.contains(shift == .older ? "run `attestguard migrate`" : "this binary is older than the store"))
+        }
+    }
+
+    @Test("a missing SQLite file is refused, not created")
+    func missingStoreRefused() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("backtest-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("attestguard.sqlite").path
+        let environment = ServerProcess.environment(databaseURL: nil, sqlitePath: path)
+        let result = try await CommandLineRunner.run(["rules", "backtest", "--rules", RulesCommandTests.shipped], environment: environment)
+        #expect(result.status == 3)
+        #expect(result.standardError.contains("store_not_found"), "\(result.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 }

@@ -1,3 +1,4 @@
+import AttestTestSupport
 import Foundation
 
 /// Runs the built `attestguard` binary and captures its exit status and output.
@@ -61,7 +62,7 @@ struct CommandLineRunner {
         let error = Pipe()
         process.standardOutput = output
         process.standardError = error
-        try process.run()
+        try process.runWhenDescriptorsAllow()
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         let errorData = error.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

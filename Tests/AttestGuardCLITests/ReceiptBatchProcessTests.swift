@@ -201,7 +201,7 @@ final class BatchProcess: Sendable {
         process.environment = environment
         process.standardOutput = try FileHandle(forWritingTo: outputURL)
         process.standardError = try FileHandle(forWritingTo: errorURL)
-        try process.run()
+        try process.runWhenDescriptorsAllow()
     }
 
     var isRunning: Bool { process.isRunning }

@@ -1,3 +1,4 @@
+import AttestTestSupport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -62,7 +63,7 @@ final class ServerProcess: @unchecked Sendable {
         if let directory { process.currentDirectoryURL = directory }
         process.standardOutput = output
         process.standardError = errors
-        try process.run()
+        try await process.runWhenDescriptorsAllowAsync()
         log.start(reading: errors.fileHandleForReading)
         let handle = output.fileHandleForReading
         // Blocking reads on a thread of its own: on the cooperative pool (two threads on a two-core machine) two

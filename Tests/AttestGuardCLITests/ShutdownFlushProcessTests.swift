@@ -17,7 +17,7 @@ struct ShutdownFlushProcessTests {
         process.arguments = [try TestPostgres.requiredURL(), "-v", "ON_ERROR_STOP=1", "-c", sql]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runWhenDescriptorsAllow()
         return process
     }
 

@@ -1,3 +1,4 @@
+import AttestTestSupport
 import Foundation
 import Testing
 
@@ -33,7 +34,7 @@ struct ClientTargetClosureTests {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runWhenDescriptorsAllow()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         try #require(process.terminationStatus == 0, "swift package describe failed")

@@ -1,3 +1,4 @@
+import AttestTestSupport
 import Foundation
 import Testing
 
@@ -14,7 +15,7 @@ enum RepositoryFiles {
         process.arguments = ["git", "-C", root.path, "ls-files", "-z"]
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        try process.runWhenDescriptorsAllow()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         try #require(process.terminationStatus == 0, "git ls-files failed in \(root.path)")

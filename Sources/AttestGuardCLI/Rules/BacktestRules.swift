@@ -8,8 +8,9 @@ import AttestGuardStorage
 import AttestVocabulary
 
 /// `attestguard rules backtest --rules CANDIDATE_DIR --since 7d`: replays a candidate rule set over the decision
-/// log of the configured store and prints how decisions would move. Exit 0 on a report, 1 when the candidate has
-/// problems, 2 usage, 3 the store is unusable.
+/// log of the configured store, up to the moment it starts, and prints how decisions would move. It runs beside a
+/// server on the same store (see ``BacktestSource``). Exit 0 on a report, 1 when the candidate has problems, 2
+/// usage, 3 the store is unusable.
 struct BacktestRules: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "backtest",
@@ -36,26 +37,29 @@ struct BacktestRules: AsyncParsableCommand {
         var logger = Logger(label: "attestguard")
         logger.logLevel = .warning
         let clock = SystemClock()
-        let store: OpenedStore
+        let source: BacktestSource
         do {
-            store = try await OpenedStore.open(configuration.database.coldPool, clock: { clock.now() }, logger: logger)
+            source = try await BacktestSource.open(configuration.database, clock: { clock.now() }, logger: logger)
         } catch {
             Self.fail("cannot open the store: \(error)")
         }
         let started = ContinuousClock.now
-        let from = clock.now().addingTimeInterval(-window)
-        let services = store.services
+        // Entries decided later are left out: a server writing meanwhile cannot keep the replay going.
+        let until = clock.now()
+        let from = until.addingTimeInterval(-window)
+        let services = source.services
         let outcome: Result<Backtest.Report, any Error> = await {
             do {
                 return .success(try await withThrowingTaskGroup(of: Backtest.Report?.self) { group in
                     for service in services { group.addTask { try await service.run(); return nil } }
-                    _ = try await store.schemaVersion()
+                    try await source.checkSchema()
                     var backtest = Backtest(candidate: candidate)
                     var cursor: DecisionLogEntry?
-                    while true {
-                        let page = try await store.store.decisions(since: from, after: cursor, limit: 5_000)
+                    pages: while true {
+                        let page = try await source.log.decisions(since: from, after: cursor, limit: 5_000)
                         guard let last = page.last else { break }
                         for entry in page {
+                            guard entry.decidedAt <= until else { break pages }
                             backtest.replay(Backtest.LoggedDecision(
                                 decidedAt: entry.decidedAt,
                                 decision: entry.ruleDecision,
@@ -72,7 +76,7 @@ struct BacktestRules: AsyncParsableCommand {
                 return .failure(error)
             }
         }()
-        await store.close()
+        await source.close()
         switch outcome {
         case .failure(let error):
             Self.fail("reading the decision log failed: \(error)")

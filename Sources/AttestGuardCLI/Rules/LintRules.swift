@@ -2,17 +2,37 @@ import ArgumentParser
 import RiskRules
 
 /// `attestguard rules lint DIR`: loads a rule set the way the server does and prints every problem at its file,
-/// line and column. Exit 0 clean, 1 with problems.
+/// line and column. Exit 0 clean, 1 with problems, in every `--format`.
 struct LintRules: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "lint", abstract: "Check a rule set: syntax, signals, types, lists.")
 
     @Argument(help: "The rule directory (its *.yaml files; lists relative to it).")
     var directory: String
 
+    @Option(help: "What standard output carries: text, json (docs/schemas/rules-lint-output.schema.json) or junit. Problems also go to standard error as text.")
+    var format: RulesOutputFormat = .text
+
     func run() throws {
-        let ruleSet = try RuleSetArgument.load(directory)
-        print("\(directory): \(ruleSet.rules.count) rules, version \(ruleSet.version), thresholds review \(ruleSet.thresholds.review) / deny \(ruleSet.thresholds.deny)")
-        print("reads \(ruleSet.layout.names.count) signals: \(ruleSet.layout.names.joined(separator: ", "))")
+        let clock = ContinuousClock()
+        let start = clock.now
+        let loaded: Result<RuleSet, RuleSetLoadFailure>
+        do {
+            loaded = .success(try RuleSetLoader.load(directory: directory))
+        } catch {
+            loaded = .failure(error)
+        }
+        switch (format, loaded) {
+        case (.text, .success(let ruleSet)):
+            print("\(directory): \(ruleSet.rules.count) rules, version \(ruleSet.version), thresholds review \(ruleSet.thresholds.review) / deny \(ruleSet.thresholds.deny)")
+            print("reads \(ruleSet.layout.names.count) signals: \(ruleSet.layout.names.joined(separator: ", "))")
+        case (.text, .failure):
+            break
+        case (.json, _):
+            print(try RulesOutputFormat.json(LintRecord(directory: directory, loaded: loaded)))
+        case (.junit, _):
+            print(JUnitReport(lint: LintRecord(directory: directory, loaded: loaded), time: clock.now - start).xml, terminator: "")
+        }
+        if case .failure(let failure) = loaded { throw failure.reported("the rule set") }
     }
 }
 

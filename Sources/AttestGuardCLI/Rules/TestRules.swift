@@ -3,16 +3,46 @@ import Foundation
 import RiskRules
 
 /// `attestguard rules test DIR`: runs the cases in `DIR/tests/*.yaml` against the rule set. Exit 0 when every
-/// case passes, 1 otherwise (or when the set or a case file has problems).
+/// case passes, 1 otherwise (or when the set or a case file has problems), in every `--format`.
 struct TestRules: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "test", abstract: "Run a rule set's test cases (DIR/tests/*.yaml).")
 
     @Argument(help: "The rule directory.")
     var directory: String
 
+    @Option(help: "What standard output carries: text, json (docs/schemas/rules-test-output.schema.json) or junit. Problems also go to standard error as text.")
+    var format: RulesOutputFormat = .text
+
     func run() throws {
-        let ruleSet = try RuleSetArgument.load(directory)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let ruleSet: RuleSet
+        do {
+            ruleSet = try RuleSetLoader.load(directory: directory)
+        } catch {
+            try write(TestRecord(directory: directory, failure: error), since: start, on: clock)
+            throw error.reported("the rule set")
+        }
         let report = RuleTestCases.run(ruleSet, directory: directory)
+        if format == .text {
+            printText(report)
+        } else {
+            try write(TestRecord(directory: directory, ruleSet: ruleSet, report: report), since: start, on: clock)
+            for error in report.errors { FileHandle.standardError.write(Data((error.description + "\n").utf8)) }
+        }
+        guard report.passed else { throw ExitCode(1) }
+    }
+
+    /// The JSON or JUnit document; nothing in text, where a set that did not load shows only on standard error.
+    private func write(_ record: TestRecord, since start: ContinuousClock.Instant, on clock: ContinuousClock) throws {
+        switch format {
+        case .text: break
+        case .json: print(try RulesOutputFormat.json(record))
+        case .junit: print(JUnitReport(test: record, time: clock.now - start).xml, terminator: "")
+        }
+    }
+
+    private func printText(_ report: RuleTestCases.Report) {
         for result in report.results {
             if result.passed {
                 print("PASS \(result.name)")
@@ -29,6 +59,5 @@ struct TestRules: ParsableCommand {
         if report.results.isEmpty, report.errors.isEmpty {
             print("no cases in \(directory)/tests")
         }
-        guard report.passed else { throw ExitCode(1) }
     }
 }

@@ -46,15 +46,19 @@ public struct DecisionLogEntry: Sendable, Hashable {
     }
 }
 
-/// The decision log: written in batches off the request path, read in time order for backtests, kept a number
-/// of days.
-public protocol DecisionLogStore: Sendable {
-    /// Appends entries (creating day partitions as needed on PostgreSQL).
-    func appendDecisions(_ entries: [DecisionLogEntry]) async throws
-
+/// Reads the decision log in time order, as backtests do: a store's own log, or a SQLite store's opened read-only
+/// beside the server that writes it (``SQLiteDecisionLogReader``).
+public protocol DecisionLogReader: Sendable {
     /// Entries decided at or after `since`, in (decidedAt, sequence) order, at most `limit`, after `cursor` (the
     /// last entry of the previous page).
     func decisions(since: Date, after cursor: DecisionLogEntry?, limit: Int) async throws -> [DecisionLogEntry]
+}
+
+/// The decision log: written in batches off the request path, read in time order for backtests, kept a number
+/// of days.
+public protocol DecisionLogStore: DecisionLogReader {
+    /// Appends entries (creating day partitions as needed on PostgreSQL).
+    func appendDecisions(_ entries: [DecisionLogEntry]) async throws
 
     /// Deletes entries decided before `before` (whole day partitions on PostgreSQL); returns how many days or rows.
     func purgeDecisions(before: Date) async throws -> Int

@@ -25,20 +25,28 @@ extension SQLiteRiskStore {
     }
 
     public func decisions(since: Date, after cursor: DecisionLogEntry?, limit: Int) async throws -> [DecisionLogEntry] {
-        let afterTime = cursor.map { SQLiteValues.bind($0.decidedAt) } ?? .integer(-1)
-        let afterSequence = SQLiteData.integer(Int(cursor?.sequence ?? -1))
-        return try await query(
-            """
-            SELECT * FROM decision_log
-            WHERE decided_at >= ?1 AND (decided_at > ?2 OR (decided_at = ?2 AND seq > ?3))
-            ORDER BY decided_at, seq LIMIT ?4
-            """,
-            [SQLiteValues.bind(since), afterTime, afterSequence, .integer(max(limit, 0))]
-        ).map(DecisionLogEntry.init(sqlite:))
+        try await query(SQLiteDecisionPage.sql, SQLiteDecisionPage.binds(since: since, after: cursor, limit: limit))
+            .map(DecisionLogEntry.init(sqlite:))
     }
 
     public func purgeDecisions(before: Date) async throws -> Int {
         try await query("DELETE FROM decision_log WHERE decided_at < ?1 RETURNING 1", [SQLiteValues.bind(before)]).count
+    }
+}
+
+/// One page of the decision log in (decidedAt, sequence) order: the statement the store and the read-only
+/// ``SQLiteDecisionLogReader`` share.
+enum SQLiteDecisionPage {
+    static let sql = """
+        SELECT * FROM decision_log
+        WHERE decided_at >= ?1 AND (decided_at > ?2 OR (decided_at = ?2 AND seq > ?3))
+        ORDER BY decided_at, seq LIMIT ?4
+        """
+
+    static func binds(since: Date, after cursor: DecisionLogEntry?, limit: Int) -> [SQLiteData] {
+        let afterTime = cursor.map { SQLiteValues.bind($0.decidedAt) } ?? .integer(-1)
+        let afterSequence = SQLiteData.integer(Int(cursor?.sequence ?? -1))
+        return [SQLiteValues.bind(since), afterTime, afterSequence, .integer(max(limit, 0))]
     }
 }
 

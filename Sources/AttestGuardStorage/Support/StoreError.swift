@@ -17,6 +17,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let schemaOutdated = Code("schema_outdated")
         /// Another process holds the embedded database.
         public static let locked = Code("store_locked")
+        /// The embedded database file does not exist, and the caller only reads (it is never created).
+        public static let notFound = Code("store_not_found")
         /// A configuration value (URL, path) is unusable.
         public static let invalidConfiguration = Code("invalid_store_configuration")
         /// A stored row could not be read back.

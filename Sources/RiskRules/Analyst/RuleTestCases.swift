@@ -1,16 +1,26 @@
 import Foundation
 import Yams
-import AttestVocabulary
+public import AttestVocabulary
 
 /// Rule test cases: `tests/*.yaml` beside the rule files. Each file has an optional `now` (ISO 8601, default
 /// 2026-01-01T00:00:00Z, the instant `age()` measures from) and `cases`, each with a `name`, `signals` (see
 /// ``SignalInput``) and `expect`: the `decision`, and optionally the exact set of rules `fired` and the `score`.
 public enum RuleTestCases {
+    /// What a case's `expect` asks for.
+    public struct Expectation: Sendable, Hashable {
+        public var decision: Decision
+        /// The exact set of rules that fire, sorted; `nil` when the case leaves it open.
+        public var fired: [String]?
+        /// `nil` when the case leaves it open.
+        public var score: Double?
+    }
+
     /// One case's outcome.
     public struct Result: Sendable {
         public var file: String
         public var line: Int
         public var name: String
+        public var expected: Expectation
         /// What differed from `expect`; empty when the case passed.
         public var failures: [String]
         public var evaluation: RuleEvaluation
@@ -25,6 +35,12 @@ public enum RuleTestCases {
         public var errors: [RuleSetError]
 
         public var passed: Bool { errors.isEmpty && results.allSatisfy(\.passed) }
+
+        /// An empty report, or one to add to, for ``run(_:file:text:into:)``.
+        public init(results: [Result] = [], errors: [RuleSetError] = []) {
+            self.results = results
+            self.errors = errors
+        }
     }
 
     static let defaultNow = 1_767_225_600.0  // 2026-01-01T00:00:00Z
@@ -100,6 +116,7 @@ public enum RuleTestCases {
         if evaluation.decision != decision {
             failures.append("decision \(evaluation.decision.rawValue), expected \(decision.rawValue)")
         }
+        var expectation = Expectation(decision: decision)
         if let firedNode = expect["fired"] {
             guard case .sequence(let list) = firedNode else {
                 return .failure(RuleProblems([document.error(.invalidTestCase, at: firedNode, "`expect.fired` is a list of rule ids")]))
@@ -109,19 +126,24 @@ public enum RuleTestCases {
             if !unknown.isEmpty {
                 return .failure(RuleProblems([document.error(.invalidTestCase, at: firedNode, "no rule has the id \(unknown.sorted().joined(separator: ", "))")]))
             }
+            expectation.fired = expected.sorted()
             let actual = Set(evaluation.fired.map(\.id))
             if actual != expected {
                 failures.append("fired [\(actual.sorted().joined(separator: ", "))], expected [\(expected.sorted().joined(separator: ", "))]")
             }
         }
         if let scoreNode = expect["score"] {
-            guard let score = scoreNode.float else {
+            // Finite: `abs(.nan - score) > 1e-9` is false, so a NaN expectation would pass every case.
+            guard let score = scoreNode.float, score.isFinite else {
                 return .failure(RuleProblems([document.error(.invalidTestCase, at: scoreNode, "`expect.score` is a number")]))
             }
+            expectation.score = score
             if abs(score - evaluation.score) > 1e-9 {
                 failures.append("score \(RuleValueFormat.number(evaluation.score)), expected \(RuleValueFormat.number(score))")
             }
         }
-        return .success(Result(file: document.path, line: node.mark?.line ?? 0, name: name, failures: failures, evaluation: evaluation))
+        return .success(Result(
+            file: document.path, line: node.mark?.line ?? 0, name: name, expected: expectation, failures: failures, evaluation: evaluation
+        ))
     }
 }

@@ -56,16 +56,15 @@ package struct RuleFileAccess {
     /// that cannot be read, or none at all, is a load failure naming each problem; `kind` names the files in messages
     /// (`rule`, `policy`).
     package static func yamlFiles(in directory: String, kind: String) throws(RuleSetLoadFailure) -> [(path: String, text: String)] {
-        let names: [String]
+        let paths: [String]
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted()
+            paths = try yamlFilePaths(in: directory)
         } catch {
             throw RuleSetLoadFailure(errors: [RuleSetError(.unreadableFile, file: directory, line: 0, column: 0, "cannot list the \(kind) directory: \(error.localizedDescription)")])
         }
         var documents: [(path: String, text: String)] = []
         var errors: [RuleSetError] = []
-        for name in names {
-            let path = (directory as NSString).appendingPathComponent(name)
+        for path in paths {
             do throws(Problem) {
                 documents.append((path, try readRegularFile(atPath: path)))
             } catch {
@@ -77,6 +76,13 @@ package struct RuleFileAccess {
             throw RuleSetLoadFailure(errors: [RuleSetError(.noRuleFiles, file: directory, line: 0, column: 0, "no \(kind) files (*.yaml, *.yml) in the directory")])
         }
         return documents
+    }
+
+    /// The paths of the `*.yaml` / `*.yml` names directly in `directory`, in name order, as ``yamlFiles(in:kind:)``
+    /// reads them (nothing is opened).
+    package static func yamlFilePaths(in directory: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted()
+            .map { (directory as NSString).appendingPathComponent($0) }
     }
 
     /// The text of the list file written as `relative` in `lists:`: a relative path that resolves, symlinks

@@ -3,7 +3,7 @@
 /// most ``RuleSetLimits/messageBytes`` each: they quote the file only in short excerpts.
 public struct RuleSetError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Stable codes: those of ``ExpressionError/Code`` for expressions, and these for the files around them.
-    public enum Code: String, Sendable, Hashable {
+    public enum Code: String, Sendable, Hashable, CaseIterable {
         case syntax = "syntax_error"
         case unknownSignal = "unknown_signal"
         case unknownFunction = "unknown_function"
@@ -40,6 +40,11 @@ public struct RuleSetError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// How grave a problem is. Every problem today is an error: any one keeps the set from loading.
+    public enum Severity: String, Sendable, Hashable, CaseIterable {
+        case error
+    }
+
     public var code: Code
     /// The file, as given to the loader (relative to the working directory or absolute).
     public var file: String
@@ -48,6 +53,8 @@ public struct RuleSetError: Error, Sendable, Hashable, CustomStringConvertible {
     public var column: Int
     public var message: String
     public var hint: String?
+    /// Always ``Severity/error``: a rule set with any problem does not load.
+    public var severity: Severity { .error }
 
     public init(_ code: Code, file: String, line: Int, column: Int, _ message: String, hint: String? = nil) {
         self.code = code
@@ -61,7 +68,7 @@ public struct RuleSetError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `file:line:column: error[code]: message` and, on the next line, `  hint: ...`.
     public var description: String {
         let place = line > 0 ? "\(file):\(line):\(column)" : file
-        let first = "\(place): error[\(code.rawValue)]: \(message)"
+        let first = "\(place): \(severity.rawValue)[\(code.rawValue)]: \(message)"
         return hint.map { first + "\n  hint: " + $0 } ?? first
     }
 }

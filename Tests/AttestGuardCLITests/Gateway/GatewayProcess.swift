@@ -1,3 +1,4 @@
+import AttestTestSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -27,7 +28,7 @@ final class GatewayProcess: @unchecked Sendable {
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = errors
-        try process.run()
+        try await process.runWhenDescriptorsAllowAsync()
         log.start(reading: errors.fileHandleForReading)
         let started = ContinuousClock.now
         while (try? RawConnection(port: port)) == nil {

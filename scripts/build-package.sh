@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Builds the `attestguard` binary for packaging and stages what a deployment needs (README "Packaging: systemd
+# units and a container recipe").
+# It is the one build step of Packaging/Containerfile, and scripts/check-packaging.sh runs it on the host in CI,
+# so the binary the checks look at is built exactly as the image's is (only the configuration may differ).
+#
+#   scripts/build-package.sh [--configuration release|debug] [--output DIR] [--scratch-path DIR]
+#
+#   --configuration  release (default; what the image ships) or debug (CI's check build: the same sources and the
+#                    same link, without the optimiser, debug info or index: about half the CPU time of release)
+#   --output         the staging folder, emptied first (default: .build-package/stage)
+#   --scratch-path   SwiftPM's build folder (default: .build-package). Never the test build's .build: with
+#                    --static-swift-stdlib every module compiles against the static SDK, and SwiftPM does not rebuild
+#                    all of them when the flag flips, so a shared folder ends in a link that fails (tried).
+#
+# The Swift runtime and Foundation are linked statically (--static-swift-stdlib): the binary needs only Debian
+# libraries at run time, the ones Packaging/runtime-packages.txt lists (checked by scripts/check-packaging.sh).
+# The binary already carries the SQL migrations, the OpenAPI document and the version; the default rule set it
+# carries is the demo's, so the rule set a server reads is staged as files (rules.directory).
+#
+# The staged tree mirrors where things go on a host (copy it onto /, or take pieces of it, as the Containerfile does):
+#   usr/local/bin/attestguard
+#   usr/local/share/attestguard/rules/             the default rule set (Rules/: rules, lists, test cases)
+#   usr/local/share/attestguard/attestguard.yaml   an example production configuration (secrets as files)
+#   usr/local/share/attestguard/README.md          the units' Documentation=
+#   usr/local/share/attestguard/gateway-policy/    an example gateway route policy (Gateway/policy/)
+#   usr/local/lib/systemd/system/                  attestguard.service, -migrate.service, -receipts-refresh.service/.timer
+#   usr/local/lib/sysusers.d/attestguard.conf      the system user the units run as
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+configuration=release
+output=.build-package/stage
+scratch=.build-package
+usage() { sed -n '7,14p' "$0" | sed 's/^# \{0,1\}//'; }
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --configuration | -c) configuration=${2:?--configuration needs a value}; shift 2 ;;
+        --output) output=${2:?--output needs a folder}; shift 2 ;;
+        --scratch-path) scratch=${2:?--scratch-path needs a folder}; shift 2 ;;
+        -h | --help) usage; exit 0 ;;
+        *) echo "build-package.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
+    esac
+done
+case "$configuration" in
+    release | debug) ;;
+    *) echo "build-package.sh: --configuration must be release or debug, got $configuration" >&2; exit 2 ;;
+esac
+
+flags=(-c "$configuration" --scratch-path "$scratch" --static-swift-stdlib)
+if [ "$configuration" = debug ]; then
+    # A check build: no DWARF and no index spare about a sixth of the compile; neither changes what is linked.
+    flags+=(--disable-index-store -debug-info-format none)
+fi
+swift build "${flags[@]}" --product attestguard
+binary="$(swift build "${flags[@]}" --show-bin-path)/attestguard"
+
+rm -rf "$output"
+install -d "$output/usr/local/bin" "$output/usr/local/share/attestguard" \
+    "$output/usr/local/lib/systemd/system" "$output/usr/local/lib/sysusers.d"
+install -m 0755 "$binary" "$output/usr/local/bin/attestguard"
+if [ "$configuration" = release ] && command -v strip >/dev/null 2>&1; then
+    # DWARF off, symbols kept: a crash's backtrace still names functions.
+    strip --strip-debug "$output/usr/local/bin/attestguard"
+fi
+cp -R Rules "$output/usr/local/share/attestguard/rules"
+cp -R Gateway/policy "$output/usr/local/share/attestguard/gateway-policy"
+install -m 0644 Packaging/attestguard.yaml README.md "$output/usr/local/share/attestguard/"
+install -m 0644 Packaging/systemd/*.service Packaging/systemd/*.timer "$output/usr/local/lib/systemd/system/"
+install -m 0644 Packaging/systemd/attestguard.sysusers "$output/usr/local/lib/sysusers.d/attestguard.conf"
+
+echo "build-package.sh: staged $configuration build in $output ($(du -sh "$output/usr/local/bin/attestguard" | cut -f1) binary)"

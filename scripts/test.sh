@@ -24,6 +24,8 @@ command -v curl >/dev/null 2>&1 || missing+=(curl)
 [ -f /usr/lib/nginx/modules/ngx_http_js_module.so ] || missing+=(libnginx-mod-http-js)
 [ -x /usr/bin/caddy ] || missing+=(caddy)
 command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
+# Headless Chromium loads the console's pages (ConsoleBrowserProcessTests, through scripts/console-browser.py).
+[ -x /usr/bin/chromium ] || missing+=(chromium)
 python3 -c 'import yaml' >/dev/null 2>&1 || /usr/bin/python3 -c 'import yaml' >/dev/null 2>&1 || missing+=(python3-yaml)
 # venv with pip (scripts/python-tools.sh, scripts/schemathesis.sh); Debian's python3 has it only from python3-venv.
 python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)

@@ -14,6 +14,8 @@ public struct Engine: Sendable {
     public let keys: KeyService
     /// A key's risk-metric history and the decision log, for analysts.
     public let history: HistoryService
+    /// The console's bounded aggregates: verdicts over a range, rule hits, shadow disagreements, risk metrics.
+    public let console: ConsoleReports
     public let deviceCheck: DeviceCheckService
     /// Verdicts from the rule set in force (`scorer.rules` swaps it).
     public let scorer: RiskScorer
@@ -54,5 +56,6 @@ public struct Engine: Sendable {
             store: store, apps: apps, keying: settings.velocityKeying, clock: clock,
             ruleSets: { [rules.ruleSet] + (shadowRules.map { [$0.ruleSet] } ?? []) }
         )
+        self.console = ConsoleReports(store: store, apps: apps, clock: clock)
     }
 }

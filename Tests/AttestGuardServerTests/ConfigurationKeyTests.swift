@@ -67,6 +67,7 @@ struct ConfigurationKeyTests {
             rules: { directory: /rules, shadowDirectory: /candidate }
             decisionLog: { retentionDays: 7 }
             privacy: { hashKeyFile: \(secret) }
+            console: { sessionSecretFile: \(secret), sessionMinutes: 30 }
             apiKeys:
               names: [gateway]
               gateway: { secretFile: \(secret), scopes: [verify], apps: ["*"] }

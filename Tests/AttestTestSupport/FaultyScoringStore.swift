@@ -75,6 +75,12 @@ public final class FaultyScoringStore: RiskStore {
         try await base.recentRiskMetrics(appId: appId, keyId: keyId, limit: limit)
     }
     public func searchDecisions(_ search: DecisionSearch) async throws -> [DecisionLogEntry] { try await base.searchDecisions(search) }
+    public func verdictSample(appId: String, from: Date, to: Date, limit: Int) async throws -> [VerdictSample] {
+        try await base.verdictSample(appId: appId, from: from, to: to, limit: limit)
+    }
+    public func riskMetricCounts(appId: String, limit: Int) async throws -> [RiskMetricCount] {
+        try await base.riskMetricCounts(appId: appId, limit: limit)
+    }
     public func recordServerProcess(_ record: ServerProcessRecord) async throws { try await base.recordServerProcess(record) }
     public func serverProcesses(seenSince since: Date) async throws -> [ServerProcessRecord] { try await base.serverProcesses(seenSince: since) }
     public func purgeServerProcesses(seenBefore before: Date) async throws -> Int { try await base.purgeServerProcesses(seenBefore: before) }

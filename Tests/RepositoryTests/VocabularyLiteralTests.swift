@@ -23,6 +23,7 @@ struct VocabularyLiteralTests {
         "Sources/AttestGuardServer/OpenAPI/EmbeddedOpenAPI.swift",
         "Sources/AttestGuardStorage/Migrations/EmbeddedMigrations.swift",
         "Sources/RiskRules/DefaultRuleSet/EmbeddedDefaultRules.swift",
+        "Sources/AttestGuardServer/Console/EmbeddedConsole.swift",
         // The app's client links nothing of the server: its copy of the codes it acts on is held equal to the
         // registry by AttestGuardClientTests.ServerErrorCodeTests.
         "Sources/AttestGuardClient/Routes/ServerErrorCode.swift",

@@ -153,6 +153,6 @@ struct Demo: AsyncParsableCommand {
         }
         try? await client.shutdown()
         guard let results else { return nil }
-        return Played(report: TrafficReport(results), farmKey: await tally.keys(of: .farm).first, farmAddress: settings.farmAddress)
+        return Played(report: TrafficReport(results, tally: await tally.current), farmKey: await tally.keys(of: .farm).first, farmAddress: settings.farmAddress)
     }
 }

@@ -14,6 +14,7 @@ struct DemoBanner {
         AttestGuard demo (simulator mode: a test PKI instead of Apple's; never for real traffic)
           server      \(serverURL)  (SQLite \(workspace.sqlitePath), rules \(workspace.rulesDirectory))
           fake Apple  \(fakeAppleURL)  (receipt redemption and DeviceCheck)
+          console     \(consoleURL)  (the analysts' pages; sign in with the demo's API key, see --keep-serving)
           personas    \(Persona.allCases.map(\.rawValue).joined(separator: ", "))
 
         """
@@ -27,12 +28,16 @@ struct DemoBanner {
 
         """
 
+    /// The analysts' console: on the API listener, since the demo's server has no operator listener.
+    var consoleURL: String { "\(serverURL)/console" }
+
     func keepServing(farmKey: String?, farmAddress: String) -> String {
         let app = ServerConfigurationLoader.sampleAppId
         let auth = "-H 'Authorization: Bearer \(apiKey)'"
         var lines = [
             "",
             "The server keeps running at \(serverURL) (loopback only) until Ctrl-C. API key: \(apiKey)",
+            "The console: \(consoleURL) (open it in a browser and sign in with the API key)",
             "",
         ]
         if let farmKey {

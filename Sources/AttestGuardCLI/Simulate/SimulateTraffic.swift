@@ -102,7 +102,8 @@ struct SimulateTraffic: AsyncParsableCommand {
             fakeApple: FakeAppleControl(baseURL: fakeApple, client: client),
             tally: tally
         )
-        return TrafficReport(await run.runShowingProgress())
+        let results = await run.runShowingProgress()
+        return TrafficReport(results, tally: await tally.current)
     }
 
     /// Says why the run cannot start, on standard error, and exits 2.

@@ -25,7 +25,7 @@ struct FiredRuleReasons {
             decidedAt: entry.decidedAt, endpoint: entry.endpoint, decision: entry.decision, ruleDecision: entry.ruleDecision,
             score: entry.score, ruleSetVersion: entry.ruleSetVersion, keyId: entry.keyId,
             fired: ids.map { LoggedDecision.FiredRule(ruleId: $0, score: replayed[$0]?.score, reason: replayed[$0]?.reason) },
-            signals: entry.signals
+            signals: entry.signals, shadow: entry.shadow
         )
     }
 }

@@ -1,3 +1,4 @@
+public import AttestGuardStorage
 public import AttestVocabulary
 public import Foundation
 
@@ -25,4 +26,6 @@ public struct LoggedDecision: Sendable, Hashable {
     public var fired: [FiredRule]
     /// The signal snapshot: a JSON object of signal names to values (`null` when missing), as logged.
     public var signals: String
+    /// The shadow rule set's verdict on the same request, when one was in force.
+    public var shadow: ShadowVerdict? = nil
 }

@@ -194,7 +194,8 @@ public struct RiskScorer: Sendable {
             score: outcome.evaluation.score,
             ruleSetVersion: outcome.evaluation.ruleSetVersion,
             fired: outcome.evaluation.fired.map(\.id).joined(separator: ","),
-            signals: DecisionSnapshot.json(outcome.signalList)
+            signals: DecisionSnapshot.json(outcome.signalList),
+            shadow: outcome.shadow.map { ShadowVerdict(decision: $0.decision, ruleSetVersion: $0.ruleSetVersion, fired: $0.fired.map(\.id).joined(separator: ",")) }
         ))
     }
 

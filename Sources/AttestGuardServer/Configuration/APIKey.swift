@@ -51,6 +51,11 @@ public struct APIKeyRing: Sendable {
         return found
     }
 
+    /// The configured key with this name: what a console session names (never its secret).
+    public func key(named name: String) -> APIKey? {
+        keys.first { $0.name == name }
+    }
+
     private static func constantTimeEquals(_ lhs: Data, _ rhs: Data) -> Bool {
         guard lhs.count == rhs.count else { return false }
         var difference: UInt8 = 0

@@ -89,6 +89,8 @@ public struct ServerConfiguration: Sendable {
     /// A listener of its own for `/metrics`, `/readyz` and `/openapi.yaml` (`operator.port`, `operator.host`): with
     /// one, the API listener serves the API and `/healthz` only, so that it can face the gateway's network.
     public var operatorListener: OperatorListener? = nil
+    /// The analysts' console: its session cookies' key and lifetime (`console.*`).
+    public var console = ConsoleSettings()
 
     /// Where the operator routes listen (plain HTTP: bind it to a private interface).
     public struct OperatorListener: Sendable, Equatable {
@@ -103,6 +105,7 @@ public struct ServerConfiguration: Sendable {
             "listen=\(tls == nil ? "http" : "https")://\(host):\(port)",
             "operator=\(operatorListener.map { "http://\($0.host):\($0.port) (/metrics, /readyz, /openapi.yaml)" } ?? "on the API listener")",
             "apps=\(apps.map(\.appId).joined(separator: ","))",
+            "console=\(operatorListener == nil ? "the API listener" : "the operator listener") /console/ (sessions \(console.sessionMinutes) min, \(console.sessionSecret == nil ? "a per-process key: not kept across restarts or processes" : "signed with console.sessionSecret"))",
             "apiKeys=\(apiKeys.map { "\($0.name)[\($0.scopes.map(\.rawValue).sorted().joined(separator: "+"))]" }.joined(separator: ","))",
         ]
         if let credentials = apple.credentials {

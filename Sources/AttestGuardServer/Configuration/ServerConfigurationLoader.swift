@@ -194,6 +194,9 @@ public enum ServerConfigurationLoader {
             )
         }
         configuration.accessLogSuccessPercent = try values.scoped("accessLog").int("successPercent", default: 100, range: 0...100)
+        configuration.console = try values.recovering(ConsoleSettings()) {
+            try ConsoleSettings(reading: values.scoped("console"), environment: environment)
+        }
         return configuration
     }
 }

@@ -13,7 +13,7 @@ public import ServiceLifecycle
 
 /// Assembles the HTTP application: routes, middleware and the services that run beside it.
 public enum ServerAssembly {
-    /// The router with every route of the contract.
+    /// The router with every route of the contract (and the console, when no operator listener is configured).
     public static func router(
         engine: Engine,
         configuration: ServerConfiguration,
@@ -45,21 +45,25 @@ public enum ServerAssembly {
         GatewayAdminRoutes(reloader: gatewayPolicies).register(on: router, keys: APIKeyRing(configuration.apiKeys))
         AppFacingRoutes(engine: engine, policies: gatewayPolicies, settings: configuration.gateway, body: JSONBody(maximumBytes: configuration.maxBodyBytes))
             .register(on: router, keys: APIKeyRing(configuration.apiKeys))
+        if configuration.operatorListener == nil {
+            try ConsoleRoutes(engine: engine, keys: APIKeyRing(configuration.apiKeys), settings: configuration.console).register(on: router)
+        }
         // Last: it applies to requests no route above matched.
         router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
         ObservabilityMiddleware.publishServerErrors(of: router.routes)
         return router
     }
 
-    /// The router of the operator listener: the operational routes alone.
+    /// The router of the operator listener: the operational routes and the analysts' console.
     static func operatorRouter(
-        configuration: ServerConfiguration, store: OpenedStore, registry: PrometheusCollectorRegistry, clock: any EngineClock
-    ) -> Router<AttestGuardRequestContext> {
+        engine: Engine, configuration: ServerConfiguration, store: OpenedStore, registry: PrometheusCollectorRegistry
+    ) throws -> Router<AttestGuardRequestContext> {
         let router = Router(context: AttestGuardRequestContext.self)
         router.add(middleware: ObservabilityMiddleware(successPercent: configuration.accessLogSuccessPercent))
-        router.add(middleware: ErrorMappingMiddleware(clock: clock))
+        router.add(middleware: ErrorMappingMiddleware(clock: engine.clock))
         OperationsRoutes(store: store, mode: configuration.mode, registry: registry, process: ProcessMetrics(registry: registry))
             .register(on: router)
+        try ConsoleRoutes(engine: engine, keys: APIKeyRing(configuration.apiKeys), settings: configuration.console).register(on: router)
         router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
         ObservabilityMiddleware.publishServerErrors(of: router.routes)
         return router
@@ -100,7 +104,7 @@ public enum ServerAssembly {
         ] + backgroundServices
         if let listener = configuration.operatorListener {
             services.append(Application(
-                router: operatorRouter(configuration: configuration, store: store, registry: registry, clock: engine.clock),
+                router: try operatorRouter(engine: engine, configuration: configuration, store: store, registry: registry),
                 server: .http1(),
                 configuration: ApplicationConfiguration(address: .hostname(listener.host, port: listener.port), serverName: "AttestGuard"),
                 onServerRunning: { channel in await onOperatorListening(channel.localAddress?.port ?? listener.port) },

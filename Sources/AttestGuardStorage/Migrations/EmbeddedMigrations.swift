@@ -302,6 +302,17 @@ CREATE INDEX decision_log_by_key ON decision_log (app_id, key_id, decided_at, se
 CREATE INDEX decision_log_by_user ON decision_log (app_id, user_hash, decided_at, seq) WHERE user_hash IS NOT NULL;
 CREATE INDEX decision_log_by_device ON decision_log (app_id, device_hash, decided_at, seq) WHERE device_hash IS NOT NULL;
 """#),
+        Migration(version: 18, name: "decision_log_shadow", sql: #"""
+-- AttestGuard schema 18: the shadow rule set's verdict beside the live one. When a shadow set is in force
+-- (rules.shadowDirectory), every logged verdict also records what the shadow set decided, its version and the rules
+-- that fired in it, so that the console counts shadow hits and disagreements over every process's traffic. Rows
+-- written without a shadow set (or before this version) have none. Nullable columns without a default: adding them
+-- rewrites nothing, and every day partition, existing or created later, gets them from the parent. No index: the
+-- console reads them by time.
+ALTER TABLE decision_log ADD COLUMN shadow_decision text;
+ALTER TABLE decision_log ADD COLUMN shadow_rule_set_version text;
+ALTER TABLE decision_log ADD COLUMN shadow_fired text;
+"""#),
     ]
     /// The migrations in `SQL/sqlite/`, in order.
     public static let sqlite: [Migration] = [
@@ -540,6 +551,15 @@ ALTER TABLE decision_log ADD COLUMN device_hash TEXT;
 CREATE INDEX decision_log_by_key ON decision_log (app_id, key_id, decided_at) WHERE key_id IS NOT NULL;
 CREATE INDEX decision_log_by_user ON decision_log (app_id, user_hash, decided_at) WHERE user_hash IS NOT NULL;
 CREATE INDEX decision_log_by_device ON decision_log (app_id, device_hash, decided_at) WHERE device_hash IS NOT NULL;
+"""#),
+        Migration(version: 18, name: "decision_log_shadow", sql: #"""
+-- AttestGuard schema 18: the shadow rule set's verdict beside the live one. When a shadow set is in force
+-- (rules.shadowDirectory), every logged verdict also records what the shadow set decided, its version and the rules
+-- that fired in it, so that the console counts shadow hits and disagreements over every process's traffic. Rows
+-- written without a shadow set (or before this version) have none. No index: the console reads them by time.
+ALTER TABLE decision_log ADD COLUMN shadow_decision TEXT;
+ALTER TABLE decision_log ADD COLUMN shadow_rule_set_version TEXT;
+ALTER TABLE decision_log ADD COLUMN shadow_fired TEXT;
 """#),
     ]
 }

@@ -25,10 +25,13 @@ public struct DecisionLogEntry: Sendable, Hashable {
     public var fired: String
     /// JSON object: signal name to value (`null` when missing).
     public var signals: String
+    /// The shadow rule set's evaluation of the same request, when one was in force (none before schema 18).
+    public var shadow: ShadowVerdict?
 
     public init(
         appId: String, decidedAt: Date, endpoint: Endpoint, keyId: String?, userHash: String?, ipHash: String?, deviceHash: String? = nil,
-        decision: Decision, ruleDecision: Decision, score: Double, ruleSetVersion: String, fired: String, signals: String
+        decision: Decision, ruleDecision: Decision, score: Double, ruleSetVersion: String, fired: String, signals: String,
+        shadow: ShadowVerdict? = nil
     ) {
         self.appId = appId
         self.decidedAt = decidedAt
@@ -43,6 +46,21 @@ public struct DecisionLogEntry: Sendable, Hashable {
         self.ruleSetVersion = ruleSetVersion
         self.fired = fired
         self.signals = signals
+        self.shadow = shadow
+    }
+}
+
+/// What the shadow rule set decided on a logged request: its decision, its version and the ids of the rules that
+/// fired (comma-separated). Logged beside the live verdict, never enforced.
+public struct ShadowVerdict: Sendable, Hashable {
+    public var decision: Decision
+    public var ruleSetVersion: String
+    public var fired: String
+
+    public init(decision: Decision, ruleSetVersion: String, fired: String) {
+        self.decision = decision
+        self.ruleSetVersion = ruleSetVersion
+        self.fired = fired
     }
 }
 

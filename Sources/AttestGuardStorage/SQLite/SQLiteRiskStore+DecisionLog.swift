@@ -10,14 +10,16 @@ extension SQLiteRiskStore {
                 _ = try await connection.query(
                     """
                     INSERT INTO decision_log (app_id, decided_at, endpoint, key_id, user_hash, ip_hash, device_hash, decision, rule_decision, score,
-                                              rule_set_version, fired, signals)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                                              rule_set_version, fired, signals, shadow_decision, shadow_rule_set_version, shadow_fired)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
                     """,
                     [
                         .text(entry.appId), SQLiteValues.bind(entry.decidedAt), .text(entry.endpoint.rawValue), SQLiteValues.bind(entry.keyId),
                         SQLiteValues.bind(entry.userHash), SQLiteValues.bind(entry.ipHash), SQLiteValues.bind(entry.deviceHash),
                         .text(entry.decision.rawValue), .text(entry.ruleDecision.rawValue),
                         .float(entry.score), .text(entry.ruleSetVersion), .text(entry.fired), .text(entry.signals),
+                        SQLiteValues.bind(entry.shadow?.decision.rawValue), SQLiteValues.bind(entry.shadow?.ruleSetVersion),
+                        SQLiteValues.bind(entry.shadow?.fired),
                     ]
                 )
             }
@@ -61,5 +63,10 @@ extension DecisionLogEntry {
             ruleSetVersion: try reader.text("rule_set_version"), fired: try reader.text("fired"), signals: try reader.text("signals")
         )
         sequence = try reader.integer("seq")
+        if let shadowDecision = try reader.optionalText("shadow_decision"), let decision = Decision(rawValue: shadowDecision) {
+            shadow = ShadowVerdict(
+                decision: decision, ruleSetVersion: try reader.optionalText("shadow_rule_set_version") ?? "", fired: try reader.optionalText("shadow_fired") ?? ""
+            )
+        }
     }
 }

@@ -12,11 +12,16 @@ public struct TrafficReport: Sendable {
         public var reasons: [String]
         public var checked: Int
         public var matched: Bool
+        /// Every answer the persona's requests got, checked or not, by its short form (`allow`, `deny`,
+        /// `409 assertion_already_accepted`) with its count: the run's tally, which the server's decision log must
+        /// match verdict for verdict. Absent when the report was made without the tally.
+        public var answers: [String: Int]?
     }
 
     public let rows: [Row]
 
-    public init(_ results: [PersonaResult]) {
+    /// - Parameter tally: The run's counters, whose answers per persona go in each row.
+    public init(_ results: [PersonaResult], tally: TrafficTally.Snapshot? = nil) {
         rows = results.map { result in
             Row(
                 persona: result.persona.rawValue,
@@ -25,7 +30,8 @@ public struct TrafficReport: Sendable {
                 actual: result.actual,
                 reasons: result.topReasons,
                 checked: result.outcomes.count,
-                matched: result.matched
+                matched: result.matched,
+                answers: tally.map { $0.outcomes[result.persona] ?? [:] }
             )
         }
     }

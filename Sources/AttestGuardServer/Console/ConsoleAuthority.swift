@@ -1,0 +1,73 @@
+import AttestVocabulary
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Who may use the console and for how long: exchanges an `analyst` or `admin` API key for a signed session cookie,
+/// and reads the session back from a request, looking the key up again each time (it may have lost its scope, its
+/// apps or its place in the configuration since the login).
+struct ConsoleAuthority: Sendable {
+    /// The scopes that may use the console.
+    static let scopes: Set<Scope> = [.analyst, .admin]
+
+    let ring: APIKeyRing
+    let signingKey: SymmetricKey
+    let lifetime: TimeInterval
+
+    /// - Parameter secret: The configured session secret; `nil` draws a random key for this process.
+    init(ring: APIKeyRing, settings: ConsoleSettings) {
+        self.ring = ring
+        if let secret = settings.sessionSecret {
+            signingKey = SymmetricKey(data: SHA256.hash(data: Data(secret.utf8)))
+        } else {
+            signingKey = SymmetricKey(size: .bits256)
+        }
+        lifetime = TimeInterval(settings.sessionMinutes) * 60
+    }
+
+    /// What a login with `secret` gets.
+    enum Login {
+        case session(APIKey, cookie: String)
+        /// No configured key has this secret.
+        case unknownKey
+        /// The key lacks both console scopes.
+        case lacksScope(APIKey)
+    }
+
+    func login(secret: String, now: Date) -> Login {
+        guard let key = ring.key(forBearer: secret) else { return .unknownKey }
+        guard !key.scopes.isDisjoint(with: Self.scopes) else { return .lacksScope(key) }
+        let session = ConsoleSession(keyName: key.name, expiresAt: now.addingTimeInterval(lifetime))
+        return .session(key, cookie: cookie(session.token(key: signingKey, keySecretDigest: key.secretSHA256), maxAge: Int(lifetime)))
+    }
+
+    /// The API key of the request's session, when its cookie is valid now and the key still has a console scope.
+    func key(of request: Request, now: Date) -> APIKey? {
+        guard let token = Self.cookieValue(ConsoleSession.cookieName, in: request.headers) else { return nil }
+        let session = ConsoleSession.verify(token, key: signingKey, now: now) { name in ring.key(named: name)?.secretSHA256 }
+        guard let session, let key = ring.key(named: session.keyName), !key.scopes.isDisjoint(with: Self.scopes) else { return nil }
+        return key
+    }
+
+    /// The `Set-Cookie` value that ends the session in the browser.
+    var clearingCookie: String { cookie("", maxAge: 0) }
+
+    /// A session cookie: sent back only to `/console` over HTTPS (or to loopback), never read by scripts, never sent
+    /// with a request another site starts.
+    private func cookie(_ value: String, maxAge: Int) -> String {
+        "\(ConsoleSession.cookieName)=\(value); Path=/console; Max-Age=\(maxAge); HttpOnly; Secure; SameSite=Strict"
+    }
+
+    /// The first value of cookie `name` in the request's `Cookie` headers.
+    static func cookieValue(_ name: String, in headers: HTTPFields) -> String? {
+        for header in headers[values: .cookie] {
+            for pair in header.split(separator: ";") {
+                let trimmed = pair.trimmingCharacters(in: .whitespaces)
+                guard let equals = trimmed.firstIndex(of: "="), trimmed[..<equals] == name else { continue }
+                return String(trimmed[trimmed.index(after: equals)...])
+            }
+        }
+        return nil
+    }
+}

@@ -144,7 +144,7 @@ were also decided by a shadow rule set.{{#truncated}} The range holds more: thes
 {{/history}}
 {{#searched}}
 <h2>Decisions</h2>
-<p><span data-figure="decisions">{{count}}</span> decisions from {{from}} to {{to}} UTC, newest first{{#more}} (more are older: narrow the range){{/more}}.</p>
+<p>Decisions: <span data-figure="decisions">{{count}}</span>, from {{from}} to {{to}} UTC, newest first{{#more}} (more are older: narrow the range){{/more}}.</p>
 <table class="decisions">
 <thead><tr><th>decided (UTC)</th><th>endpoint</th><th>action</th><th>decision</th><th>rules' own</th><th>score</th><th>rules fired</th><th>shadow</th><th>key</th></tr></thead>
 <tbody>
@@ -207,6 +207,7 @@ header.top form { display: inline-flex; gap: 8px; align-items: center; margin: 0
 .brand { font-weight: 700; }
 .who { color: #cfd6e4; }
 main { padding: 8px 24px 24px; max-width: 1100px; }
+footer { padding: 0 24px 24px; color: #5b6472; }
 h1 { font-size: 22px; }
 h2 { font-size: 17px; margin-top: 24px; }
 .figures { display: flex; flex-wrap: wrap; gap: 12px; }

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Loads the AttestGuard console's pages in headless Chromium (Debian's `chromium`), as an analyst would.
 
-It signs in through the login form with the API key read from --key-file (typed into the form, posted by the
-browser: the key never goes in a URL), then visits each page and keeps, per page, a screenshot (<name>.png) and the
+It signs in through the login form (kept as login.png and login.html) with the API key read from --key-file (typed into
+the form, posted by the browser: the key never goes in a URL), then visits each page and keeps, per page, a screenshot (<name>.png) and the
 DOM as the browser built it (<name>.html). browser.json records what a test checks beyond the pages: the session
 cookie as Chromium stored it (HttpOnly, Secure, SameSite, expiry), every console message (a CSP violation shows
 there), and per page its final URL, its number of <script> elements and the text of its `td.action` cells.
@@ -125,6 +125,16 @@ class Browser:
         shutil.rmtree(self.profile, ignore_errors=True)
 
 
+def keep(browser, folder, name):
+    """Writes the page's DOM as the browser built it (<name>.html) and a screenshot of it (<name>.png)."""
+    html = browser.evaluate("document.documentElement.outerHTML")
+    with open(os.path.join(folder, f"{name}.html"), "w") as file:
+        file.write(html or "")
+    shot = browser.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})
+    with open(os.path.join(folder, f"{name}.png"), "wb") as file:
+        file.write(base64.b64decode(shot["result"]["data"]))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--base", required=True, help="the listener serving /console, e.g. http://127.0.0.1:9090")
@@ -144,6 +154,7 @@ def main():
     try:
         browser.open_tab()
         browser.navigate(base + "/console/login")
+        keep(browser, arguments.out, "login")
         # The browser posts the form: the key is typed into the field, never put in a URL.
         browser.evaluate(
             "document.getElementById('key').value = " + json.dumps(key) + "; document.querySelector('form.login').submit(); true"
@@ -153,12 +164,7 @@ def main():
         for spec in arguments.pages:
             name, path = spec.split("=", 1)
             browser.navigate(base + path)
-            html = browser.evaluate("document.documentElement.outerHTML")
-            with open(os.path.join(arguments.out, f"{name}.html"), "w") as file:
-                file.write(html or "")
-            shot = browser.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})
-            with open(os.path.join(arguments.out, f"{name}.png"), "wb") as file:
-                file.write(base64.b64decode(shot["result"]["data"]))
+            keep(browser, arguments.out, name)
             report["pages"][name] = {
                 "url": browser.evaluate("location.href"),
                 "scripts": browser.evaluate("document.scripts.length"),

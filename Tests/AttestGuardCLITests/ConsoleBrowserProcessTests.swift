@@ -128,6 +128,8 @@ struct ConsoleBrowserProcessTests {
         let messages = report["messages"] as? [[String: Any]] ?? []
         #expect(!messages.contains { ($0["text"] as? String ?? "").contains("Content Security Policy") }, "\(messages)")
 
+        let login = try Data(contentsOf: Self.artefacts.appendingPathComponent("login.png"))
+        #expect(login.starts(with: [0x89, 0x50, 0x4E, 0x47]), "login.png is a screenshot")
         var html: [String: String] = [:]
         let pages = report["pages"] as? [String: [String: Any]] ?? [:]
         for (name, path) in Self.pages {

@@ -22,6 +22,8 @@ struct BarChart: Sendable {
     /// A dashed horizontal line at a value (a target share).
     struct Guide: Sendable {
         var y: Int
+        /// The label's baseline, just above the line.
+        var labelY: Int
         var label: String
     }
 
@@ -92,7 +94,8 @@ struct BarChart: Sendable {
     /// Puts a dashed line at `value` of the scale `scale`.
     mutating func addGuide(at value: Double, scale: Double, label: String) {
         let plot = Double(baseline - top)
-        guide = Guide(y: Int((Double(baseline) - plot * min(max(value, 0), scale) / max(scale, 1)).rounded()), label: label)
+        let y = Int((Double(baseline) - plot * min(max(value, 0), scale) / max(scale, 1)).rounded())
+        guide = Guide(y: y, labelY: max(y - 4, top), label: label)
     }
 
     /// A count as an integer, a share with one decimal.

@@ -9,7 +9,7 @@ enum EmbeddedConsole {
 <line class="axis" x1="{{left}}" y1="{{baseline}}" x2="{{right}}" y2="{{baseline}}"></line>
 <text class="tick" x="{{tickX}}" y="{{top}}">{{maximum}}</text>
 <text class="tick" x="{{tickX}}" y="{{baseline}}">0</text>
-{{#guide}}<line class="guide" x1="{{left}}" y1="{{y}}" x2="{{right}}" y2="{{y}}"></line><text class="tick guide-label" x="{{right}}" y="{{y}}">{{label}}</text>{{/guide}}
+{{#guide}}<line class="guide" x1="{{left}}" y1="{{y}}" x2="{{right}}" y2="{{y}}"></line><text class="tick guide-label" x="{{right}}" y="{{labelY}}">{{label}}</text>{{/guide}}
 {{#bars}}<rect class="{{series}}" x="{{x}}" y="{{y}}" width="{{width}}" height="{{height}}"><title>{{label}}</title></rect>{{/bars}}
 {{#labels}}<text class="tick" x="{{x}}" y="{{y}}">{{text}}</text>{{/labels}}
 </svg>
@@ -23,7 +23,7 @@ enum EmbeddedConsole {
 """#,
         "footer": #"""
 </main>
-<footer>Read-only. Counted from the decision log of every server process sharing the store{{#to}}, up to {{to}} UTC{{/to}}.</footer>
+<footer>Read-only. Counted from the store that every server process shares{{#to}}, up to {{to}} UTC{{/to}}.</footer>
 </body>
 </html>
 """#,
@@ -226,6 +226,7 @@ svg.chart { background: #fff; border: 1px solid #dde1e8; margin-top: 8px; }
 svg .axis { stroke: #5b6472; }
 svg .guide { stroke: #a3261b; stroke-dasharray: 4 3; }
 svg .tick { font-size: 10px; fill: #5b6472; }
+svg .guide-label { text-anchor: end; fill: #a3261b; }
 .allow, rect.allow, .swatch.allow { fill: #3b8f5a; background: #3b8f5a; }
 .review, rect.review, .swatch.review { fill: #d39b1d; background: #d39b1d; }
 .deny, rect.deny, .swatch.deny { fill: #c2412f; background: #c2412f; }

@@ -15,7 +15,8 @@ struct ConsoleAuthority: Sendable {
     let signingKey: SymmetricKey
     let lifetime: TimeInterval
 
-    /// - Parameter secret: The configured session secret; `nil` draws a random key for this process.
+    /// - Parameter settings: The session secret (its SHA-256 is the HMAC key; none: a random key for this process)
+    ///   and the session's lifetime.
     init(ring: APIKeyRing, settings: ConsoleSettings) {
         self.ring = ring
         if let secret = settings.sessionSecret {

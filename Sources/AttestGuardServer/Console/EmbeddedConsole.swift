@@ -23,7 +23,7 @@ enum EmbeddedConsole {
 """#,
         "footer": #"""
 </main>
-<footer>Read-only. Counted from the store that every server process shares{{#to}}, up to {{to}} UTC{{/to}}.</footer>
+<footer>{{#signedIn}}Read-only. Counted from the store that every server process shares{{#to}}, up to {{to}} UTC{{/to}}.{{/signedIn}}</footer>
 </body>
 </html>
 """#,

@@ -183,7 +183,13 @@ struct ConsoleRouteTests {
             api.clock.advance(by: 1)
 
             let session = try await Self.session(api)
-            let verdicts = try await Self.get(api, "/console?range=1h", cookie: session)
+            // The write-behind service flushes on its own too: a batch it took may still be on its way to the store.
+            var verdicts = try await Self.get(api, "/console?range=1h", cookie: session)
+            let waited = ContinuousClock.now
+            while Self.figure("total", in: verdicts.text) != 3, ContinuousClock.now - waited < .seconds(30) {
+                try await Task.sleep(for: .milliseconds(200))
+                verdicts = try await Self.get(api, "/console?range=1h", cookie: session)
+            }
             #expect(Self.figure("total", in: verdicts.text) == 3, "attestation, assertion and score")
             let counted = ["allow", "review", "deny"].compactMap { Self.figure("total-\($0)", in: verdicts.text) }
             #expect(counted.reduce(0, +) == 3)

@@ -4,7 +4,7 @@ import Foundation
 
 /// The `attestguard` command line: `serve` the HTTP API, `demo` (a server, a fake Apple and simulated clients in one
 /// process), `config check` a configuration file, `migrate` its database, `receipts refresh` (the nightly batch), `rules lint|test|explain|signals` (for
-/// analysts), `verify` objects offline, `simulate apple|device|traffic` (a fake of Apple's services, one simulated
+/// analysts), `keys history` and `decisions` (what the store recorded), `verify` objects offline, `simulate apple|device|traffic` (a fake of Apple's services, one simulated
 /// device, the demo's clients against a running server).
 @main
 struct AttestGuardCommand: AsyncParsableCommand {
@@ -12,7 +12,7 @@ struct AttestGuardCommand: AsyncParsableCommand {
         commandName: "attestguard",
         abstract: "App Attest verification and risk server.",
         version: AttestGuardVersion.full,
-        subcommands: [Serve.self, Demo.self, Config.self, Migrate.self, Receipts.self, Rules.self, Gateway.self, Verify.self, Simulate.self]
+        subcommands: [Serve.self, Demo.self, Config.self, Migrate.self, Receipts.self, Rules.self, Keys.self, DecisionsCommand.self, Gateway.self, Verify.self, Simulate.self]
     )
 
     /// Runs the command with AttestGuard's exit codes: 0 valid (or help), 1 invalid, 2 usage error.

@@ -12,6 +12,8 @@ public struct Engine: Sendable {
     public let attestations: AttestationService
     public let assertions: AssertionService
     public let keys: KeyService
+    /// A key's risk-metric history and the decision log, for analysts.
+    public let history: HistoryService
     public let deviceCheck: DeviceCheckService
     /// Verdicts from the rule set in force (`scorer.rules` swaps it).
     public let scorer: RiskScorer
@@ -48,5 +50,9 @@ public struct Engine: Sendable {
         self.attestations = AttestationService(store: store, apps: apps, settings: settings, clock: clock, metrics: metrics, scorer: scorer)
         self.assertions = AssertionService(store: store, apps: apps, settings: settings, clock: clock, metrics: metrics, scorer: scorer)
         self.keys = KeyService(store: store, apps: apps, clock: clock)
+        self.history = HistoryService(
+            store: store, apps: apps, keying: settings.velocityKeying, clock: clock,
+            ruleSets: { [rules.ruleSet] + (shadowRules.map { [$0.ruleSet] } ?? []) }
+        )
     }
 }

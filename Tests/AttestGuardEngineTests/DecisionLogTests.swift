@@ -15,7 +15,10 @@ struct DecisionLogTests {
             let clock = ManualClock(VelocityTests.start)
             let engine = VelocityTests.engine(test.store, clock: clock)
             for _ in 0..<6 {
-                _ = try await engine.scorer.score(ScoreRequest(appId: VelocityTests.appId, userId: try Identifier("user-1", field: "userId"), ip: try ClientIP("203.0.113.9", field: "ip"), action: "buy"))
+                _ = try await engine.scorer.score(ScoreRequest(
+                    appId: VelocityTests.appId, userId: try Identifier("user-1", field: "userId"), deviceId: try Identifier("device-1", field: "deviceId"),
+                    ip: try ClientIP("203.0.113.9", field: "ip"), action: "buy"
+                ))
             }
             #expect(engine.scorer.decisionLog.backlog.queued == 6)
             #expect(try await test.store.decisions(since: .distantPast, after: nil, limit: 10).isEmpty, "nothing is written on the request path")
@@ -28,7 +31,8 @@ struct DecisionLogTests {
             #expect(last.decision == .review && last.ruleDecision == .review && last.endpoint == .score && last.ruleSetVersion == VelocityTests.rules.version)
             #expect(last.fired == "busy-user", "the sixth request of one minute fires the velocity rule")
             #expect(last.userHash != nil && last.userHash != "user-1" && last.ipHash != nil && last.ipHash != "203.0.113.9")
-            #expect(!last.signals.contains("user-1") && !last.signals.contains("203.0.113.9"))
+            #expect(last.deviceHash != nil && last.deviceHash != "device-1" && last.deviceHash != last.userHash, "the device's keyed hash")
+            #expect(!last.signals.contains("user-1") && !last.signals.contains("203.0.113.9") && !last.signals.contains("device-1"))
             #expect(last.signals.contains(#""velocity.score_requests.user.1m":6"#), "\(last.signals)")
         }
     }

@@ -71,6 +71,10 @@ public final class FaultyScoringStore: RiskStore {
         try await base.decisions(since: since, after: cursor, limit: limit)
     }
     public func purgeDecisions(before: Date) async throws -> Int { try await base.purgeDecisions(before: before) }
+    public func recentRiskMetrics(appId: String, keyId: Data, limit: Int) async throws -> [RiskMetricObservation] {
+        try await base.recentRiskMetrics(appId: appId, keyId: keyId, limit: limit)
+    }
+    public func searchDecisions(_ search: DecisionSearch) async throws -> [DecisionLogEntry] { try await base.searchDecisions(search) }
     public func recordServerProcess(_ record: ServerProcessRecord) async throws { try await base.recordServerProcess(record) }
     public func serverProcesses(seenSince since: Date) async throws -> [ServerProcessRecord] { try await base.serverProcesses(seenSince: since) }
     public func purgeServerProcesses(seenBefore before: Date) async throws -> Int { try await base.purgeServerProcesses(seenBefore: before) }

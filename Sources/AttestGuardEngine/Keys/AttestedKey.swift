@@ -51,8 +51,11 @@ public struct KeyReceipt: Sendable, Hashable {
     public var metricStale: Bool
     public var refreshedAt: Date?
     public var nextRefreshAt: Date?
-    /// How the last redemption attempt ended.
+    /// How the last redemption attempt ended, and when it was made.
     public var lastOutcome: String?
+    public var lastAttemptAt: Date?
+    /// Transient failures since the last attempt that settled (Apple's answer, or giving up).
+    public var failedAttempts: Int
 
     init(_ record: ReceiptRecord) {
         type = record.receiptType
@@ -64,5 +67,7 @@ public struct KeyReceipt: Sendable, Hashable {
         refreshedAt = record.refreshedAt
         nextRefreshAt = record.nextRefreshAt
         lastOutcome = record.lastOutcome
+        lastAttemptAt = record.lastAttemptAt
+        failedAttempts = record.attempts
     }
 }

@@ -188,6 +188,7 @@ public struct RiskScorer: Sendable {
             keyId: request.keyId?.base64,
             userHash: subjects.user,
             ipHash: subjects.ip,
+            deviceHash: subjects.device,
             decision: outcome.verdict.decision,
             ruleDecision: outcome.evaluation.decision,
             score: outcome.evaluation.score,

@@ -29,8 +29,9 @@ info:
 
     ## Authentication
     Every `/v1` route needs `Authorization: Bearer <api key>`. Each API key carries scopes (`verify`, `score`, `gateway`,
-    `admin`, `analyst`, `devicecheck:read`, `devicecheck:write`) and the apps it may touch (`analyst` reads keys,
-    `GET /v1/admin/rules` and `GET /v1/admin/gateway`, never a change; read routes show only the key's apps); a missing or unknown key is `401
+    `admin`, `analyst`, `devicecheck:read`, `devicecheck:write`) and the apps it may touch (`analyst` reads keys, their
+    history, the decision log, `GET /v1/admin/rules` and `GET /v1/admin/gateway`, never a change; read routes show only
+    the key's apps); a missing or unknown key is `401
     unauthorized`, a key without the route's scope or without the app is `403 forbidden` (forward-auth,
     `/v1/gateway/auth`, answers both as `500 gateway_unauthorized` instead, so that no app acts on them). `/healthz`, `/readyz`, `/metrics` and `/openapi.yaml` need no
     authentication (bind the server to a private interface).
@@ -61,6 +62,8 @@ tags:
     description: Verifying assertions that protect individual requests.
   - name: keys
     description: Reading and revoking registered keys.
+  - name: history
+    description: 'What the server recorded, for analysts: a key''s risk-metric history and the decision log. Scope `analyst` or `admin`.'
   - name: devicecheck
     description: Apple's two DeviceCheck bits per device, stored against a key, user or device for scoring.
   - name: scoring
@@ -461,6 +464,153 @@ paths:
           $ref: '#/components/responses/Forbidden'
         '404':
           $ref: '#/components/responses/AppOrKeyNotFound'
+        '503':
+          $ref: '#/components/responses/StoreUnavailable'
+
+  /v1/apps/{appId}/keys/{keyId}/history:
+    parameters:
+      - $ref: '#/components/parameters/AppIdPath'
+      - $ref: '#/components/parameters/KeyIdPath'
+    get:
+      tags: [history]
+      operationId: getKeyHistory
+      summary: A key's risk-metric history and receipt refreshes
+      description: |
+        The key's current receipt as `GET /v1/apps/{appId}/keys/{keyId}` shows it, with when the last redemption
+        attempt was made and the transient failures since the last one that settled; and its risk metrics, one per
+        verified receipt (each redemption that stored one), newest receipt first, at most `limit`. Scope: `analyst`
+        or `admin`, for the key's apps only.
+      parameters:
+        - $ref: '#/components/parameters/LimitQuery'
+      responses:
+        '200':
+          description: The key's history.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/KeyHistory'
+              examples:
+                refreshed:
+                  value:
+                    appId: ABCDE12345.com.example.shop
+                    keyId: u1qLupMXpfUY8nvwohOwS0r6C7mjK6Vz0FysWUB2Jd4=
+                    status: active
+                    receipt:
+                      type: RECEIPT
+                      createdAt: '2025-02-03T12:00:09Z'
+                      riskMetric: 4
+                      metricStale: false
+                      refreshedAt: '2025-02-03T12:00:10Z'
+                      nextRefreshAt: '2025-02-04T12:00:10Z'
+                      lastOutcome: redeemed
+                      lastAttemptAt: '2025-02-03T12:00:10Z'
+                      failedAttempts: 0
+                    riskMetrics:
+                      - {riskMetric: 4, receiptCreatedAt: '2025-02-03T12:00:09Z', observedAt: '2025-02-03T12:00:10Z'}
+                      - {riskMetric: 2, receiptCreatedAt: '2025-02-02T12:00:09Z', observedAt: '2025-02-02T12:00:10Z'}
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '403':
+          $ref: '#/components/responses/Forbidden'
+        '404':
+          $ref: '#/components/responses/AppOrKeyNotFound'
+        '503':
+          $ref: '#/components/responses/StoreUnavailable'
+
+  /v1/apps/{appId}/decisions:
+    parameters:
+      - $ref: '#/components/parameters/AppIdPath'
+    get:
+      tags: [history]
+      operationId: searchDecisions
+      summary: The logged decisions about a key, user or device
+      description: |
+        The decision log's entries for exactly one of `keyId`, `userId` and `deviceId` in this app, decided in
+        [`from`, `to`), newest first, at most `limit` a page. Users and devices are looked up by the keyed hash the
+        log keeps (the same HMAC as velocity's): the ids themselves are never stored, logged or echoed. A key id that
+        was never registered is searched as any other (the log keeps decisions about forged ids too). `to` defaults
+        to now and `from` to a day before `to`; they may be at most 31 days apart (`invalid_field` otherwise). While
+        there may be more, the answer carries `next`: pass it as `cursor`, with the same search, for the next page
+        (pages neither lose nor repeat decisions made at one instant). Each decision has its fired rules (`reasons`,
+        with score and message when the rule set of that version is loaded, live or shadow, rendered again from the
+        logged signals) and its signal snapshot (`request.user_id`, `request.ip` and `request.device_id` are never
+        logged). Scope: `analyst` or `admin`, for the key's apps only.
+      parameters:
+        - name: keyId
+          in: query
+          required: false
+          description: A key id, base64url without padding (43 characters) or standard base64 (44, `+`, `/` and `=` percent-encoded).
+          schema:
+            type: string
+            pattern: '^(?:[A-Za-z0-9_-]{43}|[A-Za-z0-9+/]{43}=)$'
+            minLength: 43
+            maxLength: 44
+        - name: userId
+          in: query
+          required: false
+          description: A user id, percent-encoded UTF-8 (`+` is a plus sign; a space is `%20`).
+          schema:
+            $ref: '#/components/schemas/UserId'
+        - name: deviceId
+          in: query
+          required: false
+          description: A device id, percent-encoded UTF-8.
+          schema:
+            $ref: '#/components/schemas/DeviceId'
+        - name: from
+          in: query
+          required: false
+          description: The start of the range, included (RFC 3339; default a day before `to`).
+          schema:
+            $ref: '#/components/schemas/Timestamp'
+        - name: to
+          in: query
+          required: false
+          description: The end of the range, excluded (RFC 3339; default now).
+          schema:
+            $ref: '#/components/schemas/Timestamp'
+        - $ref: '#/components/parameters/LimitQuery'
+        - name: cursor
+          in: query
+          required: false
+          description: The `next` of the previous page.
+          schema:
+            $ref: '#/components/schemas/DecisionCursor'
+      responses:
+        '200':
+          description: A page of decisions, newest first.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/DecisionPage'
+              examples:
+                denied:
+                  value:
+                    appId: ABCDE12345.com.example.shop
+                    from: '2025-02-01T00:00:00Z'
+                    to: '2025-02-02T00:00:00Z'
+                    decisions:
+                      - decidedAt: '2025-02-01T18:03:11.250Z'
+                        endpoint: assertion
+                        decision: deny
+                        ruleDecision: deny
+                        score: 60
+                        ruleSetVersion: 'sha256:80ffe14b32b4eeac'
+                        keyId: u1qLupMXpfUY8nvwohOwS0r6C7mjK6Vz0FysWUB2Jd4=
+                        reasons:
+                          - {ruleId: key-farm, score: 60, message: 14 keys attested on this device in 30 days}
+                        signals: {key.status: active, receipt.risk_metric: 14, request.action: claim_promo}
+                    next: AAYO5E0iDEAAAAAAAAAAKg
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '403':
+          $ref: '#/components/responses/Forbidden'
+        '404':
+          $ref: '#/components/responses/AppNotFound'
         '503':
           $ref: '#/components/responses/StoreUnavailable'
 
@@ -1232,6 +1382,17 @@ components:
         minLength: 43
         maxLength: 44
       example: u1qLupMXpfUY8nvwohOwS0r6C7mjK6Vz0FysWUB2Jd4
+
+    LimitQuery:
+      name: limit
+      in: query
+      required: false
+      description: How many to answer, newest first.
+      schema:
+        type: integer
+        minimum: 1
+        maximum: 500
+        default: 50
 
   links:
     GetAttestedKey:
@@ -2070,6 +2231,123 @@ components:
         lastOutcome:
           type: string
           description: How the last redemption attempt ended (`redeemed`, `not_modified`, `no_data`, `throttled`, an error code, ...).
+
+    KeyHistory:
+      type: object
+      description: A key's current receipt with its last refresh attempt, and its risk metrics, newest receipt first.
+      required: [appId, keyId, status, riskMetrics]
+      properties:
+        appId:
+          $ref: '#/components/schemas/AppId'
+        keyId:
+          $ref: '#/components/schemas/KeyId'
+        status:
+          type: string
+          enum: [active, superseded, revoked]
+        receipt:
+          allOf:
+            - $ref: '#/components/schemas/Receipt'
+            - type: object
+              required: [failedAttempts]
+              properties:
+                lastAttemptAt:
+                  $ref: '#/components/schemas/Timestamp'
+                  description: When the last redemption attempt was made, whatever it did.
+                failedAttempts:
+                  type: integer
+                  minimum: 0
+                  description: Transient failures since the last attempt that settled (the back-off's exponent).
+        riskMetrics:
+          type: array
+          maxItems: 500
+          items:
+            $ref: '#/components/schemas/RiskMetricPoint'
+
+    RiskMetricPoint:
+      type: object
+      description: The risk metric of one verified receipt.
+      required: [riskMetric, receiptCreatedAt, observedAt]
+      properties:
+        riskMetric:
+          type: integer
+          minimum: 0
+        receiptCreatedAt:
+          $ref: '#/components/schemas/Timestamp'
+        observedAt:
+          $ref: '#/components/schemas/Timestamp'
+          description: When AttestGuard received the receipt.
+
+    DecisionCursor:
+      type: string
+      description: Opaque; where a page of decisions ended.
+      minLength: 22
+      maxLength: 22
+      pattern: '^[A-Za-z0-9_-]{22}$'
+
+    DecisionPage:
+      type: object
+      required: [appId, from, to, decisions]
+      properties:
+        appId:
+          $ref: '#/components/schemas/AppId'
+        from:
+          $ref: '#/components/schemas/Timestamp'
+        to:
+          $ref: '#/components/schemas/Timestamp'
+        decisions:
+          type: array
+          maxItems: 500
+          items:
+            $ref: '#/components/schemas/LoggedDecision'
+        next:
+          $ref: '#/components/schemas/DecisionCursor'
+          description: Present while there may be more decisions in the range; pass it as `cursor`.
+
+    LoggedDecision:
+      type: object
+      description: One logged verdict.
+      required: [decidedAt, endpoint, decision, ruleDecision, score, ruleSetVersion, reasons, signals]
+      properties:
+        decidedAt:
+          $ref: '#/components/schemas/Timestamp'
+        endpoint:
+          type: string
+          description: What asked for the verdict (`request.endpoint`).
+          enum: [score, assertion, attestation]
+        decision:
+          type: string
+          description: The decision returned.
+          enum: [allow, review, deny]
+        ruleDecision:
+          type: string
+          description: The rules' own decision (it differs from `decision` in the app's `monitor` mode).
+          enum: [allow, review, deny]
+        score:
+          type: number
+        ruleSetVersion:
+          type: string
+        keyId:
+          $ref: '#/components/schemas/KeyId'
+        reasons:
+          type: array
+          description: The rules that fired.
+          items:
+            type: object
+            required: [ruleId]
+            properties:
+              ruleId:
+                type: string
+              score:
+                type: number
+                description: Present when the server holds the rule set of this version.
+              message:
+                type: string
+                description: The rule's reason, rendered again from the logged signals; present when the server holds the rule set of this version.
+        signals:
+          type: object
+          description: Every signal the rule set read, with its value (`null` when missing), as logged.
+          additionalProperties:
+            type: [string, number, boolean, 'null']
 
     Verdict:
       type: object

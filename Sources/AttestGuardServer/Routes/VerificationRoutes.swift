@@ -83,7 +83,7 @@ struct VerificationRoutes {
         return try JSONResponse.make(KeyBody(details.key, receipt: details.receipt), status: .ok)
     }
 
-    private static func keyPath(_ context: AttestGuardRequestContext) throws -> (String, Data) {
+    static func keyPath(_ context: AttestGuardRequestContext) throws -> (String, Data) {
         guard let appId = context.parameters.get("appId"), let rawKeyId = context.parameters.get("keyId") else {
             throw APIError.badRequest(.missingField, "the path needs an app id and a key id")
         }

@@ -34,6 +34,7 @@ public enum ServerAssembly {
         operations.register(on: router, including: configuration.operatorListener == nil ? .all : .liveness)
         VerificationRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes))
             .register(on: router, keys: APIKeyRing(configuration.apiKeys))
+        HistoryRoutes(engine: engine).register(on: router, keys: APIKeyRing(configuration.apiKeys))
         DeviceCheckRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes))
             .register(on: router, keys: APIKeyRing(configuration.apiKeys))
         ScoreRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes))

@@ -14,6 +14,8 @@ public struct DecisionLogEntry: Sendable, Hashable {
     /// Keyed hashes.
     public var userHash: String?
     public var ipHash: String?
+    /// The keyed hash of the request's device id (none before schema 16).
+    public var deviceHash: String?
     /// The decision returned, and the rules' own (they differ in monitor mode).
     public var decision: Decision
     public var ruleDecision: Decision
@@ -25,7 +27,7 @@ public struct DecisionLogEntry: Sendable, Hashable {
     public var signals: String
 
     public init(
-        appId: String, decidedAt: Date, endpoint: Endpoint, keyId: String?, userHash: String?, ipHash: String?,
+        appId: String, decidedAt: Date, endpoint: Endpoint, keyId: String?, userHash: String?, ipHash: String?, deviceHash: String? = nil,
         decision: Decision, ruleDecision: Decision, score: Double, ruleSetVersion: String, fired: String, signals: String
     ) {
         self.appId = appId
@@ -34,6 +36,7 @@ public struct DecisionLogEntry: Sendable, Hashable {
         self.keyId = keyId
         self.userHash = userHash
         self.ipHash = ipHash
+        self.deviceHash = deviceHash
         self.decision = decision
         self.ruleDecision = ruleDecision
         self.score = score

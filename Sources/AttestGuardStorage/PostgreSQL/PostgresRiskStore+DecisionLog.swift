@@ -25,14 +25,15 @@ extension PostgresRiskStore {
     private func insertDecisions(_ entries: [DecisionLogEntry]) async throws {
         _ = try await rows(
             """
-            INSERT INTO decision_log (app_id, decided_at, endpoint, key_id, user_hash, ip_hash, decision, rule_decision, score,
+            INSERT INTO decision_log (app_id, decided_at, endpoint, key_id, user_hash, ip_hash, device_hash, decision, rule_decision, score,
                                       rule_set_version, fired, signals)
-            SELECT a, t, e, NULLIF(k, ''), NULLIF(u, ''), NULLIF(i, ''), d, r, s, v, f, g
+            SELECT a, t, e, NULLIF(k, ''), NULLIF(u, ''), NULLIF(i, ''), NULLIF(h, ''), d, r, s, v, f, g
             FROM unnest(\(entries.map(\.appId))::text[], \(entries.map(\.decidedAt))::timestamptz[], \(entries.map(\.endpoint.rawValue))::text[],
                         \(entries.map { $0.keyId ?? "" })::text[], \(entries.map { $0.userHash ?? "" })::text[], \(entries.map { $0.ipHash ?? "" })::text[],
+                        \(entries.map { $0.deviceHash ?? "" })::text[],
                         \(entries.map(\.decision.rawValue))::text[], \(entries.map(\.ruleDecision.rawValue))::text[], \(entries.map(\.score))::float8[],
                         \(entries.map(\.ruleSetVersion))::text[], \(entries.map(\.fired))::text[], \(entries.map(\.signals))::text[])
-                 AS x(a, t, e, k, u, i, d, r, s, v, f, g)
+                 AS x(a, t, e, k, u, i, h, d, r, s, v, f, g)
             """
         )
     }
@@ -133,7 +134,7 @@ extension DecisionLogEntry {
         let read = PostgresRowReader(row, table: "decision_log")
         self.init(
             appId: try read("app_id"), decidedAt: try read("decided_at"), endpoint: try read.enumeration("endpoint", as: Endpoint.self),
-            keyId: try read("key_id"), userHash: try read("user_hash"), ipHash: try read("ip_hash"),
+            keyId: try read("key_id"), userHash: try read("user_hash"), ipHash: try read("ip_hash"), deviceHash: try read("device_hash"),
             decision: try read.enumeration("decision", as: Decision.self), ruleDecision: try read.enumeration("rule_decision", as: Decision.self), score: try read("score"),
             ruleSetVersion: try read("rule_set_version"), fired: try read("fired"), signals: try read("signals")
         )

@@ -9,13 +9,14 @@ extension SQLiteRiskStore {
             for entry in entries {
                 _ = try await connection.query(
                     """
-                    INSERT INTO decision_log (app_id, decided_at, endpoint, key_id, user_hash, ip_hash, decision, rule_decision, score,
+                    INSERT INTO decision_log (app_id, decided_at, endpoint, key_id, user_hash, ip_hash, device_hash, decision, rule_decision, score,
                                               rule_set_version, fired, signals)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
                     """,
                     [
                         .text(entry.appId), SQLiteValues.bind(entry.decidedAt), .text(entry.endpoint.rawValue), SQLiteValues.bind(entry.keyId),
-                        SQLiteValues.bind(entry.userHash), SQLiteValues.bind(entry.ipHash), .text(entry.decision.rawValue), .text(entry.ruleDecision.rawValue),
+                        SQLiteValues.bind(entry.userHash), SQLiteValues.bind(entry.ipHash), SQLiteValues.bind(entry.deviceHash),
+                        .text(entry.decision.rawValue), .text(entry.ruleDecision.rawValue),
                         .float(entry.score), .text(entry.ruleSetVersion), .text(entry.fired), .text(entry.signals),
                     ]
                 )
@@ -55,6 +56,7 @@ extension DecisionLogEntry {
         self.init(
             appId: try reader.text("app_id"), decidedAt: try reader.date("decided_at"), endpoint: try reader.enumeration("endpoint", as: Endpoint.self),
             keyId: try reader.optionalText("key_id"), userHash: try reader.optionalText("user_hash"), ipHash: try reader.optionalText("ip_hash"),
+            deviceHash: try reader.optionalText("device_hash"),
             decision: try reader.enumeration("decision", as: Decision.self), ruleDecision: try reader.enumeration("rule_decision", as: Decision.self), score: try reader.real("score"),
             ruleSetVersion: try reader.text("rule_set_version"), fired: try reader.text("fired"), signals: try reader.text("signals")
         )

@@ -194,6 +194,7 @@ public enum ServerConfigurationLoader {
             )
         }
         configuration.accessLogSuccessPercent = try values.scoped("accessLog").int("successPercent", default: 100, range: 0...100)
+        configuration.appPolicyReloadInterval = .seconds(try values.scoped("apps").int("policyReloadSeconds", default: 5, range: 1...3_600))
         return configuration
     }
 }

@@ -45,6 +45,10 @@ public enum ServerAssembly {
         GatewayAdminRoutes(reloader: gatewayPolicies).register(on: router, keys: APIKeyRing(configuration.apiKeys))
         AppFacingRoutes(engine: engine, policies: gatewayPolicies, settings: configuration.gateway, body: JSONBody(maximumBytes: configuration.maxBodyBytes))
             .register(on: router, keys: APIKeyRing(configuration.apiKeys))
+        AppPolicyRoutes(
+            engine: engine, overrides: AppPolicyOverrides(store: engine.store, catalog: engine.apps, logger: Logger(label: "attestguard.apps")),
+            gateway: gatewayPolicies, body: JSONBody(maximumBytes: configuration.maxBodyBytes), reloadInterval: configuration.appPolicyReloadInterval
+        ).register(on: router, keys: APIKeyRing(configuration.apiKeys))
         // Last: it applies to requests no route above matched.
         router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
         ObservabilityMiddleware.publishServerErrors(of: router.routes)
@@ -93,10 +97,12 @@ public enum ServerAssembly {
         let rules = rules ?? RuleSetReloader(holder: engine.scorer.rules, directory: nil, clock: engine.clock, logger: logger)
         let heartbeat = ProcessHeartbeat(store: engine.store, reloader: rules, clock: engine.clock)
         let gatewayPolicies = try GatewayPolicyReloader(settings: configuration.gateway, apps: engine.apps, clock: engine.clock, logger: logger)
+        let appPolicies = AppPolicyOverrides(store: engine.store, catalog: engine.apps, logger: logger)
         var services: [any Service] = store.services + [
             ChallengePurgeService(store: engine.store, clock: engine.clock, logger: logger),
             WriteBehindService(engine: engine, logger: logger, shutdownBudget: configuration.connections.shutdownFlushTimeout),
             ReloadWatchService(rules: rules, gatewayPolicies: gatewayPolicies), ProcessHeartbeatService(heartbeat: heartbeat, logger: logger),
+            AppPolicyOverrideService(overrides: appPolicies, interval: configuration.appPolicyReloadInterval),
         ] + backgroundServices
         if let listener = configuration.operatorListener {
             services.append(Application(
@@ -139,6 +145,15 @@ public enum ServerAssembly {
             }
             let version = try await store.schemaVersion()
             logger.info("store ready", metadata: ["store": .string(store.kind.rawValue), "schema": .stringConvertible(version)])
+            // Stored app policy changes are in force before the first request; if the store cannot say, the files'
+            // values serve until the first successful read.
+            do {
+                try await appPolicies.refresh()
+            } catch {
+                logger.warning("app policy overrides not read at start; the configured policies serve until they are", metadata: [
+                    "error": .string(String(describing: error)),
+                ])
+            }
         }
         return application
     }

@@ -48,7 +48,11 @@ struct AppPolicyRoutes {
         let change = try await body.decode(AppPolicyOverrideBody.self, from: request)
         try checkRoutes(change, appId: configured.appId)
         return try await store(request, context: context, app: configured) { revision, now, apiKey in
-            change.override(appId: configured.appId, revision: revision, now: now, apiKey: apiKey)
+            AppPolicyOverride(
+                appId: configured.appId, mode: change.mode?.rawValue, attestationRequiredPercent: change.attestationRequiredPercent,
+                defaultProtection: change.defaultProtection?.rawValue, routeProtections: change.routes.mapValues(\.rawValue),
+                revision: revision, updatedAt: now, updatedBy: apiKey
+            )
         }
     }
 
@@ -111,8 +115,15 @@ struct AppPolicyRoutes {
     private func response(for configured: AppPolicy) throws -> Response {
         let effective = (try? engine.apps.policy(for: configured.appId)) ?? configured
         let override = engine.apps.override(for: configured.appId)
+        let stored = override.map {
+            AppPolicyBody.Stored(
+                mode: $0.mode, attestationRequiredPercent: $0.attestationRequiredPercent, defaultProtection: $0.defaultProtection,
+                routes: $0.routeProtections, revision: $0.revision, updatedAt: $0.updatedAt, updatedBy: $0.updatedBy
+            )
+        }
         let body = AppPolicyBody(
-            configured: configured, effective: effective, override: override,
+            configured: configured, effective: effective, stored: stored,
+            changes: override.map { RouteProtectionOverrides(defaultProtection: $0.defaultProtection, routes: $0.routeProtections) },
             gateway: gateway.policies?.files(of: configured.appId) ?? [], reloadSeconds: Int(reloadInterval.components.seconds)
         )
         var response = try JSONResponse.make(body, status: .ok)

@@ -1,5 +1,4 @@
 import AttestGuardEngine
-import AttestGuardStorage
 import Foundation
 import GatewayPolicy
 
@@ -53,14 +52,6 @@ struct AppPolicyOverrideBody: Decodable {
         return value
     }
 
-    /// The override to store, made by the key named `apiKey` at `now`.
-    func override(appId: String, revision: Int64, now: Date, apiKey: String) -> AppPolicyOverride {
-        AppPolicyOverride(
-            appId: appId, mode: mode?.rawValue, attestationRequiredPercent: attestationRequiredPercent,
-            defaultProtection: defaultProtection?.rawValue, routeProtections: routes.mapValues(\.rawValue),
-            revision: revision, updatedAt: now, updatedBy: apiKey
-        )
-    }
 }
 
 /// `GET`, `PUT` and `DELETE /v1/admin/apps/{appId}/policy` response body: the app's policy as its configuration
@@ -101,17 +92,13 @@ struct AppPolicyBody: Encodable {
     /// How often every process reads the stored values again (`apps.policyReloadSeconds`).
     var reloadSeconds: Int
 
-    init(configured: AppPolicy, effective: AppPolicy, override: AppPolicyOverride?, gateway: [AppRoutePolicy], reloadSeconds: Int) {
+    /// - Parameters:
+    ///   - changes: The stored route protections, as the gateway applies them.
+    init(configured: AppPolicy, effective: AppPolicy, stored: Stored?, changes: RouteProtectionOverrides?, gateway: [AppRoutePolicy], reloadSeconds: Int) {
         appId = configured.appId
-        let changes = override.map { RouteProtectionOverrides(defaultProtection: $0.defaultProtection, routes: $0.routeProtections) }
         file = Self.settings(configured, gateway: gateway, overrides: nil)
         self.effective = Self.settings(effective, gateway: gateway, overrides: changes)
-        stored = override.map {
-            Stored(
-                mode: $0.mode, attestationRequiredPercent: $0.attestationRequiredPercent, defaultProtection: $0.defaultProtection,
-                routes: $0.routeProtections, revision: $0.revision, updatedAt: $0.updatedAt, updatedBy: $0.updatedBy
-            )
-        }
+        self.stored = stored
         self.reloadSeconds = reloadSeconds
     }
 

@@ -43,8 +43,10 @@ fsync = off
 synchronous_commit = off
 full_page_writes = off
 EOF_CONF
+# max_connections: the test suite runs its tests in parallel, each server with a pool of its own, and holds more than
+# 200 connections at its peak (past the limit a connection is refused and retried until the store gives up).
 "${RUN_AS[@]}" "$PGBIN/pg_ctl" -D "$STATE/data" -l "$STATE/data/server.log" -w -t 60 \
-    -o "-p $PORT -k $STATE/socket -c listen_addresses=127.0.0.1 -c max_connections=200 ${ATTESTGUARD_PG_OPTIONS:-}" \
+    -o "-p $PORT -k $STATE/socket -c listen_addresses=127.0.0.1 -c max_connections=500 ${ATTESTGUARD_PG_OPTIONS:-}" \
     start >&2 || { cat "$STATE/data/server.log" >&2; exit 1; }
 
 echo "$PGBIN" >"$STATE/pgbin"

@@ -43,6 +43,8 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         case challengeUsed = "challenge_used"
         case assertionAlreadyAccepted = "assertion_already_accepted"
         case keyAlreadyRegistered = "key_already_registered"
+        // A precondition of the request no longer holds (412)
+        case preconditionFailed = "precondition_failed"
         // Checks on stored state (422)
         case challengeNotFound = "challenge_not_found"
         case challengeExpired = "challenge_expired"
@@ -195,6 +197,9 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     public static let assertionAlreadyAccepted = ErrorCode(.assertionAlreadyAccepted)
     /// The key is registered already, with another attestation.
     public static let keyAlreadyRegistered = ErrorCode(.keyAlreadyRegistered)
+    /// A change named the revision it was made against (`If-Match`), and another change was stored since: read the
+    /// resource again and redo the change on it.
+    public static let preconditionFailed = ErrorCode(.preconditionFailed)
 
     // MARK: Checks on stored state (422)
 

@@ -37,6 +37,7 @@ public struct MetricFamily: Sendable, Hashable {
         httpRequests, httpErrors, httpRequestDuration, httpAcceptPaused,
         attestations, assertions, challenges, devicecheckRequests,
         mode, buildInfo,
+        appEnforced, appAttestationRequiredPercent, appVerdicts, appPolicyChanges,
         receiptRedemptions, receiptRedemptionDuration, receiptQueueDepth, receiptRiskMetric,
         verdicts, ruleDecisions, ruleHits, scoreDuration, shadowVerdicts,
         rulesLoaded, rulesReloads, rulesLastReloadSuccessful, rulesLastReloadSuccessTimestamp,
@@ -109,6 +110,25 @@ public struct MetricFamily: Sendable, Hashable {
     public static let receiptRiskMetric = MetricFamily(
         name: "attestguard_receipt_risk_metric", kind: .histogram,
         help: "Risk metrics of redeemed receipts: keys attested on the device in 30 days."
+    )
+
+    // MARK: Apps
+
+    public static let appEnforced = MetricFamily(
+        name: "attestguard_app_enforced", kind: .gauge,
+        help: "1 when the app's verdicts are enforced, 0 in monitor mode, as in force in this process (app)."
+    )
+    public static let appAttestationRequiredPercent = MetricFamily(
+        name: "attestguard_app_attestation_required_percent", kind: .gauge,
+        help: "The app's attestation-required rollout percentage in force in this process (app)."
+    )
+    public static let appVerdicts = MetricFamily(
+        name: "attestguard_app_verdicts_total", kind: .counter,
+        help: "Verdicts per app by whether the request named an attested key (app, attestation: attested or unattested)."
+    )
+    public static let appPolicyChanges = MetricFamily(
+        name: "attestguard_app_policy_changes_total", kind: .counter,
+        help: "Run-time app policy changes made through this process (app, setting)."
     )
 
     // MARK: Verdicts and rules

@@ -8,13 +8,21 @@ public struct GatewayPolicySet: Sendable {
     /// `sha256:<16 hex digits>` of the files' paths and texts: what `GET /v1/admin/gateway` and the logs call this set.
     public let version: String
 
+    /// The policy files of `appId` (an app may have several, one per host or path prefix).
+    public func files(of appId: String) -> [AppRoutePolicy] {
+        apps.filter { $0.appId == appId }
+    }
+
     public init(apps: [AppRoutePolicy], version: String) {
         self.apps = apps
         self.version = version
     }
 
-    /// The decision for a request: its `Host`, method and request-target as the client sent them.
-    public func decide(host: String, method: String, requestTarget: String) -> RouteDecision? {
+    /// The decision for a request: its `Host`, method and request-target as the client sent them, with the owning
+    /// app's run-time protection changes, if any (`overrides` is asked for that app only).
+    public func decide(
+        host: String, method: String, requestTarget: String, overrides: (String) -> RouteProtectionOverrides? = { _ in nil }
+    ) -> RouteDecision? {
         let path = RequestPath(requestTarget: requestTarget)
         let owners = apps.filter { $0.owns(host: host, path: path) }
         // The longest prefix wins; of two equally long, the one naming hosts (an app for any host is a fallback).
@@ -22,8 +30,11 @@ public struct GatewayPolicySet: Sendable {
             return nil
         }
         let route = app.route(method: method, path: path)
-        let protection = route?.protection ?? app.defaultProtection
-        let matched = route?.location ?? "\(app.file): default"
+        let changes = overrides(app.appId)
+        let changed = route.map { changes?.routes[$0.path.text] } ?? changes?.defaultProtection
+        let protection = changed ?? route?.protection ?? app.defaultProtection
+        let written = route?.location ?? "\(app.file): default"
+        let matched = changed.map { "\(written), \($0) set at run time" } ?? written
         return RouteDecision(
             appId: app.appId, protection: path.isAmbiguous ? .require : protection, action: route?.action, review: route?.review ?? app.review,
             matched: path.isAmbiguous && protection != .require ? "\(matched), made require: the target is ambiguous" : matched,

@@ -57,6 +57,8 @@ struct DashboardQueriesProcessTests {
         ("attestguard-rules.json", "Rule hits/s by rule (live, top 15)", "the farm's key-farm, the burst's assertion-burst"),
         ("attestguard-rules.json", "Rule hit share of verdicts (live, top 15)", "the farm's key-farm, the burst's assertion-burst"),
         ("attestguard-rules.json", "Rule hits over the time range, live vs shadow", "rules firing in both sets"),
+        ("attestguard-rules.json", "Attested share of verdicts by app", "every attested persona's verdicts"),
+        ("attestguard-rules.json", "Enforced per app (1 enforce, 0 monitor)", "the demo's app in enforce mode"),
     ]
 
     /// One panel query with Grafana's variables given the values Grafana would: every job and instance, every

@@ -127,4 +127,37 @@ struct HistoryCommandTests {
         let noStore = try await CommandLineRunner.run(["decisions", "--app", Self.appId, "--user", "u"], environment: unusable)
         #expect(noStore.status == 3, "\(noStore.standardError)")
     }
+
+    @Test("on SQLite, both commands read the store while another process holds it and keeps writing")
+    func besideTheServer() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("history-held-\(UUID().uuidString).sqlite").path
+        let held = try await TestStore.sqlite(path: path)
+        let user = Self.hash("user", "held-user")
+        func entry(_ index: Int) -> DecisionLogEntry {
+            DecisionLogEntry(
+                appId: Self.appId, decidedAt: Date().addingTimeInterval(-Double(index)), endpoint: .score, keyId: "held\(index)", userHash: user,
+                ipHash: nil, decision: .allow, ruleDecision: .allow, score: 0, ruleSetVersion: "sha256:0011223344556677", fired: "", signals: "{}"
+            )
+        }
+        do {
+            try await held.store.appendDecisions([entry(1), entry(2)])
+            var environment = ServerProcess.environment(databaseURL: nil, sqlitePath: path)
+            environment["ATTESTGUARD_DATABASE_URL"] = nil
+            let read = try await CommandLineRunner.run(["decisions", "--app", Self.appId, "--user", "held-user", "--json"], environment: environment)
+            #expect(read.status == 0, "\(read.standardError)")
+            #expect((read.json["decisions"] as? [[String: Any]])?.count == 2)
+            // The holder keeps writing; the next read sees it.
+            try await held.store.appendDecisions([entry(0)])
+            let again = try await CommandLineRunner.run(["decisions", "--app", Self.appId, "--user", "held-user", "--json"], environment: environment)
+            #expect((again.json["decisions"] as? [[String: Any]])?.count == 3, "\(again.standardError)")
+            let history = try await CommandLineRunner.run(
+                ["keys", "history", "--app", Self.appId, "--key", String(repeating: "A", count: 43)], environment: environment
+            )
+            #expect(history.status == 1, "an unknown key, read beside the holder: \(history.standardError)")
+        } catch {
+            await held.close()
+            throw error
+        }
+        await held.close()
+    }
 }

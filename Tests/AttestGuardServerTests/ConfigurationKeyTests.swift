@@ -51,6 +51,7 @@ struct ConfigurationKeyTests {
             challenges: { ttlSeconds: 60, maxPerUser: 3, quotaWindowSeconds: 60, perApiKeyPerMinute: 10 }
             apps:
               names: [shop]
+              policyReloadSeconds: 10
               shop: { appId: ABCDE12345.com.example.shop, environments: [development], attestationClientDataHash: raw,
                       clientDataFormat: legacy, legacyChallengePointer: /challenge, mode: monitor, attestationRequiredPercent: 5,
                       onStoreError: deny }

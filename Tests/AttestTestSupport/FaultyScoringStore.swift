@@ -83,6 +83,10 @@ public final class FaultyScoringStore: RiskStore {
     }
     public func recordServerProcess(_ record: ServerProcessRecord) async throws { try await base.recordServerProcess(record) }
     public func serverProcesses(seenSince since: Date) async throws -> [ServerProcessRecord] { try await base.serverProcesses(seenSince: since) }
+    public func appPolicyOverrides() async throws -> [AppPolicyOverride] { try await base.appPolicyOverrides() }
+    public func replaceAppPolicyOverride(_ override: AppPolicyOverride, expectedRevision: Int64) async throws -> Bool {
+        try await base.replaceAppPolicyOverride(override, expectedRevision: expectedRevision)
+    }
     public func purgeServerProcesses(seenBefore before: Date) async throws -> Int { try await base.purgeServerProcesses(seenBefore: before) }
     public func addVelocity(_ increments: [VelocityIncrement], flush: VelocityFlush?) async throws { try await base.addVelocity(increments, flush: flush) }
     public func velocitySums(appId: String, _ sums: [VelocitySum], writer: String?) async throws -> VelocityReading {

@@ -7,9 +7,8 @@ import Logging
 import RiskRules
 
 /// The store, opened for the analysts' read commands (`keys history`, `decisions`) as `rules backtest` opens it: a
-/// cold pool on PostgreSQL; on SQLite the file, under its process lock (so not beside a running server) and
-/// migrated as every command's opening does. The commands write nothing themselves, and a schema other than this
-/// build's is refused. This is the one place they open the store. Exit codes: 2 for a request the configuration
+/// cold pool on PostgreSQL; on SQLite the file read-only, beside a server that holds it (no lock, no migration, no
+/// write). The commands write nothing, and a schema other than this build's is refused. This is the one place they open the store. Exit codes: 2 for a request the configuration
 /// makes invalid (an unknown app, a bad range), 1 for a key that is not registered, 3 when the store cannot be used.
 enum HistoryStoreSession {
     /// Runs `body` with a ``HistoryService`` over the configured store and closes the store after it.
@@ -22,7 +21,7 @@ enum HistoryStoreSession {
         let ruleSets = Self.ruleSets(configuration, clock: clock, logger: logger, command: command)
         let store: OpenedStore
         do {
-            store = try await OpenedStore.open(configuration.database.coldPool, clock: { clock.now() }, logger: logger)
+            store = try await OpenedStore.openForReading(configuration.database.coldPool, clock: { clock.now() }, logger: logger)
         } catch {
             fail(command, "cannot open the store: \(error)", code: 3)
         }

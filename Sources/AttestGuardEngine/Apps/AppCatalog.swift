@@ -1,14 +1,32 @@
+public import AttestGuardStorage
 import AttestVocabulary
+import Synchronization
 
-/// The configured apps, by app id.
+/// The configured apps, by app id, each as its configuration file sets it with the run-time overrides stored in the
+/// database applied (``AppPolicyOverride``: mode and attestation-required percentage; the gateway reads the route
+/// protections). Copies share one state: every service of a process sees an override from the moment
+/// ``apply(_:)`` takes it, and every process takes the stored ones once per `apps.policyReloadSeconds`.
 public struct AppCatalog: Sendable {
-    private let apps: [String: AppPolicy]
+    private final class State: Sendable {
+        let configured: [String: AppPolicy]
+        let metrics: AppPolicyMetrics
+        let live: Mutex<(effective: [String: AppPolicy], overrides: [String: AppPolicyOverride])>
 
-    public init(_ apps: [AppPolicy]) {
-        self.apps = Dictionary(apps.map { ($0.appId, $0) }, uniquingKeysWith: { first, _ in first })
+        init(_ configured: [String: AppPolicy]) {
+            self.configured = configured
+            self.metrics = AppPolicyMetrics(apps: configured.values.sorted { $0.appId < $1.appId })
+            self.live = Mutex((configured, [:]))
+        }
     }
 
-    public var all: [AppPolicy] { apps.values.sorted { $0.appId < $1.appId } }
+    private let state: State
+
+    public init(_ apps: [AppPolicy]) {
+        state = State(Dictionary(apps.map { ($0.appId, $0) }, uniquingKeysWith: { first, _ in first }))
+    }
+
+    /// Every app as it is in force, by app id.
+    public var all: [AppPolicy] { state.live.withLock { $0.effective.values.sorted { $0.appId < $1.appId } } }
 
     /// The longest app id, in bytes (``AppIdGrammar/maximumLength``).
     public static let maximumAppIdLength = AppIdGrammar.maximumLength
@@ -19,14 +37,73 @@ public struct AppCatalog: Sendable {
         AppIdGrammar.isWellFormed(appId)
     }
 
-    /// The app; `invalid_field` when `appId` is not well formed, `app_not_found` when no such app is configured.
+    /// The app as it is in force; `invalid_field` when `appId` is not well formed, `app_not_found` when no such app
+    /// is configured.
     public func policy(for appId: String) throws(EngineError) -> AppPolicy {
         guard Self.isWellFormed(appId: appId) else {
             throw EngineError.invalid(.invalidField, "appId must be TEAMID.bundle.id in ASCII, at most \(Self.maximumAppIdLength) bytes")
         }
-        guard let app = apps[appId] else {
+        guard let app = state.live.withLock({ $0.effective[appId] }) else {
             throw EngineError(.notFound, code: .appNotFound, "no app \(appId) is configured")
         }
         return app
     }
+
+    /// The app as its configuration file sets it, before any override.
+    public func configuredPolicy(for appId: String) -> AppPolicy? {
+        state.configured[appId]
+    }
+
+    /// The app's stored override as this process last took it.
+    public func override(for appId: String) -> AppPolicyOverride? {
+        state.live.withLock { $0.overrides[appId] }
+    }
+
+    /// Puts `overrides` (every app's, as stored) in force: an app without one gets its configured policy back. A
+    /// stored value this build cannot read (a mode it does not know) keeps the configured value. Returns the apps whose
+    /// mode or attestation-required percentage changed, or whose override changed, for the caller to log.
+    @discardableResult
+    public func apply(_ overrides: [AppPolicyOverride]) -> [AppPolicyChange] {
+        let byApp = Dictionary(overrides.filter { state.configured[$0.appId] != nil }.map { ($0.appId, $0) }, uniquingKeysWith: { _, last in last })
+        let changes = state.live.withLock { live in
+            var changes: [AppPolicyChange] = []
+            var effective = state.configured
+            for (appId, configured) in state.configured {
+                let after = Self.applying(byApp[appId], to: configured)
+                effective[appId] = after
+                let before = live.effective[appId] ?? configured
+                if before != after || live.overrides[appId] != byApp[appId] {
+                    changes.append(AppPolicyChange(appId: appId, before: before, after: after, override: byApp[appId], previousOverride: live.overrides[appId]))
+                }
+            }
+            live = (effective, byApp)
+            return changes
+        }
+        for change in changes { state.metrics.publish(change.after) }
+        return changes.sorted { $0.appId < $1.appId }
+    }
+
+    /// Counts a verdict of the app by whether its request named an attested key (the attestation rollout's ramp).
+    public func recordVerdict(appId: String, attested: Bool) {
+        state.metrics.recordVerdict(appId: appId, attested: attested)
+    }
+
+    /// `configured` with the values of `override` this build can read.
+    public static func applying(_ override: AppPolicyOverride?, to configured: AppPolicy) -> AppPolicy {
+        guard let override else { return configured }
+        var app = configured
+        if let mode = override.mode.flatMap(AppPolicy.Mode.init(rawValue:)) { app.mode = mode }
+        if let percent = override.attestationRequiredPercent { app.attestationRequiredPercent = min(max(percent, 0), 100) }
+        return app
+    }
+}
+
+/// One app's policy before and after stored overrides were put in force.
+public struct AppPolicyChange: Sendable, Equatable {
+    public var appId: String
+    public var before: AppPolicy
+    public var after: AppPolicy
+    /// The stored override now in force, and the one before it (nil: none).
+    public var override: AppPolicyOverride?
+    public var previousOverride: AppPolicyOverride?
 }

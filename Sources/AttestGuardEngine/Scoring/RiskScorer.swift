@@ -181,6 +181,7 @@ public struct RiskScorer: Sendable {
             endpoint: request.endpoint, decision: outcome.verdict.decision, ruleDecision: outcome.evaluation.decision,
             enforced: outcome.verdict.enforced, duration: ContinuousClock.now - started
         )
+        apps.recordVerdict(appId: request.appId, attested: request.keyId != nil)
         decisionLog.append(DecisionLogEntry(
             appId: request.appId,
             decidedAt: now,

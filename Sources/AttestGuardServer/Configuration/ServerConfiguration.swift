@@ -72,6 +72,9 @@ public struct ServerConfiguration: Sendable {
     public var logLevel: Logger.Level
     /// How log lines are written (`logFormat`).
     public var logFormat: LogFormat = .text
+    /// How often the stored app policy overrides are read again (`apps.policyReloadSeconds`): a change made through
+    /// any process is in force in every process within this period.
+    public var appPolicyReloadInterval: Duration = .seconds(5)
     /// The share of successful answers (2xx, 3xx) that get an access log line, in percent (`accessLog.successPercent`).
     public var accessLogSuccessPercent = 100
     /// The rule directory (`rules.directory`); `nil`: `Rules` in the working directory if there is one, else no

@@ -197,6 +197,7 @@ public enum ServerConfigurationLoader {
         configuration.console = try values.recovering(ConsoleSettings()) {
             try ConsoleSettings(reading: values.scoped("console"), environment: environment)
         }
+        configuration.appPolicyReloadInterval = .seconds(try values.scoped("apps").int("policyReloadSeconds", default: 5, range: 1...3_600))
         return configuration
     }
 }

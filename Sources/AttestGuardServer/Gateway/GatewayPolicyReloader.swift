@@ -25,6 +25,8 @@ public final class GatewayPolicyReloader: Sendable {
 
     public let directory: String?
     private let configuredApps: Set<String>
+    /// Where the apps' run-time route protection changes are read from.
+    private let apps: AppCatalog
     private let clock: any EngineClock
     private let logger: Logger
     private let state: Mutex<(policies: GatewayPolicySet?, status: Status)>
@@ -36,6 +38,7 @@ public final class GatewayPolicyReloader: Sendable {
     public init(settings: GatewaySettings, apps: AppCatalog, clock: any EngineClock, logger: Logger) throws {
         self.directory = settings.policyDirectory
         self.configuredApps = Set(apps.all.map(\.appId))
+        self.apps = apps
         self.clock = clock
         self.logger = logger
         var policies: GatewayPolicySet?
@@ -66,7 +69,11 @@ public final class GatewayPolicyReloader: Sendable {
     /// The route decision for a request the gateway describes, for a gateway key that may use the app: 404
     /// `route_not_covered` when no policy owns it, 500 `gateway_unauthorized` when the key may not touch the app.
     func route(host: String, method: String, requestTarget: String, apiKey: APIKey?) throws(APIError) -> RouteDecision {
-        guard let route = policies?.decide(host: host, method: method, requestTarget: requestTarget) else {
+        let apps = self.apps
+        let overrides = { (appId: String) -> RouteProtectionOverrides? in
+            apps.override(for: appId).map { RouteProtectionOverrides(defaultProtection: $0.defaultProtection, routes: $0.routeProtections) }
+        }
+        guard let route = policies?.decide(host: host, method: method, requestTarget: requestTarget, overrides: overrides) else {
             let message = directory == nil
                 ? "no gateway policy is configured (gateway.policyDirectory)"
                 : "no app's gateway policy owns \(host.prefix(256)) \(requestTarget.prefix(256))"

@@ -957,6 +957,107 @@ paths:
         '503':
           $ref: '#/components/responses/DeviceCheckUnavailable'
 
+  /v1/admin/apps/{appId}/policy:
+    parameters:
+      - $ref: '#/components/parameters/AppIdPath'
+    get:
+      tags: [admin]
+      operationId: getAppPolicy
+      summary: An app's policy as its file sets it, as stored at run time, and as in force
+      description: |
+        `file`: the configuration's mode and attestation-required percentage, and the app's gateway routes as its
+        policy files write them; `stored`: the values a `PUT` stored (absent when none), each overriding the file's;
+        `effective`: what this process has in force. Every process reads the stored values again every
+        `reloadSeconds` (`apps.policyReloadSeconds`). The `ETag` is the stored revision (`"0"` when nothing is
+        stored): send it as `If-Match` with a change so that it cannot overwrite another one. Scope: `analyst` or
+        `admin`, for the key's apps only.
+      responses:
+        '200':
+          $ref: '#/components/responses/AppPolicy'
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '403':
+          $ref: '#/components/responses/Forbidden'
+        '404':
+          $ref: '#/components/responses/AppNotFound'
+        '503':
+          $ref: '#/components/responses/StoreUnavailable'
+    put:
+      tags: [admin]
+      operationId: replaceAppPolicy
+      summary: Store values that override the app's configured policy, without a restart
+      description: |
+        Replaces the stored values with the body's: a field present overrides the file's value until a later `PUT`
+        leaves it out or `DELETE` clears them all; `{}` stores nothing (the file's values return). `routes` names
+        gateway routes by their path pattern as the app's policy file writes it (every route with that path takes
+        the protection); `defaultProtection` is the protection of the app's unmatched gateway paths. The change is in
+        force in this process when the answer is sent and in every process sharing the store within
+        `apps.policyReloadSeconds`; it is logged at info with the API key's name, the old and the new values, and
+        counted in `attestguard_app_policy_changes_total{app,setting}`. With `If-Match` (the `ETag` of `GET`), a
+        change made since is `412 precondition_failed`; without it the last change wins. Scope: `admin`, for the
+        key's apps only.
+      parameters:
+        - $ref: '#/components/parameters/IfMatchRevision'
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: '#/components/schemas/AppPolicyOverride'
+            examples:
+              rollout:
+                value:
+                  attestationRequiredPercent: 25
+              monitor:
+                value:
+                  mode: monitor
+                  routes:
+                    /api/promos/claim: score
+      responses:
+        '200':
+          $ref: '#/components/responses/AppPolicy'
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '403':
+          $ref: '#/components/responses/Forbidden'
+        '404':
+          $ref: '#/components/responses/AppNotFound'
+        '412':
+          $ref: '#/components/responses/PreconditionFailed'
+        '413':
+          $ref: '#/components/responses/BodyTooLarge'
+        '415':
+          $ref: '#/components/responses/UnsupportedMediaType'
+        '503':
+          $ref: '#/components/responses/StoreUnavailable'
+    delete:
+      tags: [admin]
+      operationId: clearAppPolicy
+      summary: Clear every stored value of the app's policy (the file's values return)
+      description: |
+        As a `PUT` of `{}`: logged, counted, in force here at once and everywhere within
+        `apps.policyReloadSeconds`. Scope: `admin`, for the key's apps only.
+      parameters:
+        - $ref: '#/components/parameters/IfMatchRevision'
+      responses:
+        '200':
+          $ref: '#/components/responses/AppPolicy'
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '403':
+          $ref: '#/components/responses/Forbidden'
+        '404':
+          $ref: '#/components/responses/AppNotFound'
+        '412':
+          $ref: '#/components/responses/PreconditionFailed'
+        '503':
+          $ref: '#/components/responses/StoreUnavailable'
   /v1/admin/gateway:
     get:
       tags: [admin]
@@ -1361,6 +1462,14 @@ components:
       description: 'The client''s own App Attest status (`supported`, `unsupported`, `throttled`, `failed`): scored, never in place of an assertion.'
       schema:
         type: string
+    IfMatchRevision:
+      name: If-Match
+      in: header
+      required: false
+      description: The `ETag` of `GET .../policy` (a quoted revision such as `"3"`, or `*`); the change is refused with 412 if another was stored since.
+      schema:
+        type: string
+        pattern: '^(?:\*|(?:W/)?"[0-9]{1,18}")$'
     AppIdPath:
       name: appId
       in: path
@@ -1593,6 +1702,24 @@ components:
                 error:
                   code: forbidden
                   message: this API key lacks the verify scope
+    AppPolicy:
+      description: The app's policy as its file sets it, as stored, and as in force in this process.
+      headers:
+        ETag:
+          description: The stored revision, quoted (`"0"` when nothing is stored).
+          schema:
+            type: string
+            pattern: '^"[0-9]+"$'
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/AppPolicy'
+    PreconditionFailed:
+      description: '`If-Match` named a revision, and another change was stored since: `precondition_failed`.'
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/Error'
     AppNotFound:
       description: 'No such app is configured: `app_not_found`.'
       content:
@@ -1841,6 +1968,7 @@ components:
         - challenge_used
         - assertion_already_accepted
         - key_already_registered
+        - precondition_failed
         # Checks on stored state (422)
         - challenge_not_found
         - challenge_expired
@@ -2536,6 +2664,95 @@ components:
           $ref: '#/components/schemas/Timestamp'
           description: When AttestGuard recorded the validation for the user (the rules' `devicecheck.validated_at`).
 
+    AppPolicyOverride:
+      type: object
+      additionalProperties: false
+      description: The values to store; each one present overrides the configuration file's.
+      properties:
+        mode:
+          type: string
+          enum: [enforce, monitor]
+        attestationRequiredPercent:
+          type: integer
+          minimum: 0
+          maximum: 100
+        defaultProtection:
+          $ref: '#/components/schemas/RouteProtection'
+        routes:
+          type: object
+          maxProperties: 256
+          description: A gateway route's path pattern, as the app's policy file writes it, to its protection.
+          additionalProperties:
+            $ref: '#/components/schemas/RouteProtection'
+    RouteProtection:
+      type: string
+      enum: [require, score, open, require-for-rollout]
+    AppPolicySettings:
+      type: object
+      required: [mode, attestationRequiredPercent, routes]
+      properties:
+        mode:
+          type: string
+          enum: [enforce, monitor]
+        attestationRequiredPercent:
+          type: integer
+          minimum: 0
+          maximum: 100
+        defaultProtection:
+          $ref: '#/components/schemas/RouteProtection'
+        routes:
+          type: array
+          items:
+            type: object
+            required: [path, methods, protection, location]
+            properties:
+              path:
+                type: string
+              methods:
+                type: array
+                description: Empty for any method.
+                items:
+                  type: string
+              protection:
+                $ref: '#/components/schemas/RouteProtection'
+              location:
+                type: string
+                description: '`file:line` of the route.'
+    AppPolicy:
+      type: object
+      required: [appId, file, effective, reloadSeconds]
+      properties:
+        appId:
+          $ref: '#/components/schemas/AppId'
+        file:
+          $ref: '#/components/schemas/AppPolicySettings'
+        stored:
+          type: object
+          required: [routes, revision, updatedAt, updatedBy]
+          properties:
+            mode:
+              type: string
+            attestationRequiredPercent:
+              type: integer
+            defaultProtection:
+              type: string
+            routes:
+              type: object
+              additionalProperties:
+                type: string
+            revision:
+              type: integer
+              minimum: 1
+            updatedAt:
+              $ref: '#/components/schemas/Timestamp'
+            updatedBy:
+              type: string
+              description: The name of the API key that made the last change.
+        effective:
+          $ref: '#/components/schemas/AppPolicySettings'
+        reloadSeconds:
+          type: integer
+          description: How often every process reads the stored values again (`apps.policyReloadSeconds`).
     GatewayPolicyStatus:
       type: object
       required: [version, apps, loadedAt, rejected]

@@ -20,6 +20,19 @@ public struct OpenedStore: Sendable {
     public let migrate: @Sendable () async throws -> [Int]
     public let close: @Sendable () async -> Void
 
+    /// Opens the configured store for reading beside a running server: SQLite read-only (no lock, no migration; its
+    /// schema checked at opening), PostgreSQL as ``open(_:clock:logger:)`` does (pass a cold pool).
+    public static func openForReading(_ database: ServerConfiguration.Database, clock: @escaping @Sendable () -> Date, logger: Logger) async throws -> OpenedStore {
+        guard case .sqlite(let path) = database else { return try await open(database, clock: clock, logger: logger) }
+        let store = try await SQLiteRiskStore.openReadOnly(path: path, logger: logger)
+        let version = Migration.sqlite.map(\.version).max() ?? 0
+        return OpenedStore(
+            store: store, kind: .sqlite, services: [], schemaVersion: { version },
+            migrate: { throw StoreError(.invalidConfiguration, "a store opened for reading is never migrated") },
+            close: { await store.close() }
+        )
+    }
+
     /// Opens the configured store. SQLite is opened (and migrated) now; PostgreSQL's pool starts when its
     /// service runs.
     public static func open(_ database: ServerConfiguration.Database, clock: @escaping @Sendable () -> Date, logger: Logger) async throws -> OpenedStore {

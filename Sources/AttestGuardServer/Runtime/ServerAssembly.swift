@@ -48,6 +48,10 @@ public enum ServerAssembly {
         if configuration.operatorListener == nil {
             try ConsoleRoutes(engine: engine, keys: APIKeyRing(configuration.apiKeys), settings: configuration.console).register(on: router)
         }
+        AppPolicyRoutes(
+            engine: engine, overrides: AppPolicyOverrides(store: engine.store, catalog: engine.apps, logger: Logger(label: "attestguard.apps")),
+            gateway: gatewayPolicies, body: JSONBody(maximumBytes: configuration.maxBodyBytes), reloadInterval: configuration.appPolicyReloadInterval
+        ).register(on: router, keys: APIKeyRing(configuration.apiKeys))
         // Last: it applies to requests no route above matched.
         router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
         ObservabilityMiddleware.publishServerErrors(of: router.routes)
@@ -97,10 +101,12 @@ public enum ServerAssembly {
         let rules = rules ?? RuleSetReloader(holder: engine.scorer.rules, directory: nil, clock: engine.clock, logger: logger)
         let heartbeat = ProcessHeartbeat(store: engine.store, reloader: rules, clock: engine.clock)
         let gatewayPolicies = try GatewayPolicyReloader(settings: configuration.gateway, apps: engine.apps, clock: engine.clock, logger: logger)
+        let appPolicies = AppPolicyOverrides(store: engine.store, catalog: engine.apps, logger: logger)
         var services: [any Service] = store.services + [
             ChallengePurgeService(store: engine.store, clock: engine.clock, logger: logger),
             WriteBehindService(engine: engine, logger: logger, shutdownBudget: configuration.connections.shutdownFlushTimeout),
             ReloadWatchService(rules: rules, gatewayPolicies: gatewayPolicies), ProcessHeartbeatService(heartbeat: heartbeat, logger: logger),
+            AppPolicyOverrideService(overrides: appPolicies, interval: configuration.appPolicyReloadInterval),
         ] + backgroundServices
         if let listener = configuration.operatorListener {
             services.append(Application(
@@ -143,6 +149,15 @@ public enum ServerAssembly {
             }
             let version = try await store.schemaVersion()
             logger.info("store ready", metadata: ["store": .string(store.kind.rawValue), "schema": .stringConvertible(version)])
+            // Stored app policy changes are in force before the first request; if the store cannot say, the files'
+            // values serve until the first successful read.
+            do {
+                try await appPolicies.refresh()
+            } catch {
+                logger.warning("app policy overrides not read at start; the configured policies serve until they are", metadata: [
+                    "error": .string(String(describing: error)),
+                ])
+            }
         }
         return application
     }

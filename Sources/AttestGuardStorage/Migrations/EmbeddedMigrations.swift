@@ -302,6 +302,22 @@ CREATE INDEX decision_log_by_key ON decision_log (app_id, key_id, decided_at, se
 CREATE INDEX decision_log_by_user ON decision_log (app_id, user_hash, decided_at, seq) WHERE user_hash IS NOT NULL;
 CREATE INDEX decision_log_by_device ON decision_log (app_id, device_hash, decided_at, seq) WHERE device_hash IS NOT NULL;
 """#),
+        Migration(version: 17, name: "app_policy_overrides", sql: #"""
+-- AttestGuard schema 17: an app's policy as changed at run time through PATCH /v1/admin/apps/{appId}/policy. A
+-- stored value overrides the configuration file until it is cleared; a null column keeps the file's value. Every
+-- server process reads the table once per apps.policyReloadSeconds. revision counts the writes of a row, so that a
+-- change lands only on the row it read (two operators at once: the second reads again).
+CREATE TABLE app_policy_overrides (
+    app_id                       text        PRIMARY KEY,
+    mode                         text,
+    attestation_required_percent integer,
+    default_protection           text,
+    route_protections            text        NOT NULL,
+    revision                     bigint      NOT NULL,
+    updated_at                   timestamptz NOT NULL,
+    updated_by                   text        NOT NULL
+);
+"""#),
         Migration(version: 18, name: "decision_log_shadow", sql: #"""
 -- AttestGuard schema 18: the shadow rule set's verdict beside the live one. When a shadow set is in force
 -- (rules.shadowDirectory), every logged verdict also records what the shadow set decided, its version and the rules
@@ -551,6 +567,21 @@ ALTER TABLE decision_log ADD COLUMN device_hash TEXT;
 CREATE INDEX decision_log_by_key ON decision_log (app_id, key_id, decided_at) WHERE key_id IS NOT NULL;
 CREATE INDEX decision_log_by_user ON decision_log (app_id, user_hash, decided_at) WHERE user_hash IS NOT NULL;
 CREATE INDEX decision_log_by_device ON decision_log (app_id, device_hash, decided_at) WHERE device_hash IS NOT NULL;
+"""#),
+        Migration(version: 17, name: "app_policy_overrides", sql: #"""
+-- AttestGuard schema 17: an app's policy as changed at run time through PATCH /v1/admin/apps/{appId}/policy. A
+-- stored value overrides the configuration file until it is cleared; a null column keeps the file's value. revision
+-- counts the writes of a row, so that a change lands only on the row it read.
+CREATE TABLE app_policy_overrides (
+    app_id                       TEXT    PRIMARY KEY,
+    mode                         TEXT,
+    attestation_required_percent INTEGER,
+    default_protection           TEXT,
+    route_protections            TEXT    NOT NULL,
+    revision                     INTEGER NOT NULL,
+    updated_at                   INTEGER NOT NULL,
+    updated_by                   TEXT    NOT NULL
+);
 """#),
         Migration(version: 18, name: "decision_log_shadow", sql: #"""
 -- AttestGuard schema 18: the shadow rule set's verdict beside the live one. When a shadow set is in force

@@ -24,6 +24,13 @@ public final class SQLiteDecisionLogReader: DecisionLogReader {
 
     /// Opens the existing database at `path` read-only and checks its schema.
     public static func open(path: String, logger: Logger) async throws -> SQLiteDecisionLogReader {
+        let (connection, version) = try await openReadOnly(path: path, logger: logger)
+        return SQLiteDecisionLogReader(connection: connection, path: path, schemaVersion: version)
+    }
+
+    /// A read-only connection to the existing database at `path` whose schema is this build's, and that version:
+    /// what every reader beside a running server opens (this one, and ``SQLiteRiskStore/openReadOnly(path:logger:)``).
+    static func openReadOnly(path: String, logger: Logger) async throws -> (SQLiteConnection, Int) {
         guard FileManager.default.fileExists(atPath: path) else { throw missing(path) }
         let connection: SQLiteConnection
         do {
@@ -34,8 +41,7 @@ public final class SQLiteDecisionLogReader: DecisionLogReader {
             throw StoreError(.invalidConfiguration, "cannot open SQLite database \(path) read-only: \(error)")
         }
         do {
-            let version = try await currentSchema(of: connection, path: path)
-            return SQLiteDecisionLogReader(connection: connection, path: path, schemaVersion: version)
+            return (connection, try await currentSchema(of: connection, path: path))
         } catch {
             try? await connection.close()
             throw error
@@ -69,19 +75,19 @@ public final class SQLiteDecisionLogReader: DecisionLogReader {
         if !applied.isSubset(of: Migration.sqlite.map(\.version)) {
             throw StoreError(
                 .schemaTooNew,
-                "the SQLite store \(path) is at schema \(version), this binary knows up to \(known): this binary is older than the store; run the backtest with the binary the server runs"
+                "the SQLite store \(path) is at schema \(version), this binary knows up to \(known): this binary is older than the store; read it with the binary the server runs"
             )
         }
         if applied.count < Migration.sqlite.count {
             throw StoreError(
                 .schemaOutdated,
-                "the SQLite store \(path) is at schema \(version), this binary needs \(known): run `attestguard migrate` (a backtest never migrates)"
+                "the SQLite store \(path) is at schema \(version), this binary needs \(known): run `attestguard migrate` (a reader never migrates)"
             )
         }
         return version
     }
 
     private static func missing(_ path: String) -> StoreError {
-        StoreError(.notFound, "no SQLite store at \(path): the backtest reads an existing store and never creates one (check database.sqlitePath)")
+        StoreError(.notFound, "no SQLite store at \(path): a reader opens an existing store and never creates one (check database.sqlitePath)")
     }
 }

@@ -6,14 +6,16 @@ import SQLiteNIO
 
 /// The embedded default store: one SQLite file, one connection, one process. A lock file next to the database
 /// makes a second process fail with ``StoreError/Code/locked`` instead of sharing it. Transactions run one at a
-/// time (`BEGIN IMMEDIATE`), so the conditional statements see no concurrent writer at all.
+/// time (`BEGIN IMMEDIATE`), so the conditional statements see no concurrent writer at all. A store opened with
+/// ``openReadOnly(path:logger:)`` reads beside the process that holds the file, and every write it tries fails.
 public final class SQLiteRiskStore: RiskStore {
     let connection: SQLiteConnection
     let gate = AsyncSerialGate()
-    private let lock: ProcessFileLock
+    /// The process lock; none when opened read-only.
+    private let lock: ProcessFileLock?
     public let path: String
 
-    private init(connection: SQLiteConnection, lock: ProcessFileLock, path: String) {
+    private init(connection: SQLiteConnection, lock: ProcessFileLock?, path: String) {
         self.connection = connection
         self.lock = lock
         self.path = path
@@ -41,10 +43,19 @@ public final class SQLiteRiskStore: RiskStore {
         return store
     }
 
+    /// Opens the existing database at `path` read-only beside the server that holds it (analysts' commands): no
+    /// process lock, no migration, no write (WAL lets the server keep writing). A missing file is
+    /// ``StoreError/Code/notFound`` and a schema other than this build's is refused, as
+    /// ``SQLiteDecisionLogReader`` does.
+    public static func openReadOnly(path: String, logger: Logger) async throws -> SQLiteRiskStore {
+        let (connection, _) = try await SQLiteDecisionLogReader.openReadOnly(path: path, logger: logger)
+        return SQLiteRiskStore(connection: connection, lock: nil, path: path)
+    }
+
     /// Closes the connection and releases the process lock.
     public func close() async {
         try? await gate.run { try await self.connection.close() }
-        lock.release()
+        lock?.release()
     }
 
     // MARK: - Schema

@@ -1,0 +1,176 @@
+import AttestGuardEngine
+import AttestGuardStorage
+import Foundation
+import GatewayPolicy
+import HTTPTypes
+import Hummingbird
+import Logging
+import Metrics
+import AttestVocabulary
+
+/// An app's policy changed at run time: `GET /v1/admin/apps/{appId}/policy` (scopes `admin` and `analyst`) shows the
+/// file's values, the stored ones and those in force; `PUT` (scope `admin`) stores values that override the file's,
+/// `DELETE` (scope `admin`) clears them. All three are limited to the key's apps. A change is in force in this
+/// process at once and in every process sharing the store within `apps.policyReloadSeconds`; it is logged at info
+/// with the key's name and counted in `attestguard_app_policy_changes_total{app,setting}`. The `ETag` is the stored
+/// revision; a `PUT` or `DELETE` with `If-Match` is refused with 412 `precondition_failed` when another change came
+/// first. Without `If-Match` the last change wins.
+struct AppPolicyRoutes {
+    /// The settings a change counts by (`setting` label).
+    enum Setting: String, CaseIterable {
+        case mode
+        case attestationRequiredPercent = "attestation_required_percent"
+        case defaultProtection = "default_protection"
+        case routes
+    }
+
+    let engine: Engine
+    let overrides: AppPolicyOverrides
+    let gateway: GatewayPolicyReloader
+    let body: JSONBody
+    let reloadInterval: Duration
+
+    func register(on router: Router<AttestGuardRequestContext>, keys: APIKeyRing) {
+        router.group("v1/admin/apps/:appId/policy").add(middleware: APIKeyMiddleware(ring: keys, scopes: [.admin, .analyst])).get(use: show)
+        let admin = router.group("v1/admin/apps/:appId/policy").add(middleware: APIKeyMiddleware(ring: keys, scope: .admin))
+        admin.put(use: replace)
+        admin.delete(use: clear)
+        Self.publishZeros(apps: engine.apps.all.map(\.appId))
+    }
+
+    @Sendable func show(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
+        let configured = try configuredApp(context)
+        return try response(for: configured)
+    }
+
+    @Sendable func replace(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
+        let configured = try configuredApp(context)
+        let change = try await body.decode(AppPolicyOverrideBody.self, from: request)
+        try checkRoutes(change, appId: configured.appId)
+        return try await store(request, context: context, app: configured) { revision, now, apiKey in
+            AppPolicyOverride(
+                appId: configured.appId, mode: change.mode?.rawValue, attestationRequiredPercent: change.attestationRequiredPercent,
+                defaultProtection: change.defaultProtection?.rawValue, routeProtections: change.routes.mapValues(\.rawValue),
+                revision: revision, updatedAt: now, updatedBy: apiKey
+            )
+        }
+    }
+
+    @Sendable func clear(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
+        let configured = try configuredApp(context)
+        return try await store(request, context: context, app: configured) { revision, now, apiKey in
+            AppPolicyOverride(appId: configured.appId, revision: revision, updatedAt: now, updatedBy: apiKey)
+        }
+    }
+
+    /// Stores the override `make` builds on the stored revision (retrying when another process wrote between the
+    /// read and the write, unless `If-Match` named the revision), puts it in force here, logs and counts it.
+    private func store(
+        _ request: Request, context: AttestGuardRequestContext, app: AppPolicy,
+        make: (_ revision: Int64, _ now: Date, _ apiKey: String) -> AppPolicyOverride
+    ) async throws -> Response {
+        let expected = try Self.ifMatch(request)
+        let apiKey = context.apiKey?.name ?? "-"
+        for _ in 0..<8 {
+            let stored = try await storedOverride(app.appId)
+            let revision = stored?.revision ?? 0
+            if let expected, expected != revision {
+                throw APIError(.preconditionFailed, code: .preconditionFailed, "the app's policy is at revision \(revision), not \(expected): read it again")
+            }
+            let next = make(revision + 1, engine.clock.now(), apiKey)
+            guard try await engine.store.replaceAppPolicyOverride(next, expectedRevision: revision) else { continue }
+            let before = engine.apps.override(for: app.appId)
+            try await overrides.refresh()
+            record(app: app.appId, from: stored ?? before, to: next.isEmpty ? nil : next, apiKey: apiKey, logger: context.logger)
+            return try response(for: app)
+        }
+        throw APIError(.preconditionFailed, code: .preconditionFailed, "the app's policy kept changing while this change was stored: try again")
+    }
+
+    /// Logs the change at info and counts each setting it changed.
+    private func record(app appId: String, from old: AppPolicyOverride?, to new: AppPolicyOverride?, apiKey: String, logger: Logger) {
+        let changed = Setting.allCases.filter { setting in
+            switch setting {
+            case .mode: old?.mode != new?.mode
+            case .attestationRequiredPercent: old?.attestationRequiredPercent != new?.attestationRequiredPercent
+            case .defaultProtection: old?.defaultProtection != new?.defaultProtection
+            case .routes: (old?.routeProtections ?? [:]) != (new?.routeProtections ?? [:])
+            }
+        }
+        guard !changed.isEmpty, let configured = engine.apps.configuredPolicy(for: appId) else { return }
+        logger.info("app policy changed", metadata: [
+            "app": .string(appId), "api_key": .string(apiKey), "settings": .string(changed.map(\.rawValue).joined(separator: ",")),
+            "old": .string(AppPolicyOverrides.summary(AppCatalog.applying(old, to: configured), old)),
+            "new": .string(AppPolicyOverrides.summary(AppCatalog.applying(new, to: configured), new)),
+        ])
+        for setting in changed {
+            Counter(label: MetricFamily.appPolicyChanges.name, dimensions: [("app", appId), ("setting", setting.rawValue)]).increment()
+        }
+    }
+
+    private func storedOverride(_ appId: String) async throws -> AppPolicyOverride? {
+        try await engine.store.appPolicyOverrides().first { $0.appId == appId }
+    }
+
+    private func response(for configured: AppPolicy) throws -> Response {
+        let effective = (try? engine.apps.policy(for: configured.appId)) ?? configured
+        let override = engine.apps.override(for: configured.appId)
+        let stored = override.map {
+            AppPolicyBody.Stored(
+                mode: $0.mode, attestationRequiredPercent: $0.attestationRequiredPercent, defaultProtection: $0.defaultProtection,
+                routes: $0.routeProtections, revision: $0.revision, updatedAt: $0.updatedAt, updatedBy: $0.updatedBy
+            )
+        }
+        let body = AppPolicyBody(
+            configured: configured, effective: effective, stored: stored,
+            changes: override.map { RouteProtectionOverrides(defaultProtection: $0.defaultProtection, routes: $0.routeProtections) },
+            gateway: gateway.policies?.files(of: configured.appId) ?? [], reloadSeconds: Int(reloadInterval.components.seconds)
+        )
+        var response = try JSONResponse.make(body, status: .ok)
+        response.headers[.eTag] = "\"\(override?.revision ?? 0)\""
+        return response
+    }
+
+    /// The configured app the path names, if the key may use it.
+    private func configuredApp(_ context: AttestGuardRequestContext) throws -> AppPolicy {
+        let raw = context.parameters.get("appId") ?? ""
+        let appId = raw.removingPercentEncoding ?? raw
+        try context.requireAccess(to: appId)
+        _ = try engine.apps.policy(for: appId)
+        guard let configured = engine.apps.configuredPolicy(for: appId) else {
+            throw APIError(.notFound, code: .appNotFound, "no app \(appId) is configured")
+        }
+        return configured
+    }
+
+    /// Every route path a change names is a route of the app's gateway policy files.
+    private func checkRoutes(_ change: AppPolicyOverrideBody, appId: String) throws {
+        let files = gateway.policies?.files(of: appId) ?? []
+        if change.defaultProtection != nil, files.isEmpty {
+            throw APIError.badRequest(.invalidField, "defaultProtection: app \(appId) has no gateway policy file")
+        }
+        let paths = Set(files.flatMap { $0.routes.map(\.path.text) })
+        if let unknown = change.routes.keys.sorted().first(where: { !paths.contains($0) }) {
+            throw APIError.badRequest(.invalidField, "routes: no route of app \(appId)'s gateway policy has the path \(unknown.prefix(256))")
+        }
+    }
+
+    /// The revision `If-Match` names (`"3"`, or `*` for any), if the header is there.
+    static func ifMatch(_ request: Request) throws -> Int64? {
+        guard let value = request.headers[.ifMatch]?.trimmingCharacters(in: .whitespaces), value != "*" else { return nil }
+        let digits = value.hasPrefix("W/") ? String(value.dropFirst(2)) : value
+        guard digits.count >= 3, digits.first == "\"", digits.last == "\"", let revision = Int64(digits.dropFirst().dropLast()), revision >= 0 else {
+            throw APIError.badRequest(.invalidField, "If-Match is the ETag of GET .../policy, a quoted revision such as \"3\"")
+        }
+        return revision
+    }
+
+    /// Each app's change counters at 0, so that `increase()` sees the first change.
+    static func publishZeros(apps: [String]) {
+        for appId in apps {
+            for setting in Setting.allCases {
+                Counter(label: MetricFamily.appPolicyChanges.name, dimensions: [("app", appId), ("setting", setting.rawValue)]).increment(by: 0)
+            }
+        }
+    }
+}

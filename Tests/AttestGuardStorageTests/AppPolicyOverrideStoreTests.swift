@@ -1,0 +1,57 @@
+import AttestTestSupport
+import Foundation
+@testable import AttestGuardStorage
+import Testing
+
+@Suite("App policy overrides in the store")
+struct AppPolicyOverrideStoreTests {
+    static let appId = "ABCDE12345.com.example.app"
+
+    static func override(revision: Int64, mode: String? = nil, percent: Int? = nil, routes: [String: String] = [:], by key: String = "ops")
+        -> AppPolicyOverride
+    {
+        AppPolicyOverride(
+            appId: appId, mode: mode, attestationRequiredPercent: percent, defaultProtection: nil, routeProtections: routes,
+            revision: revision, updatedAt: StoreFixtures.now.addingTimeInterval(TimeInterval(revision)), updatedBy: key
+        )
+    }
+
+    @Test("a change lands only on the revision it read; every value reads back as written", arguments: StoreBackend.available)
+    func revisions(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = test.store
+            #expect(try await store.appPolicyOverrides().isEmpty)
+            let first = Self.override(revision: 1, mode: "monitor", percent: 25, routes: ["/api/promos/claim": "score", "/a/**": "open"])
+            #expect(try await store.replaceAppPolicyOverride(first, expectedRevision: 0))
+            #expect(try await store.appPolicyOverrides() == [first])
+            // A second writer that also read "no row" loses, and changes nothing.
+            #expect(try await !store.replaceAppPolicyOverride(Self.override(revision: 1, mode: "enforce", by: "other"), expectedRevision: 0))
+            let second = Self.override(revision: 2, percent: 50)
+            #expect(try await !store.replaceAppPolicyOverride(second, expectedRevision: 2))
+            #expect(try await store.replaceAppPolicyOverride(second, expectedRevision: 1))
+            #expect(try await store.appPolicyOverrides() == [second])
+        }
+    }
+
+    @Test("an empty override clears the app's row, at the revision it read", arguments: StoreBackend.available)
+    func clearing(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = test.store
+            #expect(try await store.replaceAppPolicyOverride(Self.override(revision: 1, mode: "monitor"), expectedRevision: 0))
+            #expect(try await !store.replaceAppPolicyOverride(Self.override(revision: 6), expectedRevision: 5))
+            #expect(try await store.appPolicyOverrides().count == 1)
+            #expect(try await store.replaceAppPolicyOverride(Self.override(revision: 2), expectedRevision: 1))
+            #expect(try await store.appPolicyOverrides().isEmpty)
+            // Clearing what is not there changes nothing and succeeds.
+            #expect(try await store.replaceAppPolicyOverride(Self.override(revision: 1), expectedRevision: 0))
+        }
+    }
+
+    @Test("route protections are stored as a JSON object with sorted keys")
+    func routeText() {
+        let override = Self.override(revision: 1, routes: ["/b": "open", "/a": "score"])
+        #expect(override.routeProtectionsJSON == #"{"/a":"score","/b":"open"}"#)
+        #expect(AppPolicyOverride.routeProtections(json: override.routeProtectionsJSON) == ["/a": "score", "/b": "open"])
+        #expect(AppPolicyOverride.routeProtections(json: "[1]").isEmpty)
+    }
+}

@@ -55,13 +55,13 @@ struct HistoryCommandTests {
         let key = keyId.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
 
-        let json = try await CommandLineRunner.run(["keys", "history", "--app", Self.appId, "--key", key, "--json"], environment: environment)
+        let json = try await CommandLineRunner.run(["keys", "history", "--app", Self.appId, "--key=\(key)", "--json"], environment: environment)
         #expect(json.status == 0, "\(json.standardError)")
         #expect(json.json["keyId"] as? String == keyId.base64EncodedString())
         #expect((json.json["riskMetrics"] as? [[String: Any]])?.compactMap { $0["riskMetric"] as? Int } == [7, 2])
         #expect((json.json["receipt"] as? [String: Any])?["riskMetric"] as? Int == 7)
 
-        let text = try await CommandLineRunner.run(["keys", "history", "--app", Self.appId, "--key", keyId.base64EncodedString(), "--limit", "1"], environment: environment)
+        let text = try await CommandLineRunner.run(["keys", "history", "--app", Self.appId, "--key=\(keyId.base64EncodedString())", "--limit", "1"], environment: environment)
         #expect(text.status == 0, "\(text.standardError)")
         #expect(text.standardOutput.contains("risk metric 7"), "\(text.standardOutput)")
         #expect(text.standardOutput.contains("risk metrics, newest receipt first:"))

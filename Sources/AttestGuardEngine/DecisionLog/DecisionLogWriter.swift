@@ -1,4 +1,5 @@
 import DequeModule
+import EventLoopConcurrency
 public import Foundation
 public import AttestGuardStorage
 import Synchronization
@@ -16,6 +17,9 @@ public final class DecisionLogWriter: Sendable {
     let maximumQueued: Int
     let batchSize: Int
     private let state = Mutex(State())
+    /// Flushes run one at a time, so that a flush returns only once every entry queued before it began is written
+    /// (or back in the queue after a failure): a caller never races the write-behind service's flush in flight.
+    private let flushes = AsyncSerialGate()
 
     private struct State {
         var queue = Deque<DecisionLogEntry>()
@@ -42,8 +46,13 @@ public final class DecisionLogWriter: Sendable {
 
     /// Writes what was queued when the flush began, a batch at a time, pausing between batches so that the whole
     /// flush takes about `spread` (zero: no pauses). Entries queued meanwhile wait for the next flush: chasing them
-    /// would write a trickle of one-row batches under load. A failed batch goes back to the front of the queue.
+    /// would write a trickle of one-row batches under load. A failed batch goes back to the front of the queue. A
+    /// flush called while another runs waits for it, then writes what is left.
     public func flush(spreadingOver spread: Duration = .zero) async throws {
+        try await flushes.run { try await self.flushOnce(spreadingOver: spread) }
+    }
+
+    private func flushOnce(spreadingOver spread: Duration) async throws {
         var remaining = state.withLock { $0.queue.count }
         let batches = (remaining + batchSize - 1) / batchSize
         let pause = batches > 1 ? spread / (batches - 1) : .zero

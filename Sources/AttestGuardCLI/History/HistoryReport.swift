@@ -1,6 +1,7 @@
 import AppleReceipts
 import AttestGuardEngine
 import Foundation
+import RiskRules
 
 /// The analysts' read commands as text for a terminal: one line per risk metric or decision, newest first.
 enum HistoryReport {
@@ -51,39 +52,18 @@ enum HistoryReport {
 
     /// The signals that had a value, `name=value` in name order, then how many were missing.
     private static func signals(_ snapshot: String) -> String {
-        guard let values = try? JSONDecoder().decode([String: Scalar].self, from: Data(snapshot.utf8)) else { return snapshot }
+        guard let values = try? JSONDecoder().decode([String: SnapshotValue].self, from: Data(snapshot.utf8)) else { return snapshot }
         var present: [String] = []
         var missing = 0
         for (name, value) in values.sorted(by: { $0.key < $1.key }) {
             switch value {
-            case .text(let text): present.append("\(name)=\(printable(text))")
+            case .string(let text): present.append("\(name)=\(printable(text))")
             case .number(let value): present.append("\(name)=\(number(value))")
-            case .flag(let flag): present.append("\(name)=\(flag)")
+            case .bool(let flag): present.append("\(name)=\(flag)")
             case .missing: missing += 1
             }
         }
         return (present + (missing > 0 ? ["(\(missing) missing)"] : [])).joined(separator: " ")
-    }
-
-    /// A snapshot value.
-    private enum Scalar: Decodable {
-        case text(String)
-        case number(Double)
-        case flag(Bool)
-        case missing
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if container.decodeNil() {
-                self = .missing
-            } else if let flag = try? container.decode(Bool.self) {
-                self = .flag(flag)
-            } else if let number = try? container.decode(Double.self) {
-                self = .number(number)
-            } else {
-                self = .text(try container.decode(String.self))
-            }
-        }
     }
 
     /// Text a request supplied (an action, an attribute, a reason quoting them), with control characters shown as

@@ -1,5 +1,6 @@
 import AttestGuardEngine
 import Foundation
+import RiskRules
 import AttestVocabulary
 
 /// `GET /v1/apps/{appId}/keys/{keyId}/history`: the key's current receipt as the key route shows it, with its last
@@ -64,7 +65,7 @@ struct DecisionPageBody: Encodable {
         var ruleSetVersion: String
         var keyId: String?
         var reasons: [Reason]
-        var signals: [String: SnapshotScalar]
+        var signals: [String: SnapshotValue]
 
         init(_ logged: LoggedDecision) {
             decidedAt = logged.decidedAt
@@ -76,7 +77,7 @@ struct DecisionPageBody: Encodable {
             keyId = logged.keyId
             reasons = logged.fired.map { Reason(ruleId: $0.ruleId, score: $0.score, message: $0.reason) }
             // Written by the server itself; a snapshot that does not read back shows as no signals.
-            signals = (try? JSONDecoder().decode([String: SnapshotScalar].self, from: Data(logged.signals.utf8))) ?? [:]
+            signals = (try? JSONDecoder().decode([String: SnapshotValue].self, from: Data(logged.signals.utf8))) ?? [:]
         }
     }
 
@@ -92,36 +93,5 @@ struct DecisionPageBody: Encodable {
         to = page.to
         decisions = page.decisions.map(Decision.init)
         next = page.next?.text
-    }
-}
-
-/// A value of a logged signal snapshot: a number, a string, a boolean, or `null` for a missing signal.
-enum SnapshotScalar: Codable {
-    case number(Double)
-    case string(String)
-    case bool(Bool)
-    case missing
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .missing
-        } else if let flag = try? container.decode(Bool.self) {
-            self = .bool(flag)
-        } else if let number = try? container.decode(Double.self) {
-            self = .number(number)
-        } else {
-            self = .string(try container.decode(String.self))
-        }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .number(let number): try container.encode(number)
-        case .string(let text): try container.encode(text)
-        case .bool(let flag): try container.encode(flag)
-        case .missing: try container.encodeNil()
-        }
     }
 }

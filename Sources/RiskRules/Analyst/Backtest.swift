@@ -91,23 +91,3 @@ public struct Backtest: Sendable {
     }
 }
 
-/// A value in a logged snapshot.
-enum SnapshotValue: Decodable {
-    case number(Double)
-    case string(String)
-    case bool(Bool)
-    case missing
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .missing
-        } else if let flag = try? container.decode(Bool.self) {
-            self = .bool(flag)
-        } else if let number = try? container.decode(Double.self) {
-            self = .number(number)
-        } else {
-            self = .string(try container.decode(String.self))
-        }
-    }
-}

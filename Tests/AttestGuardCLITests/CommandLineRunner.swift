@@ -63,8 +63,10 @@ struct CommandLineRunner {
         process.standardOutput = output
         process.standardError = error
         try process.runWhenDescriptorsAllow()
+        // Both pipes are drained at once: a child that fills one while this reads the other would block for good.
+        let errorDrain = PipeDrain(error.fileHandleForReading)
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        let errorData = errorDrain.wait()
         process.waitUntilExit()
         return Result(
             status: process.terminationStatus,
@@ -80,5 +82,24 @@ struct CommandLineRunner {
         let url = directory.appendingPathComponent(name)
         try Data(bytes).write(to: url)
         return url.path
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own; ``wait()`` returns what it read.
+private final class PipeDrain: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    /// Written by the reading thread before it signals `done`, read only after `wait` has seen the signal.
+    private var data = Data()
+
+    init(_ handle: FileHandle) {
+        Thread {
+            self.data = handle.readDataToEndOfFile()
+            self.done.signal()
+        }.start()
+    }
+
+    func wait() -> Data {
+        done.wait()
+        return data
     }
 }

@@ -386,7 +386,7 @@ paths:
       tags: [keys]
       operationId: getKey
       summary: Read a registered key
-      description: 'Returns the key as stored: owner, environment, status, counter and latest receipt. Scope: `verify`.'
+      description: 'Returns the key as stored: owner, environment, status, counter and latest receipt. Scope: `verify` or `analyst`, for the key''s apps only.'
       responses:
         '200':
           description: The key.

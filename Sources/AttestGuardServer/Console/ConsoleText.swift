@@ -26,6 +26,11 @@ enum ConsoleText {
         return long ? String(text.dropFirst(5)) : String(text.suffix(5))
     }
 
+    /// The percentage `part` is of `whole`, to one decimal, for a chart; 0 when the whole is 0.
+    static func percent(_ part: Int, of whole: Int) -> Double {
+        whole > 0 ? (Double(part) * 1_000 / Double(whole)).rounded() / 10 : 0
+    }
+
     /// `12.5 %` of `whole`; `–` when the whole is 0.
     static func share(_ part: Int, of whole: Int) -> String {
         guard whole > 0 else { return "–" }

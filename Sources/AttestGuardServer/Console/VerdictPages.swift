@@ -88,8 +88,8 @@ struct RulesPage: Sendable {
         }
         let shares = report.ruleHits.prefix(Self.charted).map { hits in
             BarChart.Column(label: String(hits.rule.prefix(12)), segments: [
-                (series: "live", value: Self.percent(hits.live, of: report.counted)),
-                (series: "shadow", value: Self.percent(hits.shadow, of: report.shadowCounted)),
+                (series: "live", value: ConsoleText.percent(hits.live, of: report.counted)),
+                (series: "shadow", value: ConsoleText.percent(hits.shadow, of: report.shadowCounted)),
             ])
         }
         self.report = Report(
@@ -100,10 +100,6 @@ struct RulesPage: Sendable {
                 scale: min(100, max(shares.flatMap { $0.segments.map { $0.value } }.max() ?? 1, 1)), unit: "%", labelEvery: 1
             )
         )
-    }
-
-    static func percent(_ part: Int, of whole: Int) -> Double {
-        whole > 0 ? (Double(part) * 1_000 / Double(whole)).rounded() / 10 : 0
     }
 }
 
@@ -176,7 +172,7 @@ struct RolloutPage: Sendable {
             columns: report.buckets.map { bucket in
                 BarChart.Column(
                     label: ConsoleText.tick(bucket.start, long: long),
-                    segments: [(series: "keyed", value: RulesPage.percent(bucket.withKey, of: bucket.total))]
+                    segments: [(series: "keyed", value: ConsoleText.percent(bucket.withKey, of: bucket.total))]
                 )
             },
             stacked: true, legend: [BarChart.LegendItem(series: "keyed", label: "with a key")], scale: 100, unit: "%"

@@ -79,9 +79,8 @@ struct AppPolicyRoutes {
             }
             let next = make(revision + 1, engine.clock.now(), apiKey)
             guard try await engine.store.replaceAppPolicyOverride(next, expectedRevision: revision) else { continue }
-            let before = engine.apps.override(for: app.appId)
             try await overrides.refresh()
-            record(app: app.appId, from: stored ?? before, to: next.isEmpty ? nil : next, apiKey: apiKey, logger: context.logger)
+            record(app: app.appId, from: stored, to: next.isEmpty ? nil : next, apiKey: apiKey, logger: context.logger)
             return try response(for: app)
         }
         throw APIError(.preconditionFailed, code: .preconditionFailed, "the app's policy kept changing while this change was stored: try again")

@@ -54,12 +54,12 @@ struct DecisionLogStoreTests {
             let store = try #require(test.store as? PostgresRiskStore)
             // Yesterday's partition as an older version made it: no options.
             let yesterday = DecisionLogPartition.day(of: StoreFixtures.now.addingTimeInterval(-Self.day))
-            _ = try await store.client.query(PostgresQuery(unsafeSQL: """
+            _ = try await store.client().query(PostgresQuery(unsafeSQL: """
                 CREATE TABLE \(DecisionLogPartition.name(yesterday)) PARTITION OF decision_log
                 FOR VALUES FROM ('\(DecisionLogPartition.literal(yesterday))') TO ('\(DecisionLogPartition.literal(yesterday.addingTimeInterval(Self.day)))')
                 """)).collect()
             try await store.appendDecisions([Self.entry(-Self.day), Self.entry(0)])
-            let rows = try await store.client.query("""
+            let rows = try await store.client().query("""
                 SELECT c.relname, array_to_string(c.reloptions, ','), array_to_string(t.reloptions, ',')
                 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
                 LEFT JOIN pg_class t ON t.oid = c.reltoastrelid

@@ -60,12 +60,12 @@ struct LoopAffinePoolsTests {
         let loops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
         let size = LoopAffinePostgresPools.minimumConnectionsPerLoop * loops.count
         let store = PostgresRiskStore(configuration: try PostgresStoreConfiguration(url: url, maximumConnections: size), logger: TestStore.logger)
-        #expect(store.pools.all.count == loops.count)
         let runner = Task { try await store.run() }
         defer { runner.cancel() }
+        #expect(try await store.servingPools().all.count == loops.count)
         for loop in loops {
             let (connectionLoop, resumedOnLoop) = try await withPreferredTaskExecutor(EventLoopTaskExecutor(loop)) {
-                let client = store.client
+                let client = try await store.client()
                 let connectionLoop = try await client.withConnection { connection in
                     _ = try await connection.query("SELECT 1")
                     return connection.eventLoop

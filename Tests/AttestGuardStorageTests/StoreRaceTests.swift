@@ -139,7 +139,7 @@ struct StoreRaceTests {
             let challenge = StoreFixtures.challenge()
             _ = try await store.issueChallenge(challenge, quota: StoreFixtures.quota)
             let winners = try await race { _ in
-                try await ReadThenWriteConsumer(client: store.client).consume(challengeId: challenge.id, at: StoreFixtures.now)
+                try await ReadThenWriteConsumer(client: try await store.client()).consume(challengeId: challenge.id, at: StoreFixtures.now)
             }.filter { $0 }.count
             #expect(winners > 1, "a read-then-write consumer should let more than one of \(Self.contenders) tasks win")
         }

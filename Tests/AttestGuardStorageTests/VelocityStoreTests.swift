@@ -36,7 +36,7 @@ struct VelocityStoreTests {
         try await withTestStore(backend) { (test: TestStore) async throws in
             let store = try #require(test.store as? PostgresRiskStore)
             try await store.addVelocity([Self.increment("sübject", bucket: 60, count: 3, app: "ABCDE12345.com.example.app")])
-            let rows = try await store.client.query(
+            let rows = try await store.client().query(
                 "SELECT count FROM velocity_buckets WHERE series = velocity_series('ABCDE12345.com.example.app', 'sübject', 'assertions')"
             ).collect()
             #expect(try rows.map { try $0.decode(Int64.self) } == [3])

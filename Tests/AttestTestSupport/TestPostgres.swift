@@ -40,7 +40,7 @@ public enum TestPostgres {
         let admin = PostgresRiskStore(configuration: try PostgresStoreConfiguration(url: base, maximumConnections: 1), logger: logger)
         let runner = Task { try await admin.run() }
         defer { runner.cancel() }
-        try await admin.client.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA \(schema)"))
+        try await admin.client().query(PostgresQuery(unsafeSQL: "CREATE SCHEMA \(schema)"))
         return base + (base.contains("?") ? "&" : "?") + "search_path=\(schema)"
     }
 
@@ -51,7 +51,7 @@ public enum TestPostgres {
         let admin = PostgresRiskStore(configuration: try PostgresStoreConfiguration(url: try requiredURL(), maximumConnections: 1), logger: logger)
         let runner = Task { try await admin.run() }
         defer { runner.cancel() }
-        return try await admin.client.query(PostgresQuery(unsafeSQL: sql)).collect()
+        return try await admin.client().query(PostgresQuery(unsafeSQL: sql)).collect()
     }
 
     /// A new login role owning a new schema, and a URL that connects as that role to that schema: what the role's

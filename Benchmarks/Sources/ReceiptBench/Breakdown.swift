@@ -34,12 +34,12 @@ enum Breakdown {
         try await handle.execute("TRUNCATE risk_metric_history, receipts")
         try await handle.execute("INSERT INTO receipts SELECT * FROM bench_seed_receipts")
         // Only the first K keys (by key id) stay due, so that the store phase leases exactly the keys measured.
-        let selected = try await handle.store.client.query(
+        let selected = try await handle.store.client().query(
             "SELECT r.key_id, k.public_key, r.receipt FROM bench_seed_receipts r JOIN app_keys k USING (app_id, key_id) ORDER BY r.key_id LIMIT \(count)",
             logger: Bench.quietLogger
         ).collect().map { row in try row.decode((Data, Data, Data).self) }
         guard selected.count == count, let last = selected.last?.0 else { Bench.fail("only \(selected.count) keys prepared, --ops \(count)") }
-        try await handle.store.client.query(
+        try await handle.store.client().query(
             "UPDATE receipts SET next_refresh_at = next_refresh_at + interval '365 days' WHERE key_id > \(last)",
             logger: Bench.quietLogger
         )

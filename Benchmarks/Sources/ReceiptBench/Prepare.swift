@@ -101,7 +101,7 @@ enum Prepare {
         let expires = attestedAt.addingTimeInterval(300)
         let receiptExpires = attestedAt.addingTimeInterval(90 * 86_400)
         let logger = Bench.quietLogger
-        try await handle.store.client.withConnection { connection in
+        try await handle.store.client().withConnection { connection in
             try await connection.query("BEGIN", logger: logger)
             try await connection.query(
                 """

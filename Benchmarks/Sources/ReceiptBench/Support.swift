@@ -221,11 +221,11 @@ struct StoreHandle {
     func close() { runner.cancel() }
 
     func execute(_ sql: String) async throws {
-        try await store.client.query(PostgresQuery(unsafeSQL: sql), logger: Bench.quietLogger)
+        try await store.client().query(PostgresQuery(unsafeSQL: sql), logger: Bench.quietLogger)
     }
 
     func count(_ sql: String) async throws -> Int {
-        let rows = try await store.client.query(PostgresQuery(unsafeSQL: sql), logger: Bench.quietLogger).collect()
+        let rows = try await store.client().query(PostgresQuery(unsafeSQL: sql), logger: Bench.quietLogger).collect()
         guard let row = rows.first else { return -1 }
         return Int(try row.decode(Int64.self))
     }

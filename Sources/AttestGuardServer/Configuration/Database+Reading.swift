@@ -1,3 +1,4 @@
+import AttestGuardStorage
 import Foundation
 
 extension ServerConfiguration.Database {
@@ -6,16 +7,19 @@ extension ServerConfiguration.Database {
     /// - Parameter fileValues: `database.*` of the configuration file alone, to refuse a password written there
     ///   (the environment's `ATTESTGUARD_DATABASE_URL` may carry one).
     init(reading values: ConfigValues, fileValues: ConfigValues?, environment: [String: String]) throws {
-        if let fileURL = fileValues?.string("url"), URLComponents(string: fileURL)?.password != nil {
+        if let fileURL = fileValues?.string("url"), (try? PostgresURL(parsing: fileURL))?.password != nil {
             throw ConfigurationError(key: "database.url", "must not carry a password in the file: use database.passwordFile, database.passwordEnv or ATTESTGUARD_DATABASE_URL")
         }
         guard var url = values.string("url") else {
             self = .sqlite(path: values.string("sqlitePath", default: "attestguard.sqlite"))
             return
         }
-        if let password = try values.secret("password", environment: environment), var components = URLComponents(string: url) {
-            components.password = password
-            url = components.string ?? url
+        if let password = try values.secret("password", environment: environment) {
+            do {
+                url = try PostgresURL(parsing: url).replacingPassword(password).string
+            } catch {
+                throw ConfigurationError(key: "database.url", error.detail)
+            }
         }
         let poolSize = try values.int("poolSize", default: 16, range: 1...500)
         let keepAliveSeconds = try values.int("keepAliveSeconds", default: 0, range: 0...86_400)

@@ -10,55 +10,63 @@ import AttestVocabulary
 /// consumption and counter advance are conditional `UPDATE`s in one transaction, so concurrent submissions of
 /// one assertion, in one process or many, have exactly one winner.
 ///
+/// The URL may name several hosts; the pools connect to the first that takes writes and move when it stops
+/// (``PostgresHostPools``). While none does, every operation fails at once with ``StoreError/Code/unavailable``.
+///
 /// The store is a `Service`: run it (or put it in the `ServiceGroup`) before using it.
 public final class PostgresRiskStore: RiskStore, Service {
-    /// The connection pools; operations lease from the one of the loop they run on.
-    public let pools: LoopAffinePostgresPools
-    /// The pool for an operation started here: the running loop's, or the next in turn.
-    public var client: PostgresClient { pools.current }
     public let configuration: PostgresStoreConfiguration
     let logger: Logger
+    /// The serving host's pools, and the search for that host.
+    let hosts: PostgresHostPools
     /// Decision log day partitions this process has created or found (see `appendDecisions`).
     let knownPartitions = Mutex<Set<String>>([])
-    /// Opened when ``run()`` starts the pool. Operations wait for it rather than lease from a pool that is not
-    /// running yet: a lease before the pool runs (the auto-migration at startup, `attestguard migrate`) makes
-    /// PostgresNIO log a warning ("`PostgresClient.run()` hasn't been called yet").
-    let poolStarted = StartSignal()
 
     public init(configuration: PostgresStoreConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
-        self.pools = LoopAffinePostgresPools(configuration: configuration.client, logger: logger)
+        self.hosts = PostgresHostPools(configuration: configuration, logger: logger)
     }
 
-    /// Runs the connection pools until the task is cancelled or graceful shutdown.
+    /// Finds the serving host and runs its pools until the task is cancelled or graceful shutdown.
     public func run() async throws {
         await cancelWhenGracefulShutdown {
-            // Opened once every pool has marked itself running, before any has a chance to serve a lease.
-            await self.pools.run(onStarted: { self.poolStarted.open() })
+            await self.hosts.run()
         }
+    }
+
+    /// The serving host's pools (once the store runs and a host serves, within the operation timeout).
+    public func servingPools() async throws -> LoopAffinePostgresPools {
+        try await perform { _ in try await self.hosts.serving().pools }
+    }
+
+    /// A pool of the serving host, for statements of the caller's own (tests, benchmarks).
+    public func client() async throws -> PostgresClient {
+        try await perform { client in client }
     }
 
     // MARK: - Error mapping and transactions
 
-    /// Runs one store operation under the configured deadline, once the pool runs, mapping driver failures to
-    /// ``StoreError``.
-    func perform<Result: Sendable>(_ operation: @escaping @Sendable () async throws -> Result) async throws -> Result {
+    /// Runs one store operation on a pool of the serving host (the running loop's, or the next in turn) under the
+    /// configured deadline, mapping driver failures to ``StoreError``. A failure that says the host may be gone or
+    /// read-only has the host asked again.
+    func perform<Result: Sendable>(_ operation: @escaping @Sendable (PostgresClient) async throws -> Result) async throws -> Result {
+        var serving: PostgresHostPools.Serving?
         do {
-            return try await withOperationDeadline(configuration.operationTimeout) {
-                try await self.poolStarted.wait()
-                return try await operation()
+            if let now = try hosts.servingNow() {
+                serving = now
+                let client = now.pools.current
+                return try await withOperationDeadline(configuration.operationTimeout) { try await operation(client) }
             }
-        } catch let error as StoreError {
-            throw error
-        } catch let signal as RollbackSignal {
-            throw signal
-        } catch let error as PSQLError where error.code == .server {
-            let state = error.serverInfo?[.sqlState] ?? "?"
-            let message = error.serverInfo?[.message] ?? "no message"
-            throw StoreError(.queryFailed, "PostgreSQL \(state): \(message)")
+            // Only while the first search runs: the wait for it counts against the deadline.
+            let hosts = self.hosts
+            return try await withOperationDeadline(configuration.operationTimeout) {
+                try await operation(try await hosts.serving().pools.current)
+            }
         } catch {
-            throw StoreError(.unavailable, "PostgreSQL is unreachable: \(String(describing: error))")
+            let (mapped, suspectsHost) = PostgresFailure.classify(error)
+            if suspectsHost, let serving { hosts.suspect(serving.generation, because: String(describing: mapped)) }
+            throw mapped
         }
     }
 
@@ -67,8 +75,7 @@ public final class PostgresRiskStore: RiskStore, Service {
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         let logger = self.logger
-        let client = self.client
-        return try await perform {
+        return try await perform { client in
             try await client.withConnection { connection in
                 try await connection.query("BEGIN", logger: logger)
                 do {
@@ -86,8 +93,7 @@ public final class PostgresRiskStore: RiskStore, Service {
     /// Runs one named prepared statement (prepared on each connection the first time) and collects its rows.
     func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row] where Statement.Row: Sendable {
         let logger = self.logger
-        let client = self.client
-        return try await perform {
+        return try await perform { client in
             try await client.execute(statement, logger: logger).reduce(into: [Statement.Row]()) { $0.append($1) }
         }
     }
@@ -95,8 +101,7 @@ public final class PostgresRiskStore: RiskStore, Service {
     /// Runs one statement and collects its rows.
     func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
         let logger = self.logger
-        let client = self.client
-        return try await perform {
+        return try await perform { client in
             try await client.query(query, logger: logger).collect()
         }
     }

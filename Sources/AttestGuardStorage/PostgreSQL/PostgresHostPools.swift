@@ -1,0 +1,223 @@
+import EventLoopConcurrency
+import Logging
+import NIOPosix
+import PostgresNIO
+import Synchronization
+
+/// The connection pools of the host that serves the store now, among the URL's hosts, and the search for it.
+///
+/// A search asks the hosts in the URL's order, each over one connection (`pg_is_in_recovery()`,
+/// `transaction_read_only`), and the first that qualifies (``PostgresTargetSession``) gets pools
+/// (``LoopAffinePostgresPools``). An operation that fails the way a lost, restarting or read-only server fails reports
+/// it (``suspect(_:because:)``); the serving host is asked again, and when it no longer answers or qualifies, its pools
+/// are shut down and the search starts over, with back-off, until a host qualifies. Until one does, every operation
+/// fails at once with ``StoreError/Code/unavailable``: the store fails closed, and nothing waits on a dead host.
+final class PostgresHostPools: Sendable {
+    /// The host that serves and its pools. `generation` tells a report about these pools from one about earlier ones.
+    struct Serving: Sendable {
+        let host: PostgresURL.Host
+        let pools: LoopAffinePostgresPools
+        let generation: Int
+    }
+
+    private enum Phase {
+        /// The first search has not finished.
+        case starting
+        case serving(Serving)
+        /// No host qualifies; why, host by host.
+        case searching(reason: String)
+        case stopped
+    }
+
+    /// The first search's back-off, doubled after each failed search up to the last.
+    static let backOff: ClosedRange<Duration> = .milliseconds(100)...(.seconds(2))
+    /// How long after a probe that found the serving host healthy further reports about it are let pass: one lost
+    /// connection makes every operation on it fail at once, and one probe answers them all.
+    static let probeQuietPeriod: Duration = .milliseconds(500)
+
+    let configuration: PostgresStoreConfiguration
+    private let logger: Logger
+    private let phase = Mutex(Phase.starting)
+    private let firstSearchDone = StartSignal()
+    private let reports: AsyncStream<Int>
+    private let reporter: AsyncStream<Int>.Continuation
+
+    init(configuration: PostgresStoreConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        (reports, reporter) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingNewest(4))
+    }
+
+    /// The pools to run an operation on: at once while a host serves; during the first search, once it ends. Throws
+    /// ``StoreError/Code/unavailable`` while no host qualifies.
+    func serving() async throws -> Serving {
+        if let serving = try servingNow() { return serving }
+        try await firstSearchDone.wait()
+        guard let serving = try servingNow() else { throw StoreError(.unavailable, "the store is starting") }
+        return serving
+    }
+
+    /// The serving host, `nil` before the first search ends, or ``StoreError/Code/unavailable``.
+    func servingNow() throws -> Serving? {
+        try phase.withLock { phase in
+            switch phase {
+            case .serving(let serving): return serving
+            case .starting: return nil
+            case .searching(let reason):
+                throw StoreError(.unavailable, "no PostgreSQL host is \(configuration.targetSession.rawValue): \(reason)")
+            case .stopped: throw StoreError(.unavailable, "the store is shut down")
+            }
+        }
+    }
+
+    /// Reports that an operation on the pools of `generation` failed the way a lost or read-only server fails.
+    func suspect(_ generation: Int, because reason: String) {
+        logger.debug("PostgreSQL operation failed; asking the host again", metadata: ["reason": .string(reason)])
+        reporter.yield(generation)
+    }
+
+    /// Finds the serving host and keeps the choice current until the task is cancelled; then shuts the pools down.
+    func run() async {
+        var current: (serving: Serving, runner: Task<Void, Never>)?
+        var delay = Self.backOff.lowerBound
+        var generation = 0
+        var lastReason: String?
+        var quietUntil = ContinuousClock.now
+        var reports = self.reports.makeAsyncIterator()
+        while !Task.isCancelled {
+            if let active = current {
+                // AsyncStream's iterator answers nil once the task is cancelled.
+                guard let reported = await reports.next() else { break }
+                guard reported == active.serving.generation, ContinuousClock.now >= quietUntil else { continue }
+                if case .failure(let failure) = await qualify(active.serving.host) {
+                    let reason = failure.reason
+                    logger.warning("PostgreSQL host no longer serves; searching again", metadata: [
+                        "host": .stringConvertible(active.serving.host), "reason": .string(reason),
+                    ])
+                    phase.withLock { $0 = .searching(reason: reason) }
+                    active.runner.cancel()
+                    await active.runner.value
+                    current = nil
+                    delay = Self.backOff.lowerBound
+                } else {
+                    quietUntil = .now + Self.probeQuietPeriod
+                }
+            } else {
+                switch await search() {
+                case .success(let host):
+                    generation += 1
+                    let pools = LoopAffinePostgresPools(configuration: configuration.clientConfiguration(for: host), logger: logger)
+                    let started = StartSignal()
+                    let runner = Task { await pools.run(onStarted: { started.open() }) }
+                    guard (try? await started.wait()) != nil else {
+                        runner.cancel()
+                        await runner.value
+                        break
+                    }
+                    let serving = Serving(host: host, pools: pools, generation: generation)
+                    current = (serving, runner)
+                    phase.withLock { $0 = .serving(serving) }
+                    firstSearchDone.open()
+                    logger.info("PostgreSQL host serves", metadata: [
+                        "host": .stringConvertible(host), "target": .string(configuration.targetSession.rawValue),
+                    ])
+                    lastReason = nil
+                    delay = Self.backOff.lowerBound
+                case .failure(let failure):
+                    phase.withLock { $0 = .searching(reason: failure.reason) }
+                    firstSearchDone.open()
+                    if failure.reason != lastReason {
+                        logger.warning("no PostgreSQL host serves; retrying with back-off", metadata: ["reason": .string(failure.reason)])
+                        lastReason = failure.reason
+                    }
+                    try? await Task.sleep(for: delay)
+                    delay = min(delay * 2, Self.backOff.upperBound)
+                }
+            }
+        }
+        phase.withLock { $0 = .stopped }
+        firstSearchDone.open()
+        if let current {
+            current.runner.cancel()
+            await current.runner.value
+        }
+    }
+
+    /// Why no host qualified, host by host.
+    struct SearchFailure: Error {
+        var reason: String
+    }
+
+    /// The first host that qualifies, in the URL's order (for `prefer-standby`, else the first that answers).
+    private func search() async -> Result<PostgresURL.Host, SearchFailure> {
+        var fallback: PostgresURL.Host?
+        var reasons: [String] = []
+        for host in configuration.hosts {
+            switch await ask(host) {
+            case .success(let answer):
+                if configuration.targetSession.accepts(inRecovery: answer.inRecovery, readOnly: answer.readOnly) { return .success(host) }
+                if fallback == nil, configuration.targetSession.fallsBackToAnyHost { fallback = host }
+                reasons.append("\(host) is \(answer.inRecovery ? "in recovery (a standby)" : "read-only")")
+            case .failure(let failure):
+                reasons.append("\(host): \(failure.reason)")
+            }
+        }
+        if let fallback { return .success(fallback) }
+        return .failure(SearchFailure(reason: reasons.joined(separator: "; ")))
+    }
+
+    /// Whether `host` still qualifies, or why not.
+    private func qualify(_ host: PostgresURL.Host) async -> Result<Void, SearchFailure> {
+        switch await ask(host) {
+        case .success(let answer):
+            if configuration.targetSession.accepts(inRecovery: answer.inRecovery, readOnly: answer.readOnly)
+                || configuration.targetSession.fallsBackToAnyHost
+            {
+                return .success(())
+            }
+            return .failure(SearchFailure(reason: "\(host) is \(answer.inRecovery ? "in recovery (a standby)" : "read-only")"))
+        case .failure(let failure):
+            return .failure(SearchFailure(reason: "\(host): \(failure.reason)"))
+        }
+    }
+
+    /// What a host says of itself.
+    struct HostAnswer: Sendable {
+        var inRecovery: Bool
+        var readOnly: Bool
+    }
+
+    /// Connects to `host` once, within the operation timeout, and asks whether it is a standby and read-only.
+    private func ask(_ host: PostgresURL.Host) async -> Result<HostAnswer, SearchFailure> {
+        let logger = self.logger
+        let configuration = self.configuration
+        do {
+            let answer = try await withDeadline(configuration.operationTimeout, timeoutError: { SearchFailure(reason: "no answer within \(configuration.operationTimeout)") }) {
+                let connection = try await PostgresConnection.connect(
+                    on: MultiThreadedEventLoopGroup.singleton.any(),
+                    configuration: try configuration.probeConfiguration(for: host),
+                    id: 0,
+                    logger: logger
+                )
+                do {
+                    let rows = try await connection.query(
+                        "SELECT pg_is_in_recovery(), current_setting('transaction_read_only') = 'on'", logger: logger
+                    ).collect()
+                    try? await connection.close()
+                    guard let (inRecovery, readOnly) = try rows.first?.decode((Bool, Bool).self) else {
+                        throw SearchFailure(reason: "answered no row")
+                    }
+                    return HostAnswer(inRecovery: inRecovery, readOnly: readOnly)
+                } catch {
+                    try? await connection.close()
+                    throw error
+                }
+            }
+            return .success(answer)
+        } catch let failure as SearchFailure {
+            return .failure(failure)
+        } catch {
+            return .failure(SearchFailure(reason: PostgresFailure.describe(error)))
+        }
+    }
+}

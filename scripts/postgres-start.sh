@@ -3,7 +3,9 @@
 # (as root), creates a cluster in a new temp folder, starts it on a free loopback port as the `postgres` user
 # (runuser) and prints the URL on stdout. Stop it with scripts/postgres-stop.sh STATE_DIR (the folder is
 # printed on stderr and written to $ATTESTGUARD_PG_STATE_FILE when that is set). $ATTESTGUARD_PG_OPTIONS adds server
-# options (e.g. "-c shared_preload_libraries=pg_stat_statements").
+# options (e.g. "-c shared_preload_libraries=pg_stat_statements"). $ATTESTGUARD_PG_PROFILE picks the durability:
+# `fast` (default: fsync, synchronous_commit and full_page_writes off; nothing waits for the disk) or `durable`
+# (all three on, as in production; scripts/postgres-standby.sh adds a streaming standby to such a cluster).
 set -euo pipefail
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -35,13 +37,18 @@ PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 
 "${RUN_AS[@]}" "$PGBIN/initdb" -D "$STATE/data" -U postgres --auth=trust -E UTF8 --no-sync >"$STATE/initdb.log" 2>&1 ||
     { cat "$STATE/initdb.log" >&2; exit 1; }
-# The fast test profile (nothing waits for the disk) goes in postgresql.conf, not on the command line, so that
-# ALTER SYSTEM and a reload can switch a running cluster to production durability (Benchmarks/http.sh does).
-"${RUN_AS[@]}" tee -a "$STATE/data/postgresql.conf" >/dev/null <<'EOF_CONF'
-# scripts/postgres-start.sh: the fast test profile
-fsync = off
-synchronous_commit = off
-full_page_writes = off
+# The profile goes in postgresql.conf, not on the command line, so that ALTER SYSTEM and a reload can switch a
+# running cluster to production durability (Benchmarks/http.sh does).
+case "${ATTESTGUARD_PG_PROFILE:-fast}" in
+fast) DURABILITY=off ;;
+durable) DURABILITY=on ;;
+*) echo "postgres-start: ATTESTGUARD_PG_PROFILE must be fast or durable" >&2; exit 2 ;;
+esac
+"${RUN_AS[@]}" tee -a "$STATE/data/postgresql.conf" >/dev/null <<EOF_CONF
+# scripts/postgres-start.sh: the ${ATTESTGUARD_PG_PROFILE:-fast} test profile
+fsync = $DURABILITY
+synchronous_commit = $DURABILITY
+full_page_writes = $DURABILITY
 EOF_CONF
 # max_connections: the test suite runs its tests in parallel, each server with a pool of its own, and holds more than
 # 200 connections at its peak (past the limit a connection is refused and retried until the store gives up).
@@ -50,6 +57,7 @@ EOF_CONF
     start >&2 || { cat "$STATE/data/server.log" >&2; exit 1; }
 
 echo "$PGBIN" >"$STATE/pgbin"
+echo "$PORT" >"$STATE/port"
 URL="postgres://postgres@127.0.0.1:$PORT/postgres?sslmode=disable"
 echo "$URL" >"$STATE/url"
 if [ -n "${ATTESTGUARD_PG_STATE_FILE:-}" ]; then echo "$STATE" >"$ATTESTGUARD_PG_STATE_FILE"; fi

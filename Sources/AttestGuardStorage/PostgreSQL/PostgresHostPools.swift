@@ -31,6 +31,8 @@ final class PostgresHostPools: Sendable {
 
     /// The first search's back-off, doubled after each failed search up to the last.
     static let backOff: ClosedRange<Duration> = .milliseconds(100)...(.seconds(2))
+    /// How often the watch connection asks the serving host whether it still qualifies.
+    static let watchInterval: Duration = .seconds(1)
     /// How long after a probe that found the serving host healthy further reports about it are let pass: one lost
     /// connection makes every operation on it fail at once, and one probe answers them all.
     static let probeQuietPeriod: Duration = .milliseconds(500)
@@ -78,7 +80,7 @@ final class PostgresHostPools: Sendable {
 
     /// Finds the serving host and keeps the choice current until the task is cancelled; then shuts the pools down.
     func run() async {
-        var current: (serving: Serving, runner: Task<Void, Never>)?
+        var current: (serving: Serving, runner: Task<Void, Never>, watcher: Task<Void, Never>)?
         var delay = Self.backOff.lowerBound
         var generation = 0
         var lastReason: String?
@@ -95,8 +97,10 @@ final class PostgresHostPools: Sendable {
                         "host": .stringConvertible(active.serving.host), "reason": .string(reason),
                     ])
                     phase.withLock { $0 = .searching(reason: reason) }
+                    active.watcher.cancel()
                     active.runner.cancel()
                     await active.runner.value
+                    await active.watcher.value
                     current = nil
                     delay = Self.backOff.lowerBound
                 } else {
@@ -115,7 +119,8 @@ final class PostgresHostPools: Sendable {
                         break
                     }
                     let serving = Serving(host: host, pools: pools, generation: generation)
-                    current = (serving, runner)
+                    let watched = generation
+                    current = (serving, runner, Task { await self.watch(host, generation: watched) })
                     phase.withLock { $0 = .serving(serving) }
                     firstSearchDone.open()
                     logger.info("PostgreSQL host serves", metadata: [
@@ -138,8 +143,46 @@ final class PostgresHostPools: Sendable {
         phase.withLock { $0 = .stopped }
         firstSearchDone.open()
         if let current {
+            current.watcher.cancel()
             current.runner.cancel()
             await current.runner.value
+            await current.watcher.value
+        }
+    }
+
+    /// Keeps one connection to the serving host and asks over it, every ``watchInterval``, whether the host still
+    /// qualifies; reports when the connection drops (at once: a killed host resets it), when an answer is late or
+    /// says no. Without it a dead host would show only as operations that wait for a connection the pool cannot
+    /// open, until their deadline.
+    private func watch(_ host: PostgresURL.Host, generation: Int) async {
+        while !Task.isCancelled {
+            let connection: PostgresConnection
+            do {
+                connection = try await connect(host)
+            } catch {
+                reporter.yield(generation)
+                try? await Task.sleep(for: Self.watchInterval)
+                continue
+            }
+            connection.closeFuture.whenComplete { _ in self.reporter.yield(generation) }
+            do {
+                while !Task.isCancelled {
+                    let answer = try await withDeadline(configuration.operationTimeout, timeoutError: { SearchFailure(reason: "no answer") }) {
+                        try await self.answer(of: connection)
+                    }
+                    if !configuration.targetSession.accepts(inRecovery: answer.inRecovery, readOnly: answer.readOnly),
+                        !configuration.targetSession.fallsBackToAnyHost
+                    {
+                        reporter.yield(generation)
+                    }
+                    try await Task.sleep(for: Self.watchInterval)
+                }
+            } catch {
+                if !Task.isCancelled { reporter.yield(generation) }
+            }
+            // Closed before it is released (PostgresNIO requires it), also when the task is cancelled.
+            try? await connection.close()
+            if !Task.isCancelled { try? await Task.sleep(for: Self.watchInterval) }
         }
     }
 
@@ -189,25 +232,14 @@ final class PostgresHostPools: Sendable {
 
     /// Connects to `host` once, within the operation timeout, and asks whether it is a standby and read-only.
     private func ask(_ host: PostgresURL.Host) async -> Result<HostAnswer, SearchFailure> {
-        let logger = self.logger
-        let configuration = self.configuration
+        let timeout = configuration.operationTimeout
         do {
-            let answer = try await withDeadline(configuration.operationTimeout, timeoutError: { SearchFailure(reason: "no answer within \(configuration.operationTimeout)") }) {
-                let connection = try await PostgresConnection.connect(
-                    on: MultiThreadedEventLoopGroup.singleton.any(),
-                    configuration: try configuration.probeConfiguration(for: host),
-                    id: 0,
-                    logger: logger
-                )
+            let answer = try await withDeadline(timeout, timeoutError: { SearchFailure(reason: "no answer within \(timeout)") }) {
+                let connection = try await self.connect(host)
                 do {
-                    let rows = try await connection.query(
-                        "SELECT pg_is_in_recovery(), current_setting('transaction_read_only') = 'on'", logger: logger
-                    ).collect()
+                    let answer = try await self.answer(of: connection)
                     try? await connection.close()
-                    guard let (inRecovery, readOnly) = try rows.first?.decode((Bool, Bool).self) else {
-                        throw SearchFailure(reason: "answered no row")
-                    }
-                    return HostAnswer(inRecovery: inRecovery, readOnly: readOnly)
+                    return answer
                 } catch {
                     try? await connection.close()
                     throw error
@@ -219,5 +251,26 @@ final class PostgresHostPools: Sendable {
         } catch {
             return .failure(SearchFailure(reason: PostgresFailure.describe(error)))
         }
+    }
+
+    /// One connection of its own to `host` (not a pooled one).
+    private func connect(_ host: PostgresURL.Host) async throws -> PostgresConnection {
+        try await PostgresConnection.connect(
+            on: MultiThreadedEventLoopGroup.singleton.any(),
+            configuration: try configuration.probeConfiguration(for: host),
+            id: 0,
+            logger: logger
+        )
+    }
+
+    /// Whether the server of `connection` is a standby, and whether it is read-only.
+    private func answer(of connection: PostgresConnection) async throws -> HostAnswer {
+        let rows = try await connection.query(
+            "SELECT pg_is_in_recovery(), current_setting('transaction_read_only') = 'on'", logger: logger
+        ).collect()
+        guard let (inRecovery, readOnly) = try rows.first?.decode((Bool, Bool).self) else {
+            throw SearchFailure(reason: "answered no row")
+        }
+        return HostAnswer(inRecovery: inRecovery, readOnly: readOnly)
     }
 }

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Adds a streaming standby to a cluster started by scripts/postgres-start.sh: postgres-standby.sh PRIMARY_STATE_DIR.
+# Copies the primary with pg_basebackup (-R: standby.signal and primary_conninfo, -X stream), starts the copy on a
+# free loopback port as a hot standby and prints its URL on stdout; its folder is printed on stderr and written to
+# $ATTESTGUARD_PG_STATE_FILE when that is set. Stop it with scripts/postgres-stop.sh, promote it with
+# `pg_ctl promote`. The standby is asynchronous until the primary names it: ALTER SYSTEM SET
+# synchronous_standby_names = '*' and a reload make every commit wait for it (after the copy, so that the standby,
+# once promoted, does not wait for a standby of its own). $ATTESTGUARD_PG_OPTIONS adds server options, as for the
+# primary (max_connections must not be below the primary's).
+set -euo pipefail
+
+PRIMARY=${1:?usage: postgres-standby.sh PRIMARY_STATE_DIR}
+[ -f "$PRIMARY/pgbin" ] && [ -f "$PRIMARY/port" ] || { echo "postgres-standby: $PRIMARY is not a cluster folder" >&2; exit 1; }
+PGBIN=$(cat "$PRIMARY/pgbin")
+PRIMARY_PORT=$(cat "$PRIMARY/port")
+
+if [ "$(id -u)" -eq 0 ]; then
+    RUN_AS=(runuser -u postgres --)
+    OWNER=postgres
+else
+    RUN_AS=()
+    OWNER=$(id -un)
+fi
+
+STATE=$(mktemp -d /tmp/attestguard-pg.XXXXXX)
+chmod 755 "$STATE"
+mkdir "$STATE/data" "$STATE/socket"
+chmod 700 "$STATE/data"
+chown "$OWNER" "$STATE/data" "$STATE/socket"
+PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+
+"${RUN_AS[@]}" "$PGBIN/pg_basebackup" -h 127.0.0.1 -p "$PRIMARY_PORT" -U postgres -D "$STATE/data" -R -X stream -c fast \
+    >"$STATE/basebackup.log" 2>&1 || { cat "$STATE/basebackup.log" >&2; rm -rf "$STATE"; exit 1; }
+"${RUN_AS[@]}" "$PGBIN/pg_ctl" -D "$STATE/data" -l "$STATE/data/server.log" -w -t 60 \
+    -o "-p $PORT -k $STATE/socket -c listen_addresses=127.0.0.1 -c max_connections=500 ${ATTESTGUARD_PG_OPTIONS:-}" \
+    start >&2 || { cat "$STATE/data/server.log" >&2; exit 1; }
+
+echo "$PGBIN" >"$STATE/pgbin"
+echo "$PORT" >"$STATE/port"
+echo "$PRIMARY" >"$STATE/primary"
+URL="postgres://postgres@127.0.0.1:$PORT/postgres?sslmode=disable"
+echo "$URL" >"$STATE/url"
+if [ -n "${ATTESTGUARD_PG_STATE_FILE:-}" ]; then echo "$STATE" >"$ATTESTGUARD_PG_STATE_FILE"; fi
+echo "postgres-standby: standby of port $PRIMARY_PORT in $STATE on port $PORT" >&2
+echo "$URL"

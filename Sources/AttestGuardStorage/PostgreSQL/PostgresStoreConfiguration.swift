@@ -15,6 +15,8 @@ public struct PostgresStoreConfiguration: Sendable {
     public var operationTimeout: Duration
     /// A URL safe to log (password removed).
     public var redactedURL: String
+    /// The pooler in front of PostgreSQL, if any (``PostgresPooler``); check it with ``checkPooler()``.
+    public var pooler: PostgresPooler = .none
 
     /// Parses a PostgreSQL URL. `sslmode` is `disable`, `prefer` (default) or `require`/`verify-full`;
     /// `search_path` (an AttestGuard extension) selects the schema, e.g. to share one database between tests.

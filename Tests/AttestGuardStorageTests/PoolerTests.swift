@@ -67,7 +67,6 @@ struct PoolerTests {
             #expect(storeError.detail.contains(#"prepared statement "attestguard_"#), "\(storeError)")
             #expect(storeError.detail.hasPrefix("PostgreSQL 26000:") || storeError.detail.hasPrefix("PostgreSQL 42P05:"), "\(storeError)")
         }
-        if let first = errors.first { print("forgotten pooler setting: \(first)") }
     }
 
     @Test("a search_path in the URL is refused with pooler transaction, and kept without a pooler")

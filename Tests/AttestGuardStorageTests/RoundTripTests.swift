@@ -6,17 +6,26 @@ import AttestGuardStorage
 import Testing
 
 /// What the store sends PostgreSQL per operation, counted by the server itself (`pg_stat_statements`, by the role
-/// a fresh store connects as): an accepted assertion's commit is one statement, prepared once per connection.
+/// a fresh store connects as): an accepted assertion's commit is one statement, prepared once per connection, and
+/// still one (unnamed) through PgBouncer in transaction mode.
 @Suite("PostgreSQL round trips", .enabled(if: TestPostgres.isEnabled, "no PostgreSQL"))
 struct RoundTripTests {
-    @Test("committing an assertion is one statement; a refused one adds only the reads that name the cause")
-    func commitIsOneStatement() async throws {
+    @Test("committing an assertion is one statement; a refused one adds only the reads that name the cause",
+          arguments: StoreBackend.available.filter { $0 != .sqlite })
+    func commitIsOneStatement(backend: StoreBackend) async throws {
         guard try await TestPostgres.countsStatementsOrFailsUnderCI() else { return }
-        let (url, role) = try await TestPostgres.freshRoleURL(prefix: "rt")
-        let test = try await TestStore.postgres(url: url, poolSize: 1)
+        let test: TestStore
+        let role: String
+        if backend == .pgbouncer {
+            let (url, name) = try await TestPgBouncer.shared().freshRoleURL(prefix: "rt")
+            (test, role) = (try await TestStore.postgres(url: url, poolSize: 1, pooler: .transaction), name)
+        } else {
+            let (url, name) = try await TestPostgres.freshRoleURL(prefix: "rt")
+            (test, role) = (try await TestStore.postgres(url: url, poolSize: 1), name)
+        }
         do {
             let key = try await StoreFixtures.register(StoreFixtures.key(), in: test.store)
-            #expect(try await StoreFixtures.assert(key, counter: 1, in: test.store).isCommitted)   // prepares the statement
+            #expect(try await StoreFixtures.assert(key, counter: 1, in: test.store).isCommitted)   // prepares the statement (pooler none)
             var commits: [AssertionCommit] = []
             for counter in 2...4 {
                 let challenge = StoreFixtures.challenge(keyId: key.keyId)

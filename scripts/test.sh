@@ -53,9 +53,12 @@ if [ -z "${ATTESTGUARD_TEST_DATABASE_URL:-}" ]; then
         rm -f "$state_file"
     }
     trap cleanup EXIT
-    # pg_stat_statements (in Debian's postgresql package) lets a test count the statements the store sends.
+    # pg_stat_statements (in Debian's postgresql package) lets a test count the statements the store sends. Its entries
+    # are per role and per schema's tables, and the suite makes hundreds of schemas and roles: room for 50,000 entries
+    # (about 25 MB of shared memory) keeps it from evicting the entries a test is counting (5,000 by default).
     if url=$(ATTESTGUARD_PG_STATE_FILE="$state_file" \
-        ATTESTGUARD_PG_OPTIONS="-c shared_preload_libraries=pg_stat_statements ${ATTESTGUARD_PG_OPTIONS:-}" scripts/postgres-start.sh); then
+        ATTESTGUARD_PG_OPTIONS="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.max=50000 ${ATTESTGUARD_PG_OPTIONS:-}" \
+        scripts/postgres-start.sh); then
         export ATTESTGUARD_TEST_DATABASE_URL="$url"
     elif [ "${CI:-}" = "true" ]; then
         echo "test.sh: could not start PostgreSQL, and CI requires it" >&2

@@ -94,12 +94,13 @@ public struct TestPgBouncer: Sendable {
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: directory.appendingPathComponent(file).path)
         }
 
-        // PgBouncer refuses to run as root: as root it runs as `postgres`, like the test server. The shell stays as
-        // its watchdog: when this test process ends, however it ends, it stops PgBouncer and removes the folder.
+        // PgBouncer refuses to run as root: as root it runs as `postgres`, like the test server. Its descriptor limit
+        // is raised in its own shell, since runuser's PAM session sets the soft limit back to 1024. The outer shell
+        // stays as its watchdog: when this test process ends, however it ends, it stops PgBouncer and removes the folder.
         let runAs = getuid() == 0 ? "runuser -u postgres -- " : ""
         let script = """
-            ulimit -n 8192 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-            \(runAs)\(binary) "$1/pgbouncer.ini" 2>"$1/pgbouncer.log" &
+            \(runAs)/bin/sh -c 'ulimit -Sn 8192 2>/dev/null || ulimit -Sn "$(ulimit -Hn)"; exec "$0" "$1"' \(binary) "$1/pgbouncer.ini" \
+                2>"$1/pgbouncer.log" &
             bouncer=$!
             while kill -0 "$2" 2>/dev/null && kill -0 "$bouncer" 2>/dev/null; do sleep 1; done
             kill "$bouncer" 2>/dev/null; wait "$bouncer"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The project's one test command (README "Testing"); .ci/run calls exactly this.
-# Installs the Debian packages the tests run (curl, nginx with njs, Caddy, promtool, PyYAML) when missing, checks the
+# Installs the Debian packages the tests run (curl, nginx with njs, Caddy, promtool, PyYAML, PgBouncer) when missing, checks the
 # alert rules and Grafana provisioning in Dashboards/, builds everything (library, CLI, tests), starts a throw-away
 # PostgreSQL (unless ATTESTGUARD_TEST_DATABASE_URL names one), runs the whole test suite against PostgreSQL and SQLite
 # (the gateway tests start nginx and Caddy themselves), runs Schemathesis against a live server, checks the packaging
@@ -29,6 +29,9 @@ command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 python3 -c 'import yaml' >/dev/null 2>&1 || /usr/bin/python3 -c 'import yaml' >/dev/null 2>&1 || missing+=(python3-yaml)
 # venv with pip (scripts/python-tools.sh, scripts/schemathesis.sh); Debian's python3 has it only from python3-venv.
 python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
+# PgBouncer in transaction mode in front of the test PostgreSQL (Tests/AttestTestSupport/TestPgBouncer.swift starts it):
+# the store conformance suite also runs through it with database.pooler: transaction.
+[ -x /usr/sbin/pgbouncer ] || missing+=(pgbouncer)
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" -eq 0 ]; then as_root=(); else as_root=(sudo); fi
     echo "test.sh: installing ${missing[*]}" >&2
@@ -50,9 +53,12 @@ if [ -z "${ATTESTGUARD_TEST_DATABASE_URL:-}" ]; then
         rm -f "$state_file"
     }
     trap cleanup EXIT
-    # pg_stat_statements (in Debian's postgresql package) lets a test count the statements the store sends.
+    # pg_stat_statements (in Debian's postgresql package) lets a test count the statements the store sends. Its entries
+    # are per role and per schema's tables, and the suite makes hundreds of schemas and roles: room for 50,000 entries
+    # (about 25 MB of shared memory) keeps it from evicting the entries a test is counting (5,000 by default).
     if url=$(ATTESTGUARD_PG_STATE_FILE="$state_file" \
-        ATTESTGUARD_PG_OPTIONS="-c shared_preload_libraries=pg_stat_statements ${ATTESTGUARD_PG_OPTIONS:-}" scripts/postgres-start.sh); then
+        ATTESTGUARD_PG_OPTIONS="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.max=50000 ${ATTESTGUARD_PG_OPTIONS:-}" \
+        scripts/postgres-start.sh); then
         export ATTESTGUARD_TEST_DATABASE_URL="$url"
     elif [ "${CI:-}" = "true" ]; then
         echo "test.sh: could not start PostgreSQL, and CI requires it" >&2

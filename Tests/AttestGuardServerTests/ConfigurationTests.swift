@@ -1,5 +1,6 @@
 import AttestCore
 import AttestGuardServer
+import AttestGuardStorage
 import Foundation
 import Testing
 
@@ -77,9 +78,24 @@ struct ConfigurationTests {
         #expect(read.maxConnections == 40 && read.shutdownTimeout == .seconds(4) && read.shutdownFlushTimeout == .zero)
     }
 
+    @Test("database.pooler: none unless set; transaction with a URL that has no search_path")
+    func pooler() async throws {
+        func pooler(_ database: String) async throws -> PostgresPooler? {
+            let configuration = try await ServerConfigurationLoader.load(file: try write("mode: simulator\ndatabase: \(database)"), environment: [:])
+            guard case .postgres(let postgres) = configuration.database else { return nil }
+            return postgres.pooler
+        }
+        #expect(try await pooler(#"{ url: "postgres://u@h/d" }"#) == PostgresPooler.none)
+        #expect(try await pooler(#"{ url: "postgres://u@h/d?sslmode=disable", pooler: transaction }"#) == .transaction)
+        // The same URL with its search_path is refused (see `refused`), but without a pooler it selects the schema.
+        #expect(try await pooler(#"{ url: "postgres://u@h/d?search_path=s" }"#) == PostgresPooler.none)
+    }
+
     @Test("refused: inline secrets, a password in the file, bad values, production without apps or keys", arguments: [
         ("apiKeys:\n  names: [k]\n  k: { secret: inline-secret-0123456789, scopes: [verify] }\napps:\n  names: [s]\n  s: { appId: A.b }", "apiKeys.k.secret"),
         ("mode: simulator\ndatabase: { url: \"postgres://u:pw@h/d\" }", "database.url"),
+        ("mode: simulator\ndatabase: { url: \"postgres://u@h/d\", pooler: session }", "database.pooler"),
+        ("mode: simulator\ndatabase: { url: \"postgres://u@h/d?search_path=s\", pooler: transaction }", "database.url"),
         ("mode: simulator\nserver: { port: eighty }", "server.port"),
         ("mode: simulator\nserver: { maxConnections: 0 }", "server.maxConnections"),
         ("mode: simulator\nserver: { headerReadTimeoutSeconds: 0 }", "server.headerReadTimeoutSeconds"),

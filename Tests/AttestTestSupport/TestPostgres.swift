@@ -91,6 +91,13 @@ public enum TestPostgres {
         return false
     }
 
+    /// How many times `pg_stat_statements` has evicted entries to make room (`pg_stat_statements_info.dealloc`): a count
+    /// of statements taken across an eviction may have lost the evicted entries' calls. Every test schema and role
+    /// adds entries of its own (a statement's entry is per role and per table it names).
+    public static func statementEvictions() async throws -> Int64 {
+        try await administer("SELECT dealloc FROM pg_stat_statements_info").first?.decode(Int64.self) ?? 0
+    }
+
     /// How many statements `role` has run, as `pg_stat_statements` counts them (top-level statements only). With
     /// `excludingWriteBehind`, the server's write-behind batches (velocity counts, the decision log and its
     /// partitions), which run on their own schedule and serve many requests at once, are not counted.

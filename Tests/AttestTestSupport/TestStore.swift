@@ -2,16 +2,20 @@ import Foundation
 public import Logging
 public import AttestGuardStorage
 
-/// The two store implementations every conformance test runs against.
+/// The store implementations every conformance test runs against: SQLite, PostgreSQL, and PostgreSQL through
+/// PgBouncer in transaction mode (``TestPgBouncer``, the store set to ``PostgresPooler/transaction``).
 ///
-/// PostgreSQL runs as ``TestPostgres`` says: whenever a server is configured, and always under CI.
+/// PostgreSQL runs as ``TestPostgres`` says: whenever a server is configured, and always under CI; PgBouncer
+/// likewise, where it is installed (scripts/test.sh installs it).
 public enum TestStoreBackend: String, CaseIterable, Sendable {
     case sqlite
     case postgres
+    case pgbouncer
 
-    /// The backends to test here: PostgreSQL whenever a URL is configured or CI demands it.
+    /// The backends to test here: PostgreSQL whenever a URL is configured or CI demands it, and through PgBouncer
+    /// too where it is installed.
     public static var available: [TestStoreBackend] {
-        TestPostgres.isEnabled ? [.sqlite, .postgres] : [.sqlite]
+        [.sqlite] + (TestPostgres.isEnabled ? [.postgres] : []) + (TestPgBouncer.isEnabled ? [.pgbouncer] : [])
     }
 
     /// Only PostgreSQL (for multi-connection races); empty locally without a database, failing under CI.
@@ -20,7 +24,8 @@ public enum TestStoreBackend: String, CaseIterable, Sendable {
     }
 }
 
-/// A fresh, migrated store of one backend: a temp SQLite file, or a new PostgreSQL schema on the test server.
+/// A fresh, migrated store of one backend: a temp SQLite file, a new PostgreSQL schema on the test server, or a new
+/// role with a schema of its own reached through PgBouncer (migrated through it too).
 public struct TestStore: Sendable {
     public let store: any RiskStore
     public let backend: TestStoreBackend
@@ -42,6 +47,9 @@ public struct TestStore: Sendable {
             return try await sqlite(path: path)
         case .postgres:
             return try await postgres(url: try await TestPostgres.freshSchemaURL(), poolSize: poolSize)
+        case .pgbouncer:
+            let url = try await TestPgBouncer.shared().freshRoleURL().url
+            return try await postgres(url: url, poolSize: poolSize, pooler: .transaction)
         }
     }
 
@@ -55,8 +63,11 @@ public struct TestStore: Sendable {
         )
     }
 
-    public static func postgres(url: String, poolSize: Int) async throws -> TestStore {
-        let configuration = try PostgresStoreConfiguration(url: url, maximumConnections: poolSize, operationTimeout: .seconds(30))
+    /// A store on `url`, migrated; with ``PostgresPooler/transaction`` it is the ``TestStoreBackend/pgbouncer`` backend.
+    public static func postgres(url: String, poolSize: Int, pooler: PostgresPooler = .none) async throws -> TestStore {
+        var configuration = try PostgresStoreConfiguration(url: url, maximumConnections: poolSize, operationTimeout: .seconds(30))
+        configuration.pooler = pooler
+        try configuration.checkPooler()
         let store = PostgresRiskStore(configuration: configuration, logger: logger)
         let runner = Task { try await store.run() }
         do {
@@ -67,8 +78,8 @@ public struct TestStore: Sendable {
         }
         return TestStore(
             store: store,
-            backend: .postgres,
-            reopen: { try await postgres(url: url, poolSize: poolSize) },
+            backend: pooler == .transaction ? .pgbouncer : .postgres,
+            reopen: { try await postgres(url: url, poolSize: poolSize, pooler: pooler) },
             close: {
                 runner.cancel()
                 _ = await runner.result

@@ -94,6 +94,7 @@ public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
         ConfigurationKey("database.poolSize", "PostgreSQL connections per process (default 16)"),
         ConfigurationKey("database.minimumConnections", "connections kept open while idle (default: poolSize)"),
         ConfigurationKey("database.keepAliveSeconds", "idle time before a keep-alive query; 0 = none (default)"),
+        ConfigurationKey("database.pooler", "none (default) | transaction: a pooler in transaction mode (PgBouncer) in front"),
         ConfigurationKey("database.timeoutMilliseconds", "a store call slower than this is 503 store_unavailable (default 5000)"),
         ConfigurationKey("database.autoMigrate", "PostgreSQL: apply migrations at start (default false; SQLite always migrates)"),
         ConfigurationKey("database.sqlitePath", "the SQLite file when no URL is set (default attestguard.sqlite)"),

@@ -1,5 +1,6 @@
 import AttestGuardStorage
 import Foundation
+import AttestGuardStorage
 
 extension ServerConfiguration.Database {
     /// Reads `database.*`: PostgreSQL when `url` is set (its password from `passwordFile` / `passwordEnv`, never
@@ -23,15 +24,28 @@ extension ServerConfiguration.Database {
         }
         let poolSize = try values.int("poolSize", default: 16, range: 1...500)
         let keepAliveSeconds = try values.int("keepAliveSeconds", default: 0, range: 0...86_400)
-        self = .postgres(
-            ServerConfiguration.Postgres(
-                url: url,
-                poolSize: poolSize,
-                minimumConnections: try values.int("minimumConnections", default: poolSize, range: 0...poolSize),
-                keepAlive: keepAliveSeconds == 0 ? nil : .seconds(keepAliveSeconds),
-                timeout: .milliseconds(try values.int("timeoutMilliseconds", default: 5_000, range: 100...600_000))
-            )
+        var postgres = ServerConfiguration.Postgres(
+            url: url,
+            poolSize: poolSize,
+            minimumConnections: try values.int("minimumConnections", default: poolSize, range: 0...poolSize),
+            keepAlive: keepAliveSeconds == 0 ? nil : .seconds(keepAliveSeconds),
+            timeout: .milliseconds(try values.int("timeoutMilliseconds", default: 5_000, range: 100...600_000))
         )
+        postgres.pooler = try values.choice("pooler", default: PostgresPooler.none)
+        try Self.checkPooler(of: postgres, in: values)
+        self = .postgres(postgres)
+    }
+
+    /// Refuses a URL the pooler cannot carry (``PostgresStoreConfiguration/checkPooler()``) as a problem of
+    /// `database.url`; a URL that does not parse is left to the store's opening, which names what is wrong with it.
+    private static func checkPooler(of postgres: ServerConfiguration.Postgres, in values: ConfigValues) throws {
+        guard var store = try? PostgresStoreConfiguration(url: postgres.url) else { return }
+        store.pooler = postgres.pooler
+        do {
+            try store.checkPooler()
+        } catch let error as StoreError {
+            try values.report(ConfigurationError(key: values.path("url"), error.detail))
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 public import AttestGuardEngine
 import Foundation
 import AppleServices
-import AttestGuardStorage
+public import AttestGuardStorage
 import AttestVocabulary
 public import Logging
 
@@ -41,6 +41,8 @@ public struct ServerConfiguration: Sendable {
         public var keepAlive: Duration?
         /// The longest one store operation may take.
         public var timeout: Duration
+        /// The connection pooler in front of PostgreSQL, if any (`database.pooler`): see ``PostgresPooler``.
+        public var pooler: PostgresPooler = .none
     }
 
     /// PEM files for HTTPS.
@@ -125,7 +127,7 @@ public struct ServerConfiguration: Sendable {
         switch database {
         case .postgres(let postgres):
             let url = (try? PostgresStoreConfiguration(url: postgres.url).redactedURL) ?? "postgres://?"
-            lines.append("store=postgresql \(url) pool=\(postgres.minimumConnections)...\(postgres.poolSize)")
+            lines.append("store=postgresql \(url) pool=\(postgres.minimumConnections)...\(postgres.poolSize) pooler=\(postgres.pooler.rawValue)")
         case .sqlite(let path):
             lines.append("store=sqlite \(path)")
         }

@@ -52,13 +52,15 @@ public struct OpenedStore: Sendable {
                 close: { await store.close() }
             )
         case .postgres(let postgres):
-            let configuration = try PostgresStoreConfiguration(
+            var configuration = try PostgresStoreConfiguration(
                 url: postgres.url,
                 maximumConnections: postgres.poolSize,
                 minimumConnections: postgres.minimumConnections,
                 keepAlive: postgres.keepAlive,
                 operationTimeout: postgres.timeout
             )
+            configuration.pooler = postgres.pooler
+            try configuration.checkPooler()
             let store = PostgresRiskStore(configuration: configuration, logger: logger)
             return OpenedStore(
                 store: store,

@@ -90,11 +90,26 @@ public final class PostgresRiskStore: RiskStore, Service {
         }
     }
 
-    /// Runs one named prepared statement (prepared on each connection the first time) and collects its rows.
+    /// Runs one prepared statement type and collects its rows: as a named prepared statement (prepared on each
+    /// connection the first time), or behind a pooler in transaction mode as an unnamed statement with the same SQL
+    /// and bindings, since a named one would outlive the transaction on a server connection the next lease may not get.
+    /// A named statement the server connection does not have, or already has, means a pooler switched connections
+    /// under it (``PostgresPooler``): that is ``StoreError/Code/unavailable``, never a failed query.
     func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row] where Statement.Row: Sendable {
         let logger = self.logger
+        let pooler = configuration.pooler
         return try await perform { client in
-            try await client.execute(statement, logger: logger).reduce(into: [Statement.Row]()) { $0.append($1) }
+            do {
+                switch pooler {
+                case .none:
+                    return try await client.execute(statement, logger: logger).reduce(into: [Statement.Row]()) { $0.append($1) }
+                case .transaction:
+                    let query = PostgresQuery(unsafeSQL: Statement.sql, binds: try statement.makeBindings())
+                    return try await client.query(query, logger: logger).collect().map(statement.decodeRow)
+                }
+            } catch let error as PSQLError {
+                throw PreparedStatementMismatch(error)?.storeError ?? error
+            }
         }
     }
 

@@ -21,6 +21,8 @@ public struct PostgresStoreConfiguration: Sendable {
     public var operationTimeout: Duration
     /// A URL safe to log (password removed).
     public var redactedURL: String
+    /// The pooler in front of PostgreSQL, if any (``PostgresPooler``); check it with ``checkPooler()``.
+    public var pooler: PostgresPooler = .none
     /// Whether TLS is refused, tried or required (`sslmode`), for the connections that probe a host.
     private var tlsMode: TLSMode
 
@@ -72,8 +74,8 @@ public struct PostgresStoreConfiguration: Sendable {
         client.options.maximumConnections = max(1, maximumConnections)
         client.options.minimumConnections = min(max(0, minimumConnections), client.options.maximumConnections)
         client.options.keepAliveBehavior = keepAlive.map { .init(frequency: $0) }
-        if let searchPath = parsed.parameter("search_path"), !searchPath.isEmpty {
-            client.options.additionalStartupParameters = [("search_path", searchPath)]
+        if let searchPath = parsed.parameter(Self.searchPathParameter), !searchPath.isEmpty {
+            client.options.additionalStartupParameters = [(Self.searchPathParameter, searchPath)]
         }
         client.options.connectTimeout = min(operationTimeout, .seconds(10))
         self.client = client

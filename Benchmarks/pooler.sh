@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# What database.pooler: transaction costs PostgreSQL (README "Connection poolers"): the store's hottest statement,
+# ScoringFactsStatement's SQL, run by pgbench as a named prepared statement (-M prepared: parsed and planned once, as
+# with pooler none) and as an unnamed one (-M extended: parsed and planned on every call, as with pooler transaction),
+# on one connection, BENCH_SECONDS (default 15) each. Uses the PostgreSQL of $ATTESTGUARD_TEST_DATABASE_URL, or
+# starts a throw-away one (scripts/postgres-start.sh) and stops it again. The tables are empty: the figures are the
+# round trip plus parse and plan, which real rows leave unchanged while they add the same execution time to both.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${BENCH_SECONDS:-15}
+
+work=$(mktemp -d)
+state_file="$work/postgres-state"
+cleanup() {
+    if [ -s "$state_file" ]; then scripts/postgres-stop.sh "$(cat "$state_file")" || true; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+if [ -z "${ATTESTGUARD_TEST_DATABASE_URL:-}" ]; then
+    ATTESTGUARD_TEST_DATABASE_URL=$(ATTESTGUARD_PG_STATE_FILE="$state_file" scripts/postgres-start.sh)
+fi
+url=$ATTESTGUARD_TEST_DATABASE_URL
+pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+schema="pooler_bench_$$"
+
+# The schema, migrated with the shipped migrations in order.
+"$pgbin/psql" -q -v ON_ERROR_STOP=1 "$url" -c "CREATE SCHEMA $schema"
+for migration in SQL/postgres/*.sql; do
+    PGOPTIONS="-c search_path=$schema" "$pgbin/psql" -q -v ON_ERROR_STOP=1 "$url" -f "$migration" >/dev/null
+done
+
+# The statement's SQL as the store sends it, its $n parameters as pgbench variables.
+python3 - "$work/scoring.sql" <<'EOF'
+import re, sys
+source = open("Sources/AttestGuardStorage/PostgreSQL/ScoringFactsStatement.swift").read()
+sql = source.split('static let sql = """', 1)[1].split('"""', 1)[0]
+sql = re.sub(r"\$(\d+)", lambda match: ":p" + match.group(1), sql)
+open(sys.argv[1], "w").write(" ".join(line.strip() for line in sql.strip().splitlines()) + ";\n")
+EOF
+
+for mode in prepared extended; do
+    printf '%-9s ' "$mode"
+    PGOPTIONS="-c search_path=$schema" "$pgbin/pgbench" -n -M "$mode" -c 1 -j 1 -T "$seconds" \
+        -D p1=ABCDE12345.com.example.shop -D 'p2=\x0102' -D p3=true -D 'p4=2026-11-22 12:00:00+00' -D p5=true \
+        -D 'p6={app:ABCDE12345.com.example.shop}' -D p7=production -D 'p8={key,device}' -D 'p9={k1,d1}' \
+        -D 'p10={"\\\\x01"}' -D 'p11={0}' -D p12=writer -D p13=user-1 -f "$work/scoring.sql" "$url" 2>&1 |
+        grep -E '^(latency average|tps)' | tr '\n' ' '
+    echo
+done
+PGOPTIONS="-c client_min_messages=warning" "$pgbin/psql" -q "$url" -c "DROP SCHEMA $schema CASCADE"

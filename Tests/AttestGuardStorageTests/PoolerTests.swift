@@ -1,0 +1,84 @@
+import AttestTestSupport
+import Foundation
+import AttestGuardStorage
+import Testing
+
+/// PgBouncer in transaction mode in front of PostgreSQL: the store works through it with ``PostgresPooler/transaction``
+/// (the whole conformance suite also runs so, as ``TestStoreBackend/pgbouncer``), and a team that forgets the setting
+/// gets `store_unavailable` naming the prepared statement, not a wrong answer.
+@Suite("Connection poolers")
+struct PoolerTests {
+    /// Whether PgBouncer tests run here (``TestPgBouncer/isEnabled``).
+    static var enabled: Bool { TestPgBouncer.isEnabled }
+
+    /// Concurrent verdict reads: more at once than the store's pool has connections, whose connections are more than
+    /// the PgBouncer server connections of one role (``TestPgBouncer``: 4), so that connections share named statements.
+    static let concurrentReads = 96
+
+    /// A migrated store through PgBouncer as a fresh role, with `pooler`, its registered key, and a stop.
+    static func storeThroughPgBouncer(pooler: PostgresPooler) async throws -> (store: PostgresRiskStore, key: KeyRecord, stop: @Sendable () async -> Void) {
+        let url = try await TestPgBouncer.shared().freshRoleURL(prefix: "p").url
+        var configuration = try PostgresStoreConfiguration(url: url, maximumConnections: 16, operationTimeout: .seconds(30))
+        configuration.pooler = pooler
+        let store = PostgresRiskStore(configuration: configuration, logger: TestStore.logger)
+        let runner = Task { try await store.run() }
+        try await store.migrate(at: StoreFixtures.now)
+        let key = try await StoreFixtures.register(StoreFixtures.key(), in: store)
+        return (store, key, { runner.cancel(); _ = await runner.result })
+    }
+
+    /// Runs ``concurrentReads`` scoring-facts reads (a named prepared statement with ``PostgresPooler/none``) at once and
+    /// returns the errors they threw.
+    static func concurrentScoringFacts(_ store: PostgresRiskStore, key: KeyRecord) async -> [any Error] {
+        let query = ScoringFactsQuery(appId: key.appId, keyId: key.keyId, receipt: true, metricBaselineAt: nil, supersededKeys: true, deviceCheck: nil)
+        return await withTaskGroup(of: (any Error)?.self) { group in
+            for _ in 0..<concurrentReads {
+                group.addTask {
+                    do {
+                        let facts = try await store.scoringFacts(query)
+                        return facts.key?.keyId == key.keyId ? nil : StoreError(.queryFailed, "the facts miss the key")
+                    } catch {
+                        return error
+                    }
+                }
+            }
+            return await group.reduce(into: [any Error]()) { errors, error in if let error { errors.append(error) } }
+        }
+    }
+
+    @Test("with pooler transaction, concurrent reads through PgBouncer in transaction mode all answer", .enabled(if: enabled))
+    func transactionPoolerWorks() async throws {
+        let (store, key, stop) = try await Self.storeThroughPgBouncer(pooler: .transaction)
+        let errors = await Self.concurrentScoringFacts(store, key: key)
+        await stop()
+        #expect(errors.isEmpty, "\(errors.prefix(3))")
+    }
+
+    @Test("the setting forgotten (pooler none behind PgBouncer in transaction mode): store_unavailable naming the prepared statement", .enabled(if: enabled))
+    func forgottenSettingIsStoreUnavailable() async throws {
+        let (store, key, stop) = try await Self.storeThroughPgBouncer(pooler: .none)
+        let errors = await Self.concurrentScoringFacts(store, key: key)
+        await stop()
+        #expect(!errors.isEmpty, "every read answered although connections shared named statements")
+        for error in errors {
+            let storeError = try #require(error as? StoreError, "\(error)")
+            #expect(storeError.code == .unavailable, "\(storeError)")
+            // `prepared statement "attestguard_scoring_facts_v6" does not exist` (26000) or `... already exists` (42P05).
+            #expect(storeError.detail.contains(#"prepared statement "attestguard_"#), "\(storeError)")
+            #expect(storeError.detail.hasPrefix("PostgreSQL 26000:") || storeError.detail.hasPrefix("PostgreSQL 42P05:"), "\(storeError)")
+        }
+    }
+
+    @Test("a search_path in the URL is refused with pooler transaction, and kept without a pooler")
+    func searchPathRefused() throws {
+        var configuration = try PostgresStoreConfiguration(url: "postgres://u@127.0.0.1/d?search_path=s")
+        try configuration.checkPooler()
+        configuration.pooler = .transaction
+        let error = #expect(throws: StoreError.self) { try configuration.checkPooler() }
+        #expect(error?.code == .invalidConfiguration)
+        #expect(error?.detail.contains("search_path") == true)
+        var plain = try PostgresStoreConfiguration(url: "postgres://u@127.0.0.1/d")
+        plain.pooler = .transaction
+        try plain.checkPooler()
+    }
+}

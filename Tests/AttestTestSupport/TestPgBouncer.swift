@@ -1,0 +1,164 @@
+public import Foundation
+import Logging
+import PostgresNIO
+import AttestGuardStorage
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A PgBouncer in transaction mode (Debian's `pgbouncer`, which scripts/test.sh installs) in front of the test
+/// PostgreSQL (``TestPostgres``), started once per test process on first use and stopped when the process ends.
+///
+/// Roles are kept apart: PgBouncer authenticates any role the server knows through `auth_query` (as the
+/// administrator, with `auth_type = trust` like the test server) and logs in to PostgreSQL as that role, so that a
+/// store of ``freshRoleURL()`` works in its role's schema without a `search_path` parameter, which PgBouncer does not
+/// carry. Its server connections are capped well below the test server's 500, which the direct tests share.
+public struct TestPgBouncer: Sendable {
+    /// The port PgBouncer listens on (loopback).
+    public let port: Int
+    /// Its folder: configuration, auth file and log (`pgbouncer.log`).
+    public let directory: URL
+
+    /// Where Debian installs it.
+    static let binary = "/usr/sbin/pgbouncer"
+
+    /// Whether PgBouncer tests run here: the PostgreSQL tests run and PgBouncer is installed, or CI demands them
+    /// (and fails without it).
+    public static var isEnabled: Bool {
+        TestPostgres.isEnabled && (FileManager.default.isExecutableFile(atPath: binary) || ProcessInfo.processInfo.environment["CI"] == "true")
+    }
+
+    /// Server connections per role and in all: a test's store multiplexes its pool onto `poolPerRole`, and all the
+    /// tests together stay within `serverConnections` of the test server. Idle ones close after 2 s, so that the
+    /// roles of finished tests leave room for the next ones (PgBouncer also closes an idle one of another role when the
+    /// total is reached).
+    static let poolPerRole = 4
+    static let serverConnections = 60
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The process's PgBouncer, started on first use.
+    public static func shared() async throws -> TestPgBouncer {
+        try await started.value
+    }
+
+    private static let started = Task { try await start() }
+
+    /// A new role owning a schema of its name (``TestPostgres/freshRoleURL(prefix:)``) and a URL that reaches it
+    /// through PgBouncer: no `search_path`, the role's default (`"$user", public`) finds the schema.
+    public func freshRoleURL(prefix: String = "b") async throws -> (url: String, role: String) {
+        let (direct, role) = try await TestPostgres.freshRoleURL(prefix: prefix)
+        guard var components = URLComponents(string: direct) else { throw TestPostgres.Missing() }
+        components.host = "127.0.0.1"
+        components.port = port
+        components.queryItems = components.queryItems?.filter { $0.name != "search_path" }
+        return (components.string ?? direct, role)
+    }
+
+    private static func start() async throws -> TestPgBouncer {
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            throw Failure(description: "\(binary) is missing: install Debian's pgbouncer (scripts/test.sh does)")
+        }
+        guard let server = URLComponents(string: try TestPostgres.requiredURL()), let host = server.host, let administrator = server.user else {
+            throw TestPostgres.Missing()
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("attestguard-pgbouncer-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let port = try freeLoopbackPort()
+        let configuration = """
+            [databases]
+            * = host=\(host) port=\(server.port ?? 5432)
+
+            [pgbouncer]
+            listen_addr = 127.0.0.1
+            listen_port = \(port)
+            unix_socket_dir =
+            pool_mode = transaction
+            auth_type = trust
+            auth_file = \(directory.path)/userlist.txt
+            auth_user = \(administrator)
+            auth_query = SELECT usename, passwd FROM pg_catalog.pg_shadow WHERE usename = $1
+            max_client_conn = 4000
+            default_pool_size = \(poolPerRole)
+            max_db_connections = \(serverConnections)
+            server_idle_timeout = 2
+            server_login_retry = 1
+            log_connections = 0
+            log_disconnections = 0
+            """
+        try configuration.write(to: directory.appendingPathComponent("pgbouncer.ini"), atomically: true, encoding: .utf8)
+        try "\"\(administrator)\" \"\"\n".write(to: directory.appendingPathComponent("userlist.txt"), atomically: true, encoding: .utf8)
+        for file in ["pgbouncer.ini", "userlist.txt"] {
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: directory.appendingPathComponent(file).path)
+        }
+
+        // PgBouncer refuses to run as root: as root it runs as `postgres`, like the test server. Its descriptor limit
+        // is raised in its own shell, since runuser's PAM session sets the soft limit back to 1024. The outer shell
+        // stays as its watchdog: when this test process ends, however it ends, it stops PgBouncer and removes the folder.
+        let runAs = getuid() == 0 ? "runuser -u postgres -- " : ""
+        let script = """
+            \(runAs)/bin/sh -c 'ulimit -Sn 8192 2>/dev/null || ulimit -Sn "$(ulimit -Hn)"; exec "$0" "$1"' \(binary) "$1/pgbouncer.ini" \
+                2>"$1/pgbouncer.log" &
+            bouncer=$!
+            while kill -0 "$2" 2>/dev/null && kill -0 "$bouncer" 2>/dev/null; do sleep 1; done
+            kill "$bouncer" 2>/dev/null; wait "$bouncer"
+            rm -rf "$1"
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script, "pgbouncer-watchdog", directory.path, String(ProcessInfo.processInfo.processIdentifier)]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try await process.runWhenDescriptorsAllowAsync()
+
+        let bouncer = TestPgBouncer(port: port, directory: directory)
+        try await bouncer.waitUntilAnswering(as: administrator, process: process)
+        return bouncer
+    }
+
+    /// Waits (10 s at most) until PgBouncer answers a query; throws with its log when it exits or never answers.
+    private func waitUntilAnswering(as administrator: String, process: Process) async throws {
+        var logger = Logger(label: "attestguard.tests.pgbouncer")
+        logger.logLevel = .critical
+        var configuration = try PostgresStoreConfiguration(
+            url: "postgres://\(administrator)@127.0.0.1:\(port)/postgres?sslmode=disable", maximumConnections: 1, operationTimeout: .seconds(2)
+        )
+        configuration.pooler = .transaction
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            let probe = PostgresRiskStore(configuration: configuration, logger: logger)
+            let runner = Task { try await probe.run() }
+            defer { runner.cancel() }
+            do {
+                _ = try await probe.client().query("SELECT 1", logger: logger).collect()
+                return
+            } catch {
+                let log = (try? String(contentsOf: directory.appendingPathComponent("pgbouncer.log"), encoding: .utf8)) ?? ""
+                guard process.isRunning, ContinuousClock.now < deadline else {
+                    throw Failure(description: "PgBouncer on port \(port) does not answer (\(error)); its log:\n\(log)")
+                }
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    /// A loopback port nothing listens on now (the kernel's choice for port 0).
+    private static func freeLoopbackPort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw Failure(description: "socket() failed: \(errno)") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        guard bound else { throw Failure(description: "bind() to a loopback port failed: \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

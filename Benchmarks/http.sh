@@ -76,7 +76,7 @@ lua="$here/http/bench.lua"
 started=$SECONDS
 load_start="$(cut -d' ' -f1-3 /proc/loadavg)"
 
-# shellcheck source=http/common.sh
+# shellcheck source-path=SCRIPTDIR source=http/common.sh
 . "$here/http/common.sh"
 bench_require_tools
 bench_binaries

@@ -71,7 +71,7 @@ for count in $processes_list; do
 done
 max_processes=$previous
 
-# shellcheck source=http/common.sh
+# shellcheck source-path=SCRIPTDIR source=http/common.sh
 . "$here/http/common.sh"
 bench_require_tools
 bench_binaries

@@ -1,5 +1,7 @@
+# shellcheck shell=bash disable=SC2154 # (here, root, swift, seed and app_id come from the sourcing script)
 # Shell functions shared by Benchmarks/http.sh and Benchmarks/scaling.sh (sourced, not run). The sourcing script sets
-# `here` (Benchmarks/) and `root` (the repository) first, and `set -euo pipefail`.
+# `here` (Benchmarks/), `root` (the repository), `swift`, `seed` (the simulator's) and `app_id` first, and
+# `set -euo pipefail`.
 #
 # What they share: the tools (wrk installed when missing), the release binaries (built unless HTTP_BENCH_NO_BUILD=1),
 # a work folder and a cleanup trap that stops everything started (wrk, perf, the servers, PostgreSQL) on exit, also

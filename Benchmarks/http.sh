@@ -11,8 +11,8 @@
 #   - POST /v1/score for attested keys with redeemed risk metrics: closed loop (the peak rate), then paced at half
 #     that rate (HTTP_BENCH_SCORE_LOAD), with latency measured against the schedule (no coordinated omission).
 #     Goal: p99 under 2 ms at half the peak rate.
-#   - POST /v1/assertions closed loop again after PostgreSQL switched to production durability (fsync,
-#     synchronous_commit and full_page_writes on, reloaded in place): what the fast test profile hides.
+#   - POST /v1/assertions and POST /v1/score closed loop again after PostgreSQL switched to production durability
+#     (fsync, synchronous_commit and full_page_writes on, reloaded in place): what the fast test profile hides.
 # Prints a table at the end, with CPU per answered request (server and PostgreSQL) for every row.
 #
 # Steps: build `attestguard` (the main package's product) and `HTTPBenchPrep` in release mode into Benchmarks/.build;
@@ -24,7 +24,8 @@
 # (`-t C -c C`: one connection per thread, so each connection sends its key's bodies one after another, in counter
 # order): /healthz warm-up, /healthz measured, assertions warm-up, assertions measured (continuing after the
 # bodies the warm-up sent), assertions paced, score warm-up, score closed loop, score paced, then with durable
-# PostgreSQL settings assertions warm-up and measured. Everything it started is stopped on exit, also on failure or Ctrl-C.
+# PostgreSQL settings assertions warm-up and measured, score warm-up and closed loop. Everything it started is stopped
+# on exit, also on failure or Ctrl-C. The pieces it shares with Benchmarks/scaling.sh are in Benchmarks/http/common.sh.
 #
 # Environment (defaults in brackets):
 #   HTTP_BENCH_CONNECTIONS [16]   connections = wrk threads = simulated keys
@@ -75,166 +76,28 @@ lua="$here/http/bench.lua"
 started=$SECONDS
 load_start="$(cut -d' ' -f1-3 /proc/loadavg)"
 
-as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+# shellcheck source-path=SCRIPTDIR source=http/common.sh
+. "$here/http/common.sh"
+bench_require_tools
+bench_binaries
 
-for tool in curl python3 awk; do
-    command -v "$tool" >/dev/null 2>&1 || { echo "$tool is required" >&2; exit 1; }
-done
-if ! command -v wrk >/dev/null 2>&1; then
-    echo "== installing wrk (Debian package wrk) =="
-    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq wrk >/dev/null ||
-        { as_root apt-get update -qq && DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq wrk >/dev/null; }
-fi
+# ---- everything below is cleaned up by the trap (bench_cleanup) ----
+bench_begin attestguard-http-bench
+bench_start_postgres
 
-bin="$("$swift" build -c release --package-path "$here" --show-bin-path)"
-if [ "${HTTP_BENCH_NO_BUILD:-0}" != 1 ]; then
-    echo "== building attestguard and HTTPBenchPrep (release, $here/.build) =="
-    build_started=$SECONDS
-    build_log="$(mktemp /tmp/attestguard-http-bench-build.XXXXXX)"
-    for product in attestguard HTTPBenchPrep; do
-        if ! "$swift" build -c release --package-path "$here" --product "$product" >"$build_log" 2>&1; then
-            cat "$build_log" >&2
-            rm -f "$build_log"
-            echo "build of $product failed" >&2
-            exit 1
-        fi
-        grep -E '^Build (of product|complete)|error:' "$build_log" || true
-    done
-    rm -f "$build_log"
-    echo "build: $((SECONDS - build_started)) s"
-fi
-server_bin="$bin/attestguard"
-prep_bin="$bin/HTTPBenchPrep"
-for binary in "$server_bin" "$prep_bin"; do
-    [ -x "$binary" ] || { echo "build failed: $binary is missing" >&2; exit 1; }
-done
-
-# ---- everything below is cleaned up by the trap ----
-work="$(mktemp -d /tmp/attestguard-http-bench.XXXXXX)"
-pg_state=""
-server_pid=""
-child_pid="" # the preparation or wrk while it runs (started in the background so that a signal stops it at once)
-cleanup() {
-    local status=$?
-    trap - EXIT INT TERM
-    if [ -n "$child_pid" ]; then kill -TERM "$child_pid" 2>/dev/null || true; wait "$child_pid" 2>/dev/null || true; fi
-    if [ -n "${profile_pid:-}" ]; then kill -INT "$profile_pid" 2>/dev/null || true; wait "$profile_pid" 2>/dev/null || true; fi
-    if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-        kill -TERM "$server_pid" 2>/dev/null || true
-        for _ in $(seq 1 100); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$server_pid" 2>/dev/null || true
-        wait "$server_pid" 2>/dev/null || true
-    fi
-    if [ -z "$pg_state" ] && [ -s "$work/pg-state" ]; then pg_state="$(cat "$work/pg-state")"; fi
-    if [ "${HTTP_BENCH_KEEP:-0}" = 1 ] && [ -n "$pg_state" ] && [ -f "$pg_state/data/server.log" ]; then
-        cp "$pg_state/data/server.log" "$work/postgres.log" || true
-    fi
-    if [ -n "$pg_state" ] && [ -d "$pg_state" ]; then "$root/scripts/postgres-stop.sh" "$pg_state" || true; fi
-    if [ "$status" -ne 0 ] && [ -s "$work/server.err" ]; then
-        echo "-- server stderr (last 20 lines) --" >&2
-        tail -20 "$work/server.err" >&2
-    fi
-    if [ "${HTTP_BENCH_KEEP:-0}" = 1 ]; then echo "work folder kept: $work" >&2; else rm -rf "$work"; fi
-    exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-echo "== PostgreSQL =="
-pg_options="${HTTP_BENCH_PG_OPTIONS:-}"
-if [ "${HTTP_BENCH_PG_STATEMENTS:-0}" = 1 ]; then pg_options="$pg_options -c shared_preload_libraries=pg_stat_statements"; fi
-ATTESTGUARD_PG_OPTIONS="$pg_options" ATTESTGUARD_PG_STATE_FILE="$work/pg-state" "$root/scripts/postgres-start.sh" >"$work/pg-url" 2>"$work/pg-start.log" ||
-    { cat "$work/pg-start.log" >&2; exit 1; }
-pg_state="$(cat "$work/pg-state")"
-pg_url="$(cat "$work/pg-url")"
-pg_bin="$(cat "$pg_state/pgbin")"
-pg_version="$("$pg_bin/postgres" --version | sed 's/^postgres (PostgreSQL) //')"
-echo "PostgreSQL $pg_version at $pg_url (state $pg_state)"
-psql_() { "$pg_bin/psql" "$pg_url" -X -q -t -A -v ON_ERROR_STOP=1 -c "$1"; }
-
-port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+port="$(bench_free_port)"
 url="http://127.0.0.1:$port"
 BENCH_API_KEY="bench-$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
 export BENCH_API_KEY
-cat >"$work/config.yaml" <<EOF
-mode: simulator
-logLevel: warning
-server: { host: 127.0.0.1, port: $port }
-database: { url: "$pg_url", poolSize: $pool, autoMigrate: true }
-simulator: { seed: $seed }
-# quotaWindowSeconds 1: the per-user quota counts the user's challenges of the last window on every issue; with
-# thousands of challenges per user issued by the preparation a 60 s window would make that count (not the
-# benchmark) the preparation's cost.
-challenges: { ttlSeconds: 3600, maxPerUser: 1000000, quotaWindowSeconds: 1 }
-apps:
-  names: [bench]
-  bench: { appId: $app_id, environments: [development] }
-apiKeys:
-  names: [bench]
-  bench: { secretEnv: BENCH_API_KEY, scopes: [verify, score, admin], apps: ["*"] }
-rules: { directory: "$root/Rules" }
-EOF
+bench_write_config "$work/config.yaml" "$port" "$pool" true
 
 echo "== server =="
-"$server_bin" serve --config "$work/config.yaml" >"$work/server.out" 2>"$work/server.err" &
-server_pid=$!
-for _ in $(seq 1 600); do
-    grep -q 'attestguard listening' "$work/server.out" 2>/dev/null && break
-    kill -0 "$server_pid" 2>/dev/null || { echo "the server exited" >&2; exit 1; }
-    sleep 0.1
-done
-grep -q 'attestguard listening' "$work/server.out" || { echo "the server did not start listening within 60 s" >&2; exit 1; }
-for _ in $(seq 1 100); do
-    [ "$(curl -s -o /dev/null -w '%{http_code}' "$url/readyz")" = 200 ] && break
-    sleep 0.1
-done
-[ "$(curl -s -o /dev/null -w '%{http_code}' "$url/readyz")" = 200 ] || { echo "GET /readyz is not 200" >&2; exit 1; }
-echo "$(cat "$work/server.out") (pid $server_pid): $(curl -s "$url/readyz")"
+bench_start_server server "$work/config.yaml" "$url"
+server_pid="${server_pids# }"
 
 echo "== preparing $connections keys x $per_key assertions and $score_keys score keys (through the API) =="
-prep_started=$SECONDS
-# run_child COMMAND...: runs it in the background and waits (a trapped signal interrupts `wait`, not a foreground job).
-run_child() {
-    "$@" &
-    child_pid=$!
-    local status=0
-    wait "$child_pid" || status=$?
-    child_pid=""
-    return "$status"
-}
-run_child "$prep_bin" --url "$url" --keys "$connections" --per-key "$per_key" --score-keys "$score_keys" \
-    --out "$work/bodies" --seed "$seed" --app-id "$app_id"
-# Redeemed receipts for every key, as the scheduler stores them: risk metric 1-3 now, one less a week ago.
-psql_ "
-    UPDATE receipts SET receipt_type = 'RECEIPT', risk_metric = 1 + get_byte(key_id, 0) % 3,
-        refreshed_at = now() - interval '1 hour', created_at = now() - interval '1 hour', metric_stale = false,
-        next_refresh_at = now() + interval '1 day';
-    INSERT INTO risk_metric_history (app_id, key_id, receipt_created_at, risk_metric, observed_at)
-    SELECT app_id, key_id, now() - interval '6 days', greatest(risk_metric - 1, 0), now() - interval '6 days'
-    FROM receipts ON CONFLICT DO NOTHING;
-    INSERT INTO risk_metric_history (app_id, key_id, receipt_created_at, risk_metric, observed_at)
-    SELECT app_id, key_id, created_at, risk_metric, refreshed_at FROM receipts ON CONFLICT DO NOTHING" >/dev/null
-psql_ "VACUUM ANALYZE" >/dev/null
-echo "prepared in $((SECONDS - prep_started)) s (VACUUM ANALYZE included)"
+bench_prepare "$url" "$connections" "$per_key" "$score_keys"
 
-# CPU seconds used so far by the server, and by PostgreSQL (postmaster, its live children, and exited children).
-ticks_per_second="$(getconf CLK_TCK)"
-# /proc/PID/stat after "PID (comm) ": $12 utime, $13 stime, $14 cutime, $15 cstime (clock ticks).
-proc_stat() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null || true; }
-proc_ticks() { proc_stat "$1" | awk '{ print $12 + $13 } END { if (NR == 0) print 0 }'; }
-server_cpu() { proc_stat "$server_pid" | awk -v hz="$ticks_per_second" '{ printf "%.3f\n", ($12 + $13) / hz }'; }
-postgres_cpu() {
-    local postmaster total child
-    postmaster="$(head -1 "$pg_state/data/postmaster.pid")"
-    total=$(proc_stat "$postmaster" | awk '{ print $12 + $13 + $14 + $15 }')
-    for child in $(ps -o pid= --ppid "$postmaster"); do
-        total=$((total + $(proc_ticks "$child")))
-    done
-    awk -v t="$total" -v hz="$ticks_per_second" 'BEGIN { printf "%.3f\n", t / hz }'
-}
-# busy (user nice system irq softirq steal) and steal seconds of the whole machine (/proc/stat, all cores)
-machine_busy() { awk '/^cpu / { printf "%.3f %.3f\n", ($2 + $3 + $4 + $7 + $8 + $9) / hz, $9 / hz }' hz="$ticks_per_second" /proc/stat; }
 consumed_assertions() { psql_ "SELECT count(*) FROM challenges WHERE purpose = 'assertion' AND consumed_at IS NOT NULL"; }
 
 # run_wrk NAME SECONDS MODE [ARGS...]: wrk output in $work/NAME.out, the RESULT line in $work/NAME.result,
@@ -242,55 +105,23 @@ consumed_assertions() { psql_ "SELECT count(*) FROM challenges WHERE purpose = '
 run_wrk() {
     local name=$1 seconds=$2 mode=$3
     shift 3
-    local server_before postgres_before machine_before
-    server_before=$(server_cpu)
-    postgres_before=$(postgres_cpu)
-    machine_before=$(machine_busy)
-    times >"$work/$name.times0" # the second line: user and system time of the reaped children (here: wrk)
+    cpu_mark "$name"
     run_child wrk -t "$connections" -c "$connections" -d "${seconds}s" --latency --timeout 10s -s "$lua" "$url" \
         -- "$mode" "$work/$name.result" "$@" >"$work/$name.out" 2>"$work/$name.err" ||
         { cat "$work/$name.err" >&2; echo "wrk failed ($name)" >&2; exit 1; }
-    times >"$work/$name.times1"
+    cpu_record "$name"
     [ -s "$work/$name.result" ] || { cat "$work/$name.out" "$work/$name.err" >&2; echo "wrk wrote no result ($name)" >&2; exit 1; }
-    awk -v s0="$server_before" -v s1="$(server_cpu)" -v p0="$postgres_before" -v p1="$(postgres_cpu)" \
-        -v m0="$machine_before" -v m1="$(machine_busy)" '
-        function seconds(t) { split(t, part, "m"); sub("s", "", part[2]); return part[1] * 60 + part[2] }
-        FNR == 2 { children[FILENAME == ARGV[1] ? 0 : 1] = seconds($1) + seconds($2) }
-        END { split(m0, a, " "); split(m1, b, " ")
-              printf "%.3f %.3f %.3f %.3f %.3f\n", children[1] - children[0], s1 - s0, p1 - p0, b[1] - a[1], b[2] - a[2] }' \
-        "$work/$name.times0" "$work/$name.times1" >"$work/$name.cpu"
     kill -0 "$server_pid" 2>/dev/null || { echo "the server died during $name" >&2; exit 1; }
-}
-field() { # NAME KEY: a value of the RESULT line (first_error is last and may contain spaces)
-    if [ "$2" = first_error ]; then sed -n 's/.* first_error=//p' "$work/$1.result"; return; fi
-    sed 's/ first_error=.*//' "$work/$1.result" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1
-}
-
-# reset_statements / print_statements WHAT: with HTTP_BENCH_PG_STATEMENTS=1, the statements PostgreSQL ran between
-# the two (pg_stat_statements: calls, mean and total execution time), heaviest first.
-reset_statements() {
-    [ "${HTTP_BENCH_PG_STATEMENTS:-0}" = 1 ] || return 0
-    psql_ "CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()" >/dev/null
-}
-print_statements() {
-    [ "${HTTP_BENCH_PG_STATEMENTS:-0}" = 1 ] || return 0
-    echo "-- PostgreSQL statements during $1 (pg_stat_statements), heaviest first --"
-    "$pg_bin/psql" "$pg_url" -X -q -P pager=off -c "
-        SELECT calls, round(mean_exec_time::numeric, 3) AS mean_ms, round(total_exec_time::numeric) AS total_ms,
-               left(regexp_replace(query, '\s+', ' ', 'g'), 110) AS query
-        FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%'
-        ORDER BY total_exec_time DESC LIMIT 15"
 }
 
 # start_profile NAME / stop_profile: with HTTP_BENCH_PROFILE=1, perf samples the server and PostgreSQL (postmaster
 # and its backends) while the measured run NAME runs; the report (self time by process, library and symbol) is
 # printed after the table and kept as $work/NAME.profile.
-profile_pid=""
 profile_name=""
 start_profile() {
     case "${HTTP_BENCH_PROFILE:-0}" in 1 | calls) ;; *) return 0 ;; esac
     command -v perf >/dev/null 2>&1 || {
-        DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq linux-perf >/dev/null 2>&1 ||
+        DEBIAN_FRONTEND=noninteractive bench_as_root apt-get install -y -qq linux-perf >/dev/null 2>&1 ||
             { echo "HTTP_BENCH_PROFILE=1 needs perf (Debian package linux-perf)" >&2; exit 1; }
     }
     local postmaster pids
@@ -371,18 +202,14 @@ for round in $(seq 1 "$paced_rounds"); do
     paced_names="$paced_names score-paced-$round"
 done
 
-# Production durability, reloaded in place (all three are reloadable; the pool's connections take them before their
-# next statement): every commit now waits for its WAL to reach the disk.
-echo "== POST /v1/assertions with fsync=on, synchronous_commit=on, full_page_writes=on: ${assertion_warmup} s warm-up, ${duration} s measured =="
-for setting in fsync synchronous_commit full_page_writes; do psql_ "ALTER SYSTEM SET $setting = on" >/dev/null; done
-psql_ "SELECT pg_reload_conf()" >/dev/null
-sleep 1
-durable_settings="$(psql_ "SELECT string_agg(name || '=' || setting, ', ' ORDER BY name) FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes')")"
-[ "$durable_settings" = "fsync=on, full_page_writes=on, synchronous_commit=on" ] ||
-    { echo "PostgreSQL did not take the durable settings: $durable_settings" >&2; exit 1; }
+echo "== POST /v1/assertions and POST /v1/score with fsync=on, synchronous_commit=on, full_page_writes=on: ${assertion_warmup} s warm-up, ${duration} s measured each =="
+durable_postgres
 run_wrk assertions-durable-warmup "$assertion_warmup" assertions "$work/bodies" "$offsets_in" "$work/offsets-durable-warmup"
 run_wrk assertions-durable "$duration" assertions "$work/bodies" "$work/offsets-durable-warmup" "$work/offsets-durable"
 cat "$work/assertions-durable.out"
+run_wrk score-durable-warmup "$assertion_warmup" score "$work/bodies/score.txt" - "$connections"
+run_wrk score-durable "$duration" score "$work/bodies/score.txt" - "$connections"
+cat "$work/score-durable.out"
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 server_errors=$(grep -ciE ' (error|critical) ' "$work/server.err" || true)
 
@@ -416,7 +243,7 @@ echo "== AttestGuard HTTP benchmark =="
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo); load average $load_start at start (before this script's own load), $load_before before measuring, $load_after after"
 echo "software: $("$swift" --version 2>/dev/null | head -1); $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-3); PostgreSQL $pg_version"
 echo "server: attestguard serve (release, $server_bin), simulator mode, logLevel warning, http://127.0.0.1:$port (loopback, no TLS)"
-echo "store: PostgreSQL (scripts/postgres-start.sh: fsync=off, synchronous_commit=off, full_page_writes=off; the durable row: all three on), poolSize $pool, autoMigrate"
+echo "store: PostgreSQL (scripts/postgres-start.sh: fsync=off, synchronous_commit=off, full_page_writes=off; the durable rows: all three on), poolSize $pool, autoMigrate"
 echo "load: $wrk_command"
 echo "      $connections connections, one per wrk thread (closed loop: each sends its next request when the previous one is answered);"
 echo "      ${duration} s per route; ${warmup} s /healthz and ${assertion_warmup} s assertion warm-up (not counted); client, server and PostgreSQL share the $(nproc) cores (no pinning)"
@@ -430,15 +257,17 @@ for name in $assertion_paced_names; do row "$name" "POST /v1/assertions, paced $
 row assertions-durable "POST /v1/assertions, durable PostgreSQL"
 row score "POST /v1/score"
 for name in $paced_names; do row "$name" "POST /v1/score, paced ${name#score-paced-}"; done
+row score-durable "POST /v1/score, durable PostgreSQL"
 echo
 awk -v a="$(field assertions rps)" -v s="$(field score rps)" -v h="$(field healthz rps)" -v d="$(field assertions-durable rps)" \
-    'BEGIN { printf "throughput against /healthz: assertions %.1f%%, score %.1f%%; durable PostgreSQL against the fast profile: assertions %.0f%%\n", 100 * a / h, 100 * s / h, 100 * d / a }'
+    -v ds="$(field score-durable rps)" \
+    'BEGIN { printf "throughput against /healthz: assertions %.1f%%, score %.1f%%; durable PostgreSQL against the fast profile: assertions %.0f%%, score %.0f%%\n", 100 * a / h, 100 * s / h, 100 * d / a, 100 * ds / s }'
 echo "paced: assertions $assertion_paced_total req/s, score $paced_total req/s scheduled ($paced_basis), $paced_rounds rounds each; latency from the scheduled send"
 echo "p99 send lateness per round (how far the client itself fell behind its schedule; above ~1 ms the machine was busy with more than this benchmark): assertions $(lateness "$assertion_paced_names")score $(lateness "$paced_names")"
 goal "$assertion_paced_names" "$assertion_paced_total" "${HTTP_BENCH_ASSERTION_RATE:-}" 5 "POST /v1/assertions"
 goal "$paced_names" "$paced_total" "${HTTP_BENCH_SCORE_RATE:-}" 2 "POST /v1/score"
 echo "assertions accepted by the store during the measured run (consumed challenges): $((consumed_after - consumed_before)) (wrk counted $(field assertions requests) answered; up to $connections more were in flight at the end)"
-all_runs="healthz assertions $assertion_paced_names assertions-durable score $paced_names"
+all_runs="healthz assertions $assertion_paced_names assertions-durable score $paced_names score-durable"
 assertion_runs="assertions $assertion_paced_names assertions-durable"
 echo "non-200 by status: $(for name in $all_runs; do printf '%s %s; ' "$name" "$(field "$name" statuses)"; done)bodies exhausted: $(for name in $assertion_runs; do printf '%s ' "$(field "$name" exhausted)"; done)connections"
 echo "cores: CPU used on average during the measured run by the server, PostgreSQL, wrk, all other processes, and stolen by the hypervisor (of $(nproc))"

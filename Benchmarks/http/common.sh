@@ -1,0 +1,279 @@
+# shellcheck shell=bash disable=SC2154 # (here, root, swift, seed and app_id come from the sourcing script)
+# Shell functions shared by Benchmarks/http.sh and Benchmarks/scaling.sh (sourced, not run). The sourcing script sets
+# `here` (Benchmarks/), `root` (the repository), `swift`, `seed` (the simulator's) and `app_id` first, and
+# `set -euo pipefail`.
+#
+# What they share: the tools (wrk installed when missing), the release binaries (built unless HTTP_BENCH_NO_BUILD=1),
+# a work folder and a cleanup trap that stops everything started (wrk, perf, the servers, PostgreSQL) on exit, also
+# on failure or Ctrl-C; a throw-away PostgreSQL (scripts/postgres-start.sh); servers started with a configuration of
+# their own each; the preparation (HTTPBenchPrep and the redeemed receipts); CPU accounting of the servers,
+# PostgreSQL, wrk and the whole machine around a measured run; the RESULT line's fields; pg_stat_statements.
+#
+# Variables they set or read: bin, server_bin, prep_bin; work; pg_state, pg_url, pg_bin, pg_version; server_pids
+# (every server started, space-separated), server_names (their log names: $work/NAME.out and NAME.err);
+# child_pids (wrk or the preparation while they run); profile_pid (perf, http.sh only).
+
+bench_as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# bench_require_tools: curl, python3 and awk must be there; wrk is installed (Debian package wrk) when missing.
+bench_require_tools() {
+    local tool
+    for tool in curl python3 awk; do
+        command -v "$tool" >/dev/null 2>&1 || { echo "$tool is required" >&2; exit 1; }
+    done
+    if ! command -v wrk >/dev/null 2>&1; then
+        echo "== installing wrk (Debian package wrk) =="
+        DEBIAN_FRONTEND=noninteractive bench_as_root apt-get install -y -qq wrk >/dev/null ||
+            { bench_as_root apt-get update -qq && DEBIAN_FRONTEND=noninteractive bench_as_root apt-get install -y -qq wrk >/dev/null; }
+    fi
+}
+
+# bench_binaries: sets bin, server_bin, prep_bin; builds `attestguard` (the main package's product) and
+# HTTPBenchPrep in release mode into Benchmarks/.build unless HTTP_BENCH_NO_BUILD=1.
+bench_binaries() {
+    bin="$("$swift" build -c release --package-path "$here" --show-bin-path)"
+    if [ "${HTTP_BENCH_NO_BUILD:-0}" != 1 ]; then
+        echo "== building attestguard and HTTPBenchPrep (release, $here/.build) =="
+        local build_started=$SECONDS build_log product
+        build_log="$(mktemp /tmp/attestguard-http-bench-build.XXXXXX)"
+        for product in attestguard HTTPBenchPrep; do
+            if ! "$swift" build -c release --package-path "$here" --product "$product" >"$build_log" 2>&1; then
+                cat "$build_log" >&2
+                rm -f "$build_log"
+                echo "build of $product failed" >&2
+                exit 1
+            fi
+            grep -E '^Build (of product|complete)|error:' "$build_log" || true
+        done
+        rm -f "$build_log"
+        echo "build: $((SECONDS - build_started)) s"
+    fi
+    server_bin="$bin/attestguard"
+    prep_bin="$bin/HTTPBenchPrep"
+    local binary
+    for binary in "$server_bin" "$prep_bin"; do
+        [ -x "$binary" ] || { echo "build failed: $binary is missing" >&2; exit 1; }
+    done
+}
+
+# bench_begin PREFIX: creates the work folder (/tmp/PREFIX.XXXXXX) and installs the cleanup trap. Everything started
+# after it is stopped by bench_cleanup.
+bench_begin() {
+    work="$(mktemp -d "/tmp/$1.XXXXXX")"
+    pg_state=""
+    server_pids=""
+    server_names=""
+    child_pids=""
+    profile_pid=""
+    trap bench_cleanup EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+}
+
+# bench_await_exit PID: up to 10 s for a process sent SIGTERM to exit, then SIGKILL.
+bench_await_exit() {
+    for _ in $(seq 1 100); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$1" 2>/dev/null || true
+    wait "$1" 2>/dev/null || true
+}
+
+bench_cleanup() {
+    local status=$? pid name
+    trap - EXIT INT TERM
+    for pid in $child_pids; do kill -TERM "$pid" 2>/dev/null || true; done
+    for pid in $child_pids; do wait "$pid" 2>/dev/null || true; done
+    if [ -n "$profile_pid" ]; then kill -INT "$profile_pid" 2>/dev/null || true; wait "$profile_pid" 2>/dev/null || true; fi
+    # The servers stop together (their shutdown flushes run in parallel), each within 10 s.
+    for pid in $server_pids; do kill -TERM "$pid" 2>/dev/null || true; done
+    for pid in $server_pids; do bench_await_exit "$pid"; done
+    if [ -z "$pg_state" ] && [ -s "$work/pg-state" ]; then pg_state="$(cat "$work/pg-state")"; fi
+    if [ "${HTTP_BENCH_KEEP:-0}" = 1 ] && [ -n "$pg_state" ] && [ -f "$pg_state/data/server.log" ]; then
+        cp "$pg_state/data/server.log" "$work/postgres.log" || true
+    fi
+    if [ -n "$pg_state" ] && [ -d "$pg_state" ]; then "$root/scripts/postgres-stop.sh" "$pg_state" || true; fi
+    if [ "$status" -ne 0 ]; then
+        for name in $server_names; do
+            [ -s "$work/$name.err" ] || continue
+            echo "-- $name stderr (last 20 lines) --" >&2
+            tail -20 "$work/$name.err" >&2
+        done
+    fi
+    if [ "${HTTP_BENCH_KEEP:-0}" = 1 ]; then echo "work folder kept: $work" >&2; else rm -rf "$work"; fi
+    exit "$status"
+}
+
+# run_child COMMAND...: runs it in the background and waits (a trapped signal interrupts `wait`, not a foreground job).
+run_child() {
+    "$@" &
+    child_pids=$!
+    local status=0
+    wait "$child_pids" || status=$?
+    child_pids=""
+    return "$status"
+}
+
+# bench_start_postgres: a throw-away cluster (scripts/postgres-start.sh; HTTP_BENCH_PG_OPTIONS, and
+# pg_stat_statements with HTTP_BENCH_PG_STATEMENTS=1); sets pg_state, pg_url, pg_bin, pg_version.
+bench_start_postgres() {
+    echo "== PostgreSQL =="
+    local pg_options="${HTTP_BENCH_PG_OPTIONS:-}"
+    if [ "${HTTP_BENCH_PG_STATEMENTS:-0}" = 1 ]; then pg_options="$pg_options -c shared_preload_libraries=pg_stat_statements"; fi
+    ATTESTGUARD_PG_OPTIONS="$pg_options" ATTESTGUARD_PG_STATE_FILE="$work/pg-state" "$root/scripts/postgres-start.sh" >"$work/pg-url" 2>"$work/pg-start.log" ||
+        { cat "$work/pg-start.log" >&2; exit 1; }
+    pg_state="$(cat "$work/pg-state")"
+    pg_url="$(cat "$work/pg-url")"
+    pg_bin="$(cat "$pg_state/pgbin")"
+    pg_version="$("$pg_bin/postgres" --version | sed 's/^postgres (PostgreSQL) //')"
+    echo "PostgreSQL $pg_version at $pg_url (state $pg_state)"
+}
+psql_() { "$pg_bin/psql" "$pg_url" -X -q -t -A -v ON_ERROR_STOP=1 -c "$1"; }
+
+bench_free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
+
+# bench_write_config FILE PORT POOL AUTOMIGRATE: a simulator-mode configuration on PostgreSQL with the bench app and
+# an API key (secret in $BENCH_API_KEY) of every scope.
+bench_write_config() {
+    cat >"$1" <<EOF
+mode: simulator
+logLevel: warning
+server: { host: 127.0.0.1, port: $2 }
+database: { url: "$pg_url", poolSize: $3, autoMigrate: $4 }
+simulator: { seed: $seed }
+# quotaWindowSeconds 1: the per-user quota counts the user's challenges of the last window on every issue; with
+# thousands of challenges per user issued by the preparation a 60 s window would make that count (not the
+# benchmark) the preparation's cost.
+challenges: { ttlSeconds: 3600, maxPerUser: 1000000, quotaWindowSeconds: 1 }
+apps:
+  names: [bench]
+  bench: { appId: $app_id, environments: [development] }
+apiKeys:
+  names: [bench]
+  bench: { secretEnv: BENCH_API_KEY, scopes: [verify, score, admin], apps: ["*"] }
+rules: { directory: "$root/Rules" }
+EOF
+}
+
+# bench_start_server NAME CONFIG URL: starts `attestguard serve` (stdout and stderr in $work/NAME.out and NAME.err),
+# adds it to server_pids, and waits until it listens and GET /readyz is 200.
+bench_start_server() {
+    local name=$1 config=$2 url=$3 pid
+    "$server_bin" serve --config "$config" >"$work/$name.out" 2>"$work/$name.err" &
+    pid=$!
+    server_pids="$server_pids $pid"
+    server_names="$server_names $name"
+    for _ in $(seq 1 600); do
+        grep -q 'attestguard listening' "$work/$name.out" 2>/dev/null && break
+        kill -0 "$pid" 2>/dev/null || { echo "the server ($name) exited" >&2; exit 1; }
+        sleep 0.1
+    done
+    grep -q 'attestguard listening' "$work/$name.out" || { echo "the server ($name) did not start listening within 60 s" >&2; exit 1; }
+    for _ in $(seq 1 100); do
+        [ "$(curl -s -o /dev/null -w '%{http_code}' "$url/readyz")" = 200 ] && break
+        sleep 0.1
+    done
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "$url/readyz")" = 200 ] || { echo "GET /readyz is not 200 ($name)" >&2; exit 1; }
+    echo "$(cat "$work/$name.out") (pid $pid): $(curl -s "$url/readyz")"
+}
+
+# bench_servers_alive WHAT: exits when a started server has died.
+bench_servers_alive() {
+    local pid
+    for pid in $server_pids; do kill -0 "$pid" 2>/dev/null || { echo "a server (pid $pid) died during $1" >&2; exit 1; }; done
+}
+
+# bench_prepare URL KEYS PER_KEY SCORE_KEYS: HTTPBenchPrep attests KEYS simulated keys through the API at URL, issues
+# PER_KEY assertion challenges per key and mints the assertions in counter order ($work/bodies/key-<i>.txt), and
+# attests SCORE_KEYS more keys for the score bodies ($work/bodies/score.txt); then every receipt gets a redeemed risk
+# metric (1-3, and a 7-day history), as the receipt scheduler would store them; VACUUM ANALYZE.
+bench_prepare() {
+    local prep_started=$SECONDS
+    run_child "$prep_bin" --url "$1" --keys "$2" --per-key "$3" --score-keys "$4" \
+        --out "$work/bodies" --seed "$seed" --app-id "$app_id"
+    psql_ "
+        UPDATE receipts SET receipt_type = 'RECEIPT', risk_metric = 1 + get_byte(key_id, 0) % 3,
+            refreshed_at = now() - interval '1 hour', created_at = now() - interval '1 hour', metric_stale = false,
+            next_refresh_at = now() + interval '1 day';
+        INSERT INTO risk_metric_history (app_id, key_id, receipt_created_at, risk_metric, observed_at)
+        SELECT app_id, key_id, now() - interval '6 days', greatest(risk_metric - 1, 0), now() - interval '6 days'
+        FROM receipts ON CONFLICT DO NOTHING;
+        INSERT INTO risk_metric_history (app_id, key_id, receipt_created_at, risk_metric, observed_at)
+        SELECT app_id, key_id, created_at, risk_metric, refreshed_at FROM receipts ON CONFLICT DO NOTHING" >/dev/null
+    psql_ "VACUUM ANALYZE" >/dev/null
+    echo "prepared in $((SECONDS - prep_started)) s (VACUUM ANALYZE included)"
+}
+
+# CPU seconds used so far by the servers, and by PostgreSQL (postmaster, its live children, and exited children).
+ticks_per_second="$(getconf CLK_TCK)"
+# /proc/PID/stat after "PID (comm) ": $12 utime, $13 stime, $14 cutime, $15 cstime (clock ticks).
+proc_stat() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null || true; }
+proc_ticks() { proc_stat "$1" | awk '{ print $12 + $13 } END { if (NR == 0) print 0 }'; }
+server_cpu() {
+    local total=0 pid
+    for pid in $server_pids; do total=$((total + $(proc_ticks "$pid"))); done
+    awk -v t="$total" -v hz="$ticks_per_second" 'BEGIN { printf "%.3f\n", t / hz }'
+}
+postgres_cpu() {
+    local postmaster total child
+    postmaster="$(head -1 "$pg_state/data/postmaster.pid")"
+    total=$(proc_stat "$postmaster" | awk '{ print $12 + $13 + $14 + $15 }')
+    for child in $(ps -o pid= --ppid "$postmaster"); do
+        total=$((total + $(proc_ticks "$child")))
+    done
+    awk -v t="$total" -v hz="$ticks_per_second" 'BEGIN { printf "%.3f\n", t / hz }'
+}
+# busy (user nice system irq softirq steal) and steal seconds of the whole machine (/proc/stat, all cores)
+machine_busy() { awk '/^cpu / { printf "%.3f %.3f\n", ($2 + $3 + $4 + $7 + $8 + $9) / hz, $9 / hz }' hz="$ticks_per_second" /proc/stat; }
+
+# cpu_mark NAME / cpu_record NAME: around a measured run NAME, the CPU seconds of its wrk processes (user+sys of the
+# children this shell reaped meanwhile), the servers, PostgreSQL, the whole machine and the hypervisor's steal, one
+# line in $work/NAME.cpu.
+cpu_mark() {
+    echo "$(server_cpu) $(postgres_cpu) $(machine_busy)" >"$work/$1.cpu0"
+    times >"$work/$1.times0" # the second line: user and system time of the reaped children (here: wrk)
+}
+cpu_record() {
+    times >"$work/$1.times1"
+    local s0 p0 m0 st0
+    read -r s0 p0 m0 st0 <"$work/$1.cpu0"
+    awk -v s0="$s0" -v s1="$(server_cpu)" -v p0="$p0" -v p1="$(postgres_cpu)" \
+        -v m0="$m0 $st0" -v m1="$(machine_busy)" '
+        function seconds(t) { split(t, part, "m"); sub("s", "", part[2]); return part[1] * 60 + part[2] }
+        FNR == 2 { children[FILENAME == ARGV[1] ? 0 : 1] = seconds($1) + seconds($2) }
+        END { split(m0, a, " "); split(m1, b, " ")
+              printf "%.3f %.3f %.3f %.3f %.3f\n", children[1] - children[0], s1 - s0, p1 - p0, b[1] - a[1], b[2] - a[2] }' \
+        "$work/$1.times0" "$work/$1.times1" >"$work/$1.cpu"
+}
+
+field() { # NAME KEY: a value of the RESULT line in $work/NAME.result (first_error is last and may contain spaces)
+    if [ "$2" = first_error ]; then sed -n 's/.* first_error=//p' "$work/$1.result"; return; fi
+    sed 's/ first_error=.*//' "$work/$1.result" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1
+}
+
+# reset_statements / print_statements WHAT: with HTTP_BENCH_PG_STATEMENTS=1, the statements PostgreSQL ran between
+# the two (pg_stat_statements: calls, mean and total execution time), heaviest first.
+reset_statements() {
+    [ "${HTTP_BENCH_PG_STATEMENTS:-0}" = 1 ] || return 0
+    psql_ "CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()" >/dev/null
+}
+print_statements() {
+    [ "${HTTP_BENCH_PG_STATEMENTS:-0}" = 1 ] || return 0
+    echo "-- PostgreSQL statements during $1 (pg_stat_statements), heaviest first --"
+    "$pg_bin/psql" "$pg_url" -X -q -P pager=off -c "
+        SELECT calls, round(mean_exec_time::numeric, 3) AS mean_ms, round(total_exec_time::numeric) AS total_ms,
+               left(regexp_replace(query, '\s+', ' ', 'g'), 110) AS query
+        FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%'
+        ORDER BY total_exec_time DESC LIMIT 15"
+}
+
+# durable_postgres: production durability (fsync, synchronous_commit, full_page_writes on), reloaded in place (all
+# three are reloadable; pooled connections take them before their next statement; scripts/postgres-start.sh keeps
+# its fast settings in postgresql.conf for this): every commit now waits for its WAL to reach the disk.
+durable_postgres() {
+    local setting durable_settings
+    for setting in fsync synchronous_commit full_page_writes; do psql_ "ALTER SYSTEM SET $setting = on" >/dev/null; done
+    psql_ "SELECT pg_reload_conf()" >/dev/null
+    sleep 1
+    durable_settings="$(psql_ "SELECT string_agg(name || '=' || setting, ', ' ORDER BY name) FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes')")"
+    [ "$durable_settings" = "fsync=on, full_page_writes=on, synchronous_commit=on" ] ||
+        { echo "PostgreSQL did not take the durable settings: $durable_settings" >&2; exit 1; }
+}

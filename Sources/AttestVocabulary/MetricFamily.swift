@@ -42,6 +42,7 @@ public struct MetricFamily: Sendable, Hashable {
         verdicts, ruleDecisions, ruleHits, scoreDuration, shadowVerdicts,
         rulesLoaded, rulesReloads, rulesLastReloadSuccessful, rulesLastReloadSuccessTimestamp,
         velocityPendingBuckets, velocityDropped, velocityRolledUpBuckets, decisionLogQueued, decisionLogDropped,
+        storePrimaryUp, storeReplicaUp, storeReplicaLag,
     ]
 
     // MARK: HTTP
@@ -191,5 +192,20 @@ public struct MetricFamily: Sendable, Hashable {
     public static let decisionLogDropped = MetricFamily(
         name: "attestguard_decision_log_dropped_total", kind: .counter,
         help: "Decision log entries dropped because the queue reached its bound."
+    )
+
+    // MARK: Store
+
+    public static let storePrimaryUp = MetricFamily(
+        name: "attestguard_store_primary_up", kind: .gauge,
+        help: "1 while a PostgreSQL host of database.url takes this process's writes, 0 while none does (PostgreSQL only)."
+    )
+    public static let storeReplicaUp = MetricFamily(
+        name: "attestguard_store_replica_up", kind: .gauge,
+        help: "1 while the read replica (database.readUrl) answers within its lag bound, 0 otherwise (with a replica only)."
+    )
+    public static let storeReplicaLag = MetricFamily(
+        name: "attestguard_store_replica_lag_seconds", kind: .gauge,
+        help: "How far the read replica is behind the primary, as last measured (with a replica only)."
     )
 }

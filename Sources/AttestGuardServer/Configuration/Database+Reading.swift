@@ -1,6 +1,5 @@
 import AttestGuardStorage
 import Foundation
-import AttestGuardStorage
 
 extension ServerConfiguration.Database {
     /// Reads `database.*`: PostgreSQL when `url` is set (its password from `passwordFile` / `passwordEnv`, never
@@ -8,18 +7,26 @@ extension ServerConfiguration.Database {
     /// - Parameter fileValues: `database.*` of the configuration file alone, to refuse a password written there
     ///   (the environment's `ATTESTGUARD_DATABASE_URL` may carry one).
     init(reading values: ConfigValues, fileValues: ConfigValues?, environment: [String: String]) throws {
-        if let fileURL = fileValues?.string("url"), (try? PostgresURL(parsing: fileURL))?.password != nil {
-            throw ConfigurationError(key: "database.url", "must not carry a password in the file: use database.passwordFile, database.passwordEnv or ATTESTGUARD_DATABASE_URL")
+        for key in ["url", "readUrl"] {
+            if let fileURL = fileValues?.string(key), (try? PostgresURL(parsing: fileURL))?.password != nil {
+                throw ConfigurationError(key: "database.\(key)", "must not carry a password in the file: use database.passwordFile, database.passwordEnv or ATTESTGUARD_DATABASE_\(key == "url" ? "URL" : "READ_URL")")
+            }
         }
         guard var url = values.string("url") else {
             self = .sqlite(path: values.string("sqlitePath", default: "attestguard.sqlite"))
             return
         }
-        if let password = try values.secret("password", environment: environment) {
+        let password = try values.secret("password", environment: environment)
+        var readURL = values.string("readUrl")
+        if let password {
+            // The replica takes the primary's password unless its URL (from the environment) carries its own.
             do {
                 url = try PostgresURL(parsing: url).replacingPassword(password).string
             } catch {
                 throw ConfigurationError(key: "database.url", error.detail)
+            }
+            if let replica = readURL.flatMap({ try? PostgresURL(parsing: $0) }), replica.password == nil {
+                readURL = replica.replacingPassword(password).string
             }
         }
         let poolSize = try values.int("poolSize", default: 16, range: 1...500)
@@ -32,6 +39,9 @@ extension ServerConfiguration.Database {
             timeout: .milliseconds(try values.int("timeoutMilliseconds", default: 5_000, range: 100...600_000))
         )
         postgres.pooler = try values.choice("pooler", default: PostgresPooler.none)
+        postgres.readURL = readURL
+        postgres.readPoolSize = try values.int("readPoolSize", default: 4, range: 1...500)
+        postgres.readMaximumLag = .seconds(try values.int("readMaxLagSeconds", default: 30, range: 1...86_400))
         try Self.checkPooler(of: postgres, in: values)
         self = .postgres(postgres)
     }

@@ -43,6 +43,13 @@ public struct ServerConfiguration: Sendable {
         public var timeout: Duration
         /// The connection pooler in front of PostgreSQL, if any (`database.pooler`): see ``PostgresPooler``.
         public var pooler: PostgresPooler = .none
+        /// The read replica for reads that may lag (`database.readUrl`): history, decision search, console
+        /// aggregates, the backtest's log. `nil`: they read the primary.
+        public var readURL: String?
+        /// The replica's pool size (`database.readPoolSize`); it keeps no connection open while idle.
+        public var readPoolSize = 4
+        /// How far behind the replica may be before reads that use it are refused (`database.readMaxLagSeconds`).
+        public var readMaximumLag: Duration = .seconds(30)
     }
 
     /// PEM files for HTTPS.
@@ -128,6 +135,10 @@ public struct ServerConfiguration: Sendable {
         case .postgres(let postgres):
             let url = (try? PostgresStoreConfiguration(url: postgres.url).redactedURL) ?? "postgres://?"
             lines.append("store=postgresql \(url) pool=\(postgres.minimumConnections)...\(postgres.poolSize) pooler=\(postgres.pooler.rawValue)")
+            if let readURL = postgres.readURL {
+                let replica = (try? PostgresURL(parsing: readURL).redacted) ?? "postgres://?"
+                lines.append("readReplica=\(replica) pool=0...\(postgres.readPoolSize) maxLag=\(postgres.readMaximumLag)")
+            }
         case .sqlite(let path):
             lines.append("store=sqlite \(path)")
         }

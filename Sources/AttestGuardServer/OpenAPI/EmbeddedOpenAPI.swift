@@ -2973,6 +2973,31 @@ components:
           type: integer
           minimum: 0
           description: The store's applied migration number.
+        replica:
+          $ref: '#/components/schemas/ReplicaReadiness'
+
+    ReplicaReadiness:
+      type: object
+      description: >-
+        The read replica (`database.readUrl`), present only when one is configured. It does not decide readiness: the
+        verification and scoring path never reads it. Reads that may lag (history, decision search, console, backtest)
+        use it and are refused (503 store_unavailable) unless it is `ready`.
+      required: [status, maxLagSeconds]
+      properties:
+        status:
+          type: string
+          enum: [ready, lagging, unavailable]
+          description: '`ready`: within its lag bound; `lagging`: further behind; `unavailable`: lag not measured (no answer).'
+        lagSeconds:
+          type: number
+          minimum: 0
+          description: How far the replica is behind the primary, as last measured (every second).
+        maxLagSeconds:
+          type: number
+          description: The bound, `database.readMaxLagSeconds`.
+        host:
+          type: string
+          description: The replica host measured, `host:port`.
 
     NotReady:
       type: object
@@ -2991,6 +3016,8 @@ components:
           $ref: '#/components/schemas/StoreKind'
         reason:
           type: string
+        replica:
+          $ref: '#/components/schemas/ReplicaReadiness'
 
     TrustMode:
       type: string

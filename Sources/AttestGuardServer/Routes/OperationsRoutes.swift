@@ -1,3 +1,4 @@
+import AttestGuardStorage
 import AttestGuardEngine
 import Foundation
 import Hummingbird
@@ -13,6 +14,16 @@ struct OperationsRoutes {
     let registry: PrometheusCollectorRegistry
     /// Read at every scrape (nil off Linux).
     let process: ProcessMetrics?
+    /// Read at every scrape (nil for SQLite).
+    let storeMetrics: StoreMetrics?
+
+    init(store: OpenedStore, mode: ServerConfiguration.Mode, registry: PrometheusCollectorRegistry) {
+        self.store = store
+        self.mode = mode
+        self.registry = registry
+        self.process = ProcessMetrics(registry: registry)
+        self.storeMetrics = StoreMetrics(store: store, registry: registry)
+    }
 
     struct Health: Encodable {
         var status: String
@@ -27,6 +38,17 @@ struct OperationsRoutes {
         var store: String
         var schemaVersion: Int?
         var reason: String?
+        /// The read replica (`database.readUrl`), when there is one; it does not decide readiness, since the
+        /// verification path never reads it.
+        var replica: ReplicaReadiness?
+    }
+
+    struct ReplicaReadiness: Encodable {
+        /// `ready` (within its lag bound), `lagging` (behind it: reads that use it are refused) or `unavailable`.
+        var status: String
+        var lagSeconds: Double?
+        var maxLagSeconds: Double
+        var host: String?
     }
 
     /// Which of the routes a router serves.
@@ -43,6 +65,7 @@ struct OperationsRoutes {
         router.get("readyz") { _, context in try await readiness(context) }
         router.get("metrics") { _, _ in
             process?.update()
+            storeMetrics?.update()
             return Response(
                 status: .ok,
                 headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
@@ -62,15 +85,32 @@ struct OperationsRoutes {
         do {
             let version = try await store.schemaVersion()
             return try JSONResponse.make(
-                Readiness(status: "ready", mode: mode.rawValue, store: store.kind.rawValue, schemaVersion: version),
+                Readiness(status: "ready", mode: mode.rawValue, store: store.kind.rawValue, schemaVersion: version, replica: replicaReadiness()),
                 status: .ok
             )
         } catch {
             context.logger.warning("not ready", metadata: ["reason": .string(String(describing: error))])
             return try JSONResponse.make(
-                Readiness(status: "unavailable", mode: mode.rawValue, store: store.kind.rawValue, reason: String(describing: error)),
+                Readiness(
+                    status: "unavailable", mode: mode.rawValue, store: store.kind.rawValue, reason: String(describing: error),
+                    replica: replicaReadiness()
+                ),
                 status: .serviceUnavailable
             )
         }
+    }
+
+    private func replicaReadiness() -> ReplicaReadiness? {
+        guard let postgres = store.store as? PostgresRiskStore, postgres.hasReplica, let bound = postgres.replicaMaximumLag else { return nil }
+        let maxLagSeconds = Self.seconds(bound)
+        guard let lag = postgres.replicaLag else { return ReplicaReadiness(status: "unavailable", maxLagSeconds: maxLagSeconds) }
+        return ReplicaReadiness(
+            status: lag.delay <= bound ? "ready" : "lagging", lagSeconds: Self.seconds(lag.delay), maxLagSeconds: maxLagSeconds,
+            host: lag.host?.description
+        )
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

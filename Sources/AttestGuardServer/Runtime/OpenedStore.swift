@@ -61,7 +61,15 @@ public struct OpenedStore: Sendable {
             )
             configuration.pooler = postgres.pooler
             try configuration.checkPooler()
-            let store = PostgresRiskStore(configuration: configuration, logger: logger)
+            var replica = try postgres.readURL.map { url in
+                try PostgresStoreConfiguration(
+                    url: url, maximumConnections: postgres.readPoolSize, minimumConnections: 0, keepAlive: postgres.keepAlive,
+                    operationTimeout: postgres.timeout, defaultTarget: .any, allowedTargets: PostgresTargetSession.allCases
+                )
+            }
+            replica?.pooler = postgres.pooler
+            try replica?.checkPooler()
+            let store = PostgresRiskStore(configuration: configuration, replica: replica, replicaMaximumLag: postgres.readMaximumLag, logger: logger)
             return OpenedStore(
                 store: store,
                 kind: .postgresql,

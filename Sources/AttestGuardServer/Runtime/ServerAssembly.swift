@@ -23,7 +23,7 @@ public enum ServerAssembly {
         heartbeat: ProcessHeartbeat? = nil,
         gatewayPolicies: GatewayPolicyReloader? = nil
     ) throws -> Router<AttestGuardRequestContext> {
-        let operations = OperationsRoutes(store: store, mode: configuration.mode, registry: registry, process: ProcessMetrics(registry: registry))
+        let operations = OperationsRoutes(store: store, mode: configuration.mode, registry: registry)
         let rules = rules ?? RuleSetReloader(holder: engine.scorer.rules, directory: nil, clock: engine.clock, logger: Logger(label: "attestguard.rules"))
         let gatewayPolicies = try gatewayPolicies
             ?? GatewayPolicyReloader(settings: configuration.gateway, apps: engine.apps, clock: engine.clock, logger: Logger(label: "attestguard.gateway"))
@@ -65,7 +65,7 @@ public enum ServerAssembly {
         let router = Router(context: AttestGuardRequestContext.self)
         router.add(middleware: ObservabilityMiddleware(successPercent: configuration.accessLogSuccessPercent))
         router.add(middleware: ErrorMappingMiddleware(clock: engine.clock))
-        OperationsRoutes(store: store, mode: configuration.mode, registry: registry, process: ProcessMetrics(registry: registry))
+        OperationsRoutes(store: store, mode: configuration.mode, registry: registry)
             .register(on: router)
         try ConsoleRoutes(engine: engine, keys: APIKeyRing(configuration.apiKeys), settings: configuration.console).register(on: router)
         router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))

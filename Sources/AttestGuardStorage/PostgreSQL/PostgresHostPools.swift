@@ -72,6 +72,28 @@ final class PostgresHostPools: Sendable {
         }
     }
 
+    /// Runs one operation on a pool of the serving host (the running loop's, or the next in turn) within the
+    /// operation timeout, mapping driver failures to ``StoreError``; a failure that says the host may be gone or
+    /// read-only has the host asked again.
+    func perform<Result: Sendable>(_ operation: @escaping @Sendable (PostgresClient) async throws -> Result) async throws -> Result {
+        var serving: Serving?
+        do {
+            if let now = try servingNow() {
+                serving = now
+                let client = now.pools.current
+                return try await withOperationDeadline(configuration.operationTimeout) { try await operation(client) }
+            }
+            // Only while the first search runs: the wait for it counts against the deadline.
+            return try await withOperationDeadline(configuration.operationTimeout) {
+                try await operation(try await self.serving().pools.current)
+            }
+        } catch {
+            let (mapped, suspectsHost) = PostgresFailure.classify(error)
+            if suspectsHost, let serving { suspect(serving.generation, because: String(describing: mapped)) }
+            throw mapped
+        }
+    }
+
     /// Reports that an operation on the pools of `generation` failed the way a lost or read-only server fails.
     func suspect(_ generation: Int, because reason: String) {
         logger.debug("PostgreSQL operation failed; asking the host again", metadata: ["reason": .string(reason)])

@@ -6,7 +6,7 @@ extension PostgresRiskStore {
     /// A backward range scan of the partitions the range touches (`decision_log_time`), filtered to the app,
     /// stopping at the limit.
     public func verdictSample(appId: String, from: Date, to: Date, limit: Int) async throws -> [VerdictSample] {
-        try await rows(
+        try await laggingRows(
             """
             SELECT decided_at, endpoint, decision, rule_decision, fired, key_id IS NOT NULL AS has_key,
                    shadow_decision, shadow_rule_set_version, shadow_fired
@@ -32,7 +32,7 @@ extension PostgresRiskStore {
 
     /// The app's active keys, at most `limit`, grouped by their receipt's risk metric.
     public func riskMetricCounts(appId: String, limit: Int) async throws -> [RiskMetricCount] {
-        try await rows(
+        try await laggingRows(
             """
             SELECT risk_metric, count(*)::int8 AS keys FROM (
                 SELECT r.risk_metric FROM app_keys k LEFT JOIN receipts r ON r.app_id = k.app_id AND r.key_id = k.key_id

@@ -44,7 +44,7 @@ extension PostgresRiskStore {
     public func decisions(since: Date, after cursor: DecisionLogEntry?, limit: Int) async throws -> [DecisionLogEntry] {
         let afterTime = cursor?.decidedAt ?? Date(timeIntervalSince1970: 0)
         let afterSequence = cursor?.sequence ?? -1
-        return try await rows(
+        return try await laggingRows(
             """
             SELECT * FROM decision_log
             WHERE decided_at >= \(since) AND (decided_at, seq) > (\(afterTime), \(afterSequence))

@@ -3,7 +3,7 @@ import PostgresNIO
 
 extension PostgresRiskStore {
     public func recentRiskMetrics(appId: String, keyId: Data, limit: Int) async throws -> [RiskMetricObservation] {
-        try await rows(
+        try await laggingRows(
             """
             SELECT * FROM risk_metric_history WHERE app_id = \(appId) AND key_id = \(keyId)
             ORDER BY receipt_created_at DESC LIMIT \(Int32(clamping: max(limit, 0)))
@@ -16,7 +16,7 @@ extension PostgresRiskStore {
     public func searchDecisions(_ search: DecisionSearch) async throws -> [DecisionLogEntry] {
         let (column, value) = search.column
         let start = search.start
-        return try await rows(
+        return try await laggingRows(
             """
             SELECT * FROM decision_log
             WHERE app_id = \(search.appId) AND \(unescaped: column) = \(value)

@@ -22,18 +22,46 @@ public final class PostgresRiskStore: RiskStore, Service {
     /// Decision log day partitions this process has created or found (see `appendDecisions`).
     let knownPartitions = Mutex<Set<String>>([])
 
-    public init(configuration: PostgresStoreConfiguration, logger: Logger) {
+    /// The read replica for reads that may lag (`database.readUrl`), if there is one.
+    let replica: PostgresReplica?
+
+    /// - Parameters:
+    ///   - replica: The read replica's URL and pool (`database.readUrl`); `nil`: every read goes to the primary.
+    ///   - replicaMaximumLag: How far behind the replica may be before reads that use it are refused.
+    public init(
+        configuration: PostgresStoreConfiguration,
+        replica: PostgresStoreConfiguration? = nil,
+        replicaMaximumLag: Duration = .seconds(60),
+        logger: Logger
+    ) {
         self.configuration = configuration
         self.logger = logger
         self.hosts = PostgresHostPools(configuration: configuration, logger: logger)
+        self.replica = replica.map { PostgresReplica(configuration: $0, maximumLag: replicaMaximumLag, logger: logger) }
     }
 
-    /// Finds the serving host and runs its pools until the task is cancelled or graceful shutdown.
+    /// Finds the serving host (and the replica's) and runs their pools until the task is cancelled or graceful
+    /// shutdown.
     public func run() async throws {
         await cancelWhenGracefulShutdown {
-            await self.hosts.run()
+            await withDiscardingTaskGroup { group in
+                group.addTask { await self.hosts.run() }
+                if let replica = self.replica { group.addTask { await replica.run() } }
+            }
         }
     }
+
+    /// The read replica's last measured lag; `nil` when there is no replica or its lag is unknown.
+    public var replicaLag: ReplicaLag? { replica?.lag }
+
+    /// Whether a writable host serves now (else every operation fails with ``StoreError/Code/unavailable``).
+    public var primaryServes: Bool { (try? hosts.servingNow()) != nil }
+
+    /// Whether reads that may lag go to a replica (`database.readUrl`).
+    public var hasReplica: Bool { replica != nil }
+
+    /// The replica's bound (`database.readMaxLagSeconds`); `nil` without a replica.
+    public var replicaMaximumLag: Duration? { replica?.maximumLag }
 
     /// The serving host's pools (once the store runs and a host serves, within the operation timeout).
     public func servingPools() async throws -> LoopAffinePostgresPools {
@@ -48,25 +76,24 @@ public final class PostgresRiskStore: RiskStore, Service {
     // MARK: - Error mapping and transactions
 
     /// Runs one store operation on a pool of the serving host (the running loop's, or the next in turn) under the
-    /// configured deadline, mapping driver failures to ``StoreError``. A failure that says the host may be gone or
-    /// read-only has the host asked again.
+    /// configured deadline, mapping driver failures to ``StoreError``.
     func perform<Result: Sendable>(_ operation: @escaping @Sendable (PostgresClient) async throws -> Result) async throws -> Result {
-        var serving: PostgresHostPools.Serving?
-        do {
-            if let now = try hosts.servingNow() {
-                serving = now
-                let client = now.pools.current
-                return try await withOperationDeadline(configuration.operationTimeout) { try await operation(client) }
-            }
-            // Only while the first search runs: the wait for it counts against the deadline.
-            let hosts = self.hosts
-            return try await withOperationDeadline(configuration.operationTimeout) {
-                try await operation(try await hosts.serving().pools.current)
-            }
-        } catch {
-            let (mapped, suspectsHost) = PostgresFailure.classify(error)
-            if suspectsHost, let serving { hosts.suspect(serving.generation, because: String(describing: mapped)) }
-            throw mapped
+        try await hosts.perform(operation)
+    }
+
+    /// Runs a read that may lag on the read replica (`database.readUrl`) when there is one and it is within its lag
+    /// bound (else ``StoreError/Code/unavailable``), and on the primary when there is none.
+    func performLagging<Result: Sendable>(_ operation: @escaping @Sendable (PostgresClient) async throws -> Result) async throws -> Result {
+        guard let replica else { return try await hosts.perform(operation) }
+        try replica.checkLag()
+        return try await replica.hosts.perform(operation)
+    }
+
+    /// Runs one read that may lag (``performLagging(_:)``) and collects its rows.
+    func laggingRows(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        let logger = self.logger
+        return try await performLagging { client in
+            try await client.query(query, logger: logger).collect()
         }
     }
 

@@ -18,14 +18,15 @@ struct PostgresCluster: Sendable {
     /// Runs PostgreSQL's tools as the `postgres` user when the tests run as root (PostgreSQL refuses root).
     private static let asPostgres = #"as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }; "#
 
-    /// A new cluster with the `durable` profile (fsync, synchronous_commit and full_page_writes on) or `fast`.
-    static func start(profile: String) async throws -> PostgresCluster {
-        try await launch("scripts/postgres-start.sh", environment: ["ATTESTGUARD_PG_PROFILE": profile])
+    /// A new cluster with the `durable` profile (fsync, synchronous_commit and full_page_writes on) or `fast`, and
+    /// more server `options` (`-c name=value ...`).
+    static func start(profile: String, options: String = "") async throws -> PostgresCluster {
+        try await launch("scripts/postgres-start.sh", environment: ["ATTESTGUARD_PG_PROFILE": profile, "ATTESTGUARD_PG_OPTIONS": options])
     }
 
-    /// A streaming standby of this cluster (hot: it answers reads).
-    func addStandby() async throws -> PostgresCluster {
-        try await Self.launch("scripts/postgres-standby.sh '\(state)'", environment: [:])
+    /// A streaming standby of this cluster (hot: it answers reads), with more server `options`.
+    func addStandby(options: String = "") async throws -> PostgresCluster {
+        try await Self.launch("scripts/postgres-standby.sh '\(state)'", environment: ["ATTESTGUARD_PG_OPTIONS": options])
     }
 
     /// Closes every descriptor the shell inherited beyond 0-2 before it starts a server that outlives it.
@@ -39,7 +40,6 @@ struct PostgresCluster: Sendable {
         defer { try? FileManager.default.removeItem(atPath: stateFile) }
         var variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         variables["ATTESTGUARD_PG_STATE_FILE"] = stateFile
-        variables["ATTESTGUARD_PG_OPTIONS"] = nil
         let result = try await CommandLineRunner.runShell(closeInherited + command, in: repository, environment: variables)
         guard result.status == 0, let state = try? String(contentsOfFile: stateFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         else {

@@ -162,8 +162,11 @@ final class ServerProcess: @unchecked Sendable {
         var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
     }
 
-    func send(_ method: String, _ path: String, body: Data? = nil) async throws -> Reply {
-        var request = URLRequest(url: baseURL.appendingPathComponent(path))
+    /// Sends `method` to `path` (below the base URL; a `query`, unescaped, follows it as is).
+    func send(_ method: String, _ path: String, query: String? = nil, body: Data? = nil) async throws -> Reply {
+        var url = baseURL.appendingPathComponent(path)
+        if let query, let withQuery = URL(string: url.absoluteString + "?" + query) { url = withQuery }
+        var request = URLRequest(url: url)
         request.httpMethod = method
         request.httpBody = body
         request.setValue("Bearer \(Self.apiKey)", forHTTPHeaderField: "Authorization")

@@ -47,7 +47,8 @@ struct ConfigurationKeyTests {
                       maxConnections: 100, shutdownTimeoutSeconds: 3, shutdownFlushTimeoutSeconds: 2,
                       tls: { certificateChainPath: /tls/chain.pem, privateKeyPath: /tls/key.pem } }
             database: { url: "postgres://attestguard@127.0.0.1:5432/attestguard", passwordFile: \(secret), poolSize: 4,
-                        minimumConnections: 2, keepAliveSeconds: 30, timeoutMilliseconds: 1000, autoMigrate: true, pooler: transaction }
+                        minimumConnections: 2, keepAliveSeconds: 30, timeoutMilliseconds: 1000, autoMigrate: true, pooler: transaction,
+                        readUrl: "postgres://attestguard@127.0.0.1:5433/attestguard", readPoolSize: 2, readMaxLagSeconds: 10 }
             challenges: { ttlSeconds: 60, maxPerUser: 3, quotaWindowSeconds: 60, perApiKeyPerMinute: 10 }
             apps:
               names: [shop]

@@ -14,25 +14,13 @@ PRIMARY=${1:?usage: postgres-standby.sh PRIMARY_STATE_DIR}
 PGBIN=$(cat "$PRIMARY/pgbin")
 PRIMARY_PORT=$(cat "$PRIMARY/port")
 
-if [ "$(id -u)" -eq 0 ]; then
-    RUN_AS=(runuser -u postgres --)
-    OWNER=postgres
-else
-    RUN_AS=()
-    OWNER=$(id -un)
-fi
-
-STATE=$(mktemp -d /tmp/attestguard-pg.XXXXXX)
-chmod 755 "$STATE"
-mkdir "$STATE/data" "$STATE/socket"
-chmod 700 "$STATE/data"
-chown "$OWNER" "$STATE/data" "$STATE/socket"
-PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+source "$(dirname "${BASH_SOURCE[0]}")/postgres-cluster.sh"
+new_cluster_folder
 
 "${RUN_AS[@]}" "$PGBIN/pg_basebackup" -h 127.0.0.1 -p "$PRIMARY_PORT" -U postgres -D "$STATE/data" -R -X stream -c fast \
     >"$STATE/basebackup.log" 2>&1 || { cat "$STATE/basebackup.log" >&2; rm -rf "$STATE"; exit 1; }
 "${RUN_AS[@]}" "$PGBIN/pg_ctl" -D "$STATE/data" -l "$STATE/data/server.log" -w -t 60 \
-    -o "-p $PORT -k $STATE/socket -c listen_addresses=127.0.0.1 -c max_connections=500 ${ATTESTGUARD_PG_OPTIONS:-}" \
+    -o "-p $PORT -k $STATE/socket -c listen_addresses=127.0.0.1 -c max_connections=1000 ${ATTESTGUARD_PG_OPTIONS:-}" \
     start >&2 || { cat "$STATE/data/server.log" >&2; exit 1; }
 
 echo "$PGBIN" >"$STATE/pgbin"

@@ -20,20 +20,8 @@ if [ -z "$PGBIN" ] || [ ! -x "$PGBIN/initdb" ]; then
     PGBIN=$(find_pg_bin)
 fi
 
-# Run cluster commands as the postgres user when we are root (PostgreSQL refuses to run as root).
-if [ "$(id -u)" -eq 0 ]; then
-    RUN_AS=(runuser -u postgres --)
-    OWNER=postgres
-else
-    RUN_AS=()
-    OWNER=$(id -un)
-fi
-
-STATE=$(mktemp -d /tmp/attestguard-pg.XXXXXX)
-chmod 755 "$STATE"
-mkdir "$STATE/data" "$STATE/socket"
-chown "$OWNER" "$STATE/data" "$STATE/socket"
-PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+source "$(dirname "${BASH_SOURCE[0]}")/postgres-cluster.sh"
+new_cluster_folder
 
 "${RUN_AS[@]}" "$PGBIN/initdb" -D "$STATE/data" -U postgres --auth=trust -E UTF8 --no-sync >"$STATE/initdb.log" 2>&1 ||
     { cat "$STATE/initdb.log" >&2; exit 1; }
@@ -50,10 +38,11 @@ fsync = $DURABILITY
 synchronous_commit = $DURABILITY
 full_page_writes = $DURABILITY
 EOF_CONF
-# max_connections: the test suite runs its tests in parallel, each server with a pool of its own, and holds more than
-# 200 connections at its peak (past the limit a connection is refused and retried until the store gives up).
+# max_connections: the test suite runs its tests in parallel, each server with a pool of its own plus the connection
+# that watches its host, and held more than 500 at its peak (past the limit a connection is refused: a pool retries,
+# but a store that is still looking for its host waits).
 "${RUN_AS[@]}" "$PGBIN/pg_ctl" -D "$STATE/data" -l "$STATE/data/server.log" -w -t 60 \
-    -o "-p $PORT -k $STATE/socket -c listen_addresses=127.0.0.1 -c max_connections=500 ${ATTESTGUARD_PG_OPTIONS:-}" \
+    -o "-p $PORT -k $STATE/socket -c listen_addresses=127.0.0.1 -c max_connections=1000 ${ATTESTGUARD_PG_OPTIONS:-}" \
     start >&2 || { cat "$STATE/data/server.log" >&2; exit 1; }
 
 echo "$PGBIN" >"$STATE/pgbin"

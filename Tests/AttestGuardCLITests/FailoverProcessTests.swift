@@ -51,7 +51,7 @@ struct FailoverProcessTests {
             // Named after the copy, so that the promoted standby does not wait for a standby of its own.
             try await primary.sql("ALTER SYSTEM SET synchronous_standby_names = '*'")
             try await primary.sql("SELECT pg_reload_conf()")
-            try await Self.waitUntil("the standby is synchronous") { try await primary.sql("SELECT sync_state FROM pg_stat_replication") == "sync" }
+            try await PostgresCluster.waitUntil("the standby is synchronous") { try await primary.sql("SELECT sync_state FROM pg_stat_replication") == "sync" }
             #expect(try await primary.sql("SELECT current_setting('fsync') || current_setting('synchronous_commit')") == "onon")
 
             let url = "postgres://postgres@127.0.0.1:\(primary.port),127.0.0.1:\(standby.port)/postgres?sslmode=disable"
@@ -100,7 +100,7 @@ struct FailoverProcessTests {
         try await standby.promote()
         let promotedAt = ContinuousClock.now
         // Load goes on until both servers have served assertions for 2 s after the promotion, or 20 s have passed.
-        try await waitUntil("both servers serve again", within: .seconds(20)) {
+        try await PostgresCluster.waitUntil("both servers serve again", within: .seconds(20)) {
             let attempts = load.recorded
             return (0..<servers.count).allSatisfy { server in
                 attempts.contains { $0.server == server && $0.route == .assertion && $0.status == 200 && $0.at > promotedAt + .seconds(2) }
@@ -210,12 +210,4 @@ struct FailoverProcessTests {
         }
     }
 
-    private static func waitUntil(_ what: String, within limit: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        throw PostgresCluster.Failure(description: "timed out waiting until \(what)")
-    }
 }

@@ -82,4 +82,14 @@ struct PostgresCluster: Sendable {
         guard result.status == 0 else { throw Failure(description: "\(script) failed (\(result.status)): \(result.standardError)") }
         return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
+
+    /// Polls `condition` every 100 ms until it holds, or throws once `limit` has passed.
+    static func waitUntil(_ what: String, within limit: Duration = .seconds(60), _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw Failure(description: "timed out waiting until \(what)")
+    }
 }

@@ -48,10 +48,10 @@ struct ReadReplicaProcessTests {
             try #require(try await server.post("v1/assertions", app.assertion(challenge: next)).status == 200)
         }
         // The decision log is written behind the requests; the replica replays it.
-        try await waitUntil("the replica has the decisions") {
+        try await PostgresCluster.waitUntil("the replica has the decisions") {
             Int(try await replica.sql("SELECT count(*) FROM decision_log")) ?? 0 >= 6
         }
-        try await waitUntil("the replica is ready") { try await replicaStatus(server) == "ready" }
+        try await PostgresCluster.waitUntil("the replica is ready") { try await replicaStatus(server) == "ready" }
 
         // The reads, while the primary serves assertions.
         _ = try await primary.sql("SELECT pg_stat_statements_reset()")
@@ -104,7 +104,7 @@ struct ReadReplicaProcessTests {
             }
         }
         defer { writes.cancel() }
-        try await waitUntil("the replica is lagging") { try await replicaStatus(server) == "lagging" }
+        try await PostgresCluster.waitUntil("the replica is lagging") { try await replicaStatus(server) == "lagging" }
         let refused = try await server.send("GET", "v1/apps/\(appId)/decisions", query: "userId=replica-user")
         #expect(refused.status == 503)
         #expect(refused.errorCode == "store_unavailable")
@@ -116,7 +116,7 @@ struct ReadReplicaProcessTests {
         #expect(ready.status == 200, "a lagging replica never makes the server unready")
         writes.cancel()
         _ = try await replica.sql("SELECT pg_wal_replay_resume()")
-        try await waitUntil("the replica is ready again") { try await replicaStatus(server) == "ready" }
+        try await PostgresCluster.waitUntil("the replica is ready again") { try await replicaStatus(server) == "ready" }
         #expect(try await server.send("GET", "v1/apps/\(appId)/decisions", query: "userId=replica-user").status == 200)
     }
 
@@ -124,12 +124,4 @@ struct ReadReplicaProcessTests {
         (try await server.send("GET", "readyz").json["replica"] as? [String: Any])?["status"] as? String
     }
 
-    private static func waitUntil(_ what: String, within limit: Duration = .seconds(60), _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(200))
-        }
-        throw PostgresCluster.Failure(description: "timed out waiting until \(what)")
-    }
 }

@@ -37,7 +37,7 @@ public enum TestPostgres {
         let schema = prefix + "_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         var logger = Logger(label: "attestguard.tests.postgres")
         logger.logLevel = .critical
-        let admin = PostgresRiskStore(configuration: try PostgresStoreConfiguration(url: base, maximumConnections: 1), logger: logger)
+        let admin = PostgresRiskStore(configuration: try PostgresStoreConfiguration(url: base, maximumConnections: 1, operationTimeout: .seconds(30)), logger: logger)
         let runner = Task { try await admin.run() }
         defer { runner.cancel() }
         try await admin.client().query(PostgresQuery(unsafeSQL: "CREATE SCHEMA \(schema)"))
@@ -48,7 +48,7 @@ public enum TestPostgres {
     public static func administer(_ sql: String) async throws -> [PostgresRow] {
         var logger = Logger(label: "attestguard.tests.postgres")
         logger.logLevel = .critical
-        let admin = PostgresRiskStore(configuration: try PostgresStoreConfiguration(url: try requiredURL(), maximumConnections: 1), logger: logger)
+        let admin = PostgresRiskStore(configuration: try PostgresStoreConfiguration(url: try requiredURL(), maximumConnections: 1, operationTimeout: .seconds(30)), logger: logger)
         let runner = Task { try await admin.run() }
         defer { runner.cancel() }
         return try await admin.client().query(PostgresQuery(unsafeSQL: sql)).collect()

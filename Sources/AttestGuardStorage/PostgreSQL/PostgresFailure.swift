@@ -39,6 +39,13 @@ enum PostgresFailure {
         }
     }
 
+    /// Whether `error` is a server that is up but turns connections away for now (too many clients, starting
+    /// up): it may serve in a moment, so it is neither lost nor refused.
+    static func isBusy(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError, error.code == .server, let state = error.serverInfo?[.sqlState] else { return false }
+        return busyStates.contains(state) || state == "57P03"
+    }
+
     /// A short description that names the failure without the statement or its values (a `PSQLError`'s own
     /// description says nothing; its reflection carries the query).
     static func describe(_ error: any Error) -> String {

@@ -151,8 +151,14 @@ final class PostgresHostPools: Sendable {
                     lastReason = nil
                     delay = Self.backOff.lowerBound
                 case .failure(let failure):
-                    phase.withLock { $0 = .searching(reason: failure.reason) }
-                    firstSearchDone.open()
+                    // Before any host has served, a host that is only busy keeps operations waiting (within their
+                    // deadline) instead of failing them at once: a process starting beside many others may find
+                    // PostgreSQL full for a moment.
+                    let waiting = failure.busy && !firstSearchDone.isOpen
+                    if !waiting {
+                        phase.withLock { $0 = .searching(reason: failure.reason) }
+                        firstSearchDone.open()
+                    }
                     if failure.reason != lastReason {
                         logger.warning("no PostgreSQL host serves; retrying with back-off", metadata: ["reason": .string(failure.reason)])
                         lastReason = failure.reason
@@ -177,6 +183,8 @@ final class PostgresHostPools: Sendable {
     /// says no. Without it a dead host would show only as operations that wait for a connection the pool cannot
     /// open, until their deadline.
     private func watch(_ host: PostgresURL.Host, generation: Int) async {
+        // A store that lives less than an interval (a one-shot command, a probe) never opens it.
+        try? await Task.sleep(for: Self.watchInterval)
         while !Task.isCancelled {
             let connection: PostgresConnection
             do {
@@ -211,12 +219,15 @@ final class PostgresHostPools: Sendable {
     /// Why no host qualified, host by host.
     struct SearchFailure: Error {
         var reason: String
+        /// A host answered that it is busy (too many clients, starting up): it may serve in a moment.
+        var busy = false
     }
 
     /// The first host that qualifies, in the URL's order (for `prefer-standby`, else the first that answers).
     private func search() async -> Result<PostgresURL.Host, SearchFailure> {
         var fallback: PostgresURL.Host?
         var reasons: [String] = []
+        var busy = false
         for host in configuration.hosts {
             switch await ask(host) {
             case .success(let answer):
@@ -225,10 +236,11 @@ final class PostgresHostPools: Sendable {
                 reasons.append("\(host) is \(answer.inRecovery ? "in recovery (a standby)" : "read-only")")
             case .failure(let failure):
                 reasons.append("\(host): \(failure.reason)")
+                busy = busy || failure.busy
             }
         }
         if let fallback { return .success(fallback) }
-        return .failure(SearchFailure(reason: reasons.joined(separator: "; ")))
+        return .failure(SearchFailure(reason: reasons.joined(separator: "; "), busy: busy))
     }
 
     /// Whether `host` still qualifies, or why not.
@@ -241,6 +253,9 @@ final class PostgresHostPools: Sendable {
                 return .success(())
             }
             return .failure(SearchFailure(reason: "\(host) is \(answer.inRecovery ? "in recovery (a standby)" : "read-only")"))
+        case .failure(let failure) where failure.busy:
+            // Up, but turning connections away for now: its pool retries; moving would not help.
+            return .success(())
         case .failure(let failure):
             return .failure(SearchFailure(reason: "\(host): \(failure.reason)"))
         }
@@ -271,7 +286,7 @@ final class PostgresHostPools: Sendable {
         } catch let failure as SearchFailure {
             return .failure(failure)
         } catch {
-            return .failure(SearchFailure(reason: PostgresFailure.describe(error)))
+            return .failure(SearchFailure(reason: PostgresFailure.describe(error), busy: PostgresFailure.isBusy(error)))
         }
     }
 

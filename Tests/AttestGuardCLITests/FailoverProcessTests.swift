@@ -93,18 +93,27 @@ struct FailoverProcessTests {
             }
         }
 
-        try await Task.sleep(for: .seconds(2))
-        let killedAt = ContinuousClock.now
-        try await primary.kill()
-        try await Task.sleep(for: .seconds(1))
-        try await standby.promote()
-        let promotedAt = ContinuousClock.now
-        // Load goes on until both servers have served assertions for 2 s after the promotion, or 20 s have passed.
-        try await PostgresCluster.waitUntil("both servers serve again", within: .seconds(20)) {
-            let attempts = load.recorded
-            return (0..<servers.count).allSatisfy { server in
-                attempts.contains { $0.server == server && $0.route == .assertion && $0.status == 200 && $0.at > promotedAt + .seconds(2) }
+        let killedAt: ContinuousClock.Instant
+        let promotedAt: ContinuousClock.Instant
+        do {
+            try await Task.sleep(for: .seconds(2))
+            killedAt = .now
+            try await primary.kill()
+            try await Task.sleep(for: .seconds(1))
+            try await standby.promote()
+            promotedAt = .now
+            // Load goes on until both servers have served assertions for 2 s after the promotion, or 20 s have passed.
+            try await PostgresCluster.waitUntil("both servers serve again", within: .seconds(20)) {
+                let attempts = load.recorded
+                return (0..<servers.count).allSatisfy { server in
+                    attempts.contains { $0.server == server && $0.route == .assertion && $0.status == 200 && $0.at > promotedAt + .seconds(2) }
+                }
             }
+        } catch {
+            // The devices stop in any case: a server being stopped must not be kept busy.
+            load.stop.store(true, ordering: .relaxed)
+            await devicesDone.value
+            throw error
         }
         load.stop.store(true, ordering: .relaxed)
         await devicesDone.value
@@ -166,7 +175,7 @@ struct FailoverProcessTests {
             (outage window \(window)); first 200 after the promotion: \(recovery.map { "\($0)" }.joined(separator: ", ")); \
             assertions 200: \(accepted.count), 503: \(assertions.filter { $0.status == 503 }.count); challenges 201: \
             \(all.filter { $0.route == .challenge && $0.status == 201 }.count), 503: \(all.filter { $0.route == .challenge && $0.status == 503 }.count); \
-            failed assertions accepted on replay: \(replayAccepted)
+            failed assertions accepted on replay: \(replayAccepted); answers by status: \(Dictionary(grouping: all, by: \.status).mapValues(\.count).sorted { $0.key < $1.key })
             """)
         #expect(accepted.contains { $0.at < killedAt }, "the load ran before the kill")
     }

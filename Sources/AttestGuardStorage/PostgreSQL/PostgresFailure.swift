@@ -41,8 +41,14 @@ enum PostgresFailure {
 
     /// Whether `error` is a server that is up but turns connections away for now (too many clients, starting
     /// up): it may serve in a moment, so it is neither lost nor refused.
+    /// A connection that timed out counts too: an overloaded host (or a pooler waiting for a server connection)
+    /// answers late, and only a host that refuses or resets a connection is known to be gone.
     static func isBusy(_ error: any Error) -> Bool {
-        guard let error = error as? PSQLError, error.code == .server, let state = error.serverInfo?[.sqlState] else { return false }
+        guard let error = error as? PSQLError else { return false }
+        if error.code == .connectionError {
+            return error.underlying.map { String(describing: $0).lowercased().contains("timeout") } ?? false
+        }
+        guard error.code == .server, let state = error.serverInfo?[.sqlState] else { return false }
         return busyStates.contains(state) || state == "57P03"
     }
 

@@ -113,8 +113,18 @@ final class PostgresHostPools: Sendable {
                 // AsyncStream's iterator answers nil once the task is cancelled.
                 guard let reported = await reports.next() else { break }
                 guard reported == active.serving.generation, ContinuousClock.now >= quietUntil else { continue }
-                if case .failure(let failure) = await qualify(active.serving.host) {
-                    let reason = failure.reason
+                var lostBecause: String?
+                switch await qualify(active.serving.host) {
+                case .serves:
+                    break
+                case .lost(let reason):
+                    lostBecause = reason
+                case .uncertain(let reason):
+                    // Overloaded or cut off: move only if another host qualifies now (a standby promoted while this
+                    // one hangs); else stay, since its pool retries and a search would find nothing better.
+                    if case .success(let other) = await search(), other != active.serving.host { lostBecause = reason }
+                }
+                if let reason = lostBecause {
                     logger.warning("PostgreSQL host no longer serves; searching again", metadata: [
                         "host": .stringConvertible(active.serving.host), "reason": .string(reason),
                     ])
@@ -243,21 +253,28 @@ final class PostgresHostPools: Sendable {
         return .failure(SearchFailure(reason: reasons.joined(separator: "; "), busy: busy))
     }
 
+    /// What a probe of the serving host found.
+    enum Verdict {
+        case serves
+        /// No clear answer (busy, or no answer in time): the host may be overloaded or cut off.
+        case uncertain(String)
+        case lost(String)
+    }
+
     /// Whether `host` still qualifies, or why not.
-    private func qualify(_ host: PostgresURL.Host) async -> Result<Void, SearchFailure> {
+    private func qualify(_ host: PostgresURL.Host) async -> Verdict {
         switch await ask(host) {
         case .success(let answer):
             if configuration.targetSession.accepts(inRecovery: answer.inRecovery, readOnly: answer.readOnly)
                 || configuration.targetSession.fallsBackToAnyHost
             {
-                return .success(())
+                return .serves
             }
-            return .failure(SearchFailure(reason: "\(host) is \(answer.inRecovery ? "in recovery (a standby)" : "read-only")"))
+            return .lost("\(host) is \(answer.inRecovery ? "in recovery (a standby)" : "read-only")")
         case .failure(let failure) where failure.busy:
-            // Up, but turning connections away for now: its pool retries; moving would not help.
-            return .success(())
+            return .uncertain("\(host): \(failure.reason)")
         case .failure(let failure):
-            return .failure(SearchFailure(reason: "\(host): \(failure.reason)"))
+            return .lost("\(host): \(failure.reason)")
         }
     }
 
@@ -271,7 +288,7 @@ final class PostgresHostPools: Sendable {
     private func ask(_ host: PostgresURL.Host) async -> Result<HostAnswer, SearchFailure> {
         let timeout = configuration.operationTimeout
         do {
-            let answer = try await withDeadline(timeout, timeoutError: { SearchFailure(reason: "no answer within \(timeout)") }) {
+            let answer = try await withDeadline(timeout, timeoutError: { SearchFailure(reason: "no answer within \(timeout)", busy: true) }) {
                 let connection = try await self.connect(host)
                 do {
                     let answer = try await self.answer(of: connection)

@@ -26,6 +26,8 @@ final class PostgresReplica: Sendable {
     let maximumLag: Duration
     private let logger: Logger
     private let measured = Mutex<ReplicaLag?>(nil)
+    /// Opened once the first measurement has been tried, so that a read right after start waits for it.
+    let firstMeasurement = StartSignal()
 
     init(configuration: PostgresStoreConfiguration, maximumLag: Duration, logger: Logger) {
         self.hosts = PostgresHostPools(configuration: configuration, logger: logger)
@@ -67,6 +69,7 @@ final class PostgresReplica: Sendable {
                 measured.withLock { $0 = nil }
                 logger.debug("read replica lag not measured", metadata: ["error": .string(String(describing: error))])
             }
+            firstMeasurement.open()
             try? await Task.sleep(for: Self.measureInterval)
         }
     }

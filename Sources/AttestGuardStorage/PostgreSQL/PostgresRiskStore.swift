@@ -85,6 +85,10 @@ public final class PostgresRiskStore: RiskStore, Service {
     /// bound (else ``StoreError/Code/unavailable``), and on the primary when there is none.
     func performLagging<Result: Sendable>(_ operation: @escaping @Sendable (PostgresClient) async throws -> Result) async throws -> Result {
         guard let replica else { return try await hosts.perform(operation) }
+        if !replica.firstMeasurement.isOpen {
+            // Just started: the first measurement is under way (its wait counts against the deadline).
+            try await withOperationDeadline(configuration.operationTimeout) { try await replica.firstMeasurement.wait() }
+        }
         try replica.checkLag()
         return try await replica.hosts.perform(operation)
     }

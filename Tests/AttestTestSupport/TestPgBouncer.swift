@@ -119,15 +119,16 @@ public struct TestPgBouncer: Sendable {
         return bouncer
     }
 
-    /// Waits (10 s at most) until PgBouncer answers a query; throws with its log when it exits or never answers.
+    /// Waits (60 s at most: the suite starts beside it, and its first login waits for a server connection to run the
+    /// auth query) until PgBouncer answers a query; throws with its log when it exits or never answers.
     private func waitUntilAnswering(as administrator: String, process: Process) async throws {
         var logger = Logger(label: "attestguard.tests.pgbouncer")
         logger.logLevel = .critical
         var configuration = try PostgresStoreConfiguration(
-            url: "postgres://\(administrator)@127.0.0.1:\(port)/postgres?sslmode=disable", maximumConnections: 1, operationTimeout: .seconds(2)
+            url: "postgres://\(administrator)@127.0.0.1:\(port)/postgres?sslmode=disable", maximumConnections: 1, operationTimeout: .seconds(30)
         )
         configuration.pooler = .transaction
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while true {
             let probe = PostgresRiskStore(configuration: configuration, logger: logger)
             let runner = Task { try await probe.run() }

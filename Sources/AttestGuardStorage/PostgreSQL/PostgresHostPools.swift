@@ -103,6 +103,8 @@ final class PostgresHostPools: Sendable {
     /// Finds the serving host and keeps the choice current until the task is cancelled; then shuts the pools down.
     func run() async {
         var current: (serving: Serving, runner: Task<Void, Never>, watcher: Task<Void, Never>)?
+        /// Pools of hosts that stopped serving, and their watchers, shutting down.
+        var retiring: [Task<Void, Never>] = []
         var delay = Self.backOff.lowerBound
         var generation = 0
         var lastReason: String?
@@ -129,10 +131,12 @@ final class PostgresHostPools: Sendable {
                         "host": .stringConvertible(active.serving.host), "reason": .string(reason),
                     ])
                     phase.withLock { $0 = .searching(reason: reason) }
+                    // The lost host's pools shut down beside the search, not before it: a pool's shutdown waits for
+                    // its connections, and the search must not wait on a dead host.
                     active.watcher.cancel()
                     active.runner.cancel()
-                    await active.runner.value
-                    await active.watcher.value
+                    retiring.append(active.runner)
+                    retiring.append(active.watcher)
                     current = nil
                     delay = Self.backOff.lowerBound
                 } else {
@@ -183,10 +187,15 @@ final class PostgresHostPools: Sendable {
         if let current {
             current.watcher.cancel()
             current.runner.cancel()
-            await current.runner.value
-            await current.watcher.value
+            retiring.append(current.runner)
+            retiring.append(current.watcher)
         }
+        // Bounded: a pool whose connections never finish must not hold the process's shutdown.
+        for task in retiring { await Self.wait(for: task, atMost: Self.shutdownBound) }
     }
+
+    /// How long shutdown waits for each set of pools to close.
+    static let shutdownBound: Duration = .seconds(5)
 
     /// Keeps one connection to the serving host and asks over it, every ``watchInterval``, whether the host still
     /// qualifies; reports when the connection drops (at once: a killed host resets it), when an answer is late or
@@ -223,6 +232,22 @@ final class PostgresHostPools: Sendable {
             // Closed before it is released (PostgresNIO requires it), also when the task is cancelled.
             try? await connection.close()
             if !Task.isCancelled { try? await Task.sleep(for: Self.watchInterval) }
+        }
+    }
+
+    /// Returns when `task` has finished or `limit` has passed, whichever comes first (the task runs on).
+    private static func wait(for task: Task<Void, Never>, atMost limit: Duration) async {
+        let resumer = ResumeOnce()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            resumer.hold(continuation)
+            Task {
+                await task.value
+                resumer.resume()
+            }
+            Task {
+                try? await Task.sleep(for: limit)
+                resumer.resume()
+            }
         }
     }
 
@@ -326,5 +351,21 @@ final class PostgresHostPools: Sendable {
             throw SearchFailure(reason: "answered no row")
         }
         return HostAnswer(inRecovery: inRecovery, readOnly: readOnly)
+    }
+}
+
+/// A continuation resumed by the first of several callers; the others do nothing.
+private final class ResumeOnce: Sendable {
+    private let continuation = Mutex<CheckedContinuation<Void, Never>?>(nil)
+
+    func hold(_ continuation: CheckedContinuation<Void, Never>) {
+        self.continuation.withLock { $0 = continuation }
+    }
+
+    func resume() {
+        continuation.withLock { held -> CheckedContinuation<Void, Never>? in
+            defer { held = nil }
+            return held
+        }?.resume()
     }
 }

@@ -102,15 +102,11 @@ struct OperationsRoutes {
 
     private func replicaReadiness() -> ReplicaReadiness? {
         guard let postgres = store.store as? PostgresRiskStore, postgres.hasReplica, let bound = postgres.replicaMaximumLag else { return nil }
-        let maxLagSeconds = Self.seconds(bound)
+        let maxLagSeconds = bound.timeInterval
         guard let lag = postgres.replicaLag else { return ReplicaReadiness(status: "unavailable", maxLagSeconds: maxLagSeconds) }
         return ReplicaReadiness(
-            status: lag.delay <= bound ? "ready" : "lagging", lagSeconds: Self.seconds(lag.delay), maxLagSeconds: maxLagSeconds,
+            status: lag.delay <= bound ? "ready" : "lagging", lagSeconds: lag.delay.timeInterval, maxLagSeconds: maxLagSeconds,
             host: lag.host?.description
         )
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

@@ -22,7 +22,7 @@ struct StoreMetrics: Sendable {
         primaryUp.set(Double(store.primaryServes ? 1 : 0))
         guard let replica else { return }
         let lag = store.replicaLag
-        if let lag { replica.lag.set(Double(lag.delay.components.seconds) + Double(lag.delay.components.attoseconds) / 1e18) }
+        if let lag { replica.lag.set(lag.delay.timeInterval) }
         let withinBound = lag.map { lag in store.replicaMaximumLag.map { lag.delay <= $0 } ?? false } ?? false
         replica.up.set(Double(withinBound ? 1 : 0))
     }

@@ -219,11 +219,7 @@ final class PostgresHostPools: Sendable {
                     let answer = try await withDeadline(configuration.operationTimeout, timeoutError: { SearchFailure(reason: "no answer") }) {
                         try await self.answer(of: connection)
                     }
-                    if !configuration.targetSession.accepts(inRecovery: answer.inRecovery, readOnly: answer.readOnly),
-                        !configuration.targetSession.fallsBackToAnyHost
-                    {
-                        reporter.yield(generation)
-                    }
+                    if !keeps(answer) { reporter.yield(generation) }
                     try await Task.sleep(for: Self.watchInterval)
                 }
             } catch {
@@ -266,9 +262,9 @@ final class PostgresHostPools: Sendable {
         for host in configuration.hosts {
             switch await ask(host) {
             case .success(let answer):
-                if configuration.targetSession.accepts(inRecovery: answer.inRecovery, readOnly: answer.readOnly) { return .success(host) }
+                if accepts(answer) { return .success(host) }
                 if fallback == nil, configuration.targetSession.fallsBackToAnyHost { fallback = host }
-                reasons.append("\(host) is \(answer.inRecovery ? "in recovery (a standby)" : "read-only")")
+                reasons.append("\(host) is \(answer.refusal)")
             case .failure(let failure):
                 reasons.append("\(host): \(failure.reason)")
                 busy = busy || failure.busy
@@ -290,12 +286,7 @@ final class PostgresHostPools: Sendable {
     private func qualify(_ host: PostgresURL.Host) async -> Verdict {
         switch await ask(host) {
         case .success(let answer):
-            if configuration.targetSession.accepts(inRecovery: answer.inRecovery, readOnly: answer.readOnly)
-                || configuration.targetSession.fallsBackToAnyHost
-            {
-                return .serves
-            }
-            return .lost("\(host) is \(answer.inRecovery ? "in recovery (a standby)" : "read-only")")
+            return keeps(answer) ? .serves : .lost("\(host) is \(answer.refusal)")
         case .failure(let failure) where failure.busy:
             return .uncertain("\(host): \(failure.reason)")
         case .failure(let failure):
@@ -307,6 +298,19 @@ final class PostgresHostPools: Sendable {
     struct HostAnswer: Sendable {
         var inRecovery: Bool
         var readOnly: Bool
+
+        /// Why a host that answered does not take writes, for logs and errors.
+        var refusal: String { inRecovery ? "in recovery (a standby)" : "read-only" }
+    }
+
+    /// Whether a host that gave `answer` may be chosen on a search's first pass.
+    private func accepts(_ answer: HostAnswer) -> Bool {
+        configuration.targetSession.accepts(inRecovery: answer.inRecovery, readOnly: answer.readOnly)
+    }
+
+    /// Whether the serving host that gave `answer` goes on serving (under `prefer-standby`, any host that answers).
+    private func keeps(_ answer: HostAnswer) -> Bool {
+        accepts(answer) || configuration.targetSession.fallsBackToAnyHost
     }
 
     /// Connects to `host` once, within the operation timeout, and asks whether it is a standby and read-only.

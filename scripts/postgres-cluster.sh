@@ -1,6 +1,8 @@
 # Shared by scripts/postgres-start.sh and scripts/postgres-standby.sh (sourced): RUN_AS runs cluster commands as the
 # postgres user when we are root (PostgreSQL refuses to run as root), OWNER owns the data; new_cluster_folder makes
-# STATE (a new temp folder with data/ and socket/) and picks a free loopback PORT.
+# STATE (a new temp folder with data/ and socket/) and picks a free loopback PORT; start_cluster starts the cluster in
+# STATE/data on PORT (PGBIN's pg_ctl); publish_cluster records it (pgbin, port, url; $ATTESTGUARD_PG_STATE_FILE) and
+# prints its URL.
 if [ "$(id -u)" -eq 0 ]; then
     RUN_AS=(runuser -u postgres --)
     OWNER=postgres
@@ -16,4 +18,25 @@ new_cluster_folder() {
     chmod 700 "$STATE/data"
     chown "$OWNER" "$STATE/data" "$STATE/socket"
     PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+}
+
+# max_connections: the test suite runs its tests in parallel, each server with a pool of its own plus the connection
+# that watches its host, and held more than 500 at its peak (past the limit a connection is refused: a pool retries,
+# but a store that is still looking for its host waits). A standby needs at least its primary's: both start here.
+start_cluster() {
+    "${RUN_AS[@]}" "$PGBIN/pg_ctl" -D "$STATE/data" -l "$STATE/data/server.log" -w -t 60 \
+        -o "-p $PORT -k $STATE/socket -c listen_addresses=127.0.0.1 -c max_connections=1000 ${ATTESTGUARD_PG_OPTIONS:-}" \
+        start >&2 || { cat "$STATE/data/server.log" >&2; exit 1; }
+}
+
+# publish_cluster MESSAGE: writes STATE's pgbin, port and url files (and STATE to $ATTESTGUARD_PG_STATE_FILE when
+# set), prints MESSAGE on stderr and the URL on stdout.
+publish_cluster() {
+    local url="postgres://postgres@127.0.0.1:$PORT/postgres?sslmode=disable"
+    echo "$PGBIN" >"$STATE/pgbin"
+    echo "$PORT" >"$STATE/port"
+    echo "$url" >"$STATE/url"
+    if [ -n "${ATTESTGUARD_PG_STATE_FILE:-}" ]; then echo "$STATE" >"$ATTESTGUARD_PG_STATE_FILE"; fi
+    echo "$1" >&2
+    echo "$url"
 }

@@ -19,15 +19,6 @@ new_cluster_folder
 
 "${RUN_AS[@]}" "$PGBIN/pg_basebackup" -h 127.0.0.1 -p "$PRIMARY_PORT" -U postgres -D "$STATE/data" -R -X stream -c fast \
     >"$STATE/basebackup.log" 2>&1 || { cat "$STATE/basebackup.log" >&2; rm -rf "$STATE"; exit 1; }
-"${RUN_AS[@]}" "$PGBIN/pg_ctl" -D "$STATE/data" -l "$STATE/data/server.log" -w -t 60 \
-    -o "-p $PORT -k $STATE/socket -c listen_addresses=127.0.0.1 -c max_connections=1000 ${ATTESTGUARD_PG_OPTIONS:-}" \
-    start >&2 || { cat "$STATE/data/server.log" >&2; exit 1; }
-
-echo "$PGBIN" >"$STATE/pgbin"
-echo "$PORT" >"$STATE/port"
+start_cluster
 echo "$PRIMARY" >"$STATE/primary"
-URL="postgres://postgres@127.0.0.1:$PORT/postgres?sslmode=disable"
-echo "$URL" >"$STATE/url"
-if [ -n "${ATTESTGUARD_PG_STATE_FILE:-}" ]; then echo "$STATE" >"$ATTESTGUARD_PG_STATE_FILE"; fi
-echo "postgres-standby: standby of port $PRIMARY_PORT in $STATE on port $PORT" >&2
-echo "$URL"
+publish_cluster "postgres-standby: standby of port $PRIMARY_PORT in $STATE on port $PORT"

@@ -38,17 +38,5 @@ fsync = $DURABILITY
 synchronous_commit = $DURABILITY
 full_page_writes = $DURABILITY
 EOF_CONF
-# max_connections: the test suite runs its tests in parallel, each server with a pool of its own plus the connection
-# that watches its host, and held more than 500 at its peak (past the limit a connection is refused: a pool retries,
-# but a store that is still looking for its host waits).
-"${RUN_AS[@]}" "$PGBIN/pg_ctl" -D "$STATE/data" -l "$STATE/data/server.log" -w -t 60 \
-    -o "-p $PORT -k $STATE/socket -c listen_addresses=127.0.0.1 -c max_connections=1000 ${ATTESTGUARD_PG_OPTIONS:-}" \
-    start >&2 || { cat "$STATE/data/server.log" >&2; exit 1; }
-
-echo "$PGBIN" >"$STATE/pgbin"
-echo "$PORT" >"$STATE/port"
-URL="postgres://postgres@127.0.0.1:$PORT/postgres?sslmode=disable"
-echo "$URL" >"$STATE/url"
-if [ -n "${ATTESTGUARD_PG_STATE_FILE:-}" ]; then echo "$STATE" >"$ATTESTGUARD_PG_STATE_FILE"; fi
-echo "postgres-start: cluster in $STATE on port $PORT" >&2
-echo "$URL"
+start_cluster
+publish_cluster "postgres-start: cluster in $STATE on port $PORT"

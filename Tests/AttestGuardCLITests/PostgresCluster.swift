@@ -58,10 +58,11 @@ struct PostgresCluster: Sendable {
 
     /// Kills the postmaster and every backend with SIGKILL at once: the host is gone, nothing is flushed or closed.
     func kill() async throws {
-        // The children are read from /proc (procps may be missing), before the postmaster dies and they are reparented.
+        // The children are read from /proc (procps may be missing), before the postmaster dies and they are reparented;
+        // cat goes on past a process that exits meanwhile (mawk would stop at it).
         try await shell(#"""
             pid=$(head -1 data/postmaster.pid)
-            children=$(for stat in /proc/[0-9]*/stat; do awk -v p="$pid" '$4 == p { print $1 }' "$stat" 2>/dev/null; done)
+            children=$(cat /proc/[0-9]*/stat 2>/dev/null | awk -v p="$pid" '$4 == p { print $1 }')
             kill -9 "$pid" $children
             """#)
     }

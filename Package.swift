@@ -320,6 +320,9 @@ let package = Package(
             dependencies: [
                 "AttestVocabulary",
                 "AttestGuardStorage",
+                "AttestGuardEngine",
+                "AppleServices",
+                "FakeApple",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -42,7 +42,8 @@ public struct Engine: Sendable {
         let velocity = VelocityRecorder(store: store, keying: settings.velocityKeying, clock: clock)
         let scorer = RiskScorer(
             rules: rules, apps: apps, store: store, deviceCheck: deviceCheckService, velocity: velocity,
-            decisionLog: DecisionLogWriter(store: store, retentionDays: settings.decisionLogRetentionDays), clock: clock, metrics: metrics,
+            decisionLog: DecisionLogWriter(store: store, retentionDays: settings.decisionLogRetentionDays),
+            keyUse: KeyUseRecorder(store: store), clock: clock, metrics: metrics,
             shadow: shadowRules
         )
         self.velocity = velocity

@@ -25,6 +25,24 @@ public protocol ReceiptScheduleStore: Sendable {
 
     /// A key's risk metrics, oldest receipt first.
     func riskMetricHistory(appId: String, keyId: Data) async throws -> [RiskMetricObservation]
+
+    /// Records that verdicts named these keys: each key's last use moves forward, never back, and a receipt taken
+    /// out of the schedule as dormant rejoins it, due at once (the next pass redeems it; nothing is redeemed here).
+    /// - Returns: How many receipts rejoined the schedule.
+    @discardableResult
+    func recordKeyUse(_ uses: [KeyUse]) async throws -> Int
+
+    /// Takes up to `limit` due, unleased receipts of active keys whose last use (attestation, assertion or
+    /// ``recordKeyUse(_:)``) is before `cutoff` out of the refresh schedule. A receipt not yet redeemed since its
+    /// key's attestation is never taken out: the first redemption shows a device farm. A key used meanwhile keeps
+    /// its receipt, however the two statements interleave.
+    func parkDormantReceipts(unusedSince cutoff: Date, at now: Date, limit: Int) async throws -> DormantParking
+
+    /// Returns to the schedule every dormant receipt whose key was used at or after `cutoff` (all of them for
+    /// `Date.distantPast`): after the dormancy bound grew or was switched off.
+    /// - Returns: How many receipts rejoined.
+    @discardableResult
+    func rejoinDormantReceipts(usedSince cutoff: Date) async throws -> Int
 }
 
 /// Stored DeviceCheck bits and validations, read by scoring without calling Apple.

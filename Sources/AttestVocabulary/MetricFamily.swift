@@ -38,7 +38,7 @@ public struct MetricFamily: Sendable, Hashable {
         attestations, assertions, challenges, devicecheckRequests,
         mode, buildInfo,
         appEnforced, appAttestationRequiredPercent, appVerdicts, appPolicyChanges,
-        receiptRedemptions, receiptRedemptionDuration, receiptQueueDepth, receiptRiskMetric,
+        receiptRedemptions, receiptRedemptionDuration, receiptQueueDepth, receiptRiskMetric, receiptDormantKeys,
         verdicts, ruleDecisions, ruleHits, scoreDuration, shadowVerdicts,
         rulesLoaded, rulesReloads, rulesLastReloadSuccessful, rulesLastReloadSuccessTimestamp,
         velocityPendingBuckets, velocityDropped, velocityRolledUpBuckets, decisionLogQueued, decisionLogDropped,
@@ -98,7 +98,7 @@ public struct MetricFamily: Sendable, Hashable {
 
     public static let receiptRedemptions = MetricFamily(
         name: "attestguard_receipt_redemptions_total", kind: .counter,
-        help: "Receipt redemptions with Apple (environment, outcome)."
+        help: "Receipt redemptions with Apple (app, environment, outcome)."
     )
     public static let receiptRedemptionDuration = MetricFamily(
         name: "attestguard_receipt_redemption_duration_seconds", kind: .histogram,
@@ -106,7 +106,11 @@ public struct MetricFamily: Sendable, Hashable {
     )
     public static let receiptQueueDepth = MetricFamily(
         name: "attestguard_receipt_queue_depth", kind: .gauge,
-        help: "Receipts waiting for a refresh in the whole store (state: due, leased, retrying)."
+        help: "Receipts waiting for a refresh in the whole store (state: due, leased, retrying, dormant)."
+    )
+    public static let receiptDormantKeys = MetricFamily(
+        name: "attestguard_receipt_dormant_keys_total", kind: .counter,
+        help: "Keys whose receipts left the refresh schedule because they went unused for receipts.dormantAfterDays (app)."
     )
     public static let receiptRiskMetric = MetricFamily(
         name: "attestguard_receipt_risk_metric", kind: .histogram,

@@ -41,6 +41,7 @@ struct DashboardQueriesProcessTests {
         ("attestguard-overview.json", "Rules in force loaded", "the rule set loaded at start"),
         ("attestguard-overview.json", "Redemptions/s by outcome", "new keys' receipts redeemed with the fake Apple"),
         ("attestguard-overview.json", "Redemption latency p50 / p99 (Apple)", "new keys' receipts redeemed with the fake Apple"),
+        ("attestguard-overview.json", "Redemptions per app (last 24 h)", "new keys' receipts redeemed with the fake Apple"),
         ("attestguard-overview.json", "Risk metric mean and quantiles", "redeemed receipts' risk metrics"),
         ("attestguard-overview.json", "DeviceCheck requests/s by operation and result", "the promotion abuser's DeviceCheck update"),
         ("attestguard-overview.json", "Processes by server version", "the server's build info"),

@@ -65,7 +65,8 @@ struct ConfigurationKeyTests {
                        deviceCheckDevelopment: "http://127.0.0.1:8091", deviceCheckProduction: "http://127.0.0.1:8091" }
             receipts:
               refresh: { enabled: false, firstRedemptionDelaySeconds: 5, intervalHours: 12, concurrency: 8, leaseBatchSize: 16,
-                         leaseSeconds: 30, maxAttempts: 3, productionRequestsPerSecond: 10, developmentRequestsPerSecond: 5, pollSeconds: 2 }
+                         leaseSeconds: 30, maxAttempts: 3, productionRequestsPerSecond: 10, developmentRequestsPerSecond: 5, pollSeconds: 2,
+                         dormantAfterDays: 14 }
             rules: { directory: /rules, shadowDirectory: /candidate }
             decisionLog: { retentionDays: 7 }
             privacy: { hashKeyFile: \(secret) }

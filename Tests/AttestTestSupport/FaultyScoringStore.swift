@@ -55,6 +55,11 @@ public final class FaultyScoringStore: RiskStore {
     public func riskMetricHistory(appId: String, keyId: Data) async throws -> [RiskMetricObservation] {
         try await base.riskMetricHistory(appId: appId, keyId: keyId)
     }
+    public func recordKeyUse(_ uses: [KeyUse]) async throws -> Int { try await base.recordKeyUse(uses) }
+    public func parkDormantReceipts(unusedSince cutoff: Date, at now: Date, limit: Int) async throws -> DormantParking {
+        try await base.parkDormantReceipts(unusedSince: cutoff, at: now, limit: limit)
+    }
+    public func rejoinDormantReceipts(usedSince cutoff: Date) async throws -> Int { try await base.rejoinDormantReceipts(usedSince: cutoff) }
     public func storeDeviceCheckBits(_ record: DeviceCheckRecord) async throws { try await base.storeDeviceCheckBits(record) }
     public func deviceCheckBits(scope: DeviceCheckScope, environment: AppAttestEnvironment, subject: DeviceCheckSubject) async throws -> DeviceCheckRecord? {
         try await base.deviceCheckBits(scope: scope, environment: environment, subject: subject)

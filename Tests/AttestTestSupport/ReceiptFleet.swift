@@ -21,7 +21,9 @@ public enum ReceiptFleet {
     }
 
     /// Registers `count` keys of `app` in `environment`, attested at `now` and due at `dueAt`, `parallelism` at a time.
-    /// `storedNotBefore` is written to the stored record only (as if an earlier redemption had set it).
+    /// `storedNotBefore` is written to the stored record only (as if an earlier redemption had set it). Users are
+    /// named `<userPrefix>-<index>`. With `placeholderReceipts`, keys get random ids and a receipt no Apple would
+    /// redeem, at no signing cost: keys a test expects never to reach the fake Apple (their tokens are empty).
     public static func register(
         count: Int,
         in store: any RiskStore,
@@ -31,6 +33,8 @@ public enum ReceiptFleet {
         at now: Date = SimulatorFixtures.now,
         dueAt: Date? = nil,
         storedNotBefore: Date? = nil,
+        userPrefix: String = "fleet-user",
+        placeholderReceipts: Bool = false,
         parallelism: Int = 8
     ) async throws -> [Member] {
         try await withThrowingTaskGroup(of: [Member].self) { group in
@@ -44,7 +48,7 @@ public enum ReceiptFleet {
                         members.append(
                             try await registerOne(
                                 index, in: store, pki: pki, app: app, environment: environment, at: now, dueAt: dueAt ?? now,
-                                storedNotBefore: storedNotBefore
+                                storedNotBefore: storedNotBefore, userId: "\(userPrefix)-\(index)", placeholder: placeholderReceipts
                             )
                         )
                     }
@@ -63,11 +67,19 @@ public enum ReceiptFleet {
         environment: AppAttestEnvironment,
         at now: Date,
         dueAt: Date,
-        storedNotBefore: Date?
+        storedNotBefore: Date?,
+        userId: String,
+        placeholder: Bool
     ) async throws -> Member {
-        let minted = try AttestedKeyReceipt(pki: pki, app: app, environment: environment, at: now)
-        let (keyId, publicKey, token, receipt) = (minted.keyId, minted.publicKey, minted.token, minted.receipt)
-        let userId = "fleet-user-\(index)"
+        let (keyId, publicKey, token, receipt): (Data, Data, String, Data)
+        if placeholder {
+            let randomKey = Data([0x04]) + Data((0..<64).map { _ in UInt8.random(in: 0...255) })
+            let randomId = Data(SHA256.hash(data: randomKey))
+            (keyId, publicKey, token, receipt) = (randomId, randomKey, "", Data("placeholder receipt ".utf8) + randomId)
+        } else {
+            let minted = try AttestedKeyReceipt(pki: pki, app: app, environment: environment, at: now)
+            (keyId, publicKey, token, receipt) = (minted.keyId, minted.publicKey, minted.token, minted.receipt)
+        }
         let challenge = NewChallenge(
             id: Data(SHA256.hash(data: keyId + Data("challenge".utf8))),
             appId: app.appId,

@@ -15,6 +15,11 @@ struct BatchSummary: Encodable {
     var failed: Int
     var leaseLost: Int
     var failures: [String: Int]
+    var redeemedPerApp: [String: Int]
+    /// Receipts of unused keys out of the schedule when the batch ended: the keys it skipped.
+    var dormant: Int
+    /// Keys this batch took out of the schedule, per app.
+    var newlyDormant: [String: Int]
     var seconds: Double
     var perSecond: Double
 
@@ -30,6 +35,9 @@ struct BatchSummary: Encodable {
         failed = report.failed
         leaseLost = report.leaseLost
         failures = report.failures
+        redeemedPerApp = report.redeemedPerApp
+        dormant = report.dormant
+        newlyDormant = report.newlyDormantPerApp
         seconds = (elapsed.timeInterval * 1000).rounded() / 1000
         perSecond = seconds > 0 ? (Double(report.settled) / seconds).rounded() : 0
     }

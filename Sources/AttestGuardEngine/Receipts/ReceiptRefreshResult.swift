@@ -1,3 +1,5 @@
+import AttestGuardStorage
+
 /// What one redemption attempt of one leased receipt came to.
 public enum ReceiptRefreshResult: Sendable, Hashable {
     /// A verified newer receipt is stored, with its risk metric in the history.
@@ -53,6 +55,12 @@ public struct ReceiptBatchReport: Sendable, Hashable {
     public var leaseLost = 0
     /// Outcome words of the receipts that gave up or failed, with counts.
     public var failures: [String: Int] = [:]
+    /// Receipts redeemed, per app.
+    public var redeemedPerApp: [String: Int] = [:]
+    /// Keys whose receipts this batch took out of the schedule as unused, per app.
+    public var newlyDormantPerApp: [String: Int] = [:]
+    /// Receipts out of the schedule as dormant when the batch ended: the keys it skipped.
+    public var dormant = 0
 
     public init() {}
 
@@ -62,9 +70,16 @@ public struct ReceiptBatchReport: Sendable, Hashable {
     /// True when no receipt gave up or failed.
     public var isClean: Bool { gaveUp == 0 && failed == 0 }
 
-    mutating func record(_ result: ReceiptRefreshResult) {
+    /// Keys whose receipts this batch took out of the schedule as unused.
+    public var newlyDormant: Int { newlyDormantPerApp.values.reduce(0, +) }
+
+    mutating func record(_ parking: DormantParking) {
+        newlyDormantPerApp.merge(parking.parkedPerApp, uniquingKeysWith: +)
+    }
+
+    mutating func record(_ result: ReceiptRefreshResult, appId: String) {
         switch result {
-        case .redeemed: redeemed += 1
+        case .redeemed: redeemed += 1; redeemedPerApp[appId, default: 0] += 1
         case .keptNewer: keptNewer += 1
         case .keyInactive: keyInactive += 1
         case .notModified: notModified += 1

@@ -4,9 +4,13 @@ import Foundation
 public import Logging
 public import AttestGuardStorage
 
-/// Keeps every active key's receipt fresh: leases due receipts from the store, redeems them with Apple (or the
+/// Keeps the receipts of keys in use fresh: leases due receipts from the store, redeems them with Apple (or the
 /// fake), verifies and stores the answers. Runs as a one-shot batch (`attestguard receipts refresh`, nightly)
 /// or continuously beside the server; any number of processes can share one PostgreSQL queue.
+///
+/// Apple rate-limits redemption, so keys unused for ``ReceiptRefreshSettings/dormantAfter`` leave the schedule at
+/// the start of each pass, their first redemption after attestation excepted; a key's next use brings its receipt
+/// back, due at once (``ReceiptScheduleStore/recordKeyUse(_:)``, written behind the request path).
 public struct ReceiptRefreshScheduler: Sendable {
     /// Progress of a batch, for progress bars and log lines.
     public struct Progress: Sendable, Hashable {
@@ -68,14 +72,17 @@ public struct ReceiptRefreshScheduler: Sendable {
         let startedAt = clock.now()
         let started = ContinuousClock.now
         let tally = BatchTally()
+        try await rejoinUsedReceipts()
         while true {
             try Task.checkCancellation()
-            try await runPass { result in
-                let report = await tally.record(result)
+            await tally.record(try await parkDormantReceipts())
+            try await runPass { appId, result in
+                let report = await tally.record(result, appId: appId)
                 if result.isSettled { progress(Progress(report: report, elapsed: ContinuousClock.now - started)) }
             }
             let backlog = try await store.receiptBacklog(at: clock.now(), retryingSince: startedAt)
             metrics.recordBacklog(backlog)
+            await tally.record(dormant: backlog.dormant)
             if backlog.isEmpty { break }
             if backlog.due > 0 { continue }
             // Only work held by others or backing off remains: wait for the first of it, looking again now and then.
@@ -87,9 +94,15 @@ public struct ReceiptRefreshScheduler: Sendable {
 
     /// Refreshes due receipts until the task is cancelled, looking for new work every poll interval.
     public func runContinuously() async throws {
+        var rejoined = false
         while !Task.isCancelled {
             do {
-                try await runPass { _ in }
+                if !rejoined {
+                    try await rejoinUsedReceipts()
+                    rejoined = true
+                }
+                _ = try await parkDormantReceipts()
+                try await runPass { _, _ in }
                 metrics.recordBacklog(try await store.receiptBacklog(at: clock.now(), retryingSince: clock.now()))
             } catch is CancellationError {
                 return
@@ -104,15 +117,49 @@ public struct ReceiptRefreshScheduler: Sendable {
         }
     }
 
+    /// Takes the receipts of keys unused since the dormancy bound out of the schedule, a bounded statement at a time.
+    func parkDormantReceipts() async throws -> DormantParking {
+        guard let dormantAfter = settings.dormantAfter else { return DormantParking() }
+        var parking = DormantParking()
+        while true {
+            let now = clock.now()
+            let round = try await store.parkDormantReceipts(
+                unusedSince: now.addingTimeInterval(-dormantAfter.timeInterval), at: now, limit: Self.parkingBatch
+            )
+            parking.parkedPerApp.merge(round.parkedPerApp, uniquingKeysWith: +)
+            metrics.recordParking(round)
+            if round.parked < Self.parkingBatch { break }
+        }
+        if parking.parked > 0 {
+            logger.info("receipts of unused keys left the refresh schedule", metadata: [
+                "keys": .stringConvertible(parking.parked), "dormant_after": .string("\(settings.dormantAfter.map(\.description) ?? "never")"),
+            ])
+        }
+        return parking
+    }
+
+    /// Brings back the dormant receipts of keys used within the bound (all of them when there is no bound): a bound
+    /// that grew, or was switched off, since they were parked.
+    func rejoinUsedReceipts() async throws {
+        let cutoff = settings.dormantAfter.map { clock.now().addingTimeInterval(-$0.timeInterval) } ?? .distantPast
+        let rejoined = try await store.rejoinDormantReceipts(usedSince: cutoff)
+        if rejoined > 0 {
+            logger.info("receipts of keys in use rejoined the refresh schedule", metadata: ["keys": .stringConvertible(rejoined)])
+        }
+    }
+
+    /// Receipts parked per statement, so that parking a large install base never holds its rows for long.
+    static let parkingBatch = 1_000
+
     /// One pass: `concurrency` workers drain what is due now.
-    func runPass(_ record: @escaping @Sendable (ReceiptRefreshResult) async -> Void) async throws {
+    func runPass(_ record: @escaping @Sendable (_ appId: String, ReceiptRefreshResult) async -> Void) async throws {
         let queue = LeasedReceiptQueue(store: store, owner: owner, settings: settings, clock: clock)
         let refresher = self.refresher
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<max(1, settings.concurrency) {
                 group.addTask {
                     while let lease = try await queue.next() {
-                        await record(try await refresher.refresh(lease))
+                        await record(lease.appId, try await refresher.refresh(lease))
                     }
                 }
             }
@@ -125,8 +172,16 @@ public struct ReceiptRefreshScheduler: Sendable {
 private actor BatchTally {
     private(set) var report = ReceiptBatchReport()
 
-    func record(_ result: ReceiptRefreshResult) -> ReceiptBatchReport {
-        report.record(result)
+    func record(_ result: ReceiptRefreshResult, appId: String) -> ReceiptBatchReport {
+        report.record(result, appId: appId)
         return report
+    }
+
+    func record(_ parking: DormantParking) {
+        report.record(parking)
+    }
+
+    func record(dormant: Int) {
+        report.dormant = dormant
     }
 }

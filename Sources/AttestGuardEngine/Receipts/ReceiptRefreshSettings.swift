@@ -27,6 +27,9 @@ public struct ReceiptRefreshSettings: Sendable, Hashable {
     public var pollInterval: Duration
     /// The oldest a freshly redeemed receipt may be (Apple suggests minutes).
     public var maximumReceiptAge: Duration
+    /// How long a key may go unused (no attestation, assertion or verdict naming it) before its receipt leaves the
+    /// refresh schedule until its next use; `nil` refreshes every active key's receipt for ever.
+    public var dormantAfter: Duration?
 
     public init(
         refreshInterval: Duration = .seconds(20 * 3_600),
@@ -40,7 +43,8 @@ public struct ReceiptRefreshSettings: Sendable, Hashable {
         retryMaximumDelay: Duration = .seconds(300),
         requestsPerSecond: [AppAttestEnvironment: Double] = [.production: 500, .development: 100],
         pollInterval: Duration = .seconds(5),
-        maximumReceiptAge: Duration = .seconds(300)
+        maximumReceiptAge: Duration = .seconds(300),
+        dormantAfter: Duration? = .seconds(30 * 86_400)
     ) {
         self.refreshInterval = refreshInterval
         self.firstRedemptionDelay = firstRedemptionDelay
@@ -54,5 +58,6 @@ public struct ReceiptRefreshSettings: Sendable, Hashable {
         self.requestsPerSecond = requestsPerSecond
         self.pollInterval = pollInterval
         self.maximumReceiptAge = maximumReceiptAge
+        self.dormantAfter = dormantAfter
     }
 }

@@ -75,7 +75,7 @@ public struct ReceiptRefresher: Sendable {
         case .badRequest:
             result = try await settle(lease, as: .failed("bad_request"), next: nextRound(after: now))
         }
-        metrics.recordResult(result, environment: environment)
+        metrics.recordResult(result, appId: lease.appId, environment: environment)
         return result
     }
 

@@ -39,15 +39,18 @@ public struct RiskScorer: Sendable {
     let velocity: VelocityRecorder
     /// Every verdict is queued here for the decision log.
     public let decisionLog: DecisionLogWriter
+    /// The keys verdicts name, so that their receipts stay in the refresh schedule.
+    public let keyUse: KeyUseRecorder
     let clock: any EngineClock
     let metrics: EngineMetrics
 
     init(
         rules: RuleSetHolder, apps: AppCatalog, store: any RiskStore, deviceCheck: DeviceCheckService, velocity: VelocityRecorder,
-        decisionLog: DecisionLogWriter, clock: any EngineClock, metrics: EngineMetrics, shadow: RuleSetHolder? = nil
+        decisionLog: DecisionLogWriter, keyUse: KeyUseRecorder, clock: any EngineClock, metrics: EngineMetrics, shadow: RuleSetHolder? = nil
     ) {
         self.metrics = metrics
         self.decisionLog = decisionLog
+        self.keyUse = keyUse
         self.shadow = shadow
         self.rules = rules
         self.apps = apps
@@ -182,6 +185,7 @@ public struct RiskScorer: Sendable {
             enforced: outcome.verdict.enforced, duration: ContinuousClock.now - started
         )
         apps.recordVerdict(appId: request.appId, attested: request.keyId != nil)
+        if let keyId = request.keyId { keyUse.note(appId: request.appId, keyId: keyId.bytes, at: now) }
         decisionLog.append(DecisionLogEntry(
             appId: request.appId,
             decidedAt: now,

@@ -137,6 +137,7 @@ public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
         ConfigurationKey("receipts.refresh.productionRequestsPerSecond", "per-process token bucket for Apple's production host; 0 = no limit (default 500)"),
         ConfigurationKey("receipts.refresh.developmentRequestsPerSecond", "per-process token bucket for Apple's development host; 0 = no limit (default 100)"),
         ConfigurationKey("receipts.refresh.pollSeconds", "how often serve looks for newly due receipts (default 5)"),
+        ConfigurationKey("receipts.refresh.dormantAfterDays", "keys unused this long leave the schedule until their next use; 0 = never (default 30)"),
         ConfigurationKey("rules.directory", "the rule set (default ./Rules if present, else none)"),
         ConfigurationKey("rules.shadowDirectory", "a rule set evaluated beside the live one, logged, never enforced"),
         ConfigurationKey("rules.hitMetricsLimit", "rules with a hit series of their own in attestguard_rule_hits_total; the rest count as _other (default 500)"),

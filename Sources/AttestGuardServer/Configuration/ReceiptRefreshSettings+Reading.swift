@@ -15,7 +15,13 @@ extension ReceiptRefreshSettings {
                 .production: Double(try values.int("productionRequestsPerSecond", default: 500, range: 0...1_000_000)),
                 .development: Double(try values.int("developmentRequestsPerSecond", default: 100, range: 0...1_000_000)),
             ],
-            pollInterval: .seconds(try values.int("pollSeconds", default: 5, range: 1...3_600))
+            pollInterval: .seconds(try values.int("pollSeconds", default: 5, range: 1...3_600)),
+            dormantAfter: try Self.dormantAfter(days: values.int("dormantAfterDays", default: 30, range: 0...3_650))
         )
+    }
+
+    /// `receipts.refresh.dormantAfterDays`: 0 refreshes every active key for ever.
+    private static func dormantAfter(days: Int) -> Duration? {
+        days == 0 ? nil : .seconds(days * 86_400)
     }
 }

@@ -7,7 +7,7 @@ import ServiceLifecycle
 import Synchronization
 
 /// Writes what the request path queued: the velocity increments (so other processes see them within about two
-/// intervals) and the decision log entries. A flush starts every `interval` and sends its chunks spread over
+/// intervals), the decision log entries and the keys verdicts named (``KeyUseRecorder``). A flush starts every `interval` and sends its chunks spread over
 /// `spread` of it, side by side, so that the database spends no more than about a millisecond of a core on one
 /// statement while requests wait; a flush that runs long delays the next one, never overlaps it. Beside the
 /// flushes, every `compactEvery` it rolls aged velocity buckets up into coarser ones (paced, see
@@ -117,7 +117,16 @@ struct WriteBehindService: Service {
         defer { recordBacklog() }
         async let velocity: Void = flushVelocity(spreadingOver: spread)
         async let decisions: Void = flushDecisionLog(spreadingOver: spread)
-        _ = await (velocity, decisions)
+        async let keyUse: Void = flushKeyUse()
+        _ = await (velocity, decisions, keyUse)
+    }
+
+    private func flushKeyUse() async {
+        do {
+            try await engine.scorer.keyUse.flush()
+        } catch {
+            logger.warning("key use write failed; uses kept for the next flush", metadata: ["error": .string(String(describing: error))])
+        }
     }
 
     private func flushVelocity(spreadingOver spread: Duration) async {

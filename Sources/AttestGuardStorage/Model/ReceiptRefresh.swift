@@ -76,15 +76,18 @@ public struct ReceiptBacklog: Sendable, Hashable {
     public var retrying: Int
     /// The earliest instant at which leased or retrying work becomes available again.
     public var nextAvailableAt: Date?
+    /// Active keys' receipts out of the schedule because their keys went unused (they rejoin at the next use).
+    public var dormant: Int
 
-    public init(due: Int, leased: Int, retrying: Int, nextAvailableAt: Date?) {
+    public init(due: Int, leased: Int, retrying: Int, nextAvailableAt: Date?, dormant: Int = 0) {
         self.due = due
         self.leased = leased
         self.retrying = retrying
         self.nextAvailableAt = nextAvailableAt
+        self.dormant = dormant
     }
 
-    /// Nothing due, held or waiting to be retried.
+    /// Nothing due, held or waiting to be retried (dormant receipts wait for their keys, not for the scheduler).
     public var isEmpty: Bool { due == 0 && leased == 0 && retrying == 0 }
 }
 

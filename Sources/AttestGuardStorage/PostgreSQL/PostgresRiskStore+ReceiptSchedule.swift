@@ -12,7 +12,7 @@ extension PostgresRiskStore {
                 SELECT r.app_id, r.key_id
                 FROM receipts r JOIN app_keys k ON k.app_id = r.app_id AND k.key_id = r.key_id
                 WHERE k.status = 'active' AND k.environment = ANY(\(environments))
-                  AND r.next_refresh_at <= \(request.now)
+                  AND r.next_refresh_at <= \(request.now) AND r.dormant_since IS NULL
                   AND (r.lease_expires_at IS NULL OR r.lease_expires_at <= \(request.now))
                 ORDER BY r.next_refresh_at
                 LIMIT \(Int32(clamping: request.limit))
@@ -50,7 +50,9 @@ extension PostgresRiskStore {
         let row = try await rows(
             """
             SELECT
-                count(*) FILTER (WHERE r.next_refresh_at <= \(now) AND (r.lease_expires_at IS NULL OR r.lease_expires_at <= \(now))) AS due,
+                count(*) FILTER (WHERE r.next_refresh_at <= \(now) AND r.dormant_since IS NULL
+                                   AND (r.lease_expires_at IS NULL OR r.lease_expires_at <= \(now))) AS due,
+                count(*) FILTER (WHERE r.dormant_since IS NOT NULL) AS dormant,
                 count(*) FILTER (WHERE r.lease_expires_at > \(now)) AS leased,
                 count(*) FILTER (WHERE r.attempts > 0 AND r.last_attempt_at >= \(since) AND r.next_refresh_at > \(now)
                                    AND (r.lease_expires_at IS NULL OR r.lease_expires_at <= \(now))) AS retrying,
@@ -68,7 +70,8 @@ extension PostgresRiskStore {
             due: Int(try read("due", as: Int64.self)),
             leased: Int(try read("leased", as: Int64.self)),
             retrying: Int(try read("retrying", as: Int64.self)),
-            nextAvailableAt: try read("next_available_at", as: Date?.self)
+            nextAvailableAt: try read("next_available_at", as: Date?.self),
+            dormant: Int(try read("dormant", as: Int64.self))
         )
     }
 

@@ -13,7 +13,8 @@ extension SQLiteRiskStore {
                 SELECT r.rowid AS receipt_row, r.*, k.environment AS key_environment, k.public_key AS key_public_key
                 FROM receipts r JOIN app_keys k ON k.app_id = r.app_id AND k.key_id = r.key_id
                 WHERE k.status = 'active' AND k.environment IN (\(placeholders))
-                  AND r.next_refresh_at <= ?1 AND (r.lease_expires_at IS NULL OR r.lease_expires_at <= ?1)
+                  AND r.next_refresh_at <= ?1 AND r.dormant_since IS NULL
+                  AND (r.lease_expires_at IS NULL OR r.lease_expires_at <= ?1)
                 ORDER BY r.next_refresh_at
                 LIMIT ?2
                 """,
@@ -105,7 +106,9 @@ extension SQLiteRiskStore {
         let rows = try await query(
             """
             SELECT
-                coalesce(sum(r.next_refresh_at <= ?1 AND (r.lease_expires_at IS NULL OR r.lease_expires_at <= ?1)), 0) AS due,
+                coalesce(sum(r.next_refresh_at <= ?1 AND r.dormant_since IS NULL
+                             AND (r.lease_expires_at IS NULL OR r.lease_expires_at <= ?1)), 0) AS due,
+                coalesce(sum(r.dormant_since IS NOT NULL), 0) AS dormant,
                 coalesce(sum(r.lease_expires_at > ?1), 0) AS leased,
                 coalesce(sum(r.attempts > 0 AND r.last_attempt_at >= ?2 AND r.next_refresh_at > ?1
                              AND (r.lease_expires_at IS NULL OR r.lease_expires_at <= ?1)), 0) AS retrying,
@@ -124,7 +127,8 @@ extension SQLiteRiskStore {
             due: Int(try reader.integer("due")),
             leased: Int(try reader.integer("leased")),
             retrying: Int(try reader.integer("retrying")),
-            nextAvailableAt: candidates.min()
+            nextAvailableAt: candidates.min(),
+            dormant: Int(try reader.integer("dormant"))
         )
     }
 

@@ -1,39 +1,32 @@
+public import AppleServices
+public import AttestGuardEngine
+public import AttestGuardStorage
+public import Crypto
+public import FakeApple
 import AppleReceipts
-import AppleServices
-import FakeApple
-import AttestCore
-import AttestGuardEngine
-public import AttestTestSupport
-import Crypto
-import Foundation
-import Logging
-import AttestGuardStorage
-public import Testing
-
-extension TestStoreBackend: CustomTestStringConvertible {
-    public var testDescription: String { rawValue }
-}
+public import Foundation
+public import Logging
 
 /// A receipt scheduler wired to an in-process fake Apple over loopback, on one manual clock shared by the
 /// scheduler, the provider tokens and the fake, so back-offs and Retry-After cost no wall time.
-struct RefreshHarness {
-    static let teamId = "ABCDE12345"
-    static let providerKey = P256.Signing.PrivateKey()
-    static let attestedAt = SimulatorFixtures.now
+public struct RefreshHarness {
+    public static let teamId = "ABCDE12345"
+    public static let providerKey = P256.Signing.PrivateKey()
+    public static let attestedAt = SimulatorFixtures.now
     /// When the batch runs: a minute after the fleet was attested.
-    static let batchAt = SimulatorFixtures.now.addingTimeInterval(60)
+    public static let batchAt = SimulatorFixtures.now.addingTimeInterval(60)
 
-    static var quietLogger: Logger {
+    public static var quietLogger: Logger {
         var logger = Logger(label: "attestguard.tests.receipts")
         logger.logLevel = .critical
         return logger
     }
 
-    static func credentials() throws -> AppleProviderCredentials {
+    public static func credentials() throws -> AppleProviderCredentials {
         try AppleProviderCredentials(teamId: teamId, keyId: "KEY1234567", privateKeyPEM: providerKey.pemRepresentation)
     }
 
-    static func settings(maximumAttempts: Int = 6) -> ReceiptRefreshSettings {
+    public static func settings(maximumAttempts: Int = 6) -> ReceiptRefreshSettings {
         ReceiptRefreshSettings(
             concurrency: 16,
             leaseBatchSize: 32,
@@ -46,7 +39,7 @@ struct RefreshHarness {
     }
 
     /// Runs a fake Apple (development host) on `clock` and gives `body` the fake and a scheduler pointed at it.
-    static func withScheduler<Value: Sendable>(
+    public static func withScheduler<Value: Sendable>(
         store: any RiskStore,
         clock: ManualClock,
         scenario: FakeAppleScenario = FakeAppleScenario(),

@@ -38,7 +38,7 @@ public final class KeyUseRecorder: Sendable {
     }
 
     /// Notes that a verdict named the key at `at`.
-    func note(appId: String, keyId: Data, at: Date) {
+    public func note(appId: String, keyId: Data, at: Date) {
         let key = UsedKey(appId: appId, keyId: keyId)
         let granularity = self.granularity.timeInterval
         state.withLock { state in

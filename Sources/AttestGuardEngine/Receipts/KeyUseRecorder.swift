@@ -8,7 +8,7 @@ import Synchronization
 /// A use is written at most once per `granularity` per key and process: dormancy is counted in days, so an hour's
 /// precision costs nothing, and a key scored a thousand times an hour costs one row update. Pending uses are bounded
 /// (`maximumPending`, past which new keys are dropped and counted until a flush), and so is the memory of what was
-/// written (`maximumRemembered`, past which uses older than the granularity are forgotten).
+/// written (`maximumRemembered`, about 100 bytes a key, past which uses older than the granularity are forgotten).
 public final class KeyUseRecorder: Sendable {
     let store: any ReceiptScheduleStore
     let granularity: Duration
@@ -30,7 +30,7 @@ public final class KeyUseRecorder: Sendable {
         var keyId: Data
     }
 
-    public init(store: any ReceiptScheduleStore, granularity: Duration = .seconds(3_600), maximumPending: Int = 100_000, maximumRemembered: Int = 1_000_000) {
+    public init(store: any ReceiptScheduleStore, granularity: Duration = .seconds(3_600), maximumPending: Int = 100_000, maximumRemembered: Int = 250_000) {
         self.store = store
         self.granularity = granularity
         self.maximumPending = maximumPending
@@ -84,6 +84,9 @@ public final class KeyUseRecorder: Sendable {
             state.written.merge(batch) { max($0, $1) }
             if state.written.count > maximumRemembered {
                 state.written = state.written.filter { latest.timeIntervalSince($0.value) < granularity }
+                // More keys in use within the granularity than it may remember: forget them all, at the cost of
+                // writing each once more (a conditional update that changes nothing).
+                if state.written.count > maximumRemembered { state.written = [:] }
             }
         }
     }

@@ -35,6 +35,7 @@ struct AppPolicyRoutes {
         let admin = router.group("v1/admin/apps/:appId/policy").add(middleware: APIKeyMiddleware(ring: keys, scope: .admin))
         admin.put(use: replace)
         admin.delete(use: clear)
+        AttestationRampRoutes(engine: engine, policy: self).register(on: admin)
         Self.publishZeros(apps: engine.apps.all.map(\.appId))
     }
 
@@ -111,7 +112,7 @@ struct AppPolicyRoutes {
         try await engine.store.appPolicyOverrides().first { $0.appId == appId }
     }
 
-    private func response(for configured: AppPolicy) throws -> Response {
+    func response(for configured: AppPolicy) throws -> Response {
         let effective = (try? engine.apps.policy(for: configured.appId)) ?? configured
         let override = engine.apps.override(for: configured.appId)
         let stored = override.map {
@@ -120,18 +121,19 @@ struct AppPolicyRoutes {
                 routes: $0.routeProtections, revision: $0.revision, updatedAt: $0.updatedAt, updatedBy: $0.updatedBy
             )
         }
-        let body = AppPolicyBody(
+        var body = AppPolicyBody(
             configured: configured, effective: effective, stored: stored,
             changes: override.map { RouteProtectionOverrides(defaultProtection: $0.defaultProtection, routes: $0.routeProtections) },
             gateway: gateway.policies?.files(of: configured.appId) ?? [], reloadSeconds: Int(reloadInterval.components.seconds)
         )
+        body.ramp = AttestationRampRoutes.body(app: configured, record: engine.apps.ramp(for: configured.appId), override: override, now: engine.clock.now())
         var response = try JSONResponse.make(body, status: .ok)
         response.headers[.eTag] = "\"\(override?.revision ?? 0)\""
         return response
     }
 
     /// The configured app the path names, if the key may use it.
-    private func configuredApp(_ context: AttestGuardRequestContext) throws -> AppPolicy {
+    func configuredApp(_ context: AttestGuardRequestContext) throws -> AppPolicy {
         let raw = context.parameters.get("appId") ?? ""
         let appId = raw.removingPercentEncoding ?? raw
         try context.requireAccess(to: appId)

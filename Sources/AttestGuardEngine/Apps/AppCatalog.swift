@@ -111,7 +111,7 @@ public struct AppCatalog: Sendable {
     var rampMetrics: AttestationRampMetrics { state.rampMetrics }
 
     /// `configured` with its ramp's percentage: the stored one, or the ramp's start before anything is stored.
-    static func ramped(_ configured: AppPolicy, _ record: AttestationRampRecord?) -> AppPolicy {
+    public static func ramped(_ configured: AppPolicy, _ record: AttestationRampRecord?) -> AppPolicy {
         guard let ramp = configured.attestationRamp else { return configured }
         var app = configured
         app.attestationRequiredPercent = min(max(record?.percent ?? ramp.startPercent, 0), 100)

@@ -14,7 +14,8 @@ import AttestVocabulary
 /// process at once and in every process sharing the store within `apps.policyReloadSeconds`; it is logged at info
 /// with the key's name and counted in `attestguard_app_policy_changes_total{app,setting}`. The `ETag` is the stored
 /// revision; a `PUT` or `DELETE` with `If-Match` is refused with 412 `precondition_failed` when another change came
-/// first. Without `If-Match` the last change wins.
+/// first. Without `If-Match` the last change wins. An app with an attestation rollout ramp shows it as `ramp`
+/// (``AttestationRampRoutes``: a stored percentage pins the ramp, `POST .../policy/ramp/resume` resumes a paused one).
 struct AppPolicyRoutes {
     /// The settings a change counts by (`setting` label).
     enum Setting: String, CaseIterable {
@@ -98,10 +99,11 @@ struct AppPolicyRoutes {
             }
         }
         guard !changed.isEmpty, let configured = engine.apps.configuredPolicy(for: appId) else { return }
+        let ramped = AppCatalog.ramped(configured, engine.apps.ramp(for: appId))
         logger.info("app policy changed", metadata: [
             "app": .string(appId), "api_key": .string(apiKey), "settings": .string(changed.map(\.rawValue).joined(separator: ",")),
-            "old": .string(AppPolicyOverrides.summary(AppCatalog.applying(old, to: configured), old)),
-            "new": .string(AppPolicyOverrides.summary(AppCatalog.applying(new, to: configured), new)),
+            "old": .string(AppPolicyOverrides.summary(AppCatalog.applying(old, to: ramped), old)),
+            "new": .string(AppPolicyOverrides.summary(AppCatalog.applying(new, to: ramped), new)),
         ])
         for setting in changed {
             Counter(label: MetricFamily.appPolicyChanges.name, dimensions: [("app", appId), ("setting", setting.rawValue)]).increment()

@@ -4,6 +4,7 @@ import AttestTestSupport
 import Foundation
 import HTTPTypes
 import Logging
+@testable import AttestGuardServer
 import Testing
 
 /// The automatic attestation rollout: outcomes reported through the app-facing route and attestations the server
@@ -174,6 +175,39 @@ struct AttestationRampTests {
             #expect(policy["ramp"] == nil)
             #expect((policy["effective"] as? [String: Any])?["attestationRequiredPercent"] as? Int == 30)
             #expect(try await api.engine?.store.attestationRamps().isEmpty == true)
+        }
+    }
+}
+
+/// The server task that runs the controller: it starts the ramp at once and evaluates after the period boundary of
+/// the engine clock.
+@Suite("Runtime: attestation ramp service")
+struct AttestationRampServiceTests {
+    @Test("starts the ramp, then steps once the clock passes the boundary")
+    func serviceSteps() async throws {
+        try await ForwardAuthHarness.withDirectories { policies, rules in
+            let environment = ForwardAuthHarness.environment(policies: policies, rules: rules)
+                .merging(AttestationRampTests.rampEnvironment) { _, new in new }
+            try await ServerHarness.run(.sqlite, extraEnvironment: environment) { api in
+                let engine = try #require(api.engine)
+                let (events, continuation) = AsyncStream.makeStream(of: Void.self)
+                let service = AttestationRampService(
+                    controller: AttestationRampController(store: engine.store, apps: engine.apps, clock: api.clock, logger: Logger(label: "test.ramp")),
+                    clock: api.clock, logger: Logger(label: "test.ramp"), chunk: 0.01, evaluated: { continuation.yield() }
+                )
+                let task = Task { try await service.run() }
+                defer { task.cancel() }
+                var iterator = events.makeAsyncIterator()
+                _ = await iterator.next()
+                #expect(try await engine.store.attestationRamps().map(\.percent) == [10])
+                try await AttestationRampTests.simulate(.init(attested: 4, accepted: 4), api: api, index: 0)
+                AttestationRampTests.nextPeriod(api.clock)
+                api.clock.advance(by: 30)
+                _ = await iterator.next()
+                let stored = try await engine.store.attestationRamps()
+                #expect(stored.map(\.percent) == [20] && stored.map(\.state) == ["ramping"])
+                #expect(try await AttestationRampTests.effectivePercent(api) == 20)
+            }
         }
     }
 }

@@ -16,6 +16,8 @@ struct AttestationRampService: Service {
     var grace: TimeInterval = 30
     var retry: TimeInterval = 60
     var chunk: TimeInterval = 3600
+    /// Called after each successful start or evaluation (tests wait on it).
+    var evaluated: (@Sendable () -> Void)? = nil
 
     func run() async throws {
         guard controller.nextBoundary(after: clock.now()) != nil else {
@@ -28,6 +30,7 @@ struct AttestationRampService: Service {
             do {
                 if started { try await controller.tick() } else { try await controller.start() }
                 started = true
+                evaluated?()
                 guard let boundary = controller.nextBoundary(after: clock.now()) else { return }
                 deadline = boundary.addingTimeInterval(grace)
             } catch {

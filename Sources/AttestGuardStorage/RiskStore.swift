@@ -10,7 +10,7 @@ public import Foundation
 /// thrown ``StoreError``s mean the store itself failed (``StoreError/Code/unavailable`` for an unreachable
 /// database).
 public protocol RiskStore: ReceiptScheduleStore, DeviceCheckStore, VelocityStore, DecisionLogStore, HistoryStore, ConsoleStore,
-    ServerProcessStore, AppPolicyOverrideStore
+    ServerProcessStore, AppPolicyOverrideStore, AttestationRampStore
 {
     /// Stores a challenge unless the user already holds `quota.maximumPerUser` challenges issued within
     /// `quota.window` (challenges without a user are not counted).

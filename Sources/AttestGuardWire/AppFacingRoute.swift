@@ -9,6 +9,8 @@ public enum AppFacingRoute: String, Sendable, Hashable, CaseIterable, CustomStri
     case attestationRequired = "attestation-required"
     /// `POST`: validate a DeviceCheck token, `{deviceToken}`.
     case deviceCheck = "devicecheck"
+    /// `POST`: report an attestation attempt's outcome for the rollout, `{outcome, errorCode?}`.
+    case attestationOutcomes = "attestation-outcomes"
 
     /// The path under the gateway's prefix (`challenges`).
     public var pathComponent: String { rawValue }

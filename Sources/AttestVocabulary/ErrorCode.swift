@@ -39,6 +39,7 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         // Unknown things (404)
         case appNotFound = "app_not_found"
         case keyNotFound = "key_not_found"
+        case rampNotConfigured = "ramp_not_configured"
         // Conflicts with stored state (409)
         case challengeUsed = "challenge_used"
         case assertionAlreadyAccepted = "assertion_already_accepted"
@@ -188,6 +189,8 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     public static let appNotFound = ErrorCode(.appNotFound)
     /// No key with this id is registered for the app.
     public static let keyNotFound = ErrorCode(.keyNotFound)
+    /// The app has no automatic attestation rollout ramp (`apps.<app>.ramp`) to resume.
+    public static let rampNotConfigured = ErrorCode(.rampNotConfigured)
 
     // MARK: Conflicts with stored state (409)
 

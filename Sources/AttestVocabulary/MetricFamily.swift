@@ -38,6 +38,7 @@ public struct MetricFamily: Sendable, Hashable {
         attestations, assertions, challenges, devicecheckRequests,
         mode, buildInfo,
         appEnforced, appAttestationRequiredPercent, appVerdicts, appPolicyChanges,
+        attestationOutcomes, attestationRampSteps, attestationRampPaused,
         receiptRedemptions, receiptRedemptionDuration, receiptQueueDepth, receiptRiskMetric, receiptDormantKeys,
         verdicts, ruleDecisions, ruleHits, scoreDuration, shadowVerdicts,
         rulesLoaded, rulesReloads, rulesLastReloadSuccessful, rulesLastReloadSuccessTimestamp,
@@ -134,6 +135,18 @@ public struct MetricFamily: Sendable, Hashable {
     public static let appPolicyChanges = MetricFamily(
         name: "attestguard_app_policy_changes_total", kind: .counter,
         help: "Run-time app policy changes made through this process (app, setting)."
+    )
+    public static let attestationOutcomes = MetricFamily(
+        name: "attestguard_attestation_outcomes_total", kind: .counter,
+        help: "Attestation outcomes of ramping apps counted through this process (app, outcome: attested, failed, rate_limited, unsupported, accepted)."
+    )
+    public static let attestationRampSteps = MetricFamily(
+        name: "attestguard_attestation_ramp_steps_total", kind: .counter,
+        help: "Attestation rollout ramp actions taken through this process at period boundaries (app, action: step, hold, pause, complete)."
+    )
+    public static let attestationRampPaused = MetricFamily(
+        name: "attestguard_attestation_ramp_paused", kind: .gauge,
+        help: "1 while the app's attestation rollout ramp is paused by rate limiting, as this process last read it (app)."
     )
 
     // MARK: Verdicts and rules

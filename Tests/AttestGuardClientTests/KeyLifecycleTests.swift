@@ -123,6 +123,29 @@ struct KeyLifecycleTests {
         #expect(await scripted.provider.calls[.generateKey] == nil)
     }
 
+    @Test func eachAttemptReportsItsOutcomeAndAFailedReportChangesNothing() async throws {
+        let scripted = ScriptedClient()
+        await scripted.provider.failNext(.attestKey, with: .serverUnavailable, times: 4)
+        let client = scripted.client(retry: RetryPolicy(attempts: 4, attestationCooldown: 300))
+        _ = try await client.send(ScriptedClient.request("POST"))
+        #expect(scripted.gateway.outcomes == [AttestationOutcomeReport(outcome: .failed, errorCode: DeviceCheckErrorCode.serverUnavailable)])
+        scripted.clock.advance(seconds: 301)
+        _ = try await client.send(ScriptedClient.request("POST"))
+        #expect(scripted.gateway.outcomes.last == AttestationOutcomeReport(outcome: .attested))
+        #expect(scripted.gateway.outcomes.count == 2)
+
+        // A device without App Attest reports once; a report the gateway refuses never fails the app's request.
+        let unsupported = ScriptedClient(supported: false)
+        unsupported.gateway.failOutcomeReports()
+        #expect(try await unsupported.client().prepare() == .unsupported)
+        #expect(unsupported.gateway.outcomes == [AttestationOutcomeReport(outcome: .unsupported)])
+        let refused = ScriptedClient()
+        refused.gateway.failOutcomeReports()
+        #expect(try await refused.client().prepare() == .supported)
+        #expect(refused.gateway.outcomes == [AttestationOutcomeReport(outcome: .attested)])
+        #expect(try refused.keyStore.load(account: "alice")?.registered == true)
+    }
+
     @Test func retryWaitsDoubleUpToTheMaximum() {
         let policy = RetryPolicy(attempts: 10, initialDelay: 1, maximumDelay: 16)
         #expect((1...7).map(policy.delay(afterAttempt:)) == [1, 2, 4, 8, 16, 16, 16])

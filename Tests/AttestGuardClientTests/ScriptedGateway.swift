@@ -32,6 +32,7 @@ final class ScriptedGateway: HTTPTransport {
         var protectedAnswers: [Answer] = []
         var attestationAnswers: [Answer] = []
         var challengesIssued: [String] = []
+        var refuseOutcomeReports = false
     }
 
     private let state = Mutex(State())
@@ -41,6 +42,9 @@ final class ScriptedGateway: HTTPTransport {
     /// Queues answers for `POST attestations`, in order.
     func answerAttestations(_ answers: Answer...) { state.withLock { $0.attestationAnswers += answers } }
 
+    /// Answers every outcome report with a transport failure.
+    func failOutcomeReports() { state.withLock { $0.refuseOutcomeReports = true } }
+
     /// The challenges issued, in order.
     var challenges: [String] { state.withLock { $0.challengesIssued } }
     /// Everything the client sent, in order.
@@ -49,6 +53,12 @@ final class ScriptedGateway: HTTPTransport {
     var protected: [URLRequest] { sent.filter { !($0.url?.absoluteString.hasPrefix(Self.base.absoluteString) ?? false) } }
     /// The attestations the client registered.
     var attestations: [URLRequest] { sent.filter { $0.url?.lastPathComponent == AppFacingRoute.attestations.pathComponent } }
+
+    /// The attestation outcomes the client reported, in order.
+    var outcomes: [AttestationOutcomeReport] {
+        sent.filter { $0.url?.lastPathComponent == AppFacingRoute.attestationOutcomes.pathComponent }
+            .compactMap { $0.httpBody.flatMap { try? JSONDecoder().decode(AttestationOutcomeReport.self, from: $0) } }
+    }
 
     func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         let url = try #require(request.url)
@@ -60,6 +70,8 @@ final class ScriptedGateway: HTTPTransport {
                     return .status(201)
                 case AppFacingRoute.attestations.pathComponent:
                     return state.attestationAnswers.isEmpty ? .status(201) : state.attestationAnswers.removeFirst()
+                case AppFacingRoute.attestationOutcomes.pathComponent:
+                    return state.refuseOutcomeReports ? .transportFailure : .status(204)
                 default:
                     return .status(200)
                 }

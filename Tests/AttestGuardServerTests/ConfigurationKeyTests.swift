@@ -55,7 +55,9 @@ struct ConfigurationKeyTests {
               policyReloadSeconds: 10
               shop: { appId: ABCDE12345.com.example.shop, environments: [development], attestationClientDataHash: raw,
                       clientDataFormat: legacy, legacyChallengePointer: /challenge, mode: monitor, attestationRequiredPercent: 5,
-                      onStoreError: deny }
+                      onStoreError: deny,
+                      ramp: { enabled: true, startPercent: 2, factor: 3, periodSeconds: 3600, minimumSuccessRate: 0.9,
+                              maximumRateLimitedShare: 0.1, minimumAttempts: 50 } }
             apple:
               teamId: ABCDE12345
               keyId: KEY1234567

@@ -92,6 +92,16 @@ public final class FaultyScoringStore: RiskStore {
     public func replaceAppPolicyOverride(_ override: AppPolicyOverride, expectedRevision: Int64) async throws -> Bool {
         try await base.replaceAppPolicyOverride(override, expectedRevision: expectedRevision)
     }
+    public func countAttestationOutcome(appId: String, periodStart: Int64, outcome: AttestationOutcomeKind, count: Int64) async throws {
+        try await base.countAttestationOutcome(appId: appId, periodStart: periodStart, outcome: outcome, count: count)
+    }
+    public func attestationOutcomeCounts(appId: String, periodStart: Int64) async throws -> AttestationOutcomeCounts {
+        try await base.attestationOutcomeCounts(appId: appId, periodStart: periodStart)
+    }
+    public func attestationRamps() async throws -> [AttestationRampRecord] { try await base.attestationRamps() }
+    public func replaceAttestationRamp(_ ramp: AttestationRampRecord, expectedRevision: Int64) async throws -> Bool {
+        try await base.replaceAttestationRamp(ramp, expectedRevision: expectedRevision)
+    }
     public func purgeServerProcesses(seenBefore before: Date) async throws -> Int { try await base.purgeServerProcesses(seenBefore: before) }
     public func addVelocity(_ increments: [VelocityIncrement], flush: VelocityFlush?) async throws { try await base.addVelocity(increments, flush: flush) }
     public func velocitySums(appId: String, _ sums: [VelocitySum], writer: String?) async throws -> VelocityReading {

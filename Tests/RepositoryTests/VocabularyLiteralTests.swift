@@ -43,6 +43,8 @@ struct VocabularyLiteralTests {
         "Sources/AttestGuardClient/Client/AttestGuardClientError.swift": ["key_revoked"],
         // Codes of rule-file problems (`rules lint`, the reload route), a domain of their own.
         "Sources/RiskRules/RuleSets/RuleSetError.swift": ["invalid_field", "missing_field"],
+        // An attestation attempt's stored outcome (the rollout ramp's counter): Apple answered serverUnavailable.
+        "Sources/AttestGuardStorage/Model/AttestationRampRecord.swift": ["rate_limited"],
     ]
 
     /// The single-line string literals of a Swift source, outside `//` comment lines.

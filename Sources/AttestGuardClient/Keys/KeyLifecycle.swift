@@ -55,7 +55,7 @@ actor KeyLifecycle {
     }
 
     private func attestKey() async throws -> State {
-        guard await settings.provider.isSupported else { return markUnsupported() }
+        guard await settings.provider.isSupported else { return await markUnsupported() }
         // Another client of the same account may have attested while this one waited at the gate.
         if let stored = try load(), stored.registered { return .ready(keyId: stored.keyId) }
         var replacedLostKey = false
@@ -64,7 +64,8 @@ actor KeyLifecycle {
             do {
                 keyId = try await unregisteredKey()
             } catch let failure as AppAttestFailure {
-                if failure.code == .featureUnsupported { return markUnsupported() }
+                if failure.code == .featureUnsupported { return await markUnsupported() }
+                await report(.failed, failure)
                 throw giveUp(after: AttestGuardClientError(.attestationFailed, "App Attest could not generate a key: \(failure)", underlying: failure))
             }
             let object: Data
@@ -74,6 +75,7 @@ actor KeyLifecycle {
                     try await self.settings.provider.attestKey(keyId, clientDataHash: self.hash(of: challenge))
                 }
             } catch let failure as AppAttestFailure {
+                if failure.code != .featureUnsupported { await report(.failed, failure) }
                 if failure.code == .invalidKey, !replacedLostKey {
                     // The key is gone from the device (a reinstall kept its Keychain entry): one new key, now.
                     replacedLostKey = true
@@ -82,7 +84,7 @@ actor KeyLifecycle {
                 } else if failure.code == .serverUnavailable {
                     return giveUp(.throttled, retryAfter: nil)
                 } else if failure.code == .featureUnsupported {
-                    return markUnsupported()
+                    return await markUnsupported()
                 }
                 try discard(keyId, reason: failure.code.description)
                 throw giveUp(after: AttestGuardClientError(.attestationFailed, "App Attest could not attest a key: \(failure)", underlying: failure))
@@ -90,6 +92,7 @@ actor KeyLifecycle {
                 // No challenge: the key was not attested and stays for the next try.
                 throw giveUp(after: error)
             }
+            await report(.attested, nil)
             do {
                 try await register(keyId, object: object, challenge: challenge)
             } catch let error as AttestGuardClientError {
@@ -107,10 +110,17 @@ actor KeyLifecycle {
     /// The reason a key is discarded after AttestGuard did not register its attestation.
     static let registrationFailed = "registration_failed"
 
-    private func markUnsupported() -> State {
+    private func markUnsupported() async -> State {
+        await report(.unsupported, nil)
         deviceUnsupported = true
         settings.onEvent(.attestationUnavailable(status: .unsupported))
         return .unavailable(.unsupported)
+    }
+
+    /// Reports an attempt's outcome to AttestGuard's rollout ramp: best effort, one call, its failure ignored (the
+    /// app's flow never waits on it beyond the call, nor fails because of it).
+    private func report(_ outcome: AttestationOutcomeReport.Outcome, _ failure: AppAttestFailure?) async {
+        try? await settings.routes.reportOutcome(AttestationOutcomeReport(outcome: outcome, errorCode: failure.map(\.code.deviceCheckErrorCode)))
     }
 
     /// No attestation until the cooldown (or `retryAfter` seconds) has passed.

@@ -1,3 +1,5 @@
+import AttestGuardWire
+
 /// Why App Attest or DeviceCheck failed on the device, as Apple's `DCError` codes say it. The client retries
 /// ``Code/serverUnavailable`` with the same key, replaces the key once on ``Code/invalidKey`` and treats
 /// ``Code/featureUnsupported`` as a device without App Attest.
@@ -49,4 +51,17 @@ public struct AppAttestFailure: Error, Sendable, Hashable, CustomStringConvertib
     }
 
     public var description: String { message.isEmpty ? code.description : "\(code): \(message)" }
+}
+
+extension AppAttestFailure.Code {
+    /// The `DCError.Code` raw value this code stands for, as outcome reports carry it.
+    var deviceCheckErrorCode: Int {
+        switch self {
+        case .serverUnavailable: DeviceCheckErrorCode.serverUnavailable
+        case .invalidKey: DeviceCheckErrorCode.invalidKey
+        case .invalidInput: DeviceCheckErrorCode.invalidInput
+        case .featureUnsupported: DeviceCheckErrorCode.featureUnsupported
+        default: DeviceCheckErrorCode.unknownSystemFailure
+        }
+    }
 }

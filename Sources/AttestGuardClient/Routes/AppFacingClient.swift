@@ -41,6 +41,11 @@ struct AppFacingClient: Sendable {
         _ = try await call(.deviceCheck, method: "POST", body: AppFacingBodies.DeviceCheckRequest(deviceToken: Base64Text.encode(token)))
     }
 
+    /// Reports how an attestation attempt went on the device, for the server's rollout ramp.
+    func reportOutcome(_ report: AttestationOutcomeReport) async throws {
+        _ = try await call(.attestationOutcomes, method: "POST", body: report)
+    }
+
     /// One call: 2xx gives the body, anything else is ``AttestGuardClientError/Code/refused`` with the answer.
     private func call(_ route: AppFacingRoute, method: String, body: (some Encodable)?) async throws -> Data {
         var request = URLRequest(url: gateway.appendingPathComponent(route.pathComponent))

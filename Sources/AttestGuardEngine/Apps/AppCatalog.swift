@@ -11,9 +11,13 @@ public struct AppCatalog: Sendable {
         let configured: [String: AppPolicy]
         let metrics: AppPolicyMetrics
         let live: Mutex<(effective: [String: AppPolicy], overrides: [String: AppPolicyOverride])>
+        /// Each ramping app's stored ramp, as this process last took it (locked inside `live` when both are).
+        let ramps = Mutex<[String: AttestationRampRecord]>([:])
+        let rampMetrics: AttestationRampMetrics
 
         init(_ configured: [String: AppPolicy]) {
             self.configured = configured
+            self.rampMetrics = AttestationRampMetrics(apps: configured.values.filter { $0.attestationRamp != nil }.map(\.appId).sorted())
             self.metrics = AppPolicyMetrics(apps: configured.values.sorted { $0.appId < $1.appId })
             self.live = Mutex((configured, [:]))
         }
@@ -68,8 +72,9 @@ public struct AppCatalog: Sendable {
         let changes = state.live.withLock { live in
             var changes: [AppPolicyChange] = []
             var effective = state.configured
+            let ramps = state.ramps.withLock { $0 }
             for (appId, configured) in state.configured {
-                let after = Self.applying(byApp[appId], to: configured)
+                let after = Self.applying(byApp[appId], to: Self.ramped(configured, ramps[appId]))
                 effective[appId] = after
                 let before = live.effective[appId] ?? configured
                 if before != after || live.overrides[appId] != byApp[appId] {
@@ -81,6 +86,36 @@ public struct AppCatalog: Sendable {
         }
         for change in changes { state.metrics.publish(change.after) }
         return changes.sorted { $0.appId < $1.appId }
+    }
+
+    /// The app's stored ramp as this process last took it.
+    public func ramp(for appId: String) -> AttestationRampRecord? {
+        state.ramps.withLock { $0[appId] }
+    }
+
+    /// Puts the stored ramps in force beside the stored overrides in force (a percentage an override sets pins the
+    /// app whatever its ramp); returns what changed, as ``apply(_:)`` does.
+    @discardableResult
+    public func applyRamps(_ ramps: [AttestationRampRecord]) -> [AppPolicyChange] {
+        takeRamps(ramps)
+        return apply(Array(state.live.withLock { $0.overrides.values }))
+    }
+
+    /// Keeps the stored ramps for the next ``apply(_:)``, which puts them in force.
+    public func takeRamps(_ ramps: [AttestationRampRecord]) {
+        state.ramps.withLock { $0 = Dictionary(ramps.map { ($0.appId, $0) }, uniquingKeysWith: { _, last in last }) }
+        state.rampMetrics.publish(ramps)
+    }
+
+    /// The ramp's step and outcome counters and its paused gauge.
+    var rampMetrics: AttestationRampMetrics { state.rampMetrics }
+
+    /// `configured` with its ramp's percentage: the stored one, or the ramp's start before anything is stored.
+    public static func ramped(_ configured: AppPolicy, _ record: AttestationRampRecord?) -> AppPolicy {
+        guard let ramp = configured.attestationRamp else { return configured }
+        var app = configured
+        app.attestationRequiredPercent = min(max(record?.percent ?? ramp.startPercent, 0), 100)
+        return app
     }
 
     /// Counts a verdict of the app by whether its request named an attested key (the attestation rollout's ramp).

@@ -39,6 +39,9 @@ public struct AppPolicy: Sendable, Hashable {
     /// Whether the app files and reads DeviceCheck bits together with the other sharing apps of its team; by default
     /// each app's bits are its own, so that a key limited to one app cannot change another's verdicts.
     public var sharesDeviceCheckBits: Bool
+    /// The automatic rollout of `attestationRequiredPercent` (nil: the percentage is only what is configured or
+    /// stored).
+    public var attestationRamp: AttestationRamp?
 
     public var appId: String { identity.appId }
 
@@ -61,7 +64,8 @@ public struct AppPolicy: Sendable, Hashable {
         mode: Mode = .enforce,
         attestationRequiredPercent: Int = 0,
         onStoreError: Decision = .review,
-        sharesDeviceCheckBits: Bool = false
+        sharesDeviceCheckBits: Bool = false,
+        attestationRamp: AttestationRamp? = nil
     ) {
         self.identity = AppIdentity(appId: appId)
         self.environments = environments
@@ -71,5 +75,6 @@ public struct AppPolicy: Sendable, Hashable {
         self.attestationRequiredPercent = min(max(attestationRequiredPercent, 0), 100)
         self.onStoreError = onStoreError
         self.sharesDeviceCheckBits = sharesDeviceCheckBits
+        self.attestationRamp = attestationRamp
     }
 }

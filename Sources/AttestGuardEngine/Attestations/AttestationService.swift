@@ -37,6 +37,10 @@ public struct AttestationService: Sendable {
             scorer.velocity.record(.attestations, appId: app.appId, subjects: subjects, at: clock.now())
             let result = try await register(submission, app: app)
             metrics.recordAttestation(result: result.idempotent ? "idempotent" : "registered")
+            if !result.idempotent {
+                // The rollout's success count: best effort, a failed count never fails a registered key.
+                _ = try? await AttestationOutcomes(store: store, apps: apps, clock: clock).count(.accepted, appId: app.appId)
+            }
             return result
         } catch let error as EngineError {
             metrics.recordAttestation(result: error.code.rawValue)

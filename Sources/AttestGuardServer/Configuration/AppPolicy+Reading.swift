@@ -36,7 +36,8 @@ extension AppPolicy {
             mode: try app.choice("mode", default: Mode.enforce),
             attestationRequiredPercent: try app.int("attestationRequiredPercent", default: 0, range: 0...100),
             onStoreError: try app.choice("onStoreError", default: Decision.review),
-            sharesDeviceCheckBits: try app.bool("shareDeviceCheckBits", default: false)
+            sharesDeviceCheckBits: try app.bool("shareDeviceCheckBits", default: false),
+            attestationRamp: try AttestationRamp.reading(app.scoped("ramp"))
         )
     }
 }

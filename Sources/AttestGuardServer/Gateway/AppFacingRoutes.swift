@@ -1,4 +1,6 @@
 import AttestGuardEngine
+import AttestGuardStorage
+import AttestGuardWire
 import AttestVocabulary
 import Foundation
 import Hummingbird
@@ -6,7 +8,8 @@ import Hummingbird
 /// The routes an app reaches through its gateway, scope `gateway`: a challenge (`POST /v1/app/challenges`),
 /// registering an attestation (`POST /v1/app/attestations`), whether this user must attest
 /// (`GET /v1/app/attestation-required`) and validating the device with DeviceCheck once a session
-/// (`POST /v1/app/devicecheck`). Who asks comes only from the gateway (``GatewayCaller``): the app from the
+/// (`POST /v1/app/devicecheck`), and reporting how an attestation attempt went for the rollout ramp
+/// (`POST /v1/app/attestation-outcomes`). Who asks comes only from the gateway (``GatewayCaller``): the app from the
 /// route policy of the client's host and client-facing path, the user and the client's address from the trusted
 /// headers; identity fields in a body are not read. Every route needs the gateway's user (403 `user_missing`).
 struct AppFacingRoutes {
@@ -28,6 +31,7 @@ struct AppFacingRoutes {
         app.post("attestations", use: attest)
         app.get("attestation-required", use: attestationRequired)
         app.post("devicecheck", use: validateDevice)
+        app.post("attestation-outcomes", use: reportOutcome)
     }
 
     @Sendable func issueChallenge(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
@@ -69,6 +73,14 @@ struct AppFacingRoutes {
         return try JSONResponse.make(AppDeviceCheckResponseBody(validation), status: .ok)
     }
 
+    /// Counts an attestation attempt's outcome for the app's rollout ramp (204; an app without a ramp counts nothing).
+    @Sendable func reportOutcome(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
+        let caller = try identify(request, context: context)
+        let report = try await body.decode(AttestationOutcomeReport.self, from: request)
+        try await engine.attestationOutcomes.count(report.counted, appId: caller.appId)
+        return Response(status: .noContent)
+    }
+
     /// The app, user and address of the request, as the gateway and the route policy say.
     private func identify(_ request: Request, context: AttestGuardRequestContext) throws -> AppCaller {
         let caller = try GatewayCaller(headers: request.headers, authority: request.head.authority, trusted: trusted)
@@ -85,4 +97,19 @@ struct AppCaller: Sendable {
     var appId: String
     var user: Identifier
     var ip: ClientIP?
+}
+
+extension AttestationOutcomeReport {
+    /// The counter the report raises: `failed` with `serverUnavailable` is rate limiting, with `featureUnsupported`
+    /// an unsupported device.
+    var counted: AttestationOutcomeKind {
+        switch outcome {
+        case .attested: .attested
+        case .unsupported: .unsupported
+        case .failed:
+            if DeviceCheckErrorCode.isRateLimited(errorCode) { .rateLimited }
+            else if DeviceCheckErrorCode.isUnsupported(errorCode) { .unsupported }
+            else { .failed }
+        }
+    }
 }

@@ -957,6 +957,49 @@ paths:
         '503':
           $ref: '#/components/responses/DeviceCheckUnavailable'
 
+  /v1/app/attestation-outcomes:
+    parameters:
+      - $ref: '#/components/parameters/AppFacingURI'
+      - $ref: '#/components/parameters/TrustedUser'
+      - $ref: '#/components/parameters/TrustedClientIP'
+    post:
+      tags: [gateway]
+      operationId: reportAttestationOutcome
+      summary: Report how an attestation attempt went on the device, for the rollout ramp
+      description: |
+        What the app-side library sends after each App Attest attempt (scope `gateway`, through the app's gateway):
+        `attested` when `attestKey` returned an object, `failed` with the `DCError.Code` raw value as `errorCode`,
+        `unsupported` when `DCAppAttestService.isSupported` is false. `failed` with `4` (`serverUnavailable`) counts
+        as rate limited, with `1` (`featureUnsupported`) as unsupported; any other failure as failed. Each report
+        raises one counter of the app for the current ramp period (`apps.<app>.ramp`); an app without a ramp counts
+        nothing and still answers 204. The app and user come from the gateway as for `POST /v1/app/challenges`.
+        See docs/contract.md, "Attestation rollout ramp".
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: '#/components/schemas/AttestationOutcomeReport'
+            example:
+              outcome: failed
+              errorCode: 4
+      responses:
+        '204':
+          description: Counted (or, for an app without a ramp, dropped).
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '403':
+          $ref: '#/components/responses/AppFacingForbidden'
+        '404':
+          $ref: '#/components/responses/AppFacingNotCovered'
+        '413':
+          $ref: '#/components/responses/BodyTooLarge'
+        '415':
+          $ref: '#/components/responses/UnsupportedMediaType'
+        '500':
+          $ref: '#/components/responses/GatewayUnauthorized'
+        '503':
+          $ref: '#/components/responses/StoreUnavailable'
   /v1/admin/apps/{appId}/policy:
     parameters:
       - $ref: '#/components/parameters/AppIdPath'
@@ -1056,6 +1099,34 @@ paths:
           $ref: '#/components/responses/AppNotFound'
         '412':
           $ref: '#/components/responses/PreconditionFailed'
+        '503':
+          $ref: '#/components/responses/StoreUnavailable'
+  /v1/admin/apps/{appId}/policy/ramp/resume:
+    parameters:
+      - $ref: '#/components/parameters/AppIdPath'
+    post:
+      tags: [admin]
+      operationId: resumeAttestationRamp
+      summary: Resume an app's paused attestation rollout ramp
+      description: |
+        Sets a ramp that rate limiting paused `ramping` again (logged at info with the API key's name): the next
+        period boundary evaluates the period then ended as usual. A ramp that is not paused, or not yet started, is
+        left as it is. Answers the app's policy as `GET .../policy` does. To hold the percentage instead, `PUT
+        .../policy` with `attestationRequiredPercent` pins it (the ramp stops stepping until the value is cleared).
+        Scope: `admin`, for the key's apps only.
+      responses:
+        '200':
+          $ref: '#/components/responses/AppPolicy'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '403':
+          $ref: '#/components/responses/Forbidden'
+        '404':
+          description: No such app (`app_not_found`), or the app has no ramp (`ramp_not_configured`).
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/Error'
         '503':
           $ref: '#/components/responses/StoreUnavailable'
   /v1/admin/gateway:
@@ -1964,6 +2035,7 @@ components:
         # Unknown things (404)
         - app_not_found
         - key_not_found
+        - ramp_not_configured
         # Conflicts with stored state (409)
         - challenge_used
         - assertion_already_accepted
@@ -2646,6 +2718,16 @@ components:
       properties:
         attest:
           type: boolean
+    AttestationOutcomeReport:
+      type: object
+      required: [outcome]
+      properties:
+        outcome:
+          type: string
+          enum: [attested, failed, unsupported]
+        errorCode:
+          type: integer
+          description: The `DCError.Code` raw value of a `failed` attempt (4 `serverUnavailable` counts as rate limited).
     AppDeviceCheckRequest:
       type: object
       required: [deviceToken]
@@ -2753,6 +2835,50 @@ components:
         reloadSeconds:
           type: integer
           description: How often every process reads the stored values again (`apps.policyReloadSeconds`).
+        ramp:
+          $ref: '#/components/schemas/AttestationRamp'
+    AttestationRamp:
+      type: object
+      description: The app's automatic attestation rollout (absent when the app has no ramp).
+      required: [state, percent, pinned, periodAttempts, periodSuccessRate, periodRateLimitedShare, nextEvaluationAt, settings]
+      properties:
+        state:
+          type: string
+          enum: [ramping, holding, paused, complete]
+        percent:
+          type: integer
+          description: The percentage the ramp has reached (in force unless `pinned`).
+        pinned:
+          type: boolean
+          description: A stored `attestationRequiredPercent` pins the percentage; the ramp does not step until it is cleared.
+        lastStepAt:
+          $ref: '#/components/schemas/Timestamp'
+        periodStart:
+          $ref: '#/components/schemas/Timestamp'
+        periodAttempts:
+          type: integer
+        periodSuccessRate:
+          type: number
+        periodRateLimitedShare:
+          type: number
+        nextEvaluationAt:
+          $ref: '#/components/schemas/Timestamp'
+        settings:
+          type: object
+          required: [startPercent, factor, periodSeconds, minimumSuccessRate, maximumRateLimitedShare, minimumAttempts]
+          properties:
+            startPercent:
+              type: integer
+            factor:
+              type: number
+            periodSeconds:
+              type: integer
+            minimumSuccessRate:
+              type: number
+            maximumRateLimitedShare:
+              type: number
+            minimumAttempts:
+              type: integer
     GatewayPolicyStatus:
       type: object
       required: [version, apps, loadedAt, rejected]

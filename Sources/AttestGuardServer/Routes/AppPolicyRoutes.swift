@@ -14,7 +14,8 @@ import AttestVocabulary
 /// process at once and in every process sharing the store within `apps.policyReloadSeconds`; it is logged at info
 /// with the key's name and counted in `attestguard_app_policy_changes_total{app,setting}`. The `ETag` is the stored
 /// revision; a `PUT` or `DELETE` with `If-Match` is refused with 412 `precondition_failed` when another change came
-/// first. Without `If-Match` the last change wins.
+/// first. Without `If-Match` the last change wins. An app with an attestation rollout ramp shows it as `ramp`
+/// (``AttestationRampRoutes``: a stored percentage pins the ramp, `POST .../policy/ramp/resume` resumes a paused one).
 struct AppPolicyRoutes {
     /// The settings a change counts by (`setting` label).
     enum Setting: String, CaseIterable {
@@ -35,6 +36,7 @@ struct AppPolicyRoutes {
         let admin = router.group("v1/admin/apps/:appId/policy").add(middleware: APIKeyMiddleware(ring: keys, scope: .admin))
         admin.put(use: replace)
         admin.delete(use: clear)
+        AttestationRampRoutes(engine: engine, policy: self).register(on: admin)
         Self.publishZeros(apps: engine.apps.all.map(\.appId))
     }
 
@@ -97,10 +99,11 @@ struct AppPolicyRoutes {
             }
         }
         guard !changed.isEmpty, let configured = engine.apps.configuredPolicy(for: appId) else { return }
+        let ramped = AppCatalog.ramped(configured, engine.apps.ramp(for: appId))
         logger.info("app policy changed", metadata: [
             "app": .string(appId), "api_key": .string(apiKey), "settings": .string(changed.map(\.rawValue).joined(separator: ",")),
-            "old": .string(AppPolicyOverrides.summary(AppCatalog.applying(old, to: configured), old)),
-            "new": .string(AppPolicyOverrides.summary(AppCatalog.applying(new, to: configured), new)),
+            "old": .string(AppPolicyOverrides.summary(AppCatalog.applying(old, to: ramped), old)),
+            "new": .string(AppPolicyOverrides.summary(AppCatalog.applying(new, to: ramped), new)),
         ])
         for setting in changed {
             Counter(label: MetricFamily.appPolicyChanges.name, dimensions: [("app", appId), ("setting", setting.rawValue)]).increment()
@@ -111,7 +114,7 @@ struct AppPolicyRoutes {
         try await engine.store.appPolicyOverrides().first { $0.appId == appId }
     }
 
-    private func response(for configured: AppPolicy) throws -> Response {
+    func response(for configured: AppPolicy) throws -> Response {
         let effective = (try? engine.apps.policy(for: configured.appId)) ?? configured
         let override = engine.apps.override(for: configured.appId)
         let stored = override.map {
@@ -120,18 +123,19 @@ struct AppPolicyRoutes {
                 routes: $0.routeProtections, revision: $0.revision, updatedAt: $0.updatedAt, updatedBy: $0.updatedBy
             )
         }
-        let body = AppPolicyBody(
+        var body = AppPolicyBody(
             configured: configured, effective: effective, stored: stored,
             changes: override.map { RouteProtectionOverrides(defaultProtection: $0.defaultProtection, routes: $0.routeProtections) },
             gateway: gateway.policies?.files(of: configured.appId) ?? [], reloadSeconds: Int(reloadInterval.components.seconds)
         )
+        body.ramp = AttestationRampRoutes.body(app: configured, record: engine.apps.ramp(for: configured.appId), override: override, now: engine.clock.now())
         var response = try JSONResponse.make(body, status: .ok)
         response.headers[.eTag] = "\"\(override?.revision ?? 0)\""
         return response
     }
 
     /// The configured app the path names, if the key may use it.
-    private func configuredApp(_ context: AttestGuardRequestContext) throws -> AppPolicy {
+    func configuredApp(_ context: AttestGuardRequestContext) throws -> AppPolicy {
         let raw = context.parameters.get("appId") ?? ""
         let appId = raw.removingPercentEncoding ?? raw
         try context.requireAccess(to: appId)

@@ -2,7 +2,7 @@ public import AttestGuardEngine
 public import AttestGuardStorage
 public import Logging
 
-/// Takes the stored app policy overrides into this process's ``AppCatalog``: at start (before the listener accepts
+/// Takes the stored app policy overrides (and the stored attestation rollout ramps) into this process's ``AppCatalog``: at start (before the listener accepts
 /// requests), every `apps.policyReloadSeconds` (``AppPolicyOverrideService``), and at once after this process
 /// stores a change. Each change it sees is logged at info, with the API key name that made it; a change made through
 /// another process is logged here when it is picked up.
@@ -20,6 +20,7 @@ public struct AppPolicyOverrides: Sendable {
     /// Reads every stored override and puts them in force; returns what changed.
     @discardableResult
     public func refresh() async throws -> [AppPolicyChange] {
+        if let ramps = store as? any AttestationRampStore { catalog.takeRamps(try await ramps.attestationRamps()) }
         let changes = catalog.apply(try await store.appPolicyOverrides())
         for change in changes {
             logger.info("app policy in force", metadata: [

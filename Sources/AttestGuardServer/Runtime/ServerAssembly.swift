@@ -107,6 +107,10 @@ public enum ServerAssembly {
             WriteBehindService(engine: engine, logger: logger, shutdownBudget: configuration.connections.shutdownFlushTimeout),
             ReloadWatchService(rules: rules, gatewayPolicies: gatewayPolicies), ProcessHeartbeatService(heartbeat: heartbeat, logger: logger),
             AppPolicyOverrideService(overrides: appPolicies, interval: configuration.appPolicyReloadInterval),
+            AttestationRampService(
+                controller: AttestationRampController(store: engine.store, apps: engine.apps, clock: engine.clock, logger: logger),
+                clock: engine.clock, logger: logger
+            ),
         ] + backgroundServices
         if let listener = configuration.operatorListener {
             services.append(Application(

@@ -85,10 +85,40 @@ struct AppPolicyBody: Encodable {
         var updatedBy: String
     }
 
+    /// The app's automatic attestation rollout (absent: the app has no ramp).
+    struct Ramp: Encodable {
+        /// The ramp as configured (`apps.<app>.ramp`).
+        struct Settings: Encodable {
+            var startPercent: Int
+            var factor: Double
+            var periodSeconds: Int64
+            var minimumSuccessRate: Double
+            var maximumRateLimitedShare: Double
+            var minimumAttempts: Int64
+        }
+
+        /// `ramping`, `holding`, `paused` or `complete`.
+        var state: String
+        /// The percentage the ramp has reached (in force unless `pinned`).
+        var percent: Int
+        /// Whether a stored `attestationRequiredPercent` pins the percentage and stops the ramp until cleared.
+        var pinned: Bool
+        var lastStepAt: Date?
+        /// The last period the controller evaluated, and what it counted there.
+        var periodStart: Date?
+        var periodAttempts: Int64
+        var periodSuccessRate: Double
+        var periodRateLimitedShare: Double
+        /// When the controller next evaluates (the end of the current period).
+        var nextEvaluationAt: Date
+        var settings: Settings
+    }
+
     var appId: String
     var file: Settings
     var stored: Stored?
     var effective: Settings
+    var ramp: Ramp?
     /// How often every process reads the stored values again (`apps.policyReloadSeconds`).
     var reloadSeconds: Int
 

@@ -106,6 +106,8 @@ struct CaddyGatewayTests {
             let (_, spoofed) = try await dave.send(GatewayStack.appRequest("POST", "/api/spoof/1", body: "{}", user: "dave", port: caddy.port))
             #expect(spoofed.statusCode == 409 && spoofed.value(forHTTPHeaderField: "X-AttestGuard-Error") == nil)
             #expect(stack.received("/api/spoof/1").count == 1)
+            let reported = try await stack.appRoute("POST", "/attestguard/attestation-outcomes", ["outcome": "attested"], user: "dave", port: caddy.port)
+            #expect(reported.status == 204, "\(reported.text)")
             #expect(try await stack.appRoute("GET", "/attestguard/other", user: "dave", port: caddy.port).status != 200)
             #expect(try await stack.appRoute("GET", "/attestguard/challenges/x", user: "dave", port: caddy.port).status != 200)
         }

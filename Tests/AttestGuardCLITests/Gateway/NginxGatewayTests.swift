@@ -50,6 +50,8 @@ struct NginxGatewayTests {
             #expect(required.status == 200 && required.text == #"{"attest":true}"#, "\(required.text)")
             let validated = try await stack.appRoute("POST", "/attestguard/devicecheck", ["deviceToken": Data("alice-phone".utf8).base64EncodedString()], user: "alice", port: nginx.port)
             #expect(validated.status == 200 && validated.text.contains(#""valid":true"#), "\(validated.text)")
+            let reported = try await stack.appRoute("POST", "/attestguard/attestation-outcomes", ["outcome": "failed", "errorCode": 4], user: "alice", port: nginx.port)
+            #expect(reported.status == 204, "\(reported.text)")
             let signed = try await stack.signThroughGateway(GatewayRequest(target: "/api/promos/claim?via=gateway"), by: &app, port: nginx.port)
             #expect(try await signed.send(to: nginx.port).status == 200)
             #expect(stack.received("/api/promos/claim?via=gateway").count == 1)
@@ -173,6 +175,8 @@ struct NginxAuthRequestGatewayTests {
             #expect(missing.status == 401 && missing.errorCode == "assertion_missing", "\(missing.text)")
             let validated = try await stack.appRoute("POST", "/attestguard/devicecheck", ["deviceToken": Data("alice-phone".utf8).base64EncodedString()], user: "alice", port: nginx.port)
             #expect(validated.status == 200 && validated.text.contains(#""valid":true"#), "\(validated.text)")
+            let reported = try await stack.appRoute("POST", "/attestguard/attestation-outcomes", ["outcome": "failed", "errorCode": 4], user: "alice", port: nginx.port)
+            #expect(reported.status == 204, "\(reported.text)")
             #expect(missing.header("WWW-Authenticate") == #"AppAttest error="assertion_missing""#)
 
             let (reserved, stopped) = try LoopbackListener.reserve()

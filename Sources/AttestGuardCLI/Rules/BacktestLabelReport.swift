@@ -39,7 +39,7 @@ enum BacktestLabelReport {
                 "decided": Dictionary(uniqueKeysWithValues: FraudLabel.allCases.map { label in
                     (label.rawValue, Dictionary(uniqueKeysWithValues: Decision.allCases.map { ($0.rawValue, set.count(label, $0)) }))
                 }),
-                "deny": ["precision": number(set.precision(of: LabelScores.deny)), "recall": number(set.recall(of: LabelScores.deny))],
+                Decision.deny.rawValue: ["precision": number(set.precision(of: LabelScores.deny)), "recall": number(set.recall(of: LabelScores.deny))],
                 "denyOrReview": ["precision": number(set.precision(of: LabelScores.denyOrReview)), "recall": number(set.recall(of: LabelScores.denyOrReview))],
             ]
         }

@@ -73,6 +73,30 @@ struct LabelRouteTests {
         }
     }
 
+    @Test("attestation and assertion verdicts are logged with their request ids, which labels name", arguments: ServerBackend.available)
+    func verificationRequestIds(backend: ServerBackend) async throws {
+        try await ServerHarness.run(backend, extraEnvironment: Self.environment) { api in
+            func headers(_ id: String) -> HTTPFields {
+                var fields = HTTPFields()
+                fields[HTTPField.Name("X-Request-Id")!] = id
+                return fields
+            }
+            var app = SimulatedApps.make(user: "ida", device: "ida-phone")
+            let challenge = try await api.challenge(purpose: "attestation", userId: "ida")
+            let attestation = try JSONEncoder().encode(try app.attestation(challenge: challenge, at: api.clock.now()))
+            #expect(try await api.send(.post, "/v1/attestations", body: attestation, headers: headers("att-req-1")).status == 201)
+            let assertionChallenge = try await api.challenge(purpose: "assertion", userId: "ida", keyId: Data(app.key.keyId).base64EncodedString())
+            let assertion = try JSONEncoder().encode(app.assertion(challenge: assertionChallenge, path: "/api/orders"))
+            #expect(try await api.send(.post, "/v1/assertions", body: assertion, headers: headers("ass-req-1")).status == 200)
+            let engine = try #require(api.engine)
+            try await engine.scorer.decisionLog.flush()
+            #expect(try await engine.store.decision(appId: Self.app, requestId: "att-req-1")?.endpoint == .attestation)
+            #expect(try await engine.store.decision(appId: Self.app, requestId: "ass-req-1")?.endpoint == .assertion)
+            let reply = try await Self.post(api, ["appId": Self.app, "requestId": "ass-req-1", "label": "fraud", "source": "cb"])
+            #expect(reply["outcomes"] as? [String] == ["created"])
+        }
+    }
+
     @Test("a key limited to app A cannot label app B, not even inside a batch; read-only keys cannot label", arguments: ServerBackend.available)
     func appFiltering(backend: ServerBackend) async throws {
         try await ServerHarness.run(backend, extraEnvironment: Self.environment) { api in

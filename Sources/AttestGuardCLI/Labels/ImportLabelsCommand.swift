@@ -85,7 +85,11 @@ struct ImportLabelsCommand: AsyncParsableCommand {
         switch outcome {
         case .success(let result):
             if json {
-                print(#"{"file":"\#(file.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))","labels":\#(result.outcomes.count),"created":\#(result.created),"replaced":\#(result.replaced),"unchanged":\#(result.unchanged)}"#)
+                let counts: [String: Any] = [
+                    "file": file, "labels": result.outcomes.count, "created": result.created, "replaced": result.replaced, "unchanged": result.unchanged,
+                ]
+                let data = (try? JSONSerialization.data(withJSONObject: counts, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+                print(String(decoding: data, as: UTF8.self))
             } else {
                 print("\(file): \(result.outcomes.count) labels: \(result.created) created, \(result.replaced) replaced, \(result.unchanged) unchanged")
             }

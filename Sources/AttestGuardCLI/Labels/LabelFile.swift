@@ -28,8 +28,10 @@ enum LabelFile {
         var description: String { "line \(line): \(message)" }
     }
 
-    /// The labels of the text, each with its line number.
+    /// The labels of the text, each with its line number. A byte order mark (spreadsheet exports write one) is
+    /// skipped.
     static func parse(_ text: String, format: Format) throws(LineError) -> [(line: Int, fields: LabelFields)] {
+        let text = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
         switch format {
         case .csv: return try csv(lines)

@@ -34,9 +34,10 @@ struct LabelRoutes {
             }
         }
         let result = try await service.store(labels)
+        // The request's logger carries the API key's name already.
         context.logger.info("labels stored", metadata: [
-            "api_key": .string(context.apiKey?.name ?? "-"), "created": .stringConvertible(result.created),
-            "replaced": .stringConvertible(result.replaced), "unchanged": .stringConvertible(result.unchanged),
+            "created": .stringConvertible(result.created), "replaced": .stringConvertible(result.replaced),
+            "unchanged": .stringConvertible(result.unchanged),
         ])
         return try JSONResponse.make(LabelResponseBody(result), status: .ok)
     }

@@ -23,6 +23,7 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         case methodNotAllowed = "method_not_allowed"
         case notFound = "not_found"
         case httpError = "http_error"
+        case tooManyLabels = "too_many_labels"
         // Authentication (401, 403)
         case unauthorized = "unauthorized"
         case forbidden = "forbidden"
@@ -151,6 +152,8 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     public static let notFound = ErrorCode(.notFound)
     /// Any other HTTP-level refusal, with the status the HTTP layer chose.
     public static let httpError = ErrorCode(.httpError)
+    /// A batch of fraud labels (`POST /v1/labels`) carries more than the most one request may (1,000).
+    public static let tooManyLabels = ErrorCode(.tooManyLabels)
 
     // MARK: Authentication (401, 403)
 

@@ -102,6 +102,12 @@ public final class FaultyScoringStore: RiskStore {
     public func replaceAttestationRamp(_ ramp: AttestationRampRecord, expectedRevision: Int64) async throws -> Bool {
         try await base.replaceAttestationRamp(ramp, expectedRevision: expectedRevision)
     }
+    public func storeLabels(_ labels: [FraudLabelRecord]) async throws -> [LabelWriteOutcome] { try await base.storeLabels(labels) }
+    public func labels(appId: String?) async throws -> [FraudLabelRecord] { try await base.labels(appId: appId) }
+    public func labels(for decisions: [DecisionLogEntry]) async throws -> [FraudLabelRecord] { try await base.labels(for: decisions) }
+    public func decision(appId: String, requestId: String) async throws -> DecisionLogEntry? {
+        try await base.decision(appId: appId, requestId: requestId)
+    }
     public func purgeServerProcesses(seenBefore before: Date) async throws -> Int { try await base.purgeServerProcesses(seenBefore: before) }
     public func addVelocity(_ increments: [VelocityIncrement], flush: VelocityFlush?) async throws { try await base.addVelocity(increments, flush: flush) }
     public func velocitySums(appId: String, _ sums: [VelocitySum], writer: String?) async throws -> VelocityReading {

@@ -6,7 +6,7 @@ import AttestVocabulary
 /// How `attestguard rules backtest` prints its report: a decision matrix (logged rows, candidate columns),
 /// per-rule hits before and after, and the decisions that read signals their snapshot lacks.
 enum BacktestReport {
-    static func text(_ report: Backtest.Report, candidate: RuleSet, since: String, elapsed: Duration) -> String {
+    static func text(_ report: Backtest.Report, candidate: RuleSet, since: String, elapsed: Duration, labels: Bool = false) -> String {
         var lines = [
             "candidate \(candidate.version) (\(candidate.rules.count) rules) over \(report.decisions) decisions of the last \(since), in \(String(format: "%.1f", elapsed.timeInterval)) s",
             "",
@@ -38,11 +38,12 @@ enum BacktestReport {
             lines.append("\(report.touchedByMissing) decisions read signals their snapshot lacks (evaluated as missing): \(signals)")
         }
         if report.unreadable > 0 { lines.append("\(report.unreadable) snapshots were unreadable and skipped") }
+        if labels { lines += BacktestLabelReport.text(report.labels) }
         return lines.joined(separator: "\n")
     }
 
-    static func json(_ report: Backtest.Report, candidate: RuleSet) -> String {
-        let object: [String: Any] = [
+    static func json(_ report: Backtest.Report, candidate: RuleSet, labels: Bool = false) -> String {
+        var object: [String: Any] = [
             "candidateVersion": candidate.version,
             "decisions": report.decisions,
             "changed": report.changed,
@@ -55,6 +56,7 @@ enum BacktestReport {
             "missingSignals": report.missingSignals,
             "unreadable": report.unreadable,
         ]
+        if labels { object["labels"] = BacktestLabelReport.json(report.labels) }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
     }

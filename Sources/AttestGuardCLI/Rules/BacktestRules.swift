@@ -28,6 +28,9 @@ struct BacktestRules: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the report as JSON.")
     var json = false
 
+    @Flag(name: .long, help: "Measure both rule sets against the stored fraud labels: precision and recall per rule and per set.")
+    var labels = false
+
     func run() async throws {
         guard let window = SignalInput.duration(since), window > 0 else {
             throw ValidationError("--since is a duration such as 24h or 7d, not \(since)")
@@ -53,6 +56,7 @@ struct BacktestRules: AsyncParsableCommand {
                 return .success(try await withThrowingTaskGroup(of: Backtest.Report?.self) { group in
                     for service in services { group.addTask { try await service.run(); return nil } }
                     try await source.checkSchema()
+                    let decisionLabels = labels ? DecisionLabels(try await source.labels.labels(appId: nil)) : nil
                     var backtest = Backtest(candidate: candidate)
                     var cursor: DecisionLogEntry?
                     pages: while true {
@@ -64,7 +68,8 @@ struct BacktestRules: AsyncParsableCommand {
                                 decidedAt: entry.decidedAt,
                                 decision: entry.ruleDecision,
                                 fired: entry.fired.split(separator: ",").map(String.init),
-                                signals: entry.signals
+                                signals: entry.signals,
+                                label: decisionLabels?.label(of: entry)?.label
                             ))
                         }
                         cursor = last
@@ -82,7 +87,11 @@ struct BacktestRules: AsyncParsableCommand {
             Self.fail("reading the decision log failed: \(error)")
         case .success(let report):
             let elapsed = ContinuousClock.now - started
-            print(json ? BacktestReport.json(report, candidate: candidate) : BacktestReport.text(report, candidate: candidate, since: since, elapsed: elapsed))
+            print(
+                json
+                    ? BacktestReport.json(report, candidate: candidate, labels: labels)
+                    : BacktestReport.text(report, candidate: candidate, since: since, elapsed: elapsed, labels: labels)
+            )
         }
     }
 

@@ -9,6 +9,8 @@ import ServiceLifecycle
 /// file and keeps writing), PostgreSQL through a cold pool as the server opens it.
 struct BacktestSource: Sendable {
     let log: any DecisionLogReader
+    /// The fraud labels the log's decisions are measured against (`--labels`).
+    let labels: any LabelReader
     /// What must run while the log is read (PostgreSQL's pool).
     let services: [any Service]
     /// Throws unless the store's schema is this build's (SQLite's reader checked it when it opened).
@@ -19,11 +21,11 @@ struct BacktestSource: Sendable {
         switch database {
         case .sqlite(let path):
             let reader = try await SQLiteDecisionLogReader.open(path: path, logger: logger)
-            return BacktestSource(log: reader, services: [], checkSchema: {}, close: { await reader.close() })
+            return BacktestSource(log: reader, labels: reader, services: [], checkSchema: {}, close: { await reader.close() })
         case .postgres:
             let store = try await OpenedStore.open(database.coldPool, clock: clock, logger: logger)
             return BacktestSource(
-                log: store.store, services: store.services, checkSchema: { _ = try await store.schemaVersion() }, close: store.close
+                log: store.store, labels: store.store, services: store.services, checkSchema: { _ = try await store.schemaVersion() }, close: store.close
             )
         }
     }

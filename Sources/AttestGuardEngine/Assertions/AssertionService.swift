@@ -102,6 +102,7 @@ public struct AssertionService: Sendable {
             attributes: submission.request.attributes ?? [:],
             binding: binding.signal
         )
+        scoreRequest.requestId = submission.requestId
         // The verdict's facts are read in the commit's round trip; a request whose read cannot be planned (a
         // malformed DeviceCheck subject, say) is scored after the commit, where a failure answers `review`.
         let planned = try? scorer.plan(scoreRequest, under: ruleSet)

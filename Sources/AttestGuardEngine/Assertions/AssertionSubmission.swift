@@ -66,6 +66,8 @@ public struct AssertionSubmission: Sendable, Hashable {
     public var clientData: Data
     public var userId: Identifier
     public var request: AssertedRequest
+    /// The HTTP request's id, logged with the verdict (a label names the decision by it).
+    public var requestId: String?
 
     public init(appId: String, keyId: KeyId, assertion: Data, clientData: Data, userId: Identifier, request: AssertedRequest) {
         self.appId = appId

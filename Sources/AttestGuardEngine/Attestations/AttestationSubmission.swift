@@ -13,6 +13,8 @@ public struct AttestationSubmission: Sendable, Hashable {
     public var deviceId: Identifier?
     /// The client's address as the gateway saw it: attestations, new keys and failures count per address too.
     public var ip: ClientIP?
+    /// The HTTP request's id, logged with the verdict (a label names the decision by it).
+    public var requestId: String?
 
     public init(
         appId: String, keyId: KeyId, attestation: Data, challenge: Data, userId: Identifier, deviceId: Identifier? = nil, ip: ClientIP? = nil

@@ -200,7 +200,8 @@ public struct RiskScorer: Sendable {
             ruleSetVersion: outcome.evaluation.ruleSetVersion,
             fired: outcome.evaluation.fired.map(\.id).joined(separator: ","),
             signals: DecisionSnapshot.json(outcome.signalList),
-            shadow: outcome.shadow.map { ShadowVerdict(decision: $0.decision, ruleSetVersion: $0.ruleSetVersion, fired: $0.fired.map(\.id).joined(separator: ",")) }
+            shadow: outcome.shadow.map { ShadowVerdict(decision: $0.decision, ruleSetVersion: $0.ruleSetVersion, fired: $0.fired.map(\.id).joined(separator: ",")) },
+            requestId: request.requestId
         ))
     }
 

@@ -21,6 +21,8 @@ public struct ScoreRequest: Sendable {
     public var binding: RequestBindingSignal?
     /// For an assertion: its counter minus the key's previous counter.
     public var counterJump: Int64?
+    /// The HTTP request's id (`X-Request-Id`), logged with the verdict so that a label can name the decision.
+    public var requestId: String?
 
     public init(
         appId: String,

@@ -10,6 +10,8 @@ public enum Scope: String, Sendable, Hashable, CaseIterable, Codable {
     case admin
     /// Read-only: keys, rules and gateway policies, limited to the key's apps; never a change, never a verdict.
     case analyst
+    /// An analyst's one write: fraud labels (`POST /v1/labels`), limited to the key's apps.
+    case analystWrite = "analyst:write"
     case deviceCheckRead = "devicecheck:read"
     case deviceCheckWrite = "devicecheck:write"
 }

@@ -161,7 +161,7 @@ public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
         ConfigurationKey("apiKeys.names", "the names of the configured API keys", list: true),
         ConfigurationKey("apiKeys.<apiKey>.secretFile", "a file holding the API key"),
         ConfigurationKey("apiKeys.<apiKey>.secretEnv", "an environment variable holding the API key"),
-        ConfigurationKey("apiKeys.<apiKey>.scopes", "verify, score, gateway, devicecheck:read, devicecheck:write, admin, analyst", list: true),
+        ConfigurationKey("apiKeys.<apiKey>.scopes", "verify, score, gateway, devicecheck:read, devicecheck:write, admin, analyst, analyst:write", list: true),
         ConfigurationKey("apiKeys.<apiKey>.apps", "the app ids the key may touch ([\"*\"] or none: every app)", list: true),
     ]
 }

@@ -48,7 +48,7 @@ struct AppFacingRoutes {
     @Sendable func attest(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
         let caller = try identify(request, context: context)
         let input = try await body.decode(AppAttestationRequestBody.self, from: request)
-        let result = try await engine.attestations.attest(AttestationSubmission(
+        var submission = AttestationSubmission(
             appId: caller.appId,
             keyId: try KeyId(base64: input.keyId),
             attestation: try Base64Field.decode(input.attestation, field: "attestation", maximumBytes: 64 * 1024),
@@ -56,7 +56,9 @@ struct AppFacingRoutes {
             userId: caller.user,
             deviceId: try input.deviceId.map { text throws(EngineError) in try Identifier(text, field: "deviceId") },
             ip: caller.ip
-        ))
+        )
+        submission.requestId = context.requestId
+        let result = try await engine.attestations.attest(submission)
         return try JSONResponse.make(AppAttestationResponseBody(result), status: result.idempotent ? .ok : .created)
     }
 

@@ -72,10 +72,12 @@ struct ForwardAuthRoutes {
             throw ForwardAuthRefusal(precise: APIError(.forbidden, code: .userMissing, "this route needs the user the gateway authenticated"), answer: .forbidden)
         }
         if let credentials = try asked.credentials(), let user = asked.caller.user {
-            let result = try await engine.assertions.assert(AssertionSubmission(
+            var submission = AssertionSubmission(
                 appId: app.appId, keyId: credentials.keyId, assertion: credentials.assertion, clientData: credentials.clientData, userId: user,
                 request: AssertedRequest(method: asked.method, path: asked.caller.requestTarget, bodySha256: asked.bodySha256, ip: asked.caller.ip, action: route.action)
-            ))
+            )
+            submission.requestId = context.requestId
+            let result = try await engine.assertions.assert(submission)
             return ForwardAuthVerdict(
                 verdict: result.verdict, keyId: credentials.keyId, binding: result.requestBinding.signal, signedBodySha256: result.signedBodySha256, route: route
             )
@@ -93,9 +95,11 @@ struct ForwardAuthRoutes {
                 answer: .unauthorized
             )
         }
-        let outcome = try await engine.scorer.score(ScoreRequest(
+        var scoreRequest = ScoreRequest(
             appId: app.appId, endpoint: .score, userId: asked.caller.user, ip: asked.caller.ip, action: route.action, attestStatus: asked.clientAttestStatus
-        ))
+        )
+        scoreRequest.requestId = context.requestId
+        let outcome = try await engine.scorer.score(scoreRequest)
         return ForwardAuthVerdict(verdict: outcome.verdict, keyId: nil, binding: .none, signedBodySha256: nil, route: route)
     }
 

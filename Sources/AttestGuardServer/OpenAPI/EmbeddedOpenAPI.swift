@@ -29,7 +29,7 @@ info:
 
     ## Authentication
     Every `/v1` route needs `Authorization: Bearer <api key>`. Each API key carries scopes (`verify`, `score`, `gateway`,
-    `admin`, `analyst`, `devicecheck:read`, `devicecheck:write`) and the apps it may touch (`analyst` reads keys, their
+    `admin`, `analyst`, `analyst:write`, `devicecheck:read`, `devicecheck:write`) and the apps it may touch (`analyst` reads keys, their
     history, the decision log, `GET /v1/admin/rules` and `GET /v1/admin/gateway`, never a change; read routes show only
     the key's apps); a missing or unknown key is `401
     unauthorized`, a key without the route's scope or without the app is `403 forbidden` (forward-auth,
@@ -66,6 +66,8 @@ tags:
     description: 'What the server recorded, for analysts: a key''s risk-metric history and the decision log. Scope `analyst` or `admin`.'
   - name: devicecheck
     description: Apple's two DeviceCheck bits per device, stored against a key, user or device for scoring.
+  - name: labels
+    description: 'The fraud team''s labels of decisions, keys, users and devices, which backtests measure rules against. Scope `analyst:write` or `admin`.'
   - name: scoring
     description: Risk verdicts from the rule set in force, for requests the gateway is about to serve.
   - name: gateway
@@ -679,6 +681,74 @@ paths:
           $ref: '#/components/responses/BodyTooLarge'
         '415':
           $ref: '#/components/responses/UnsupportedMediaType'
+
+  /v1/labels:
+    post:
+      tags: [labels]
+      operationId: storeLabels
+      summary: Label decisions, keys, users or devices as fraud or legitimate
+      description: |
+        One label, or `{labels: [...]}` with at most 1,000 (more: 400 `too_many_labels`). Each names its app (one of
+        the API key's, else 403 `forbidden`; configured, else 404 `app_not_found`) and exactly one subject: a logged
+        decision's `requestId` (its `X-Request-Id`), a `keyId`, a `userId` or a `deviceId`. User and device ids are
+        stored as the decision log's keyed hashes, never as ids. `labelledAt` defaults to the server's now. Every label
+        is checked before any is stored (a problem in a batch names `labels[i]`); the batch is stored in one
+        transaction. A label is idempotent on (app, subject, source): the same label again is `unchanged`, a
+        different one as late or later `replaced`s it, an older one is `unchanged`. `outcomes` lists what storing each
+        label did, in the order sent. Scope: `analyst:write` or `admin`.
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: '#/components/schemas/LabelRequest'
+            examples:
+              one:
+                value:
+                  appId: ABCDE12345.com.example.shop
+                  requestId: 6f1c2a8e-3b7d-4e0a-9c55-0d2b1f7e4a10
+                  label: fraud
+                  source: chargebacks
+                  labelledAt: '2026-11-20T10:00:00Z'
+              batch:
+                value:
+                  labels:
+                    - appId: ABCDE12345.com.example.shop
+                      userId: user-42
+                      label: fraud
+                      source: support-case-123
+                    - appId: ABCDE12345.com.example.shop
+                      keyId: u1qLupMXpfUY8nvwohOwS0r6C7mjK6Vz0FysWUB2Jd4=
+                      label: legitimate
+                      source: support-case-124
+      responses:
+        '200':
+          description: What storing each label did.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/LabelResponse'
+              examples:
+                batch:
+                  value:
+                    created: 1
+                    replaced: 0
+                    unchanged: 1
+                    outcomes: [created, unchanged]
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '403':
+          $ref: '#/components/responses/Forbidden'
+        '404':
+          $ref: '#/components/responses/AppNotFound'
+        '413':
+          $ref: '#/components/responses/BodyTooLarge'
+        '415':
+          $ref: '#/components/responses/UnsupportedMediaType'
+        '503':
+          $ref: '#/components/responses/StoreUnavailable'
 
   /v1/admin/rules:
     get:
@@ -2019,6 +2089,7 @@ components:
         - method_not_allowed
         - not_found
         - http_error
+        - too_many_labels
         # Authentication (401, 403)
         - unauthorized
         - forbidden
@@ -2575,6 +2646,65 @@ components:
           type: string
           examples: [none, 'sha256:80ffe14b32b4eeac']
 
+    Label:
+      type: object
+      description: One fraud label. Name exactly one of `requestId`, `keyId`, `userId` and `deviceId`.
+      required: [appId, label, source]
+      properties:
+        appId:
+          type: string
+        requestId:
+          type: string
+          pattern: '^[A-Za-z0-9._:-]{1,128}$'
+          description: A logged decision's `X-Request-Id`.
+        keyId:
+          type: string
+          description: Standard base64 or base64url of the key id.
+        userId:
+          type: string
+          maxLength: 256
+        deviceId:
+          type: string
+          maxLength: 256
+        label:
+          type: string
+          enum: [fraud, legitimate]
+        source:
+          type: string
+          maxLength: 128
+          description: Who says so, such as `chargebacks` or `support-case-123`.
+        labelledAt:
+          type: string
+          format: date-time
+          description: When the source said so (default the server's now; at most 5 minutes ahead of it).
+    LabelRequest:
+      description: One label, or a batch of at most 1,000.
+      oneOf:
+        - $ref: '#/components/schemas/Label'
+        - type: object
+          required: [labels]
+          properties:
+            labels:
+              type: array
+              minItems: 1
+              maxItems: 1000
+              items:
+                $ref: '#/components/schemas/Label'
+    LabelResponse:
+      type: object
+      required: [created, replaced, unchanged, outcomes]
+      properties:
+        created:
+          type: integer
+        replaced:
+          type: integer
+        unchanged:
+          type: integer
+        outcomes:
+          type: array
+          items:
+            type: string
+            enum: [created, replaced, unchanged]
     ScoreRequest:
       type: object
       required: [appId]

@@ -14,7 +14,9 @@ struct ScoreRoutes {
     @Sendable func score(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
         let input = try await body.decode(ScoreRequestBody.self, from: request)
         try context.requireAccess(to: input.appId)
-        let outcome = try await engine.scorer.score(try input.scoreRequest())
+        var scoreRequest = try input.scoreRequest()
+        scoreRequest.requestId = context.requestId
+        let outcome = try await engine.scorer.score(scoreRequest)
         return JSONResponse.make(json: ScoreResponseJSON.bytes(verdict: outcome.verdict, signals: outcome.signalList), status: .ok)
     }
 }

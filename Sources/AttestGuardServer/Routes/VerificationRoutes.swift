@@ -37,7 +37,7 @@ struct VerificationRoutes {
     @Sendable func attest(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
         let input = try await body.decode(AttestationRequestBody.self, from: request)
         try context.requireAccess(to: input.appId)
-        let submission = AttestationSubmission(
+        var submission = AttestationSubmission(
             appId: input.appId,
             keyId: try KeyId(base64: input.keyId),
             attestation: try Base64Field.decode(input.attestation, field: "attestation", maximumBytes: 64 * 1024),
@@ -46,6 +46,7 @@ struct VerificationRoutes {
             deviceId: try input.deviceId.map { text throws(EngineError) in try Identifier(text, field: "deviceId") },
             ip: input.ip
         )
+        submission.requestId = context.requestId
         let result = try await engine.attestations.attest(submission)
         return try JSONResponse.make(AttestationResponseBody(result), status: result.idempotent ? .ok : .created)
     }
@@ -57,7 +58,7 @@ struct VerificationRoutes {
         guard input.clientData.count <= 8_192, let clientData = Base64Text.decodeURL(input.clientData) else {
             throw APIError.badRequest(.malformedBase64, "clientData is not base64url")
         }
-        let submission = AssertionSubmission(
+        var submission = AssertionSubmission(
             appId: input.appId,
             keyId: try KeyId(base64: input.keyId),
             assertion: try Base64Field.decode(input.assertion, field: "assertion", maximumBytes: 4_096),
@@ -65,6 +66,7 @@ struct VerificationRoutes {
             userId: try Identifier(input.userId, field: "userId"),
             request: input.request
         )
+        submission.requestId = context.requestId
         let result = try await engine.assertions.assert(submission)
         return JSONResponse.make(json: AssertionResponseJSON.bytes(result), status: .ok)
     }

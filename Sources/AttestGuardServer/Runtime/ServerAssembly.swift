@@ -35,6 +35,7 @@ public enum ServerAssembly {
         VerificationRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes))
             .register(on: router, keys: APIKeyRing(configuration.apiKeys))
         HistoryRoutes(engine: engine).register(on: router, keys: APIKeyRing(configuration.apiKeys))
+        LabelRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes)).register(on: router, keys: APIKeyRing(configuration.apiKeys))
         DeviceCheckRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes))
             .register(on: router, keys: APIKeyRing(configuration.apiKeys))
         ScoreRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes))

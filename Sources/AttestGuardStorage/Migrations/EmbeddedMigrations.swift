@@ -329,6 +329,24 @@ ALTER TABLE decision_log ADD COLUMN shadow_decision text;
 ALTER TABLE decision_log ADD COLUMN shadow_rule_set_version text;
 ALTER TABLE decision_log ADD COLUMN shadow_fired text;
 """#),
+        Migration(version: 19, name: "labels", sql: #"""
+-- AttestGuard schema 19: fraud labels, and the request id of each logged decision that a label names. A label is a
+-- source's word that a subject of an app (a decision by its request id, a key by its base64 id, a user or a device
+-- by the decision log's keyed hash) was fraud or legitimate, as of labelled_at; one per (app, subject, source), so
+-- that posting it again changes nothing. The backtest reads an app's labels whole; explain finds a decision by its
+-- request id through the partial index (a partitioned index: every day partition gets its own).
+CREATE TABLE labels (
+    app_id       text        NOT NULL,
+    subject_kind text        NOT NULL,
+    subject      text        NOT NULL,
+    source       text        NOT NULL,
+    label        text        NOT NULL,
+    labelled_at  timestamptz NOT NULL,
+    PRIMARY KEY (app_id, subject_kind, subject, source)
+);
+ALTER TABLE decision_log ADD COLUMN request_id text;
+CREATE INDEX decision_log_by_request ON decision_log (app_id, request_id) WHERE request_id IS NOT NULL;
+"""#),
         Migration(version: 21, name: "attestation_ramp", sql: #"""
 -- AttestGuard schema 21: the automatic attestation rollout. attestation_outcomes counts, per app, ramp period and
 -- outcome, the attestation attempts the app-side library reports (attested, failed, rate_limited, unsupported) and
@@ -634,6 +652,23 @@ CREATE TABLE app_policy_overrides (
 ALTER TABLE decision_log ADD COLUMN shadow_decision TEXT;
 ALTER TABLE decision_log ADD COLUMN shadow_rule_set_version TEXT;
 ALTER TABLE decision_log ADD COLUMN shadow_fired TEXT;
+"""#),
+        Migration(version: 19, name: "labels", sql: #"""
+-- AttestGuard schema 19: fraud labels, and the request id of each logged decision that a label names. A label is a
+-- source's word that a subject of an app (a decision by its request id, a key by its base64 id, a user or a device
+-- by the decision log's keyed hash) was fraud or legitimate, as of labelled_at; one per (app, subject, source), so
+-- that posting it again changes nothing. explain finds a decision by its request id through the partial index.
+CREATE TABLE labels (
+    app_id       TEXT    NOT NULL,
+    subject_kind TEXT    NOT NULL,
+    subject      TEXT    NOT NULL,
+    source       TEXT    NOT NULL,
+    label        TEXT    NOT NULL,
+    labelled_at  INTEGER NOT NULL,
+    PRIMARY KEY (app_id, subject_kind, subject, source)
+);
+ALTER TABLE decision_log ADD COLUMN request_id TEXT;
+CREATE INDEX decision_log_by_request ON decision_log (app_id, request_id) WHERE request_id IS NOT NULL;
 """#),
         Migration(version: 21, name: "attestation_ramp", sql: #"""
 -- AttestGuard schema 21: the automatic attestation rollout. attestation_outcomes counts, per app, ramp period and

@@ -27,11 +27,14 @@ public struct DecisionLogEntry: Sendable, Hashable {
     public var signals: String
     /// The shadow rule set's evaluation of the same request, when one was in force (none before schema 18).
     public var shadow: ShadowVerdict?
+    /// The id of the HTTP request the verdict answered (`X-Request-Id`), by which a label names the decision (none
+    /// before schema 19, nor for a verdict made off a request).
+    public var requestId: String?
 
     public init(
         appId: String, decidedAt: Date, endpoint: Endpoint, keyId: String?, userHash: String?, ipHash: String?, deviceHash: String? = nil,
         decision: Decision, ruleDecision: Decision, score: Double, ruleSetVersion: String, fired: String, signals: String,
-        shadow: ShadowVerdict? = nil
+        shadow: ShadowVerdict? = nil, requestId: String? = nil
     ) {
         self.appId = appId
         self.decidedAt = decidedAt
@@ -47,6 +50,7 @@ public struct DecisionLogEntry: Sendable, Hashable {
         self.fired = fired
         self.signals = signals
         self.shadow = shadow
+        self.requestId = requestId
     }
 }
 

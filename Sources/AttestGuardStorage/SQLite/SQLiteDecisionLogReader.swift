@@ -53,6 +53,11 @@ public final class SQLiteDecisionLogReader: DecisionLogReader {
             .map(DecisionLogEntry.init(sqlite:))
     }
 
+    /// Runs one read on the connection.
+    func rows(_ sql: String, _ binds: [SQLiteData]) async throws -> [SQLiteRow] {
+        try await connection.query(sql, binds)
+    }
+
     /// Closes the connection.
     public func close() async {
         try? await connection.close()

@@ -10,8 +10,8 @@ extension SQLiteRiskStore {
                 _ = try await connection.query(
                     """
                     INSERT INTO decision_log (app_id, decided_at, endpoint, key_id, user_hash, ip_hash, device_hash, decision, rule_decision, score,
-                                              rule_set_version, fired, signals, shadow_decision, shadow_rule_set_version, shadow_fired)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+                                              rule_set_version, fired, signals, shadow_decision, shadow_rule_set_version, shadow_fired, request_id)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
                     """,
                     [
                         .text(entry.appId), SQLiteValues.bind(entry.decidedAt), .text(entry.endpoint.rawValue), SQLiteValues.bind(entry.keyId),
@@ -19,7 +19,7 @@ extension SQLiteRiskStore {
                         .text(entry.decision.rawValue), .text(entry.ruleDecision.rawValue),
                         .float(entry.score), .text(entry.ruleSetVersion), .text(entry.fired), .text(entry.signals),
                         SQLiteValues.bind(entry.shadow?.decision.rawValue), SQLiteValues.bind(entry.shadow?.ruleSetVersion),
-                        SQLiteValues.bind(entry.shadow?.fired),
+                        SQLiteValues.bind(entry.shadow?.fired), SQLiteValues.bind(entry.requestId),
                     ]
                 )
             }
@@ -63,6 +63,7 @@ extension DecisionLogEntry {
             ruleSetVersion: try reader.text("rule_set_version"), fired: try reader.text("fired"), signals: try reader.text("signals")
         )
         sequence = try reader.integer("seq")
+        requestId = try reader.optionalText("request_id")
         if let shadowDecision = try reader.optionalText("shadow_decision"), let decision = Decision(rawValue: shadowDecision) {
             shadow = ShadowVerdict(
                 decision: decision, ruleSetVersion: try reader.optionalText("shadow_rule_set_version") ?? "", fired: try reader.optionalText("shadow_fired") ?? ""

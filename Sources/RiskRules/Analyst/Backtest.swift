@@ -14,12 +14,15 @@ public struct Backtest: Sendable {
         public var fired: [String]
         /// The snapshot: a JSON object of signal names to values.
         public var signals: String
+        /// What the fraud team labelled the decision, if anything (its own label, else its key's, user's, device's).
+        public var label: FraudLabel?
 
-        public init(decidedAt: Date, decision: Decision, fired: [String], signals: String) {
+        public init(decidedAt: Date, decision: Decision, fired: [String], signals: String, label: FraudLabel? = nil) {
             self.decidedAt = decidedAt
             self.decision = decision
             self.fired = fired
             self.signals = signals
+            self.label = label
         }
     }
 
@@ -35,6 +38,8 @@ public struct Backtest: Sendable {
         public var missingSignals: [String: Int] = [:]
         /// Snapshots that are not a JSON object (skipped).
         public var unreadable = 0
+        /// The rules of both sets measured against the labelled decisions.
+        public var labels = LabelScores()
 
         public var changed: Int {
             matrix.reduce(0) { total, row in total + row.value.filter { $0.key != row.key }.reduce(0) { $0 + $1.value } }
@@ -77,6 +82,9 @@ public struct Backtest: Sendable {
         report.matrix[decision.decision, default: [:]][evaluation.decision, default: 0] += 1
         for rule in decision.fired { report.hitsBefore[rule, default: 0] += 1 }
         for fired in evaluation.fired { report.hitsAfter[fired.id, default: 0] += 1 }
+        if let label = decision.label {
+            report.labels.record(label, before: decision.decision, firedBefore: decision.fired, after: evaluation.decision, firedAfter: evaluation.fired.map(\.id))
+        }
     }
 
     static func value(_ raw: SnapshotValue, type: SignalType) -> SignalValue? {

@@ -1,0 +1,115 @@
+public import AttestGuardStorage
+public import AttestVocabulary
+public import Foundation
+
+/// Checks and stores fraud labels (`POST /v1/labels`, `attestguard labels import`): each names a configured app and
+/// one subject, whose user and device ids are hashed with the decision log's key (``VelocityKeying``) and whose key
+/// id is stored as the log's standard base64, so that a label joins the log and no raw id is kept. A batch is
+/// stored whole or not at all.
+public struct LabelService: Sendable {
+    /// The most labels one batch (one request) may carry.
+    public static let maximumBatch = 1_000
+    /// The longest source, in UTF-8 bytes.
+    public static let maximumSourceBytes = 128
+    /// The longest request id, in bytes: as `X-Request-Id` keeps it.
+    public static let maximumRequestIdBytes = 128
+    /// How far past the clock's now a label's time may be (a source's clock a little ahead).
+    public static let futureTolerance: TimeInterval = 300
+
+    let store: any LabelStore
+    let apps: AppCatalog
+    let keying: VelocityKeying
+    let clock: any EngineClock
+
+    /// - Parameter keying: The keyed hash the decision log's user and device hashes are made with.
+    public init(store: any LabelStore, apps: AppCatalog, keying: VelocityKeying, clock: any EngineClock) {
+        self.store = store
+        self.apps = apps
+        self.keying = keying
+        self.clock = clock
+    }
+
+    /// The label as stored, from a submission.
+    /// - Throws: `app_not_found` for an app not configured; `missing_field` without an app, subject, label or source;
+    ///   `invalid_field` for two subjects, a label other than `fraud` or `legitimate`, a malformed id or source, or a
+    ///   time more than ``futureTolerance`` ahead of the clock.
+    public func validate(_ submission: LabelSubmission) throws(EngineError) -> FraudLabelRecord {
+        guard let appId = submission.appId, !appId.isEmpty else { throw EngineError.invalid(.missingField, "appId is required") }
+        _ = try apps.policy(for: appId)
+        let named: [(LabelSubjectKind, String)] = [
+            (.decision, submission.requestId), (.key, submission.keyId), (.user, submission.userId), (.device, submission.deviceId),
+        ].compactMap { kind, text in text.map { (kind, $0) } }
+        guard let (kind, text) = named.first else {
+            throw EngineError.invalid(.missingField, "name the subject: one of requestId, keyId, userId and deviceId")
+        }
+        guard named.count == 1 else {
+            throw EngineError.invalid(.invalidField, "name one subject only, not \(named.map(\.0.field).joined(separator: " and "))")
+        }
+        let subject = try Self.subject(kind, text, keying: keying)
+        guard let labelText = submission.label, !labelText.isEmpty else { throw EngineError.invalid(.missingField, "label is required") }
+        guard let label = FraudLabel(rawValue: labelText) else {
+            throw EngineError.invalid(.invalidField, "label must be fraud or legitimate")
+        }
+        guard let source = submission.source, !source.isEmpty else { throw EngineError.invalid(.missingField, "source is required") }
+        guard source.utf8.count <= Self.maximumSourceBytes, (try? Identifier(source, field: "source")) != nil else {
+            throw EngineError.invalid(.invalidField, "source must be 1-\(Self.maximumSourceBytes) bytes of printable characters")
+        }
+        let now = clock.now()
+        let labelledAt = submission.labelledAt ?? now
+        guard labelledAt.timeIntervalSince(now) <= Self.futureTolerance else {
+            throw EngineError.invalid(.invalidField, "labelledAt is in the future")
+        }
+        return FraudLabelRecord(appId: appId, kind: kind, subject: subject, source: source, label: label, labelledAt: labelledAt)
+    }
+
+    /// Stores checked labels in one transaction.
+    /// - Throws: `too_many_labels` for more than ``maximumBatch``; `store_unavailable`.
+    public func store(_ labels: [FraudLabelRecord]) async throws -> LabelBatchResult {
+        guard labels.count <= Self.maximumBatch else {
+            throw EngineError.invalid(.tooManyLabels, "a batch carries at most \(Self.maximumBatch) labels, not \(labels.count)")
+        }
+        return LabelBatchResult(outcomes: try await withStore { try await store.storeLabels(labels) })
+    }
+
+    /// Stores checked labels in one transaction whatever their number (`attestguard labels import`: a whole file,
+    /// all or nothing).
+    /// - Throws: `store_unavailable`.
+    public func storeAll(_ labels: [FraudLabelRecord]) async throws -> LabelBatchResult {
+        LabelBatchResult(outcomes: try await withStore { try await store.storeLabels(labels) })
+    }
+
+    /// The subject as the decision log names it: a request id as given, a key id as standard base64, a user or a
+    /// device as its keyed hash.
+    static func subject(_ kind: LabelSubjectKind, _ text: String, keying: VelocityKeying) throws(EngineError) -> String {
+        switch kind {
+        case .decision:
+            guard (1...maximumRequestIdBytes).contains(text.utf8.count), text.utf8.allSatisfy(isRequestIdByte) else {
+                throw EngineError.invalid(.invalidField, "requestId must be 1-\(maximumRequestIdBytes) ASCII letters, digits, -, _, . or :")
+            }
+            return text
+        case .key:
+            return try KeyId(base64: text).base64
+        case .user:
+            return keying.subject(.user, try Identifier(text, field: kind.field).value)
+        case .device:
+            return keying.subject(.device, try Identifier(text, field: kind.field).value)
+        }
+    }
+
+    private static func isRequestIdByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: ":"):
+            true
+        default:
+            false
+        }
+    }
+}
+
+extension Engine {
+    /// The fraud labels of this engine's store, hashed with its decision log's key.
+    public var labels: LabelService {
+        LabelService(store: store, apps: apps, keying: settings.velocityKeying, clock: clock)
+    }
+}

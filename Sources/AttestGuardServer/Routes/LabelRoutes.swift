@@ -1,0 +1,44 @@
+import AttestGuardEngine
+import AttestGuardStorage
+import AttestVocabulary
+import Hummingbird
+
+/// `POST /v1/labels` (scope `analyst:write` or `admin`, limited to the key's apps): the fraud team's word that a
+/// decision, key, user or device was fraud or legitimate. One label or `{labels: [...]}` (at most 1,000), checked
+/// whole before any is stored, then stored in one transaction; each is idempotent on (app, subject, source) and
+/// the answer says, label by label, whether it was created, replaced or unchanged. Logged at info with the key's
+/// name and the counts (never a subject).
+struct LabelRoutes {
+    let engine: Engine
+    let body: JSONBody
+
+    func register(on router: Router<AttestGuardRequestContext>, keys: APIKeyRing) {
+        router.group("v1").add(middleware: APIKeyMiddleware(ring: keys, scopes: [.analystWrite, .admin])).post("labels", use: store)
+    }
+
+    @Sendable func store(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
+        let fields = try await body.decode(LabelRequestBody.self, from: request).all()
+        guard fields.count <= LabelService.maximumBatch else {
+            throw APIError.badRequest(.tooManyLabels, "a batch carries at most \(LabelService.maximumBatch) labels, not \(fields.count)")
+        }
+        let service = engine.labels
+        let batch = fields.count > 1
+        var labels: [FraudLabelRecord] = []
+        labels.reserveCapacity(fields.count)
+        for (index, field) in fields.enumerated() {
+            do {
+                if let appId = field.appId, !appId.isEmpty { try context.requireAccess(to: appId) }
+                labels.append(try service.validate(try field.submission()))
+            } catch let error as EngineError where batch {
+                throw EngineError(error.kind, code: error.code, "labels[\(index)]: \(error.message)")
+            }
+        }
+        let result = try await service.store(labels)
+        // The request's logger carries the API key's name already.
+        context.logger.info("labels stored", metadata: [
+            "created": .stringConvertible(result.created), "replaced": .stringConvertible(result.replaced),
+            "unchanged": .stringConvertible(result.unchanged),
+        ])
+        return try JSONResponse.make(LabelResponseBody(result), status: .ok)
+    }
+}

@@ -1,0 +1,22 @@
+public import AttestVocabulary
+public import Foundation
+
+/// Reads stored labels: the store's own, or a SQLite store's opened read-only beside the server (the backtest).
+public protocol LabelReader: Sendable {
+    /// Every label of the app (of every app when nil), by app, kind, subject and source.
+    func labels(appId: String?) async throws -> [FraudLabelRecord]
+}
+
+/// Where fraud labels are kept, shared by every server process on the store.
+public protocol LabelStore: LabelReader {
+    /// Stores a batch of labels in one transaction, each idempotent on (app, kind, subject, source): returns, for
+    /// each input in order, whether it was created, replaced an earlier label of its source
+    /// (``FraudLabelRecord/replaces(_:)``), or changed nothing.
+    func storeLabels(_ labels: [FraudLabelRecord]) async throws -> [LabelWriteOutcome]
+
+    /// The labels of the subjects of `decisions`: their request ids, keys, users and devices, in their apps.
+    func labels(for decisions: [DecisionLogEntry]) async throws -> [FraudLabelRecord]
+
+    /// The logged decision with this request id in the app (the newest, should a caller reuse an id).
+    func decision(appId: String, requestId: String) async throws -> DecisionLogEntry?
+}

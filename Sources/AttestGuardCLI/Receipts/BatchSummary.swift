@@ -15,6 +15,8 @@ struct BatchSummary: Encodable {
     var failed: Int
     var leaseLost: Int
     var failures: [String: Int]
+    /// Apps whose risk-metric baseline the batch computed for the day (absent when the job failed).
+    var baselines: Int?
     var seconds: Double
     var perSecond: Double
 
@@ -30,6 +32,7 @@ struct BatchSummary: Encodable {
         failed = report.failed
         leaseLost = report.leaseLost
         failures = report.failures
+        baselines = report.baselinesComputed
         seconds = (elapsed.timeInterval * 1000).rounded() / 1000
         perSecond = seconds > 0 ? (Double(report.settled) / seconds).rounded() : 0
     }

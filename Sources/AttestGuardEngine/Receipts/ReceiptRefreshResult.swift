@@ -53,6 +53,9 @@ public struct ReceiptBatchReport: Sendable, Hashable {
     public var leaseLost = 0
     /// Outcome words of the receipts that gave up or failed, with counts.
     public var failures: [String: Int] = [:]
+    /// Apps whose risk-metric baseline for the day the batch computed at its end (``RiskBaselineJob``); nil when no
+    /// job ran or it failed.
+    public var baselinesComputed: Int?
 
     public init() {}
 

@@ -44,14 +44,17 @@ public struct RiskScorer: Sendable {
 
     init(
         rules: RuleSetHolder, apps: AppCatalog, store: any RiskStore, deviceCheck: DeviceCheckService, velocity: VelocityRecorder,
-        decisionLog: DecisionLogWriter, clock: any EngineClock, metrics: EngineMetrics, shadow: RuleSetHolder? = nil
+        decisionLog: DecisionLogWriter, clock: any EngineClock, metrics: EngineMetrics, shadow: RuleSetHolder? = nil,
+        baselines: RiskBaselineBook = RiskBaselineBook()
     ) {
         self.metrics = metrics
         self.decisionLog = decisionLog
         self.shadow = shadow
         self.rules = rules
         self.apps = apps
-        self.assembler = SignalAssembler(store: store, deviceCheck: deviceCheck, velocity: VelocitySignals(recorder: velocity))
+        self.assembler = SignalAssembler(
+            store: store, deviceCheck: deviceCheck, velocity: VelocitySignals(recorder: velocity), baselines: baselines
+        )
         self.velocity = velocity
         self.clock = clock
     }

@@ -1,0 +1,36 @@
+import AttestGuardEngine
+import AttestGuardStorage
+import AttestTestSupport
+import FakeApple
+import Foundation
+import Testing
+
+/// The nightly batch ends with the day's risk-metric baselines, over the metrics it just redeemed.
+@Suite("Receipt batch: risk-metric baselines")
+struct RiskBaselineBatchTests {
+    @Test("a batch computes each app's baseline once a day from the redeemed metrics", arguments: TestStoreBackend.available)
+    func batchComputesBaselines(backend: TestStoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            _ = try await ReceiptFleet.register(count: 12, in: test.store)
+            let app = SimulatorFixtures.app.appId
+            let clock = ManualClock(RefreshHarness.batchAt)
+            try await RefreshHarness.withScheduler(store: test.store, clock: clock, scenario: FakeAppleScenario(defaultRiskMetric: 2)) { _, scheduler in
+                var scheduler = scheduler
+                scheduler.baselines = RiskBaselineJob(
+                    store: test.store, appIds: [app, "ABCDE12345.com.example.other"], clock: clock, owner: "test-worker", logger: RefreshHarness.quietLogger
+                )
+                let first = try await scheduler.runBatch()
+                #expect(first.redeemed == 12)
+                #expect(first.baselinesComputed == 2)
+                let again = try await scheduler.runBatch()
+                #expect(again.baselinesComputed == 0, "one baseline per app and day")
+            }
+            let latest = try await test.store.latestRiskBaselines()
+            #expect(latest.map(\.appId) == ["ABCDE12345.com.example.other", app].sorted())
+            let baseline = try #require(latest.first { $0.appId == app })
+            #expect(baseline.keyCount == 12 && baseline.p50 == 2 && baseline.p99 == 2 && baseline.histogram == [2: 12])
+            #expect(baseline.day == RiskBaselineJob.day(of: RefreshHarness.batchAt))
+            #expect(baseline.computedBy == "test-worker")
+        }
+    }
+}

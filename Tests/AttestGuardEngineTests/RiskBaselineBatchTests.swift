@@ -33,4 +33,23 @@ struct RiskBaselineBatchTests {
             #expect(baseline.computedBy == "test-worker")
         }
     }
+
+    @Test("the continuous loop's check computes once per UTC day and again on the next", arguments: TestStoreBackend.available)
+    func oncePerDayInTheLoop(backend: TestStoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let app = SimulatorFixtures.app.appId
+            // 23:00 UTC: the next day begins an hour later.
+            let clock = ManualClock(Date(timeIntervalSince1970: 1_795_474_800))
+            let job = RiskBaselineJob(store: test.store, appIds: [app], clock: clock, owner: "loop", logger: RefreshHarness.quietLogger)
+            #expect(try await job.runIfDue().map(\.day) == ["2026-11-23"])
+            clock.advance(by: 1_800)
+            #expect(try await job.runIfDue().isEmpty)
+            // Another process's job, started later the same day, finds the day taken.
+            let other = RiskBaselineJob(store: test.store, appIds: [app], clock: clock, owner: "other", logger: RefreshHarness.quietLogger)
+            #expect(try await other.runIfDue().isEmpty)
+            clock.advance(by: 1_800)
+            #expect(try await job.runIfDue().map(\.day) == ["2026-11-24"])
+            #expect(try await test.store.riskBaselineHistory(appId: app, limit: 10).map(\.computedBy) == ["loop", "loop"])
+        }
+    }
 }

@@ -74,7 +74,7 @@ rules:
     reason: "the device has {receipt.risk_metric} attested keys in 30 days"
 
   - id: above-app-baseline
-    description: the metric is above this app's own 99th percentile (its daily baseline, `attestguard receipts baseline`) though below the key-farm line; what is normal differs by app
+    description: the metric is above this app's own 99th percentile (its daily baseline, `attestguard receipts baseline`) below the fixed farm line of 10; what is normal differs by app
     when: receipt.risk_metric_percentile >= 99 and receipt.risk_metric > app.risk_metric.p99 and receipt.risk_metric < 10
     decide: review
     reason: "the device has {receipt.risk_metric} attested keys in 30 days, above the app's 99th percentile of {app.risk_metric.p99}"
@@ -173,7 +173,7 @@ cases:
       receipt.risk_metric_change_7d: 12
     expect: { decision: deny, fired: [key-farm, key-count-rising], score: 85 }
 
-  - name: a metric above the app's own p99 is reviewed, though below the key-farm line
+  - name: a metric above the app's own p99 is reviewed, though below the farm line of 10
     signals:
       key.status: active
       receipt.risk_metric: 5

@@ -52,4 +52,30 @@ struct RiskBaselineBatchTests {
             #expect(try await test.store.riskBaselineHistory(appId: app, limit: 10).map(\.computedBy) == ["loop", "loop"])
         }
     }
+
+    @Test("the continuous refresher computes the day's baselines after its first pass", arguments: TestStoreBackend.available)
+    func continuousLoop(backend: TestStoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            _ = try await ReceiptFleet.register(count: 3, in: test.store)
+            let app = SimulatorFixtures.app.appId
+            let clock = ManualClock(RefreshHarness.batchAt)
+            try await RefreshHarness.withScheduler(store: test.store, clock: clock, scenario: FakeAppleScenario(defaultRiskMetric: 4)) { _, scheduler in
+                var scheduler = scheduler
+                scheduler.baselines = RiskBaselineJob(store: test.store, appIds: [app], clock: clock, owner: "serve", logger: RefreshHarness.quietLogger)
+                let configured = scheduler
+                let loop = Task { try await configured.runContinuously() }
+                // The loop then sleeps on the manual clock, which stays still: wait for its first pass's baseline.
+                var latest: [RiskMetricBaseline] = []
+                for _ in 0..<1_200 where latest.isEmpty {
+                    try await Task.sleep(for: .milliseconds(50))
+                    latest = try await test.store.latestRiskBaselines()
+                }
+                loop.cancel()
+                _ = await loop.result
+                #expect(latest.map(\.keyCount) == [3])
+                #expect(latest.first?.histogram == [4: 3])
+                #expect(latest.first?.computedBy == "serve")
+            }
+        }
+    }
 }

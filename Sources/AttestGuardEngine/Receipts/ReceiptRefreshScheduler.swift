@@ -98,7 +98,8 @@ public struct ReceiptRefreshScheduler: Sendable {
             do {
                 try await runPass { _ in }
                 metrics.recordBacklog(try await store.receiptBacklog(at: clock.now(), retryingSince: clock.now()))
-                try await baselines?.runIfDue()
+                // The day's baselines after its first pass; a failure is the job's to log, and is retried next pass.
+                _ = try? await baselines?.runIfDue()
             } catch is CancellationError {
                 return
             } catch {

@@ -21,6 +21,9 @@ public struct Engine: Sendable {
     public let scorer: RiskScorer
     /// Velocity events counted by this process, flushed to the store by ``VelocityRecorder/flush()``.
     public let velocity: VelocityRecorder
+    /// Each app's latest risk-metric baseline, held in memory for the `app.risk_metric.*` and
+    /// `receipt.risk_metric_percentile` signals; the server fills it from the store.
+    public let baselines: RiskBaselineBook
 
     /// - Parameter deviceCheck: Apple's DeviceCheck API (`AppleClients.deviceCheck`); `nil` when no Apple
     ///   credentials are configured, which makes the DeviceCheck calls `devicecheck_unavailable`.
@@ -34,6 +37,8 @@ public struct Engine: Sendable {
         shadowRules: RuleSetHolder? = nil
     ) {
         let metrics = EngineMetrics()
+        let baselines = RiskBaselineBook()
+        self.baselines = baselines
         self.apps = apps
         self.settings = settings
         self.store = store
@@ -44,7 +49,7 @@ public struct Engine: Sendable {
             rules: rules, apps: apps, store: store, deviceCheck: deviceCheckService, velocity: velocity,
             decisionLog: DecisionLogWriter(store: store, retentionDays: settings.decisionLogRetentionDays),
             keyUse: KeyUseRecorder(store: store), clock: clock, metrics: metrics,
-            shadow: shadowRules
+            shadow: shadowRules, baselines: baselines
         )
         self.velocity = velocity
         self.deviceCheck = deviceCheckService

@@ -3,14 +3,15 @@ public import Foundation
 /// The state AttestGuard owns: one-time challenges, the key registry with counters, each key's receipt with its
 /// refresh schedule and risk-metric history (``ReceiptScheduleStore``), DeviceCheck bits and validations
 /// (``DeviceCheckStore``), the analysts' reads of history and decisions (``HistoryStore``) and the console's bounded
-/// aggregates (``ConsoleStore``), and the fraud team's labels (``LabelStore``).
+/// aggregates (``ConsoleStore``), the fraud team's labels (``LabelStore``) and each app's daily risk-metric baselines
+/// (``RiskBaselineStore``).
 ///
 /// Every method that changes state does so atomically: a conditional statement per condition inside one
 /// transaction, never read-then-write. Refusals come back as ``StoreRejection`` values inside the outcome;
 /// thrown ``StoreError``s mean the store itself failed (``StoreError/Code/unavailable`` for an unreachable
 /// database).
 public protocol RiskStore: ReceiptScheduleStore, DeviceCheckStore, VelocityStore, DecisionLogStore, HistoryStore, ConsoleStore,
-    ServerProcessStore, AppPolicyOverrideStore, AttestationRampStore, LabelStore
+    ServerProcessStore, AppPolicyOverrideStore, AttestationRampStore, LabelStore, RiskBaselineStore
 {
     /// Stores a challenge unless the user already holds `quota.maximumPerUser` challenges issued within
     /// `quota.window` (challenges without a user are not counted).

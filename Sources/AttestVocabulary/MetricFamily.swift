@@ -38,7 +38,7 @@ public struct MetricFamily: Sendable, Hashable {
         attestations, assertions, challenges, devicecheckRequests,
         mode, buildInfo,
         appEnforced, appAttestationRequiredPercent, appVerdicts, appPolicyChanges,
-        attestationOutcomes, attestationRampSteps, attestationRampPaused,
+        attestationOutcomes, attestationRampSteps, attestationRampPaused, appRiskMetricPercentile, appRiskMetricShare,
         receiptRedemptions, receiptRedemptionDuration, receiptQueueDepth, receiptRiskMetric, receiptDormantKeys,
         verdicts, ruleDecisions, ruleHits, scoreDuration, shadowVerdicts,
         rulesLoaded, rulesReloads, rulesLastReloadSuccessful, rulesLastReloadSuccessTimestamp,
@@ -147,6 +147,15 @@ public struct MetricFamily: Sendable, Hashable {
     public static let attestationRampPaused = MetricFamily(
         name: "attestguard_attestation_ramp_paused", kind: .gauge,
         help: "1 while the app's attestation rollout ramp is paused by rate limiting, as this process last read it (app)."
+    )
+
+    public static let appRiskMetricPercentile = MetricFamily(
+        name: "attestguard_app_risk_metric_percentile", kind: .gauge,
+        help: "The app's latest risk-metric baseline: the nearest-rank percentile of its active keys' metrics (app, percentile: p50, p90 or p99)."
+    )
+    public static let appRiskMetricShare = MetricFamily(
+        name: "attestguard_app_risk_metric_share", kind: .gauge,
+        help: "The app's latest risk-metric baseline: the share (0-1) of its active keys with a metric at or above a bound (app, at_least: 4 or 10)."
     )
 
     // MARK: Verdicts and rules

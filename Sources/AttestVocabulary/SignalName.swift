@@ -18,6 +18,11 @@ public enum FixedSignal: String, Sendable, Hashable, CaseIterable, CustomStringC
     case receiptRefreshAge = "receipt.refresh_age"
     case receiptStale = "receipt.stale"
     case receiptType = "receipt.type"
+    case receiptRiskMetricPercentile = "receipt.risk_metric_percentile"
+
+    case appRiskMetricP50 = "app.risk_metric.p50"
+    case appRiskMetricP90 = "app.risk_metric.p90"
+    case appRiskMetricP99 = "app.risk_metric.p99"
 
     case devicecheckBit0 = "devicecheck.bit0"
     case devicecheckBit1 = "devicecheck.bit1"

@@ -169,6 +169,8 @@ struct ReceiptBatchProcessTests {
             let (redeemedOne, redeemedTwo) = (one.json["redeemed"] as? Int ?? 0, two.json["redeemed"] as? Int ?? 0)
             #expect(redeemedOne > 0 && redeemedTwo > 0, "each process did a share: \(redeemedOne) + \(redeemedTwo)")
             #expect(redeemedOne + redeemedTwo >= Self.keyCount)
+            // Each ends with the day's risk-metric baselines: the one configured app's is computed by one of them.
+            #expect((one.json["baselines"] as? Int ?? -1) + (two.json["baselines"] as? Int ?? -1) == 1, "\(one.standardOutput) \(two.standardOutput)")
             let stats = try await rig.stats()
             let injected = stats.injected(.throttled) + stats.injected(.serverError) + stats.injected(.dropped)
             #expect(stats.redemptionRequests - Self.keyCount <= injected)

@@ -8,7 +8,7 @@ import Testing
 
 /// The engine fills every fixed signal the schema defines: with a key that superseded another and made an
 /// assertion, a receipt redeemed twice a week apart, stored DeviceCheck bits, the user's DeviceCheck validation and a
-/// request that names everything, a rule set that reads every fixed signal sees a value for each.
+/// request that names everything, and the app's risk-metric baseline, a rule set that reads every fixed signal sees a value for each.
 @Suite("Signal coverage")
 struct SignalCoverageTests {
     /// A rule file with one rule per fixed signal, each reading it.
@@ -41,6 +41,12 @@ struct SignalCoverageTests {
             try await engine.store.recordDeviceCheckValidation(DeviceCheckValidationRecord(
                 appId: ServerHarness.appId, userId: "alice", environment: .production, validatedAt: api.clock.now()
             ))
+
+            // The app's risk-metric baseline, as the daily job stores it and the server holds it.
+            _ = try await engine.store.computeRiskBaseline(
+                appId: ServerHarness.appId, day: RiskBaselineJob.day(of: api.clock.now()), at: api.clock.now(), by: "test"
+            )
+            engine.baselines.replace(with: try await engine.store.latestRiskBaselines())
 
             let outcome = try await engine.scorer.score(ScoreRequest(
                 appId: ServerHarness.appId, endpoint: .assertion, keyId: try KeyId(bytes: Data(app.key.keyId)),

@@ -108,6 +108,13 @@ public final class FaultyScoringStore: RiskStore {
     public func decision(appId: String, requestId: String) async throws -> DecisionLogEntry? {
         try await base.decision(appId: appId, requestId: requestId)
     }
+    public func computeRiskBaseline(appId: String, day: String, at now: Date, by owner: String) async throws -> RiskBaselineOutcome {
+        try await base.computeRiskBaseline(appId: appId, day: day, at: now, by: owner)
+    }
+    public func latestRiskBaselines() async throws -> [RiskMetricBaseline] { try await base.latestRiskBaselines() }
+    public func riskBaselineHistory(appId: String, limit: Int) async throws -> [RiskMetricBaseline] {
+        try await base.riskBaselineHistory(appId: appId, limit: limit)
+    }
     public func purgeServerProcesses(seenBefore before: Date) async throws -> Int { try await base.purgeServerProcesses(seenBefore: before) }
     public func addVelocity(_ increments: [VelocityIncrement], flush: VelocityFlush?) async throws { try await base.addVelocity(increments, flush: flush) }
     public func velocitySums(appId: String, _ sums: [VelocitySum], writer: String?) async throws -> VelocityReading {

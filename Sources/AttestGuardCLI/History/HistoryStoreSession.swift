@@ -19,16 +19,28 @@ enum HistoryStoreSession {
         logger.logLevel = .warning
         let clock = SystemClock()
         let ruleSets = Self.ruleSets(configuration, clock: clock, logger: logger, command: command)
+        return try await reading(command: command, configuration: configuration) { store in
+            try await body(HistoryService(
+                store: store, apps: AppCatalog(configuration.apps), keying: configuration.engine.velocityKeying, clock: clock,
+                ruleSets: { ruleSets }
+            ))
+        }
+    }
+
+    /// Runs `body` with the configured store, opened for reading, and closes the store after it; the other read
+    /// commands (`receipts baseline`) use it directly.
+    static func reading<Result: Sendable>(
+        command: String, configuration: ServerConfiguration, _ body: @escaping @Sendable (any RiskStore) async throws -> Result
+    ) async throws -> Result {
+        var logger = Logger(label: "attestguard")
+        logger.logLevel = .warning
+        let clock = SystemClock()
         let store: OpenedStore
         do {
             store = try await OpenedStore.openForReading(configuration.database.coldPool, clock: { clock.now() }, logger: logger)
         } catch {
             fail(command, "cannot open the store: \(error)", code: 3)
         }
-        let history = HistoryService(
-            store: store.store, apps: AppCatalog(configuration.apps), keying: configuration.engine.velocityKeying, clock: clock,
-            ruleSets: { ruleSets }
-        )
         let services = store.services
         let outcome: Swift.Result<Result, any Error> = await {
             do {
@@ -39,7 +51,7 @@ enum HistoryStoreSession {
                     } catch {
                         throw StoreUnusable(error: error)
                     }
-                    let result = try await body(history)
+                    let result = try await body(store.store)
                     group.cancelAll()
                     return result
                 })

@@ -20,6 +20,8 @@ struct BatchSummary: Encodable {
     var dormant: Int
     /// Keys this batch took out of the schedule, per app.
     var newlyDormant: [String: Int]
+    /// Apps whose risk-metric baseline the batch computed for the day (absent when the job failed).
+    var baselines: Int?
     var seconds: Double
     var perSecond: Double
 
@@ -38,6 +40,7 @@ struct BatchSummary: Encodable {
         redeemedPerApp = report.redeemedPerApp
         dormant = report.dormant
         newlyDormant = report.newlyDormantPerApp
+        baselines = report.baselinesComputed
         seconds = (elapsed.timeInterval * 1000).rounded() / 1000
         perSecond = seconds > 0 ? (Double(report.settled) / seconds).rounded() : 0
     }

@@ -4,7 +4,7 @@ import Logging
 
 extension ReceiptRefreshScheduler {
     /// The scheduler `serve` (continuous refresh) and `receipts refresh` (the batch) run: the configuration's receipt
-    /// verifier and refresh settings, and Apple's receipt client.
+    /// verifier and refresh settings, Apple's receipt client, and the daily risk-metric baselines of the configured apps.
     init(store: OpenedStore, apple: AppleClients, configuration: ServerConfiguration, clock: any EngineClock, logger: Logger) {
         self.init(
             store: store.store,
@@ -13,6 +13,9 @@ extension ReceiptRefreshScheduler {
             settings: configuration.engine.receiptRefresh,
             clock: clock,
             logger: logger
+        )
+        baselines = RiskBaselineJob(
+            store: store.store, appIds: configuration.apps.map(\.appId), clock: clock, owner: owner, logger: logger
         )
     }
 }

@@ -61,6 +61,9 @@ public struct ReceiptBatchReport: Sendable, Hashable {
     public var newlyDormantPerApp: [String: Int] = [:]
     /// Receipts out of the schedule as dormant when the batch ended: the keys it skipped.
     public var dormant = 0
+    /// Apps whose risk-metric baseline for the day the batch computed at its end (``RiskBaselineJob``); nil when no
+    /// job ran or it failed.
+    public var baselinesComputed: Int?
 
     public init() {}
 

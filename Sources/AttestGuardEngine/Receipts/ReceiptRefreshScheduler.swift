@@ -28,6 +28,8 @@ public struct ReceiptRefreshScheduler: Sendable {
     public let clock: any EngineClock
     /// Names this process's leases (`host:pid:random` by default).
     public let owner: String
+    /// The daily risk-metric baseline job, run at the end of a batch and once a UTC day by the continuous loop.
+    public var baselines: RiskBaselineJob?
     let refresher: ReceiptRefresher
     let metrics: ReceiptRefreshMetrics
     let logger: Logger
@@ -89,7 +91,12 @@ public struct ReceiptRefreshScheduler: Sendable {
             let poll = clock.now().addingTimeInterval(settings.pollInterval.timeInterval)
             try await clock.sleep(until: min(backlog.nextAvailableAt ?? poll, poll))
         }
-        return await tally.report
+        var report = await tally.report
+        if let baselines {
+            // A failed baseline is logged by the job; the receipts the batch refreshed stand.
+            report.baselinesComputed = try? await baselines.run().count
+        }
+        return report
     }
 
     /// Refreshes due receipts until the task is cancelled, looking for new work every poll interval.
@@ -104,6 +111,8 @@ public struct ReceiptRefreshScheduler: Sendable {
                 _ = try await parkDormantReceipts()
                 try await runPass { _, _ in }
                 metrics.recordBacklog(try await store.receiptBacklog(at: clock.now(), retryingSince: clock.now()))
+                // The day's baselines after its first pass; a failure is the job's to log, and is retried next pass.
+                _ = try? await baselines?.runIfDue()
             } catch is CancellationError {
                 return
             } catch {

@@ -46,7 +46,8 @@ public struct RiskScorer: Sendable {
 
     init(
         rules: RuleSetHolder, apps: AppCatalog, store: any RiskStore, deviceCheck: DeviceCheckService, velocity: VelocityRecorder,
-        decisionLog: DecisionLogWriter, keyUse: KeyUseRecorder, clock: any EngineClock, metrics: EngineMetrics, shadow: RuleSetHolder? = nil
+        decisionLog: DecisionLogWriter, keyUse: KeyUseRecorder, clock: any EngineClock, metrics: EngineMetrics, shadow: RuleSetHolder? = nil,
+        baselines: RiskBaselineBook = RiskBaselineBook()
     ) {
         self.metrics = metrics
         self.decisionLog = decisionLog
@@ -54,7 +55,9 @@ public struct RiskScorer: Sendable {
         self.shadow = shadow
         self.rules = rules
         self.apps = apps
-        self.assembler = SignalAssembler(store: store, deviceCheck: deviceCheck, velocity: VelocitySignals(recorder: velocity))
+        self.assembler = SignalAssembler(
+            store: store, deviceCheck: deviceCheck, velocity: VelocitySignals(recorder: velocity), baselines: baselines
+        )
         self.velocity = velocity
         self.clock = clock
     }

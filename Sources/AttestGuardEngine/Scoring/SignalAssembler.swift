@@ -7,11 +7,13 @@ import AttestGuardStorage
 /// Fills a rule set's signals for one request from the request itself and from the store: the key, its receipt
 /// and risk-metric history, stored DeviceCheck bits and the user's last DeviceCheck validation (never Apple) and
 /// velocity. Only what the rule set reads is
-/// fetched, in one store round trip (``RiskStore/scoringFacts(_:)``).
+/// fetched, in one store round trip (``RiskStore/scoringFacts(_:)``). The app's risk-metric baseline comes from
+/// memory (``RiskBaselineBook``), never from the store.
 struct SignalAssembler: Sendable {
     let store: any RiskStore
     let deviceCheck: DeviceCheckService
     let velocity: VelocitySignals
+    let baselines: RiskBaselineBook
     let plans = AssemblyPlanCache()
 
     /// What one verdict reads from the store, planned: the values filled from the request so far, the facts query,
@@ -86,6 +88,9 @@ struct SignalAssembler: Sendable {
             if let metric = receipt.riskMetric, let old = facts.metricBaseline {
                 values.set(.receiptRiskMetricChange7d, .number(Double(metric - old)))
             }
+            if let metric = receipt.riskMetric, let percentile = baselines.baseline(appId: request.appId)?.percentile(of: metric) {
+                values.set(.receiptRiskMetricPercentile, .number(percentile))
+            }
         }
         if let record = facts.deviceCheck {
             values.set(.devicecheckBit0, record.bit0.map(SignalValue.bool))
@@ -139,6 +144,11 @@ struct SignalAssembler: Sendable {
         values.set(.requestDeviceId, request.deviceId.map { .string($0.value) })
         values.set(.requestBinding, .string((request.binding ?? RequestBindingSignal.none).rawValue))
         values.set(.requestAttestStatus, request.attestStatus.map(SignalValue.string))
+        if let baseline = baselines.baseline(appId: app.appId) {
+            values.set(.appRiskMetricP50, baseline.p50.map { .number(Double($0)) })
+            values.set(.appRiskMetricP90, baseline.p90.map { .number(Double($0)) })
+            values.set(.appRiskMetricP99, baseline.p99.map { .number(Double($0)) })
+        }
         if let userId = request.userId {
             let bucket = RolloutBucket.of(appId: app.appId, userId: userId.value)
             values.set(.rolloutBucket, .number(Double(bucket)))

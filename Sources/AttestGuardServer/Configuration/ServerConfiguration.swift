@@ -81,8 +81,8 @@ public struct ServerConfiguration: Sendable {
     public var logLevel: Logger.Level
     /// How log lines are written (`logFormat`).
     public var logFormat: LogFormat = .text
-    /// How often the stored app policy overrides are read again (`apps.policyReloadSeconds`): a change made through
-    /// any process is in force in every process within this period.
+    /// How often the stored app policy overrides, and each app's latest risk-metric baseline, are read again
+    /// (`apps.policyReloadSeconds`): a change made through any process is in force in every process within this period.
     public var appPolicyReloadInterval: Duration = .seconds(5)
     /// The share of successful answers (2xx, 3xx) that get an access log line, in percent (`accessLog.successPercent`).
     public var accessLogSuccessPercent = 100

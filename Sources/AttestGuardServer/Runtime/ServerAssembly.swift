@@ -112,6 +112,7 @@ public enum ServerAssembly {
                 controller: AttestationRampController(store: engine.store, apps: engine.apps, clock: engine.clock, logger: logger),
                 clock: engine.clock, logger: logger
             ),
+            RiskBaselineReloadService(store: engine.store, book: engine.baselines, interval: configuration.appPolicyReloadInterval, logger: logger),
         ] + backgroundServices
         if let listener = configuration.operatorListener {
             services.append(Application(
@@ -160,6 +161,13 @@ public enum ServerAssembly {
                 try await appPolicies.refresh()
             } catch {
                 logger.warning("app policy overrides not read at start; the configured policies serve until they are", metadata: [
+                    "error": .string(String(describing: error)),
+                ])
+            }
+            do {
+                try await RiskBaselineReloadService.load(store: engine.store, into: engine.baselines, logger: logger)
+            } catch {
+                logger.warning("risk-metric baselines not read at start; the baseline signals are missing until they are", metadata: [
                     "error": .string(String(describing: error)),
                 ])
             }

@@ -347,6 +347,27 @@ CREATE TABLE labels (
 ALTER TABLE decision_log ADD COLUMN request_id text;
 CREATE INDEX decision_log_by_request ON decision_log (app_id, request_id) WHERE request_id IS NOT NULL;
 """#),
+        Migration(version: 20, name: "risk_metric_baselines", sql: #"""
+-- AttestGuard schema 20: each app's risk-metric baseline, one row per app per UTC day, kept as history. A row is the
+-- distribution of the current receipts' risk metrics over the app's active keys that have one, when it was computed:
+-- the key count, the nearest-rank percentiles (percentile_disc), the shares of keys at or above 4 and 10, and the
+-- histogram (metric -> keys, a JSON object) that lets every server process place a key's metric in it in memory.
+-- The primary key makes the daily computation happen once per app and day however many processes run it.
+CREATE TABLE risk_metric_baselines (
+    app_id       text             NOT NULL,
+    day          date             NOT NULL,
+    computed_at  timestamptz      NOT NULL,
+    computed_by  text             NOT NULL,
+    key_count    integer          NOT NULL CHECK (key_count >= 0),
+    p50          integer,
+    p90          integer,
+    p99          integer,
+    share_ge_4   double precision NOT NULL,
+    share_ge_10  double precision NOT NULL,
+    histogram    text             NOT NULL,
+    PRIMARY KEY (app_id, day)
+);
+"""#),
         Migration(version: 21, name: "attestation_ramp", sql: #"""
 -- AttestGuard schema 21: the automatic attestation rollout. attestation_outcomes counts, per app, ramp period and
 -- outcome, the attestation attempts the app-side library reports (attested, failed, rate_limited, unsupported) and
@@ -669,6 +690,26 @@ CREATE TABLE labels (
 );
 ALTER TABLE decision_log ADD COLUMN request_id TEXT;
 CREATE INDEX decision_log_by_request ON decision_log (app_id, request_id) WHERE request_id IS NOT NULL;
+"""#),
+        Migration(version: 20, name: "risk_metric_baselines", sql: #"""
+-- AttestGuard schema 20: each app's risk-metric baseline, one row per app per UTC day (`YYYY-MM-DD`), kept as
+-- history: the distribution of the current receipts' risk metrics over the app's active keys that have one (key
+-- count, nearest-rank percentiles, shares of keys at or above 4 and 10, and the histogram metric -> keys as a JSON
+-- object). The primary key makes the daily computation happen once per app and day.
+CREATE TABLE risk_metric_baselines (
+    app_id       TEXT    NOT NULL,
+    day          TEXT    NOT NULL,
+    computed_at  INTEGER NOT NULL,
+    computed_by  TEXT    NOT NULL,
+    key_count    INTEGER NOT NULL CHECK (key_count >= 0),
+    p50          INTEGER,
+    p90          INTEGER,
+    p99          INTEGER,
+    share_ge_4   REAL    NOT NULL,
+    share_ge_10  REAL    NOT NULL,
+    histogram    TEXT    NOT NULL,
+    PRIMARY KEY (app_id, day)
+);
 """#),
         Migration(version: 21, name: "attestation_ramp", sql: #"""
 -- AttestGuard schema 21: the automatic attestation rollout. attestation_outcomes counts, per app, ramp period and

@@ -73,6 +73,12 @@ rules:
     score: +20
     reason: "the device has {receipt.risk_metric} attested keys in 30 days"
 
+  - id: above-app-baseline
+    description: the metric is above this app's own 99th percentile (its daily baseline, `attestguard receipts baseline`) below the fixed farm line of 10; what is normal differs by app
+    when: receipt.risk_metric_percentile >= 99 and receipt.risk_metric > app.risk_metric.p99 and receipt.risk_metric < 10
+    decide: review
+    reason: "the device has {receipt.risk_metric} attested keys in 30 days, above the app's 99th percentile of {app.risk_metric.p99}"
+
   - id: key-count-rising
     when: receipt.risk_metric_change_7d >= 5
     score: +25
@@ -166,6 +172,30 @@ cases:
       receipt.risk_metric: 25
       receipt.risk_metric_change_7d: 12
     expect: { decision: deny, fired: [key-farm, key-count-rising], score: 85 }
+
+  - name: a metric above the app's own p99 is reviewed, though below the farm line of 10
+    signals:
+      key.status: active
+      receipt.risk_metric: 5
+      receipt.risk_metric_percentile: 99.5
+      app.risk_metric.p99: 3
+    expect: { decision: review, fired: [many-reinstalls, above-app-baseline], score: 20 }
+
+  - name: a metric at the app's p99 is not above its baseline
+    signals:
+      key.status: active
+      receipt.risk_metric: 3
+      receipt.risk_metric_percentile: 99.2
+      app.risk_metric.p99: 3
+    expect: { decision: allow, fired: [], score: 0 }
+
+  - name: an app whose normal is many keys (shared devices) is not reviewed for them
+    signals:
+      key.status: active
+      receipt.risk_metric: 6
+      receipt.risk_metric_percentile: 80
+      app.risk_metric.p99: 8
+    expect: { decision: allow, fired: [many-reinstalls], score: 20 }
 
   - name: a promotion claimed again on the same device is denied
     signals:

@@ -30,10 +30,11 @@ public struct TestPgBouncer: Sendable {
 
     /// Server connections per role and in all: a test's store multiplexes its pool onto `poolPerRole`, and all the
     /// tests together stay within `serverConnections` of the test server. Idle ones close after 2 s, so that the
-    /// roles of finished tests leave room for the next ones (PgBouncer also closes an idle one of another role when the
-    /// total is reached).
+    /// roles of finished tests leave room for the next ones. The total is above `poolPerRole` times the roles busy at
+    /// once: at the total, PgBouncer gives a new role a connection only when another role's goes idle, and roles racing
+    /// 64 clients never go idle, so a 60-connection total starved a test's first query past its 30 s deadline.
     static let poolPerRole = 4
-    static let serverConnections = 60
+    static let serverConnections = 240
 
     struct Failure: Error, CustomStringConvertible {
         var description: String

@@ -21,11 +21,12 @@ new_cluster_folder() {
 }
 
 # max_connections: the test suite runs its tests in parallel, each server with a pool of its own plus the connection
-# that watches its host, and held more than 500 at its peak (past the limit a connection is refused: a pool retries,
-# but a store that is still looking for its host waits). A standby needs at least its primary's: both start here.
+# that watches its host, and PgBouncer's 240 beside them; it held 927 at its peak (past the limit a connection is
+# refused: a pool retries, but a store that is still looking for its host waits). A standby needs at least its
+# primary's: both start here.
 start_cluster() {
     "${RUN_AS[@]}" "$PGBIN/pg_ctl" -D "$STATE/data" -l "$STATE/data/server.log" -w -t 60 \
-        -o "-p $PORT -k $STATE/socket -c listen_addresses=127.0.0.1 -c max_connections=1000 ${ATTESTGUARD_PG_OPTIONS:-}" \
+        -o "-p $PORT -k $STATE/socket -c listen_addresses=127.0.0.1 -c max_connections=2000 ${ATTESTGUARD_PG_OPTIONS:-}" \
         start >&2 || { cat "$STATE/data/server.log" >&2; exit 1; }
 }
 

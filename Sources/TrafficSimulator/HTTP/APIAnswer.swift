@@ -7,10 +7,13 @@ public struct APIAnswer: Sendable {
     public var status: Int
     /// The body as JSON text, kept so that values cross tasks as `Sendable` text and are parsed where read.
     public var body: Data
+    /// The request's id as the server echoed it (`X-Request-Id`): the id its decision is logged under.
+    public var requestId: String?
 
-    public init(status: Int, body: Data) {
+    public init(status: Int, body: Data, requestId: String? = nil) {
         self.status = status
         self.body = body
+        self.requestId = requestId
     }
 
     /// The body as a JSON object, or empty.
@@ -33,7 +36,7 @@ public struct APIAnswer: Sendable {
         let verdict = object["verdict"] as? [String: Any] ?? object
         guard let text = verdict["decision"] as? String, let decision = Decision(rawValue: text) else { return nil }
         let reasons = (verdict["reasons"] as? [[String: Any]] ?? []).compactMap { $0["ruleId"] as? String }
-        return ObservedVerdict(decision: decision, score: verdict["score"] as? Double ?? 0, ruleIds: reasons)
+        return ObservedVerdict(decision: decision, score: verdict["score"] as? Double ?? 0, ruleIds: reasons, requestId: requestId)
     }
 
     /// What the answer was, as a persona's outcome.

@@ -56,6 +56,8 @@ public struct AttestGuardAPI: Sendable {
         let response = try await client.execute(request, timeout: .nanoseconds(Int64(timeout.wholeNanoseconds)))
         let collected = try await response.body.collect(upTo: 4 << 20)
         await tally?.countRequest()
-        return APIAnswer(status: Int(response.status.code), body: Data(collected.readableBytesView))
+        return APIAnswer(
+            status: Int(response.status.code), body: Data(collected.readableBytesView), requestId: response.headers.first(name: "X-Request-Id")
+        )
     }
 }

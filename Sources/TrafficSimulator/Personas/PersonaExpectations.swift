@@ -1,3 +1,5 @@
+public import AttestVocabulary
+
 /// What every persona's checked requests must get from the shipped rule set (`Rules/default.yaml`). Reviewed by
 /// hand: it is written from the rules' intent, never derived from a run, so a run that disagrees (an edited rule
 /// set, a regression) fails the demo.
@@ -20,4 +22,37 @@ public enum PersonaExpectations {
         case .burst: .verdict(.review, firing: ["assertion-burst"])
         }
     }
+
+    /// How the fraud team labels a persona's checked requests in the demo's labelled history: the farm, the promotion
+    /// abuser and the burst are fraud; honest users and clients without App Attest are legitimate. The replayer's and
+    /// the tamperer's checked requests were refused before any verdict: there is nothing to label.
+    public static func label(for persona: Persona) -> FraudLabel? {
+        switch persona {
+        case .farm, .promoAbuser, .burst: .fraud
+        case .honest, .unattestedOutsideRollout, .unattestedInsideRollout: .legitimate
+        case .replayer, .tamperer: nil
+        }
+    }
+
+    /// The shipped rules over those labels. Fraud: the farm's 22 checked verdicts (deny, `key-farm` and
+    /// `new-keys-burst`), the promotion abuser's 1 (deny, `promo-already-claimed`) and the burst's 1 (review,
+    /// `assertion-burst`), 24 in all. Legitimate: every honest verdict (allow, no rule) and the two unattested clients
+    /// (both `no-attested-key` and `attestation-unavailable-on-client`; inside the rollout also
+    /// `attestation-required-but-missing`, a review). So each fraud rule's precision is 1 and its recall its share of
+    /// the 24; the rules for clients without App Attest catch no fraud; 23 denies are all fraud, and of the 25 denies
+    /// and reviews 24 are.
+    public static let labelledHistory = LabelledHistoryExpectation(
+        fraud: DeviceFarm.devices + 2,
+        rules: [
+            "key-farm": .init(precision: 1, recall: 22.0 / 24),
+            "new-keys-burst": .init(precision: 1, recall: 22.0 / 24),
+            "promo-already-claimed": .init(precision: 1, recall: 1.0 / 24),
+            "assertion-burst": .init(precision: 1, recall: 1.0 / 24),
+            "no-attested-key": .init(precision: 0, recall: 0),
+            "attestation-unavailable-on-client": .init(precision: 0, recall: 0),
+            "attestation-required-but-missing": .init(precision: 0, recall: 0),
+        ],
+        deny: .init(precision: 1, recall: 23.0 / 24),
+        denyOrReview: .init(precision: 24.0 / 25, recall: 1)
+    )
 }

@@ -1,10 +1,30 @@
 public import AttestVocabulary
 
-/// A verdict as the server answered it: the decision, the score and the ids of the rules that fired.
+/// A verdict as the server answered it: the decision, the score and the ids of the rules that fired, and the request
+/// id the server logged it under (which the demo's fraud labels name). Two verdicts alike but for their request ids
+/// are the same outcome.
 public struct ObservedVerdict: Sendable, Hashable {
     public var decision: Decision
     public var score: Double
     public var ruleIds: [String]
+    public var requestId: String?
+
+    public init(decision: Decision, score: Double, ruleIds: [String], requestId: String? = nil) {
+        self.decision = decision
+        self.score = score
+        self.ruleIds = ruleIds
+        self.requestId = requestId
+    }
+
+    public static func == (left: ObservedVerdict, right: ObservedVerdict) -> Bool {
+        left.decision == right.decision && left.score == right.score && left.ruleIds == right.ruleIds
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(decision)
+        hasher.combine(score)
+        hasher.combine(ruleIds)
+    }
 }
 
 /// What one checked request of a persona got.
@@ -24,6 +44,12 @@ public enum ObservedOutcome: Sendable, Hashable, CustomStringConvertible {
         case .error(let status, let code): return "\(status) \(code)"
         case .unexpected(let text): return text
         }
+    }
+
+    /// The verdict, if the request got one.
+    public var verdict: ObservedVerdict? {
+        if case .verdict(let verdict) = self { return verdict }
+        return nil
     }
 
     /// The fired rules of a verdict, else none.

@@ -39,6 +39,27 @@ struct DemoProcessTests {
         #expect(result.standardError.contains("simulator mode"))
     }
 
+    @Test("the labelled history: the checked requests labelled through /v1/labels, each rule's precision and recall as expected")
+    func labelledHistory() async throws {
+        let result = try await CommandLineRunner.run(["demo", "--duration", "1"])
+        #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
+        let output = result.standardOutput
+        let lines = output.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+        #expect(output.contains("24 fraud, "), "\(output)")
+        for expected in [
+            "key-farm ok 22 1.000 0.917 1.000 / 0.917",
+            "new-keys-burst ok 22 1.000 0.917 1.000 / 0.917",
+            "promo-already-claimed ok 1 1.000 0.042 1.000 / 0.042",
+            "assertion-burst ok 1 1.000 0.042 1.000 / 0.042",
+            "attestation-required-but-missing ok 1 0.000 0.000 0.000 / 0.000",
+            "rule set: deny ok 1.000 0.958 1.000 / 0.958",
+            "rule set: deny or review ok 0.960 1.000 0.960 / 1.000",
+        ] {
+            #expect(lines.contains(expected), "no line \(expected) in\n\(output)")
+        }
+        #expect(output.contains("the rules' precision and recall are the expected ones\n"), "\(output)")
+    }
+
     @Test("with key-farm removed from the rule set, the demo exits 1 and names the farm alone")
     func demoWithoutKeyFarm() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("attestguard-demo-rules-\(UUID().uuidString)")
@@ -54,6 +75,8 @@ struct DemoProcessTests {
         let result = try await CommandLineRunner.run(["demo", "--rules", folder.path, "--duration", "1"])
         #expect(result.status == 1, "\(result.standardOutput)\n\(result.standardError)")
         #expect(result.standardOutput.contains("UNEXPECTED outcomes for: farm\n"), "\(result.standardOutput)")
+        // The labelled history misses the rule it expects to catch the farm, and the deny line's recall drops.
+        #expect(result.standardOutput.contains("UNEXPECTED precision or recall\n"), "\(result.standardOutput)")
     }
 
     @Test("simulate traffic against a PostgreSQL-backed server and the fake Apple: every persona as expected",

@@ -12,7 +12,8 @@ import UnixSignals
 /// `attestguard demo`: AttestGuard at work in one command. Starts a simulator-mode server on an SQLite file with the
 /// default rule set, and a fake Apple, in this process; plays every persona (honest users, a device farm, a
 /// promotion abuser, a replayer, a tamperer, unattested clients, a burst) over real HTTP; shows progress; ends with
-/// the table of what each persona got against what it should, and exits 1 if any got something else.
+/// the table of what each persona got against what it should, then the labelled history (the fraud team's labels on
+/// the checked requests, and the rules' precision and recall against them), and exits 1 if anything differs.
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a server and a fake Apple, play every persona against them, and show what each one got.",
@@ -79,13 +80,18 @@ struct Demo: AsyncParsableCommand {
             let banner = DemoBanner(serverURL: serverURL, fakeAppleURL: fakeAppleURL, workspace: workspace, apiKey: apiKey)
             FileHandle.standardError.write(Data(banner.start.utf8))
 
+            let started = Date()
             guard let played = try await playUntilInterrupted(serverURL: serverURL, fakeAppleURL: fakeAppleURL, apiKey: apiKey) else {
                 FileHandle.standardError.write(Data("interrupted: no table\n".utf8))
                 await server.stop()
                 try await tasks.waitForAll()
                 throw ExitCode(130)
             }
-            FileHandle.standardOutput.write(json ? try played.report.json() + Data("\n".utf8) : Data(played.report.text.utf8))
+            let history = try await DemoLabelledHistory.measure(
+                results: played.results, serverURL: serverURL, apiKey: apiKey, server: server, rulesDirectory: workspace.rulesDirectory,
+                since: started.addingTimeInterval(-60)
+            )
+            FileHandle.standardOutput.write(json ? try played.report.json() + Data("\n".utf8) : Data((played.report.text + "\n" + history.text).utf8))
             if keepServing {
                 FileHandle.standardError.write(Data(banner.keepServing(farmKey: played.farmKey, farmAddress: played.farmAddress).utf8))
             } else {
@@ -93,7 +99,7 @@ struct Demo: AsyncParsableCommand {
                 await server.stop()
             }
             try await tasks.waitForAll()
-            if !played.report.allMatched { throw ExitCode(1) }
+            if !played.report.allMatched || !history.allMatched { throw ExitCode(1) }
         }
     }
 
@@ -115,8 +121,10 @@ struct Demo: AsyncParsableCommand {
         }
     }
 
-    /// What the traffic run left: the report, one of the farm's keys and its address (for the curl examples).
+    /// What the traffic run left: each persona's result and the report, one of the farm's keys and its address (for the
+    /// curl examples).
     private struct Played {
+        let results: [PersonaResult]
         let report: TrafficReport
         let farmKey: String?
         let farmAddress: String
@@ -153,6 +161,6 @@ struct Demo: AsyncParsableCommand {
         }
         try? await client.shutdown()
         guard let results else { return nil }
-        return Played(report: TrafficReport(results, tally: await tally.current), farmKey: await tally.keys(of: .farm).first, farmAddress: settings.farmAddress)
+        return Played(results: results, report: TrafficReport(results, tally: await tally.current), farmKey: await tally.keys(of: .farm).first, farmAddress: settings.farmAddress)
     }
 }

@@ -1,4 +1,5 @@
 import AttestGuardServer
+import AttestGuardStorage
 import Crypto
 import DeviceSimulator
 import FakeApple
@@ -82,5 +83,13 @@ struct DemoServer: Sendable {
 
     func stop() async {
         await group.triggerGracefulShutdown()
+    }
+
+    /// The server's store, for the demo's reads of its decision log and labels.
+    var store: any RiskStore { runtime.store.store }
+
+    /// Writes every verdict decided so far to the decision log, without waiting for the write-behind service.
+    func flushDecisionLog() async throws {
+        try await runtime.engine.scorer.decisionLog.flush()
     }
 }

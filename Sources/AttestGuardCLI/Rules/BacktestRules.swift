@@ -47,7 +47,6 @@ struct BacktestRules: AsyncParsableCommand {
             Self.fail("cannot open the store: \(error)")
         }
         let started = ContinuousClock.now
-        // Entries decided later are left out: a server writing meanwhile cannot keep the replay going.
         let until = clock.now()
         let from = until.addingTimeInterval(-window)
         let services = source.services
@@ -57,25 +56,11 @@ struct BacktestRules: AsyncParsableCommand {
                     for service in services { group.addTask { try await service.run(); return nil } }
                     try await source.checkSchema()
                     let decisionLabels = labels ? DecisionLabels(try await source.labels.labels(appId: nil)) : nil
-                    var backtest = Backtest(candidate: candidate)
-                    var cursor: DecisionLogEntry?
-                    pages: while true {
-                        let page = try await source.log.decisions(since: from, after: cursor, limit: 5_000)
-                        guard let last = page.last else { break }
-                        for entry in page {
-                            guard entry.decidedAt <= until else { break pages }
-                            backtest.replay(Backtest.LoggedDecision(
-                                decidedAt: entry.decidedAt,
-                                decision: entry.ruleDecision,
-                                fired: entry.fired.split(separator: ",").map(String.init),
-                                signals: entry.signals,
-                                label: decisionLabels?.label(of: entry)?.label
-                            ))
-                        }
-                        cursor = last
-                    }
+                    let report = try await DecisionLogReplay.report(
+                        log: source.log, labels: decisionLabels, candidate: candidate, from: from, until: until
+                    )
                     group.cancelAll()
-                    return backtest.report
+                    return report
                 })
             } catch {
                 return .failure(error)

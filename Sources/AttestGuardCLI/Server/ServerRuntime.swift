@@ -14,6 +14,7 @@ struct ServerRuntime {
     /// The HTTP application with the store's and the engine's services and the receipt refresh.
     let application: any Service
     let store: OpenedStore
+    let engine: Engine
 
     /// Opens the store, loads the rules and assembles the application; the metrics system must be bootstrapped.
     /// - Parameters:
@@ -62,7 +63,7 @@ struct ServerRuntime {
                 onListening: onListening,
                 onOperatorListening: onOperatorListening
             )
-            return ServerRuntime(application: application, store: store)
+            return ServerRuntime(application: application, store: store, engine: engine)
         } catch {
             await store.close()
             throw error

@@ -1,0 +1,115 @@
+import AsyncHTTPClient
+import AttestGuardServer
+import AttestGuardStorage
+import Foundation
+import RiskRules
+import TrafficSimulator
+
+/// The demo's labelled-history step: the fraud team labels the personas' checked requests through `POST /v1/labels`
+/// (``CaseLabels``), then the rules are replayed over the server's decision log with those labels, as
+/// `rules backtest --labels` does. Its table shows each rule's precision and recall, and the rule set's, against
+/// ``PersonaExpectations/labelledHistory``.
+struct DemoLabelledHistory {
+    /// One line of the table: a rule, or the set's `deny` or `deny` or `review`.
+    struct Row {
+        var name: String
+        /// Labelled decisions the rule fired on (nil for the set's lines).
+        var fired: Int?
+        var figure: LabelledHistoryExpectation.Figure
+        var expected: LabelledHistoryExpectation.Figure?
+
+        var matched: Bool { expected.map(figure.matches) ?? false }
+    }
+
+    let posted: Int
+    let fraud: Int
+    let legitimate: Int
+    let expectedFraud: Int
+    let rows: [Row]
+
+    /// Every figure is the expected one, over the expected number of fraud-labelled decisions.
+    var allMatched: Bool { fraud == expectedFraud && rows.allSatisfy(\.matched) }
+
+    /// Posts the labels of `results`' checked verdicts, waits for the decision log to hold every verdict, and replays
+    /// the rule set in `rulesDirectory` over the log since `since` with the stored labels.
+    static func measure(
+        results: [PersonaResult], serverURL: String, apiKey: String, server: DemoServer, rulesDirectory: String, since: Date
+    ) async throws -> DemoLabelledHistory {
+        let appId = ServerConfigurationLoader.sampleAppId
+        let labels = CaseLabels.labels(for: results, appId: appId)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        do {
+            let api = AttestGuardAPI(baseURL: serverURL, apiKey: apiKey, client: client)
+            for batch in CaseLabels.batches(labels) {
+                let answer = try await api.post("/v1/labels", batch)
+                guard answer.succeeded else {
+                    throw DemoError("POST /v1/labels answered \(answer.status): \(String(decoding: answer.body.prefix(300), as: UTF8.self))")
+                }
+            }
+            try await client.shutdown()
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+        try await server.flushDecisionLog()
+        let store = server.store
+        let report = try await DecisionLogReplay.report(
+            log: store, labels: DecisionLabels(try await store.labels(appId: appId)), candidate: try RuleSetArgument.load(rulesDirectory),
+            from: since, until: Date()
+        )
+        return DemoLabelledHistory(posted: labels.count, scores: report.labels, expectation: PersonaExpectations.labelledHistory)
+    }
+
+    init(posted: Int, scores: LabelScores, expectation: LabelledHistoryExpectation) {
+        self.posted = posted
+        fraud = scores.fraud
+        legitimate = scores.legitimate
+        expectedFraud = expectation.fraud
+        let fired = scores.rulesBefore
+        let ruleIds = Set(fired.keys).union(expectation.rules.keys).sorted { left, right in
+            let (a, b) = (fired[left]?.firedLabelled ?? 0, fired[right]?.firedLabelled ?? 0)
+            return a != b ? a > b : left < right
+        }
+        rows = ruleIds.map { rule in
+            let score = fired[rule] ?? LabelScores.RuleScore()
+            return Row(
+                name: rule, fired: score.firedLabelled,
+                figure: .init(precision: LabelScores.precision(score), recall: scores.recall(score)), expected: expectation.rules[rule]
+            )
+        } + [
+            Row(name: "rule set: deny", fired: nil,
+                figure: .init(precision: scores.before.precision(of: LabelScores.deny), recall: scores.before.recall(of: LabelScores.deny)),
+                expected: expectation.deny),
+            Row(name: "rule set: deny or review", fired: nil,
+                figure: .init(precision: scores.before.precision(of: LabelScores.denyOrReview), recall: scores.before.recall(of: LabelScores.denyOrReview)),
+                expected: expectation.denyOrReview),
+        ]
+    }
+
+    /// The table as aligned text, each line `ok` or `UNEXPECTED`.
+    var text: String {
+        let header = ["labelled history", "result", "fired", "precision", "recall", "expected"]
+        let cells = rows.map { row in
+            [
+                row.name, row.matched ? "ok" : "UNEXPECTED", row.fired.map(String.init) ?? "",
+                LabelledHistoryExpectation.Figure.text(row.figure.precision), LabelledHistoryExpectation.Figure.text(row.figure.recall),
+                row.expected?.description ?? "fires on no labelled decision",
+            ]
+        }
+        let widths = header.indices.map { column in ([header] + cells).map { $0[column].count }.max() ?? 0 }
+        func line(_ values: [String]) -> String {
+            zip(values, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
+                .trimmingCharacters(in: .whitespaces)
+        }
+        var lines = [
+            "The fraud team's labels on the checked requests (\(posted) posted to /v1/labels): \(fraud) fraud, \(legitimate) legitimate"
+                + (fraud == expectedFraud ? "" : " (UNEXPECTED: \(expectedFraud) fraud expected)"),
+            "",
+            line(header), line(widths.map { String(repeating: "-", count: $0) }),
+        ]
+        lines += cells.map(line)
+        lines.append("")
+        lines.append(allMatched ? "the rules' precision and recall are the expected ones" : "UNEXPECTED precision or recall")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

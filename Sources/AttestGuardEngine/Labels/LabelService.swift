@@ -11,8 +11,6 @@ public struct LabelService: Sendable {
     public static let maximumBatch = 1_000
     /// The longest source, in UTF-8 bytes.
     public static let maximumSourceBytes = 128
-    /// The longest request id, in bytes: as `X-Request-Id` keeps it.
-    public static let maximumRequestIdBytes = 128
     /// How far past the clock's now a label's time may be (a source's clock a little ahead).
     public static let futureTolerance: TimeInterval = 300
 
@@ -83,8 +81,8 @@ public struct LabelService: Sendable {
     static func subject(_ kind: LabelSubjectKind, _ text: String, keying: VelocityKeying) throws(EngineError) -> String {
         switch kind {
         case .decision:
-            guard (1...maximumRequestIdBytes).contains(text.utf8.count), text.utf8.allSatisfy(isRequestIdByte) else {
-                throw EngineError.invalid(.invalidField, "requestId must be 1-\(maximumRequestIdBytes) ASCII letters, digits, -, _, . or :")
+            guard RequestIdGrammar.isWellFormed(text) else {
+                throw EngineError.invalid(.invalidField, "requestId must be 1-\(RequestIdGrammar.maximumBytes) ASCII letters, digits, -, _, . or :")
             }
             return text
         case .key:
@@ -93,16 +91,6 @@ public struct LabelService: Sendable {
             return keying.subject(.user, try Identifier(text, field: kind.field).value)
         case .device:
             return keying.subject(.device, try Identifier(text, field: kind.field).value)
-        }
-    }
-
-    private static func isRequestIdByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-            UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: ":"):
-            true
-        default:
-            false
         }
     }
 }

@@ -1,28 +1,15 @@
+import AttestVocabulary
 import Foundation
 
 /// The id of one HTTP request, echoed in `X-Request-Id` and put in every log line about it: the caller's own id
 /// when it is sane (``accepting(_:)``), else a new random one (``make()``).
 enum RequestId {
     /// The longest caller's id kept, in bytes.
-    static let maximumBytes = 128
+    static let maximumBytes = RequestIdGrammar.maximumBytes
 
-    /// `candidate` when it can be echoed and logged as it is: 1 to ``maximumBytes`` bytes, each an ASCII letter or
-    /// digit, `-`, `_`, `.` or `:`. Counted and checked in bytes, not characters: one character can be any number of
-    /// bytes (a letter followed by combining marks), and Unicode letters and digits are not safe to log.
+    /// `candidate` when it can be echoed and logged as it is (``RequestIdGrammar``).
     static func accepting(_ candidate: String) -> String? {
-        let bytes = candidate.utf8
-        guard (1...maximumBytes).contains(bytes.count), bytes.allSatisfy(isAllowed) else { return nil }
-        return candidate
-    }
-
-    private static func isAllowed(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: ":"):
-            true
-        default:
-            false
-        }
+        RequestIdGrammar.isWellFormed(candidate) ? candidate : nil
     }
 
     /// A random (version 4) UUID in lower case, its bytes drawn from the standard library's system generator (two

@@ -81,7 +81,9 @@ expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "41
 # Forward-auth and the app-facing routes answer a request without the gateway's API key 500 gateway_unauthorized
 # (documented: never 401/403, which would reach the app); Schemathesis's coverage phase sends such requests.
 [[operations]]
-include-operation-id = ["forwardAuth", "forwardAuthPost", "createAppChallenge", "registerAppAttestation", "getAttestationRequired"]
+include-operation-id = [
+    "forwardAuth", "forwardAuthPost", "createAppChallenge", "registerAppAttestation", "getAttestationRequired", "reportAttestationOutcome",
+]
 checks.not_a_server_error.expected-statuses = ["2xx", "3xx", "4xx", "500"]
 
 # A server without Apple credentials answers the DeviceCheck routes 503 devicecheck_unavailable (documented).

@@ -1187,6 +1187,8 @@ paths:
       responses:
         '200':
           $ref: '#/components/responses/AppPolicy'
+        '400':
+          $ref: '#/components/responses/BadRequest'
         '401':
           $ref: '#/components/responses/Unauthorized'
         '403':
@@ -2674,9 +2676,14 @@ components:
           maxLength: 128
           description: Who says so, such as `chargebacks` or `support-case-123`.
         labelledAt:
-          type: string
-          format: date-time
-          description: When the source said so (default the server's now; at most 5 minutes ahead of it).
+          description: >-
+            When the source said so (default the server's now; at most 5 minutes ahead of it). An empty string is no
+            value, as an empty cell of an imported CSV is; so it is for the other optional fields.
+          anyOf:
+            - type: string
+              format: date-time
+            - type: string
+              maxLength: 0
     LabelRequest:
       description: One label, or a batch of at most 1,000.
       oneOf:

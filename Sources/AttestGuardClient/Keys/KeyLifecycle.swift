@@ -92,10 +92,18 @@ actor KeyLifecycle {
                 // No challenge: the key was not attested and stays for the next try.
                 throw giveUp(after: error)
             }
-            await report(.attested, nil)
+            // The report goes beside the registration, so the app waits for the slower of the two, not for both.
+            async let attestedReported: Void = report(.attested, nil)
+            let registration: Result<Void, any Error>
             do {
                 try await register(keyId, object: object, challenge: challenge)
-            } catch let error as AttestGuardClientError {
+                registration = .success(())
+            } catch {
+                registration = .failure(error)
+            }
+            await attestedReported
+            if case .failure(let error) = registration {
+                guard let error = error as? AttestGuardClientError else { throw error }
                 // Apple attests a key once: a key it attested that AttestGuard did not register is replaced next time.
                 try discard(keyId, reason: Self.registrationFailed)
                 throw giveUp(after: error)

@@ -3,7 +3,7 @@ public import AttestGuardStorage
 public import Logging
 
 /// Takes the stored app policy overrides (and the stored attestation rollout ramps) into this process's ``AppCatalog``: at start (before the listener accepts
-/// requests), every `apps.policyReloadSeconds` (``AppPolicyOverrideService``), and at once after this process
+/// requests), every `apps.policyReloadSeconds` (``PeriodicStoreRead``), and at once after this process
 /// stores a change. Each change it sees is logged at info, with the API key name that made it; a change made through
 /// another process is logged here when it is picked up.
 public struct AppPolicyOverrides: Sendable {

@@ -107,12 +107,17 @@ public enum ServerAssembly {
             ChallengePurgeService(store: engine.store, clock: engine.clock, logger: logger),
             WriteBehindService(engine: engine, logger: logger, shutdownBudget: configuration.connections.shutdownFlushTimeout),
             ReloadWatchService(rules: rules, gatewayPolicies: gatewayPolicies), ProcessHeartbeatService(heartbeat: heartbeat, logger: logger),
-            AppPolicyOverrideService(overrides: appPolicies, interval: configuration.appPolicyReloadInterval),
+            PeriodicStoreRead(
+                subject: "app policy overrides", kept: "the policies in force stay", interval: configuration.appPolicyReloadInterval,
+                logger: appPolicies.logger, read: { _ = try await appPolicies.refresh() }
+            ),
             AttestationRampService(
                 controller: AttestationRampController(store: engine.store, apps: engine.apps, clock: engine.clock, logger: logger),
                 clock: engine.clock, logger: logger
             ),
-            RiskBaselineReloadService(store: engine.store, book: engine.baselines, interval: configuration.appPolicyReloadInterval, logger: logger),
+            RiskBaselineReloadService.service(
+                store: engine.store, book: engine.baselines, interval: configuration.appPolicyReloadInterval, logger: logger
+            ),
         ] + backgroundServices
         if let listener = configuration.operatorListener {
             services.append(Application(

@@ -1,4 +1,5 @@
 public import AttestGuardStorage
+import EventLoopConcurrency
 public import Foundation
 import Synchronization
 
@@ -15,8 +16,9 @@ public final class KeyUseRecorder: Sendable {
     let maximumPending: Int
     let maximumRemembered: Int
     private let state = Mutex(State())
-    /// One flush at a time, so a failed batch goes back before the next one is taken.
-    private let flushes = Mutex(false)
+    /// Flushes run one at a time, as the decision log's do: a failed batch goes back before the next is taken, and a
+    /// flush returns only once every use noted before it began is written (the shutdown flush among them).
+    private let flushes = AsyncSerialGate()
 
     private struct State {
         var pending: [UsedKey: Date] = [:]
@@ -56,14 +58,12 @@ public final class KeyUseRecorder: Sendable {
     }
 
     /// Writes the uses noted since the last flush in one store call; a failure puts them back for the next flush.
-    /// A flush called while another runs returns at once: the running one, or the next, writes what is pending.
+    /// A flush called while another runs waits for it, then writes what is left.
     public func flush() async throws {
-        guard flushes.withLock({ running in
-            if running { return false }
-            running = true
-            return true
-        }) else { return }
-        defer { flushes.withLock { $0 = false } }
+        try await flushes.run { try await self.flushOnce() }
+    }
+
+    private func flushOnce() async throws {
         let batch = state.withLock { state in
             let batch = state.pending
             state.pending = [:]

@@ -74,7 +74,8 @@ public struct RiskMetricBaseline: Sendable, Hashable {
     /// a metric.
     public func percentile(of metric: Int) -> Double? {
         guard keyCount > 0 else { return nil }
-        let atOrBelow = histogram.filter { $0.key <= metric }.values.reduce(0, +)
+        // Read on every verdict that names a key with a metric: a sum over the histogram, no copy of it.
+        let atOrBelow = histogram.reduce(0) { sum, entry in entry.key <= metric ? sum + entry.value : sum }
         return 100 * Double(atOrBelow) / Double(keyCount)
     }
 

@@ -37,7 +37,8 @@ extension SQLiteRiskStore {
                 RETURNING *
                 """,
                 [
-                    .text(appId), .text(day), .integer(computed.keyCount), Self.bind(computed.p50), Self.bind(computed.p90), Self.bind(computed.p99),
+                    .text(appId), .text(day), .integer(computed.keyCount), SQLiteValues.bind(computed.p50.map(Int64.init)),
+                    SQLiteValues.bind(computed.p90.map(Int64.init)), SQLiteValues.bind(computed.p99.map(Int64.init)),
                     .float(computed.shareAtLeast4), .float(computed.shareAtLeast10), .text(computed.histogramJSON),
                 ]
             )
@@ -61,10 +62,6 @@ extension SQLiteRiskStore {
             "SELECT * FROM risk_metric_baselines WHERE app_id = ?1 ORDER BY day DESC LIMIT ?2",
             [.text(appId), .integer(max(limit, 0))]
         ).map(RiskMetricBaseline.init(sqlite:))
-    }
-
-    private static func bind(_ value: Int?) -> SQLiteData {
-        value.map { .integer($0) } ?? .null
     }
 }
 

@@ -62,7 +62,7 @@ struct DormantKeyRefreshTests {
                 #expect(receipt?.refreshedAt == clock.now())
 
                 // A month later every key is unused; then the gateway scores one again: it rejoins once the use is
-                // written behind the request path.
+                // written behind the request path (the server's write-behind service or this flush, whichever first).
                 clock.set(Self.attestedAt.addingTimeInterval(62 * Self.day))
                 let parked = try await scheduler.runBatch()
                 #expect(parked.redeemed == 0)
@@ -70,12 +70,23 @@ struct DormantKeyRefreshTests {
                 let scored = try #require(inUse.first)
                 let reply = try await api.post("/v1/score", json: ["appId": ServerHarness.appId, "keyId": scored.keyId.base64EncodedString(), "userId": scored.userId])
                 try #require(reply.status == 200, "score: \(reply.text)")
-                #expect(try await scheduler.runBatch().redeemed == 0)
                 try await engine.scorer.keyUse.flush()
                 let fourth = try await scheduler.runBatch()
                 #expect(fourth.redeemed == 1)
                 #expect(fake.state.stats.tokens[scored.token]?.redeemed == 2)
                 #expect(fourth.dormant == total - 1)
+
+                // A use noted but not yet written brings nothing back: the receipt rejoins when the use is written. (A
+                // recorder of its own: the server's write-behind service flushes the engine's every second.)
+                let noted = inUse[1]
+                let recorder = KeyUseRecorder(store: store)
+                recorder.note(appId: ServerHarness.appId, keyId: noted.keyId, at: clock.now())
+                #expect(try await scheduler.runBatch().redeemed == 0)
+                try await recorder.flush()
+                let fifth = try await scheduler.runBatch()
+                #expect(fifth.redeemed == 1)
+                #expect(fake.state.stats.tokens[noted.token]?.redeemed == 2)
+                #expect(fifth.dormant == total - 2)
             }
         }
     }

@@ -13,21 +13,21 @@ import Testing
 @Suite("HTTP: risk verdicts")
 struct ScoreRouteTests {
     /// Attests a simulated key and returns it with its base64 id.
-    static func attested(_ api: APIClient, user: String) async throws -> (SimulatedAppClient, String) {
-        let app = SimulatedApps.make(user: user, device: "\(user)-phone")
+    static func attested(_ api: APIClient, user: String, appId: String = ServerHarness.appId) async throws -> (SimulatedAppClient, String) {
+        let app = SimulatedApps.make(user: user, device: "\(user)-phone", appId: appId)
         let reply = try await api.attest(app)
         #expect(reply.status == 201, "\(reply.text)")
         return (app, Data(app.key.keyId).base64EncodedString())
     }
 
     /// Stores a redeemed RECEIPT with `metric` for the key, as the scheduler would.
-    static func redeem(_ api: APIClient, keyId: String, metric: Int) async throws {
+    static func redeem(_ api: APIClient, keyId: String, metric: Int, appId: String = ServerHarness.appId) async throws {
         let engine = try #require(api.engine)
         let key = try #require(Data(base64Encoded: keyId))
         // A second after the ATTEST receipt, which the simulator creates at the attestation instant.
         let now = api.clock.now().addingTimeInterval(1)
         let receipt = ReceiptRecord(
-            appId: ServerHarness.appId, keyId: key, receiptType: .receipt, receipt: Data("refreshed".utf8),
+            appId: appId, keyId: key, receiptType: .receipt, receipt: Data("refreshed".utf8),
             createdAt: now, notBefore: now.addingTimeInterval(86_400), expiresAt: now.addingTimeInterval(90 * 86_400),
             riskMetric: metric, storedAt: now, nextRefreshAt: now.addingTimeInterval(72_000)
         )

@@ -114,7 +114,7 @@ struct DeviceCheckClientTests {
 
     @Test func testTimeoutAndDroppedConnection() async throws {
         let credentials = try Harness.credentials()
-        let slow = FakeAppleFaults(slowRate: 1, slowDelay: .seconds(3))
+        let slow = FakeAppleFaults(slowRate: 1, slowDelay: .seconds(60))
         try await Harness.withFake(Harness.configuration(credentials: credentials, faults: slow)) { _, baseURL in
             let client = Harness.deviceCheckClient(credentials, baseURL: baseURL, timeout: .milliseconds(300))
             #expect(await client.query(deviceToken: Self.token("slow"), environment: .production).failure?.code == .timedOut)

@@ -75,11 +75,11 @@ enum FakeAppleHarness {
 
     /// A client of the fake. The default deadline is long: the tests that end in a timeout give their own, and the
     /// others must not turn into one when the suite's busiest minute starves the fake on two cores (a dropped
-    /// connection once came back as `timedOut` after 5 s).
+    /// connection once came back as `timedOut` after 5 s; the first half minute can hold a thread back for 30 s).
     static func redemptionClient(
         _ credentials: AppleProviderCredentials,
         baseURL: String,
-        timeout: Duration = .seconds(30)
+        timeout: Duration = .seconds(120)
     ) -> ReceiptRedemptionClient {
         ReceiptRedemptionClient(
             tokens: ProviderTokenSource(credentials: credentials, now: { now }),
@@ -87,10 +87,11 @@ enum FakeAppleHarness {
         )
     }
 
+    /// A DeviceCheck client of the fake, with a long default deadline for the same reason as ``redemptionClient``.
     static func deviceCheckClient(
         _ credentials: AppleProviderCredentials,
         baseURL: String,
-        timeout: Duration = .seconds(5)
+        timeout: Duration = .seconds(120)
     ) -> DeviceCheckClient {
         DeviceCheckClient(
             tokens: ProviderTokenSource(credentials: credentials, now: { now }),

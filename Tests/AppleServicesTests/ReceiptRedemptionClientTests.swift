@@ -161,7 +161,8 @@ struct ReceiptRedemptionClientTests {
             let client = Harness.redemptionClient(credentials, baseURL: baseURL, timeout: .seconds(4))
             let started = ContinuousClock.now
             #expect(await client.redeem(attestation.receipt, environment: .production) == .timedOut)
-            #expect(ContinuousClock.now - started < .seconds(30))
+            // Well before the fake would answer (60 s), even when the suite holds the client back for half a minute.
+            #expect(ContinuousClock.now - started < .seconds(50))
             #expect(server.state.injectedFailures(.slow) == 1)
         }
     }

@@ -208,8 +208,9 @@ final class BatchProcess: Sendable {
 
     var isRunning: Bool { process.isRunning }
 
+    /// SIGKILL while it runs (once it has ended, its pid may be another process's), then waits for the exit.
     func kill() {
-        Foundation.kill(process.processIdentifier, SIGKILL)
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 

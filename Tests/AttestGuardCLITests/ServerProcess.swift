@@ -36,7 +36,7 @@ final class ServerProcess: @unchecked Sendable {
         environment["ATTESTGUARD_DATABASE_AUTO_MIGRATE"] = "true"
         environment["ATTESTGUARD_DATABASE_POOL_SIZE"] = "8"
         // The suite runs beside heavy tests (the 10,000-receipt batch) on 2 cores: give the store time to answer.
-        environment["ATTESTGUARD_DATABASE_TIMEOUT_MILLISECONDS"] = "30000"
+        environment["ATTESTGUARD_DATABASE_TIMEOUT_MILLISECONDS"] = TestPostgres.operationTimeoutMilliseconds
         environment["PROCESS_TEST_KEY"] = apiKey
         environment["ATTESTGUARD_DATABASE_URL"] = databaseURL
         environment["ATTESTGUARD_DATABASE_SQLITE_PATH"] = sqlitePath
@@ -112,7 +112,10 @@ final class ServerProcess: @unchecked Sendable {
 
     /// The CPU time it has used (user and system), from `/proc/<pid>/stat`.
     func cpuTime() throws -> Duration {
-        let stat = try String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8)
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8) else {
+            let status = process.isRunning ? "is running" : "exited with \(process.terminationStatus)"
+            throw RawConnection.Failure(description: "no CPU time to read: the server \(status); its log:\n\(standardError)")
+        }
         // Fields after the parenthesised command name: state is field 3, utime 14, stime 15.
         guard let close = stat.lastIndex(of: ")") else { throw RawConnection.Failure(description: "unreadable stat: \(stat)") }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
@@ -127,7 +130,8 @@ final class ServerProcess: @unchecked Sendable {
     /// exited by then (it is then killed).
     func terminate(within limit: Duration) async -> Duration? {
         let started = ContinuousClock.now
-        process.terminate()
+        // Signals go only to a process still running: once it has ended, its pid may be another process's.
+        if process.isRunning { process.terminate() }
         while process.isRunning {
             if ContinuousClock.now - started > limit {
                 kill(process.processIdentifier, SIGKILL)

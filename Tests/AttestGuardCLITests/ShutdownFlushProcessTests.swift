@@ -33,7 +33,8 @@ struct ShutdownFlushProcessTests {
             BEGIN; LOCK TABLE \(schema).velocity_buckets, \(schema).velocity_flushes, \(schema).decision_log IN EXCLUSIVE MODE;
             SELECT pg_sleep(60);
             """)
-        defer { locker.terminate() }
+        // Only while it runs: once psql has ended (after its 60 s), its pid may be another process's.
+        defer { if locker.isRunning { locker.terminate() } }
         try await Task.sleep(for: .seconds(1))
         // Each score records velocity and a decision log entry in memory, to be written behind the request.
         for index in 0..<5 {

@@ -79,7 +79,7 @@ struct ServerHarness {
         ]
         if let databaseURL { environment["ATTESTGUARD_DATABASE_URL"] = databaseURL }
         environment["ATTESTGUARD_DATABASE_AUTO_MIGRATE"] = "true"
-        environment["ATTESTGUARD_DATABASE_TIMEOUT_MILLISECONDS"] = "30000"
+        environment["ATTESTGUARD_DATABASE_TIMEOUT_MILLISECONDS"] = TestPostgres.operationTimeoutMilliseconds
         environment["ATTESTGUARD_DATABASE_SQLITE_PATH"] =
             FileManager.default.temporaryDirectory.appendingPathComponent("attestguard-server-\(UUID().uuidString).sqlite").path
         return environment.merging(extra) { _, new in new }

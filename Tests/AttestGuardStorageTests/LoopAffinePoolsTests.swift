@@ -59,7 +59,7 @@ struct LoopAffinePoolsTests {
         let url = try await TestPostgres.freshSchemaURL()
         let loops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
         let size = LoopAffinePostgresPools.minimumConnectionsPerLoop * loops.count
-        let store = PostgresRiskStore(configuration: try PostgresStoreConfiguration(url: url, maximumConnections: size, operationTimeout: .seconds(30)), logger: TestStore.logger)
+        let store = PostgresRiskStore(configuration: try PostgresStoreConfiguration(url: url, maximumConnections: size, operationTimeout: TestPostgres.operationTimeout), logger: TestStore.logger)
         let runner = Task { try await store.run() }
         defer { runner.cancel() }
         #expect(try await store.servingPools().all.count == loops.count)

@@ -18,7 +18,7 @@ struct PoolerTests {
     /// A migrated store through PgBouncer as a fresh role, with `pooler`, its registered key, and a stop.
     static func storeThroughPgBouncer(pooler: PostgresPooler) async throws -> (store: PostgresRiskStore, key: KeyRecord, stop: @Sendable () async -> Void) {
         let url = try await TestPgBouncer.shared().freshRoleURL(prefix: "p").url
-        var configuration = try PostgresStoreConfiguration(url: url, maximumConnections: 16, operationTimeout: .seconds(30))
+        var configuration = try PostgresStoreConfiguration(url: url, maximumConnections: 16, operationTimeout: TestPostgres.operationTimeout)
         configuration.pooler = pooler
         let store = PostgresRiskStore(configuration: configuration, logger: TestStore.logger)
         let runner = Task { try await store.run() }

@@ -62,7 +62,7 @@ public struct RefreshHarness {
         return try await fake.withRunning { port in
             let client = ReceiptRedemptionClient(
                 tokens: ProviderTokenSource(credentials: credentials, now: { clock.now() }),
-                configuration: .init(baseURL: "http://127.0.0.1:\(port)", timeout: .seconds(10))
+                configuration: .init(baseURL: "http://127.0.0.1:\(port)", timeout: .seconds(120))
             )
             let scheduler = ReceiptRefreshScheduler(
                 store: store,

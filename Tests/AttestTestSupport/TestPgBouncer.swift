@@ -67,7 +67,7 @@ public struct TestPgBouncer: Sendable {
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("attestguard-pgbouncer-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        let port = try freeLoopbackPort()
+        let port = try LoopbackPort.free()
         let configuration = """
             [databases]
             * = host=\(host) port=\(server.port ?? 5432)
@@ -126,7 +126,7 @@ public struct TestPgBouncer: Sendable {
         var logger = Logger(label: "attestguard.tests.pgbouncer")
         logger.logLevel = .critical
         var configuration = try PostgresStoreConfiguration(
-            url: "postgres://\(administrator)@127.0.0.1:\(port)/postgres?sslmode=disable", maximumConnections: 1, operationTimeout: .seconds(30)
+            url: "postgres://\(administrator)@127.0.0.1:\(port)/postgres?sslmode=disable", maximumConnections: 1, operationTimeout: TestPostgres.operationTimeout
         )
         configuration.pooler = .transaction
         let deadline = ContinuousClock.now + .seconds(60)
@@ -145,22 +145,5 @@ public struct TestPgBouncer: Sendable {
             }
             try await Task.sleep(for: .milliseconds(100))
         }
-    }
-
-    /// A loopback port nothing listens on now (the kernel's choice for port 0).
-    private static func freeLoopbackPort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw Failure(description: "socket() failed: \(errno)") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
-        }
-        guard bound else { throw Failure(description: "bind() to a loopback port failed: \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

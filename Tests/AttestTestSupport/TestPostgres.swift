@@ -10,6 +10,16 @@ import Testing
 public enum TestPostgres {
     public static let urlVariable = "ATTESTGUARD_TEST_DATABASE_URL"
 
+    /// The deadline of every store the tests open on it, and of the servers they start. Wide on purpose: the suite
+    /// starts hundreds of tests at once on two cores, and in its first half minute a store's first query can wait
+    /// 30 s for a thread; a real hang still ends the test.
+    public static let operationTimeout: Duration = .seconds(120)
+
+    /// ``operationTimeout`` as `database.timeoutMilliseconds` reads it, for the servers the tests start.
+    public static var operationTimeoutMilliseconds: String {
+        String(operationTimeout.components.seconds * 1_000)
+    }
+
     public static var url: String? {
         ProcessInfo.processInfo.environment[urlVariable].flatMap { $0.isEmpty ? nil : $0 }
     }
@@ -37,7 +47,7 @@ public enum TestPostgres {
         let schema = prefix + "_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         var logger = Logger(label: "attestguard.tests.postgres")
         logger.logLevel = .critical
-        let admin = PostgresRiskStore(configuration: try PostgresStoreConfiguration(url: base, maximumConnections: 1, operationTimeout: .seconds(30)), logger: logger)
+        let admin = PostgresRiskStore(configuration: try PostgresStoreConfiguration(url: base, maximumConnections: 1, operationTimeout: operationTimeout), logger: logger)
         let runner = Task { try await admin.run() }
         defer { runner.cancel() }
         try await admin.client().query(PostgresQuery(unsafeSQL: "CREATE SCHEMA \(schema)"))
@@ -48,7 +58,7 @@ public enum TestPostgres {
     public static func administer(_ sql: String) async throws -> [PostgresRow] {
         var logger = Logger(label: "attestguard.tests.postgres")
         logger.logLevel = .critical
-        let admin = PostgresRiskStore(configuration: try PostgresStoreConfiguration(url: try requiredURL(), maximumConnections: 1, operationTimeout: .seconds(30)), logger: logger)
+        let admin = PostgresRiskStore(configuration: try PostgresStoreConfiguration(url: try requiredURL(), maximumConnections: 1, operationTimeout: operationTimeout), logger: logger)
         let runner = Task { try await admin.run() }
         defer { runner.cancel() }
         return try await admin.client().query(PostgresQuery(unsafeSQL: sql)).collect()

@@ -65,7 +65,7 @@ public struct TestStore: Sendable {
 
     /// A store on `url`, migrated; with ``PostgresPooler/transaction`` it is the ``TestStoreBackend/pgbouncer`` backend.
     public static func postgres(url: String, poolSize: Int, pooler: PostgresPooler = .none) async throws -> TestStore {
-        var configuration = try PostgresStoreConfiguration(url: url, maximumConnections: poolSize, operationTimeout: .seconds(30))
+        var configuration = try PostgresStoreConfiguration(url: url, maximumConnections: poolSize, operationTimeout: TestPostgres.operationTimeout)
         configuration.pooler = pooler
         try configuration.checkPooler()
         let store = PostgresRiskStore(configuration: configuration, logger: logger)

@@ -40,7 +40,7 @@ struct EventLoopTaskExecutorTests {
         let executor = EventLoopTaskExecutor(home)
         let (start, resumed) = try await withPreferredTaskExecutor(executor) {
             #expect(PreferredTaskExecutor.current === executor)
-            return try await withDeadline(.seconds(30), timeoutError: { CancellationError() }) {
+            return try await withDeadline(WithDeadlineTests.neverReached, timeoutError: { CancellationError() }) {
                 let start = home.inEventLoop
                 _ = try await Self.answerLater(on: other)
                 return (start, home.inEventLoop)
@@ -50,7 +50,7 @@ struct EventLoopTaskExecutorTests {
         #expect(PreferredTaskExecutor.current == nil)
         // With only Swift's own preference, the deadline's task resumes off the loop: the case the task-local fixes.
         let plain = try await withTaskExecutorPreference(executor) {
-            try await withDeadline(.seconds(30), timeoutError: { CancellationError() }) {
+            try await withDeadline(WithDeadlineTests.neverReached, timeoutError: { CancellationError() }) {
                 _ = try await Self.answerLater(on: other)
                 return home.inEventLoop
             }

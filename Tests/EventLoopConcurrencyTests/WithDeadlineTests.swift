@@ -32,16 +32,20 @@ struct WithDeadlineTests {
         }
     }
 
+    /// A deadline the operations of these tests never reach when they work: the suite starts hundreds of tests at
+    /// once on two cores, and an operation can wait tens of seconds for a thread before it runs.
+    static let neverReached: Duration = .seconds(600)
+
     @Test("an operation that finishes in time returns its value")
     func value() async throws {
-        let value = try await withDeadline(.seconds(30), timeoutError: { TimedOut() }) { 42 }
+        let value = try await withDeadline(Self.neverReached, timeoutError: { TimedOut() }) { 42 }
         #expect(value == 42)
     }
 
     @Test("an operation's own error comes through as is")
     func operationError() async {
         await #expect(throws: Failed()) {
-            try await withDeadline(.seconds(30), timeoutError: { TimedOut() }) { () async throws -> Int in throw Failed() }
+            try await withDeadline(Self.neverReached, timeoutError: { TimedOut() }) { () async throws -> Int in throw Failed() }
         }
     }
 
@@ -93,7 +97,7 @@ struct WithDeadlineTests {
     func callerCancelled() async throws {
         let started = Gate()
         let caller = Task {
-            try await withDeadline(.seconds(30), timeoutError: { TimedOut() }) { () async throws -> Int in
+            try await withDeadline(Self.neverReached, timeoutError: { TimedOut() }) { () async throws -> Int in
                 started.open()
                 try await Task.sleep(for: .seconds(30))
                 return 1
@@ -108,7 +112,7 @@ struct WithDeadlineTests {
     func many() async throws {
         try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<2_000 {
-                group.addTask { try await withDeadline(.seconds(30), timeoutError: { TimedOut() }) { index } }
+                group.addTask { try await withDeadline(Self.neverReached, timeoutError: { TimedOut() }) { index } }
             }
             var sum = 0
             for try await value in group { sum += value }

@@ -22,8 +22,18 @@ struct ClientTargetClosureTests {
         var products: [Product]
     }
 
-    /// Runs `swift package describe` with a scratch folder of its own: `swift test` holds the lock of `.build`.
-    static func describe() throws -> Description {
+    /// Runs `swift package describe` with a scratch folder of its own (`swift test` holds the lock of `.build`), on a
+    /// thread of its own: it takes seconds, which on the cooperative pool every other test would wait out.
+    static func describe() async throws -> Description {
+        let data = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
+            Thread.detachNewThread { continuation.resume(with: Result { try describeOutput() }) }
+        }
+        let output = try #require(data, "swift package describe failed")
+        return try JSONDecoder().decode(Description.self, from: output)
+    }
+
+    /// What `swift package describe --type json` printed, or `nil` when it failed; blocks until it exits.
+    private static func describeOutput() throws -> Data? {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("describe-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
         let process = Process()
@@ -37,12 +47,11 @@ struct ClientTargetClosureTests {
         try process.runWhenDescriptorsAllow()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "swift package describe failed")
-        return try JSONDecoder().decode(Description.self, from: data)
+        return process.terminationStatus == 0 ? data : nil
     }
 
-    @Test func theClientProductLinksOnlyItsTargetsTheWireAndCrypto() throws {
-        let description = try Self.describe()
+    @Test func theClientProductLinksOnlyItsTargetsTheWireAndCrypto() async throws {
+        let description = try await Self.describe()
         let product = try #require(description.products.first { $0.name == "AttestGuardClient" })
         let targets = Dictionary(description.targets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var closure = Set<String>()

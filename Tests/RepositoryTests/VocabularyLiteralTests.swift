@@ -52,7 +52,37 @@ struct VocabularyLiteralTests {
         var found: [(Int, String)] = []
         for (index, line) in source.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             if line.drop(while: { $0 == " " }).hasPrefix("//") { continue }
-            for match in line.matches(of: /"((?:[^"\\]|\\.)*)"/) { found.append((index + 1, String(match.1))) }
+            found += quoted(in: line).map { (index + 1, $0) }
+        }
+        return found
+    }
+
+    /// The contents of each `"…"` on one line, escapes kept as written (`\"` does not end a literal). A scan rather
+    /// than a regex: a regex literal in the loop is compiled again for each of the sources' lines, seconds of a
+    /// cooperative thread the suite's other tests wait for.
+    static func quoted(in line: Substring) -> [String] {
+        var found: [String] = []
+        var current: String?
+        var escaped = false
+        for character in line {
+            guard var text = current else {
+                if character == "\"" { current = "" }
+                continue
+            }
+            if escaped {
+                text.append(character)
+                escaped = false
+            } else if character == "\\" {
+                text.append(character)
+                escaped = true
+            } else if character == "\"" {
+                found.append(text)
+                current = nil
+                continue
+            } else {
+                text.append(character)
+            }
+            current = text
         }
         return found
     }

@@ -60,11 +60,9 @@ final class GatewayProcess: @unchecked Sendable {
 
     deinit { if process.isRunning { process.terminate() } }
 
-    /// A loopback port free right now (the kernel's pick for a socket bound to port 0, closed again).
+    /// A loopback port free right now, for a gateway to bind once it starts (``LoopbackPort``).
     static func freePort() throws -> Int {
-        let (descriptor, port) = try LoopbackListener.open()
-        _ = Glibc.close(descriptor)
-        return port
+        try LoopbackPort.free()
     }
 
     /// A fresh folder for one gateway's configuration, files and logs.

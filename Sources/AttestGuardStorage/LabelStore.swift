@@ -14,6 +14,10 @@ public protocol LabelStore: LabelReader {
     /// (``FraudLabelRecord/replaces(_:)``), or changed nothing.
     func storeLabels(_ labels: [FraudLabelRecord]) async throws -> [LabelWriteOutcome]
 
+    /// Deletes the labels of one subject of an app: those of `source`, or of every source when nil. Returns how many
+    /// it deleted (0 when there were none: a deletion sent again changes nothing).
+    func deleteLabels(appId: String, kind: LabelSubjectKind, subject: String, source: String?) async throws -> Int
+
     /// The labels of the subjects of `decisions`: their request ids, keys, users and devices, in their apps.
     func labels(for decisions: [DecisionLogEntry]) async throws -> [FraudLabelRecord]
 

@@ -122,6 +122,51 @@ struct LabelRouteTests {
         }
     }
 
+    @Test("a deletion names a subject as a label does: by source or all, own apps only, again harmless", arguments: ServerBackend.available)
+    func deletion(backend: ServerBackend) async throws {
+        try await ServerHarness.run(backend, extraEnvironment: Self.environment) { api in
+            func label(_ source: String, app: String = Self.app) -> [String: Any] {
+                ["appId": app, "userId": "carol", "label": "fraud", "source": source]
+            }
+            let device: [String: Any] = ["appId": Self.app, "deviceId": "carol", "label": "legitimate", "source": "cb"]
+            #expect(try await Self.post(api, ["labels": [label("cb"), label("case-1"), label("case-2"), device]]).status == 200)
+            #expect(try await Self.post(api, label("cb", app: Self.otherApp), apiKey: ServerHarness.adminKey).status == 200)
+            func delete(_ body: [String: Any], apiKey: String? = Self.labellerKey) async throws -> APIClient.Reply {
+                try await api.post("/v1/labels/delete", json: body, apiKey: apiKey)
+            }
+            let one = try await delete(["appId": Self.app, "userId": "carol", "source": "case-1"])
+            #expect(one.status == 200 && one.json["deleted"] as? Int == 1, "\(one.text)")
+            // The user's other labels and the device of the same id stay.
+            #expect(try await Self.stored(api).map(\.source).sorted() == ["case-2", "cb", "cb"])
+            let rest = try await delete(["appId": Self.app, "userId": "carol"])
+            #expect(rest.json["deleted"] as? Int == 2, "\(rest.text)")
+            #expect(try await delete(["appId": Self.app, "userId": "carol"]).json["deleted"] as? Int == 0)
+            #expect(try await Self.stored(api).map(\.kind) == [.device])
+            // Another app's labels: not through a key limited to this app, nor a read-only key; the admin may.
+            let foreign: [String: Any] = ["appId": Self.otherApp, "userId": "carol"]
+            #expect(try await delete(foreign).errorCode == "forbidden")
+            #expect(try await delete(foreign, apiKey: AnalystScopeTests.analystKey).errorCode == "forbidden")
+            #expect(try await delete(foreign, apiKey: nil).status == 401)
+            #expect(try await Self.stored(api, app: Self.otherApp).count == 1)
+            #expect(try await delete(foreign, apiKey: ServerHarness.adminKey).json["deleted"] as? Int == 1)
+            let cases: [([String: Any], Int, String)] = [
+                (["userId": "carol"], 400, "missing_field"),
+                (["appId": Self.app], 400, "missing_field"),
+                (["appId": Self.app, "userId": "carol", "deviceId": "carol"], 400, "invalid_field"),
+                (["appId": Self.app, "userId": "carol", "label": "fraud"], 400, "invalid_field"),
+                (["appId": Self.app, "userId": "carol", "labelledAt": "2026-01-01T00:00:00Z"], 400, "invalid_field"),
+                (["appId": Self.app, "userId": "carol", "source": String(repeating: "s", count: 129)], 400, "invalid_field"),
+                (["appId": Self.app, "keyId": "short"], 400, "invalid_field"),
+                (["appId": Self.app, "userId": 7], 400, "invalid_field"),
+            ]
+            for (body, status, code) in cases {
+                let reply = try await delete(body)
+                #expect(reply.status == status && reply.errorCode == code, "\(body.keys.sorted()): \(reply.status) \(reply.text.prefix(300))")
+            }
+            #expect(try await Self.stored(api).count == 1, "a refused deletion deletes nothing")
+        }
+    }
+
     @Test("every malformed label is a typed 4xx and stores nothing")
     func refusals() async throws {
         try await ServerHarness.run(.sqlite, extraEnvironment: Self.environment) { api in

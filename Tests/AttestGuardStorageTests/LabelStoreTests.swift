@@ -36,6 +36,26 @@ struct LabelStoreTests {
         }
     }
 
+    @Test("a deletion takes one subject's labels of one source or of all, and nothing of another subject or app", arguments: StoreBackend.available)
+    func deletion(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = test.store
+            let kept = [
+                Self.label(.user, "hash-2"), Self.label(.device, "hash-1"), Self.label(.user, "hash-1", app: StoreFixtures.otherAppId),
+            ]
+            _ = try await store.storeLabels(kept + [
+                Self.label(), Self.label(source: "support-case-7", .legitimate), Self.label(source: "support-case-8"),
+            ])
+            #expect(try await store.deleteLabels(appId: Self.appId, kind: .user, subject: "hash-1", source: "support-case-7") == 1)
+            #expect(try await store.labels(appId: Self.appId).filter { $0.kind == .user && $0.subject == "hash-1" }.map(\.source)
+                == ["chargebacks", "support-case-8"])
+            #expect(try await store.deleteLabels(appId: Self.appId, kind: .user, subject: "hash-1", source: nil) == 2)
+            #expect(try await store.deleteLabels(appId: Self.appId, kind: .user, subject: "hash-1", source: nil) == 0, "again: nothing left")
+            #expect(try await store.deleteLabels(appId: Self.appId, kind: .key, subject: "hash-1", source: nil) == 0, "another kind")
+            #expect(Set(try await store.labels(appId: nil)) == Set(kept))
+        }
+    }
+
     @Test("a batch reports each label in order, folds repeats, and reads back per app", arguments: StoreBackend.available)
     func batches(backend: StoreBackend) async throws {
         try await withTestStore(backend) { (test: TestStore) async throws in

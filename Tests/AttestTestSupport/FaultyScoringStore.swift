@@ -103,6 +103,9 @@ public final class FaultyScoringStore: RiskStore {
         try await base.replaceAttestationRamp(ramp, expectedRevision: expectedRevision)
     }
     public func storeLabels(_ labels: [FraudLabelRecord]) async throws -> [LabelWriteOutcome] { try await base.storeLabels(labels) }
+    public func deleteLabels(appId: String, kind: LabelSubjectKind, subject: String, source: String?) async throws -> Int {
+        try await base.deleteLabels(appId: appId, kind: kind, subject: subject, source: source)
+    }
     public func labels(appId: String?) async throws -> [FraudLabelRecord] { try await base.labels(appId: appId) }
     public func labels(for decisions: [DecisionLogEntry]) async throws -> [FraudLabelRecord] { try await base.labels(for: decisions) }
     public func decision(appId: String, requestId: String) async throws -> DecisionLogEntry? {

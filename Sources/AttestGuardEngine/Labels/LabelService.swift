@@ -2,10 +2,10 @@ public import AttestGuardStorage
 public import AttestVocabulary
 public import Foundation
 
-/// Checks and stores fraud labels (`POST /v1/labels`, `attestguard labels import`): each names a configured app and
-/// one subject, whose user and device ids are hashed with the decision log's key (``VelocityKeying``) and whose key
-/// id is stored as the log's standard base64, so that a label joins the log and no raw id is kept. A batch is
-/// stored whole or not at all.
+/// Checks, stores and deletes fraud labels (`POST /v1/labels`, `attestguard labels import`, `POST /v1/labels/delete`):
+/// each names a configured app and one subject, whose user and device ids are hashed with the decision log's key
+/// (``VelocityKeying``) and whose key id is stored as the log's standard base64, so that a label joins the log and no
+/// raw id is kept. A batch is stored whole or not at all.
 public struct LabelService: Sendable {
     /// The most labels one batch (one request) may carry.
     public static let maximumBatch = 1_000
@@ -32,6 +32,37 @@ public struct LabelService: Sendable {
     ///   `invalid_field` for two subjects, a label other than `fraud` or `legitimate`, a malformed id or source, or a
     ///   time more than ``futureTolerance`` ahead of the clock.
     public func validate(_ submission: LabelSubmission) throws(EngineError) -> FraudLabelRecord {
+        let (appId, kind, subject) = try named(submission)
+        guard let labelText = submission.label, !labelText.isEmpty else { throw EngineError.invalid(.missingField, "label is required") }
+        guard let label = FraudLabel(rawValue: labelText) else {
+            throw EngineError.invalid(.invalidField, "label must be fraud or legitimate")
+        }
+        guard let source = submission.source, !source.isEmpty else { throw EngineError.invalid(.missingField, "source is required") }
+        try Self.check(source: source)
+        let now = clock.now()
+        let labelledAt = submission.labelledAt ?? now
+        guard labelledAt.timeIntervalSince(now) <= Self.futureTolerance else {
+            throw EngineError.invalid(.invalidField, "labelledAt is in the future")
+        }
+        return FraudLabelRecord(appId: appId, kind: kind, subject: subject, source: source, label: label, labelledAt: labelledAt)
+    }
+
+    /// Deletes the labels of one subject of an app (`POST /v1/labels/delete`): those of its `source`, or of every
+    /// source without one. Returns how many it deleted; 0 when there were none, so a deletion sent again is harmless.
+    /// - Throws: as ``validate(_:)`` for the app, the subject and the source; `invalid_field` for a `label` or a
+    ///   `labelledAt`, which would suggest only some of the subject's labels go; `store_unavailable`.
+    public func delete(_ submission: LabelSubmission) async throws -> Int {
+        let (appId, kind, subject) = try named(submission)
+        guard submission.label?.isEmpty ?? true, submission.labelledAt == nil else {
+            throw EngineError.invalid(.invalidField, "a deletion names the subject and optionally a source, not a label or a time")
+        }
+        let source = submission.source.flatMap { $0.isEmpty ? nil : $0 }
+        if let source { try Self.check(source: source) }
+        return try await withStore { try await store.deleteLabels(appId: appId, kind: kind, subject: subject, source: source) }
+    }
+
+    /// The app, the kind of subject and the subject as stored, of a submission naming exactly one subject.
+    private func named(_ submission: LabelSubmission) throws(EngineError) -> (appId: String, kind: LabelSubjectKind, subject: String) {
         guard let appId = submission.appId, !appId.isEmpty else { throw EngineError.invalid(.missingField, "appId is required") }
         _ = try apps.policy(for: appId)
         let named: [(LabelSubjectKind, String)] = [
@@ -43,21 +74,13 @@ public struct LabelService: Sendable {
         guard named.count == 1 else {
             throw EngineError.invalid(.invalidField, "name one subject only, not \(named.map(\.0.field).joined(separator: " and "))")
         }
-        let subject = try Self.subject(kind, text, keying: keying)
-        guard let labelText = submission.label, !labelText.isEmpty else { throw EngineError.invalid(.missingField, "label is required") }
-        guard let label = FraudLabel(rawValue: labelText) else {
-            throw EngineError.invalid(.invalidField, "label must be fraud or legitimate")
+        return (appId, kind, try Self.subject(kind, text, keying: keying))
+    }
+
+    private static func check(source: String) throws(EngineError) {
+        guard source.utf8.count <= maximumSourceBytes, (try? Identifier(source, field: "source")) != nil else {
+            throw EngineError.invalid(.invalidField, "source must be 1-\(maximumSourceBytes) bytes of printable characters")
         }
-        guard let source = submission.source, !source.isEmpty else { throw EngineError.invalid(.missingField, "source is required") }
-        guard source.utf8.count <= Self.maximumSourceBytes, (try? Identifier(source, field: "source")) != nil else {
-            throw EngineError.invalid(.invalidField, "source must be 1-\(Self.maximumSourceBytes) bytes of printable characters")
-        }
-        let now = clock.now()
-        let labelledAt = submission.labelledAt ?? now
-        guard labelledAt.timeIntervalSince(now) <= Self.futureTolerance else {
-            throw EngineError.invalid(.invalidField, "labelledAt is in the future")
-        }
-        return FraudLabelRecord(appId: appId, kind: kind, subject: subject, source: source, label: label, labelledAt: labelledAt)
     }
 
     /// Stores checked labels in one transaction.

@@ -750,6 +750,60 @@ paths:
         '503':
           $ref: '#/components/responses/StoreUnavailable'
 
+  /v1/labels/delete:
+    post:
+      tags: [labels]
+      operationId: deleteLabels
+      summary: Delete the labels of one decision, key, user or device
+      description: |
+        Names its app (one of the API key's, else 403 `forbidden`; configured, else 404 `app_not_found`) and exactly
+        one subject, as a label does, and optionally a `source`: the subject's labels of that source are deleted, or
+        of every source without one. Deleting a user's or a device's labels needs its id, which is hashed as when it
+        was labelled. A `label` or `labelledAt` is 400 `invalid_field` (a deletion takes every label of the subject
+        and source). `deleted` counts the labels removed: 0 when there were none, so sending a deletion again is
+        harmless. Scope: `analyst:write` or `admin`.
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: '#/components/schemas/LabelDeletion'
+            examples:
+              user:
+                value:
+                  appId: ABCDE12345.com.example.shop
+                  userId: user-42
+              source:
+                value:
+                  appId: ABCDE12345.com.example.shop
+                  requestId: 6f1c2a8e-3b7d-4e0a-9c55-0d2b1f7e4a10
+                  source: chargebacks
+      responses:
+        '200':
+          description: How many labels were deleted.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/LabelDeletionResponse'
+              examples:
+                deleted:
+                  value:
+                    deleted: 2
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '403':
+          $ref: '#/components/responses/Forbidden'
+        '404':
+          $ref: '#/components/responses/AppNotFound'
+        '413':
+          $ref: '#/components/responses/BodyTooLarge'
+        '415':
+          $ref: '#/components/responses/UnsupportedMediaType'
+        '503':
+          $ref: '#/components/responses/StoreUnavailable'
+
   /v1/admin/rules:
     get:
       tags: [admin]
@@ -2697,6 +2751,40 @@ components:
               maxItems: 1000
               items:
                 $ref: '#/components/schemas/Label'
+    LabelDeletion:
+      type: object
+      description: >-
+        One subject of an app, and optionally a source. Name exactly one of `requestId`, `keyId`, `userId` and
+        `deviceId`; as in a label, an empty string is no value.
+      required: [appId]
+      properties:
+        appId:
+          type: string
+        requestId:
+          anyOf:
+            - type: string
+              pattern: '^[A-Za-z0-9._:-]{1,128}$'
+            - type: string
+              maxLength: 0
+        keyId:
+          type: string
+        userId:
+          type: string
+          maxLength: 256
+        deviceId:
+          type: string
+          maxLength: 256
+        source:
+          type: string
+          maxLength: 128
+          description: Only this source's labels (default every source's).
+    LabelDeletionResponse:
+      type: object
+      required: [deleted]
+      properties:
+        deleted:
+          type: integer
+          minimum: 0
     LabelResponse:
       type: object
       required: [created, replaced, unchanged, outcomes]

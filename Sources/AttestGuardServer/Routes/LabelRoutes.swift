@@ -7,13 +7,25 @@ import Hummingbird
 /// decision, key, user or device was fraud or legitimate. One label or `{labels: [...]}` (at most 1,000), checked
 /// whole before any is stored, then stored in one transaction; each is idempotent on (app, subject, source) and
 /// the answer says, label by label, whether it was created, replaced or unchanged. Logged at info with the key's
-/// name and the counts (never a subject).
+/// name and the counts (never a subject). `POST /v1/labels/delete` takes a subject's labels away again.
 struct LabelRoutes {
     let engine: Engine
     let body: JSONBody
 
     func register(on router: Router<AttestGuardRequestContext>, keys: APIKeyRing) {
-        router.group("v1").add(middleware: APIKeyMiddleware(ring: keys, scopes: [.analystWrite, .admin])).post("labels", use: store)
+        let labels = router.group("v1").add(middleware: APIKeyMiddleware(ring: keys, scopes: [.analystWrite, .admin]))
+        labels.post("labels", use: store)
+        labels.post("labels/delete", use: delete)
+    }
+
+    /// `POST /v1/labels/delete`: `{appId, requestId|keyId|userId|deviceId, source?}` deletes that subject's labels of
+    /// the source, or of every source; answers `{deleted}` (0 when there were none). Logged at info with the count.
+    @Sendable func delete(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
+        let fields = try await body.decode(LabelFields.self, from: request)
+        if let appId = fields.appId, !appId.isEmpty { try context.requireAccess(to: appId) }
+        let deleted = try await engine.labels.delete(try fields.submission())
+        context.logger.info("labels deleted", metadata: ["deleted": .stringConvertible(deleted)])
+        return try JSONResponse.make(LabelDeletionResponseBody(deleted: deleted), status: .ok)
     }
 
     @Sendable func store(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {

@@ -92,3 +92,8 @@ struct LabelResponseBody: Encodable {
         outcomes = result.outcomes
     }
 }
+
+/// `POST /v1/labels/delete` response body: how many labels the deletion removed.
+struct LabelDeletionResponseBody: Encodable {
+    var deleted: Int
+}

@@ -33,6 +33,17 @@ extension PostgresRiskStore {
         return FraudLabelRecord.outcomes(positions: positions, folded: folded.map { outcomes[$0.identity] ?? .unchanged })
     }
 
+    public func deleteLabels(appId: String, kind: LabelSubjectKind, subject: String, source: String?) async throws -> Int {
+        try await rows(
+            """
+            DELETE FROM labels
+            WHERE app_id = \(appId) AND subject_kind = \(kind.rawValue) AND subject = \(subject)
+              AND (\(source)::text IS NULL OR source = \(source)::text)
+            RETURNING 1
+            """
+        ).count
+    }
+
     public func labels(appId: String?) async throws -> [FraudLabelRecord] {
         try await laggingRows(
             """

@@ -42,6 +42,15 @@ extension SQLiteRiskStore {
         return FraudLabelRecord.outcomes(positions: positions, folded: outcomes)
     }
 
+    public func deleteLabels(appId: String, kind: LabelSubjectKind, subject: String, source: String?) async throws -> Int {
+        try await query(
+            """
+            DELETE FROM labels WHERE app_id = ?1 AND subject_kind = ?2 AND subject = ?3 AND (?4 IS NULL OR source = ?4) RETURNING 1
+            """,
+            [.text(appId), .text(kind.rawValue), .text(subject), SQLiteValues.bind(source)]
+        ).count
+    }
+
     public func labels(appId: String?) async throws -> [FraudLabelRecord] {
         try await query(SQLiteLabelQueries.all, [SQLiteValues.bind(appId)]).map(FraudLabelRecord.init(sqlite:))
     }

@@ -42,7 +42,7 @@ struct ShutdownFlushProcessTests {
             #expect(reply.status == 200, "\(reply.json)")
         }
         let took = try #require(await server.terminate(within: .seconds(60)), "still running 60 s after SIGTERM")
-        // The store's own timeout here is 30 s: an unbounded flush would wait for it.
+        // The store's own timeout here is TestPostgres.operationTimeout (120 s): an unbounded flush would wait for it.
         #expect(took < .seconds(12), "shutdown took \(took): \(server.standardError.suffix(3_000))")
         let warning = server.standardError.split(separator: "\n").first { $0.contains("shutdown flush did not finish in time") }
         #expect(warning != nil, "\(server.standardError.suffix(2_000))")

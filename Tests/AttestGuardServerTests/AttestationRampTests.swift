@@ -9,7 +9,11 @@ import Testing
 
 /// The automatic attestation rollout: outcomes reported through the app-facing route and attestations the server
 /// accepted, evaluated at each period boundary of the injected clock by controllers sharing one store.
-@Suite("HTTP: attestation rollout ramp")
+///
+/// Serialized, with the service's suite nested in it: every engine of a ramping app sets the process-wide
+/// `attestguard_attestation_ramp_paused{app}` to 0 when it starts, and these are the only tests with one, all on the
+/// main app; one of them starting beside the pause check reset the gauge it read (seen once in CI).
+@Suite("HTTP: attestation rollout ramp", .serialized)
 struct AttestationRampTests {
     static let policyPath = "/v1/admin/apps/\(ServerHarness.appId)/policy"
     static let period: TimeInterval = 3600
@@ -179,34 +183,36 @@ struct AttestationRampTests {
     }
 }
 
-/// The server task that runs the controller: it starts the ramp at once and evaluates after the period boundary of
-/// the engine clock.
-@Suite("Runtime: attestation ramp service")
-struct AttestationRampServiceTests {
-    @Test("starts the ramp, then steps once the clock passes the boundary")
-    func serviceSteps() async throws {
-        try await ForwardAuthHarness.withDirectories { policies, rules in
-            let environment = ForwardAuthHarness.environment(policies: policies, rules: rules)
-                .merging(AttestationRampTests.rampEnvironment) { _, new in new }
-            try await ServerHarness.run(.sqlite, extraEnvironment: environment) { api in
-                let engine = try #require(api.engine)
-                let (events, continuation) = AsyncStream.makeStream(of: Void.self)
-                let service = AttestationRampService(
-                    controller: AttestationRampController(store: engine.store, apps: engine.apps, clock: api.clock, logger: Logger(label: "test.ramp")),
-                    clock: api.clock, logger: Logger(label: "test.ramp"), chunk: 0.01, evaluated: { continuation.yield() }
-                )
-                let task = Task { try await service.run() }
-                defer { task.cancel() }
-                var iterator = events.makeAsyncIterator()
-                _ = await iterator.next()
-                #expect(try await engine.store.attestationRamps().map(\.percent) == [10])
-                try await AttestationRampTests.simulate(.init(attested: 4, accepted: 4), api: api, index: 0)
-                AttestationRampTests.nextPeriod(api.clock)
-                api.clock.advance(by: 30)
-                _ = await iterator.next()
-                let stored = try await engine.store.attestationRamps()
-                #expect(stored.map(\.percent) == [20] && stored.map(\.state) == ["ramping"])
-                #expect(try await AttestationRampTests.effectivePercent(api) == 20)
+extension AttestationRampTests {
+    /// The server task that runs the controller: it starts the ramp at once and evaluates after the period boundary of
+    /// the engine clock.
+    @Suite("Runtime: attestation ramp service")
+    struct ServiceTests {
+        @Test("starts the ramp, then steps once the clock passes the boundary")
+        func serviceSteps() async throws {
+            try await ForwardAuthHarness.withDirectories { policies, rules in
+                let environment = ForwardAuthHarness.environment(policies: policies, rules: rules)
+                    .merging(AttestationRampTests.rampEnvironment) { _, new in new }
+                try await ServerHarness.run(.sqlite, extraEnvironment: environment) { api in
+                    let engine = try #require(api.engine)
+                    let (events, continuation) = AsyncStream.makeStream(of: Void.self)
+                    let service = AttestationRampService(
+                        controller: AttestationRampController(store: engine.store, apps: engine.apps, clock: api.clock, logger: Logger(label: "test.ramp")),
+                        clock: api.clock, logger: Logger(label: "test.ramp"), chunk: 0.01, evaluated: { continuation.yield() }
+                    )
+                    let task = Task { try await service.run() }
+                    defer { task.cancel() }
+                    var iterator = events.makeAsyncIterator()
+                    _ = await iterator.next()
+                    #expect(try await engine.store.attestationRamps().map(\.percent) == [10])
+                    try await AttestationRampTests.simulate(.init(attested: 4, accepted: 4), api: api, index: 0)
+                    AttestationRampTests.nextPeriod(api.clock)
+                    api.clock.advance(by: 30)
+                    _ = await iterator.next()
+                    let stored = try await engine.store.attestationRamps()
+                    #expect(stored.map(\.percent) == [20] && stored.map(\.state) == ["ramping"])
+                    #expect(try await AttestationRampTests.effectivePercent(api) == 20)
+                }
             }
         }
     }

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 #if canImport(Glibc)
-import Glibc
+public import Glibc
 #endif
 
 /// Loopback ports for the servers a test names a port to (nginx, Caddy, Prometheus, PgBouncer), which bind it only
@@ -10,7 +10,7 @@ import Glibc
 /// The kernel's pick for a socket bound to port 0 lies in its ephemeral range, where outgoing connections take their
 /// local ports from too: between the probe closing and the server binding, one of the suite's hundreds of connections
 /// can take the port, and the server fails with "address already in use". Ports here come from below that range
-/// instead, each handed out at most once per process, and only one that binds right now. `scripts/postgres-cluster.sh`
+/// instead, handed out in turn within each process, and only one that binds right now. `scripts/postgres-cluster.sh`
 /// picks its clusters' ports from the slice just above this one, so that the two never pick alike.
 public enum LoopbackPort {
     /// The next candidate, advanced on every pick; starts at a place of its own for each process.
@@ -42,13 +42,19 @@ public enum LoopbackPort {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
+        var address = Self.address(port)
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
+    /// The IPv4 socket address of `127.0.0.1:port` (port 0: the kernel picks one when it is bound).
+    public static func address(_ port: Int) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
+        return address
     }
 
     public struct Failure: Error, CustomStringConvertible {

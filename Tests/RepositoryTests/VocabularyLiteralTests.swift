@@ -62,27 +62,23 @@ struct VocabularyLiteralTests {
     /// cooperative thread the suite's other tests wait for.
     static func quoted(in line: Substring) -> [String] {
         var found: [String] = []
-        var current: String?
+        var text = ""
+        var inside = false
         var escaped = false
         for character in line {
-            guard var text = current else {
-                if character == "\"" { current = "" }
-                continue
-            }
-            if escaped {
+            if !inside {
+                inside = character == "\""
+            } else if escaped {
                 text.append(character)
                 escaped = false
-            } else if character == "\\" {
-                text.append(character)
-                escaped = true
             } else if character == "\"" {
                 found.append(text)
-                current = nil
-                continue
+                text = ""
+                inside = false
             } else {
                 text.append(character)
+                escaped = character == "\\"
             }
-            current = text
         }
         return found
     }

@@ -1,3 +1,4 @@
+import AttestTestSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -36,7 +37,7 @@ final class CuttableLink: Sendable {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { return }
             let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = LoopbackListener.address(port: targetPort)
+            var address = LoopbackPort.address(targetPort)
             let connected = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
             }

@@ -1,3 +1,4 @@
+import AttestTestSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -9,7 +10,7 @@ enum LoopbackListener {
     /// A socket listening on `127.0.0.1` at a port the kernel picks, and that port.
     static func open() throws -> (descriptor: Int32, port: Int) {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = address(port: 0)
+        var address = LoopbackPort.address(0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let listening = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -28,7 +29,7 @@ enum LoopbackListener {
     /// can take the port, and a connection to it is refused (an AttestGuard that is stopped).
     static func reserve() throws -> (descriptor: Int32, port: Int) {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = address(port: 0)
+        var address = LoopbackPort.address(0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
@@ -38,13 +39,5 @@ enum LoopbackListener {
             throw GatewayProcess.StartFailure(description: "no loopback port to reserve")
         }
         return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
-    }
-
-    static func address(port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return address
     }
 }

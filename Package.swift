@@ -480,6 +480,7 @@ let package = Package(
             name: "AttestGuardCLITests",
             dependencies: [
                 "AttestVocabulary",
+                "GatewayPolicy",
                 "AttestGuardCLI",
                 "AttestGuardClient",
                 "AttestGuardClientTesting",

@@ -32,6 +32,7 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         case assertionMissing = "assertion_missing"
         case userMissing = "user_missing"
         case routeNotCovered = "route_not_covered"
+        case requestTargetRefused = "request_target_refused"
         case requestDenied = "request_denied"
         // Answered by the shipped gateway configurations, not by AttestGuard
         case attestguardUnavailable = "attestguard_unavailable"
@@ -164,8 +165,8 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
 
     // MARK: Forward-auth
 
-    /// The gateway's own API key is missing, unknown, lacks the `gateway` scope or may not touch the app (500: a
-    /// gateway misconfiguration, never 401/403, so that no app re-attests over it).
+    /// The gateway's own API key is missing, unknown or lacks the `gateway` scope (500: a gateway misconfiguration,
+    /// never 401/403, so that no app re-attests over it).
     public static let gatewayUnauthorized = ErrorCode(.gatewayUnauthorized)
     /// The route requires an assertion and the request carries none (401).
     public static let assertionMissing = ErrorCode(.assertionMissing)
@@ -173,6 +174,9 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     public static let userMissing = ErrorCode(.userMissing)
     /// No app's route policy owns the request's host and path (404, answered as 403).
     public static let routeNotCovered = ErrorCode(.routeNotCovered)
+    /// The request-target holds a dot segment, a scheme inside its path or starts with `//`: the upstream could serve
+    /// another path than the one the policy would decide on (400, answered as 403).
+    public static let requestTargetRefused = ErrorCode(.requestTargetRefused)
     /// The verdict refused the request: `deny`, or `review` on a route that refuses reviews (403).
     public static let requestDenied = ErrorCode(.requestDenied)
 

@@ -37,6 +37,6 @@ public enum GatewayPolicyLoader {
             }
         }
         guard errors.isEmpty else { throw RuleSetLoadFailure(errors: errors) }
-        return GatewayPolicySet(apps: apps, version: RuleSetLoader.version(of: documents.map { ($0.path, $0.text) }))
+        return GatewayPolicySet(apps: apps, version: RuleSetLoader.version(of: documents.map { (RuleSetLoader.nameInDirectory($0.path), $0.text) }))
     }
 }

@@ -1,12 +1,37 @@
 /// The path of a request-target as route policies match it: the query dropped, unreserved characters
 /// percent-decoded (`%6F` is `o`, `%2e` is `.`), other escapes kept with upper-case hex (a lone `%` is `%25`), duplicate slashes collapsed,
 /// dot segments removed (RFC 3986, 5.2.4), a trailing slash dropped and ASCII letters lower-cased. Every spelling a
-/// client can use to reach one resource through a gateway (`//api`, `/api/./x`, `/API/x/`, `/ap%69/x`) has one
-/// normalised form, so that no spelling of a required path falls outside its route.
+/// client can use to reach one resource through a gateway (`/api//x`, `/API/x/`, `/ap%69/x`) has one normalised
+/// form, so that no spelling of a required path falls outside its route.
+///
+/// A gateway passes the request-target on to the upstream as the client sent it. Where the upstream may read those
+/// bytes as another path than the normalised one, the policy must not choose a route from the normalised form:
+/// ``refusal`` names targets the policy refuses outright (dot segments, a scheme inside the path, a network-path
+/// reference), ``isAmbiguous`` those it asks an assertion of whatever their route.
 ///
 /// The bound path of clientData v1 stays the request-target byte for byte as the client sent it; this form is only
 /// for choosing a route.
 public struct RequestPath: Sendable, Hashable, CustomStringConvertible {
+    /// Why a target is refused before any route is chosen: its normalised form drops or moves segments that an
+    /// upstream given the raw target may serve.
+    public enum Refusal: String, Sendable, Hashable, CustomStringConvertible {
+        /// A `.` or `..` segment, spelled plainly or escaped (`%2e%2e`, `.%2E`): the normaliser resolves it, an
+        /// upstream may not, or may resolve it against another base.
+        case dotSegment = "dot_segment"
+        /// `://` inside the path (`/admin/x://h/api`): an absolute-form target has its scheme at the start only.
+        case schemeInPath = "scheme_in_path"
+        /// A path that starts with `//`: URL parsers read its first segment as a host (`//h/admin` is `/admin`).
+        case networkPath = "network_path"
+
+        public var description: String {
+            switch self {
+            case .dotSegment: "it holds a dot segment (., .., or an escaped spelling of them)"
+            case .schemeInPath: "its path holds a scheme (://)"
+            case .networkPath: "its path starts with // (a network-path reference)"
+            }
+        }
+    }
+
     /// The normalised path: starts with `/`, no empty, `.` or `..` segment, no trailing slash but for `/` itself.
     public let normalized: String
 
@@ -15,33 +40,56 @@ public struct RequestPath: Sendable, Hashable, CustomStringConvertible {
     /// Whether servers behind a gateway may read the target as another path than ``normalized``: it holds a `;`
     /// (path parameters: Tomcat and Jetty read `/x/..;/y` as `/x/../y`), a `\\` or an escaped `/` or `\\` (`%2F`,
     /// `%5C`: some servers decode them into separators), or a `#` (a fragment, never part of a request-target). The
-    /// policy asks an assertion of such a request whatever its route says (``GatewayPolicySet/decide(host:method:requestTarget:)``).
+    /// policy asks an assertion of such a request whatever its route says (``GatewayPolicySet/decide(host:method:requestTarget:overrides:)``).
     public let isAmbiguous: Bool
+
+    /// Why the policy refuses the target whatever its routes say, or `nil` when the normalised form is the path an
+    /// upstream serves.
+    public let refusal: Refusal?
 
     /// The segments of the normalised path (none for `/`).
     public var segments: [Substring] { normalized.split(separator: "/") }
 
     /// Normalises `target`: an origin-form request-target (`/path?query`). An absolute-form target
-    /// (`https://host/path`) is reduced to its path; anything else is read as a path under `/`.
+    /// (`https://host/path`, the scheme at the very start) is reduced to its path; anything else is read as a path
+    /// under `/`.
     public init(requestTarget target: String) {
         var path = Substring(target)
         let fragment = target.contains("#")
         if let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<query] }
-        if let scheme = path.range(of: "://") {
+        if let scheme = Self.absoluteFormScheme(path) {
             let afterAuthority = path[scheme.upperBound...].firstIndex(of: "/") ?? path.endIndex
             path = path[afterAuthority...]
         }
         let decoded = Self.decodingUnreserved(Array(path.utf8))
         isAmbiguous = fragment || decoded.contains(";") || decoded.contains("\\") || decoded.contains("%2F") || decoded.contains("%5C")
         var output: [Substring] = []
+        var dotSegment = false
         for segment in decoded.split(separator: "/", omittingEmptySubsequences: true) {
             switch segment {
-            case ".": continue
-            case "..": if !output.isEmpty { output.removeLast() }
+            case ".": dotSegment = true
+            case "..":
+                dotSegment = true
+                if !output.isEmpty { output.removeLast() }
             default: output.append(segment)
             }
         }
         normalized = "/" + output.joined(separator: "/")
+        refusal =
+            if dotSegment { .dotSegment }
+            else if decoded.contains("://") { .schemeInPath }
+            else if decoded.hasPrefix("//") { .networkPath }
+            else { nil }
+    }
+
+    /// The `scheme://` that opens an absolute-form target (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`),
+    /// or `nil`: `://` anywhere else is part of the path.
+    private static func absoluteFormScheme(_ path: Substring) -> Range<Substring.Index>? {
+        guard let separator = path.range(of: "://"), separator.lowerBound > path.startIndex else { return nil }
+        let scheme = path[..<separator.lowerBound]
+        guard let first = scheme.first, first.isASCII, first.isLetter else { return nil }
+        let allowed = scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }
+        return allowed ? separator : nil
     }
 
     /// The bytes as text with `%XX` of an unreserved character (ALPHA, DIGIT, `-`, `.`, `_`, `~`) decoded, other

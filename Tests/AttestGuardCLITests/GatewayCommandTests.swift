@@ -27,7 +27,7 @@ struct GatewayCommandTests {
     @Test("explain names the app, the protection and the route for any spelling of a path; no owner exits 1")
     func explain() async throws {
         let claim = try await CommandLineRunner.run([
-            "gateway", "explain", Self.policies, "--host", "shop.example", "--method", "post", "--target", "//API/promos/%63laim/",
+            "gateway", "explain", Self.policies, "--host", "shop.example", "--method", "post", "--target", "/API//promos/%63laim/",
         ])
         #expect(claim.status == 0, "\(claim.standardError)")
         #expect(claim.standardOutput.contains("-> path /api/promos/claim"))
@@ -35,5 +35,9 @@ struct GatewayCommandTests {
         let stranger = try await CommandLineRunner.run(["gateway", "explain", Self.policies, "--host", "evil.example", "--target", "/api/orders"])
         #expect(stranger.status == 1)
         #expect(stranger.standardOutput.contains("no app owns"))
+        // A target whose normalised path the upstream may not serve: refused, exit 1, with the reason.
+        let bypass = try await CommandLineRunner.run(["gateway", "explain", Self.policies, "--host", "shop.example", "--target", "/admin/x://h/api/catalog/z"])
+        #expect(bypass.status == 1)
+        #expect(bypass.standardOutput.contains("request_target_refused") && bypass.standardOutput.contains("://"), "\(bypass.standardOutput)")
     }
 }

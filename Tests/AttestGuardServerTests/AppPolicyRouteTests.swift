@@ -63,8 +63,15 @@ struct AppPolicyRouteTests {
             let cleared = try await api.send(.delete, Self.path, apiKey: ServerHarness.adminKey, headers: [.ifMatch: "\"1\""])
             #expect(cleared.status == 200, "\(cleared.text)")
             #expect(cleared["stored"] == nil)
+            #expect(cleared.headers[.eTag] == "\"2\"", "a clear is a revision of its own")
             #expect((cleared["effective"] as? [String: Any])?["mode"] as? String == "enforce")
             #expect(try await Self.rollout(api, user: "pat").required == false)
+            // A stale If-Match from before the clear stays stale: the revision never restarts.
+            for stale in ["\"0\"", "\"1\""] {
+                let late = try await api.send(.put, Self.path, body: change, apiKey: ServerHarness.adminKey, headers: [.ifMatch: stale])
+                #expect(late.status == 412 && late.errorCode == "precondition_failed", "\(stale): \(late.text)")
+            }
+            #expect(try await api.send(.put, Self.path, body: change, apiKey: ServerHarness.adminKey, headers: [.ifMatch: "\"2\""]).headers[.eTag] == "\"3\"")
         }
     }
 

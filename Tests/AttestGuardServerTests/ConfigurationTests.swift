@@ -91,7 +91,7 @@ struct ConfigurationTests {
         #expect(try await pooler(#"{ url: "postgres://u@h/d?search_path=s" }"#) == PostgresPooler.none)
     }
 
-    @Test("refused: inline secrets, a password in the file, bad values, production without apps or keys", arguments: [
+    @Test("refused: inline secrets, a password in the file, bad values, production without apps or keys, a shared secret", arguments: [
         ("apiKeys:\n  names: [k]\n  k: { secret: inline-secret-0123456789, scopes: [verify] }\napps:\n  names: [s]\n  s: { appId: A.b }", "apiKeys.k.secret"),
         ("mode: simulator\ndatabase: { url: \"postgres://u:pw@h/d\" }", "database.url"),
         ("mode: simulator\ndatabase: { url: \"postgres://u@h/d\", pooler: session }", "database.pooler"),
@@ -105,6 +105,9 @@ struct ConfigurationTests {
         ("mode: production\napps:\n  names: [s]\n  s: { appId: ABCDE12345.com.example.s }", "apiKeys.names"),
         ("mode: production\napps:\n  names: [s]\n  s: { appId: ABCDE12345.com.example.s }\napiKeys:\n  names: [k]\n  k: { secretEnv: K, scopes: [verify] }",
          "privacy.hashKeyFile"),
+        // One secret for two keys: the token would pick either key's scopes and apps.
+        ("mode: simulator\napiKeys:\n  names: [k, admin]\n  k: { secretEnv: K, scopes: [verify] }\n  admin: { secretEnv: K, scopes: [admin] }",
+         "apiKeys.admin.secretFile"),
     ])
     func refused(yaml: String, key: String) async throws {
         do {

@@ -11,6 +11,8 @@ import HTTPTypes
 /// ask forward-auth about a request as a gateway would.
 enum ForwardAuthHarness {
     static let gatewayKey = "test-edge-key-0123456789"
+    /// A gateway key limited to another app than the one the policy directory names.
+    static let otherAppGatewayKey = "test-other-edge-key-0123456789"
 
     static let policy = """
         version: 1
@@ -71,10 +73,14 @@ enum ForwardAuthHarness {
     /// attestation-required percentage.
     static func environment(policies: URL, rules: URL, requiredPercent: Int = 0) -> [String: String] {
         [
-            "ATTESTGUARD_API_KEYS_NAMES": "gateway,narrow,operator,edge",
+            "ATTESTGUARD_API_KEYS_NAMES": "gateway,narrow,operator,edge,otheredge",
             "ATTESTGUARD_API_KEYS_EDGE_SECRET_ENV": "TEST_EDGE_KEY",
             "ATTESTGUARD_API_KEYS_EDGE_SCOPES": "gateway",
             "TEST_EDGE_KEY": gatewayKey,
+            "ATTESTGUARD_API_KEYS_OTHEREDGE_SECRET_ENV": "TEST_OTHER_EDGE_KEY",
+            "ATTESTGUARD_API_KEYS_OTHEREDGE_SCOPES": "gateway",
+            "ATTESTGUARD_API_KEYS_OTHEREDGE_APPS": ServerHarness.productionOnlyAppId,
+            "TEST_OTHER_EDGE_KEY": otherAppGatewayKey,
             "ATTESTGUARD_GATEWAY_POLICY_DIRECTORY": policies.path,
             "ATTESTGUARD_RULES_DIRECTORY": rules.path,
             "ATTESTGUARD_APPS_MAIN_ATTESTATION_REQUIRED_PERCENT": String(requiredPercent),

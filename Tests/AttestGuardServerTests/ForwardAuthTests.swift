@@ -50,13 +50,15 @@ struct ForwardAuthTests {
 
             // Signed for one spelling, sent with another: the policy still requires it, and the binding refuses it.
             var respelled = try await api.signed(GatewayAsk(target: "/api/promos/claim"), by: &app)
-            respelled.target = "/api//promos/./claim"
+            respelled.target = "/api//promos/claim/"
             #expect(try await api.forwardAuth(respelled).errorCode == "request_binding_mismatch")
-            for bypass in ["/api//promos/claim", "/api/promos/claim/", "/api/pr%6Fmos/claim", "/api/./promos/claim", "/API/Promos/Claim"] {
+            for bypass in ["/api//promos/claim", "/api/promos/claim/", "/api/pr%6Fmos/claim", "/API/Promos/Claim"] {
                 let unsigned = try await api.forwardAuth(GatewayAsk(target: bypass))
                 #expect(unsigned.status == 401, "\(bypass)")
                 #expect(unsigned.errorCode == "assertion_missing", "\(bypass)")
             }
+            // A dot segment is refused before any route: the upstream gets the target as sent.
+            #expect(try await api.forwardAuth(GatewayAsk(target: "/api/./promos/claim")).errorCode == "request_target_refused")
 
             // A gateway that cannot hash the body: method and path bound, the signed hash handed to the upstream.
             var unhashed = try await api.signed(GatewayAsk(target: "/api/promos/claim?ref=mail"), by: &app)
@@ -164,7 +166,7 @@ struct ForwardAuthTests {
         }
     }
 
-    @Test("the gateway's own faults: its key (500), its headers (403), a request no policy owns (403, 404)")
+    @Test("the gateway's own faults: its key (500), its headers (403), a request no policy owns (403, 404), a refused target (403, 400)")
     func gatewayFaults() async throws {
         try await ForwardAuthHarness.run(.sqlite) { api, _ in
             for key in [nil, "not-a-key", ServerHarness.apiKey] as [String?] {
@@ -182,6 +184,15 @@ struct ForwardAuthTests {
             #expect(badIP.status == 403 && badIP.errorCode == "invalid_field")
             let notOwned = try await api.forwardAuth(GatewayAsk(target: "relative"))
             #expect(notOwned.status == 403)
+            // A path of an app the gateway's key may not use is the client's choice: 404, never a 5xx.
+            let otherApp = try await api.forwardAuth(GatewayAsk(target: "/api/catalog/x", apiKey: ForwardAuthHarness.otherAppGatewayKey))
+            #expect(otherApp.status == 403 && otherApp.header("X-AttestGuard-Status") == "404" && otherApp.errorCode == "route_not_covered", "\(otherApp.text)")
+            // Targets whose normalised path an upstream may not serve are refused before any route is chosen.
+            for target in ["/admin/x://h/api/catalog/z", "/admin/../api/catalog/z", "/api/promos/claim/%2e%2e/%2e%2e/%2e%2e/api/catalog/x", "//h/api/catalog/x"] {
+                let refused = try await api.forwardAuth(GatewayAsk(method: "GET", target: target, body: Data()))
+                #expect(refused.status == 403 && refused.header("X-AttestGuard-Status") == "400", "\(target): \(refused.text)")
+                #expect(refused.errorCode == "request_target_refused", "\(target)")
+            }
             var partial = GatewayAsk(target: "/api/promos/claim")
             partial.extraHeaders = [("X-AppAttest-KeyId", "AAAA")]
             let incomplete = try await api.forwardAuth(partial)

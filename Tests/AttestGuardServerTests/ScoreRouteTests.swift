@@ -162,6 +162,38 @@ struct ScoreRouteTests {
         }
     }
 
+    @Test("failed verifications count against a key only when it signed them: a stranger naming the key cannot poison it", arguments: ServerBackend.available)
+    func failedVerificationsOfAnotherKey(backend: ServerBackend) async throws {
+        try await ServerHarness.run(backend) { api in
+            var (alice, aliceKey) = try await Self.attested(api, user: "alice")
+            try await Self.redeem(api, keyId: aliceKey, metric: 1)
+            var (mallory, _) = try await Self.attested(api, user: "mallory")
+            // Five assertions mallory's key signed, sent naming alice's key and user: the signature does not verify.
+            for round in 1...5 {
+                let challenge = try await api.challenge(purpose: "assertion", userId: "alice", keyId: aliceKey)
+                var forged = mallory.assertion(challenge: challenge, path: "/api/orders/\(round)", ip: "198.51.100.7")
+                forged.keyId = aliceKey
+                forged.userId = "alice"
+                let refused = try await api.post("/v1/assertions", forged)
+                #expect(refused.status == 422 && refused.errorCode == "signature_invalid", "\(refused.text)")
+            }
+            let velocity = { (ip: String) async throws -> (key: Double?, ip: Double?) in
+                let score = try await api.post("/v1/score", json: ["appId": ServerHarness.appId, "keyId": aliceKey, "userId": "alice", "ip": ip])
+                let signals = score["signals"] as? [String: Any] ?? [:]
+                return (signals["velocity.failed_verifications.key.1h"] as? Double, signals["velocity.failed_verifications.ip.1h"] as? Double)
+            }
+            var counts = try await velocity("198.51.100.7")
+            #expect(counts.key == 0 && counts.ip == 5, "the caller's IP carries them, alice's key none: \(counts)")
+            // A replay alice's key signed counts against the key.
+            let challenge = try await api.challenge(purpose: "assertion", userId: "alice", keyId: aliceKey)
+            let signed = alice.assertion(challenge: challenge, path: "/api/orders/replayed", ip: "203.0.113.9")
+            #expect(try await api.post("/v1/assertions", signed).status == 200)
+            #expect(try await api.post("/v1/assertions", signed).status == 409)
+            counts = try await velocity("203.0.113.9")
+            #expect(counts.key == 1 && counts.ip == 1, "\(counts)")
+        }
+    }
+
     @Test("assertions and attestations carry the verdict of the same rules")
     func verdictsOnVerification() async throws {
         try await ServerHarness.run(.sqlite) { api in

@@ -33,7 +33,7 @@ struct AppPolicyOverrideStoreTests {
         }
     }
 
-    @Test("an empty override clears the app's row, at the revision it read", arguments: StoreBackend.available)
+    @Test("an empty override clears the app's values at the revision it read, and the revision never goes back", arguments: StoreBackend.available)
     func clearing(backend: StoreBackend) async throws {
         try await withTestStore(backend) { (test: TestStore) async throws in
             let store = test.store
@@ -41,9 +41,13 @@ struct AppPolicyOverrideStoreTests {
             #expect(try await !store.replaceAppPolicyOverride(Self.override(revision: 6), expectedRevision: 5))
             #expect(try await store.appPolicyOverrides().count == 1)
             #expect(try await store.replaceAppPolicyOverride(Self.override(revision: 2), expectedRevision: 1))
-            #expect(try await store.appPolicyOverrides().isEmpty)
-            // Clearing what is not there changes nothing and succeeds.
-            #expect(try await store.replaceAppPolicyOverride(Self.override(revision: 1), expectedRevision: 0))
+            let cleared = try #require(try await store.appPolicyOverrides().first)
+            #expect(cleared.isEmpty && cleared.revision == 2)
+            // The revisions a stale writer read (none, or 1) are gone for good: If-Match names one state ever.
+            #expect(try await !store.replaceAppPolicyOverride(Self.override(revision: 1, mode: "enforce"), expectedRevision: 0))
+            #expect(try await !store.replaceAppPolicyOverride(Self.override(revision: 2, mode: "enforce"), expectedRevision: 1))
+            #expect(try await store.replaceAppPolicyOverride(Self.override(revision: 3, mode: "enforce"), expectedRevision: 2))
+            #expect(try await store.appPolicyOverrides().first?.revision == 3)
         }
     }
 

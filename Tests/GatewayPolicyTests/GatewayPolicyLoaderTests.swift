@@ -34,22 +34,22 @@ struct GatewayPolicyLoaderTests {
     @Test("requests get their app's route, the most specific one, or the app's default")
     func decisions() throws {
         let policies = try Self.set([("shop.yaml", Self.shop), ("blog.yaml", Self.blog)])
-        let claim = try #require(policies.decide(host: "SHOP.example:443", method: "post", requestTarget: "//api/promos/claim/?x"))
+        let claim = try #require(try policies.decide(host: "SHOP.example:443", method: "post", requestTarget: "/api//promos/claim/?x"))
         #expect(claim.appId == "ABCDE12345.com.example.shop")
         #expect(claim.protection == .require && claim.action == "claim_promo" && claim.review == .refuse)
         #expect(claim.matched == "shop.yaml:7")
-        let order = try #require(policies.decide(host: "shop.example", method: "POST", requestTarget: "/api/orders"))
+        let order = try #require(try policies.decide(host: "shop.example", method: "POST", requestTarget: "/api/orders"))
         #expect(order.protection == .requireForRollout && order.review == .pass)
-        #expect(policies.decide(host: "shop.example", method: "GET", requestTarget: "/api/catalog/shoes")?.protection == .open)
-        #expect(policies.decide(host: "shop.example", method: "POST", requestTarget: "/api/catalog/shoes/reviews")?.action == "write_review")
+        #expect(try policies.decide(host: "shop.example", method: "GET", requestTarget: "/api/catalog/shoes")?.protection == .open)
+        #expect(try policies.decide(host: "shop.example", method: "POST", requestTarget: "/api/catalog/shoes/reviews")?.action == "write_review")
         // The catalog is open for reading only: a POST elsewhere in it falls to the default.
-        let write = try #require(policies.decide(host: "shop.example", method: "POST", requestTarget: "/api/catalog/shoes"))
+        let write = try #require(try policies.decide(host: "shop.example", method: "POST", requestTarget: "/api/catalog/shoes"))
         #expect(write.protection == .require && write.matched == "shop.yaml: default")
-        #expect(policies.decide(host: "shop.example", method: "GET", requestTarget: "/api/account")?.protection == .require)
+        #expect(try policies.decide(host: "shop.example", method: "GET", requestTarget: "/api/account")?.protection == .require)
         // The blog owns its longer prefix, and only that.
-        #expect(policies.decide(host: "shop.example", method: "POST", requestTarget: "/blog/comments")?.appId == "ABCDE12345.com.example.blog")
-        #expect(policies.decide(host: "shop.example", method: "POST", requestTarget: "/blogger")?.appId == "ABCDE12345.com.example.shop")
-        #expect(policies.decide(host: "other.example", method: "GET", requestTarget: "/api/catalog") == nil)
+        #expect(try policies.decide(host: "shop.example", method: "POST", requestTarget: "/blog/comments")?.appId == "ABCDE12345.com.example.blog")
+        #expect(try policies.decide(host: "shop.example", method: "POST", requestTarget: "/blogger")?.appId == "ABCDE12345.com.example.shop")
+        #expect(try policies.decide(host: "other.example", method: "GET", requestTarget: "/api/catalog") == nil)
     }
 
     @Test("a target servers may read as another path is asked for an assertion, whatever its route", arguments: [
@@ -58,11 +58,25 @@ struct GatewayPolicyLoaderTests {
     ])
     func ambiguousTargets(target: String) throws {
         let policies = try Self.set([("shop.yaml", Self.shop)])
-        let decision = try #require(policies.decide(host: "shop.example", method: "GET", requestTarget: target))
+        let decision = try #require(try policies.decide(host: "shop.example", method: "GET", requestTarget: target))
         #expect(decision.protection == .require, "\(target): \(decision.matched)")
         #expect(decision.matched.hasSuffix("made require: the target is ambiguous"))
         #expect(RequestPath(requestTarget: target).isAmbiguous)
         #expect(!RequestPath(requestTarget: "/api/catalog/shoes?a=1;b=2").isAmbiguous, "a ; in the query is not in the path")
+    }
+
+    @Test("a target whose normalised path an upstream may not serve is refused before any app or route", arguments: [
+        ("/admin/x://h/api/catalog/z", RequestPath.Refusal.schemeInPath), ("/admin/../api/catalog/z", .dotSegment),
+        ("/api/promos/claim/%2e%2e/%2e%2e/%2e%2e/api/catalog/x", .dotSegment), ("/api/promos/claim/.%2E/../catalog/x", .dotSegment),
+        ("/api/./catalog/x", .dotSegment), ("//h/api/promos/claim", .networkPath), ("https://shop.example//api/catalog/x", .networkPath),
+        ("/blog/x://h/api/catalog/x", .schemeInPath),
+    ])
+    func refusedTargets(target: String, refusal: RequestPath.Refusal) throws {
+        let policies = try Self.set([("shop.yaml", Self.shop), ("blog.yaml", Self.blog)])
+        #expect(throws: RefusedRequestTarget(refusal: refusal)) { try policies.decide(host: "shop.example", method: "GET", requestTarget: target) }
+        // An absolute-form target keeps its scheme at the start only, and a `://` in the query is no part of the path.
+        #expect(try policies.decide(host: "shop.example", method: "GET", requestTarget: "https://shop.example/api/catalog/x")?.protection == .open)
+        #expect(try policies.decide(host: "shop.example", method: "GET", requestTarget: "/api/catalog/x?next=https://h/")?.protection == .open)
     }
 
     @Test("a broken file is refused whole, every problem at its line and with its code")

@@ -168,6 +168,19 @@ struct RuleSetLoadingTests {
         let set = try RuleSetLoader.load(directory: directory.path)
         #expect(set.rules.count == 4)
         #expect(set.directory == directory.path)
+        // The version hashes names relative to the directory: every spelling of it gives the one version (names
+        // that sort before and after `list:` make the spellings' order differ if full paths were sorted).
+        try "version: 1\nrules:\n  - { id: zz-extra, when: \"true\", score: 1, reason: z }\n".write(to: directory.appendingPathComponent("zz.yaml"), atomically: true, encoding: .utf8)
+        let spellings = [directory.path, directory.path + "/", directory.path + "//./", directory.deletingLastPathComponent().path + "/./" + directory.lastPathComponent]
+        let versions = Set(spellings.map { spelling -> String in
+            do { return try RuleSetLoader.load(directory: spelling).version } catch { return "refused: \(error)" }
+        })
+        #expect(versions.count == 1 && versions.first?.hasPrefix("sha256:") == true, "\(versions)")
+        // `rules lint rulescopy` and `rules lint ./rulescopy/` hand the loader these paths.
+        let relative = try ["rulescopy", "./rulescopy/", "/srv/rulescopy"].map { spelling in
+            try RuleSetLoader.compile(documents: [("\(spelling)/risk.yaml", Self.example)], directory: spelling) { _ in Self.testers }.version
+        }
+        #expect(Set(relative).count == 1, "\(relative)")
     }
 
     @Test("values are formatted for reasons: whole numbers, durations in units, missing")

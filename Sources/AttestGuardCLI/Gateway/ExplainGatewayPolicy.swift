@@ -1,9 +1,11 @@
 import ArgumentParser
 import Foundation
+import AttestVocabulary
 import GatewayPolicy
 
 /// `attestguard gateway explain DIR --host H --method M --target T`: what the policy says of one request, and which
-/// route said it. Exit 0 when an app owns the request, 1 when none does (the gateway refuses it).
+/// route said it. Exit 0 when an app owns the request, 1 when none does or the target is refused (the gateway
+/// refuses it).
 struct ExplainGatewayPolicy: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "explain", abstract: "Show the route policy one request would get.")
 
@@ -15,7 +17,14 @@ struct ExplainGatewayPolicy: ParsableCommand {
 
     func run() throws {
         let policies = try GatewayPolicyArgument.load(directory)
-        guard let decision = policies.decide(host: host, method: method, requestTarget: target) else {
+        let decision: RouteDecision?
+        do {
+            decision = try policies.decide(host: host, method: method, requestTarget: target)
+        } catch {
+            print("\(method.uppercased()) \(host)\(target): \(error) (400 \(ErrorCode.requestTargetRefused)): the gateway refuses it")
+            throw ExitCode(1)
+        }
+        guard let decision else {
             print("no app owns \(method.uppercased()) \(host)\(target): the gateway refuses it")
             throw ExitCode(1)
         }

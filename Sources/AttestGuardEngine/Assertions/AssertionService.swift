@@ -28,9 +28,13 @@ public struct AssertionService: Sendable {
         self.keyMaterials = KeyMaterialCache()
     }
 
+    /// A failed verification counts against the caller's user and IP, and against the key only when the key signed
+    /// the assertion: anyone can name a key id, so a bogus assertion must not raise that key's
+    /// `velocity.failed_verifications` (and the rules that read it) for its owner.
     public func assert(_ submission: AssertionSubmission) async throws -> AssertionResult {
+        var signedByKey = false
         do {
-            let result = try await accept(submission)
+            let result = try await accept(submission, signedByKey: &signedByKey)
             metrics.recordAssertion(result: "accepted")
             return result
         } catch let error as EngineError {
@@ -38,14 +42,16 @@ public struct AssertionService: Sendable {
             if error.countsAsFailedVerification {
                 scorer.velocity.record(
                     .failedVerifications, appId: submission.appId,
-                    subjects: VelocitySubjects(key: submission.keyId.bytes, user: submission.userId.value, ip: submission.request.ip), at: clock.now()
+                    subjects: VelocitySubjects(key: signedByKey ? submission.keyId.bytes : nil, user: submission.userId.value, ip: submission.request.ip),
+                    at: clock.now()
                 )
             }
             throw error
         }
     }
 
-    private func accept(_ submission: AssertionSubmission) async throws -> AssertionResult {
+    /// Verifies and commits; sets `signedByKey` once the signature verifies under the stored key.
+    private func accept(_ submission: AssertionSubmission, signedByKey: inout Bool) async throws -> AssertionResult {
         let app = try apps.policy(for: submission.appId)
 
         let (key, status) = try await material(appId: app.appId, keyId: submission.keyId.bytes)
@@ -56,6 +62,12 @@ public struct AssertionService: Sendable {
         case .revoked: throw EngineError.verification(.keyRevoked, "the key was revoked")
         case .superseded: throw EngineError.verification(.keySuperseded, "a newer key replaced this one on the same device")
         case .active, nil: break
+        }
+        // The app's environments are checked again at every assertion: a key attested in development stops
+        // asserting once the app no longer accepts development.
+        guard app.environments.contains(key.environment) else {
+            let accepted = app.environments.map(\.rawValue).sorted().joined(separator: ", ")
+            throw EngineError.verification(.environmentNotAllowed, "the key was attested in \(key.environment.rawValue); \(app.appId) now accepts \(accepted)")
         }
         let publicKey = key.publicKey
 
@@ -70,8 +82,12 @@ public struct AssertionService: Sendable {
             previousCounter: 0
         ) {
         case .valid(let assertion): verified = assertion
-        case .invalid(let error): throw EngineError.verification(error.code.errorCode, error.detail)
+        case .invalid(let error):
+            // The verifier checks the RP ID and the counter after the signature: the key signed those.
+            if error.code == .rpIdMismatch || error.code == .counterNotIncreasing { signedByKey = true }
+            throw EngineError.verification(error.code.errorCode, error.detail)
         }
+        signedByKey = true
 
         let clientData = try AssertionClientData(submission.clientData, format: app.clientDataFormat)
         let binding = try clientData.checkBinding(to: submission.request)
@@ -151,7 +167,7 @@ public struct AssertionService: Sendable {
         guard let publicKey = try? P256.Signing.PublicKey(x963Representation: key.publicKey) else {
             throw StoreError(.corruptRow, "the stored public key of \(Base64Text.urlEncoded(key.keyId)) is not a P-256 key")
         }
-        let material = KeyMaterialCache.Material(publicKey: publicKey, userId: key.userId, deviceId: key.deviceId)
+        let material = KeyMaterialCache.Material(publicKey: publicKey, userId: key.userId, deviceId: key.deviceId, environment: key.environment)
         keyMaterials.keep(material, appId: appId, keyId: keyId)
         return (material, key.status)
     }

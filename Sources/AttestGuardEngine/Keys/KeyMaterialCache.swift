@@ -1,4 +1,5 @@
 import AttestGuardStorage
+import AttestVocabulary
 import Crypto
 import Foundation
 import Synchronization
@@ -14,6 +15,7 @@ final class KeyMaterialCache: Sendable {
         var publicKey: P256.Signing.PublicKey
         var userId: String
         var deviceId: String?
+        var environment: AppAttestEnvironment
     }
 
     private struct Entry: Hashable {

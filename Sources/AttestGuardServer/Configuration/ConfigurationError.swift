@@ -9,6 +9,7 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
             case missingValue = "missing_value"
             case missingSecret = "missing_secret"
             case inlineSecret = "inline_secret"
+            case duplicateSecret = "duplicate_secret"
             case unreadableFile = "unreadable_file"
             case unknownKey = "unknown_key"
             case unknownVariable = "unknown_variable"
@@ -26,6 +27,8 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
         public static let missingSecret = Code(.missingSecret)
         /// A secret written in the file itself.
         public static let inlineSecret = Code(.inlineSecret)
+        /// Two API keys with one secret: a bearer token must name exactly one key.
+        public static let duplicateSecret = Code(.duplicateSecret)
         /// A file the configuration names (or the configuration file itself) that cannot be read.
         public static let unreadableFile = Code(.unreadableFile)
         /// A key in the file the server does not read.

@@ -136,6 +136,15 @@ public enum ServerConfigurationLoader {
         var apiKeys = try keyNames.compactMap { name in
             try values.recovering(nil) { try APIKey(name: name, reading: keyValues.scoped(name), environment: environment) }
         }
+        // A bearer token names one key: two keys with one secret would give its holder whichever scopes won the lookup.
+        var keyNamesBySecret: [Data: String] = [:]
+        for key in apiKeys {
+            if let first = keyNamesBySecret.updateValue(key.name, forKey: key.secretSHA256) {
+                try values.report(ConfigurationError(
+                    key: "apiKeys.\(key.name).secretFile", "API keys \(first) and \(key.name) have the same secret: give each key its own", code: .duplicateSecret
+                ))
+            }
+        }
         switch mode {
         case .simulator:
             if apps.isEmpty { apps = [AppPolicy(appId: sampleAppId, environments: [.development])] }

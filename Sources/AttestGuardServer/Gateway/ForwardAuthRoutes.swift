@@ -61,8 +61,9 @@ struct ForwardAuthRoutes {
         do throws(APIError) {
             route = try policies.route(host: asked.caller.host, method: asked.method, requestTarget: asked.caller.requestTarget, apiKey: context.apiKey)
         } catch {
-            // No route is the gateway's 403 (with the precise 404); the key's 500 goes on as it is.
-            guard error.code == .routeNotCovered else { throw error }
+            // No route is the gateway's 403 (with the precise 404), a refused target too (with the precise 400); the
+            // key's 500 goes on as it is.
+            guard error.code == .routeNotCovered || error.code == .requestTargetRefused else { throw error }
             throw ForwardAuthRefusal(precise: error, answer: .forbidden)
         }
         if route.protection == .open { return nil }

@@ -66,21 +66,29 @@ public final class GatewayPolicyReloader: Sendable {
 
     public var status: Status { state.withLock { $0.status } }
 
-    /// The route decision for a request the gateway describes, for a gateway key that may use the app: 404
-    /// `route_not_covered` when no policy owns it, 500 `gateway_unauthorized` when the key may not touch the app.
+    /// The route decision for a request the gateway describes, for a gateway key that may use the app: 400
+    /// `request_target_refused` for a target no route may be chosen for, 404 `route_not_covered` when no policy owns
+    /// it or its app is not one the key may use.
     func route(host: String, method: String, requestTarget: String, apiKey: APIKey?) throws(APIError) -> RouteDecision {
         let apps = self.apps
         let overrides = { (appId: String) -> RouteProtectionOverrides? in
             apps.override(for: appId).map { RouteProtectionOverrides(defaultProtection: $0.defaultProtection, routes: $0.routeProtections) }
         }
-        guard let route = policies?.decide(host: host, method: method, requestTarget: requestTarget, overrides: overrides) else {
+        let decided: RouteDecision?
+        do {
+            decided = try policies?.decide(host: host, method: method, requestTarget: requestTarget, overrides: overrides)
+        } catch {
+            throw APIError(.badRequest, code: .requestTargetRefused, "\(error): the gateway passes the target on as sent, so no route is chosen for it")
+        }
+        guard let route = decided else {
             let message = directory == nil
                 ? "no gateway policy is configured (gateway.policyDirectory)"
                 : "no app's gateway policy owns \(host.prefix(256)) \(requestTarget.prefix(256))"
             throw APIError(.notFound, code: .routeNotCovered, message)
         }
+        // A client picks the path, so a path another app owns on a shared host is the client's 404, never a 5xx.
         guard apiKey?.allows(app: route.appId) == true else {
-            throw APIError(.internalServerError, code: .gatewayUnauthorized, "the gateway's API key may not use app \(route.appId)")
+            throw APIError(.notFound, code: .routeNotCovered, "the request belongs to an app this gateway's API key may not use")
         }
         return route
     }

@@ -1805,7 +1805,8 @@ components:
     ForwardAuthForbidden:
       description: |
         Refused for any other reason: `request_denied` (a `deny` verdict, or `review` on a route that refuses
-        reviews; with the verdict headers), `user_missing`, `route_not_covered`, the gateway's malformed headers
+        reviews; with the verdict headers), `user_missing`, `route_not_covered`, `request_target_refused` (the
+        target holds a dot segment, `://` inside its path or starts with `//`), the gateway's malformed headers
         (`missing_field`, `invalid_field`), `rate_limited` and `store_unavailable` (with `Retry-After`).
       headers:
         X-AttestGuard-Status:
@@ -1829,13 +1830,13 @@ components:
           schema:
             $ref: '#/components/schemas/Error'
     AppFacingNotCovered:
-      description: '`route_not_covered`: no app''s route policy owns the client''s host and path; `app_not_found`.'
+      description: '`route_not_covered`: no app''s route policy owns the client''s host and path, or it belongs to an app the gateway''s key may not use; `app_not_found`.'
       content:
         application/json:
           schema:
             $ref: '#/components/schemas/Error'
     GatewayUnauthorized:
-      description: 'The gateway''s own API key is missing, unknown, lacks the `gateway` scope or may not touch the app: `gateway_unauthorized`.'
+      description: 'The gateway''s own API key is missing, unknown or lacks the `gateway` scope: `gateway_unauthorized`.'
       content:
         application/json:
           schema:
@@ -2154,6 +2155,7 @@ components:
         - assertion_missing
         - user_missing
         - route_not_covered
+        - request_target_refused
         - request_denied
         # Answered by the shipped gateway configurations, not by AttestGuard
         - attestguard_unavailable

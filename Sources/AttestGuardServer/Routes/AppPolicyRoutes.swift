@@ -117,7 +117,8 @@ struct AppPolicyRoutes {
     func response(for configured: AppPolicy) throws -> Response {
         let effective = (try? engine.apps.policy(for: configured.appId)) ?? configured
         let override = engine.apps.override(for: configured.appId)
-        let stored = override.map {
+        // A cleared policy is stored as an empty row (its revision goes on), shown as no stored change.
+        let stored = override.flatMap { $0.isEmpty ? nil : $0 }.map {
             AppPolicyBody.Stored(
                 mode: $0.mode, attestationRequiredPercent: $0.attestationRequiredPercent, defaultProtection: $0.defaultProtection,
                 routes: $0.routeProtections, revision: $0.revision, updatedAt: $0.updatedAt, updatedBy: $0.updatedBy

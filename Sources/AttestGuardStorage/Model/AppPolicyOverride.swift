@@ -33,7 +33,8 @@ public struct AppPolicyOverride: Sendable, Hashable {
         self.updatedBy = updatedBy
     }
 
-    /// Whether the override holds no value: storing it clears the app's row.
+    /// Whether the override holds no value: storing it clears the app's values, and the row stays with its revision
+    /// (a tombstone), so that a revision never names two states.
     public var isEmpty: Bool {
         mode == nil && attestationRequiredPercent == nil && defaultProtection == nil && routeProtections.isEmpty
     }
@@ -56,7 +57,7 @@ public protocol AppPolicyOverrideStore: Sendable {
     func appPolicyOverrides() async throws -> [AppPolicyOverride]
 
     /// Replaces the app's override if its row is still at `expectedRevision` (0: no row), writing revision
-    /// `expectedRevision + 1`; an empty override deletes the row. Returns false, changing nothing, when another
-    /// write came first.
+    /// `expectedRevision + 1`; an empty override is stored as an empty row, so that revisions never go back. Returns
+    /// false, changing nothing, when another write came first.
     func replaceAppPolicyOverride(_ override: AppPolicyOverride, expectedRevision: Int64) async throws -> Bool
 }

@@ -7,11 +7,6 @@ extension PostgresRiskStore {
     }
 
     public func replaceAppPolicyOverride(_ override: AppPolicyOverride, expectedRevision: Int64) async throws -> Bool {
-        if override.isEmpty {
-            return try await rows(
-                "DELETE FROM app_policy_overrides WHERE app_id = \(override.appId) AND revision = \(expectedRevision) RETURNING 1"
-            ).count == 1 || expectedRevision == 0
-        }
         let percent = override.attestationRequiredPercent.map { Int32(clamping: $0) }
         let written = try await rows(
             """

@@ -7,12 +7,6 @@ extension SQLiteRiskStore {
     }
 
     public func replaceAppPolicyOverride(_ override: AppPolicyOverride, expectedRevision: Int64) async throws -> Bool {
-        if override.isEmpty {
-            return try await query(
-                "DELETE FROM app_policy_overrides WHERE app_id = ?1 AND revision = ?2 RETURNING 1",
-                [.text(override.appId), .integer(Int(expectedRevision))]
-            ).count == 1 || expectedRevision == 0
-        }
         let written = try await query(
             """
             INSERT INTO app_policy_overrides AS stored

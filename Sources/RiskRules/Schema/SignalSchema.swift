@@ -9,7 +9,7 @@ public enum SignalSchema {
         switch event {
         case .attestations: (event.rawValue, "attestations submitted (verified or not)")
         case .assertions: (event.rawValue, "assertions verified")
-        case .failedVerifications: (event.rawValue, "attestations and assertions that failed a check")
+        case .failedVerifications: (event.rawValue, "attestations and assertions that failed a check; per key only those the key signed")
         case .scoreRequests: (event.rawValue, "score requests")
         case .newKeys: (event.rawValue, "keys registered")
         }

@@ -38,7 +38,7 @@ struct DeviceCheckRouteTests {
             let queried = try await api.post(
                 "/v1/devicecheck/query",
                 json: ["appId": Self.appId, "deviceToken": Harness.token("device-update-query"), "subject": subject],
-                apiKey: Harness.readOnlyKey
+                apiKey: Harness.readWriteKey
             )
             #expect(queried.status == 200, "\(queried.text)")
             #expect(queried["found"] as? Bool == true)
@@ -47,7 +47,20 @@ struct DeviceCheckRouteTests {
             #expect(queried["lastUpdateTime"] as? String == "2026-11")
             #expect(queried["observedAt"] as? String == "2026-11-22T12:01:00.000Z")
 
+            // A reader learns the bits of the device it holds a token for, and files nothing: not under this
+            // subject, and not under a victim's it names with another device's token.
+            api.clock.advance(by: 60)
+            let victim = Self.subject("user", "victim-1")
+            let read = try await api.post(
+                "/v1/devicecheck/query",
+                json: ["appId": Self.appId, "deviceToken": Harness.token("device-update-query"), "subject": victim],
+                apiKey: Harness.readOnlyKey
+            )
+            #expect(read.status == 200 && read["bit0"] as? Bool == true, "\(read.text)")
+            #expect(read["observedAt"] as? String == "2026-11-22T12:02:00.000Z")
+
             let engine = try #require(api.engine)
+            #expect(try await engine.deviceCheck.storedBits(appId: Self.appId, subject: DeviceCheckSubject(kind: .user, value: "victim-1")) == nil)
             let stored = try #require(try await engine.deviceCheck.storedBits(appId: Self.appId, subject: DeviceCheckSubject(kind: .user, value: "user-77")))
             #expect(stored.environment == .production)
             #expect(stored.bit0 == true && stored.bit1 == false && stored.found)
@@ -56,7 +69,7 @@ struct DeviceCheckRouteTests {
             // Nothing under another subject kind or the other environment.
             #expect(try await engine.deviceCheck.storedBits(appId: Self.appId, subject: DeviceCheckSubject(kind: .device, value: "user-77")) == nil)
             #expect(try await engine.deviceCheck.storedBits(appId: Self.appId, subject: DeviceCheckSubject(kind: .user, value: "user-77"), environment: .development) == nil)
-            #expect(fake.state.stats.deviceCheckRequests == 2)
+            #expect(fake.state.stats.deviceCheckRequests == 3)
 
             // A second update of the other bit keeps the first.
             let second = try await api.post(
@@ -83,7 +96,7 @@ struct DeviceCheckRouteTests {
             let reply = try await api.post(
                 "/v1/devicecheck/query",
                 json: ["appId": Self.appId, "deviceToken": Harness.token("device-fresh"), "subject": Self.subject("key", keyId)],
-                apiKey: Harness.readOnlyKey
+                apiKey: Harness.readWriteKey
             )
             #expect(reply.status == 200, "\(reply.text)")
             #expect(reply["found"] as? Bool == false)

@@ -42,10 +42,14 @@ public struct DeviceCheckService: Sendable {
     /// Whether Apple can be asked.
     public var isConfigured: Bool { client != nil }
 
-    /// Asks Apple for the device's bits (`query_two_bits`) and stores the answer under `subject`; Apple's "Bit
-    /// State Not Found" is stored as `found == false`.
-    /// - Returns: The stored record after the answer was filed.
-    public func query(appId: String, deviceToken: String, subject: DeviceCheckSubject, environment: AppAttestEnvironment? = nil) async throws -> DeviceCheckBits {
+    /// Asks Apple for the device's bits (`query_two_bits`); with `filing`, stores the answer under `subject` (Apple's
+    /// "Bit State Not Found" as `found == false`). Only a caller that vouches the token is the subject's files it:
+    /// any caller can present any device's token, and filing another device's bits under a victim would change the
+    /// victim's verdicts.
+    /// - Returns: The stored record after the answer was filed, or Apple's answer as it came when not filing.
+    public func query(
+        appId: String, deviceToken: String, subject: DeviceCheckSubject, environment: AppAttestEnvironment? = nil, filing: Bool
+    ) async throws -> DeviceCheckBits {
         try await instrumented(Self.queryOperation) {
             let target = try target(appId: appId, environment: environment)
             try Self.check(deviceToken: deviceToken)
@@ -59,7 +63,8 @@ public struct DeviceCheckService: Sendable {
             case .notFound:
                 record = target.record(subject, bit0: nil, bit1: nil, found: false, lastUpdateTime: nil, at: clock.now())
             }
-            return (try await file(record), record.found ? Self.foundResult : Self.notFoundResult)
+            let bits = filing ? try await file(record) : DeviceCheckBits(record)
+            return (bits, record.found ? Self.foundResult : Self.notFoundResult)
         }
     }
 

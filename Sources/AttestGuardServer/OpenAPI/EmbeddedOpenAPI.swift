@@ -1305,11 +1305,13 @@ paths:
       operationId: queryDeviceCheckBits
       summary: Read a device's two DeviceCheck bits from Apple
       description: |
-        Sends the single-use device token to Apple's `query_two_bits` and stores the answer against the app (or the
-        team's sharing apps, with `shareDeviceCheckBits`), the environment and `subject` (the key id of a key
-        registered to the app, else `404 key_not_found`; a user id or device id), for scoring to read later
-        without calling Apple. Apple's "Bit State Not Found" answers `found: false` and is stored as such.
-        The device token is never stored, logged or echoed. Scope: `devicecheck:read`.
+        Sends the single-use device token to Apple's `query_two_bits`. For a key that also holds
+        `devicecheck:write` it stores the answer against the app (or the team's sharing apps, with
+        `shareDeviceCheckBits`), the environment and `subject` (the key id of a key registered to the app, else
+        `404 key_not_found`; a user id or device id), for scoring to read later without calling Apple; a
+        `devicecheck:read` key's query stores nothing (any caller can present any device's token). Apple's "Bit
+        State Not Found" answers `found: false`. The device token is never stored, logged or echoed. Scope:
+        `devicecheck:read`.
 
         Environment: `environment` when given (it must be one the app accepts, else `422
         environment_not_allowed`); otherwise production when the app accepts production, else development.
@@ -1329,7 +1331,7 @@ paths:
                     id: user-42
       responses:
         '200':
-          description: Apple's answer, as now stored for the subject.
+          description: Apple's answer, as now stored for the subject (or as Apple gave it, for a key without `devicecheck:write`).
           content:
             application/json:
               schema:

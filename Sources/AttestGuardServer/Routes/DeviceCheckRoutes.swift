@@ -3,7 +3,8 @@ import Hummingbird
 
 /// The DeviceCheck routes: query and validate (`devicecheck:read`), update (`devicecheck:write`). Each calls
 /// Apple through the engine's ``DeviceCheckService``; the device token is passed on and never stored, logged or
-/// echoed.
+/// echoed. A query files the answer under its subject only for a key that also holds `devicecheck:write`: a reader
+/// learns the bits and changes nothing.
 struct DeviceCheckRoutes {
     let engine: Engine
     let body: JSONBody
@@ -23,7 +24,8 @@ struct DeviceCheckRoutes {
             appId: input.appId,
             deviceToken: input.deviceToken,
             subject: input.subject.subject,
-            environment: try WireFields.environment(input.environment)
+            environment: try WireFields.environment(input.environment),
+            filing: context.apiKey?.scopes.contains(.deviceCheckWrite) == true
         )
         return try JSONResponse.make(DeviceCheckBitsResponseBody(appId: input.appId, bits: record), status: .ok)
     }

@@ -23,7 +23,7 @@ const PREFIX = 'x-attestguard-';
 // with the prefix is refused, because nginx cannot delete a header by prefix.
 const OVERWRITTEN = [
     'user', 'client-ip', 'body-sha256', 'decision', 'score', 'reasons', 'key-id', 'rule-set', 'binding',
-    'protection', 'status', 'error',
+    'protection', 'monitor', 'status', 'error',
 ].map((name) => PREFIX + name);
 
 // AttestGuard's verdict headers and the js_var each is stored in for @attestguard_upstream.
@@ -36,6 +36,7 @@ const VERDICT = [
     ['X-AttestGuard-Body-Sha256', 'attestguard_signed_body_sha256'],
     ['X-AttestGuard-Binding', 'attestguard_binding'],
     ['X-AttestGuard-Protection', 'attestguard_protection'],
+    ['X-AttestGuard-Monitor', 'attestguard_monitor'],
     ['X-AttestGuard-Status', 'attestguard_status'],
 ];
 

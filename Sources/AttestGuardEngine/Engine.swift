@@ -24,6 +24,8 @@ public struct Engine: Sendable {
     /// Each app's latest risk-metric baseline, held in memory for the `app.risk_metric.*` and
     /// `receipt.risk_metric_percentile` signals; the server fills it from the store.
     public let baselines: RiskBaselineBook
+    /// Bounds each user's attestation outcome reports (``AttestationOutcomes/report(_:appId:user:)``).
+    let outcomeReportQuota = AttestationOutcomes.ReportQuota()
 
     /// - Parameter deviceCheck: Apple's DeviceCheck API (`AppleClients.deviceCheck`); `nil` when no Apple
     ///   credentials are configured, which makes the DeviceCheck calls `devicecheck_unavailable`.

@@ -35,7 +35,7 @@ public struct MetricFamily: Sendable, Hashable {
     /// Every family, in the order the README lists them.
     public static let all: [MetricFamily] = [
         httpRequests, httpErrors, httpRequestDuration, httpAcceptPaused,
-        attestations, assertions, challenges, devicecheckRequests,
+        attestations, assertions, challenges, gatewayChecks, devicecheckRequests,
         mode, buildInfo,
         appEnforced, appAttestationRequiredPercent, appVerdicts, appPolicyChanges,
         attestationOutcomes, attestationRampSteps, attestationRampPaused, appRiskMetricPercentile, appRiskMetricShare,
@@ -78,6 +78,10 @@ public struct MetricFamily: Sendable, Hashable {
     public static let challenges = MetricFamily(
         name: "attestguard_challenges_total", kind: .counter,
         help: "Challenges requested (purpose, result: issued or the error code)."
+    )
+    public static let gatewayChecks = MetricFamily(
+        name: "attestguard_gateway_checks_total", kind: .counter,
+        help: "Forward-auth answers (app; route: the policy route's path or default; outcome: open, verified, unattested, missing, invalid, replayed, denied or error; result: passed or refused)."
     )
     public static let devicecheckRequests = MetricFamily(
         name: "attestguard_devicecheck_requests_total", kind: .counter,

@@ -41,7 +41,7 @@ public struct GatewayPolicySet: Sendable {
         return RouteDecision(
             appId: app.appId, protection: path.isAmbiguous ? .require : protection, action: route?.action, review: route?.review ?? app.review,
             matched: path.isAmbiguous && protection != .require ? "\(matched), made require: the target is ambiguous" : matched,
-            path: path.normalized
+            pattern: route?.path.text, path: path.normalized
         )
     }
 }

@@ -7,6 +7,8 @@ public struct RouteDecision: Sendable, Equatable {
     public let review: ReviewHandling
     /// `file:line` of the route, or `<file>: default` when no route matched.
     public let matched: String
+    /// The path pattern of the route that matched, as its file writes it; `nil` when the app's default decided.
+    public let pattern: String?
     /// The path the decision was made on.
     public let path: String
 }

@@ -66,13 +66,16 @@ struct ConnectionProcessTests {
 
     @Test("out of descriptors with 300 connections held: the listener does not spin and a held connection is still served")
     func heldConnectionServedAtFileLimit() async throws {
-        let server = try await ServerProcess(environment: Self.environment(), directory: try Self.emptyDirectory(), fileLimit: 256)
+        // Silent connections are closed at the header timeout: 60 s keeps the 300 held for the whole test.
+        let server = try await ServerProcess(
+            environment: Self.environment(["ATTESTGUARD_SERVER_HEADER_READ_TIMEOUT_SECONDS": "60"]), directory: try Self.emptyDirectory(), fileLimit: 256
+        )
         defer { server.stop() }
         let keptAlive = try RawConnection(port: server.port)
         let request = "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n"
         keptAlive.send(request)
         #expect(RawResponse(await Self.receive(keptAlive, timeout: .seconds(10)))?.status == 200)
-        // The idle timeout (75 s) outlasts the test: every descriptor stays taken and accept fails with EMFILE.
+        // The idle and header timeouts (75 s, 60 s) outlast the test: every descriptor stays taken and accept fails with EMFILE.
         var held: [RawConnection] = []
         for _ in 0..<300 { held.append(try RawConnection(port: server.port)) }
         try await Task.sleep(for: .seconds(1))
@@ -87,7 +90,7 @@ struct ConnectionProcessTests {
         withExtendedLifetime(held) {}
     }
 
-    @Test("a head or a body that arrives too slowly closes the connection")
+    @Test("a head or a body that arrives too slowly closes the connection, and so does a connection that sends nothing")
     func slowHeadAndBody() async throws {
         let server = try await ServerProcess(environment: Self.environment([
             "ATTESTGUARD_SERVER_HEADER_READ_TIMEOUT_SECONDS": "1", "ATTESTGUARD_SERVER_BODY_READ_TIMEOUT_SECONDS": "1",
@@ -98,14 +101,18 @@ struct ConnectionProcessTests {
         let slowBody = try RawConnection(port: server.port)
         slowBody.send("POST /v1/challenges HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(ServerProcess.apiKey)\r\n"
             + "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"appId\":")
+        let silent = try RawConnection(port: server.port)
         let started = ContinuousClock.now
-        // Both must end well before the idle timeout (75 s): within the read timeouts plus a wide margin.
+        // All must end well before the idle timeout (75 s): within the read timeouts plus a wide margin.
         let head = await Self.receive(slowHead, timeout: .seconds(20))
         let headElapsed = ContinuousClock.now - started
         let body = await Self.receive(slowBody, timeout: .seconds(20))
         let bodyElapsed = ContinuousClock.now - started
         #expect(headElapsed < .seconds(15), "a slow head held its connection for \(headElapsed)")
         #expect(bodyElapsed < .seconds(15), "a slow body held its connection for \(bodyElapsed)")
+        let nothing = await Self.receive(silent, timeout: .seconds(30))
+        let silentElapsed = ContinuousClock.now - started
+        #expect(nothing.isEmpty && silentElapsed < .seconds(20), "a silent connection was held for \(silentElapsed)")
         // The stalled body may get an answer the client never reads; a head never finished gets none.
         #expect(head.isEmpty, "\(String(decoding: head, as: UTF8.self))")
         if let response = RawResponse(body) { #expect(response.status == 400, "\(response.status)") }

@@ -181,7 +181,36 @@ struct LabelCommandTests {
         let shortCSV = try Self.write("appId,keyId,label,source\n\(Self.app),\(Self.key(3)),fraud,x\n\(Self.app),\(Self.key(4)),fraud\n", extension: "csv")
         let short = try await CommandLineRunner.run(["labels", "import", shortCSV], environment: environment)
         #expect(short.status == 1 && short.standardError.contains("line 3: 3 cells, the header has 4"), "\(short.standardError)")
+        // JSON lines follow the API's rules: a key twice (the route's 400) and a trailing comma name their line.
+        let duplicate = try Self.write(
+            """
+            {"appId":"\(Self.app)","userId":"user-5","label":"fraud","source":"late"}
+            {"appId":"\(Self.app)","userId":"user-5","label":"fraud","label":"legitimate","source":"late"}
+            """,
+            extension: "jsonl"
+        )
+        let twice = try await CommandLineRunner.run(["labels", "import", duplicate], environment: environment)
+        #expect(twice.status == 1 && twice.standardError.contains("line 2: malformed_json"), "\(twice.standardError)")
+        let comma = try Self.write(#"{"appId":"\#(Self.app)","userId":"user-5","label":"fraud","source":"late",}"#, extension: "jsonl")
+        let trailing = try await CommandLineRunner.run(["labels", "import", comma], environment: environment)
+        #expect(trailing.status == 1 && trailing.standardError.contains("line 1: malformed_json"), "\(trailing.standardError)")
+        // A quoted cell that never closes names the line it opened on.
+        let unterminated = try Self.write("appId,userId,label,source\r\n\(Self.app),\"user-6,fraud,x\r\n", extension: "csv")
+        let unclosed = try await CommandLineRunner.run(["labels", "import", unterminated], environment: environment)
+        #expect(unclosed.status == 1 && unclosed.standardError.contains("line 2: a quoted cell"), "\(unclosed.standardError)")
         #expect(try await Self.storedLabels(open).count == 13, "nothing of a refused file is stored")
+        // As Excel writes it: CRLF line ends, a quoted notes cell over two lines (a column the import ignores), a
+        // no-break space that is part of an id.
+        let excel = try Self.write(
+            "appId,userId,label,source,notes\r\n\(Self.app),bob\u{00A0},fraud,case-12,\"called twice,\r\nrefund asked\"\r\n\(Self.app), user-7 ,legitimate,x,\r\n",
+            extension: "csv"
+        )
+        let spreadsheet = try await CommandLineRunner.run(["labels", "import", excel], environment: environment)
+        #expect(spreadsheet.status == 0, "\(spreadsheet.standardError)")
+        let afterExcel = try await Self.storedLabels(open)
+        #expect(afterExcel.count == 15)
+        #expect(afterExcel.contains { $0.subject == Self.hash("user", "bob\u{00A0}") && $0.source == "case-12" })
+        #expect(afterExcel.contains { $0.subject == Self.hash("user", "user-7") && $0.label == .legitimate })
         let unknownFormat = try await CommandLineRunner.run(["labels", "import", lines], environment: environment)
         #expect(unknownFormat.status == 2, "\(unknownFormat.standardError)")
     }

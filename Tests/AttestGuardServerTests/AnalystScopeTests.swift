@@ -55,7 +55,7 @@ struct AnalystScopeTests {
         }
     }
 
-    @Test("an admin key limited to one app lists only that app's gateway policies")
+    @Test("an admin key limited to one app lists only that app's gateway policies, and may not reload every app's")
     func adminReadsAreFiltered() async throws {
         try await ServerHarness.run(.sqlite, extraEnvironment: Self.environment) { api in
             let narrow = try await api.send(.get, "/v1/admin/gateway", apiKey: Self.narrowAdminKey)
@@ -64,8 +64,9 @@ struct AnalystScopeTests {
             let everything = try await api.send(.get, "/v1/admin/gateway", apiKey: ServerHarness.adminKey)
             #expect(everything["apps"] as? [String] == [ServerHarness.appId])
             let reload = try await api.send(.post, "/v1/admin/gateway/reload", apiKey: Self.narrowAdminKey)
-            #expect(reload.status == 200)
-            #expect(reload["apps"] as? [String] == [])
+            #expect(reload.status == 403 && reload.errorCode == "forbidden", "\(reload.text)")
+            #expect(try await api.send(.post, "/v1/admin/gateway/reload", apiKey: ServerHarness.adminKey).status == 200)
+            #expect(try await api.send(.post, "/v1/admin/rules/reload", apiKey: Self.narrowAdminKey).status == 403)
         }
     }
 }

@@ -40,8 +40,10 @@ struct AttestationRampTests {
         var reports: [[String: Any]] = Array(repeating: ["outcome": "attested"], count: period.attested)
         reports += period.failed.map { ["outcome": "failed", "errorCode": $0] }
         reports += Array(repeating: ["outcome": "unsupported"], count: period.unsupported)
-        for report in reports {
-            let reply = try await AppFacingRouteTests.post(api, "/v1/app/attestation-outcomes", report)
+        // Each report from a user of its own: a user's outcome counts once a period.
+        for (number, report) in reports.enumerated() {
+            let headers = AppFacingRouteTests.gatewayHeaders(user: "reporter-\(index)-\(number)")
+            let reply = try await AppFacingRouteTests.post(api, "/v1/app/attestation-outcomes", report, headers: headers)
             #expect(reply.status == 204, "\(reply.text)")
         }
         for key in 0..<period.accepted {
@@ -162,6 +164,38 @@ struct AttestationRampTests {
                 #expect(try await Self.effectivePercent(api) == 100)
                 result = try await boundary()
                 #expect(result.percent == 100 && result.steps.isEmpty)
+            }
+        }
+    }
+
+    @Test("one user's reports count once per outcome and period, a burst is 429, and one account cannot pause the ramp")
+    func oneUserCannotPause() async throws {
+        try await ForwardAuthHarness.withDirectories { policies, rules in
+            let environment = ForwardAuthHarness.environment(policies: policies, rules: rules).merging(Self.rampEnvironment) { _, new in new }
+            try await ServerHarness.run(.sqlite, extraEnvironment: environment) { api in
+                let engine = try #require(api.engine)
+                let controller = AttestationRampController(store: engine.store, apps: engine.apps, clock: api.clock, logger: Logger(label: "test.ramp"))
+                #expect(try await controller.tick().isEmpty)
+                Self.nextPeriod(api.clock)
+                _ = try await controller.tick()
+                let before = try #require(try await engine.store.attestationRamps().first).percent
+                // Mallory sends rate-limited reports as fast as the route takes them.
+                var statuses: [Int] = []
+                for _ in 0..<(AttestationOutcomes.ReportQuota.maximumPerMinute + 2) {
+                    let reply = try await AppFacingRouteTests.post(
+                        api, "/v1/app/attestation-outcomes", ["outcome": "failed", "errorCode": 4], headers: AppFacingRouteTests.gatewayHeaders(user: "mallory")
+                    )
+                    statuses.append(reply.status)
+                    if reply.status == 429 { #expect(reply.errorCode == "rate_limited" && reply.headers[.retryAfter] != nil, "\(reply.text)") }
+                }
+                #expect(statuses == Array(repeating: 204, count: AttestationOutcomes.ReportQuota.maximumPerMinute) + [429, 429], "\(statuses)")
+                let period = try #require(engine.apps.configuredPolicy(for: ServerHarness.appId)?.attestationRamp).periodStart(of: api.clock.now())
+                let counts = try await engine.store.attestationOutcomeCounts(appId: ServerHarness.appId, periodStart: period)
+                #expect(counts[.rateLimited] == 1, "one user, one outcome, one count")
+                Self.nextPeriod(api.clock)
+                _ = try await controller.tick()
+                let after = try #require(try await engine.store.attestationRamps().first)
+                #expect(after.state != "paused" && after.percent == before, "\(after)")
             }
         }
     }

@@ -13,6 +13,8 @@ enum ForwardAuthHarness {
     static let gatewayKey = "test-edge-key-0123456789"
     /// A gateway key limited to another app than the one the policy directory names.
     static let otherAppGatewayKey = "test-other-edge-key-0123456789"
+    /// An admin key limited to another app than the one the policy directory names.
+    static let narrowAdminKey = "test-narrow-admin-key-0123456789"
 
     static let policy = """
         version: 1
@@ -73,7 +75,11 @@ enum ForwardAuthHarness {
     /// attestation-required percentage.
     static func environment(policies: URL, rules: URL, requiredPercent: Int = 0) -> [String: String] {
         [
-            "ATTESTGUARD_API_KEYS_NAMES": "gateway,narrow,operator,edge,otheredge",
+            "ATTESTGUARD_API_KEYS_NAMES": "gateway,narrow,operator,edge,otheredge,narrowadmin",
+            "ATTESTGUARD_API_KEYS_NARROWADMIN_SECRET_ENV": "TEST_NARROW_ADMIN_KEY",
+            "ATTESTGUARD_API_KEYS_NARROWADMIN_SCOPES": "admin",
+            "ATTESTGUARD_API_KEYS_NARROWADMIN_APPS": ServerHarness.productionOnlyAppId,
+            "TEST_NARROW_ADMIN_KEY": narrowAdminKey,
             "ATTESTGUARD_API_KEYS_EDGE_SECRET_ENV": "TEST_EDGE_KEY",
             "ATTESTGUARD_API_KEYS_EDGE_SCOPES": "gateway",
             "TEST_EDGE_KEY": gatewayKey,

@@ -200,6 +200,52 @@ struct ForwardAuthTests {
         }
     }
 
+    @Test("monitor mode: score and rollout routes pass what enforcement would refuse, marked; require routes enforce; counted per route")
+    func monitorMode() async throws {
+        try await ForwardAuthHarness.run(.sqlite, requiredPercent: 100) { api, _ in
+            var app = SimulatedApps.make(user: "alice", device: "alice-phone")
+            #expect(try await api.attest(app).status == 201)
+            // Signed for one request, sent as another: enforcement refuses it on a score route.
+            let mismatched = { (app: inout SimulatedAppClient) async throws -> GatewayAsk in
+                var ask = try await api.signed(GatewayAsk(method: "GET", target: "/api/account", body: Data()), by: &app)
+                ask.target = "/api/account?tampered=1"
+                return ask
+            }
+            let enforced = try await api.forwardAuth(try await mismatched(&app))
+            #expect(enforced.status == 401 && enforced.errorCode == "request_binding_mismatch", "\(enforced.text)")
+
+            let monitor = try await api.send(.put, AppPolicyRouteTests.path, body: Data(#"{"mode":"monitor"}"#.utf8), apiKey: ServerHarness.adminKey)
+            #expect(monitor.status == 200, "\(monitor.text)")
+            let watched = try await api.forwardAuth(try await mismatched(&app))
+            #expect(watched.status == 200, "\(watched.text)")
+            #expect(watched.header("X-AttestGuard-Monitor") == "request_binding_mismatch")
+            #expect(watched.header("X-AttestGuard-Decision") == "allow" && watched.header("X-AttestGuard-Key-Id") == nil)
+            // A rollout route the user must assert on, without an assertion: passed, marked.
+            let rollout = try await api.forwardAuth(GatewayAsk(target: "/api/orders"))
+            #expect(rollout.status == 200 && rollout.header("X-AttestGuard-Monitor") == "assertion_missing", "\(rollout.text)")
+            // A verdict the route refuses: passed, marked.
+            let reviewed = try await api.forwardAuth(GatewayAsk(method: "GET", target: "/api/profile", body: Data()))
+            #expect(reviewed.status == 200 && reviewed.header("X-AttestGuard-Monitor") == "request_denied", "\(reviewed.text)")
+            // `require` enforces in every mode.
+            let required = try await api.forwardAuth(GatewayAsk(target: "/api/promos/claim"))
+            #expect(required.status == 401 && required.errorCode == "assertion_missing")
+            // An honest assertion passes unmarked.
+            let honest = try await api.forwardAuth(try await api.signed(GatewayAsk(method: "GET", target: "/api/account", body: Data()), by: &app))
+            #expect(honest.status == 200 && honest.header("X-AttestGuard-Monitor") == nil, "\(honest.text)")
+
+            let metrics = try await api.send(.get, "/metrics", apiKey: nil).text
+            func counted(_ route: String, _ outcome: String, _ result: String) -> Bool {
+                metrics.split(separator: "\n").contains { line in
+                    line.hasPrefix("attestguard_gateway_checks_total{") && line.contains(#"app="\#(ServerHarness.appId)""#)
+                        && line.contains(#"route="\#(route)""#) && line.contains(#"outcome="\#(outcome)""#) && line.contains(#"result="\#(result)""#)
+                }
+            }
+            #expect(counted("/api/account", "invalid", "refused") && counted("/api/account", "invalid", "passed"), "\(metrics)")
+            #expect(counted("/api/orders", "missing", "passed") && counted("/api/promos/claim", "missing", "refused"))
+            #expect(counted("/api/profile", "denied", "passed") && counted("/api/account", "verified", "passed"))
+        }
+    }
+
     @Test("without a policy directory every request is refused as route_not_covered")
     func noPolicies() async throws {
         let rules = try ForwardAuthHarness.directory(["rules.yaml": ForwardAuthHarness.rules])
@@ -230,6 +276,9 @@ struct ForwardAuthTests {
             #expect(rejected["version"] as? String == version)
             let problems = try #require(rejected["rejected"] as? [[String: Any]])
             #expect(!problems.isEmpty)
+            // An admin of another app sees neither this app nor the problems of a file that is not its app's.
+            let narrow = try await api.send(.get, "/v1/admin/gateway", apiKey: ForwardAuthHarness.narrowAdminKey)
+            #expect(narrow.status == 200 && (narrow["apps"] as? [String])?.isEmpty == true && (narrow["rejected"] as? [Any])?.isEmpty == true, "\(narrow.text)")
             #expect(try await api.forwardAuth(GatewayAsk(method: "GET", target: "/api/catalog/a", body: Data())).status == 200, "the set in force stays")
 
             try FileManager.default.removeItem(at: policies.appendingPathComponent("other.yaml"))

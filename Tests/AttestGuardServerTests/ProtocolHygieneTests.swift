@@ -90,4 +90,42 @@ struct ProtocolHygieneTests {
     func duplicateScan(json: String, duplicate: String?) {
         #expect(JSONBodyProbe.duplicateKey(json) == duplicate)
     }
+
+    @Test("a comma before a closing brace or bracket is found outside strings only", arguments: [
+        (#"{"a":1,}"#, true), (#"[1,2 , ]"#, true), (#"{"a":[1,]}"#, true), (#"{"a":",}"}"#, false), (#"{"a":[1,2]}"#, false),
+        ("{\"a\":1,\r\n}", true),
+    ])
+    func trailingCommaScan(json: String, found: Bool) {
+        #expect(JSONBodyProbe.hasTrailingComma(json) == found)
+    }
+
+    @Test("JSON text must be UTF-8: UTF-16 and UTF-32 (either order), a byte order mark and broken sequences are refused")
+    func encodingScan() throws {
+        let text = #"{"appId":"x","source":null}"#
+        #expect(JSONBodyProbe.isUTF8Text(Array(text.utf8)))
+        for encoding in [String.Encoding.utf16LittleEndian, .utf16BigEndian, .utf16, .utf32LittleEndian, .utf32BigEndian] {
+            let bytes = try #require(text.data(using: encoding))
+            #expect(!JSONBodyProbe.isUTF8Text(Array(bytes)), "\(encoding)")
+        }
+        #expect(!JSONBodyProbe.isUTF8Text([0xEF, 0xBB, 0xBF] + Array(text.utf8)))
+        #expect(!JSONBodyProbe.isUTF8Text(Array(#"{"a":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)))
+    }
+
+    @Test("the guards hold for every route's body: a UTF-16 body, a trailing comma and an escaped duplicate key are 400 malformed_json")
+    func bodiesTheGuardsRefuse() async throws {
+        try await ServerHarness.run(.sqlite) { api in
+            let challenge = #"{"appId":"ABCDE12345.com.example.attestguard","purpose":"attestation","userId":"a"}"#
+            #expect(try await api.send(.post, "/v1/challenges", body: Data(challenge.utf8)).status == 201)
+            let bodies = [
+                try #require(challenge.data(using: .utf16LittleEndian)),
+                try #require(challenge.data(using: .utf16BigEndian)),
+                Data(challenge.dropLast().utf8) + Data(#","}"#.utf8),
+                Data(#"{"appId":"ABCDE12345.com.example.attestguard","purpose":"attestation","userId":"a","userId":"b"}"#.utf8),
+            ]
+            for body in bodies {
+                let reply = try await api.send(.post, "/v1/challenges", body: body)
+                #expect(reply.status == 400 && reply.errorCode == "malformed_json", "\(reply.text)")
+            }
+        }
+    }
 }

@@ -27,6 +27,29 @@ struct AttestationRampStoreTests {
         }
     }
 
+    @Test("a reporter's outcome counts once a period, however many report at once; purged periods count afresh", arguments: StoreBackend.available)
+    func reporters(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = test.store
+            let counted = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        try await store.countAttestationOutcome(appId: Self.appId, periodStart: 3600, outcome: .rateLimited, reporter: "r\(index % 4)")
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(counted == 4)
+            #expect(try await store.countAttestationOutcome(appId: Self.appId, periodStart: 3600, outcome: .failed, reporter: "r0"), "another outcome counts")
+            #expect(try await store.countAttestationOutcome(appId: Self.appId, periodStart: 7200, outcome: .rateLimited, reporter: "r0"), "another period counts")
+            let counts = try await store.attestationOutcomeCounts(appId: Self.appId, periodStart: 3600)
+            #expect(counts[.rateLimited] == 4 && counts[.failed] == 1)
+            try await store.purgeAttestationOutcomeReporters(appId: Self.appId, before: 7200)
+            #expect(try await store.countAttestationOutcome(appId: Self.appId, periodStart: 3600, outcome: .rateLimited, reporter: "r0"), "purged")
+            #expect(try await !store.countAttestationOutcome(appId: Self.appId, periodStart: 7200, outcome: .rateLimited, reporter: "r0"), "kept")
+        }
+    }
+
     @Test("a ramp write lands only on the revision it read; every value reads back", arguments: StoreBackend.available)
     func revisions(backend: StoreBackend) async throws {
         try await withTestStore(backend) { (test: TestStore) async throws in

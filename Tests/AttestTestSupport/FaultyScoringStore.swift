@@ -95,6 +95,14 @@ public final class FaultyScoringStore: RiskStore {
     public func countAttestationOutcome(appId: String, periodStart: Int64, outcome: AttestationOutcomeKind, count: Int64) async throws {
         try await base.countAttestationOutcome(appId: appId, periodStart: periodStart, outcome: outcome, count: count)
     }
+
+    public func countAttestationOutcome(appId: String, periodStart: Int64, outcome: AttestationOutcomeKind, reporter: String) async throws -> Bool {
+        try await base.countAttestationOutcome(appId: appId, periodStart: periodStart, outcome: outcome, reporter: reporter)
+    }
+
+    public func purgeAttestationOutcomeReporters(appId: String, before periodStart: Int64) async throws {
+        try await base.purgeAttestationOutcomeReporters(appId: appId, before: periodStart)
+    }
     public func attestationOutcomeCounts(appId: String, periodStart: Int64) async throws -> AttestationOutcomeCounts {
         try await base.attestationOutcomeCounts(appId: appId, periodStart: periodStart)
     }

@@ -1,9 +1,9 @@
 import AttestGuardServer
 import Foundation
 
-/// A fraud team's case export as `attestguard labels import` reads it: CSV with a header row naming the label's
-/// fields (``LabelFields/names``, any order, any case; other columns ignored), or JSON lines, one label object a
-/// line (blank lines skipped). Each label keeps its line number for the errors.
+/// A fraud team's case export as `attestguard labels import` reads it: CSV (RFC 4180, as spreadsheets write it) with
+/// a header row naming the label's fields (``LabelFields/names``, any order, any case; other columns ignored), or
+/// JSON lines, one label object a line (blank lines skipped). Each label keeps its line number for the errors.
 enum LabelFile {
     /// The two formats.
     enum Format: String, CaseIterable {
@@ -28,23 +28,31 @@ enum LabelFile {
         var description: String { "line \(line): \(message)" }
     }
 
-    /// The labels of the text, each with its line number. A byte order mark (spreadsheet exports write one) is
-    /// skipped.
+    /// The labels of the text, each with its line number (the line a CSV record starts on). A byte order mark
+    /// (spreadsheet exports write one) is skipped; lines end in LF or CRLF.
     static func parse(_ text: String, format: Format) throws(LineError) -> [(line: Int, fields: LabelFields)] {
-        let text = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+        let scalars = Array((text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text).unicodeScalars)
         switch format {
-        case .csv: return try csv(lines)
-        case .jsonl: return try jsonLines(lines)
+        case .csv: return try csv(records(scalars))
+        case .jsonl: return try jsonLines(scalars)
         }
     }
 
-    private static func jsonLines(_ lines: [Substring]) throws(LineError) -> [(line: Int, fields: LabelFields)] {
+    /// JSON lines, each read with the API's JSON rules (``JSONBody/textProblem(_:)``: UTF-8, no `null`, no key
+    /// twice, no trailing comma), so that a file and `POST /v1/labels` accept the same objects.
+    private static func jsonLines(_ scalars: [Unicode.Scalar]) throws(LineError) -> [(line: Int, fields: LabelFields)] {
         var labels: [(line: Int, fields: LabelFields)] = []
         let decoder = JSONDecoder()
-        for (index, line) in lines.enumerated() where !line.allSatisfy(\.isWhitespace) {
+        for (index, line) in scalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            var text = String(String.UnicodeScalarView(line))
+            if text.unicodeScalars.last == "\r" { text.unicodeScalars.removeLast() }
+            guard !text.allSatisfy(\.isWhitespace) else { continue }
+            let bytes = Array(text.utf8)
+            if let problem = JSONBody.textProblem(bytes) {
+                throw LineError(line: index + 1, message: "\(problem.code): \(problem.message)")
+            }
             do {
-                labels.append((index + 1, try decoder.decode(LabelFields.self, from: Data(line.utf8))))
+                labels.append((index + 1, try decoder.decode(LabelFields.self, from: Data(bytes))))
             } catch {
                 throw LineError(line: index + 1, message: "not a JSON object of string fields (appId, requestId|keyId|userId|deviceId, label, source, labelledAt)")
             }
@@ -52,64 +60,87 @@ enum LabelFile {
         return labels
     }
 
-    private static func csv(_ lines: [Substring]) throws(LineError) -> [(line: Int, fields: LabelFields)] {
-        guard let headerIndex = lines.firstIndex(where: { !$0.allSatisfy(\.isWhitespace) }) else { return [] }
-        let header = try cells(lines[headerIndex], line: headerIndex + 1)
+    private static func csv(_ records: [(line: Int, cells: [String])]) throws(LineError) -> [(line: Int, fields: LabelFields)] {
+        let records = records.filter { !($0.cells.count == 1 && $0.cells[0].allSatisfy(\.isWhitespace)) }
+        guard let header = records.first else { return [] }
         let known = Dictionary(uniqueKeysWithValues: LabelFields.names.map { ($0.lowercased(), $0) })
-        let columns = header.map { known[$0.trimmingCharacters(in: .whitespaces).lowercased()] }
+        let columns = header.cells.map { known[$0.trimmingCharacters(in: .whitespaces).lowercased()] }
         guard columns.contains("label") else {
-            throw LineError(line: headerIndex + 1, message: "the header names no label column (fields: \(LabelFields.names.joined(separator: ", ")))")
+            throw LineError(line: header.line, message: "the header names no label column (fields: \(LabelFields.names.joined(separator: ", ")))")
         }
         var labels: [(line: Int, fields: LabelFields)] = []
-        for index in (headerIndex + 1)..<lines.count where !lines[index].allSatisfy(\.isWhitespace) {
-            let row = try cells(lines[index], line: index + 1)
-            guard row.count == header.count else {
-                throw LineError(line: index + 1, message: "\(row.count) cells, the header has \(header.count)")
+        for record in records.dropFirst() {
+            guard record.cells.count == header.cells.count else {
+                throw LineError(line: record.line, message: "\(record.cells.count) cells, the header has \(header.cells.count)")
             }
             var values: [String: String] = [:]
-            for (column, cell) in zip(columns, row) {
+            for (column, cell) in zip(columns, record.cells) {
                 guard let column, !cell.isEmpty else { continue }
                 values[column] = cell
             }
-            labels.append((index + 1, LabelFields(values)))
+            labels.append((record.line, LabelFields(values)))
         }
         return labels
     }
 
-    /// The cells of one CSV line: comma-separated, a cell in double quotes may hold commas and `""` for a quote.
-    static func cells(_ line: Substring, line number: Int) throws(LineError) -> [String] {
+    /// The records of CSV text as RFC 4180 reads them, each with the line it starts on: cells separated by commas,
+    /// records by LF or CRLF; a cell in double quotes may hold commas, line breaks and `""` for a quote. An unquoted
+    /// cell loses the spaces and tabs around it, nothing else (a no-break space is part of a value).
+    static func records(_ scalars: [Unicode.Scalar]) throws(LineError) -> [(line: Int, cells: [String])] {
+        var records: [(line: Int, cells: [String])] = []
         var cells: [String] = []
-        var cell = ""
+        var cell = String.UnicodeScalarView()
         var quoted = false
         var wasQuoted = false
-        var characters = line.makeIterator()
-        while let character = characters.next() {
+        var line = 1
+        var recordLine = 1
+        var quoteOpenedOn = 1
+        func endCell() {
+            let text = String(cell)
+            cells.append(wasQuoted ? text : text.trimmingCharacters(in: CharacterSet(charactersIn: " \t")))
+            cell = String.UnicodeScalarView()
+            wasQuoted = false
+        }
+        var index = 0
+        while index < scalars.count {
+            let scalar = scalars[index]
+            index += 1
             if quoted {
-                if character == "\"" {
-                    var lookahead = characters
-                    if lookahead.next() == "\"" {
+                if scalar == "\"" {
+                    if index < scalars.count, scalars[index] == "\"" {
                         cell.append("\"")
-                        characters = lookahead
+                        index += 1
                     } else {
                         quoted = false
                     }
                 } else {
-                    cell.append(character)
+                    if scalar == "\n" { line += 1 }
+                    cell.append(scalar)
                 }
-            } else if character == "," {
-                cells.append(wasQuoted ? cell : cell.trimmingCharacters(in: .whitespaces))
-                cell = ""
-                wasQuoted = false
-            } else if character == "\"", cell.allSatisfy(\.isWhitespace) {
-                cell = ""
+            } else if scalar == "," {
+                endCell()
+            } else if scalar == "\r", index < scalars.count, scalars[index] == "\n" {
+                continue  // the LF ends the record
+            } else if scalar == "\n" {
+                endCell()
+                records.append((recordLine, cells))
+                cells = []
+                line += 1
+                recordLine = line
+            } else if scalar == "\"", String(cell).allSatisfy({ $0 == " " || $0 == "\t" }) {
+                cell = String.UnicodeScalarView()
                 quoted = true
                 wasQuoted = true
+                quoteOpenedOn = line
             } else {
-                cell.append(character)
+                cell.append(scalar)
             }
         }
-        guard !quoted else { throw LineError(line: number, message: "a quoted cell does not end on its line") }
-        cells.append(wasQuoted ? cell : cell.trimmingCharacters(in: .whitespaces))
-        return cells
+        guard !quoted else { throw LineError(line: quoteOpenedOn, message: "a quoted cell opened here never ends") }
+        if !cells.isEmpty || !cell.isEmpty || wasQuoted {
+            endCell()
+            records.append((recordLine, cells))
+        }
+        return records
     }
 }

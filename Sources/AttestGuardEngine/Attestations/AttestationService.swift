@@ -39,7 +39,7 @@ public struct AttestationService: Sendable {
             metrics.recordAttestation(result: result.idempotent ? "idempotent" : "registered")
             if !result.idempotent {
                 // The rollout's success count: best effort, a failed count never fails a registered key.
-                _ = try? await AttestationOutcomes(store: store, apps: apps, clock: clock).count(.accepted, appId: app.appId)
+                _ = try? await AttestationOutcomes.count(.accepted, appId: app.appId, store: store, apps: apps, clock: clock)
             }
             return result
         } catch let error as EngineError {

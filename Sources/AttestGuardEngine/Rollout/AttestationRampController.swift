@@ -92,7 +92,14 @@ public struct AttestationRampController: Sendable {
             if evaluated.percent != stored.percent { next.lastStepAt = now }
         }
         next.revision = stored.revision + 1
-        guard try await store.replaceAttestationRamp(next, expectedRevision: stored.revision), let evaluated else { return nil }
+        guard try await store.replaceAttestationRamp(next, expectedRevision: stored.revision) else { return nil }
+        // The period is evaluated: who reported in it is no longer needed.
+        do {
+            try await store.purgeAttestationOutcomeReporters(appId: appId, before: current)
+        } catch {
+            logger.warning("attestation outcome reporters not purged", metadata: ["app": .string(appId), "error": .string(String(describing: error))])
+        }
+        guard let evaluated else { return nil }
         let step = Step(appId: appId, action: evaluated.action, from: stored.percent, to: evaluated.percent, outcome: outcome, period: last)
         record(step)
         return step

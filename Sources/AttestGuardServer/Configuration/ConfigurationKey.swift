@@ -79,7 +79,7 @@ public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
         ConfigurationKey("server.port", "the port (default 8080)"),
         ConfigurationKey("server.maxBodyBytes", "the largest request body; larger is 413 body_too_large (default 131072)"),
         ConfigurationKey("server.idleTimeoutSeconds", "a connection with no request in progress is closed after this long (default 75)"),
-        ConfigurationKey("server.headerReadTimeoutSeconds", "a request's head must arrive within this long of its first byte (default 10)"),
+        ConfigurationKey("server.headerReadTimeoutSeconds", "a request's head must arrive within this long of its first byte, a connection's first head of the accept (default 10)"),
         ConfigurationKey("server.bodyReadTimeoutSeconds", "a request's body must arrive within this long of its head (default 10)"),
         ConfigurationKey("server.maxConnections", "connections held at once; more wait in the listen backlog (default 1024)"),
         ConfigurationKey("server.shutdownTimeoutSeconds", "after SIGTERM, connections still open this long are closed (default 10)"),

@@ -75,11 +75,12 @@ struct AppFacingRoutes {
         return try JSONResponse.make(AppDeviceCheckResponseBody(validation), status: .ok)
     }
 
-    /// Counts an attestation attempt's outcome for the app's rollout ramp (204; an app without a ramp counts nothing).
+    /// Counts an attestation attempt's outcome for the app's rollout ramp (204; an app without a ramp counts nothing,
+    /// and a user's outcome counts once a period), refusing a user's burst with 429.
     @Sendable func reportOutcome(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
         let caller = try identify(request, context: context)
         let report = try await body.decode(AttestationOutcomeReport.self, from: request)
-        try await engine.attestationOutcomes.count(report.counted, appId: caller.appId)
+        try await engine.attestationOutcomes.report(report.counted, appId: caller.appId, user: caller.user.value)
         return Response(status: .noContent)
     }
 

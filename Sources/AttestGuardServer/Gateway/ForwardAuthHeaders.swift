@@ -34,6 +34,8 @@ public enum ForwardAuthHeaders {
     public static let binding = HTTPField.Name("X-AttestGuard-Binding")!
     /// What the route policy asked of the request: `require`, `score`, `open`, `require-for-rollout`.
     public static let protection = HTTPField.Name("X-AttestGuard-Protection")!
+    /// In monitor mode, the error code enforcement would have refused a request with that passed anyway.
+    public static let monitor = HTTPField.Name("X-AttestGuard-Monitor")!
 
     /// The bound on `X-AttestGuard-Reasons`, in bytes.
     static let reasonsLimit = 1_024

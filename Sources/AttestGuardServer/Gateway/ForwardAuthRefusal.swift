@@ -35,14 +35,16 @@ struct ForwardAuthRefusal: Error, Sendable {
     /// An engine refusal of the assertion: its contract status, answered 401 when the app's credential is at fault
     /// (malformed, unknown key, replay, failed check) and 403 otherwise (unknown app, rate limits, outages).
     init(_ error: EngineError, now: Date) {
-        let precise = APIError(error, now: now)
-        let credentialFault: Bool =
-            switch error.kind {
-            case .invalidInput, .conflict, .verificationFailed: true
-            case .notFound: error.code == .keyNotFound
-            case .rateLimited, .unavailable, .upstreamFailed, .upstreamUnavailable: false
-            }
-        self.init(precise: precise, answer: credentialFault ? .unauthorized : .forbidden)
+        self.init(precise: APIError(error, now: now), answer: Self.isCredentialFault(error) ? .unauthorized : .forbidden)
+    }
+
+    /// Whether the app's credential is at fault: malformed, an unknown key, a replay or a failed check.
+    static func isCredentialFault(_ error: EngineError) -> Bool {
+        switch error.kind {
+        case .invalidInput, .conflict, .verificationFailed: true
+        case .notFound: error.code == .keyNotFound
+        case .rateLimited, .unavailable, .upstreamFailed, .upstreamUnavailable: false
+        }
     }
 
     init(precise: APIError, answer: Answer, verdict: ForwardAuthVerdict? = nil) {

@@ -1,4 +1,5 @@
 import AttestGuardEngine
+import AttestVocabulary
 import AttestGuardStorage
 import EventLoopConcurrency
 import Foundation
@@ -10,7 +11,9 @@ import Hummingbird
 /// (user, client address, body hash) and the app's App Attest headers; the route policy says what the request must
 /// show; an assertion is verified and committed by the same engine call as `POST /v1/assertions`, and the request is
 /// scored. 200 lets the request through with the verdict headers; 401 and 403 refuse it, with the precise outcome in
-/// `X-AttestGuard-Status`. The gateway's own API key failing is 500 `gateway_unauthorized`.
+/// `X-AttestGuard-Status`. The gateway's own API key failing is 500 `gateway_unauthorized`. An app in monitor mode
+/// has its `score` and `require-for-rollout` routes pass what enforcement would refuse, marked with
+/// `X-AttestGuard-Monitor`.
 struct ForwardAuthRoutes {
     let engine: Engine
     let policies: GatewayPolicyReloader
@@ -55,7 +58,8 @@ struct ForwardAuthRoutes {
         }
     }
 
-    /// The verdict for the request, or `nil` for an open route; throws the refusals.
+    /// The verdict for the request, or `nil` for an open route; throws the refusals. Counts every answer once a
+    /// route owns the request (``GatewayCheckOutcome``).
     private func decide(_ asked: ForwardAuthRequest, context: AttestGuardRequestContext) async throws -> ForwardAuthVerdict? {
         let route: RouteDecision
         do throws(APIError) {
@@ -66,22 +70,58 @@ struct ForwardAuthRoutes {
             guard error.code == .routeNotCovered || error.code == .requestTargetRefused else { throw error }
             throw ForwardAuthRefusal(precise: error, answer: .forbidden)
         }
-        if route.protection == .open { return nil }
+        if route.protection == .open {
+            GatewayCheckOutcome.record(.open, route: route, passed: true)
+            return nil
+        }
+        do {
+            let (verdict, found) = try await check(asked, route: route, context: context)
+            let outcome: GatewayCheckOutcome = !verdict.passes || verdict.monitorMark == .requestDenied ? .denied : found
+            GatewayCheckOutcome.record(outcome, route: route, passed: verdict.passes)
+            return verdict
+        } catch let refusal as ForwardAuthRefusal {
+            GatewayCheckOutcome.record(GatewayCheckOutcome(refusing: refusal.precise.code, credentialFault: refusal.answer == .unauthorized), route: route, passed: false)
+            throw refusal
+        } catch let error as EngineError {
+            GatewayCheckOutcome.record(GatewayCheckOutcome(refusing: error.code, credentialFault: ForwardAuthRefusal.isCredentialFault(error)), route: route, passed: false)
+            throw error
+        } catch {
+            GatewayCheckOutcome.record(.error, route: route, passed: false)
+            throw error
+        }
+    }
+
+    /// The verdict on a route that checks, and what the check found. In monitor mode (the app's `mode`), a `score`
+    /// or `require-for-rollout` route passes what enforcement would refuse (a missing, malformed or failing
+    /// assertion), scored as unattested and marked (``ForwardAuthVerdict/wouldRefuse``); `require` routes enforce
+    /// in every mode.
+    private func check(
+        _ asked: ForwardAuthRequest, route: RouteDecision, context: AttestGuardRequestContext
+    ) async throws -> (ForwardAuthVerdict, GatewayCheckOutcome) {
         let app = try engine.apps.policy(for: route.appId)
+        let watching = app.mode == .monitor && route.protection != .require
         let needsUser = route.protection != .score || asked.carriesCredentials
         if needsUser, asked.caller.user == nil {
             throw ForwardAuthRefusal(precise: APIError(.forbidden, code: .userMissing, "this route needs the user the gateway authenticated"), answer: .forbidden)
         }
-        if let credentials = try asked.credentials(), let user = asked.caller.user {
-            var submission = AssertionSubmission(
-                appId: app.appId, keyId: credentials.keyId, assertion: credentials.assertion, clientData: credentials.clientData, userId: user,
-                request: AssertedRequest(method: asked.method, path: asked.caller.requestTarget, bodySha256: asked.bodySha256, ip: asked.caller.ip, action: route.action)
-            )
-            submission.requestId = context.requestId
-            let result = try await engine.assertions.assert(submission)
-            return ForwardAuthVerdict(
-                verdict: result.verdict, keyId: credentials.keyId, binding: result.requestBinding.signal, signedBodySha256: result.signedBodySha256, route: route
-            )
+        do {
+            if let credentials = try asked.credentials(), let user = asked.caller.user {
+                var submission = AssertionSubmission(
+                    appId: app.appId, keyId: credentials.keyId, assertion: credentials.assertion, clientData: credentials.clientData, userId: user,
+                    request: AssertedRequest(method: asked.method, path: asked.caller.requestTarget, bodySha256: asked.bodySha256, ip: asked.caller.ip, action: route.action)
+                )
+                submission.requestId = context.requestId
+                let result = try await engine.assertions.assert(submission)
+                let verdict = ForwardAuthVerdict(
+                    verdict: result.verdict, keyId: credentials.keyId, binding: result.requestBinding.signal, signedBodySha256: result.signedBodySha256, route: route
+                )
+                return (verdict, .verified)
+            }
+        } catch let refusal as ForwardAuthRefusal where watching && refusal.answer == .unauthorized {
+            return (try await scored(asked, app: app, route: route, context: context, wouldRefuse: refusal.precise.code), .invalid)
+        } catch let error as EngineError where watching && ForwardAuthRefusal.isCredentialFault(error) {
+            let outcome = GatewayCheckOutcome(refusing: error.code, credentialFault: true)
+            return (try await scored(asked, app: app, route: route, context: context, wouldRefuse: error.code), outcome)
         }
         let assertionRequired =
             switch route.protection {
@@ -91,17 +131,27 @@ struct ForwardAuthRoutes {
             case .score, .open: false
             }
         if assertionRequired {
+            if watching {
+                return (try await scored(asked, app: app, route: route, context: context, wouldRefuse: .assertionMissing), .missing)
+            }
             throw ForwardAuthRefusal(
                 precise: APIError(.unauthorized, code: .assertionMissing, "this route requires an App Attest assertion (X-AppAttest-KeyId, -Assertion, -ClientData)"),
                 answer: .unauthorized
             )
         }
+        return (try await scored(asked, app: app, route: route, context: context, wouldRefuse: nil), .unattested)
+    }
+
+    /// The request scored without an assertion.
+    private func scored(
+        _ asked: ForwardAuthRequest, app: AppPolicy, route: RouteDecision, context: AttestGuardRequestContext, wouldRefuse: ErrorCode?
+    ) async throws -> ForwardAuthVerdict {
         var scoreRequest = ScoreRequest(
             appId: app.appId, endpoint: .score, userId: asked.caller.user, ip: asked.caller.ip, action: route.action, attestStatus: asked.clientAttestStatus
         )
         scoreRequest.requestId = context.requestId
         let outcome = try await engine.scorer.score(scoreRequest)
-        return ForwardAuthVerdict(verdict: outcome.verdict, keyId: nil, binding: .none, signedBodySha256: nil, route: route)
+        return ForwardAuthVerdict(verdict: outcome.verdict, keyId: nil, binding: .none, signedBodySha256: nil, route: route, wouldRefuse: wouldRefuse)
     }
 
     private static func pass(headers: HTTPFields) -> Response {

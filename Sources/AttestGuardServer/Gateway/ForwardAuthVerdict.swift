@@ -14,6 +14,18 @@ struct ForwardAuthVerdict: Sendable {
     /// The body hash the app signed, when the assertion was clientData v1.
     var signedBodySha256: String?
     var route: RouteDecision
+    /// In monitor mode, the error code enforcement would have refused the request with (`signature_invalid`,
+    /// `assertion_missing`, ...) when it passes anyway.
+    var wouldRefuse: ErrorCode?
+
+    /// What enforcement would have refused the request for, in monitor mode: a failed or missing assertion, or a
+    /// verdict the rules decided and the route refuses. Sent as `X-AttestGuard-Monitor`.
+    var monitorMark: ErrorCode? {
+        if let wouldRefuse { return wouldRefuse }
+        guard !verdict.enforced, let ruleDecision = verdict.ruleDecision else { return nil }
+        let refuses = ruleDecision == .deny || (ruleDecision == .review && route.review == .refuse)
+        return refuses ? .requestDenied : nil
+    }
 
     /// `allow` passes; `review` passes where the route's review handling says so; `deny` never does.
     var passes: Bool {
@@ -34,6 +46,7 @@ struct ForwardAuthVerdict: Sendable {
         if let signedBodySha256 { headers[ForwardAuthHeaders.bodySha256] = signedBodySha256 }
         headers[ForwardAuthHeaders.binding] = binding.rawValue
         headers[ForwardAuthHeaders.protection] = route.protection.rawValue
+        if let monitorMark { headers[ForwardAuthHeaders.monitor] = monitorMark.rawValue }
         return headers
     }
 

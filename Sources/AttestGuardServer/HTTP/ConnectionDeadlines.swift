@@ -3,7 +3,9 @@ import NIOCore
 import NIOHTTPTypes
 
 /// The read deadlines of one connection: a request's head must arrive whole within
-/// ``ConnectionSettings/headerReadTimeout`` of its first byte and its body within
+/// ``ConnectionSettings/headerReadTimeout`` of its first byte (the first request's, of the accept: a connection that
+/// never sends a byte is closed then, not after the idle timeout, so that silent sockets cannot hold every slot of
+/// `maxConnections`) and its body within
 /// ``ConnectionSettings/bodyReadTimeout`` of its head; once a graceful shutdown begins, the connection has
 /// ``ConnectionSettings/shutdownTimeout`` left. A deadline that passes closes the connection, so that a slow or
 /// stalled client holds neither a file descriptor nor the shutdown (a handler reading the body then sees it end early
@@ -29,6 +31,13 @@ final class ConnectionDeadlines {
     init(settings: ConnectionSettings, channel: any Channel) {
         self.settings = settings
         self.channel = channel
+    }
+
+    /// The connection was accepted: its first head must arrive whole in time, counted from now.
+    func connectionOpened() {
+        guard phase == .waiting, readTimer == nil else { return }
+        phase = .head
+        arm(after: settings.headerReadTimeout)
     }
 
     /// Bytes arrived: between requests, they start a head, which must then arrive whole in time.
@@ -88,6 +97,15 @@ final class RawBytesObserver: ChannelInboundHandler, RemovableChannelHandler {
 
     init(_ deadlines: ConnectionDeadlines) {
         self.deadlines = deadlines
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { deadlines.connectionOpened() }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        deadlines.connectionOpened()
+        context.fireChannelActive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

@@ -7,8 +7,10 @@ import NIOCore
 /// Reads a JSON request body under the configured size limit and decodes it, turning every failure into a 400
 /// (or 413/415) that names the problem: a body can never cause a 500. The body must be labelled
 /// `application/json` (``MediaType/isJSON(_:)``), else 415; framing that breaks while it is read (a bad chunk, a
-/// client that leaves) is 400 `malformed_request`; an object naming a key twice is 400 `malformed_json`.
-struct JSONBody {
+/// client that leaves) is 400 `malformed_request`; text that is not UTF-8 (UTF-16 or UTF-32, which the platform's
+/// decoder would read, a byte order mark, invalid sequences), an object naming a key twice and a trailing comma are
+/// 400 `malformed_json`. The guards scan the very bytes the decoder reads, so no encoding slips past them.
+package struct JSONBody {
     let maximumBytes: Int
 
     func decode<Value: Decodable>(_ type: Value.Type, from request: Request) async throws -> Value {
@@ -31,12 +33,7 @@ struct JSONBody {
         if contentType == nil, buffer.readableBytes > 0 {
             throw Self.unsupportedMediaType
         }
-        if Self.containsNullLiteral(buffer.readableBytesView) {
-            throw APIError.badRequest(.invalidField, "null is not a value here: omit optional fields instead")
-        }
-        if let key = JSONDuplicateKeys.first(in: buffer.readableBytesView) {
-            throw APIError.badRequest(.malformedJSON, "an object names the key \"\(key.prefix(64))\" twice")
-        }
+        if let problem = Self.textProblem(buffer.readableBytesView) { throw problem }
         do {
             return try JSONDecoder().decode(Value.self, from: Data(buffer.readableBytesView))
         } catch let error as DecodingError {
@@ -54,6 +51,30 @@ struct JSONBody {
     static let unsupportedMediaType = APIError(
         .unsupportedMediaType, code: .unsupportedMediaType, "send the body as application/json (the only parameter allowed is charset=utf-8)"
     )
+
+    /// What the guards refuse in JSON text before any decoder reads it, or `nil`: not UTF-8, a `null`, a key twice
+    /// in one object, a trailing comma. Every reader of API JSON (routes, the label import) runs it, so that one text
+    /// reads the same everywhere.
+    package static func textProblem(_ bytes: some Collection<UInt8>) -> APIError? {
+        if !isUTF8Text(bytes) {
+            return APIError.badRequest(.malformedJSON, "the body must be JSON text in UTF-8, without a byte order mark")
+        }
+        if containsNullLiteral(bytes) {
+            return APIError.badRequest(.invalidField, "null is not a value here: omit optional fields instead")
+        }
+        switch JSONDuplicateKeys.firstProblem(in: bytes) {
+        case .duplicateKey(let key): return APIError.badRequest(.malformedJSON, "an object names the key \"\(key.prefix(64))\" twice")
+        case .trailingComma: return APIError.badRequest(.malformedJSON, "a comma closes an object or array: JSON allows none there")
+        case nil: return nil
+        }
+    }
+
+    /// Whether `bytes` can be JSON text in UTF-8 as RFC 8259 requires: valid UTF-8, no byte order mark, and no NUL
+    /// byte (JSON escapes control characters, so a NUL is only ever there in UTF-16 or UTF-32 text).
+    static func isUTF8Text(_ bytes: some Collection<UInt8>) -> Bool {
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) || bytes.contains(0) { return false }
+        return String(validating: bytes, as: UTF8.self) != nil
+    }
 
     /// Whether the JSON text has a `null` outside strings. No field of the API is nullable (the OpenAPI document
     /// says so), and a decoder would otherwise read `"keyId": null` as an absent key id. One pass, no allocation.
@@ -118,4 +139,6 @@ struct JSONBody {
 package enum JSONBodyProbe {
     package static func containsNull(_ json: String) -> Bool { JSONBody.containsNullLiteral(Array(json.utf8)) }
     package static func duplicateKey(_ json: String) -> String? { JSONDuplicateKeys.first(in: Array(json.utf8)) }
+    package static func hasTrailingComma(_ json: String) -> Bool { JSONDuplicateKeys.firstProblem(in: Array(json.utf8)) == .trailingComma }
+    package static func isUTF8Text(_ bytes: [UInt8]) -> Bool { JSONBody.isUTF8Text(bytes) }
 }

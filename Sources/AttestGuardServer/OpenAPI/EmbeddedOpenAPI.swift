@@ -834,7 +834,8 @@ paths:
       description: |
         Loads the rule files again (processes also poll them every 2 seconds). A set with any problem never
         replaces the one in force: `reloaded` is false and `rejected` lists every problem at its file, line and
-        column. Scope: `admin`.
+        column. Scope: `admin`, for every app (a key limited to some apps is refused 403: the rule set is every
+        app's).
       responses:
         '200':
           description: The rule set in force after the attempt.
@@ -1094,9 +1095,10 @@ paths:
         What the app-side library sends after each App Attest attempt (scope `gateway`, through the app's gateway):
         `attested` when `attestKey` returned an object, `failed` with the `DCError.Code` raw value as `errorCode`,
         `unsupported` when `DCAppAttestService.isSupported` is false. `failed` with `4` (`serverUnavailable`) counts
-        as rate limited, with `1` (`featureUnsupported`) as unsupported; any other failure as failed. Each report
-        raises one counter of the app for the current ramp period (`apps.<app>.ramp`); an app without a ramp counts
-        nothing and still answers 204. The app and user come from the gateway as for `POST /v1/app/challenges`.
+        as rate limited, with `1` (`featureUnsupported`) as unsupported; any other failure as failed. A report
+        raises one counter of the app for the current ramp period (`apps.<app>.ramp`) the first time its user
+        reports that outcome in the period, and nothing after; an app without a ramp counts nothing and still
+        answers 204. A user's reports past 10 a minute are refused 429 `rate_limited`. The app and user come from the gateway as for `POST /v1/app/challenges`.
         See docs/contract.md, "Attestation rollout ramp".
       requestBody:
         required: true
@@ -1120,6 +1122,8 @@ paths:
           $ref: '#/components/responses/BodyTooLarge'
         '415':
           $ref: '#/components/responses/UnsupportedMediaType'
+        '429':
+          $ref: '#/components/responses/RateLimited'
         '500':
           $ref: '#/components/responses/GatewayUnauthorized'
         '503':
@@ -1282,7 +1286,8 @@ paths:
       description: |
         Loads the policy files again (processes also poll them every 2 seconds). A set with any problem, or naming
         an app the server does not configure, never replaces the one in force: `reloaded` is false and `rejected`
-        lists every problem at its file, line and column. Scope: `admin`.
+        lists every problem at its file, line and column. Scope: `admin`, for every app (a key limited to some apps
+        is refused 403: a reload changes every app's policies).
       responses:
         '200':
           description: The route policies in force after the attempt.

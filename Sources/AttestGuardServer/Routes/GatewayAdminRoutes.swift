@@ -3,8 +3,9 @@ import Hummingbird
 import NIOPosix
 
 /// `GET /v1/admin/gateway` (the route policies this process decides forward-auth by, and the problems of a rejected
-/// reload; scope `admin` or `analyst`, listing only the apps the key may use) and `POST /v1/admin/gateway/reload`
-/// (load the policy directory again now, scope `admin`).
+/// reload; scope `admin` or `analyst`, listing only the apps the key may use and the problems of their files) and
+/// `POST /v1/admin/gateway/reload` (load the policy directory again now, scope `admin` for every app: one reload
+/// changes every app's policies, so a key limited to some apps may not trigger it).
 struct GatewayAdminRoutes {
     let reloader: GatewayPolicyReloader
 
@@ -14,18 +15,29 @@ struct GatewayAdminRoutes {
     }
 
     @Sendable func status(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
-        var body = GatewayPolicyStatusBody(reloader.status, reloaded: nil)
-        body.apps = body.apps.filter { context.apiKey?.allows(app: $0) == true }
-        return try JSONResponse.make(body, status: .ok)
+        try JSONResponse.make(filtered(GatewayPolicyStatusBody(reloader.status, reloaded: nil), for: context.apiKey), status: .ok)
     }
 
     @Sendable func reload(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
+        guard context.apiKey?.apps == nil else {
+            throw APIError(.forbidden, code: .forbidden, "a reload loads every app's gateway policies: it needs an admin key for every app")
+        }
         // Reading the files blocks: on NIO's thread pool, not on the connection's event loop.
         let reloader = self.reloader
         let after = try await NIOThreadPool.singleton.runIfActive { reloader.reload(reason: "admin request") }
-        var body = GatewayPolicyStatusBody(after, reloaded: after.rejected.isEmpty)
-        body.apps = body.apps.filter { context.apiKey?.allows(app: $0) == true }
-        return try JSONResponse.make(body, status: .ok)
+        return try JSONResponse.make(filtered(GatewayPolicyStatusBody(after, reloaded: after.rejected.isEmpty), for: context.apiKey), status: .ok)
+    }
+
+    /// What a key may see of the status: its apps, and the problems of their files in the set in force (a problem in
+    /// another app's file, or in a file no loaded app owns, belongs to the operators of every app).
+    private func filtered(_ status: GatewayPolicyStatusBody, for key: APIKey?) -> GatewayPolicyStatusBody {
+        var body = status
+        body.apps = body.apps.filter { key?.allows(app: $0) == true }
+        if key?.apps != nil {
+            let files = Set(body.apps.flatMap { reloader.policies?.files(of: $0).map(\.file) ?? [] })
+            body.rejected = body.rejected.filter { files.contains($0.file) }
+        }
+        return body
     }
 }
 

@@ -6,7 +6,8 @@ import RiskRules
 import AttestGuardStorage
 
 /// `GET /v1/admin/rules` (the rule set this process runs, the problems of a rejected reload, and the version every
-/// process sharing the store runs) and `POST /v1/admin/rules/reload` (load the directory again now), scope `admin`.
+/// process sharing the store runs) and `POST /v1/admin/rules/reload` (load the directory again now), scope `admin`
+/// for every app.
 struct RuleAdminRoutes {
     let reloader: RuleSetReloader
     let heartbeat: ProcessHeartbeat
@@ -31,6 +32,10 @@ struct RuleAdminRoutes {
     }
 
     @Sendable func reload(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
+        // The rule set is every app's: a key limited to some apps may not reload it.
+        guard context.apiKey?.apps == nil else {
+            throw APIError(.forbidden, code: .forbidden, "a reload loads the rule set of every app: it needs an admin key for every app")
+        }
         // Reading and compiling the files blocks: on NIO's thread pool, not on the connection's event loop.
         let reloader = self.reloader
         let after = try await NIOThreadPool.singleton.runIfActive { reloader.reload(reason: "admin request") }

@@ -411,6 +411,19 @@ DROP INDEX receipts_due;
 CREATE INDEX receipts_due ON receipts (next_refresh_at) WHERE next_refresh_at IS NOT NULL AND dormant_since IS NULL;
 CREATE INDEX receipts_dormant ON receipts (app_id, key_id) WHERE dormant_since IS NOT NULL;
 """#),
+        Migration(version: 23, name: "attestation_outcome_reporters", sql: #"""
+-- AttestGuard schema 23: each app-side outcome report counts once per reporter, outcome and ramp period. reporter is
+-- the keyed hash of the reporting user (as the decision log keeps it, never the id): a user who reports the same
+-- outcome again in the period adds nothing, so the ramp's counters count distinct users and one account cannot pause
+-- a rollout. Rows of a period are deleted once the ramp has evaluated it.
+CREATE TABLE attestation_outcome_reporters (
+    app_id       text   NOT NULL,
+    period_start bigint NOT NULL,
+    reporter     text   NOT NULL,
+    outcome      text   NOT NULL,
+    PRIMARY KEY (app_id, period_start, reporter, outcome)
+);
+"""#),
     ]
     /// The migrations in `SQL/sqlite/`, in order.
     public static let sqlite: [Migration] = [
@@ -752,6 +765,18 @@ ALTER TABLE receipts ADD COLUMN dormant_since INTEGER;
 DROP INDEX receipts_due;
 CREATE INDEX receipts_due ON receipts (next_refresh_at) WHERE next_refresh_at IS NOT NULL AND dormant_since IS NULL;
 CREATE INDEX receipts_dormant ON receipts (app_id, key_id) WHERE dormant_since IS NOT NULL;
+"""#),
+        Migration(version: 23, name: "attestation_outcome_reporters", sql: #"""
+-- AttestGuard schema 23: each app-side outcome report counts once per reporter (the keyed hash of the user), outcome
+-- and ramp period, so that the ramp's counters count distinct users. Rows of a period are deleted once the ramp has
+-- evaluated it.
+CREATE TABLE attestation_outcome_reporters (
+    app_id       TEXT    NOT NULL,
+    period_start INTEGER NOT NULL,
+    reporter     TEXT    NOT NULL,
+    outcome      TEXT    NOT NULL,
+    PRIMARY KEY (app_id, period_start, reporter, outcome)
+);
 """#),
     ]
 }

@@ -23,12 +23,27 @@ public struct FraudLabelRecord: Sendable, Hashable {
         self.labelledAt = labelledAt
     }
 
-    /// What makes a label one: a source says one thing of a subject at a time.
+    /// What makes a label one: a source says one thing of a subject at a time. Its strings compare by their UTF-8
+    /// bytes, as the stores' unique keys do (Swift's `==` would fold an NFD source into its NFC twin, and a batch
+    /// would drop a label the store keeps apart).
     public struct Identity: Sendable, Hashable {
         public var appId: String
         public var kind: LabelSubjectKind
         public var subject: String
         public var source: String
+
+        public static func == (lhs: Identity, rhs: Identity) -> Bool {
+            lhs.kind == rhs.kind && lhs.appId.hasSameBytes(as: rhs.appId) && lhs.subject.hasSameBytes(as: rhs.subject)
+                && lhs.source.hasSameBytes(as: rhs.source)
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(kind)
+            for text in [appId, subject, source] {
+                hasher.combine(text.utf8.count)
+                for byte in text.utf8 { hasher.combine(byte) }
+            }
+        }
     }
 
     public var identity: Identity { Identity(appId: appId, kind: kind, subject: subject, source: source) }

@@ -12,6 +12,27 @@ extension PostgresRiskStore {
         )
     }
 
+    public func countAttestationOutcome(appId: String, periodStart: Int64, outcome: AttestationOutcomeKind, reporter: String) async throws -> Bool {
+        try await rows(
+            """
+            WITH first AS (
+                INSERT INTO attestation_outcome_reporters (app_id, period_start, reporter, outcome)
+                VALUES (\(appId), \(periodStart), \(reporter), \(outcome.rawValue))
+                ON CONFLICT DO NOTHING
+                RETURNING 1
+            )
+            INSERT INTO attestation_outcomes AS stored (app_id, period_start, outcome, count)
+            SELECT \(appId), \(periodStart), \(outcome.rawValue), 1 FROM first
+            ON CONFLICT (app_id, period_start, outcome) DO UPDATE SET count = stored.count + excluded.count
+            RETURNING 1
+            """
+        ).count == 1
+    }
+
+    public func purgeAttestationOutcomeReporters(appId: String, before periodStart: Int64) async throws {
+        _ = try await rows("DELETE FROM attestation_outcome_reporters WHERE app_id = \(appId) AND period_start < \(periodStart)")
+    }
+
     public func attestationOutcomeCounts(appId: String, periodStart: Int64) async throws -> AttestationOutcomeCounts {
         var counts = AttestationOutcomeCounts()
         for row in try await rows("SELECT outcome, count FROM attestation_outcomes WHERE app_id = \(appId) AND period_start = \(periodStart)") {

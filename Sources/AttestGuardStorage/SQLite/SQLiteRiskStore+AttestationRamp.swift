@@ -12,6 +12,34 @@ extension SQLiteRiskStore {
         )
     }
 
+    public func countAttestationOutcome(appId: String, periodStart: Int64, outcome: AttestationOutcomeKind, reporter: String) async throws -> Bool {
+        let values: [SQLiteData] = [.text(appId), .integer(Int(periodStart)), .text(outcome.rawValue), .text(reporter)]
+        return try await transaction { connection in
+            let first = try await connection.query(
+                """
+                INSERT INTO attestation_outcome_reporters (app_id, period_start, outcome, reporter) VALUES (?1, ?2, ?3, ?4)
+                ON CONFLICT DO NOTHING RETURNING 1
+                """,
+                values
+            )
+            guard !first.isEmpty else { return false }
+            _ = try await connection.query(
+                """
+                INSERT INTO attestation_outcomes AS stored (app_id, period_start, outcome, count) VALUES (?1, ?2, ?3, 1)
+                ON CONFLICT (app_id, period_start, outcome) DO UPDATE SET count = stored.count + excluded.count
+                """,
+                Array(values.prefix(3))
+            )
+            return true
+        }
+    }
+
+    public func purgeAttestationOutcomeReporters(appId: String, before periodStart: Int64) async throws {
+        _ = try await query(
+            "DELETE FROM attestation_outcome_reporters WHERE app_id = ?1 AND period_start < ?2", [.text(appId), .integer(Int(periodStart))]
+        )
+    }
+
     public func attestationOutcomeCounts(appId: String, periodStart: Int64) async throws -> AttestationOutcomeCounts {
         var counts = AttestationOutcomeCounts()
         let rows = try await query(

@@ -1,0 +1,43 @@
+import AttestGuardEngine
+import AttestVocabulary
+import GatewayPolicy
+import Metrics
+
+/// What forward-auth found of a protected request, as `attestguard_gateway_checks_total` counts it per app and
+/// route: before an operator turns a route from `score` to `require`, the counts say how many requests it would
+/// refuse and why.
+enum GatewayCheckOutcome: String, Sendable, CaseIterable {
+    /// An `open` route: passed without a check.
+    case open
+    /// An assertion that verified.
+    case verified
+    /// No assertion, scored without one.
+    case unattested
+    /// An assertion the route asked for and the request lacked.
+    case missing
+    /// An assertion that failed a check: malformed, an unknown or revoked key, a signature or binding mismatch.
+    case invalid
+    /// An assertion or challenge used before.
+    case replayed
+    /// A verdict the route refuses (or would refuse, in monitor mode).
+    case denied
+    /// Anything else: rate limits, an unavailable store, the gateway's own faults.
+    case error
+
+    /// The outcome of a refusal's code.
+    init(refusing code: ErrorCode, credentialFault: Bool) {
+        switch code {
+        case .assertionAlreadyAccepted, .challengeUsed: self = .replayed
+        case .assertionMissing: self = .missing
+        case .requestDenied: self = .denied
+        default: self = credentialFault ? .invalid : .error
+        }
+    }
+
+    /// Counts one answer.
+    static func record(_ outcome: GatewayCheckOutcome, route: RouteDecision, passed: Bool) {
+        Counter(label: MetricFamily.gatewayChecks.name, dimensions: [
+            ("app", route.appId), ("route", route.pattern ?? "default"), ("outcome", outcome.rawValue), ("result", passed ? "passed" : "refused"),
+        ]).increment()
+    }
+}

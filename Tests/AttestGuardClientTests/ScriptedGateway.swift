@@ -33,6 +33,8 @@ final class ScriptedGateway: HTTPTransport {
         var attestationAnswers: [Answer] = []
         var challengesIssued: [String] = []
         var refuseOutcomeReports = false
+        /// What `attestation-required` answers (the app's rollout for the user).
+        var attest = true
     }
 
     private let state = Mutex(State())
@@ -41,6 +43,9 @@ final class ScriptedGateway: HTTPTransport {
     func answerProtected(_ answers: Answer...) { state.withLock { $0.protectedAnswers += answers } }
     /// Queues answers for `POST attestations`, in order.
     func answerAttestations(_ answers: Answer...) { state.withLock { $0.attestationAnswers += answers } }
+
+    /// Sets what `attestation-required` answers.
+    func advise(attest: Bool) { state.withLock { $0.attest = attest } }
 
     /// Answers every outcome report with a transport failure.
     func failOutcomeReports() { state.withLock { $0.refuseOutcomeReports = true } }
@@ -98,7 +103,7 @@ final class ScriptedGateway: HTTPTransport {
     private func body(for url: URL, status: Int) -> Data {
         switch url.lastPathComponent {
         case AppFacingRoute.attestationRequired.pathComponent:
-            return Data(#"{"attest":true}"#.utf8)
+            return Data(#"{"attest":\#(state.withLock { $0.attest })}"#.utf8)
         case AppFacingRoute.attestations.pathComponent:
             return Data(#"{"keyId":"k","idempotent":false}"#.utf8)
         default:

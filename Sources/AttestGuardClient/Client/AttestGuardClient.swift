@@ -8,6 +8,10 @@ public import FoundationNetworking
 /// (generated and attested once, its id in the Keychain), signs requests with clientData v1 and sends them, with
 /// the few retries that are safe. Create one when the user signs in and keep it for the session.
 ///
+/// A user without a key attests one only when the app's rollout asks it (`attestation-required`, asked once a
+/// session) or when a route answers `assertion_missing`: the rollout percentage limits how many devices call Apple's
+/// `attestKey`, as Apple's gradual-rollout guidance asks.
+///
 /// ```swift
 /// let client = AttestGuardClient(
 ///     configuration: .init(gateway: URL(string: "https://shop.example/attestguard/")!, user: session.userId),
@@ -54,6 +58,7 @@ public struct AttestGuardClient: Sendable {
     private let settings: ClientSettings
     private let keys: KeyLifecycle
     private let signer: RequestSigner
+    private let advice: AttestationAdvice
 
     /// - Parameters:
     ///   - configuration: The app's settings.
@@ -87,7 +92,8 @@ public struct AttestGuardClient: Sendable {
         )
         self.settings = settings
         self.keys = KeyLifecycle(account: configuration.user, settings: settings)
-        self.signer = RequestSigner(settings: settings, keys: keys, deviceCheck: SessionDeviceCheck(settings: settings))
+        self.advice = AttestationAdvice(routes: settings.routes)
+        self.signer = RequestSigner(settings: settings, keys: keys, deviceCheck: SessionDeviceCheck(settings: settings), advice: advice)
     }
 
     /// Whether AttestGuard advises attesting this user now (the app's rollout): `{"attest": true|false}`. Advice
@@ -96,15 +102,17 @@ public struct AttestGuardClient: Sendable {
         try await settings.routes.attestationRequired()
     }
 
-    /// Attests the user's key now unless it is registered already (at sign-in, say, so that the first protected
-    /// request does not wait for it). Returns the App Attest status requests will carry; throws why attestation
-    /// failed (a refused registration, ``AttestGuardClientError/Code/hashConventionMismatch``, ...), after which
-    /// requests go unattested until the retry policy's cooldown has passed.
+    /// Attests the user's key now, unless it is registered already or the rollout does not ask this user to attest
+    /// yet (at sign-in, say, so that the first protected request does not wait for it). Returns the App Attest
+    /// status requests will carry, or `nil` when the rollout does not ask for a key (requests then go as they are);
+    /// throws why attestation failed (a refused registration, ``AttestGuardClientError/Code/hashConventionMismatch``,
+    /// ...), after which requests go unattested until the retry policy's cooldown has passed.
     @discardableResult
-    public func prepare() async throws -> AppAttestStatus {
+    public func prepare() async throws -> AppAttestStatus? {
+        if try await !keys.hasRegisteredKey(), await !advice.attestNow() { return nil }
         switch try await keys.readyKey() {
-        case .ready: .supported
-        case .unavailable(let status): status
+        case .ready: return .supported
+        case .unavailable(let status): return status
         }
     }
 
@@ -119,13 +127,16 @@ public struct AttestGuardClient: Sendable {
     /// `assertion_already_accepted`), up to three times when a concurrent request of the same key was accepted
     /// with a higher counter first (`counter_not_increasing`), and attests a new key once on `key_not_found` or
     /// `key_superseded`: those
-    /// answers come from the gateway, so the app's server never saw the request. After a transport error it
+    /// answers come from the gateway, so the app's server never saw the request. A request that went without a key
+    /// (the rollout had not asked the user to attest) and was refused `assertion_missing` attests a key and is signed
+    /// again, once. After a transport error it
     /// sends again only a request whose method is idempotent. A revoked key throws ``AttestGuardClientError/Code/keyRevoked``.
     public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         var signed = try await signer.sign(request)
         var resignedForChallenge = false
         var resignedForCounter = 0
         var replacedKey = false
+        var attestedOnDemand = false
         var resentAfterTransportError = false
         while true {
             let data: Data
@@ -146,6 +157,12 @@ public struct AttestGuardClient: Sendable {
             guard let code = answer.code else { return (data, response) }
             if code == .keyRevoked {
                 throw AttestGuardClientError(.keyRevoked, "AttestGuard revoked this device's key", answer: answer)
+            } else if code == .assertionMissing, signed.keyId == nil, !attestedOnDemand {
+                // The route requires an assertion the rollout had not asked for yet: attest now and sign.
+                attestedOnDemand = true
+                settings.onEvent(.resigned(code: code))
+                signed = try await signer.sign(request, attesting: .now)
+                continue
             } else if Self.challengeRefusals.contains(code), !resignedForChallenge {
                 resignedForChallenge = true
             } else if code == .assertionAlreadyAccepted, Self.isIdempotent(request.httpMethod ?? "GET"), !resignedForChallenge {
@@ -183,13 +200,14 @@ public struct AttestGuardClient: Sendable {
     func sending(through transport: any HTTPTransport) -> AttestGuardClient {
         var settings = settings
         settings.transport = transport
-        return AttestGuardClient(settings: settings, keys: keys, signer: signer)
+        return AttestGuardClient(settings: settings, keys: keys, signer: signer, advice: advice)
     }
 
-    private init(settings: ClientSettings, keys: KeyLifecycle, signer: RequestSigner) {
+    private init(settings: ClientSettings, keys: KeyLifecycle, signer: RequestSigner, advice: AttestationAdvice) {
         self.settings = settings
         self.keys = keys
         self.signer = signer
+        self.advice = advice
     }
 }
 

@@ -43,6 +43,11 @@ actor KeyLifecycle {
         return try await task.value
     }
 
+    /// Whether the user has a registered key on this install (nothing is attested to find out).
+    func hasRegisteredKey() throws -> Bool {
+        try load()?.registered == true
+    }
+
     /// Forgets `keyId` when it is still the stored key (another request may have replaced it already).
     func discard(_ keyId: String, reason: String) throws {
         guard let stored = try load(), stored.keyId == keyId else { return }

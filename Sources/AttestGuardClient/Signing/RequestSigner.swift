@@ -7,11 +7,22 @@ import FoundationNetworking
 
 /// Signs one request: an assertion challenge for the user's key, clientData v1 over the request's method,
 /// request-target (what URLSession puts on the request line) and body hash, the assertion, and the three headers.
-/// A device that cannot attest sends `X-AppAttest-Status` instead, after this session's DeviceCheck validation.
+/// A device that cannot attest sends `X-AppAttest-Status` instead, after this session's DeviceCheck validation. A user
+/// without a registered key attests one only when the rollout advises it (``AttestationAdvice``) or a route asked for
+/// an assertion (``Attesting/now``); until then requests go as they are.
 struct RequestSigner: Sendable {
     let settings: ClientSettings
     let keys: KeyLifecycle
     let deviceCheck: SessionDeviceCheck
+    let advice: AttestationAdvice
+
+    /// When a user without a registered key attests one.
+    enum Attesting: Sendable {
+        /// When the rollout advises it.
+        case ifAdvised
+        /// Now: a route answered `assertion_missing`.
+        case now
+    }
 
     /// A request as signed, and the key that signed it (nil when it goes unattested).
     struct Signed: Sendable {
@@ -19,7 +30,7 @@ struct RequestSigner: Sendable {
         var keyId: String?
     }
 
-    func sign(_ request: URLRequest) async throws -> Signed {
+    func sign(_ request: URLRequest, attesting: Attesting = .ifAdvised) async throws -> Signed {
         guard let url = request.url, let target = RequestTarget.of(url) else {
             throw AttestGuardClientError(.requestWithoutURL, "the request has no URL the client can read")
         }
@@ -28,6 +39,12 @@ struct RequestSigner: Sendable {
         }
         let method = request.httpMethod ?? "GET"
         let bodySha256 = Base64Text.urlEncoded(SHA256.hash(data: request.httpBody ?? Data()))
+        if attesting == .ifAdvised, try await !keys.hasRegisteredKey(), await !advice.attestNow() {
+            // Not this user's turn in the rollout: the request goes as it is, for the gateway's route policy.
+            var plain = request
+            for header in AppAttestHeader.allCases { plain.setValue(nil, forHTTPHeaderField: header.rawValue) }
+            return Signed(request: plain, keyId: nil)
+        }
         var replacedLostKey = false
         while true {
             let keyId: String

@@ -198,7 +198,7 @@ public struct MetricFamily: Sendable, Hashable {
     )
     public static let rulesLastReloadSuccessTimestamp = MetricFamily(
         name: "attestguard_rules_last_reload_success_timestamp_seconds", kind: .gauge,
-        help: "When the rules in force were loaded, in seconds since 1970."
+        help: "When the rules in force were loaded, in seconds since 1970 (a reload of unchanged rules keeps it)."
     )
 
     // MARK: Write-behind

@@ -33,7 +33,7 @@ struct DemoProcessTests {
         #expect(byPersona["promo-abuser"]?.reasons.first == "promo-already-claimed")
         #expect(byPersona["replayer"]?.actual == "409 assertion_already_accepted")
         #expect(byPersona["tamperer"]?.actual == "422 request_binding_mismatch")
-        #expect(byPersona["unattested-outside-rollout"]?.actual == "allow (score 30)")
+        #expect(byPersona["unattested-outside-rollout"]?.actual == "review (score 30)")
         // The last progress line (not a terminal: one line at a time) counts the farm's redeemed receipts.
         #expect(result.standardError.contains("35 on 22 keys"), "\(result.standardError)")
         #expect(result.standardError.contains("simulator mode"))
@@ -53,7 +53,8 @@ struct DemoProcessTests {
             "assertion-burst ok 1 1.000 0.042 1.000 / 0.042",
             "attestation-required-but-missing ok 1 0.000 0.000 0.000 / 0.000",
             "rule set: deny ok 1.000 0.958 1.000 / 0.958",
-            "rule set: deny or review ok 0.960 1.000 0.960 / 1.000",
+            "unsupported-without-devicecheck ok 2 0.000 0.000 0.000 / 0.000",
+            "rule set: deny or review ok 0.923 1.000 0.923 / 1.000",
         ] {
             #expect(lines.contains(expected), "no line \(expected) in\n\(output)")
         }

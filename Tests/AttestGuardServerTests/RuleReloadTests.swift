@@ -36,11 +36,16 @@ struct RuleReloadTests {
             let initial = try await api.send(.get, "/v1/admin/rules", apiKey: ServerHarness.adminKey)
             #expect(initial.status == 200, "\(initial.text)")
             let version = try #require(initial["version"] as? String)
-            #expect(initial["rules"] as? Int == 20)
+            #expect(initial["rules"] as? Int == 21)
             let listed = try #require(initial["processes"] as? [[String: Any]], "\(initial.text)")
             #expect(listed.count == 1 && listed[0]["current"] as? Bool == true && listed[0]["version"] as? String == version)
             #expect(listed[0]["processId"] as? String == initial["processId"] as? String)
             #expect(try await api.send(.get, "/v1/admin/rules").status == 403, "the gateway key has no admin scope")
+            // A reload of unchanged files keeps when the rules in force loaded (the rule-hit alert's window).
+            let loadedAt = try #require(initial["loadedAt"] as? String, "\(initial.text)")
+            api.clock.advance(by: 600)
+            let unchanged = try await api.post("/v1/admin/rules/reload", json: [:], apiKey: ServerHarness.adminKey)
+            #expect(unchanged["reloaded"] as? Bool == true && unchanged["loadedAt"] as? String == loadedAt, "\(unchanged.text)")
 
             try Self.edit(directory) { $0.replacingOccurrences(of: "when: receipt.risk_metric >= 10", with: "when: receipt.risk_metrc >= 10") }
             let rejected = try await api.post("/v1/admin/rules/reload", json: [:], apiKey: ServerHarness.adminKey)
@@ -104,7 +109,7 @@ struct RuleReloadTests {
         let configuration = try await ServerConfigurationLoader.load(file: nil, environment: environment)
         let reloader = try RuleSetStartup.load(configuration, clock: SystemClock(), logger: ServerHarness.logger, fallbackDirectory: nil)
         #expect(reloader.directory == nil && reloader.holder.ruleSet.rules.isEmpty)
-        #expect(reloader.shadow?.holder.ruleSet.rules.count == 20)
+        #expect(reloader.shadow?.holder.ruleSet.rules.count == 21)
         #expect(reloader.status.shadowVersion == reloader.shadow?.holder.ruleSet.version)
     }
 

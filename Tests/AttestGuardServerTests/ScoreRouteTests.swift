@@ -92,10 +92,14 @@ struct ScoreRouteTests {
     @Test("no key is a risk signal, an unknown key is reviewed; attributes of the wrong type and missing scopes are refused")
     func edges() async throws {
         try await ServerHarness.run(.sqlite) { api in
+            let throttled = try await api.post("/v1/score", json: ["appId": ServerHarness.appId, "userId": "carol", "attestStatus": "throttled"])
+            #expect(throttled["decision"] as? String == "allow")
+            #expect(Set(Self.reasons(throttled).keys) == ["no-attested-key", "attestation-unavailable-on-client"])
+            #expect(throttled["score"] as? Double == 30)
+            // "unsupported" is only a claim: without DeviceCheck validation of the user's device it is reviewed.
             let unsupported = try await api.post("/v1/score", json: ["appId": ServerHarness.appId, "userId": "carol", "attestStatus": "unsupported"])
-            #expect(unsupported["decision"] as? String == "allow")
-            #expect(Set(Self.reasons(unsupported).keys) == ["no-attested-key", "attestation-unavailable-on-client"])
-            #expect(unsupported["score"] as? Double == 30)
+            #expect(unsupported["decision"] as? String == "review")
+            #expect(Set(Self.reasons(unsupported).keys) == ["no-attested-key", "attestation-unavailable-on-client", "unsupported-without-devicecheck"])
 
             let unknown = try await api.post("/v1/score", json: ["appId": ServerHarness.appId, "keyId": Data(repeating: 7, count: 32).base64EncodedString()])
             #expect(unknown["decision"] as? String == "review")

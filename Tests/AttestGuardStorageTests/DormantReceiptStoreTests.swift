@@ -35,6 +35,12 @@ struct DormantReceiptStoreTests {
 
             let parking = try await store.parkDormantReceipts(unusedSince: Self.cutoff, at: Self.later, limit: 100)
             #expect(parking.parkedPerApp == [unused.appId: 1])
+            // The day's baseline leaves the dormant key's old metric out: the used and the not-yet-due keys count.
+            guard case .computed(let baseline) = try await store.computeRiskBaseline(appId: unused.appId, day: "2026-12-31", at: Self.later, by: "w") else {
+                Issue.record("computed")
+                return
+            }
+            #expect(baseline.keyCount == 2, "\(baseline)")
             #expect(try await store.parkDormantReceipts(unusedSince: Self.cutoff, at: Self.later, limit: 100).parked == 0)
 
             let backlog = try await store.receiptBacklog(at: Self.later, retryingSince: Self.later)

@@ -1,4 +1,5 @@
 import AttestTestSupport
+import AttestVocabulary
 import Foundation
 @testable import AttestGuardStorage
 import Testing
@@ -18,9 +19,12 @@ struct RiskBaselineStoreTests {
 
     /// Registers a key of `appId` for `user` on `device` whose receipt carries `metric`.
     @discardableResult
-    static func register(_ store: any RiskStore, appId: String = StoreFixtures.appId, user: String, device: String, metric: Int?) async throws -> KeyRecord {
+    static func register(
+        _ store: any RiskStore, appId: String = StoreFixtures.appId, user: String, device: String, metric: Int?, environment: AppAttestEnvironment = .development
+    ) async throws -> KeyRecord {
         var key = StoreFixtures.key(userId: user, deviceId: device)
         key.appId = appId
+        key.environment = environment
         let challenge = StoreFixtures.challenge(purpose: .attestation, appId: appId, userId: user)
         _ = try await store.issueChallenge(challenge, quota: StoreFixtures.quota)
         var receipt = StoreFixtures.receipt(for: key)
@@ -46,6 +50,21 @@ struct RiskBaselineStoreTests {
         }
         for index in 0..<3 { try await register(store, user: "n\(index)", device: "nd\(index)", metric: nil) }
         for index in 0..<4 { try await register(store, appId: StoreFixtures.otherAppId, user: "o\(index)", device: "od\(index)", metric: 25) }
+    }
+
+    @Test("an app with production keys has a production baseline: its development keys (test devices) do not count", arguments: StoreBackend.available)
+    func oneEnvironment(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = test.store
+            let mixed = "ABCDE12345.com.example.mixed"
+            for index in 0..<3 { try await Self.register(store, appId: mixed, user: "p\(index)", device: "pd\(index)", metric: 2, environment: .production) }
+            for index in 0..<2 { try await Self.register(store, appId: mixed, user: "t\(index)", device: "td\(index)", metric: 30) }
+            guard case .computed(let baseline) = try await store.computeRiskBaseline(appId: mixed, day: "2026-11-22", at: StoreFixtures.now, by: "w") else {
+                Issue.record("computed")
+                return
+            }
+            #expect(baseline.keyCount == 3 && baseline.p99 == 2 && baseline.histogram == [2: 3])
+        }
     }
 
     @Test("a baseline covers the app's active keys with a metric and matches independently computed percentiles", arguments: StoreBackend.available)

@@ -67,8 +67,10 @@ public final class RuleSetReloader: Sendable {
         do {
             let ruleSet = try RuleSetLoader.load(directory: directory)
             let previous = holder.replace(with: ruleSet)
-            let now = clock.now()
             let shadowVersion = shadow?.holder.ruleSet.version
+            // `loadedAt` is when the rules in force changed: a reload of the same files keeps it, so that the
+            // rule-hit alert's "since the last change" window opens on a change only.
+            let now = previous.version == ruleSet.version ? status.loadedAt : clock.now()
             state.withLock { status in
                 status = Status(
                     directory: directory, version: ruleSet.version, ruleCount: ruleSet.rules.count, loadedAt: now, rejected: [],

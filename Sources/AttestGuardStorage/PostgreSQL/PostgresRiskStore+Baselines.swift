@@ -22,7 +22,12 @@ extension PostgresRiskStore {
                 WITH metrics AS (
                     SELECT r.risk_metric
                     FROM app_keys k JOIN receipts r ON r.app_id = k.app_id AND r.key_id = k.key_id
-                    WHERE k.app_id = \(appId) AND k.status = 'active' AND r.risk_metric IS NOT NULL
+                    WHERE k.app_id = \(appId) AND k.status = 'active' AND r.risk_metric IS NOT NULL AND r.dormant_since IS NULL
+                      AND k.environment = (
+                          SELECT CASE WHEN EXISTS (
+                              SELECT 1 FROM app_keys p WHERE p.app_id = \(appId) AND p.status = 'active' AND p.environment = 'production'
+                          ) THEN 'production' ELSE 'development' END
+                      )
                 ), distribution AS (
                     SELECT count(*)::integer AS key_count,
                         percentile_disc(0.5) WITHIN GROUP (ORDER BY risk_metric) AS p50,

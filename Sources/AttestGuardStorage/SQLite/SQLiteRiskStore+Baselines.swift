@@ -19,7 +19,12 @@ extension SQLiteRiskStore {
                 """
                 SELECT r.risk_metric AS metric, count(*) AS keys
                 FROM app_keys k JOIN receipts r ON r.app_id = k.app_id AND r.key_id = k.key_id
-                WHERE k.app_id = ?1 AND k.status = 'active' AND r.risk_metric IS NOT NULL
+                WHERE k.app_id = ?1 AND k.status = 'active' AND r.risk_metric IS NOT NULL AND r.dormant_since IS NULL
+                  AND k.environment = (
+                      SELECT CASE WHEN EXISTS (
+                          SELECT 1 FROM app_keys p WHERE p.app_id = ?1 AND p.status = 'active' AND p.environment = 'production'
+                      ) THEN 'production' ELSE 'development' END
+                  )
                 GROUP BY r.risk_metric ORDER BY r.risk_metric
                 """,
                 [.text(appId)]

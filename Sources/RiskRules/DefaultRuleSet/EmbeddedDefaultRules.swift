@@ -28,6 +28,12 @@ rules:
     score: +10
     reason: "the client reports App Attest as {request.attest_status}"
 
+  - id: unsupported-without-devicecheck
+    description: a client that says its device cannot attest, whose user's device never passed DeviceCheck in this app
+    when: request.attest_status == "unsupported" and missing(devicecheck.validated_age)
+    decide: review
+    reason: "the client reports App Attest as unsupported, and the user's device never passed DeviceCheck validation"
+
   - id: attestation-failed-on-client
     when: request.attest_status == "failed"
     score: +30
@@ -147,10 +153,16 @@ cases:
       velocity.assertions.key.1h: 4
     expect: { decision: allow, fired: [], score: 0 }
 
-  - name: a client without App Attest is a risk signal, not a block
+  - name: a client without App Attest whose device passed DeviceCheck is a risk signal, not a block
     signals:
       request.attest_status: unsupported
+      devicecheck.validated_age: 2h
     expect: { decision: allow, fired: [no-attested-key, attestation-unavailable-on-client], score: 30 }
+
+  - name: a client that only claims App Attest is unsupported, without DeviceCheck validation, is reviewed
+    signals:
+      request.attest_status: unsupported
+    expect: { decision: review, fired: [no-attested-key, attestation-unavailable-on-client, unsupported-without-devicecheck], score: 30 }
 
   - name: a user inside the attestation-required rollout without a key is reviewed
     signals:

@@ -5,9 +5,9 @@ public import AttestVocabulary
 /// set, a regression) fails the demo.
 ///
 /// Scores follow the default thresholds (review 50, deny 80): an unattested client outside the rollout gets
-/// `no-attested-key` (+20) and `attestation-unavailable-on-client` (+10); inside the rollout
-/// `attestation-required-but-missing` (+40) lifts it to review; a farm key gets `key-farm` (+60) and
-/// `new-keys-burst` (+30).
+/// `no-attested-key` (+20) and `attestation-unavailable-on-client` (+10), and, its device never having passed
+/// DeviceCheck, `unsupported-without-devicecheck` reviews it; inside the rollout `attestation-required-but-missing`
+/// (+40) lifts it to review too; a farm key gets `key-farm` (+60) and `new-keys-burst` (+30).
 public enum PersonaExpectations {
     /// What every checked request of `persona` must get.
     public static func expected(for persona: Persona) -> ExpectedOutcome {
@@ -17,7 +17,7 @@ public enum PersonaExpectations {
         case .promoAbuser: .verdict(.deny, firing: ["promo-already-claimed"])
         case .replayer: .error(status: 409, code: .assertionAlreadyAccepted)
         case .tamperer: .error(status: 422, code: .requestBindingMismatch)
-        case .unattestedOutsideRollout: .verdict(.allow, score: 30)
+        case .unattestedOutsideRollout: .verdict(.review, firing: ["unsupported-without-devicecheck"])
         case .unattestedInsideRollout: .verdict(.review, firing: ["attestation-required-but-missing"])
         case .burst: .verdict(.review, firing: ["assertion-burst"])
         }
@@ -37,10 +37,10 @@ public enum PersonaExpectations {
     /// The shipped rules over those labels. Fraud: the farm's 22 checked verdicts (deny, `key-farm` and
     /// `new-keys-burst`), the promotion abuser's 1 (deny, `promo-already-claimed`) and the burst's 1 (review,
     /// `assertion-burst`), 24 in all. Legitimate: every honest verdict (allow, no rule) and the two unattested clients
-    /// (both `no-attested-key` and `attestation-unavailable-on-client`; inside the rollout also
-    /// `attestation-required-but-missing`, a review). So each fraud rule's precision is 1 and its recall its share of
-    /// the 24; the rules for clients without App Attest catch no fraud; 23 denies are all fraud, and of the 25 denies
-    /// and reviews 24 are.
+    /// (both `no-attested-key`, `attestation-unavailable-on-client` and `unsupported-without-devicecheck`, a review;
+    /// inside the rollout also `attestation-required-but-missing`). So each fraud rule's precision is 1 and its
+    /// recall its share of the 24; the rules for clients without App Attest catch no fraud; 23 denies are all fraud,
+    /// and of the 26 denies and reviews 24 are.
     public static let labelledHistory = LabelledHistoryExpectation(
         fraud: DeviceFarm.devices + 2,
         rules: [
@@ -51,8 +51,9 @@ public enum PersonaExpectations {
             "no-attested-key": .init(precision: 0, recall: 0),
             "attestation-unavailable-on-client": .init(precision: 0, recall: 0),
             "attestation-required-but-missing": .init(precision: 0, recall: 0),
+            "unsupported-without-devicecheck": .init(precision: 0, recall: 0),
         ],
         deny: .init(precision: 1, recall: 23.0 / 24),
-        denyOrReview: .init(precision: 24.0 / 25, recall: 1)
+        denyOrReview: .init(precision: 24.0 / 26, recall: 1)
     )
 }

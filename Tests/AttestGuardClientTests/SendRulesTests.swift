@@ -91,6 +91,27 @@ struct SendRulesTests {
         #expect(keys[0] != keys[1])
     }
 
+    @Test func aKeyRefusedWithInvalidInputTwiceIsReplacedOnceASession() async throws {
+        let scripted = ScriptedClient()
+        let client = scripted.client()
+        _ = try await client.send(ScriptedClient.request("POST"))
+        #expect(scripted.gateway.attestations.count == 1)
+        // The first refusal is a plain failure: the key stays.
+        await scripted.provider.failNext(.generateAssertion, with: .invalidInput, times: 1)
+        await #expect { _ = try await client.send(ScriptedClient.request("POST")) } throws: { ($0 as? AttestGuardClientError)?.code == .assertionFailed }
+        #expect(scripted.gateway.attestations.count == 1)
+        // The same key refused again: a dead key, replaced by one new key, and the request signed with it.
+        await scripted.provider.failNext(.generateAssertion, with: .invalidInput, times: 1)
+        let (_, answer) = try await client.send(ScriptedClient.request("POST"))
+        #expect(answer.statusCode == 200)
+        #expect(scripted.gateway.attestations.count == 2)
+        // Bounded: a device refusing every key's assertions gets no second replacement this session.
+        await scripted.provider.failNext(.generateAssertion, with: .invalidInput, times: 2)
+        await #expect { _ = try await client.send(ScriptedClient.request("POST")) } throws: { ($0 as? AttestGuardClientError)?.code == .assertionFailed }
+        await #expect { _ = try await client.send(ScriptedClient.request("POST")) } throws: { ($0 as? AttestGuardClientError)?.code == .assertionFailed }
+        #expect(scripted.gateway.attestations.count == 2)
+    }
+
     @Test func aRevokedKeySurfacesAndIsKept() async throws {
         let scripted = ScriptedClient()
         scripted.gateway.answerProtected(.refusal(403, code: "key_revoked"))

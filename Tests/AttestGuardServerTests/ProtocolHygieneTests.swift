@@ -111,6 +111,36 @@ struct ProtocolHygieneTests {
         #expect(!JSONBodyProbe.isUTF8Text(Array(#"{"a":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)))
     }
 
+    @Test("HEAD answers as GET does, without the body: a route, a refusal, an unknown path")
+    func headAsGet() async throws {
+        try await ServerHarness.run(.sqlite) { api in
+            for (path, key) in [("/healthz", nil), ("/v1/admin/rules", ServerHarness.adminKey), ("/v1/admin/rules", nil), ("/nowhere", nil)] as [(String, String?)] {
+                let get = try await api.send(.get, path, apiKey: key)
+                let head = try await api.send(.head, path, apiKey: key)
+                #expect(head.status == get.status, "\(path): HEAD \(head.status), GET \(get.status)")
+                #expect(head.text.isEmpty, "\(path): \(head.text)")
+                #expect(head.headers[.contentType] == get.headers[.contentType], "\(path)")
+                #expect(head.headers[.contentLength] == get.headers[.contentLength] || get.headers[.contentLength] == nil, "\(path)")
+            }
+        }
+    }
+
+    @Test("a second Host is 400 and a transfer coding other than chunked is 501, both with the JSON shape and X-Request-Id")
+    func framingRefusals() async throws {
+        try await ServerHarness.run(.sqlite) { api in
+            var twoHosts = HTTPFields()
+            twoHosts.append(HTTPField(name: HTTPField.Name("Host")!, value: "other.example"))
+            let hosts = try await api.send(.get, "/healthz", apiKey: nil, headers: twoHosts)
+            #expect(hosts.status == 400 && hosts.errorCode == "malformed_request" && hosts.headers[HTTPField.Name("X-Request-Id")!] != nil, "\(hosts.text)")
+            var gzip = HTTPFields()
+            gzip[.transferEncoding] = "gzip, chunked"
+            gzip[.contentType] = "application/json"
+            let coded = try await api.send(.post, "/v1/challenges", body: Data("{}".utf8), headers: gzip)
+            #expect(coded.status == 501 && coded.errorCode == "malformed_request", "\(coded.text)")
+            #expect(try await api.send(.get, "/healthz", apiKey: nil).status == 200)
+        }
+    }
+
     @Test("the guards hold for every route's body: a UTF-16 body, a trailing comma and an escaped duplicate key are 400 malformed_json")
     func bodiesTheGuardsRefuse() async throws {
         try await ServerHarness.run(.sqlite) { api in

@@ -23,6 +23,10 @@ actor KeyLifecycle {
     /// Set when attestation gave up: until then, requests go unattested with this status.
     private var unavailable: (status: AppAttestStatus, until: Date)?
     private var deviceUnsupported = false
+    /// Keys whose assertion App Attest refused once with `invalidInput`, and whether a key was replaced for a repeat
+    /// this session (at most once: a device that refuses every key's assertions must not attest one per request).
+    private var refusedInput: Set<String> = []
+    private var replacedAfterRefusedInput = false
 
     init(account: String, settings: ClientSettings) {
         self.account = account
@@ -41,6 +45,15 @@ actor KeyLifecycle {
         attestation = task
         defer { attestation = nil }
         return try await task.value
+    }
+
+    /// Records that App Attest refused an assertion of `keyId` with `invalidInput`; returns whether to treat it as key
+    /// loss: the second refusal of the same key (a key the device no longer holds answers so on every call, seen on
+    /// TestFlight installs), once a session.
+    func refusedInput(of keyId: String) -> Bool {
+        guard refusedInput.insert(keyId).inserted == false, !replacedAfterRefusedInput else { return false }
+        replacedAfterRefusedInput = true
+        return true
     }
 
     /// Whether the user has a registered key on this install (nothing is attested to find out).

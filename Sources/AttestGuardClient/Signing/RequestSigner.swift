@@ -80,6 +80,13 @@ struct RequestSigner: Sendable {
                 }
                 replacedLostKey = true
                 try await keys.discard(keyId, reason: failure.code.description)
+            } catch let failure as AppAttestFailure where failure.code == .invalidInput {
+                // Once, a plain failure; the same key refused again: a dead key, replaced by one new key, once a session.
+                guard try await keys.refusedInput(of: keyId), !replacedLostKey else {
+                    throw AttestGuardClientError(.assertionFailed, "App Attest could not sign the request: \(failure)", underlying: failure)
+                }
+                replacedLostKey = true
+                try await keys.discard(keyId, reason: failure.code.description)
             } catch let error as AttestGuardClientError where error.answer?.code == .keyNotFound || error.answer?.code == .keySuperseded {
                 guard !replacedLostKey, let code = error.answer?.code else { throw error }
                 replacedLostKey = true
@@ -91,7 +98,8 @@ struct RequestSigner: Sendable {
     }
 
     /// clientData v1 and its assertion, retrying `serverUnavailable` with the same key and challenge while the
-    /// challenge is valid (a new one after it expired). `invalidKey` is thrown as it is, for the caller to replace the key.
+    /// challenge is valid (a new one after it expired). `invalidKey` and `invalidInput` are thrown as they are, for the
+    /// caller to replace the key.
     private func assert(keyId: String, method: String, target: String, bodySha256: String) async throws -> (clientData: [UInt8], assertion: Data) {
         do {
             let (signed, _) = try await settings.retryingServerUnavailable(purpose: .assertion, keyId: keyId) { challenge in
@@ -100,7 +108,7 @@ struct RequestSigner: Sendable {
                 return (clientData, assertion)
             }
             return signed
-        } catch let failure as AppAttestFailure where failure.code != .invalidKey {
+        } catch let failure as AppAttestFailure where failure.code != .invalidKey && failure.code != .invalidInput {
             throw AttestGuardClientError(.assertionFailed, "App Attest could not sign the request: \(failure)", underlying: failure)
         }
     }

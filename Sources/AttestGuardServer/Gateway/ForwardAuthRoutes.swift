@@ -27,7 +27,8 @@ struct ForwardAuthRoutes {
         self.answerWithin = settings.answerWithin
     }
 
-    static let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
+    /// `HEAD` is routed as `GET` (``HeadAsGetMiddleware``): the protected request's method is `X-Original-Method`.
+    static let methods: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete, .options]
 
     func register(on router: Router<AttestGuardRequestContext>, keys: APIKeyRing) {
         let gateway = router.group("v1/gateway").add(middleware: APIKeyMiddleware(ring: keys, scope: .gateway, refusal: .gatewayFault))

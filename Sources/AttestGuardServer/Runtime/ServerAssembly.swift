@@ -31,6 +31,7 @@ public enum ServerAssembly {
         let router = Router(context: AttestGuardRequestContext.self)
         router.add(middleware: ObservabilityMiddleware(successPercent: configuration.accessLogSuccessPercent))
         router.add(middleware: ErrorMappingMiddleware(clock: engine.clock))
+        router.add(middleware: RequestFramingMiddleware())
         operations.register(on: router, including: configuration.operatorListener == nil ? .all : .liveness)
         VerificationRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes))
             .register(on: router, keys: APIKeyRing(configuration.apiKeys))
@@ -66,6 +67,7 @@ public enum ServerAssembly {
         let router = Router(context: AttestGuardRequestContext.self)
         router.add(middleware: ObservabilityMiddleware(successPercent: configuration.accessLogSuccessPercent))
         router.add(middleware: ErrorMappingMiddleware(clock: engine.clock))
+        router.add(middleware: RequestFramingMiddleware())
         OperationsRoutes(store: store, mode: configuration.mode, registry: registry)
             .register(on: router)
         try ConsoleRoutes(engine: engine, keys: APIKeyRing(configuration.apiKeys), settings: configuration.console).register(on: router)
@@ -121,7 +123,7 @@ public enum ServerAssembly {
         ] + backgroundServices
         if let listener = configuration.operatorListener {
             services.append(Application(
-                router: try operatorRouter(engine: engine, configuration: configuration, store: store, registry: registry),
+                router: HeadAsGet(base: try operatorRouter(engine: engine, configuration: configuration, store: store, registry: registry)),
                 server: .http1(),
                 configuration: ApplicationConfiguration(address: .hostname(listener.host, port: listener.port), serverName: "AttestGuard"),
                 onServerRunning: { channel in await onOperatorListening(channel.localAddress?.port ?? listener.port) },
@@ -130,10 +132,10 @@ public enum ServerAssembly {
             ))
         }
         var application = Application(
-            router: try router(
+            router: HeadAsGet(base: try router(
                 engine: engine, configuration: configuration, store: store, registry: registry, rules: rules, heartbeat: heartbeat,
                 gatewayPolicies: gatewayPolicies
-            ),
+            )),
             server: server,
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port),

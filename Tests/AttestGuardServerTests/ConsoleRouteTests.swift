@@ -102,6 +102,44 @@ struct ConsoleRouteTests {
         }
     }
 
+    @Test("logout ends the session on the server, forms from another site are refused, unknown pages get the console's headers")
+    func sessionControls() async throws {
+        try await ServerHarness.run(.sqlite, extraEnvironment: try Self.environment()) { api in
+            let session = try await Self.session(api)
+            #expect(try await Self.get(api, "/console", cookie: session).status == 200)
+            let logout = try await api.send(.post, "/console/logout", apiKey: nil, headers: [.cookie: session])
+            #expect(logout.status == 303)
+            // The browser forgets the cookie; a copy of it opens nothing either.
+            #expect(try await Self.get(api, "/console", cookie: session).status == 303)
+
+            let form = Data(("key=" + Self.analyst).utf8)
+            for (name, value) in [("Origin", "https://evil.example"), ("Origin", "null"), ("Sec-Fetch-Site", "cross-site")] {
+                var headers = HTTPFields()
+                headers[HTTPField.Name(name)!] = value
+                let forged = try await api.send(.post, "/console/login", body: form, apiKey: nil, contentType: "application/x-www-form-urlencoded", headers: headers)
+                #expect(forged.status == 403 && forged.headers[.setCookie] == nil, "\(name): \(value): \(forged.status)")
+                Self.expectConsoleHeaders(forged, "forged login")
+            }
+            let missing = try await Self.get(api, "/console/nowhere/at/all", cookie: nil)
+            #expect(missing.status == 404 && missing.headers[.contentType] == "text/html; charset=utf-8")
+            Self.expectConsoleHeaders(missing, "/console/nowhere/at/all")
+        }
+    }
+
+    @Test("failed logins are limited: the eleventh in a minute is 429 with Retry-After, and the next minute opens again")
+    func loginThrottle() async throws {
+        try await ServerHarness.run(.sqlite, extraEnvironment: try Self.environment()) { api in
+            for attempt in 1...10 {
+                #expect(try await Self.login(api, key: "not-a-key-\(attempt)").status == 401)
+            }
+            let throttled = try await Self.login(api, key: Self.analyst)
+            #expect(throttled.status == 429 && throttled.headers[.retryAfter] != nil, "\(throttled.status)")
+            Self.expectConsoleHeaders(throttled, "throttled login")
+            api.clock.advance(by: 60)
+            #expect(try await Self.login(api, key: Self.analyst).status == 303)
+        }
+    }
+
     @Test("an absent, forged, altered or expired session is sent to the login page", arguments: ServerBackend.available)
     func redirects(backend: ServerBackend) async throws {
         try await ServerHarness.run(backend, extraEnvironment: try Self.environment()) { api in

@@ -14,6 +14,8 @@ struct ConsoleAuthority: Sendable {
     let ring: APIKeyRing
     let signingKey: SymmetricKey
     let lifetime: TimeInterval
+    /// Sessions a logout ended on this process.
+    let logouts = ConsoleLogouts()
 
     /// - Parameter settings: The session secret (its SHA-256 is the HMAC key; none: a random key for this process)
     ///   and the session's lifetime.
@@ -45,10 +47,18 @@ struct ConsoleAuthority: Sendable {
 
     /// The API key of the request's session, when its cookie is valid now and the key still has a console scope.
     func key(of request: Request, now: Date) -> APIKey? {
-        guard let token = Self.cookieValue(ConsoleSession.cookieName, in: request.headers) else { return nil }
+        guard let token = Self.cookieValue(ConsoleSession.cookieName, in: request.headers), !logouts.isEnded(token) else { return nil }
         let session = ConsoleSession.verify(token, key: signingKey, now: now) { name in ring.key(named: name)?.secretSHA256 }
         guard let session, let key = ring.key(named: session.keyName), !key.scopes.isDisjoint(with: Self.scopes) else { return nil }
         return key
+    }
+
+    /// Ends the request's session on this process, if it has a valid one: its cookie opens nothing any more.
+    func logOut(_ request: Request, now: Date) {
+        guard let token = Self.cookieValue(ConsoleSession.cookieName, in: request.headers),
+            let session = ConsoleSession.verify(token, key: signingKey, now: now, secretDigest: { name in ring.key(named: name)?.secretSHA256 })
+        else { return }
+        logouts.end(token, expiresAt: session.expiresAt, now: now)
     }
 
     /// The `Set-Cookie` value that ends the session in the browser.

@@ -36,7 +36,9 @@ struct ConsoleMiddleware: RouterMiddleware {
         response.headers[.cacheControl] = "no-store"
         response.headers[.xContentTypeOptions] = "nosniff"
         response.headers[.xFrameOptions] = "DENY"
-        response.headers[.referrerPolicy] = "no-referrer"
+        // Not `no-referrer`: under it a browser posts the console's own forms with `Origin: null`, and the login and
+        // logout check where a form came from. `same-origin` sends nothing to another site either.
+        response.headers[.referrerPolicy] = "same-origin"
         return response
     }
 

@@ -16,6 +16,7 @@ struct ConsoleRoutes {
     let engine: Engine
     let authority: ConsoleAuthority
     let templates: ConsoleTemplates
+    let throttle = ConsoleLoginThrottle()
 
     init(engine: Engine, keys: APIKeyRing, settings: ConsoleSettings) throws {
         self.engine = engine
@@ -29,6 +30,8 @@ struct ConsoleRoutes {
         console.get("login", use: loginForm)
         console.post("login", use: login)
         console.post("logout", use: logout)
+        // Any other path under /console is the console's 404 page, with its headers.
+        for method in [HTTPRequest.Method.get, .post] { console.on("**", method: method, use: notFound) }
         let pages = ConsolePages(engine: engine, templates: templates)
         let signedIn = console.add(middleware: ConsoleSessionMiddleware(authority: authority, clock: engine.clock))
         signedIn.get(use: pages.verdicts)
@@ -50,6 +53,12 @@ struct ConsoleRoutes {
     /// Reads the key from an `application/x-www-form-urlencoded` body: 303 to the console with the session cookie,
     /// or the login page again with 401 (no such key) or 403 (a key without a console scope).
     @Sendable func login(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
+        try Self.checkOrigin(request)
+        let now = engine.clock.now()
+        if let until = throttle.refusedUntil(address: context.peerAddress, at: now) {
+            let seconds = max(1, Int(until.timeIntervalSince(now).rounded(.up)))
+            throw APIError(.tooManyRequests, code: .rateLimited, "too many failed logins: try again in \(seconds) s", retryAfterSeconds: seconds)
+        }
         guard let type = request.headers[.contentType], type.lowercased().hasPrefix("application/x-www-form-urlencoded") else {
             throw APIError(.unsupportedMediaType, code: .unsupportedMediaType, "send the login form as application/x-www-form-urlencoded")
         }
@@ -58,21 +67,44 @@ struct ConsoleRoutes {
         guard let secret = form["key"], !secret.isEmpty else {
             return loginPage(status: .badRequest, code: .missingField, "enter an API key")
         }
-        switch authority.login(secret: secret, now: engine.clock.now()) {
+        switch authority.login(secret: secret, now: now) {
         case .session(let key, let cookie):
             context.accessLog.apiKeyName = key.name
             context.logger.info("console login", metadata: ["api_key": .string(key.name)])
             return Response(status: .seeOther, headers: [.location: "/console", .setCookie: cookie])
         case .unknownKey:
+            throttle.failed(address: context.peerAddress, at: now)
             return loginPage(status: .unauthorized, code: .unauthorized, "that is not an API key this server knows")
         case .lacksScope(let key):
+            throttle.failed(address: context.peerAddress, at: now)
             context.accessLog.apiKeyName = key.name
             return loginPage(status: .forbidden, code: .forbidden, "API key \(key.name) lacks the analyst or admin scope")
         }
     }
 
+    /// Ends the session on the server too (a copied cookie opens nothing after it) and in the browser.
     @Sendable func logout(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
-        Response(status: .seeOther, headers: [.location: "/console/login", .setCookie: authority.clearingCookie])
+        try Self.checkOrigin(request)
+        authority.logOut(request, now: engine.clock.now())
+        return Response(status: .seeOther, headers: [.location: "/console/login", .setCookie: authority.clearingCookie])
+    }
+
+    @Sendable func notFound(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
+        throw APIError(.notFound, code: .notFound, "the console has no page \(request.uri.path.prefix(128))")
+    }
+
+    /// A form posted from another site is refused (403): a browser says where the form came from in
+    /// `Sec-Fetch-Site` (it must be `same-origin`, or `none` for one the user typed), or else in `Origin` (it must
+    /// be this host's). A request with neither (a script, curl) passes.
+    static func checkOrigin(_ request: Request) throws {
+        let refused = APIError(.forbidden, code: .forbidden, "the console's forms are posted from its own pages only")
+        if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!] {
+            guard site == "same-origin" || site == "none" else { throw refused }
+            return
+        }
+        guard let origin = request.headers[HTTPField.Name("Origin")!] else { return }
+        let host = origin.split(separator: "://", maxSplits: 1).last.map(String.init) ?? ""
+        guard let authority = request.head.authority, origin != "null", host.lowercased() == authority.lowercased() else { throw refused }
     }
 
     private func loginPage(status: HTTPResponse.Status, code: ErrorCode, _ message: String) -> Response {

@@ -10,8 +10,12 @@ public struct AttestGuardRequestContext: RequestContext {
     /// Read by ``ObservabilityMiddleware`` for the access log line after the inner middleware ran.
     public let accessLog = AccessLogFacts()
 
+    /// The peer's IP address (the client's, or its proxy's), for per-address limits; `nil` when the channel has none.
+    public let peerAddress: String?
+
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
+        self.peerAddress = source.channel.remoteAddress?.ipAddress
     }
 
     /// Bodies are read by ``JSONBody`` with the configured limit; this is Hummingbird's own ceiling.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Hostile input over raw TCP to a live `attestguard serve` (the in-process router skips the HTTP parser): six
+/// Hostile input over raw TCP to a live `attestguard serve` (the in-process router skips the HTTP parser): seven
 /// families of generated requests from one fixed seed. No answer is a 5xx; every answer with a body is a typed JSON
 /// error or a JSON success; `/healthz` answers after each family; the log has no error-level line.
 @Suite("attestguard serve: hostile input over raw TCP (process)", .serialized)
@@ -12,7 +12,9 @@ struct HostileInputProcessTests {
     static func problem(with answer: [UInt8]) -> String? {
         for response in RawResponse.all(in: answer) {
             let text = String(decoding: response.body.prefix(300), as: UTF8.self)
-            if response.status >= 500 { return "\(response.status): \(text)" }
+            // The one 5xx the contract names: a gateway's own API key failing on the gateway's routes.
+            let gatewayKeyFault = response.status == 500 && text.contains("\"gateway_unauthorized\"")
+            if response.status >= 500, !gatewayKeyFault { return "\(response.status): \(text)" }
             if response.body.isEmpty || (100..<200).contains(response.status) { continue }
             guard let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] else {
                 return "\(response.status) with a body that is not a JSON object: \(text)"
@@ -44,16 +46,17 @@ struct HostileInputProcessTests {
         }
     }
 
-    @Test("framing, JSON syntax, types, lengths, encodings and headers: 110 requests each, no 5xx, typed errors only")
+    @Test("framing, JSON syntax, types, lengths, encodings, members and headers: 2,090 requests over nine routes, no 5xx, typed errors only")
     func hostileFamilies() async throws {
         let server = try await ServerProcess(environment: ConnectionProcessTests.environment([
             "ATTESTGUARD_SERVER_HEADER_READ_TIMEOUT_SECONDS": "2", "ATTESTGUARD_SERVER_BODY_READ_TIMEOUT_SECONDS": "2",
-        ]))
+        ].merging(HostileRequests.serverEnvironment) { $1 }))
         defer { server.stop() }
         var generator = HostileRequests(seed: Self.seed)
         let families: [(String, [[UInt8]])] = [
-            ("framing", generator.framing(110)), ("JSON syntax", generator.jsonSyntax(110)), ("types", generator.types(110)),
-            ("lengths", generator.lengths(110)), ("encodings", generator.encodings(110)), ("headers", generator.headers(110)),
+            ("framing", generator.framing(170)), ("JSON syntax", generator.jsonSyntax(320)), ("types", generator.types(320)),
+            ("lengths", generator.lengths(320)), ("encodings", generator.encodings(320)), ("members", generator.members(320)),
+            ("headers", generator.headers(320)),
         ]
         let started = ContinuousClock.now
         for (family, requests) in families {
@@ -68,7 +71,9 @@ struct HostileInputProcessTests {
             let health = await ConnectionProcessTests.healthz(port: server.port, within: .seconds(10))
             #expect(health == 200, "/healthz after the \(family) family: \(String(describing: health))")
         }
-        #expect(server.errorLines.isEmpty, "error-level log lines: \(server.errorLines.prefix(5))")
+        // A gateway key failing is logged at error (it is the gateway's misconfiguration); nothing else may be.
+        let errors = server.errorLines.filter { !$0.contains("code=gateway_unauthorized") }
+        #expect(errors.isEmpty, "error-level log lines: \(errors.prefix(5))")
         #expect(ContinuousClock.now - started < .seconds(60), "took \(ContinuousClock.now - started)")
     }
 }

@@ -1,13 +1,24 @@
 import AttestTestSupport
 import Foundation
 
-/// Hostile HTTP requests as raw bytes, generated from a seed in six families: framing, JSON syntax, types, lengths,
-/// encodings and headers. Each family starts from well-formed requests to the JSON routes and breaks one thing.
+/// Hostile HTTP requests as raw bytes, generated from a seed in seven families: framing, JSON syntax, types, lengths,
+/// encodings, members and headers. Each family starts from well-formed requests to the JSON routes (a route may name
+/// its method: `PUT /v1/admin/...`) and breaks one thing.
 struct HostileRequests {
-    static let routes = ["/v1/challenges", "/v1/attestations", "/v1/assertions", "/v1/score"]
+    static let routes = [
+        "/v1/challenges", "/v1/attestations", "/v1/assertions", "/v1/score", "/v1/labels", "/v1/labels/delete",
+        "PUT /v1/admin/apps/\(appId)/policy", "/v1/app/challenges", "/v1/app/attestation-outcomes",
+    ]
     static let appId = "ABCDE12345.com.example.attestguard"
     static let keyId = Data(repeating: 7, count: 32).base64EncodedString()
     static let challenge = String(repeating: "A", count: 43)
+    /// A key of scope `gateway`, for the app-facing routes (``serverEnvironment``).
+    static let gatewayKey = "hostile-edge-key-0123456789"
+    /// What the server under test adds to the process environment: the gateway's key.
+    static let serverEnvironment = [
+        "ATTESTGUARD_API_KEYS_NAMES": "gateway,edge", "ATTESTGUARD_API_KEYS_EDGE_SECRET_ENV": "HOSTILE_EDGE_KEY",
+        "ATTESTGUARD_API_KEYS_EDGE_SCOPES": "gateway", "HOSTILE_EDGE_KEY": gatewayKey,
+    ]
 
     var generator: SplitMix64
 
@@ -33,6 +44,16 @@ struct HostileRequests {
             return [("appId", "\"\(appId)\""), ("keyId", "\"\(keyId)\""), ("assertion", "\"omlzaWduYXR1cmU=\""),
                     ("clientData", "\"e30\""), ("userId", "\"hostile\""),
                     ("request", #"{"method":"POST","path":"/api/orders","bodySha256":"\#(challenge)","attributes":{"amount":5}}"#)]
+        case "/v1/labels":
+            return [("appId", "\"\(appId)\""), ("userId", "\"hostile\""), ("label", "\"fraud\""), ("source", "\"hostile-suite\"")]
+        case "/v1/labels/delete":
+            return [("appId", "\"\(appId)\""), ("userId", "\"hostile\""), ("source", "\"hostile-suite\"")]
+        case "PUT /v1/admin/apps/\(appId)/policy":
+            return [("mode", "\"enforce\""), ("attestationRequiredPercent", "0")]
+        case "/v1/app/challenges":
+            return [("purpose", "\"assertion\""), ("keyId", "\"\(keyId)\"")]
+        case "/v1/app/attestation-outcomes":
+            return [("outcome", "\"failed\""), ("errorCode", "4")]
         default:
             return [("appId", "\"\(appId)\""), ("userId", "\"hostile\""), ("ip", "\"192.0.2.1\""), ("action", "\"purchase\"")]
         }
@@ -44,12 +65,21 @@ struct HostileRequests {
 
     /// A whole request with Content-Length framing and the usual headers, unless `headers` replaces them.
     static func request(
-        _ route: String, body: [UInt8], method: String = "POST", headers: [String]? = nil, extraHeaders: [String] = []
+        _ route: String, body: [UInt8], method: String? = nil, headers: [String]? = nil, extraHeaders: [String] = []
     ) -> [UInt8] {
-        let standard = ["Host: localhost", "Authorization: Bearer \(ServerProcess.apiKey)", "Content-Type: application/json",
-                        "Content-Length: \(body.count)"]
-        let head = "\(method) \(route) HTTP/1.1\r\n" + ((headers ?? standard) + extraHeaders).map { $0 + "\r\n" }.joined() + "\r\n"
+        let (routeMethod, path) = split(route)
+        let key = path.hasPrefix("/v1/app/") ? gatewayKey : ServerProcess.apiKey
+        var standard = ["Host: localhost", "Authorization: Bearer \(key)", "Content-Type: application/json", "Content-Length: \(body.count)"]
+        // The app-facing routes are the gateway's to call, with the client-facing target and the user.
+        if path.hasPrefix("/v1/app/") { standard += ["X-Original-URI: /attestguard/challenges", "X-AttestGuard-User: hostile"] }
+        let head = "\(method ?? routeMethod) \(path) HTTP/1.1\r\n" + ((headers ?? standard) + extraHeaders).map { $0 + "\r\n" }.joined() + "\r\n"
         return Array(head.utf8) + body
+    }
+
+    /// A route's method (POST unless it names one) and path.
+    static func split(_ route: String) -> (method: String, path: String) {
+        guard let space = route.firstIndex(of: " ") else { return ("POST", route) }
+        return (String(route[..<space]), String(route[route.index(after: space)...]))
     }
 
     mutating func validRequest() -> (route: String, body: [UInt8]) {
@@ -63,7 +93,7 @@ extension HostileRequests {
     mutating func framing(_ count: Int) -> [[UInt8]] {
         (0..<count).map { _ in
             let (route, body) = validRequest()
-            let headBase = "POST \(route) HTTP/1.1\r\nHost: l\r\nAuthorization: Bearer \(ServerProcess.apiKey)\r\nContent-Type: application/json\r\n"
+            let headBase = "\(Self.split(route).method) \(Self.split(route).path) HTTP/1.1\r\nHost: l\r\nAuthorization: Bearer \(ServerProcess.apiKey)\r\nContent-Type: application/json\r\n"
             switch number(12) {
             case 0:
                 let size = pick(["zz", "-1", "0x10", "FFFFFFFFFFFFFFFFFF", "", " 5", "5;ext=\"", "1e3", "\u{0}"])
@@ -89,12 +119,12 @@ extension HostileRequests {
                 return Array((headBase + "Transfer-Encoding: chunked\r\n\r\n").utf8) + Array(chunked.prefix(number(chunked.count)))
             case 8:
                 let version = pick(["HTTP/1.0", "HTTP/2.0", "HTTP/0.9", "HTTP/1.1.1", "http/1.1", "HTTP/9.9", ""])
-                return Array("POST \(route) \(version)\r\nHost: l\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body
+                return Array("POST \(Self.split(route).path) \(version)\r\nHost: l\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body
             case 9:
                 return bytes(number(200) + 1)
             case 10:
                 let method = pick(["PO ST", "POST\u{0}", String(repeating: "P", count: 5_000), "\u{1F600}", "GET /x"])
-                return Array("\(method) \(route) HTTP/1.1\r\nHost: l\r\n\r\n".utf8)
+                return Array("\(method) \(Self.split(route).path) HTTP/1.1\r\nHost: l\r\n\r\n".utf8)
             default:
                 var whole = Self.request(route, body: body)
                 for _ in 0..<(number(4) + 1) { whole[number(whole.count)] = UInt8(truncatingIfNeeded: generator.next()) }
@@ -175,6 +205,37 @@ extension HostileRequests {
             default:
                 fields[index].1 = "\"" + String(decoding: bytes(number(40)).map { $0 & 0x7F == 0x22 || $0 & 0x7F == 0x5C ? 0x41 : $0 & 0x7F }, as: UTF8.self)
                     .unicodeScalars.map { $0.value < 0x20 ? "\\u00\(String(format: "%02x", $0.value))" : String($0) }.joined() + "\""
+            }
+            return Self.request(route, body: Array(Self.json(fields).utf8))
+        }
+    }
+
+    /// Members the body must not have, or must not have so: twice (plainly or by an escape), unknown (at the top or
+    /// nested), null, after a trailing comma, in another case; and the whole body in UTF-16 or UTF-32.
+    mutating func members(_ count: Int) -> [[UInt8]] {
+        (0..<count).map { _ in
+            let route = pick(Self.routes)
+            var fields = Self.fields(for: route)
+            let index = number(fields.count)
+            switch number(8) {
+            case 0: fields.append(fields[index])
+            case 1:
+                let name = fields[index].0
+                let escaped = "\\u00" + String(format: "%02x", name.unicodeScalars.first!.value) + name.dropFirst()
+                fields.append((escaped, fields[index].1))
+            case 2: fields.insert((pick(["userid", "appID", "extra", "keyid", "__proto__", "constructor"]), pick(["\"x\"", "1", "{}"])), at: number(fields.count + 1))
+            case 3: fields.append(("nested", #"{"a":{"b":[1,2,{"c":null}]}}"#))
+            case 4: fields[index].1 = "null"
+            case 5:
+                let json = Self.json(fields)
+                return Self.request(route, body: Array((String(json.dropLast()) + pick([",}", " , }", ",\n}"])).utf8))
+            case 6:
+                let json = Self.json(fields)
+                let encoding = pick([String.Encoding.utf16, .utf16LittleEndian, .utf16BigEndian, .utf32, .utf32LittleEndian, .utf32BigEndian])
+                return Self.request(route, body: Array(json.data(using: encoding) ?? Data(json.utf8)))
+            default:
+                let name = fields[index].0
+                fields[index].0 = name.prefix(1).uppercased() + name.dropFirst()
             }
             return Self.request(route, body: Array(Self.json(fields).utf8))
         }

@@ -141,6 +141,26 @@ struct ProtocolHygieneTests {
         }
     }
 
+    @Test("a member the body does not have is 400 invalid_field naming it, at the top and nested, on every kind of body")
+    func unknownMembers() async throws {
+        try await ServerHarness.run(.sqlite) { api in
+            let app = "ABCDE12345.com.example.attestguard"
+            let cases: [(String, String, String?, String)] = [
+                ("/v1/challenges", #"{"appId":"\#(app)","purpose":"attestation","userid":"a"}"#, ServerHarness.apiKey, "userid"),
+                ("/v1/score", #"{"appId":"\#(app)","userId":"a","acton":"purchase"}"#, ServerHarness.apiKey, "acton"),
+                ("/v1/assertions", #"{"appId":"\#(app)","keyId":"AAAA","assertion":"AAAA","clientData":"AAAA","userId":"a","request":{"method":"POST","path":"/x","bodySha256":"x","methd":"GET"}}"#, ServerHarness.apiKey, "request.methd"),
+                ("/v1/labels", #"{"labels":[{"appId":"\#(app)","userId":"u","label":"fraud","source":"s","sorce":"t"}]}"#, ServerHarness.adminKey, "labels.0.sorce"),
+            ]
+            for (path, body, key, member) in cases {
+                let reply = try await api.send(.post, path, body: Data(body.utf8), apiKey: key)
+                #expect(reply.status == 400 && reply.errorCode == "invalid_field", "\(path): \(reply.text)")
+                #expect(reply.text.contains(member), "\(path): \(reply.text)")
+            }
+            let fine = try await api.send(.post, "/v1/challenges", body: Data(#"{"appId":"\#(app)","purpose":"attestation","userId":"a"}"#.utf8))
+            #expect(fine.status == 201, "\(fine.text)")
+        }
+    }
+
     @Test("the guards hold for every route's body: a UTF-16 body, a trailing comma and an escaped duplicate key are 400 malformed_json")
     func bodiesTheGuardsRefuse() async throws {
         try await ServerHarness.run(.sqlite) { api in

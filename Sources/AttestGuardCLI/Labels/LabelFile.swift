@@ -42,7 +42,6 @@ enum LabelFile {
     /// twice, no trailing comma), so that a file and `POST /v1/labels` accept the same objects.
     private static func jsonLines(_ scalars: [Unicode.Scalar]) throws(LineError) -> [(line: Int, fields: LabelFields)] {
         var labels: [(line: Int, fields: LabelFields)] = []
-        let decoder = JSONDecoder()
         for (index, line) in scalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             var text = String(String.UnicodeScalarView(line))
             if text.unicodeScalars.last == "\r" { text.unicodeScalars.removeLast() }
@@ -52,7 +51,9 @@ enum LabelFile {
                 throw LineError(line: index + 1, message: "\(problem.code): \(problem.message)")
             }
             do {
-                labels.append((index + 1, try decoder.decode(LabelFields.self, from: Data(bytes))))
+                labels.append((index + 1, try StrictJSONDecoding.decode(LabelFields.self, from: Data(bytes))))
+            } catch let error as APIError {
+                throw LineError(line: index + 1, message: "\(error.code): \(error.message)")
             } catch {
                 throw LineError(line: index + 1, message: "not a JSON object of string fields (appId, requestId|keyId|userId|deviceId, label, source, labelledAt)")
             }

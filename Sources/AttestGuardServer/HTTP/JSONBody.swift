@@ -35,7 +35,7 @@ package struct JSONBody {
         }
         if let problem = Self.textProblem(buffer.readableBytesView) { throw problem }
         do {
-            return try JSONDecoder().decode(Value.self, from: Data(buffer.readableBytesView))
+            return try StrictJSONDecoding.decode(Value.self, from: Data(buffer.readableBytesView))
         } catch let error as DecodingError {
             throw APIError.badRequest(Self.code(for: error), Self.describe(error))
         } catch let error as APIError {

@@ -17,6 +17,9 @@ info:
     - All request and response bodies are JSON (`application/json`, UTF-8) unless stated otherwise. Field names
       are camelCase; error codes are snake_case.
     - Optional fields are left out when they have no value; they are never `null`.
+    - Request bodies are strict: UTF-8 only (UTF-16/32 and a byte order mark are `400 malformed_json`), no member
+      named twice and no trailing comma (`400 malformed_json`), and no member the schema does not define (`400
+      invalid_field`, naming it).
     - Timestamps are RFC 3339 strings (`2025-01-31T12:00:00Z`).
     - Binary values:
       - `keyId` in bodies is standard base64 (with padding) of the 32-byte key id: 44 characters.

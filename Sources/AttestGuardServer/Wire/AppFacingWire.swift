@@ -1,4 +1,5 @@
 import AttestGuardEngine
+import AttestGuardWire
 import AttestVocabulary
 import Foundation
 
@@ -64,3 +65,25 @@ struct AppDeviceCheckResponseBody: Encodable {
     }
 }
 
+
+/// The identity fields an app-facing body may carry and AttestGuard does not read: the gateway says who asks.
+extension AppChallengeRequestBody: IgnoredMembers {
+    static var ignoredMembers: Set<String> { AppFacingIdentity.fields }
+}
+
+extension AppAttestationRequestBody: IgnoredMembers {
+    static var ignoredMembers: Set<String> { AppFacingIdentity.fields }
+}
+
+extension AppDeviceCheckRequestBody: IgnoredMembers {
+    static var ignoredMembers: Set<String> { AppFacingIdentity.fields }
+}
+
+/// The identity fields of the app-facing routes' bodies (contract: "identity fields in a body are not read").
+enum AppFacingIdentity {
+    static let fields: Set<String> = ["appId", "userId", "ip"]
+}
+
+extension AttestationOutcomeReport: IgnoredMembers {
+    static var ignoredMembers: Set<String> { AppFacingIdentity.fields }
+}

@@ -11,6 +11,17 @@ public enum RouteProtection: String, Sendable, Hashable, CaseIterable, CustomStr
     case requireForRollout = "require-for-rollout"
 
     public var description: String { rawValue }
+
+    /// How much the protection asks of a request, from `open` (0) to `require` (3): a request passed under a
+    /// protection must never reach a path whose own protection is stricter.
+    public var strictness: Int {
+        switch self {
+        case .open: 0
+        case .score: 1
+        case .requireForRollout: 2
+        case .require: 3
+        }
+    }
 }
 
 /// Whether a `review` verdict lets the request through (marked with the verdict headers) or refuses it.

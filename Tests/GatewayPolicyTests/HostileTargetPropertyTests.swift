@@ -5,15 +5,6 @@ import Testing
 /// Seeded hostile targets against the policy: a target the policy decides is never one an upstream may serve as a
 /// path whose own protection is stricter, or that belongs to another app.
 struct HostileTargetPropertyTests {
-    static func rank(_ protection: RouteProtection) -> Int {
-        switch protection {
-        case .open: 0
-        case .score: 1
-        case .requireForRollout: 2
-        case .require: 3
-        }
-    }
-
     @Test("20,000 seeded hostile targets: each decided one gets at least every upstream reading's protection")
     func noUpstreamReadingIsStricter() throws {
         let policies = try GatewayPolicyLoaderTests.set([("shop.yaml", GatewayPolicyLoaderTests.shop), ("blog.yaml", GatewayPolicyLoaderTests.blog)])
@@ -32,7 +23,7 @@ struct HostileTargetPropertyTests {
             for reading in HostileTargets.upstreamReadings(of: target) {
                 let own = try #require(try policies.decide(host: "shop.example", method: "GET", requestTarget: reading), "\(target) read as \(reading)")
                 #expect(own.appId == decision.appId, "\(target) read as \(reading)")
-                #expect(Self.rank(own.protection) <= Self.rank(decision.protection), "\(target) decided \(decision.protection) by \(decision.matched), read as \(reading): \(own.protection)")
+                #expect(own.protection.strictness <= decision.protection.strictness, "\(target) decided \(decision.protection) by \(decision.matched), read as \(reading): \(own.protection)")
             }
         }
         #expect(decided > 1_000 && refused > 1_000, "the generator reaches both outcomes: \(decided) decided, \(refused) refused")

@@ -8,15 +8,6 @@ import Testing
 /// upstream may read from the target it received.
 @Suite("Gateway: hostile targets", .serialized, .enabled(if: GatewayBinaries.nginxAvailable && GatewayBinaries.caddyAvailable, "nginx with njs or Caddy is not installed"))
 struct HostileTargetGatewayTests {
-    static func rank(_ protection: RouteProtection) -> Int {
-        switch protection {
-        case .open: 0
-        case .score: 1
-        case .requireForRollout: 2
-        case .require: 3
-        }
-    }
-
     /// Bypasses found by probing: a scheme inside the path, dot segments plain and escaped, a network-path reference.
     static let known = [
         "/admin/x://h/api/catalog/z", "/admin/../api/catalog/z", "/api/promos/claim/%2e%2e/%2e%2e/%2e%2e/api/catalog/x",
@@ -38,7 +29,7 @@ struct HostileTargetGatewayTests {
                         let applied = received.header("X-AttestGuard-Protection").flatMap(RouteProtection.init(rawValue:)) ?? .open
                         for reading in HostileTargets.upstreamReadings(of: received.target) {
                             let own = try #require(try policies.decide(host: "shop.example", method: "GET", requestTarget: reading), "\(reading)")
-                            #expect(Self.rank(own.protection) <= Self.rank(applied), "\(name): \(target) reached the upstream as \(received.target) under \(applied); \(reading) is \(own.protection)")
+                            #expect(own.protection.strictness <= applied.strictness, "\(name): \(target) reached the upstream as \(received.target) under \(applied); \(reading) is \(own.protection)")
                         }
                     }
                 }

@@ -38,20 +38,16 @@ enum LabelFile {
         }
     }
 
-    /// JSON lines, each read with the API's JSON rules (``JSONBody/textProblem(_:)``: UTF-8, no `null`, no key
-    /// twice, no trailing comma), so that a file and `POST /v1/labels` accept the same objects.
+    /// JSON lines, each read with the API's JSON rules (``JSONBody/decodeStrictly(_:from:)``: UTF-8, no `null`, no
+    /// key twice, no trailing comma, no unknown member), so that a file and `POST /v1/labels` accept the same objects.
     private static func jsonLines(_ scalars: [Unicode.Scalar]) throws(LineError) -> [(line: Int, fields: LabelFields)] {
         var labels: [(line: Int, fields: LabelFields)] = []
         for (index, line) in scalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             var text = String(String.UnicodeScalarView(line))
             if text.unicodeScalars.last == "\r" { text.unicodeScalars.removeLast() }
             guard !text.allSatisfy(\.isWhitespace) else { continue }
-            let bytes = Array(text.utf8)
-            if let problem = JSONBody.textProblem(bytes) {
-                throw LineError(line: index + 1, message: "\(problem.code): \(problem.message)")
-            }
             do {
-                labels.append((index + 1, try StrictJSONDecoding.decode(LabelFields.self, from: Data(bytes))))
+                labels.append((index + 1, try JSONBody.decodeStrictly(LabelFields.self, from: Data(text.utf8))))
             } catch let error as APIError {
                 throw LineError(line: index + 1, message: "\(error.code): \(error.message)")
             } catch {

@@ -27,7 +27,7 @@ struct ForwardAuthRoutes {
         self.answerWithin = settings.answerWithin
     }
 
-    /// `HEAD` is routed as `GET` (``HeadAsGetMiddleware``): the protected request's method is `X-Original-Method`.
+    /// `HEAD` is routed as `GET` (``HeadAsGet``): the protected request's method is `X-Original-Method`.
     static let methods: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete, .options]
 
     func register(on router: Router<AttestGuardRequestContext>, keys: APIKeyRing) {

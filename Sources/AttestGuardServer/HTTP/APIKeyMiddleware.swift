@@ -66,4 +66,11 @@ extension AttestGuardRequestContext {
             throw APIError(.forbidden, code: .forbidden, "this API key may not use app \(appId)")
         }
     }
+
+    /// Refuses (403) a key limited to some apps: `what` changes every app's (a rule or gateway-policy reload).
+    func requireAccessToEveryApp(for what: String) throws {
+        guard let apiKey, apiKey.apps == nil else {
+            throw APIError(.forbidden, code: .forbidden, "\(what) changes every app's: it needs an admin key for every app")
+        }
+    }
 }

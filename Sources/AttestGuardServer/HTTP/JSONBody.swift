@@ -1,6 +1,6 @@
 import AttestGuardEngine
 import AttestVocabulary
-import Foundation
+package import Foundation
 import Hummingbird
 import NIOCore
 
@@ -33,9 +33,8 @@ package struct JSONBody {
         if contentType == nil, buffer.readableBytes > 0 {
             throw Self.unsupportedMediaType
         }
-        if let problem = Self.textProblem(buffer.readableBytesView) { throw problem }
         do {
-            return try StrictJSONDecoding.decode(Value.self, from: Data(buffer.readableBytesView))
+            return try Self.decodeStrictly(Value.self, from: Data(buffer.readableBytesView))
         } catch let error as DecodingError {
             throw APIError.badRequest(Self.code(for: error), Self.describe(error))
         } catch let error as APIError {
@@ -52,10 +51,18 @@ package struct JSONBody {
         .unsupportedMediaType, code: .unsupportedMediaType, "send the body as application/json (the only parameter allowed is charset=utf-8)"
     )
 
+    /// `Value` from JSON text as every reader of API JSON reads it (routes, the label import): the text guards
+    /// (``textProblem(_:)``), then a decoding that refuses unread members (``StrictJSONDecoding``). Throws the
+    /// guards' and the members' ``APIError``, and the decoder's `DecodingError` for the caller to describe.
+    package static func decodeStrictly<Value: Decodable>(_ type: Value.Type, from json: Data) throws -> Value {
+        if let problem = textProblem(json) { throw problem }
+        return try StrictJSONDecoding.decode(type, from: json)
+    }
+
     /// What the guards refuse in JSON text before any decoder reads it, or `nil`: not UTF-8, a `null`, a key twice
     /// in one object, a trailing comma. Every reader of API JSON (routes, the label import) runs it, so that one text
     /// reads the same everywhere.
-    package static func textProblem(_ bytes: some Collection<UInt8>) -> APIError? {
+    static func textProblem(_ bytes: some Collection<UInt8>) -> APIError? {
         if !isUTF8Text(bytes) {
             return APIError.badRequest(.malformedJSON, "the body must be JSON text in UTF-8, without a byte order mark")
         }

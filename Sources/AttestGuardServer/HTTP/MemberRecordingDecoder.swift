@@ -1,14 +1,14 @@
 import AttestVocabulary
-package import Foundation
+import Foundation
 
 /// Decodes a body with `JSONDecoder` and refuses members the body type does not read: a misspelled `"userid"` would
 /// otherwise be dropped without a word (a challenge bound to no user). It wraps the decoder the type is given, so
 /// that every keyed container records the keys the JSON object has and the keys the type asked for; a key present
 /// and never asked for is 400 `invalid_field` naming it. Written by hand because neither Foundation's decoder nor a
 /// package reports unread members; every route's tests and the hostile-input suite exercise it.
-package enum StrictJSONDecoding {
+enum StrictJSONDecoding {
     /// `Value` from `data`, refusing unread members.
-    package static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
+    static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
         let recorder = MemberRecorder()
         let decoder = JSONDecoder()
         decoder.userInfo[MemberRecorder.userInfoKey] = recorder

@@ -19,9 +19,7 @@ struct GatewayAdminRoutes {
     }
 
     @Sendable func reload(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
-        guard context.apiKey?.apps == nil else {
-            throw APIError(.forbidden, code: .forbidden, "a reload loads every app's gateway policies: it needs an admin key for every app")
-        }
+        try context.requireAccessToEveryApp(for: "a reload of the gateway policies")
         // Reading the files blocks: on NIO's thread pool, not on the connection's event loop.
         let reloader = self.reloader
         let after = try await NIOThreadPool.singleton.runIfActive { reloader.reload(reason: "admin request") }

@@ -32,10 +32,7 @@ struct RuleAdminRoutes {
     }
 
     @Sendable func reload(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
-        // The rule set is every app's: a key limited to some apps may not reload it.
-        guard context.apiKey?.apps == nil else {
-            throw APIError(.forbidden, code: .forbidden, "a reload loads the rule set of every app: it needs an admin key for every app")
-        }
+        try context.requireAccessToEveryApp(for: "a reload of the rule set")
         // Reading and compiling the files blocks: on NIO's thread pool, not on the connection's event loop.
         let reloader = self.reloader
         let after = try await NIOThreadPool.singleton.runIfActive { reloader.reload(reason: "admin request") }

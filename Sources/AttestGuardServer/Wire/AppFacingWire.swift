@@ -65,25 +65,15 @@ struct AppDeviceCheckResponseBody: Encodable {
     }
 }
 
+/// An app-facing request body: it may carry the identity fields (`appId`, `userId`, `ip`) and AttestGuard does not read
+/// them (contract: the gateway says who asks).
+protocol AppFacingBody: IgnoredMembers {}
 
-/// The identity fields an app-facing body may carry and AttestGuard does not read: the gateway says who asks.
-extension AppChallengeRequestBody: IgnoredMembers {
-    static var ignoredMembers: Set<String> { AppFacingIdentity.fields }
+extension AppFacingBody {
+    static var ignoredMembers: Set<String> { ["appId", "userId", "ip"] }
 }
 
-extension AppAttestationRequestBody: IgnoredMembers {
-    static var ignoredMembers: Set<String> { AppFacingIdentity.fields }
-}
-
-extension AppDeviceCheckRequestBody: IgnoredMembers {
-    static var ignoredMembers: Set<String> { AppFacingIdentity.fields }
-}
-
-/// The identity fields of the app-facing routes' bodies (contract: "identity fields in a body are not read").
-enum AppFacingIdentity {
-    static let fields: Set<String> = ["appId", "userId", "ip"]
-}
-
-extension AttestationOutcomeReport: IgnoredMembers {
-    static var ignoredMembers: Set<String> { AppFacingIdentity.fields }
-}
+extension AppChallengeRequestBody: AppFacingBody {}
+extension AppAttestationRequestBody: AppFacingBody {}
+extension AppDeviceCheckRequestBody: AppFacingBody {}
+extension AttestationOutcomeReport: AppFacingBody {}

@@ -51,11 +51,16 @@ public struct APIError: HTTPResponseError, Sendable {
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        let data = (try? JSONResponse.encoder.encode(ErrorEnvelope(error: .init(code: code.rawValue, message: message)))) ?? Data(#"{"error":{"code":"\#(ErrorCode.internalError)","message":""}}"#.utf8)
         var headers = headers
         headers[.contentType] = "application/json"
         if let retryAfterSeconds { headers[.retryAfter] = String(retryAfterSeconds) }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// The JSON body: `{"error": {"code", "message"}}`.
+    var body: Data {
+        (try? JSONResponse.encoder.encode(ErrorEnvelope(error: .init(code: code.rawValue, message: message))))
+            ?? Data(#"{"error":{"code":"\#(ErrorCode.internalError)","message":""}}"#.utf8)
     }
 }
 

@@ -2,6 +2,7 @@ import EventLoopConcurrency
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTP1
 
 /// A server child channel that handles each connection on the event loop that owns its socket: it wraps another
 /// child channel (HTTP/1.1) and runs the wrapped `handle` with that loop's ``EventLoopTaskExecutor`` as the task's
@@ -17,7 +18,8 @@ struct EventLoopPinnedChannel<Base: ServerChildChannel>: ServerChildChannel {
 
     let base: Base
     let executors: EventLoopTaskExecutors
-    /// The read and shutdown deadlines installed on every connection (``ConnectionDeadlines``).
+    /// The read and shutdown deadlines installed on every connection (``ConnectionDeadlines``); the parser's refusals
+    /// are answered in the API's error shape (``HTTP1Framing``).
     let connections: ConnectionSettings
 
     init(_ base: Base, executors: EventLoopTaskExecutors, connections: ConnectionSettings) {
@@ -30,6 +32,9 @@ struct EventLoopPinnedChannel<Base: ServerChildChannel>: ServerChildChannel {
         let connections = connections
         return base.setup(channel: channel, logger: logger).flatMapThrowing { value in
             try ConnectionDeadlines.install(on: channel, settings: connections)
+            let operations = channel.pipeline.syncOperations
+            let parser = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try operations.addHandler(HTTP1Framing(logger: logger), position: .after(parser))
             return value
         }
     }

@@ -46,8 +46,9 @@ info:
     (`method_not_allowed`, with `Allow`), 409 conflict with stored state, 413 body too large, 415 a body not
     labelled `application/json` (no parameter but `charset=utf-8`), 422 a verification check failed, 429 rate
     limited (with `Retry-After`), 503 the store is unavailable (with `Retry-After`; verification fails closed).
-    Broken HTTP framing (a bad chunk size, an unsupported `Transfer-Encoding`, a body cut short) is 400
-    `malformed_request` and closes the connection; a request whose head is itself unparseable gets an empty 400.
+    Broken HTTP framing (a bad chunk size, an unsupported `Transfer-Encoding`, a body cut short, HTTP/1.1 without
+    `Host`, a head the HTTP parser refuses) is 400 `malformed_request`, with the error body and `X-Request-Id`, and
+    closes the connection.
     No input produces a 5xx. The DeviceCheck routes add 502 (Apple
     refused the server's own credentials or answered unreadably) and 503 for Apple itself (`devicecheck_unavailable`
     without Apple credentials; outages with `Retry-After`).

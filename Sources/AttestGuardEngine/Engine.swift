@@ -24,6 +24,8 @@ public struct Engine: Sendable {
     /// Each app's latest risk-metric baseline, held in memory for the `app.risk_metric.*` and
     /// `receipt.risk_metric_percentile` signals; the server fills it from the store.
     public let baselines: RiskBaselineBook
+    /// Forward-auth answers per app, route and outcome, counted here and added to the store behind the requests.
+    public let gatewayChecks: GatewayCheckRecorder
     /// Bounds each user's attestation outcome reports (``AttestationOutcomes/report(_:appId:user:)``).
     let outcomeReportQuota = AttestationOutcomes.ReportQuota()
 
@@ -65,5 +67,6 @@ public struct Engine: Sendable {
             ruleSets: { [rules.ruleSet] + (shadowRules.map { [$0.ruleSet] } ?? []) }
         )
         self.console = ConsoleReports(store: store, apps: apps, clock: clock)
+        self.gatewayChecks = GatewayCheckRecorder(store: store)
     }
 }

@@ -10,7 +10,7 @@ public import Foundation
 /// transaction, never read-then-write. Refusals come back as ``StoreRejection`` values inside the outcome;
 /// thrown ``StoreError``s mean the store itself failed (``StoreError/Code/unavailable`` for an unreachable
 /// database).
-public protocol RiskStore: ReceiptScheduleStore, DeviceCheckStore, VelocityStore, DecisionLogStore, HistoryStore, ConsoleStore,
+public protocol RiskStore: ReceiptScheduleStore, DeviceCheckStore, VelocityStore, DecisionLogStore, HistoryStore, ConsoleStore, GatewayCheckStore,
     ServerProcessStore, AppPolicyOverrideStore, AttestationRampStore, LabelStore, RiskBaselineStore
 {
     /// Stores a challenge unless the user already holds `quota.maximumPerUser` challenges issued within

@@ -90,6 +90,8 @@ enum ForwardAuthHarness {
             "ATTESTGUARD_GATEWAY_POLICY_DIRECTORY": policies.path,
             "ATTESTGUARD_RULES_DIRECTORY": rules.path,
             "ATTESTGUARD_APPS_MAIN_ATTESTATION_REQUIRED_PERCENT": String(requiredPercent),
+            "ATTESTGUARD_CONSOLE_SESSION_SECRET_ENV": "TEST_CONSOLE_SECRET",
+            "TEST_CONSOLE_SECRET": "a-console-session-secret-of-32-characters",
             // The suite shares two cores with every other: no request may run into forward-auth's deadline here.
             "ATTESTGUARD_GATEWAY_ANSWER_WITHIN_MILLISECONDS": "60000",
         ]

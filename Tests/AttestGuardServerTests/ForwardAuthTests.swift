@@ -243,6 +243,21 @@ struct ForwardAuthTests {
             #expect(counted("/api/account", "invalid", "refused") && counted("/api/account", "invalid", "passed"), "\(metrics)")
             #expect(counted("/api/orders", "missing", "passed") && counted("/api/promos/claim", "missing", "refused"))
             #expect(counted("/api/profile", "denied", "passed") && counted("/api/account", "verified", "passed"))
+
+            // The console's rollout page shows the same per route, from the store (every process's counts).
+            try await #require(api.engine).gatewayChecks.flush()
+            let session = try await ConsoleRouteTests.session(api, key: ServerHarness.adminKey)
+            let page = try await ConsoleRouteTests.get(api, "/console/rollout?range=1h", cookie: session).text
+            func cell(_ route: String, _ outcome: String) -> Int? {
+                guard let row = page.range(of: #"<tr data-route="\#(route)">"#) else { return nil }
+                let rest = page[row.upperBound...].prefix { $0 != "\n" }
+                guard let cell = rest.range(of: #"data-outcome="\#(outcome)">"#) else { return nil }
+                return Int(rest[cell.upperBound...].prefix { $0.isNumber })
+            }
+            #expect(cell("/api/account", "invalid") == 2 && cell("/api/account", "verified") == 1, "\(page)")
+            #expect(cell("/api/account", "refused") == 1 && cell("/api/account", "under-require") == 2)
+            #expect(cell("/api/orders", "missing") == 1 && cell("/api/promos/claim", "missing") == 1)
+            #expect(cell("/api/profile", "denied") == 1 && cell("/api/profile", "under-require") == 1)
         }
     }
 

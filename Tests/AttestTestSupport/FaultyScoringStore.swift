@@ -86,6 +86,11 @@ public final class FaultyScoringStore: RiskStore {
     public func riskMetricCounts(appId: String, limit: Int) async throws -> [RiskMetricCount] {
         try await base.riskMetricCounts(appId: appId, limit: limit)
     }
+    public func addGatewayChecks(_ counts: [GatewayCheckCount]) async throws { try await base.addGatewayChecks(counts) }
+    public func gatewayChecks(appId: String, from: Int64, to: Int64, limit: Int) async throws -> [GatewayCheckCount] {
+        try await base.gatewayChecks(appId: appId, from: from, to: to, limit: limit)
+    }
+    public func purgeGatewayChecks(before: Int64) async throws -> Int { try await base.purgeGatewayChecks(before: before) }
     public func recordServerProcess(_ record: ServerProcessRecord) async throws { try await base.recordServerProcess(record) }
     public func serverProcesses(seenSince since: Date) async throws -> [ServerProcessRecord] { try await base.serverProcesses(seenSince: since) }
     public func appPolicyOverrides() async throws -> [AppPolicyOverride] { try await base.appPolicyOverrides() }

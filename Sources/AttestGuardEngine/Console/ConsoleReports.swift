@@ -33,6 +33,24 @@ public struct ConsoleReports: Sendable {
         )
     }
 
+    /// The most rows (route × outcome × result) the forward-auth report reads.
+    public static let maximumGatewayCheckRows = 5_000
+
+    /// The app's forward-auth answers per protected route over `range`, every process's (each adds its counts
+    /// every second: the newest second may be missing).
+    /// - Throws: `invalid_field`, `app_not_found`, `store_unavailable`.
+    public func gatewayChecks(appId: String, range: ConsoleRange) async throws -> GatewayCheckReport {
+        _ = try apps.policy(for: appId)
+        let (from, to) = range.window(endingAt: clock.now())
+        let limit = Self.maximumGatewayCheckRows
+        let counts = try await withStore {
+            try await store.gatewayChecks(
+                appId: appId, from: GatewayCheckCount.bucketStart(of: from), to: GatewayCheckCount.bucketStart(of: to), limit: limit + 1
+            )
+        }
+        return GatewayCheckReport(appId: appId, from: from, to: to, counts: Array(counts.prefix(limit)), truncated: counts.count > limit)
+    }
+
     /// How the app's active keys spread over the risk metric.
     /// - Throws: `invalid_field`, `app_not_found`, `store_unavailable`.
     public func riskMetrics(appId: String) async throws -> RiskMetricReport {

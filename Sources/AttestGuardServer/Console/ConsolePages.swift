@@ -34,9 +34,11 @@ struct ConsolePages: Sendable {
 
     @Sendable func rollout(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
         let scope = try scope(request, context)
-        let report = try await engine.console.verdicts(appId: scope.appId, range: scope.range)
+        async let verdicts = engine.console.verdicts(appId: scope.appId, range: scope.range)
+        async let checks = engine.console.gatewayChecks(appId: scope.appId, range: scope.range)
+        let report = try await verdicts
         let frame = ConsoleFrame(title: "Attestation rollout", path: "/console/rollout", scope: scope, to: report.to)
-        return templates.page("rollout", RolloutPage(frame: frame, report))
+        return templates.page("rollout", RolloutPage(frame: frame, report, gatewayChecks: try await checks))
     }
 
     @Sendable func risk(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {

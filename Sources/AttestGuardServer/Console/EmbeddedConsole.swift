@@ -97,6 +97,21 @@ per bucket, beside the share of users the app requires to attest (the dashed lin
 </tbody>
 </table>
 {{/report}}
+{{#gatewayChecks}}
+<h2>Forward-auth answers by route</h2>
+<p>What the gateway's checks found on each protected route over the range, every server process's answers (added
+about every second). <em>would refuse under require</em> counts every answer but an assertion that verified and
+passed its verdict: what the route would turn away if its protection became <code>require</code>.</p>
+<table class="buckets" data-table="gateway-checks">
+<thead><tr><th>route</th>{{#outcomes}}<th>{{.}}</th>{{/outcomes}}<th>refused</th><th>would refuse under require</th></tr></thead>
+<tbody>
+{{#routes}}<tr data-route="{{route}}"><td>{{route}}</td>{{#cells}}<td class="n" data-outcome="{{outcome}}">{{count}}</td>{{/cells}}<td class="n" data-outcome="refused">{{refused}}</td><td class="n" data-outcome="under-require">{{refusedUnderRequire}} ({{shareUnderRequire}})</td></tr>
+{{/routes}}
+</tbody>
+</table>
+{{^routes}}<p data-empty="gateway-checks">No forward-auth answers in this range.</p>{{/routes}}
+{{#truncated}}<p>More routes and outcomes than one page counts: the table shows the first.</p>{{/truncated}}
+{{/gatewayChecks}}
 {{#frame}}{{>footer}}{{/frame}}
 """#,
         "rules": #"""

@@ -159,11 +159,44 @@ struct RolloutPage: Sendable {
         var chart: BarChart
     }
 
+    /// One protected route's forward-auth answers: a cell per ``GatewayCheckOutcome``, in its order.
+    struct GatewayRoute: Sendable {
+        struct Cell: Sendable {
+            var outcome: String
+            var count: Int64
+        }
+
+        var route: String
+        var cells: [Cell]
+        var refused: Int64
+        var refusedUnderRequire: Int64
+        var shareUnderRequire: String
+    }
+
+    struct GatewayChecks: Sendable {
+        var outcomes: [String]
+        var routes: [GatewayRoute]
+        var truncated: Bool
+    }
+
     var frame: ConsoleFrame
     var report: Report
+    var gatewayChecks: GatewayChecks
 
-    init(frame: ConsoleFrame, _ report: VerdictReport) {
+    init(frame: ConsoleFrame, _ report: VerdictReport, gatewayChecks: GatewayCheckReport) {
         self.frame = frame
+        let outcomes = GatewayCheckOutcome.allCases.map(\.rawValue)
+        self.gatewayChecks = GatewayChecks(
+            outcomes: outcomes,
+            routes: gatewayChecks.routes.map { route in
+                GatewayRoute(
+                    route: route.route, cells: outcomes.map { GatewayRoute.Cell(outcome: $0, count: route.outcomes[$0] ?? 0) },
+                    refused: route.refused, refusedUnderRequire: route.refusedUnderRequire,
+                    shareUnderRequire: ConsoleText.share(Int(route.refusedUnderRequire), of: Int(route.total))
+                )
+            },
+            truncated: gatewayChecks.truncated
+        )
         let withKey = report.buckets.reduce(0) { $0 + $1.withKey }
         let withoutKey = report.buckets.reduce(0) { $0 + $1.withoutKey }
         let long = report.range == .week

@@ -59,6 +59,12 @@ struct ForwardAuthRoutes {
         }
     }
 
+    /// Counts one answer of `route`: in the metric, and in the store for the console (``GatewayCheckRecorder``).
+    private func count(_ outcome: GatewayCheckOutcome, route: RouteDecision, passed: Bool) {
+        GatewayCheckOutcome.record(outcome, route: route, passed: passed)
+        engine.gatewayChecks.note(appId: route.appId, route: route.pattern ?? GatewayCheckOutcome.defaultRoute, outcome: outcome.rawValue, passed: passed, at: engine.clock.now())
+    }
+
     /// The verdict for the request, or `nil` for an open route; throws the refusals. Counts every answer once a
     /// route owns the request (``GatewayCheckOutcome``).
     private func decide(_ asked: ForwardAuthRequest, context: AttestGuardRequestContext) async throws -> ForwardAuthVerdict? {
@@ -72,22 +78,22 @@ struct ForwardAuthRoutes {
             throw ForwardAuthRefusal(precise: error, answer: .forbidden)
         }
         if route.protection == .open {
-            GatewayCheckOutcome.record(.open, route: route, passed: true)
+            count(.open, route: route, passed: true)
             return nil
         }
         do {
             let (verdict, found) = try await check(asked, route: route, context: context)
             let outcome: GatewayCheckOutcome = !verdict.passes || verdict.monitorMark == .requestDenied ? .denied : found
-            GatewayCheckOutcome.record(outcome, route: route, passed: verdict.passes)
+            count(outcome, route: route, passed: verdict.passes)
             return verdict
         } catch let refusal as ForwardAuthRefusal {
-            GatewayCheckOutcome.record(GatewayCheckOutcome(refusing: refusal.precise.code, credentialFault: refusal.answer == .unauthorized), route: route, passed: false)
+            count(GatewayCheckOutcome(refusing: refusal.precise.code, credentialFault: refusal.answer == .unauthorized), route: route, passed: false)
             throw refusal
         } catch let error as EngineError {
-            GatewayCheckOutcome.record(GatewayCheckOutcome(refusing: error.code, credentialFault: ForwardAuthRefusal.isCredentialFault(error)), route: route, passed: false)
+            count(GatewayCheckOutcome(refusing: error.code, credentialFault: ForwardAuthRefusal.isCredentialFault(error)), route: route, passed: false)
             throw error
         } catch {
-            GatewayCheckOutcome.record(.error, route: route, passed: false)
+            count(.error, route: route, passed: false)
             throw error
         }
     }

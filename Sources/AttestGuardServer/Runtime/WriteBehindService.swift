@@ -7,7 +7,8 @@ import ServiceLifecycle
 import Synchronization
 
 /// Writes what the request path queued: the velocity increments (so other processes see them within about two
-/// intervals), the decision log entries and the keys verdicts named (``KeyUseRecorder``). A flush starts every `interval` and sends its chunks spread over
+/// intervals), the decision log entries, the keys verdicts named (``KeyUseRecorder``) and the forward-auth answers'
+/// counts (``GatewayCheckRecorder``, whose buckets past eight days it deletes with the decision log's days). A flush starts every `interval` and sends its chunks spread over
 /// `spread` of it, side by side, so that the database spends no more than about a millisecond of a core on one
 /// statement while requests wait; a flush that runs long delays the next one, never overlaps it. Beside the
 /// flushes, every `compactEvery` it rolls aged velocity buckets up into coarser ones (paced, see
@@ -109,6 +110,7 @@ struct WriteBehindService: Service {
             if clock.now - lastPurge >= purgeEvery {
                 lastPurge = clock.now
                 await purgeDecisionLog()
+                await purgeGatewayChecks()
             }
         }
     }
@@ -118,7 +120,16 @@ struct WriteBehindService: Service {
         async let velocity: Void = flushVelocity(spreadingOver: spread)
         async let decisions: Void = flushDecisionLog(spreadingOver: spread)
         async let keyUse: Void = flushKeyUse()
-        _ = await (velocity, decisions, keyUse)
+        async let gatewayChecks: Void = flushGatewayChecks()
+        _ = await (velocity, decisions, keyUse, gatewayChecks)
+    }
+
+    private func flushGatewayChecks() async {
+        do {
+            try await engine.gatewayChecks.flush()
+        } catch {
+            logger.warning("forward-auth counts write failed; counts kept for the next flush", metadata: ["error": .string(String(describing: error))])
+        }
     }
 
     private func flushKeyUse() async {
@@ -162,6 +173,14 @@ struct WriteBehindService: Service {
             _ = try await engine.scorer.decisionLog.purge(now: engine.clock.now())
         } catch {
             logger.warning("purge of decision log days failed", metadata: ["error": .string(String(describing: error))])
+        }
+    }
+
+    private func purgeGatewayChecks() async {
+        do {
+            _ = try await engine.gatewayChecks.purge(now: engine.clock.now())
+        } catch {
+            logger.warning("purge of old forward-auth counts failed", metadata: ["error": .string(String(describing: error))])
         }
     }
 

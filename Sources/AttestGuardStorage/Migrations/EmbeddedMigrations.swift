@@ -424,6 +424,23 @@ CREATE TABLE attestation_outcome_reporters (
     PRIMARY KEY (app_id, period_start, reporter, outcome)
 );
 """#),
+        Migration(version: 24, name: "gateway_checks", sql: #"""
+-- AttestGuard schema 24: forward-auth answers per app, policy route, outcome (verified, unattested, missing, invalid,
+-- replayed, denied, open, error) and result (passed or refused), in five-minute buckets (bucket_start: seconds since
+-- 1970, a multiple of 300). Each process counts in memory and adds its counts in batches behind the request path;
+-- the console's rollout page sums them over its range, so that an operator sees what `require` would refuse on a
+-- route before turning it on. Buckets older than eight days are deleted.
+CREATE TABLE gateway_checks (
+    bucket_start bigint  NOT NULL,
+    app_id       text    NOT NULL,
+    route        text    NOT NULL,
+    outcome      text    NOT NULL,
+    passed       boolean NOT NULL,
+    count        bigint  NOT NULL,
+    PRIMARY KEY (app_id, bucket_start, route, outcome, passed)
+);
+CREATE INDEX gateway_checks_age ON gateway_checks (bucket_start);
+"""#),
     ]
     /// The migrations in `SQL/sqlite/`, in order.
     public static let sqlite: [Migration] = [
@@ -777,6 +794,21 @@ CREATE TABLE attestation_outcome_reporters (
     outcome      TEXT    NOT NULL,
     PRIMARY KEY (app_id, period_start, reporter, outcome)
 );
+"""#),
+        Migration(version: 24, name: "gateway_checks", sql: #"""
+-- AttestGuard schema 24: forward-auth answers per app, policy route, outcome and result (passed 1, refused 0), in
+-- five-minute buckets (bucket_start: seconds since 1970, a multiple of 300), added in batches by each process and
+-- summed by the console's rollout page. Buckets older than eight days are deleted.
+CREATE TABLE gateway_checks (
+    bucket_start INTEGER NOT NULL,
+    app_id       TEXT    NOT NULL,
+    route        TEXT    NOT NULL,
+    outcome      TEXT    NOT NULL,
+    passed       INTEGER NOT NULL,
+    count        INTEGER NOT NULL,
+    PRIMARY KEY (app_id, bucket_start, route, outcome, passed)
+);
+CREATE INDEX gateway_checks_age ON gateway_checks (bucket_start);
 """#),
     ]
 }

@@ -12,12 +12,14 @@ final class PostgresReplica: Sendable {
 
     /// The replica's delay: zero while it has replayed everything it received and still streams; else the time
     /// since the last transaction it replayed (so a replica cut off from its primary falls behind as time passes).
-    /// A host that is not in recovery is a primary: no delay.
+    /// A host that is not in recovery is a primary: no delay. PostgreSQL shows the WAL receiver's status only to roles
+    /// with `pg_read_all_stats`; to a plain read-only role it shows the receiver's process alone, which then stands
+    /// for a receiver that streams (else an idle primary would make such a replica look ever further behind).
     static let lagQuery: PostgresQuery = """
         SELECT CASE
             WHEN NOT pg_is_in_recovery() THEN 0
             WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn()
-                AND EXISTS (SELECT 1 FROM pg_stat_wal_receiver WHERE status = 'streaming') THEN 0
+                AND EXISTS (SELECT 1 FROM pg_stat_wal_receiver WHERE pid IS NOT NULL AND coalesce(status, 'streaming') = 'streaming') THEN 0
             ELSE coalesce(extract(epoch FROM now() - pg_last_xact_replay_timestamp()), 0)
         END::float8
         """
@@ -61,7 +63,10 @@ final class PostgresReplica: Sendable {
     private func measure() async {
         while !Task.isCancelled {
             do {
-                let rows = try await hosts.perform { client in try await client.query(Self.lagQuery).collect() }
+                let logger = self.logger
+                let rows = try await hosts.perform { client in
+                    try await client.withHeldConnection { try await $0.query(Self.lagQuery, logger: logger).collect() }
+                }
                 let seconds = try rows.first?.decode(Double.self) ?? 0
                 let host = try hosts.servingNow()?.host
                 measured.withLock { $0 = ReplicaLag(delay: .milliseconds(Int64(seconds * 1_000)), host: host, measuredAt: .now) }

@@ -43,7 +43,7 @@ public struct MetricFamily: Sendable, Hashable {
         verdicts, ruleDecisions, ruleHits, scoreDuration, shadowVerdicts,
         rulesLoaded, rulesReloads, rulesLastReloadSuccessful, rulesLastReloadSuccessTimestamp,
         velocityPendingBuckets, velocityDropped, velocityRolledUpBuckets, decisionLogQueued, decisionLogDropped,
-        storePrimaryUp, storeReplicaUp, storeReplicaLag,
+        storePrimaryUp, storeReplicaUp, storeReplicaLag, storeOperationsTimedOut, storeOperationsAbandoned, storeCommitsWaitingOnStandby,
     ]
 
     // MARK: HTTP
@@ -237,5 +237,17 @@ public struct MetricFamily: Sendable, Hashable {
     public static let storeReplicaLag = MetricFamily(
         name: "attestguard_store_replica_lag_seconds", kind: .gauge,
         help: "How far the read replica is behind the primary, as last measured (with a replica only)."
+    )
+    public static let storeOperationsTimedOut = MetricFamily(
+        name: "attestguard_store_operations_timed_out_total", kind: .counter,
+        help: "PostgreSQL operations past database.timeoutMilliseconds, answered 503 store_unavailable; their connections are closed (PostgreSQL only)."
+    )
+    public static let storeOperationsAbandoned = MetricFamily(
+        name: "attestguard_store_operations_abandoned_total", kind: .counter,
+        help: "PostgreSQL operations still running 500 ms after their deadline, left to finish without their request (PostgreSQL only)."
+    )
+    public static let storeCommitsWaitingOnStandby = MetricFamily(
+        name: "attestguard_store_commits_waiting_on_standby", kind: .gauge,
+        help: "This process's role's commits waiting over a second for a synchronous standby, as last probed (PostgreSQL only)."
     )
 }

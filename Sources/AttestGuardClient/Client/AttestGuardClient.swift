@@ -127,7 +127,9 @@ public struct AttestGuardClient: Sendable {
     /// `assertion_already_accepted`), up to three times when a concurrent request of the same key was accepted
     /// with a higher counter first (`counter_not_increasing`), and attests a new key once on `key_not_found` or
     /// `key_superseded`: those
-    /// answers come from the gateway, so the app's server never saw the request. A request that went without a key
+    /// answers come from the gateway, so the app's server never saw the request. A request that is not sent twice
+    /// and meets `assertion_already_accepted` throws ``AttestGuardClientError/Code/mayHaveSucceeded``: a copy of it
+    /// passed before. A request that went without a key
     /// (the rollout had not asked the user to attest) and was refused `assertion_missing` attests a key and is signed
     /// again, once. After a transport error it
     /// sends again only a request whose method is idempotent. A revoked key throws ``AttestGuardClientError/Code/keyRevoked``.
@@ -165,9 +167,15 @@ public struct AttestGuardClient: Sendable {
                 continue
             } else if Self.challengeRefusals.contains(code), !resignedForChallenge {
                 resignedForChallenge = true
-            } else if code == .assertionAlreadyAccepted, Self.isIdempotent(request.httpMethod ?? "GET"), !resignedForChallenge {
-                // This very signature was accepted before: a copy of the request (a retry below the client) passed
-                // the gateway. Only a request that may be sent twice is sent again.
+            } else if code == .assertionAlreadyAccepted, !Self.isIdempotent(request.httpMethod ?? "GET"), !resignedForChallenge {
+                // This very signature was accepted before: a copy of the request (a retry below the client, or a
+                // first copy whose answer was lost) passed the gateway. It is not sent again, and not a failure.
+                throw AttestGuardClientError(
+                    .mayHaveSucceeded, "a copy of this \(request.httpMethod ?? "POST") was accepted before; check its effect before repeating it",
+                    answer: answer
+                )
+            } else if code == .assertionAlreadyAccepted, !resignedForChallenge {
+                // The same, for a request that may be sent twice: sent again with a new signature.
                 resignedForChallenge = true
             } else if code == .counterNotIncreasing, resignedForCounter < Self.counterRaceResigns {
                 // Requests signed at the same time reached the gateway out of order: a later assertion of this key

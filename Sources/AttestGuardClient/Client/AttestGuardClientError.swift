@@ -14,6 +14,7 @@ public struct AttestGuardClientError: Error, Sendable, CustomStringConvertible {
             case unexpectedResponse = "unexpected_response"
             case transport = "transport"
             case keyStore = "key_store"
+            case mayHaveSucceeded = "may_have_succeeded"
         }
 
         private let value: Value
@@ -41,13 +42,19 @@ public struct AttestGuardClientError: Error, Sendable, CustomStringConvertible {
         public static let transport = Code(.transport)
         /// The Keychain (the ``KeyIdStore``) failed.
         public static let keyStore = Code(.keyStore)
+        /// A request that is not sent twice (a `POST`) was refused `assertion_already_accepted`: a copy of this very
+        /// signed request reached the gateway before and was accepted (a retry below the client, or a first copy
+        /// whose answer was lost, say as a 503 after the commit). Treat it as possibly done: check its effect (the
+        /// order, the claim) before asking the user to do it again. ``answer`` is the refusal.
+        public static let mayHaveSucceeded = Code(.mayHaveSucceeded)
 
         public var description: String { value.rawValue }
     }
 
     public let code: Code
     public let message: String
-    /// The gateway's answer, for ``Code/refused``, ``Code/keyRevoked`` and ``Code/hashConventionMismatch``.
+    /// The gateway's answer, for ``Code/refused``, ``Code/keyRevoked``, ``Code/hashConventionMismatch`` and
+    /// ``Code/mayHaveSucceeded``.
     public let answer: ServerAnswer?
     /// The error underneath, for ``Code/transport``, ``Code/keyStore`` and the App Attest failures.
     public let underlying: (any Error)?

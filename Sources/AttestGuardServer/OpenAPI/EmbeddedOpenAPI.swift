@@ -3339,6 +3339,25 @@ components:
           description: The store's applied migration number.
         replica:
           $ref: '#/components/schemas/ReplicaReadiness'
+        standby:
+          $ref: '#/components/schemas/StandbyReadiness'
+
+    StandbyReadiness:
+      type: object
+      description: >-
+        Present only while the primary's commits have waited over a second for a synchronous standby (PostgreSQL's
+        `synchronous_standby_names`) that does not confirm them: every write then answers 503 `store_unavailable` at
+        its deadline, its transaction committed on the primary but not confirmed by the standby. It does not decide
+        readiness: every process shares the primary, and reads and verdicts go on.
+      required: [status, commitsWaiting]
+      properties:
+        status:
+          type: string
+          const: unavailable
+        commitsWaiting:
+          type: integer
+          minimum: 1
+          description: This server role's commits waiting over a second, as last probed (every second).
 
     ReplicaReadiness:
       type: object
@@ -3382,6 +3401,8 @@ components:
           type: string
         replica:
           $ref: '#/components/schemas/ReplicaReadiness'
+        standby:
+          $ref: '#/components/schemas/StandbyReadiness'
 
     TrustMode:
       type: string

@@ -41,6 +41,16 @@ struct OperationsRoutes {
         /// The read replica (`database.readUrl`), when there is one; it does not decide readiness, since the
         /// verification path never reads it.
         var replica: ReplicaReadiness?
+        /// Present while the primary's commits wait for a synchronous standby that does not confirm them. It does
+        /// not decide readiness: every process shares the primary, reads and verdicts go on, and writes answer 503
+        /// at their deadline; taking every process out of the load balancer would refuse those too.
+        var standby: StandbyReadiness?
+    }
+
+    struct StandbyReadiness: Encodable {
+        /// `unavailable`: commits have waited over a second for the standby.
+        var status = "unavailable"
+        var commitsWaiting: Int
     }
 
     struct ReplicaReadiness: Encodable {
@@ -85,7 +95,10 @@ struct OperationsRoutes {
         do {
             let version = try await store.schemaVersion()
             return try JSONResponse.make(
-                Readiness(status: "ready", mode: mode.rawValue, store: store.kind.rawValue, schemaVersion: version, replica: replicaReadiness()),
+                Readiness(
+                    status: "ready", mode: mode.rawValue, store: store.kind.rawValue, schemaVersion: version, replica: replicaReadiness(),
+                    standby: standbyReadiness()
+                ),
                 status: .ok
             )
         } catch {
@@ -93,11 +106,16 @@ struct OperationsRoutes {
             return try JSONResponse.make(
                 Readiness(
                     status: "unavailable", mode: mode.rawValue, store: store.kind.rawValue, reason: String(describing: error),
-                    replica: replicaReadiness()
+                    replica: replicaReadiness(), standby: standbyReadiness()
                 ),
                 status: .serviceUnavailable
             )
         }
+    }
+
+    private func standbyReadiness() -> StandbyReadiness? {
+        guard let postgres = store.store as? PostgresRiskStore, let waiting = postgres.commitsWaitingOnStandby, waiting > 0 else { return nil }
+        return StandbyReadiness(commitsWaiting: waiting)
     }
 
     private func replicaReadiness() -> ReplicaReadiness? {

@@ -38,7 +38,10 @@ final class PostgresHostPools: Sendable {
     static let probeQuietPeriod: Duration = .milliseconds(500)
 
     let configuration: PostgresStoreConfiguration
+    /// Operations that ran past their deadline, and those abandoned (``withOperationDeadline``).
+    let deadlines = StoreDeadlineCounts()
     private let logger: Logger
+    private let standbyWaits = Mutex<Int?>(nil)
     private let phase = Mutex(Phase.starting)
     private let firstSearchDone = StartSignal()
     private let reports: AsyncStream<Int>
@@ -77,15 +80,21 @@ final class PostgresHostPools: Sendable {
     /// read-only has the host asked again.
     func perform<Result: Sendable>(_ operation: @escaping @Sendable (PostgresClient) async throws -> Result) async throws -> Result {
         var serving: Serving?
+        // The connections the operation leases (``PostgresClient/withHeldConnection(_:)``), closed at its deadline.
+        let connections = OperationConnections()
+        let deadlines = self.deadlines
         do {
             if let now = try servingNow() {
                 serving = now
                 let client = now.pools.current
-                return try await withOperationDeadline(configuration.operationTimeout) { try await operation(client) }
+                return try await withOperationDeadline(configuration.operationTimeout, closing: connections, counts: deadlines) {
+                    try await OperationConnections.$current.withValue(connections) { try await operation(client) }
+                }
             }
             // Only while the first search runs: the wait for it counts against the deadline.
-            return try await withOperationDeadline(configuration.operationTimeout) {
-                try await operation(try await self.serving().pools.current)
+            return try await withOperationDeadline(configuration.operationTimeout, closing: connections, counts: deadlines) {
+                let client = try await self.serving().pools.current
+                return try await OperationConnections.$current.withValue(connections) { try await operation(client) }
             }
         } catch {
             let (mapped, suspectsHost) = PostgresFailure.classify(error)
@@ -216,18 +225,47 @@ final class PostgresHostPools: Sendable {
             connection.closeFuture.whenComplete { _ in self.reporter.yield(generation) }
             do {
                 while !Task.isCancelled {
-                    let answer = try await withDeadline(configuration.operationTimeout, timeoutError: { SearchFailure(reason: "no answer") }) {
+                    // A host that stops answering without a reset would hold the probe forever: its deadline closes
+                    // the connection, which ends the wait.
+                    let answer = try await withDeadline(
+                        configuration.operationTimeout, abandoningAfter: operationAbandonGrace, onTimeout: { connection.closeNow() },
+                        timeoutError: { SearchFailure(reason: "no answer") }
+                    ) {
                         try await self.answer(of: connection)
                     }
                     if !keeps(answer) { reporter.yield(generation) }
+                    noteStandbyWaits(answer.commitsWaitingOnStandby)
                     try await Task.sleep(for: Self.watchInterval)
                 }
             } catch {
                 if !Task.isCancelled { reporter.yield(generation) }
             }
+            noteStandbyWaits(nil)
             // Closed before it is released (PostgresNIO requires it), also when the task is cancelled.
             try? await connection.close()
             if !Task.isCancelled { try? await Task.sleep(for: Self.watchInterval) }
+        }
+    }
+
+    /// How many of the serving host's sessions of this role have waited over a second for a synchronous standby to
+    /// confirm their commit, as the watcher last saw (`nil`: not known, no watcher connection). More than zero for long means the standby
+    /// `synchronous_standby_names` asks for is gone: every commit waits until it returns, or until its operation's
+    /// deadline closes its connection (the transaction is then committed on the primary, unconfirmed by the standby,
+    /// and the request answered 503).
+    var commitsWaitingOnStandby: Int? { standbyWaits.withLock { $0 } }
+
+    private func noteStandbyWaits(_ waiting: Int?) {
+        let before = standbyWaits.withLock { state in
+            defer { state = waiting }
+            return state
+        }
+        if let waiting, waiting > 0, (before ?? 0) == 0 {
+            logger.warning(
+                "commits wait for a synchronous standby; writes answer 503 at their deadline until it returns",
+                metadata: ["waiting": .stringConvertible(waiting)]
+            )
+        } else if let before, before > 0, waiting == 0 {
+            logger.info("no commit waits for a synchronous standby any more")
         }
     }
 
@@ -298,6 +336,8 @@ final class PostgresHostPools: Sendable {
     struct HostAnswer: Sendable {
         var inRecovery: Bool
         var readOnly: Bool
+        /// This role's sessions waiting over a second for a synchronous standby to confirm their commit.
+        var commitsWaitingOnStandby: Int
 
         /// Why a host that answered does not take writes, for logs and errors.
         var refusal: String { inRecovery ? "in recovery (a standby)" : "read-only" }
@@ -317,8 +357,13 @@ final class PostgresHostPools: Sendable {
     private func ask(_ host: PostgresURL.Host) async -> Result<HostAnswer, SearchFailure> {
         let timeout = configuration.operationTimeout
         do {
-            let answer = try await withDeadline(timeout, timeoutError: { SearchFailure(reason: "no answer within \(timeout)", busy: true) }) {
+            let held = OperationConnections()
+            let answer = try await withDeadline(
+                timeout, abandoningAfter: operationAbandonGrace, onTimeout: { held.closeAll() },
+                timeoutError: { SearchFailure(reason: "no answer within \(timeout)", busy: true) }
+            ) {
                 let connection = try await self.connect(host)
+                held.hold(connection)
                 do {
                     let answer = try await self.answer(of: connection)
                     try? await connection.close()
@@ -348,13 +393,21 @@ final class PostgresHostPools: Sendable {
 
     /// Whether the server of `connection` is a standby, and whether it is read-only.
     private func answer(of connection: PostgresConnection) async throws -> HostAnswer {
+        // pg_stat_activity shows the wait events of this role's own sessions to any role: the store's commits. A
+        // healthy synchronous standby confirms within milliseconds; a commit waiting over a second is one it is not
+        // confirming.
         let rows = try await connection.query(
-            "SELECT pg_is_in_recovery(), current_setting('transaction_read_only') = 'on'", logger: logger
+            """
+            SELECT pg_is_in_recovery(), current_setting('transaction_read_only') = 'on',
+                   (SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep' AND usename = current_user
+                      AND query_start < clock_timestamp() - interval '1 second')
+            """,
+            logger: logger
         ).collect()
-        guard let (inRecovery, readOnly) = try rows.first?.decode((Bool, Bool).self) else {
+        guard let (inRecovery, readOnly, waiting) = try rows.first?.decode((Bool, Bool, Int64).self) else {
             throw SearchFailure(reason: "answered no row")
         }
-        return HostAnswer(inRecovery: inRecovery, readOnly: readOnly)
+        return HostAnswer(inRecovery: inRecovery, readOnly: readOnly, commitsWaitingOnStandby: Int(waiting))
     }
 }
 

@@ -57,6 +57,17 @@ public final class PostgresRiskStore: RiskStore, Service {
     /// Whether a writable host serves now (else every operation fails with ``StoreError/Code/unavailable``).
     public var primaryServes: Bool { (try? hosts.servingNow()) != nil }
 
+    /// The primary's commits waiting for a synchronous standby, as last probed (`nil`: not known).
+    public var commitsWaitingOnStandby: Int? { hosts.commitsWaitingOnStandby }
+
+    /// Store operations past their deadline since the store opened (their connections closed), and those of them
+    /// abandoned because they had not stopped soon after (``StoreDeadlineCounts``).
+    public var deadlineCounts: (timedOut: Int, abandoned: Int) {
+        let primary = hosts.deadlines.snapshot
+        let replica = self.replica?.hosts.deadlines.snapshot ?? (timedOut: 0, abandoned: 0)
+        return (primary.timedOut + replica.timedOut, primary.abandoned + replica.abandoned)
+    }
+
     /// Whether reads that may lag go to a replica (`database.readUrl`).
     public var hasReplica: Bool { replica != nil }
 
@@ -87,7 +98,7 @@ public final class PostgresRiskStore: RiskStore, Service {
         guard let replica else { return try await hosts.perform(operation) }
         if !replica.firstMeasurement.isOpen {
             // Just started: the first measurement is under way (its wait counts against the deadline).
-            try await withOperationDeadline(configuration.operationTimeout) { try await replica.firstMeasurement.wait() }
+            try await withOperationDeadline(configuration.operationTimeout, counts: hosts.deadlines) { try await replica.firstMeasurement.wait() }
         }
         try replica.checkLag()
         return try await replica.hosts.perform(operation)
@@ -97,7 +108,7 @@ public final class PostgresRiskStore: RiskStore, Service {
     func laggingRows(_ query: PostgresQuery) async throws -> [PostgresRow] {
         let logger = self.logger
         return try await performLagging { client in
-            try await client.query(query, logger: logger).collect()
+            try await client.withHeldConnection { try await $0.query(query, logger: logger).collect() }
         }
     }
 
@@ -107,7 +118,7 @@ public final class PostgresRiskStore: RiskStore, Service {
     ) async throws -> Result {
         let logger = self.logger
         return try await perform { client in
-            try await client.withConnection { connection in
+            try await client.withHeldConnection { connection in
                 try await connection.query("BEGIN", logger: logger)
                 do {
                     let result = try await body(connection)
@@ -133,10 +144,12 @@ public final class PostgresRiskStore: RiskStore, Service {
             do {
                 switch pooler {
                 case .none:
-                    return try await client.execute(statement, logger: logger).reduce(into: [Statement.Row]()) { $0.append($1) }
+                    return try await client.withHeldConnection { connection in
+                        try await connection.execute(statement, logger: logger).reduce(into: [Statement.Row]()) { $0.append($1) }
+                    }
                 case .transaction:
                     let query = PostgresQuery(unsafeSQL: Statement.sql, binds: try statement.makeBindings())
-                    return try await client.query(query, logger: logger).collect().map(statement.decodeRow)
+                    return try await client.withHeldConnection { try await $0.query(query, logger: logger).collect() }.map(statement.decodeRow)
                 }
             } catch let error as PSQLError {
                 throw PreparedStatementMismatch(error)?.storeError ?? error
@@ -148,7 +161,7 @@ public final class PostgresRiskStore: RiskStore, Service {
     func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
         let logger = self.logger
         return try await perform { client in
-            try await client.query(query, logger: logger).collect()
+            try await client.withHeldConnection { try await $0.query(query, logger: logger).collect() }
         }
     }
 }

@@ -13,6 +13,9 @@ struct FailoverProcessTests {
     static let devices = 8
     /// The pause between one device's rounds (challenge, then assertion): about 8 × 1/0.03 ≈ 250 requests/s in all.
     static let pace: Duration = .milliseconds(30)
+    /// What two busy cores may add to a bound (the store's deadline, the shutdown budget); a wait without a bound is
+    /// what fails.
+    static let margin: Duration = .seconds(5)
 
     /// One request of the load and its answer.
     struct Attempt: Sendable {
@@ -23,6 +26,8 @@ struct FailoverProcessTests {
         var at: ContinuousClock.Instant
         var status: Int
         var code: String?
+        /// How long the answer took.
+        var took: Duration
         /// The assertion's counter, as the device signed it.
         var counter: Int
         var body: Data?
@@ -68,7 +73,11 @@ struct FailoverProcessTests {
             for cluster in clusters { await cluster.stop() }
             throw error
         }
-        for server in servers { #expect(server.stop() == 0, "graceful shutdown after the failover") }
+        // A graceful shutdown after the failover, within the budget (10 s to drain, 5 s for the last flush).
+        for server in servers {
+            let took = await server.terminate(within: .seconds(15) + Self.margin)
+            #expect(took != nil && server.process.terminationStatus == 0, "graceful shutdown after the failover: \(String(describing: took))")
+        }
         Self.keepLogs(of: servers)
         for cluster in clusters { await cluster.stop() }
     }
@@ -97,8 +106,15 @@ struct FailoverProcessTests {
         let promotedAt: ContinuousClock.Instant
         do {
             try await Task.sleep(for: .seconds(2))
+            // The kill lands inside commits: the standby stops confirming, commits pile up waiting for it (committed on
+            // the primary, unconfirmed), and the primary dies under them. None of them may be answered 200.
+            try await standby.freeze(true)
+            try await PostgresCluster.waitUntil("commits wait for the frozen standby", within: .seconds(10)) {
+                Int(try await primary.sql("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'")) ?? 0 >= 1
+            }
             killedAt = .now
             try await primary.kill()
+            try await standby.freeze(false)
             try await Task.sleep(for: .seconds(1))
             try await standby.promote()
             promotedAt = .now
@@ -158,6 +174,10 @@ struct FailoverProcessTests {
             }
         }
 
+        // No request waited past the store's deadline (5 s) and a margin for two busy cores.
+        let slowest = all.map(\.took).max() ?? .zero
+        #expect(slowest < .seconds(5) + Self.margin, "a request took \(slowest)")
+
         // Both servers serve again within 10 s of the promotion, without a restart.
         var recovery: [Duration] = []
         for server in 0..<servers.count {
@@ -172,7 +192,7 @@ struct FailoverProcessTests {
         print("""
             failover: primary killed; promotion \(promotedAt - killedAt) later; failures from \
             \(firstFailure.map { "\($0 - killedAt)" } ?? "-") to \(lastFailure.map { "\($0 - killedAt)" } ?? "-") after the kill \
-            (outage window \(window)); first 200 after the promotion: \(recovery.map { "\($0)" }.joined(separator: ", ")); \
+            (outage window \(window)); slowest answer \(slowest); first 200 after the promotion: \(recovery.map { "\($0)" }.joined(separator: ", ")); \
             assertions 200: \(accepted.count), 503: \(assertions.filter { $0.status == 503 }.count); challenges 201: \
             \(all.filter { $0.route == .challenge && $0.status == 201 }.count), 503: \(all.filter { $0.route == .challenge && $0.status == 503 }.count); \
             failed assertions accepted on replay: \(replayAccepted); answers by status: \(Dictionary(grouping: all, by: \.status).mapValues(\.count).sorted { $0.key < $1.key })
@@ -188,21 +208,23 @@ struct FailoverProcessTests {
         while !load.stop.load(ordering: .relaxed) {
             let server = (device + round) % servers.count
             round += 1
+            var asked = ContinuousClock.now
             let issued = try? await servers[server].post("v1/challenges", [
                 "appId": "ABCDE12345.com.example.attestguard", "purpose": "assertion", "userId": app.userId, "keyId": app.key.keyIdBase64,
             ])
             load.record(Attempt(
                 device: device, server: server, route: .challenge, at: .now, status: issued?.status ?? 0, code: issued?.errorCode,
-                counter: Int(app.key.counter), body: nil
+                took: .now - asked, counter: Int(app.key.counter), body: nil
             ))
             if let issued, issued.status == 201, let challenge = issued.json["challenge"] as? String,
                 let body = try? JSONEncoder().encode(app.assertion(challenge: challenge))
             {
                 let counter = Int(app.key.counter)
+                asked = .now
                 let reply = try? await servers[server].send("POST", "v1/assertions", body: body)
                 load.record(Attempt(
                     device: device, server: server, route: .assertion, at: .now, status: reply?.status ?? 0,
-                    code: reply?.errorCode, counter: counter, body: body
+                    code: reply?.errorCode, took: .now - asked, counter: counter, body: body
                 ))
             }
             try? await Task.sleep(for: pace)

@@ -67,6 +67,16 @@ struct PostgresCluster: Sendable {
             """#)
     }
 
+    /// Stops (SIGSTOP) or resumes (SIGCONT) the postmaster and every backend: a host that hangs without closing a
+    /// connection, such as a standby whose confirmations stop.
+    func freeze(_ frozen: Bool) async throws {
+        try await shell("""
+            pid=$(head -1 data/postmaster.pid)
+            children=$(cat /proc/[0-9]*/stat 2>/dev/null | awk -v p="$pid" '$4 == p { print $1 }')
+            kill -\(frozen ? "STOP" : "CONT") "$pid" $children
+            """)
+    }
+
     /// Promotes a standby and waits until it takes writes.
     func promote() async throws {
         try await shell(#"as_pg "$(cat pgbin)/pg_ctl" -D data -w -t 60 promote"#)

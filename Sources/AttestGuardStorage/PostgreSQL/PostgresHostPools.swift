@@ -395,12 +395,14 @@ final class PostgresHostPools: Sendable {
     private func answer(of connection: PostgresConnection) async throws -> HostAnswer {
         // pg_stat_activity shows the wait events of this role's own sessions to any role: the store's commits. A
         // healthy synchronous standby confirms within milliseconds; a commit waiting over a second is one it is not
-        // confirming.
+        // confirming. Read only where a synchronous standby is asked for: it copies every backend's status.
         let rows = try await connection.query(
             """
             SELECT pg_is_in_recovery(), current_setting('transaction_read_only') = 'on',
-                   (SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep' AND usename = current_user
-                      AND query_start < clock_timestamp() - interval '1 second')
+                   CASE WHEN current_setting('synchronous_standby_names') = '' THEN 0 ELSE
+                       (SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep' AND usename = current_user
+                          AND query_start < clock_timestamp() - interval '1 second')
+                   END::int8
             """,
             logger: logger
         ).collect()

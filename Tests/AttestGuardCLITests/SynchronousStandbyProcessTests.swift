@@ -16,10 +16,11 @@ struct SynchronousStandbyProcessTests {
     /// returns, which these tests make it never do by itself).
     static let margin: Duration = .seconds(5)
 
-    /// A durable cluster (synchronous replication needs `synchronous_commit`), a server on it, and a way to lose the
-    /// standby: `synchronous_standby_names` naming one that never connects.
+    /// A cluster that waits for its standby at commit (`synchronous_commit`; no fsync, which a standby's absence
+    /// does not need and the suite's two cores cannot spare), a server on it, and a way to lose the standby:
+    /// `synchronous_standby_names` naming one that never connects.
     static func withServer(_ body: (ServerProcess, PostgresCluster) async throws -> Void) async throws {
-        let cluster = try await PostgresCluster.start(profile: "durable")
+        let cluster = try await PostgresCluster.start(profile: "fast", options: "-c synchronous_commit=on")
         var environment = ServerProcess.environment(databaseURL: cluster.url, sqlitePath: nil)
         environment["ATTESTGUARD_DATABASE_TIMEOUT_MILLISECONDS"] = String(deadline.components.seconds * 1_000)
         // Room beside the held writes and the write-behind flushes (held too) for readiness's read.

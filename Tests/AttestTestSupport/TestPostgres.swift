@@ -11,9 +11,10 @@ public enum TestPostgres {
     public static let urlVariable = "ATTESTGUARD_TEST_DATABASE_URL"
 
     /// The deadline of every store the tests open on it, and of the servers they start. Wide on purpose: the suite
-    /// starts hundreds of tests at once on two cores, and in its first half minute a store's first query can wait
-    /// 30 s for a thread; a real hang still ends the test.
-    public static let operationTimeout: Duration = .seconds(120)
+    /// starts hundreds of tests at once on two cores, and in its first minutes a transaction can wait over two
+    /// minutes for a thread to run its next statement (the store's deadline is enforced: past it the operation
+    /// fails, its connection closed); a real hang still ends the test.
+    public static let operationTimeout: Duration = .seconds(600)
 
     /// ``operationTimeout`` as `database.timeoutMilliseconds` reads it, for the servers the tests start.
     public static var operationTimeoutMilliseconds: String {

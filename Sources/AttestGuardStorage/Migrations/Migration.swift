@@ -1,17 +1,18 @@
 /// One numbered, append-only schema change from `SQL/<dialect>/NNNN_name.sql`.
 public struct Migration: Sendable, Equatable {
-    public var version: Int
-    public var name: String
-    public var sql: String
+    public let version: Int
+    public let name: String
+    public let sql: String
+    /// The SQL split into single statements (drivers prepare one statement at a time), once: every store that opens
+    /// checks its schema against them, and splitting the whole history costs more than the check.
+    public let statements: [String]
 
     public init(version: Int, name: String, sql: String) {
         self.version = version
         self.name = name
         self.sql = sql
+        self.statements = SQLScript.statements(in: sql)
     }
-
-    /// The SQL split into single statements (drivers prepare one statement at a time).
-    public var statements: [String] { SQLScript.statements(in: sql) }
 }
 
 /// What a database's applied migrations mean for this build.

@@ -80,6 +80,15 @@ public final class GatewayCheckRecorder: Sendable {
         try await store.purgeGatewayChecks(before: GatewayCheckCount.bucketStart(of: now.addingTimeInterval(-Self.retention)))
     }
 
+    /// Drops the counts waiting for a flush (shutdown, once the last flush's budget is spent); returns how many
+    /// answers they counted.
+    public func dropPending() -> Int {
+        state.withLock { state in
+            defer { state.pending = [:] }
+            return Int(state.pending.values.reduce(0, +))
+        }
+    }
+
     /// Counters waiting for a flush, and answers dropped because too many counters were waiting.
     public var backlog: (pending: Int, dropped: Int) {
         state.withLock { ($0.pending.count, $0.dropped) }

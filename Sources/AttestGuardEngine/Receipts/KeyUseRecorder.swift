@@ -91,6 +91,14 @@ public final class KeyUseRecorder: Sendable {
         }
     }
 
+    /// Drops the uses waiting for a flush (shutdown, once the last flush's budget is spent); returns how many.
+    public func dropPending() -> Int {
+        state.withLock { state in
+            defer { state.pending = [:] }
+            return state.pending.count
+        }
+    }
+
     /// Uses waiting for a flush, and uses dropped because too many were waiting.
     public var backlog: (pending: Int, dropped: Int) {
         state.withLock { ($0.pending.count, $0.dropped) }

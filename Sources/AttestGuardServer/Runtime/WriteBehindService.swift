@@ -76,11 +76,14 @@ struct WriteBehindService: Service {
         if !finished { flushing.cancel() }
         let velocity = engine.velocity.dropPending()
         let decisions = engine.scorer.decisionLog.dropQueued()
+        let keyUses = engine.scorer.keyUse.dropPending()
+        let gatewayChecks = engine.gatewayChecks.dropPending()
         recordBacklog()
-        if velocity > 0 || decisions > 0 {
+        if velocity > 0 || decisions > 0 || keyUses > 0 || gatewayChecks > 0 {
             logger.warning(
                 "shutdown flush did not finish in time; unwritten entries dropped",
                 metadata: ["velocity_buckets": .stringConvertible(velocity), "decision_log_entries": .stringConvertible(decisions),
+                           "key_uses": .stringConvertible(keyUses), "gateway_checks": .stringConvertible(gatewayChecks),
                            "budget": .string("\(shutdownBudget)")]
             )
         }

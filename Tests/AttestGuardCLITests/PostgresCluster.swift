@@ -77,6 +77,12 @@ struct PostgresCluster: Sendable {
             """)
     }
 
+    /// Starts a killed cluster again, with the command line it last ran with (`data/postmaster.opts`): crash recovery,
+    /// and a standby reconnects to its primary.
+    func restart() async throws {
+        try await shell(Self.closeInherited + #"as_pg "$(cat pgbin)/pg_ctl" -D data -l data/server.log -w -t 60 restart >/dev/null"#)
+    }
+
     /// Promotes a standby and waits until it takes writes.
     func promote() async throws {
         try await shell(#"as_pg "$(cat pgbin)/pg_ctl" -D data -w -t 60 promote"#)

@@ -4,14 +4,16 @@
 # It is the one build step of Packaging/Containerfile, and scripts/check-packaging.sh runs it on the host in CI,
 # so the binary the checks look at is built exactly as the image's is (only the configuration may differ).
 #
-#   scripts/build-package.sh [--configuration release|debug] [--output DIR] [--scratch-path DIR]
+#   scripts/build-package.sh [--configuration release|debug] [--output DIR] [--scratch-path DIR] [--binary FILE]
 #
-#   --configuration  release (default; what the image ships) or debug (CI's check build: the same sources and the
-#                    same link, without the optimiser, debug info or index: about half the CPU time of release)
+#   --configuration  release (default; what the image ships) or debug (the same sources and the same link, without
+#                    the optimiser, debug info or index: about half the CPU time of release)
 #   --output         the staging folder, emptied first (default: .build-package/stage)
 #   --scratch-path   SwiftPM's build folder (default: .build-package). Never the test build's .build: with
 #                    --static-swift-stdlib every module compiles against the static SDK, and SwiftPM does not rebuild
 #                    all of them when the flag flips, so a shared folder ends in a link that fails (tried).
+#   --binary         stage this already built attestguard instead of building one (the test command stages its own
+#                    build's binary: scripts/check-packaging.sh --binary)
 #
 # The Swift runtime and Foundation are linked statically (--static-swift-stdlib): the binary needs only Debian
 # libraries at run time, the ones Packaging/runtime-packages.txt lists (checked by scripts/check-packaging.sh).
@@ -32,12 +34,14 @@ cd "$(dirname "$0")/.."
 configuration=release
 output=.build-package/stage
 scratch=.build-package
-usage() { sed -n '7,14p' "$0" | sed 's/^# \{0,1\}//'; }
+prebuilt=
+usage() { sed -n '7,16p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --configuration | -c) configuration=${2:?--configuration needs a value}; shift 2 ;;
         --output) output=${2:?--output needs a folder}; shift 2 ;;
         --scratch-path) scratch=${2:?--scratch-path needs a folder}; shift 2 ;;
+        --binary) prebuilt=${2:?--binary needs a file}; shift 2 ;;
         -h | --help) usage; exit 0 ;;
         *) echo "build-package.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
     esac
@@ -52,8 +56,14 @@ if [ "$configuration" = debug ]; then
     # A check build: no DWARF and no index spare about a sixth of the compile; neither changes what is linked.
     flags+=(--disable-index-store -debug-info-format none)
 fi
-swift build "${flags[@]}" --product attestguard
-binary="$(swift build "${flags[@]}" --show-bin-path)/attestguard"
+if [ -n "$prebuilt" ]; then
+    [ -x "$prebuilt" ] || { echo "build-package.sh: $prebuilt is not an executable" >&2; exit 2; }
+    binary=$prebuilt
+    configuration=prebuilt
+else
+    swift build "${flags[@]}" --product attestguard
+    binary="$(swift build "${flags[@]}" --show-bin-path)/attestguard"
+fi
 
 rm -rf "$output"
 install -d "$output/usr/local/bin" "$output/usr/local/share/attestguard" \

@@ -4,9 +4,39 @@
 # alert rules and Grafana provisioning in Dashboards/, builds everything (library, CLI, tests), starts a throw-away
 # PostgreSQL (unless ATTESTGUARD_TEST_DATABASE_URL names one), runs the whole test suite against PostgreSQL and SQLite
 # (the gateway tests start nginx and Caddy themselves), runs Schemathesis against a live server, checks the packaging
-# (scripts/check-packaging.sh), and stops the database again.
+# (scripts/check-packaging.sh), and stops the database again. At the end (also after a failure) it prints the wall
+# time of each phase.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# Phases: `phase NAME` ends the running one and starts NAME; the EXIT trap prints them all, then stops PostgreSQL.
+phase_name=
+phase_started=$SECONDS
+phase_lines=()
+phase() {
+    if [ -n "$phase_name" ]; then phase_lines+=("$(printf '%6d s  %s' $((SECONDS - phase_started)) "$phase_name")"); fi
+    phase_name=$1
+    phase_started=$SECONDS
+}
+state_file=
+finish() {
+    local status=$?
+    if [ -n "$phase_name" ]; then
+        [ "$status" -eq 0 ] || phase_name="$phase_name (failed, exit $status)"
+        phase ""
+    fi
+    echo "test.sh: wall time by phase" >&2
+    printf '  %s\n' "${phase_lines[@]}" >&2
+    printf '  %6d s  in all\n' "$SECONDS" >&2
+    if [ -n "$state_file" ]; then
+        if [ -s "$state_file" ]; then scripts/postgres-stop.sh "$(cat "$state_file")" || true; fi
+        rm -f "$state_file"
+    fi
+    exit "$status"
+}
+trap finish EXIT
+
+phase "dashboards"
 python3 scripts/check-dashboards.py  # Dashboards/*.json query only metrics Sources defines, and show every one
 
 if ! command -v swift >/dev/null 2>&1; then
@@ -32,6 +62,7 @@ python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
 # PgBouncer in transaction mode in front of the test PostgreSQL (Tests/AttestTestSupport/TestPgBouncer.swift starts it):
 # the store conformance suite also runs through it with database.pooler: transaction.
 [ -x /usr/sbin/pgbouncer ] || missing+=(pgbouncer)
+phase "Debian packages"
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" -eq 0 ]; then as_root=(); else as_root=(sudo); fi
     echo "test.sh: installing ${missing[*]}" >&2
@@ -42,17 +73,14 @@ fi
 # Alerts and dashboards as files (Dashboards/README.md), before the build so that they fail fast: the rules parse and
 # their unit tests pass; every alert has a severity, a runbook section and a firing and a quiet test; the Grafana
 # provisioning parses and every dashboard loads on the provisioned data source.
+phase "alerts and runbooks"
 promtool check rules Dashboards/alerts/*.rules.yml
 promtool test rules Dashboards/alerts/*.test.yml
 python3 scripts/check-operations.py
 
+phase "PostgreSQL"
 if [ -z "${ATTESTGUARD_TEST_DATABASE_URL:-}" ]; then
     state_file=$(mktemp)
-    cleanup() {
-        if [ -s "$state_file" ]; then scripts/postgres-stop.sh "$(cat "$state_file")" || true; fi
-        rm -f "$state_file"
-    }
-    trap cleanup EXIT
     # pg_stat_statements (in Debian's postgresql package) lets a test count the statements the store sends. Its entries
     # are per role and per schema's tables, and the suite makes hundreds of schemas and roles: room for 50,000 entries
     # (about 25 MB of shared memory) keeps it from evicting the entries a test is counting (5,000 by default).
@@ -68,11 +96,16 @@ if [ -z "${ATTESTGUARD_TEST_DATABASE_URL:-}" ]; then
     fi
 fi
 
+phase "build"
 swift build --build-tests
+phase "test suite"
 # Every test is swift-testing; skipping the empty XCTest pass keeps the summary line unambiguous.
 swift test --skip-build --disable-xctest
+phase "Schemathesis"
 # The live server against its own OpenAPI document: every documented route, conforming responses, no 5xx.
 scripts/api-conformance.sh "$(swift build --show-bin-path)/attestguard"
-# The Containerfile's build step run here (a debug build in .build-package), its binary's libraries against the image's
-# package list, and the systemd units through systemd-analyze verify. No image is built.
-scripts/check-packaging.sh
+phase "packaging"
+# The Containerfile's build step staging this build's binary, its libraries against the image's package list (the
+# Swift runtime aside, which the image's build links statically), and the systemd units through systemd-analyze
+# verify. No image is built; scripts/check-packaging.sh without --binary also builds the image's static binary.
+scripts/check-packaging.sh --binary "$(swift build --show-bin-path)/attestguard"

@@ -193,7 +193,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            plugins: ["EmbedResources"]
         ),
         .target(
             name: "RiskRules",
@@ -202,7 +203,8 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            plugins: ["EmbedResources"]
         ),
         .target(
             name: "AttestGuardEngine",
@@ -256,11 +258,15 @@ let package = Package(
                 .product(name: "Mustache", package: "swift-mustache"),
             ],
             swiftSettings: swiftSettings,
-            plugins: ["BuildCommit"]
+            plugins: ["BuildCommit", "EmbedResources"]
         ),
         // Writes the short hash of the git commit built (nil outside a checkout): `attestguard --version`, `/readyz`
         // and `attestguard_build_info` carry it beside the VERSION file's release.
         .plugin(name: "BuildCommit", capability: .buildTool()),
+        // Embeds the files a binary carries (SQL/ migrations, Rules/, OpenAPI/openapi.yaml, Console/, VERSION) as
+        // Swift generated in the build folder, never committed; EmbedResourcesTool is its Foundation-only tool.
+        .plugin(name: "EmbedResources", capability: .buildTool(), dependencies: ["EmbedResourcesTool"]),
+        .executableTarget(name: "EmbedResourcesTool", swiftSettings: swiftSettings),
         // The gateway's route policy: which app owns a request (host, path prefix), what each route asks (an
         // assertion, a score, nothing), request paths normalised for matching, the policy files and their problems.
         .target(

@@ -32,7 +32,7 @@ struct ConsoleTemplateTests {
         }
     }
 
-    @Test("the embedded templates and stylesheet are the files' (run scripts/embed-resources.py after editing Console/)")
+    @Test("the embedded templates and stylesheet are the files' (embedded at build time by the EmbedResources plugin)")
     func embeddedCopy() throws {
         let files = try Self.templateFiles()
         #expect(Set(files.map { $0.deletingPathExtension().lastPathComponent }) == Set(EmbeddedConsole.templates.keys))

@@ -40,7 +40,7 @@ struct OperationsTests {
             let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .deletingLastPathComponent().appendingPathComponent("OpenAPI/openapi.yaml")
             let expected = try String(contentsOf: file, encoding: .utf8)
-            #expect(document.text == expected.trimmingCharacters(in: .newlines), "run scripts/embed-resources.py after editing OpenAPI/openapi.yaml")
+            #expect(document.text == expected.trimmingCharacters(in: .newlines), "the build embeds OpenAPI/openapi.yaml (EmbedResources plugin): a stale build folder?")
         }
     }
 
@@ -102,7 +102,7 @@ struct OperationsTests {
         #expect(ProcStat(parsing: "garbage") == nil)
     }
 
-    @Test("the embedded version is the VERSION file's (run scripts/embed-resources.py after editing it)")
+    @Test("the embedded version is the VERSION file's (embedded at build time by the EmbedResources plugin)")
     func versionFile() throws {
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("VERSION")

@@ -47,11 +47,11 @@ struct StoreLifecycleTests {
         for (dialect, embedded) in [("postgres", Migration.postgres), ("sqlite", Migration.sqlite)] {
             let folder = root.appendingPathComponent("SQL/\(dialect)")
             let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sql") }.sorted()
-            #expect(files.count == embedded.count, "run scripts/embed-resources.py after editing SQL/\(dialect)")
+            #expect(files.count == embedded.count, "the build embeds SQL/\(dialect) (EmbedResources plugin): a stale build folder?")
             for (file, migration) in zip(files, embedded) {
                 let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
                 #expect(file == String(format: "%04d_%@.sql", migration.version, migration.name))
-                #expect(text.trimmingCharacters(in: .newlines) == migration.sql, "run scripts/embed-resources.py: \(dialect)/\(file) changed")
+                #expect(text.trimmingCharacters(in: .newlines) == migration.sql, "SQL/\(dialect)/\(file) differs from the embedded copy: a stale build folder?")
             }
         }
     }

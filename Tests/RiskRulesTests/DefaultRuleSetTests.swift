@@ -6,7 +6,7 @@ import Testing
 struct DefaultRuleSetTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    @Test("the embedded files are Rules/, file for file (run scripts/embed-resources.py after editing Rules/)")
+    @Test("the embedded files are Rules/, file for file (embedded at build time by the EmbedResources plugin)")
     func embeddedCopyIsRules() throws {
         let rules = Self.repository.appendingPathComponent("Rules")
         let enumerator = try #require(FileManager.default.enumerator(at: rules, includingPropertiesForKeys: [.isRegularFileKey]))
@@ -16,9 +16,9 @@ struct DefaultRuleSetTests {
             onDisk[relative] = try String(contentsOf: url, encoding: .utf8).trimmingCharacters(in: .newlines)
         }
         let embedded = Dictionary(uniqueKeysWithValues: DefaultRuleSet.files.map { ($0.path, $0.text) })
-        #expect(Set(embedded.keys) == Set(onDisk.keys), "run scripts/embed-resources.py after editing Rules/")
+        #expect(Set(embedded.keys) == Set(onDisk.keys), "the build embeds Rules/ (EmbedResources plugin): a stale build folder?")
         for (path, text) in onDisk {
-            #expect(embedded[path] == text, "run scripts/embed-resources.py: Rules/\(path) changed")
+            #expect(embedded[path] == text, "Rules/\(path) differs from the embedded copy: a stale build folder?")
         }
     }
 

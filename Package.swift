@@ -33,6 +33,7 @@ let package = Package(
         .library(name: "AttestGuardStorage", targets: ["AttestGuardStorage"]),
         .library(name: "RiskRules", targets: ["RiskRules"]),
         .library(name: "AttestGuardEngine", targets: ["AttestGuardEngine"]),
+        .library(name: "AttestGuardRuntime", targets: ["AttestGuardRuntime"]),
         .library(name: "AttestGuardServer", targets: ["AttestGuardServer"]),
         .library(name: "TrafficSimulator", targets: ["TrafficSimulator"]),
         .library(name: "GatewayPolicy", targets: ["GatewayPolicy"]),
@@ -224,11 +225,41 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The application below HTTP: configuration (one settings type a section, strict reads, the check), the store
+        // backend picked and opened, the reloaders, the background services, logging and metrics set-up, the version.
+        // The server and the CLI's offline commands build on it; it knows nothing of HTTP.
+        .target(
+            name: "AttestGuardRuntime",
+            dependencies: [
+                "AttestVocabulary",
+                "GatewayPolicy",
+                "RiskRules",
+                "AttestGuardEngine",
+                "AppleServices",
+                "AttestCore",
+                "AttestGuardStorage",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: swiftSettings,
+            plugins: ["BuildCommit", "EmbedResources"]
+        ),
+        // HTTP only: the routes (wire to an engine call and back), auth and scopes, the gateway's forward-auth and
+        // app-facing routes, the console, and the application assembled from the runtime's parts.
         .target(
             name: "AttestGuardServer",
             dependencies: [
                 "AttestVocabulary",
                 "AttestGuardWire",
+                "AttestGuardRuntime",
                 "GatewayPolicy",
                 "EventLoopConcurrency",
                 "RiskRules",
@@ -245,20 +276,16 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "Configuration", package: "swift-configuration"),
-                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "Yams", package: "Yams"),
                 .product(name: "Mustache", package: "swift-mustache"),
             ],
             swiftSettings: swiftSettings,
-            plugins: ["BuildCommit", "EmbedResources"]
+            plugins: ["EmbedResources"]
         ),
         // Writes the short hash of the git commit built (nil outside a checkout): `attestguard --version`, `/readyz`
         // and `attestguard_build_info` carry it beside the VERSION file's release.
@@ -297,6 +324,7 @@ let package = Package(
             name: "AttestGuardCLI",
             dependencies: [
                 "AttestVocabulary",
+                "AttestGuardRuntime",
                 "AttestGuardServer",
                 "RiskRules",
                 "AppleServices",
@@ -465,6 +493,7 @@ let package = Package(
         .testTarget(
             name: "AttestGuardServerTests",
             dependencies: [
+                "AttestGuardRuntime",
                 "RiskRules",
                 "AttestVocabulary",
                 "AttestGuardServer",
@@ -485,6 +514,7 @@ let package = Package(
         .testTarget(
             name: "AttestGuardCLITests",
             dependencies: [
+                "AttestGuardRuntime",
                 "AttestVocabulary",
                 "GatewayPolicy",
                 "AttestGuardCLI",

@@ -2,8 +2,8 @@ import Foundation
 import PackagePlugin
 
 /// Embeds repository files into the target it is applied to, at build time: the migrations (`SQL/`) into the store,
-/// the default rule set (`Rules/`) into the rule language, the OpenAPI document, the console's templates and the
-/// VERSION into the server. The files are the source of truth and the generated Swift lives in the build folder only.
+/// the default rule set (`Rules/`) into the rule language, the VERSION into the runtime, the OpenAPI document and the
+/// console's templates into the server. The files are the source of truth and the generated Swift lives in the build folder only.
 ///
 /// Each command lists every file it reads and the folders that hold them as inputs: editing, adding or removing a
 /// file (a folder's modification time changes when an entry comes or goes) runs it again at the next build, and the
@@ -23,9 +23,9 @@ struct EmbedResourcesPlugin: BuildToolPlugin {
     static let embeddings: [String: [Embedding]] = [
         "AttestGuardStorage": [Embedding(kind: "migrations", output: "EmbeddedMigrations.swift", files: [], folders: ["SQL/postgres", "SQL/sqlite"])],
         "RiskRules": [Embedding(kind: "rules", output: "EmbeddedDefaultRules.swift", files: [], folders: ["Rules"])],
+        "AttestGuardRuntime": [Embedding(kind: "version", output: "EmbeddedVersion.swift", files: ["VERSION"], folders: [])],
         "AttestGuardServer": [
             Embedding(kind: "openapi", output: "EmbeddedOpenAPI.swift", files: ["OpenAPI/openapi.yaml"], folders: []),
-            Embedding(kind: "version", output: "EmbeddedVersion.swift", files: ["VERSION"], folders: []),
             Embedding(kind: "console", output: "EmbeddedConsole.swift", files: ["Console/console.css"], folders: ["Console/templates"]),
         ],
     ]

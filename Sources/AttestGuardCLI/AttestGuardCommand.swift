@@ -1,5 +1,5 @@
 import ArgumentParser
-import AttestGuardServer
+import AttestGuardRuntime
 import Foundation
 
 /// The `attestguard` command line: `serve` the HTTP API, `demo` (a server, a fake Apple and simulated clients in one

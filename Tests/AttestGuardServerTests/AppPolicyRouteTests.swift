@@ -1,6 +1,7 @@
 import AttestTestSupport
 import Foundation
 import HTTPTypes
+@testable import AttestGuardRuntime
 @testable import AttestGuardServer
 import Testing
 

@@ -1,5 +1,6 @@
 import AppleServices
 import AttestCore
+import AttestGuardRuntime
 import AttestGuardServer
 import Crypto
 import Foundation

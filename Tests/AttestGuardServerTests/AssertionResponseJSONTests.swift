@@ -1,4 +1,5 @@
 @testable import AttestGuardEngine
+@testable import AttestGuardRuntime
 @testable import AttestGuardServer
 import Foundation
 import Testing

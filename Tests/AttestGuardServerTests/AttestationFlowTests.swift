@@ -1,5 +1,6 @@
 import DeviceSimulator
 import AttestCore
+import AttestGuardRuntime
 import AttestGuardServer
 import AttestTestSupport
 import Foundation

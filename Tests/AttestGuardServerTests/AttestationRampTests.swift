@@ -4,6 +4,7 @@ import AttestTestSupport
 import Foundation
 import HTTPTypes
 import Logging
+@testable import AttestGuardRuntime
 @testable import AttestGuardServer
 import Testing
 

@@ -1,3 +1,4 @@
+@testable import AttestGuardRuntime
 @testable import AttestGuardServer
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import AttestCore
+import AttestGuardRuntime
 import AttestGuardServer
 import AttestGuardStorage
 import Foundation

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+@testable import AttestGuardRuntime
 @testable import AttestGuardServer
 import Testing
 

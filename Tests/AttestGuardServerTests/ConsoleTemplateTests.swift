@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+@testable import AttestGuardRuntime
 @testable import AttestGuardServer
 import Testing
 

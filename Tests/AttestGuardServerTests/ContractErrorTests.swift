@@ -1,6 +1,7 @@
 import DeviceSimulator
 import AttestCore
 import AttestGuardEngine
+import AttestGuardRuntime
 import AttestGuardServer
 import Hummingbird
 import HummingbirdTesting

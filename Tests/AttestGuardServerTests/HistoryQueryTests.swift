@@ -1,6 +1,7 @@
 import AttestGuardEngine
 import AttestGuardStorage
 import Foundation
+@testable import AttestGuardRuntime
 @testable import AttestGuardServer
 import Testing
 

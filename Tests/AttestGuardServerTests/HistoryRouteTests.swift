@@ -2,6 +2,7 @@ import AppleReceipts
 import AttestGuardStorage
 import Foundation
 import HTTPTypes
+@testable import AttestGuardRuntime
 @testable import AttestGuardServer
 import Testing
 

@@ -3,6 +3,7 @@ import AttestVocabulary
 import Foundation
 import HTTPTypes
 @testable import AttestGuardEngine
+@testable import AttestGuardRuntime
 @testable import AttestGuardServer
 import Testing
 

@@ -1,5 +1,6 @@
 import AttestTestSupport
 @testable import AttestGuardEngine
+@testable import AttestGuardRuntime
 @testable import AttestGuardServer
 import Foundation
 import Logging

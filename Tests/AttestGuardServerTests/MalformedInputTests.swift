@@ -1,5 +1,6 @@
 import DeviceSimulator
 import AttestTestSupport
+import AttestGuardRuntime
 import AttestGuardServer
 import Foundation
 import Testing

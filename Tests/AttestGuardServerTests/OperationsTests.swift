@@ -1,4 +1,5 @@
 import Foundation
+@testable import AttestGuardRuntime
 @testable import AttestGuardServer
 import AttestGuardStorage
 import Testing

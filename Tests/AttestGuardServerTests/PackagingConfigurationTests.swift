@@ -1,3 +1,4 @@
+import AttestGuardRuntime
 import AttestGuardServer
 import Crypto
 import Foundation

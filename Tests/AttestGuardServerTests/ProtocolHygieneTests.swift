@@ -1,3 +1,4 @@
+import AttestGuardRuntime
 import AttestGuardServer
 import Foundation
 import HTTPTypes

@@ -1,4 +1,5 @@
 import AttestGuardEngine
+@testable import AttestGuardRuntime
 @testable import AttestGuardServer
 import AttestGuardStorage
 import AttestTestSupport

@@ -1,10 +1,12 @@
 import AttestGuardEngine
+import AttestGuardRuntime
 import AttestGuardServer
 import AttestTestSupport
 import Foundation
 import Logging
 import RiskRules
 import Testing
+@testable import AttestGuardRuntime
 @testable import AttestGuardServer
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+@testable import AttestGuardRuntime
 @testable import AttestGuardServer
 import AttestGuardEngine
 import Foundation

@@ -2,6 +2,7 @@ import AttestVocabulary
 import DeviceSimulator
 import AttestCore
 import AttestGuardEngine
+import AttestGuardRuntime
 import AttestGuardServer
 import AttestTestSupport
 import Foundation

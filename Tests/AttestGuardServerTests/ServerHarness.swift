@@ -2,6 +2,7 @@ import AppleServices
 import DeviceSimulator
 import AttestCore
 import AttestGuardEngine
+import AttestGuardRuntime
 import AttestGuardServer
 import AttestTestSupport
 import Foundation

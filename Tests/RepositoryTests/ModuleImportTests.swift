@@ -7,6 +7,11 @@ struct ModuleImportTests {
     /// Modules a module's sources must not import.
     static let forbidden: [String: Set<String>] = [
         "AttestGuardServer": ["DeviceSimulator", "FakeApple"],
+        // The application below HTTP: configuration, the store opened, reloaders and background services.
+        "AttestGuardRuntime": [
+            "AttestGuardServer", "Hummingbird", "HummingbirdCore", "HummingbirdTLS", "NIOHTTP1", "HTTPTypes", "Mustache",
+            "DeviceSimulator", "FakeApple",
+        ],
         "AttestGuardEngine": ["DeviceSimulator", "FakeApple", "Hummingbird", "HummingbirdCore", "AttestGuardServer"],
         "DeviceSimulator": [
             "FakeApple", "Hummingbird", "HummingbirdCore", "NIOCore", "NIOPosix", "ServiceLifecycle", "AsyncHTTPClient",
@@ -34,6 +39,16 @@ struct ModuleImportTests {
         "Sources/AttestGuardServer/Wire/": ["AttestGuardStorage"],
     ]
 
+    /// The CLI's files that may import the server: `serve` runs it. The history and label commands still borrow
+    /// the server's JSON shapes (`HistoryJSON`, `LabelFields`), which belong in the wire module.
+    static let cliFilesImportingTheServer: Set<String> = [
+        "Sources/AttestGuardCLI/Server/ServerRuntime.swift",
+        "Sources/AttestGuardCLI/History/DecisionsCommand.swift",
+        "Sources/AttestGuardCLI/History/KeyHistoryCommand.swift",
+        "Sources/AttestGuardCLI/Labels/LabelFile.swift",
+        "Sources/AttestGuardCLI/Labels/ImportLabelsCommand.swift",
+    ]
+
     /// The modules a Swift source imports, whatever the access level or attributes written before `import`.
     static func imports(in source: String) -> Set<String> {
         let pattern = /^(?:@[A-Za-z_]+(?:\([^)]*\))?\s+)*(?:public\s+|package\s+|internal\s+|fileprivate\s+|private\s+)?import\s+(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?([A-Za-z_][A-Za-z0-9_]*)/
@@ -51,6 +66,14 @@ struct ModuleImportTests {
                 #expect(wrong.isEmpty, "\(source) imports \(wrong.sorted())")
             }
         }
+    }
+
+    @Test func theCLIsOfflineCommandsBuildOnTheRuntimeNotTheServer() throws {
+        let sources = try RepositoryFiles.tracked().filter { $0.hasPrefix("Sources/AttestGuardCLI/") && $0.hasSuffix(".swift") }
+        #expect(!sources.isEmpty)
+        let importing = try Set(sources.filter { Self.imports(in: try RepositoryFiles.text($0)).contains("AttestGuardServer") })
+        #expect(importing.subtracting(Self.cliFilesImportingTheServer).isEmpty, "CLI files importing the server: \(importing.subtracting(Self.cliFilesImportingTheServer).sorted())")
+        #expect(Self.cliFilesImportingTheServer.subtracting(importing).isEmpty, "no longer import the server (drop them from the list): \(Self.cliFilesImportingTheServer.subtracting(importing).sorted())")
     }
 
     @Test func theWireModuleStandsAlone() throws {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import AttestGuardServer
+import AttestGuardRuntime
 import Foundation
 
 /// `attestguard config check FILE`: reads the file and the `ATTESTGUARD_*` environment exactly as `serve` does, opens

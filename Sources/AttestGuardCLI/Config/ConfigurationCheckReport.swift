@@ -1,4 +1,4 @@
-import AttestGuardServer
+import AttestGuardRuntime
 import Foundation
 
 /// What `attestguard config check` prints: on standard output the verdict and, when valid, the summary `serve` logs

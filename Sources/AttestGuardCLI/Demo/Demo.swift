@@ -1,6 +1,6 @@
 import ArgumentParser
 import AsyncHTTPClient
-import AttestGuardServer
+import AttestGuardRuntime
 import Crypto
 import Foundation
 import Logging

@@ -1,4 +1,4 @@
-import AttestGuardServer
+import AttestGuardRuntime
 import TrafficSimulator
 
 /// What the demo tells its user on standard error: where everything runs before the traffic starts, and with

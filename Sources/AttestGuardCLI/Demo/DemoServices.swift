@@ -1,4 +1,4 @@
-import AttestGuardServer
+import AttestGuardRuntime
 import AttestGuardStorage
 import Crypto
 import DeviceSimulator

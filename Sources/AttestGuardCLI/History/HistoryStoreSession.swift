@@ -1,6 +1,6 @@
 import ArgumentParser
 import AttestGuardEngine
-import AttestGuardServer
+import AttestGuardRuntime
 import AttestGuardStorage
 import Foundation
 import Logging

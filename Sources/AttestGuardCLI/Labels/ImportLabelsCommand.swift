@@ -1,5 +1,6 @@
 import ArgumentParser
 import AttestGuardEngine
+import AttestGuardRuntime
 import AttestGuardServer
 import AttestGuardStorage
 import Foundation

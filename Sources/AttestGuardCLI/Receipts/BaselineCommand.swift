@@ -1,5 +1,5 @@
 import ArgumentParser
-import AttestGuardServer
+import AttestGuardRuntime
 import Foundation
 
 /// `attestguard receipts baseline [--app ID] [--json]`: each configured app's latest risk-metric baseline, its

@@ -1,5 +1,5 @@
 import AttestGuardEngine
-import AttestGuardServer
+import AttestGuardRuntime
 import Logging
 
 extension ReceiptRefreshScheduler {

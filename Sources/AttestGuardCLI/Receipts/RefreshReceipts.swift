@@ -1,7 +1,7 @@
 import AppleServices
 import ArgumentParser
 import AttestGuardEngine
-import AttestGuardServer
+import AttestGuardRuntime
 import Foundation
 import Logging
 

@@ -1,6 +1,5 @@
 import ArgumentParser
 import AttestGuardEngine
-import AttestGuardServer
 import Foundation
 import Logging
 import RiskRules

@@ -1,5 +1,5 @@
 import ArgumentParser
-import AttestGuardServer
+import AttestGuardRuntime
 import AttestGuardStorage
 import Foundation
 import RiskRules

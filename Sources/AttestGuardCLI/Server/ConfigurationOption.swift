@@ -1,5 +1,5 @@
 import ArgumentParser
-import AttestGuardServer
+import AttestGuardRuntime
 import Foundation
 
 /// `--config FILE` and `--allow-unknown-keys` for the server commands: loads the file and the `ATTESTGUARD_*`

@@ -1,4 +1,4 @@
-import AttestGuardServer
+import AttestGuardRuntime
 import DeviceSimulator
 
 extension SimulatorTrustRoots {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import AttestGuardEngine
-import AttestGuardServer
+import AttestGuardRuntime
 import Foundation
 import Logging
 import Metrics

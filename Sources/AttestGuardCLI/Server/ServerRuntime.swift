@@ -1,5 +1,6 @@
 import AttestVocabulary
 import AttestGuardEngine
+import AttestGuardRuntime
 import AttestGuardServer
 import Foundation
 import Logging

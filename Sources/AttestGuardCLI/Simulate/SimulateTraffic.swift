@@ -1,6 +1,6 @@
 import ArgumentParser
 import AsyncHTTPClient
-import AttestGuardServer
+import AttestGuardRuntime
 import Foundation
 import TrafficSimulator
 

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import AttestGuardRuntime
 
 /// Who may use the console and for how long: exchanges an `analyst` or `admin` API key for a signed session cookie,
 /// and reads the session back from a request, looking the key up again each time (it may have lost its scope, its

@@ -1,6 +1,7 @@
 import AttestGuardEngine
 import Foundation
 import Hummingbird
+import AttestGuardRuntime
 
 /// The signed-in pages: each reads the app and range of its query (``ConsoleScope``), asks the engine for one
 /// bounded aggregate and draws it.

@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import AttestGuardRuntime
 
 /// The analysts' console: read-only HTML pages under `/console`, on the operator listener when there is one.
 /// `GET /console/login` and `POST /console/login` exchange an `analyst` or `admin` API key (in the form body, never a

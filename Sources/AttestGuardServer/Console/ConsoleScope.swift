@@ -1,5 +1,6 @@
 import AttestGuardEngine
 import Foundation
+import AttestGuardRuntime
 
 /// Whose console page this is and what it shows: the signed-in API key, the apps it may see (the configured apps
 /// its app list allows), the app picked (`app`, the first allowed by default) and the range (`range`, 24 hours by

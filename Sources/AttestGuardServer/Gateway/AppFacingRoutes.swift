@@ -4,6 +4,7 @@ import AttestGuardWire
 import AttestVocabulary
 import Foundation
 import Hummingbird
+import AttestGuardRuntime
 
 /// The routes an app reaches through its gateway, scope `gateway`: a challenge (`POST /v1/app/challenges`),
 /// registering an attestation (`POST /v1/app/attestations`), whether this user must attest

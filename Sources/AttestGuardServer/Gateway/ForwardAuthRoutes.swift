@@ -5,6 +5,7 @@ import EventLoopConcurrency
 import Foundation
 import GatewayPolicy
 import Hummingbird
+import AttestGuardRuntime
 
 /// `/v1/gateway/auth` (any method, scope `gateway`): forward-auth for nginx `auth_request`, Caddy `forward_auth`
 /// and their kind. The gateway passes the protected request's method, request-target and host, the trusted headers

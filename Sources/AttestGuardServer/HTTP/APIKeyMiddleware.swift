@@ -1,5 +1,6 @@
 import AttestVocabulary
 import Hummingbird
+import AttestGuardRuntime
 
 /// Requires `Authorization: Bearer <api key>` naming a configured key with one of `scopes` (401 without a valid key,
 /// 403 without any of them). Which apps the key may touch is checked by each route once it knows the app.

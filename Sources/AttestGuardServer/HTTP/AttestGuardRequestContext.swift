@@ -1,4 +1,5 @@
 public import Hummingbird
+public import AttestGuardRuntime
 
 /// The per-request context: Hummingbird's core storage, the request id, and the API key that authenticated.
 public struct AttestGuardRequestContext: RequestContext {

@@ -1,6 +1,7 @@
 import HummingbirdCore
 import NIOCore
 import NIOHTTPTypes
+import AttestGuardRuntime
 
 /// The read deadlines of one connection: a request's head must arrive whole within
 /// ``ConnectionSettings/headerReadTimeout`` of its first byte (the first request's, of the accept: a connection that

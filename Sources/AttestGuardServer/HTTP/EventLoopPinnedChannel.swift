@@ -3,6 +3,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import NIOHTTP1
+import AttestGuardRuntime
 
 /// A server child channel that handles each connection on the event loop that owns its socket: it wraps another
 /// child channel (HTTP/1.1) and runs the wrapped `handle` with that loop's ``EventLoopTaskExecutor`` as the task's

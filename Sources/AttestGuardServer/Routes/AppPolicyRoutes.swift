@@ -7,6 +7,7 @@ import Hummingbird
 import Logging
 import Metrics
 import AttestVocabulary
+import AttestGuardRuntime
 
 /// An app's policy changed at run time: `GET /v1/admin/apps/{appId}/policy` (scopes `admin` and `analyst`) shows the
 /// file's values, the stored ones and those in force; `PUT` (scope `admin`) stores values that override the file's,

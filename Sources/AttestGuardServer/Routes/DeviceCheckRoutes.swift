@@ -1,5 +1,6 @@
 import AttestGuardEngine
 import Hummingbird
+import AttestGuardRuntime
 
 /// The DeviceCheck routes: query and validate (`devicecheck:read`), update (`devicecheck:write`). Each calls
 /// Apple through the engine's ``DeviceCheckService``; the device token is passed on and never stored, logged or

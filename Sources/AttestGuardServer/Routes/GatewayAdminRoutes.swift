@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOPosix
+import AttestGuardRuntime
 
 /// `GET /v1/admin/gateway` (the route policies this process decides forward-auth by, and the problems of a rejected
 /// reload; scope `admin` or `analyst`, listing only the apps the key may use and the problems of their files) and

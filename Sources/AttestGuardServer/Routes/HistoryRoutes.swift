@@ -1,6 +1,7 @@
 import AttestGuardEngine
 import Foundation
 import Hummingbird
+import AttestGuardRuntime
 
 /// The analysts' read routes (`analyst` or `admin`, limited to the key's apps): a key's risk-metric history and
 /// receipt refreshes, and the decisions about a key, user or device over a bounded range, a page at a time.

@@ -2,6 +2,7 @@ import AttestGuardEngine
 import AttestGuardStorage
 import AttestVocabulary
 import Hummingbird
+import AttestGuardRuntime
 
 /// `POST /v1/labels` (scope `analyst:write` or `admin`, limited to the key's apps): the fraud team's word that a
 /// decision, key, user or device was fraud or legitimate. One label or `{labels: [...]}` (at most 1,000), checked

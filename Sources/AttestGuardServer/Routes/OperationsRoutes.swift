@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import Prometheus
+import AttestGuardRuntime
 
 /// Unauthenticated operational routes (bind the server to a private interface): liveness, readiness with the
 /// version, the store and the schema, Prometheus metrics, and the OpenAPI document. With an operator listener the API

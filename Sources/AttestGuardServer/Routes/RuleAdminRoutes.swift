@@ -4,6 +4,7 @@ import Hummingbird
 import NIOPosix
 import RiskRules
 import AttestGuardStorage
+import AttestGuardRuntime
 
 /// `GET /v1/admin/rules` (the rule set this process runs, the problems of a rejected reload, and the version every
 /// process sharing the store runs) and `POST /v1/admin/rules/reload` (load the directory again now), scope `admin`

@@ -1,5 +1,6 @@
 import AttestGuardEngine
 import Hummingbird
+import AttestGuardRuntime
 
 /// `POST /v1/score` (scope `score`): the verdict of the rule set in force for a request the gateway is about to
 /// serve, with the signals it read. Scoring reads the store only; it never calls Apple.

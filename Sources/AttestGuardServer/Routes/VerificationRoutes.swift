@@ -5,6 +5,7 @@ import Foundation
 import Hummingbird
 import HTTPTypes
 import NIOCore
+import AttestGuardRuntime
 
 /// The `verify`-scoped routes: challenges, attestations, assertions; reading a key (`verify` or `analyst`); and
 /// revocation (`admin`).

@@ -1,6 +1,7 @@
 import AttestGuardEngine
 import Foundation
 import GatewayPolicy
+import AttestGuardRuntime
 
 /// `PUT /v1/admin/apps/{appId}/policy` request body: the values stored for the app, each overriding the
 /// configuration file's until a later `PUT` leaves it out or `DELETE` clears them all. A name the contract does not

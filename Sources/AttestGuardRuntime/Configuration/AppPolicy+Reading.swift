@@ -1,0 +1,43 @@
+package import AttestCore
+package import AttestGuardEngine
+package import AttestVocabulary
+
+extension AppPolicy {
+    /// Reads one app (`apps.<name>.*`): its id, environments, clientData conventions, mode and rollout.
+    init(reading app: ConfigValues) throws {
+        let appId = try app.requiredString("appId")
+        guard AppCatalog.isWellFormed(appId: appId) else {
+            throw ConfigurationError(key: app.path("appId"), "must be TEAMID.bundle.id, got \(appId)")
+        }
+        let environmentNames = app.stringArray("environments")
+        let environments: [AppAttestEnvironment] = try environmentNames.isEmpty ? [.production] : environmentNames.map { name in
+            guard let environment = AppAttestEnvironment(rawValue: name) else {
+                throw ConfigurationError(key: app.path("environments"), "unknown environment \(name) (development or production)")
+            }
+            return environment
+        }
+        let hashing: ChallengeHashing =
+            switch app.string("attestationClientDataHash", default: "sha256") {
+            case "sha256": .sha256
+            case "raw": .none
+            case let other: throw ConfigurationError(key: app.path("attestationClientDataHash"), "must be sha256 or raw, got \(other)")
+            }
+        let format: ClientDataFormat =
+            switch app.string("clientDataFormat", default: "v1") {
+            case "v1": .v1
+            case "legacy": .legacy(challengePointer: try app.requiredString("legacyChallengePointer"))
+            case let other: throw ConfigurationError(key: app.path("clientDataFormat"), "must be v1 or legacy, got \(other)")
+            }
+        self.init(
+            appId: appId,
+            environments: Set(environments),
+            attestationHashing: hashing,
+            clientDataFormat: format,
+            mode: try app.choice("mode", default: Mode.enforce),
+            attestationRequiredPercent: try app.int("attestationRequiredPercent", default: 0, range: 0...100),
+            onStoreError: try app.choice("onStoreError", default: Decision.review),
+            sharesDeviceCheckBits: try app.bool("shareDeviceCheckBits", default: false),
+            attestationRamp: try AttestationRamp.reading(app.scoped("ramp"))
+        )
+    }
+}

@@ -1,0 +1,50 @@
+package import AttestGuardStorage
+package import AttestVocabulary
+package import Prometheus
+package import Synchronization
+
+/// The PostgreSQL store's state in metrics, read when `/metrics` is scraped: whether a writable host serves
+/// (`attestguard_store_primary_up`), operations past their deadline and abandoned
+/// (`attestguard_store_operations_timed_out_total`, `attestguard_store_operations_abandoned_total`), commits waiting
+/// for a synchronous standby (`attestguard_store_commits_waiting_on_standby`) and, with a read replica, whether it is
+/// usable and how far behind it is (`attestguard_store_replica_up`, `attestguard_store_replica_lag_seconds`).
+/// Nothing for SQLite.
+package final class StoreMetrics: Sendable {
+    private let store: PostgresRiskStore
+    private let primaryUp: Gauge
+    private let waitingOnStandby: Gauge
+    private let timedOut: Counter
+    private let abandoned: Counter
+    /// The deadline counts already added to the counters.
+    private let counted = Mutex((timedOut: 0, abandoned: 0))
+    private let replica: (up: Gauge, lag: Gauge)?
+
+    package init?(store: OpenedStore, registry: PrometheusCollectorRegistry) {
+        guard let postgres = store.store as? PostgresRiskStore else { return nil }
+        self.store = postgres
+        func gauge(_ family: MetricFamily) -> Gauge { registry.makeGauge(descriptor: .standard(family.name, help: family.help)) }
+        func counter(_ family: MetricFamily) -> Counter { registry.makeCounter(descriptor: .standard(family.name, help: family.help)) }
+        primaryUp = gauge(.storePrimaryUp)
+        waitingOnStandby = gauge(.storeCommitsWaitingOnStandby)
+        timedOut = counter(.storeOperationsTimedOut)
+        abandoned = counter(.storeOperationsAbandoned)
+        replica = postgres.hasReplica ? (gauge(.storeReplicaUp), gauge(.storeReplicaLag)) : nil
+    }
+
+    package func update() {
+        primaryUp.set(Double(store.primaryServes ? 1 : 0))
+        waitingOnStandby.set(Double(store.commitsWaitingOnStandby ?? 0))
+        let now = store.deadlineCounts
+        let before = counted.withLock { counted in
+            defer { counted = now }
+            return counted
+        }
+        timedOut.increment(by: Int64(max(0, now.timedOut - before.timedOut)))
+        abandoned.increment(by: Int64(max(0, now.abandoned - before.abandoned)))
+        guard let replica else { return }
+        let lag = store.replicaLag
+        if let lag { replica.lag.set(lag.delay.timeInterval) }
+        let withinBound = lag.map { lag in store.replicaMaximumLag.map { lag.delay <= $0 } ?? false } ?? false
+        replica.up.set(Double(withinBound ? 1 : 0))
+    }
+}

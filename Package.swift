@@ -128,7 +128,7 @@ let package = Package(
             name: "AppleServices",
             dependencies: [
                 "AttestVocabulary",
-                "AttestCore",
+                "AttestGuardWire",
                 "EventLoopConcurrency",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -352,6 +352,7 @@ let package = Package(
         .target(
             name: "AttestTestSupport",
             dependencies: [
+                "AttestGuardRuntime",
                 "AttestVocabulary",
                 "AttestGuardStorage",
                 "AttestGuardEngine",
@@ -486,6 +487,22 @@ let package = Package(
                 "AttestTestSupport",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Configuration (reads, the check, the key catalog, the packaged example), log lines: the runtime without HTTP.
+        .testTarget(
+            name: "AttestGuardRuntimeTests",
+            dependencies: [
+                "AttestGuardRuntime",
+                "AttestGuardEngine",
+                "AttestGuardStorage",
+                "AttestCore",
+                "AppleServices",
+                "DeviceSimulator",
+                "AttestTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -1,5 +1,5 @@
 public import AttestVocabulary
-public import Foundation
+import Foundation
 
 /// Reads stored labels: the store's own, or a SQLite store's opened read-only beside the server (the backtest).
 public protocol LabelReader: Sendable {

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The clientData an app signs in assertion format v1 (contract, "Assertion clientData, format v1"): the challenge
 /// as issued and the request it authorises, as exact UTF-8 JSON bytes. The app builds them with ``bytes`` and signs

@@ -3,6 +3,7 @@ import Foundation
 import AttestCore
 import AppleReceipts
 import AttestTestSupport
+import AttestGuardWire
 
 /// Real Apple attestations verify at their own instants, and each documented negative fails with its code.
 struct RealAttestationTests {
@@ -16,7 +17,7 @@ struct RealAttestationTests {
         #expect(attestation.publicKeyX963 == Array(RealDevice2024.publicKey.x963Representation))
         #expect(attestation.receipt.type == .attest)
         #expect(attestation.receipt.environment == "sandbox")
-        #expect(ISO8601Timestamp.format(attestation.receipt.creationTime) == "2024-01-27T16:15:33.169Z")
+        #expect(RFC3339.format(attestation.receipt.creationTime) == "2024-01-27T16:15:33.169Z")
         #expect(attestation.receiptBytes == RealDevice2024.receipt)
         #expect(attestation.certificateInformation.osVersion == "17.2.1")
         #expect(attestation.certificateInformation.appIdentifier == RealDevice2024.app.appId)

@@ -273,7 +273,7 @@ struct LabelCommandTests {
         let own = try await CommandLineRunner.run(["rules", "explain", "--rules", candidate, "--request-id", "req-0", "--app", Self.app], environment: environment)
         #expect(own.status == 0, "\(own.standardError)")
         #expect(own.standardOutput.contains("logged deny under rules sha256:old"), "\(own.standardOutput)")
-        #expect(own.standardOutput.contains("label: fraud (chargebacks, 2026-11-01T10:00:00Z, on the decision)"), "\(own.standardOutput)")
+        #expect(own.standardOutput.contains("label: fraud (chargebacks, 2026-11-01T10:00:00.000Z, on the decision)"), "\(own.standardOutput)")
         #expect(own.standardOutput.contains("farm"))
         let byKey = try await CommandLineRunner.run(
             ["rules", "explain", "--rules", candidate, "--request-id", "req-6", "--app", Self.app, "--json"], environment: environment

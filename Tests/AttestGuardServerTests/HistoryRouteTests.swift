@@ -5,6 +5,7 @@ import HTTPTypes
 @testable import AttestGuardRuntime
 @testable import AttestGuardServer
 import Testing
+import AttestGuardWire
 
 /// `GET /v1/apps/{appId}/keys/{keyId}/history` and `GET /v1/apps/{appId}/decisions`: scopes, app isolation, every
 /// refusal, paging, and the device hash the hot path writes.
@@ -132,7 +133,7 @@ struct HistoryRouteTests {
     func refusals() async throws {
         try await ServerHarness.run(.sqlite, extraEnvironment: AnalystScopeTests.environment) { api in
             let now = api.clock.now()
-            let later = ISO8601Timestamp.format(now.addingTimeInterval(60))
+            let later = RFC3339.format(now.addingTimeInterval(60))
             let cases: [(String, String)] = [
                 ("", "missing_field"),
                 ("limit=5", "missing_field"),

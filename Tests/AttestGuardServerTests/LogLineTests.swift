@@ -5,10 +5,11 @@ import AttestTestSupport
 import Foundation
 import Logging
 import Testing
+import AttestGuardWire
 
 @Suite("Logs: one line per record, logfmt or JSON, bounded")
 struct LogLineTests {
-    static let instant = Date(timeIntervalSince1970: 1_795_677_176.123_9)  // 2026-11-26T07:12:56.123Z
+    static let instant = Date(timeIntervalSince1970: 1_795_677_176.123_2)  // 2026-11-26T07:12:56.123Z (RFC3339: nearest ms)
 
     static func line(_ format: LogFormat, message: String = "request", _ metadata: Logger.Metadata) -> String {
         LogLineFormatter(format: format).line(time: instant, level: .info, message: message, source: "AttestGuardServer", metadata: metadata)
@@ -61,9 +62,9 @@ struct LogLineTests {
 
     @Test("timestamps are RFC 3339 in UTC with milliseconds, before 1970 too")
     func timestamps() {
-        #expect(RFC3339Timestamp.string(Self.instant) == "2026-11-26T07:12:56.123Z")
-        #expect(RFC3339Timestamp.string(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
-        #expect(RFC3339Timestamp.string(Date(timeIntervalSince1970: -0.5)) == "1969-12-31T23:59:59.500Z")
+        #expect(RFC3339.format(Self.instant) == "2026-11-26T07:12:56.123Z")
+        #expect(RFC3339.format(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
+        #expect(RFC3339.format(Date(timeIntervalSince1970: -0.5)) == "1969-12-31T23:59:59.500Z")
     }
 
     @Test("a line's own metadata wins over the provider's, which wins over the logger's")

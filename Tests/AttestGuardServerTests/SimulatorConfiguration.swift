@@ -3,14 +3,6 @@ import AttestGuardServer
 import Foundation
 import DeviceSimulator
 
-extension SimulatorTrustRoots {
-    /// The device simulator's roots for a seed, as the CLI makes them (the server does not link the simulator).
-    static let deviceSimulator: Maker = { seed in
-        let pki = try SimulatedApplePKI(seed: seed)
-        return SimulatorTrustRoots(attestationRoots: pki.attestationTrustRoots, receiptRoots: pki.receiptTrustRoots)
-    }
-}
-
 extension ServerHarness {
     /// Runs `body` against a server whose rule set is the one rule file `yaml` (in a folder removed afterwards).
     static func run(
@@ -26,9 +18,3 @@ extension ServerHarness {
     }
 }
 
-extension ServerConfigurationLoader {
-    /// Loads a configuration the way `attestguard serve` does: simulator mode trusts the device simulator's roots.
-    static func load(file: String?, environment: [String: String]) async throws -> ServerConfiguration {
-        try await load(file: file, environment: environment, simulatorRoots: SimulatorTrustRoots.deviceSimulator)
-    }
-}

@@ -3,6 +3,7 @@ public import Crypto
 public import X509
 public import AttestCore
 import AppleReceipts
+import AttestGuardWire
 
 /// The real, Apple-signed App Attest objects under `Tests/Fixtures/apple`, with the parameters to
 /// verify each at its own instant.
@@ -44,7 +45,7 @@ public enum AppleFixtures {
 
     /// Parses an ISO-8601 instant from the fixtures' metadata.
     public static func instant(_ text: String) -> Date {
-        guard let date = ISO8601Timestamp.parse(text) else { fatalError("bad instant \(text)") }
+        guard let date = RFC3339.parse(text) else { fatalError("bad instant \(text)") }
         return date
     }
 

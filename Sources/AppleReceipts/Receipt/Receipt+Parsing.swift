@@ -3,6 +3,7 @@ import SwiftASN1
 import X509
 import Crypto
 import AttestVocabulary
+import AttestGuardWire
 
 extension Receipt {
     /// Decodes a receipt payload (the signed content of the CMS envelope).
@@ -112,7 +113,8 @@ private struct FieldReader {
 
     func optionalTime(_ type: Int, _ name: String) throws(ReceiptError) -> Date? {
         guard let text = try optionalText(type, name) else { return nil }
-        guard let date = ISO8601Timestamp.parse(text) else {
+        // Apple writes UTC (`Z`); an offset, valid RFC 3339 elsewhere, is not a receipt's form.
+        guard text.hasSuffix("Z"), let date = RFC3339.parse(text) else {
             throw ReceiptError(.malformedPayload, "field \(type) (\(name)) \"\(text)\" is not an ISO-8601 UTC time")
         }
         return date

@@ -1,5 +1,6 @@
 public import Foundation
 public import X509
+import AttestGuardWire
 
 /// Verifies App Attest receipts: the CMS (PKCS #7) signature, the signer's chain to a pinned root at an instant,
 /// and the fields against what the caller expects.
@@ -63,17 +64,17 @@ public struct ReceiptVerifier: Sendable {
         if created > now.addingTimeInterval(clockSkewTolerance) {
             return ReceiptError(
                 .createdInFuture,
-                "created at \(ISO8601Timestamp.format(created)), after \(ISO8601Timestamp.format(now)) plus \(Int(clockSkewTolerance)) s skew"
+                "created at \(RFC3339.format(created)), after \(RFC3339.format(now)) plus \(Int(clockSkewTolerance)) s skew"
             )
         }
         if let maximumAge = expectation.maximumAge, now.timeIntervalSince(created) > maximumAge + clockSkewTolerance {
             return ReceiptError(
                 .tooOld,
-                "created at \(ISO8601Timestamp.format(created)), more than \(Int(maximumAge)) s before \(ISO8601Timestamp.format(now))"
+                "created at \(RFC3339.format(created)), more than \(Int(maximumAge)) s before \(RFC3339.format(now))"
             )
         }
         if let expiration = receipt.expirationTime, expiration < now.addingTimeInterval(-clockSkewTolerance) {
-            return ReceiptError(.expired, "expired at \(ISO8601Timestamp.format(expiration))")
+            return ReceiptError(.expired, "expired at \(RFC3339.format(expiration))")
         }
         return nil
     }

@@ -1,5 +1,5 @@
 public import AsyncHTTPClient
-import AttestCore
+import AttestGuardWire
 import Foundation
 import NIOHTTP1
 public import AttestVocabulary

@@ -1,3 +1,4 @@
+public import AttestVocabulary
 public import AppleReceipts
 
 /// An assertion whose signature, RP ID and counter verified.

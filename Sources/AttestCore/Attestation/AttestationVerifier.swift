@@ -2,7 +2,7 @@ public import Foundation
 public import X509
 public import AppleReceipts
 import Crypto
-import AttestVocabulary
+public import AttestVocabulary
 
 /// Verifies App Attest attestation objects: Apple's nine steps in order, then the embedded receipt.
 ///

@@ -2,6 +2,7 @@ import ArgumentParser
 import AttestGuardEngine
 import AttestGuardServer
 import Foundation
+import AttestGuardWire
 
 /// `attestguard decisions --app APP --user USER`: the logged decisions about a key, user or device of an app over a
 /// range, newest first, with the rules that fired and the signals they read. Users and devices are looked up by the
@@ -77,7 +78,7 @@ struct DecisionsCommand: AsyncParsableCommand {
 
     private static func instant(_ text: String?, option: String) throws -> Date? {
         guard let text else { return nil }
-        guard let date = RFC3339Instant.parse(text) else {
+        guard let date = RFC3339.parse(text) else {
             throw ValidationError("\(option) \"\(text)\" is not an RFC 3339 time such as 2026-11-22T12:00:00Z")
         }
         return date

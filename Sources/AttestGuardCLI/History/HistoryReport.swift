@@ -2,6 +2,7 @@ import AppleReceipts
 import AttestGuardEngine
 import Foundation
 import RiskRules
+import AttestGuardWire
 
 /// The analysts' read commands as text for a terminal: one line per risk metric or decision, newest first.
 enum HistoryReport {
@@ -81,7 +82,7 @@ enum HistoryReport {
     }
 
     private static func time(_ date: Date) -> String {
-        ISO8601Timestamp.format(date)
+        RFC3339.format(date)
     }
 
     private static func number(_ value: Double) -> String {

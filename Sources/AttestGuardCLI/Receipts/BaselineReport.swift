@@ -1,5 +1,6 @@
 import AttestGuardStorage
 import Foundation
+import AttestGuardWire
 
 /// What `attestguard receipts baseline` prints of one app: its latest risk-metric baseline, the recent history,
 /// and thresholds suggested from it.
@@ -61,7 +62,7 @@ struct BaselineReport: Sendable {
 
     static func json(_ baseline: RiskMetricBaseline) -> [String: Any] {
         var object: [String: Any] = [
-            "day": baseline.day, "computedAt": ISO8601DateFormatter().string(from: baseline.computedAt), "computedBy": baseline.computedBy,
+            "day": baseline.day, "computedAt": RFC3339.format(baseline.computedAt), "computedBy": baseline.computedBy,
             "keys": baseline.keyCount, "shareAtLeast4": baseline.shareAtLeast4, "shareAtLeast10": baseline.shareAtLeast10,
             "histogram": Dictionary(uniqueKeysWithValues: baseline.histogram.map { (String($0.key), $0.value) }),
         ]

@@ -5,6 +5,7 @@ import AttestVocabulary
 import Foundation
 import Logging
 import RiskRules
+import AttestGuardWire
 
 /// `attestguard rules explain --request-id ID --app APP`: the logged decision with that request id, its snapshot
 /// evaluated under the rule set at the instant it was decided, and the fraud label that applies to it (its own,
@@ -54,7 +55,7 @@ enum LoggedDecisionExplanation {
             encoder.outputFormatting = [.sortedKeys]
             let evaluation = try JSONSerialization.jsonObject(with: try encoder.encode(ruleSet.evaluate(values)))
             let object: [String: Any] = [
-                "requestId": requestId, "appId": app, "decidedAt": ISO8601DateFormatter().string(from: entry.decidedAt),
+                "requestId": requestId, "appId": app, "decidedAt": RFC3339.format(entry.decidedAt),
                 "loggedDecision": entry.ruleDecision.rawValue, "loggedRuleSetVersion": entry.ruleSetVersion,
                 "label": label.map(labelObject) ?? NSNull(), "evaluation": evaluation,
             ]
@@ -62,7 +63,7 @@ enum LoggedDecisionExplanation {
             return String(decoding: data, as: UTF8.self)
         }
         return [
-            "decision \(requestId) of \(app) at \(ISO8601DateFormatter().string(from: entry.decidedAt)): logged \(entry.ruleDecision.rawValue) under rules \(entry.ruleSetVersion)",
+            "decision \(requestId) of \(app) at \(RFC3339.format(entry.decidedAt)): logged \(entry.ruleDecision.rawValue) under rules \(entry.ruleSetVersion)",
             "label: " + (label.map(labelText) ?? "none"),
             "",
             RuleExplanation.text(ruleSet, values: values),
@@ -71,11 +72,11 @@ enum LoggedDecisionExplanation {
 
     /// `fraud (chargebacks, 2026-11-20T10:00:00Z, on its key)`.
     static func labelText(_ label: FraudLabelRecord) -> String {
-        "\(label.label.rawValue) (\(label.source), \(ISO8601DateFormatter().string(from: label.labelledAt)), \(subject(label.kind)))"
+        "\(label.label.rawValue) (\(label.source), \(RFC3339.format(label.labelledAt)), \(subject(label.kind)))"
     }
 
     private static func labelObject(_ label: FraudLabelRecord) -> [String: Any] {
-        ["label": label.label.rawValue, "source": label.source, "labelledAt": ISO8601DateFormatter().string(from: label.labelledAt), "subject": label.kind.rawValue]
+        ["label": label.label.rawValue, "source": label.source, "labelledAt": RFC3339.format(label.labelledAt), "subject": label.kind.rawValue]
     }
 
     private static func subject(_ kind: LabelSubjectKind) -> String {

@@ -5,6 +5,7 @@ import X509
 import SwiftASN1
 import AppleReceipts
 import AttestCore
+import AttestGuardWire
 
 /// Reads the files and values the `verify` commands take, turning every problem into a usage error.
 enum InputFile {
@@ -54,7 +55,7 @@ enum InputFile {
     /// An instant given as ISO-8601 UTC, or now.
     static func instant(_ text: String?) throws -> Date {
         guard let text else { return Date() }
-        guard let date = ISO8601Timestamp.parse(text) else {
+        guard let date = RFC3339.parse(text) else {
             throw ValidationError("--at \"\(text)\" is not an ISO-8601 UTC time such as 2024-01-27T16:15:40Z")
         }
         return date

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import AttestCore
 import AppleReceipts
+import AttestGuardWire
 
 extension AttestGuardCommand.Verify {
     /// `attestguard verify receipt`: CMS signature, chain to Apple Root CA - G3, and fields.
@@ -55,12 +56,12 @@ enum ReceiptReport {
         var fields: [String: Any] = [
             "appId": receipt.appId,
             "type": receipt.type.rawValue,
-            "creationTime": ISO8601Timestamp.format(receipt.creationTime),
+            "creationTime": RFC3339.format(receipt.creationTime),
             "attestedPublicKey": Hex.encode(receipt.attestedPublicKeyX963),
         ]
         fields["environment"] = receipt.environment ?? NSNull()
-        fields["notBefore"] = receipt.notBefore.map(ISO8601Timestamp.format) ?? NSNull()
-        fields["expirationTime"] = receipt.expirationTime.map(ISO8601Timestamp.format) ?? NSNull()
+        fields["notBefore"] = receipt.notBefore.map(RFC3339.format) ?? NSNull()
+        fields["expirationTime"] = receipt.expirationTime.map(RFC3339.format) ?? NSNull()
         fields["riskMetric"] = receipt.riskMetric ?? NSNull()
         fields["token"] = receipt.token ?? NSNull()
         if let clientHash = receipt.clientHash { fields["clientHash"] = Hex.encode(clientHash) }

@@ -1,3 +1,4 @@
+import AttestGuardWire
 import Foundation
 
 /// The JSON bodies of the app-facing routes as the client sends and reads them (contract, "App-facing routes").
@@ -43,11 +44,7 @@ enum AppFacingBodies {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let text = try decoder.singleValueContainer().decode(String.self)
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            if let date = formatter.date(from: text) { return date }
-            formatter.formatOptions = [.withInternetDateTime]
-            if let date = formatter.date(from: text) { return date }
+            if let date = RFC3339.parse(text) { return date }
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an RFC 3339 date: \(text)"))
         }
         return decoder

@@ -1,5 +1,5 @@
 public import AttestGuardStorage
-public import Foundation
+import Foundation
 
 /// The console's aggregates over the store: an app's verdicts over a range and its keys' risk metrics. Each read
 /// names one app, covers at most ``ConsoleRange/week`` and reads a bounded number of rows, so a page costs the same

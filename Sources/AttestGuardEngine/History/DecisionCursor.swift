@@ -1,6 +1,6 @@
 import AttestCore
 public import AttestGuardStorage
-public import Foundation
+import Foundation
 
 /// Where a page of decisions ended, as an opaque text for the next request: base64url without padding of the last
 /// entry's decision instant (microseconds since 1970) and sequence, 8 bytes each, big-endian. It names a position

@@ -1,5 +1,5 @@
 public import AttestGuardStorage
-public import AttestVocabulary
+import AttestVocabulary
 public import Foundation
 
 /// Checks, stores and deletes fraud labels (`POST /v1/labels`, `attestguard labels import`, `POST /v1/labels/delete`):

@@ -1,5 +1,5 @@
 public import Foundation
-package import Crypto
+import Crypto
 
 /// What an API key may do.
 public enum Scope: String, Sendable, Hashable, CaseIterable, Codable {

@@ -1,6 +1,6 @@
-package import AttestCore
-package import AttestGuardEngine
-package import AttestVocabulary
+import AttestCore
+import AttestGuardEngine
+import AttestVocabulary
 
 extension AppPolicy {
     /// Reads one app (`apps.<name>.*`): its id, environments, clientData conventions, mode and rollout.

@@ -1,7 +1,7 @@
-package import AppleServices
-package import AttestCore
-package import AttestGuardEngine
-package import Foundation
+import AppleServices
+import AttestCore
+import AttestGuardEngine
+import Foundation
 
 extension AppleConfiguration {
     /// Reads `apple.*`: credentials from `teamId`, `keyId` and `privateKeyFile` / `privateKeyEnv`; base URLs

@@ -1,4 +1,4 @@
-package import AttestGuardEngine
+import AttestGuardEngine
 
 extension AttestationRamp {
     /// The keys under `apps.<app>.ramp`.

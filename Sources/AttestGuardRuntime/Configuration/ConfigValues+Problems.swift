@@ -1,4 +1,4 @@
-package import Synchronization
+import Synchronization
 
 extension ConfigValues {
     /// Collects the problems of one load in the order they are found, instead of stopping at the first.

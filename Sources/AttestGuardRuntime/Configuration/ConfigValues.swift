@@ -1,6 +1,6 @@
 package import Configuration
-package import Foundation
-package import Synchronization
+import Foundation
+import Synchronization
 
 /// Typed, strict reads over a swift-configuration reader: every value is read as text and parsed here, so that
 /// a mistyped value is an error naming its key instead of a silent fallback to the default.

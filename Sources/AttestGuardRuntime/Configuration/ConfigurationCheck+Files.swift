@@ -1,6 +1,6 @@
-package import AttestGuardEngine
-package import Foundation
-package import Logging
+import AttestGuardEngine
+import Foundation
+import Logging
 
 extension ConfigurationCheck {
     /// The check with the files the configuration names opened as `serve` opens them at start-up: the TLS

@@ -1,5 +1,5 @@
-package import Foundation
-package import Yams
+import Foundation
+import Yams
 
 /// The keys a configuration file writes, as the dotted paths swift-configuration reads them under (which it cannot
 /// list): each value and each list, in the file's order (JSON: sorted), a null value left out.

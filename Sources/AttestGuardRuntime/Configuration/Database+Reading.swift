@@ -1,5 +1,5 @@
-package import AttestGuardStorage
-package import Foundation
+import AttestGuardStorage
+import Foundation
 
 extension ServerConfiguration.Database {
     /// Reads `database.*`: PostgreSQL when `url` is set (its password from `passwordFile` / `passwordEnv`, never

@@ -1,6 +1,6 @@
-package import AttestGuardStorage
-package import AttestGuardEngine
-package import Foundation
+import AttestGuardStorage
+import AttestGuardEngine
+import Foundation
 
 extension EngineSettings {
     /// Reads the engine's settings from the root: `challenges.*`, `clockSkewSeconds`, `velocity.ipv6PrefixLength` and

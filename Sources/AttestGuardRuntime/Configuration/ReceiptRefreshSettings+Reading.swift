@@ -1,4 +1,4 @@
-package import AttestGuardEngine
+import AttestGuardEngine
 
 extension ReceiptRefreshSettings {
     /// Reads `receipts.refresh.*`: the scheduler's pacing. Whether `serve` refreshes at all

@@ -1,8 +1,8 @@
 public import AttestGuardEngine
-package import Foundation
-package import AppleServices
+import Foundation
+import AppleServices
 public import AttestGuardStorage
-package import AttestVocabulary
+import AttestVocabulary
 public import Logging
 
 /// Everything `attestguard serve` needs, read from one YAML or JSON file plus `ATTESTGUARD_*` environment

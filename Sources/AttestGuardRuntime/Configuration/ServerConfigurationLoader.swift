@@ -1,10 +1,10 @@
-package import AttestCore
-package import AttestGuardEngine
-package import Configuration
+import AttestCore
+import AttestGuardEngine
+import Configuration
 public import Foundation
-package import Logging
-package import SystemPackage
-package import AttestVocabulary
+import Logging
+import SystemPackage
+import AttestVocabulary
 
 /// Reads ``ServerConfiguration`` from a YAML (`.yaml`/`.yml`) or JSON file and `ATTESTGUARD_*` environment
 /// variables, the environment winning (`server.port` is overridden by `ATTESTGUARD_SERVER_PORT`).

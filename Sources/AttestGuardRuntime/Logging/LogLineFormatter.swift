@@ -1,5 +1,6 @@
 package import Foundation
 package import Logging
+import AttestGuardWire
 
 /// Renders one log record as one line of logfmt or JSON (``LogFormat``): `ts`, `level`, `msg` and `source` first,
 /// then the metadata by key. Never more than one line (newlines and control characters are escaped) and never
@@ -31,7 +32,7 @@ package struct LogLineFormatter: Sendable {
                 Self.appendLogfmtValue(value, to: &line)
             }
         }
-        add("ts", RFC3339Timestamp.string(time))
+        add("ts", RFC3339.format(time))
         add("level", level.rawValue)
         add("msg", Self.bounded(message))
         add("source", Self.bounded(source))

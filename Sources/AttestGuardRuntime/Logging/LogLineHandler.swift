@@ -1,11 +1,11 @@
 #if canImport(Glibc)
-package import Glibc
+import Glibc
 #elseif canImport(Darwin)
 package import Darwin
 #endif
-package import Foundation
+import Foundation
 public import Logging
-package import Synchronization
+import Synchronization
 
 /// The server's swift-log handler: each record as one line of logfmt or JSON (``LogFormat``, rendered by
 /// ``LogLineFormatter``) written to standard error in one piece, so that lines from concurrent requests never mix.

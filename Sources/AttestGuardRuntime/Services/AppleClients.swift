@@ -1,7 +1,7 @@
 public import AppleServices
-package import AsyncHTTPClient
+import AsyncHTTPClient
 public import AttestGuardEngine
-package import Foundation
+import Foundation
 
 /// The clients for Apple's services built from ``AppleConfiguration``, sharing one provider token source and
 /// async-http-client's shared client. `nil` when no Apple credentials are configured.

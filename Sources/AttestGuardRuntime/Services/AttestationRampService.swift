@@ -1,7 +1,7 @@
 package import AttestGuardEngine
 package import Foundation
 package import Logging
-package import ServiceLifecycle
+import ServiceLifecycle
 
 /// Runs the automatic attestation rollout (``AttestationRampController``) in every server process: at start it
 /// starts the ramps that have nothing stored, then evaluates at each period boundary plus `grace` (so that the

@@ -1,4 +1,4 @@
-package import AttestVocabulary
+import AttestVocabulary
 package import CoreMetrics
 package import Prometheus
 

@@ -2,7 +2,7 @@ package import AttestGuardEngine
 package import Foundation
 package import Logging
 package import AttestGuardStorage
-package import ServiceLifecycle
+import ServiceLifecycle
 
 /// Deletes challenges a day after they expire, every ten minutes. Consumed challenges stay until then, so a
 /// replayed assertion is still recognised as `assertion_already_accepted` for a day. Also deletes the team-wide

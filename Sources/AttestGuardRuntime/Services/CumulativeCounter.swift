@@ -1,4 +1,4 @@
-package import Synchronization
+import Synchronization
 
 /// A Prometheus counter fed from a total kept elsewhere (a queue's drops since start, the CPU time `/proc`
 /// reports): each ``advance(to:)`` adds what the total grew by since the last one, so the counter never goes back

@@ -3,7 +3,7 @@ public import Foundation
 public import GatewayPolicy
 public import Logging
 public import RiskRules
-package import Synchronization
+import Synchronization
 
 /// The gateway route policies forward-auth decides by, loaded from `gateway.policyDirectory` at start and again when
 /// the files change or an operator asks (`POST /v1/admin/gateway/reload`). As with rule sets, a set with problems

@@ -1,4 +1,4 @@
-package import AttestVocabulary
+import AttestVocabulary
 public import CoreMetrics
 public import Prometheus
 

@@ -1,5 +1,5 @@
 package import Logging
-package import ServiceLifecycle
+import ServiceLifecycle
 
 /// Reads something every process keeps from the shared store (app policy overrides, risk-metric baselines) every
 /// `interval` (`apps.policyReloadSeconds`), so that a change written through any process is in force in this one

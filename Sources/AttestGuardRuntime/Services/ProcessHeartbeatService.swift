@@ -1,6 +1,6 @@
-package import Foundation
+import Foundation
 package import Logging
-package import ServiceLifecycle
+import ServiceLifecycle
 
 /// Writes this process's ``ProcessHeartbeat`` record every `interval` (a stopped process drops out of the list
 /// when its record is older than ``ProcessHeartbeat/freshness``), and about hourly deletes records not refreshed

@@ -1,7 +1,7 @@
-package import Foundation
+import Foundation
 package import Prometheus
 #if canImport(Glibc)
-package import Glibc
+import Glibc
 #endif
 
 /// The process's own resource use in Prometheus's standard names, read from `/proc/self` each time `/metrics` is

@@ -1,5 +1,5 @@
 public import AttestGuardEngine
-package import Foundation
+import Foundation
 public import ServiceLifecycle
 
 /// Runs the receipt scheduler continuously beside the server: newly attested keys get their first redemption

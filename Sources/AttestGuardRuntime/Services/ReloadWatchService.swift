@@ -1,5 +1,5 @@
-package import Foundation
-package import ServiceLifecycle
+import Foundation
+import ServiceLifecycle
 
 /// Polls the directories a server reloads from (the rule set, the shadow set, the gateway route policies: every
 /// entry under them but `tests/`, regular files by name, size and modification time, anything else by name and

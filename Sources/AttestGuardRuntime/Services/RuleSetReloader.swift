@@ -1,10 +1,10 @@
-package import AttestVocabulary
+import AttestVocabulary
 public import AttestGuardEngine
 public import Foundation
 public import Logging
-package import Metrics
+import Metrics
 public import RiskRules
-package import Synchronization
+import Synchronization
 
 /// Reloads the rule set in force from its directory: on request (`POST /v1/admin/rules/reload`) and when the files
 /// change (``ReloadWatchService`` polls them). A set with problems never replaces the one in force: its problems

@@ -1,7 +1,7 @@
 public import AttestGuardEngine
-package import Foundation
+import Foundation
 public import Logging
-package import RiskRules
+import RiskRules
 
 /// The rule set a server starts with. A configured directory must load: a server never starts on rules with
 /// problems (they are logged, each at its file, line and column). Without one, `Rules` in the working directory

@@ -1,7 +1,7 @@
-package import AttestGuardStorage
-package import AttestVocabulary
+import AttestGuardStorage
+import AttestVocabulary
 package import Prometheus
-package import Synchronization
+import Synchronization
 
 /// The PostgreSQL store's state in metrics, read when `/metrics` is scraped: whether a writable host serves
 /// (`attestguard_store_primary_up`), operations past their deadline and abandoned

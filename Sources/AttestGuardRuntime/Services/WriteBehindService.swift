@@ -1,10 +1,10 @@
-package import AttestVocabulary
+import AttestVocabulary
 package import AttestGuardEngine
-package import Foundation
+import Foundation
 package import Logging
-package import Metrics
-package import ServiceLifecycle
-package import Synchronization
+import Metrics
+import ServiceLifecycle
+import Synchronization
 
 /// Writes what the request path queued: the velocity increments (so other processes see them within about two
 /// intervals), the decision log entries, the keys verdicts named (``KeyUseRecorder``) and the forward-auth answers'

@@ -1,5 +1,6 @@
 import AttestVocabulary
 import Foundation
+import AttestGuardWire
 
 /// The query of a request target, read strictly: `name=value` pairs split at `&`, names and values
 /// percent-decoded to UTF-8 (`+` is a plus sign, not a space). A name given twice, broken percent-encoding or text
@@ -37,7 +38,7 @@ struct QueryParameters {
     /// `name` as an RFC 3339 instant, or `nil` when absent.
     func instant(_ name: String) throws -> Date? {
         guard let text = values[name] else { return nil }
-        guard let date = RFC3339Instant.parse(text) else {
+        guard let date = RFC3339.parse(text) else {
             throw APIError.badRequest(.invalidField, "\(name) must be an RFC 3339 time such as 2026-11-22T12:00:00Z")
         }
         return date

@@ -6,6 +6,7 @@ import Hummingbird
 import HTTPTypes
 import NIOCore
 import AttestGuardRuntime
+import AttestGuardWire
 
 /// The `verify`-scoped routes: challenges, attestations, assertions; reading a key (`verify` or `analyst`); and
 /// revocation (`admin`).
@@ -101,7 +102,7 @@ enum JSONResponse {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(ISO8601Timestamp.format(date))
+            try container.encode(RFC3339.format(date))
         }
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder

@@ -1,6 +1,7 @@
 public import AttestGuardEngine
 import AttestVocabulary
 public import Foundation
+import AttestGuardWire
 
 /// One fraud label as JSON and the import's lines write it: `{appId, requestId|keyId|userId|deviceId, label, source,
 /// labelledAt?}`, every value a string, `labelledAt` an RFC 3339 time. Other members are ignored (a case export
@@ -39,7 +40,7 @@ public struct LabelFields: Sendable, Decodable, Hashable {
     public func submission() throws(EngineError) -> LabelSubmission {
         var time: Date?
         if let labelledAt, !labelledAt.isEmpty {
-            guard let parsed = RFC3339Instant.parse(labelledAt) else {
+            guard let parsed = RFC3339.parse(labelledAt) else {
                 throw EngineError(.invalidInput, code: .invalidField, "labelledAt must be an RFC 3339 time such as 2026-11-22T12:00:00Z")
             }
             time = parsed

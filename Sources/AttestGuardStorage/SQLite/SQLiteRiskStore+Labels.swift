@@ -1,5 +1,5 @@
 public import AttestVocabulary
-public import Foundation
+import Foundation
 import SQLiteNIO
 
 extension SQLiteRiskStore {

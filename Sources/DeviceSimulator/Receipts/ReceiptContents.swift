@@ -1,6 +1,7 @@
 public import Foundation
 public import AppleReceipts
 public import AttestVocabulary
+import AttestGuardWire
 
 /// The fields of a receipt the simulator mints, in Apple's field order.
 public struct ReceiptContents: Sendable, Hashable {
@@ -86,7 +87,7 @@ public struct ReceiptContents: Sendable, Hashable {
 
     /// A timestamp as Apple writes it: milliseconds with trailing zeros dropped ("2020-11-27T22:41:40.46Z").
     static func appleTimestamp(_ date: Date) -> String {
-        var text = ISO8601Timestamp.format(date)
+        var text = RFC3339.format(date)
         guard let dot = text.lastIndex(of: ".") else { return text }
         text.removeLast()
         while text.last == "0" { text.removeLast() }

@@ -1,6 +1,6 @@
 @testable import AttestGuardRuntime
-@testable import AttestGuardServer
 import Foundation
+import AttestTestSupport
 import Testing
 
 /// `ConfigurationCheck`: every problem of a configuration at once, each with its key and code; unknown keys with the

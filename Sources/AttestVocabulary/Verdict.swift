@@ -26,11 +26,3 @@ public enum Verdict<Value: Sendable, Failure: Error & Sendable>: Sendable {
         }
     }
 }
-
-/// The outcome of verifying a receipt.
-public typealias ReceiptVerdict = Verdict<Receipt, ReceiptError>
-
-extension Verdict where Value == Receipt {
-    /// The receipt when valid.
-    public var receipt: Receipt? { value }
-}

@@ -1,8 +1,8 @@
 import AttestCore
 import AttestGuardRuntime
-import AttestGuardServer
 import AttestGuardStorage
 import Foundation
+import AttestTestSupport
 import Testing
 
 @Suite("Configuration")

@@ -1,7 +1,7 @@
 @testable import AttestGuardRuntime
-@testable import AttestGuardServer
 import Crypto
 import Foundation
+import AttestTestSupport
 import Testing
 
 /// `ConfigurationKey.all` is the one list of the keys the server reads: loading configurations that use every

@@ -1,7 +1,7 @@
 import AttestGuardRuntime
-import AttestGuardServer
 import Crypto
 import Foundation
+import AttestTestSupport
 import Testing
 
 /// `Packaging/attestguard.yaml`, the example configuration the systemd units and the container image start with,

@@ -1,9 +1,9 @@
 import AppleServices
 import AttestCore
 import AttestGuardRuntime
-import AttestGuardServer
 import Crypto
 import Foundation
+import AttestTestSupport
 import Testing
 
 @Suite("Configuration: Apple services and receipt refresh")

@@ -3,6 +3,7 @@
 #
 #   scripts/schemathesis.sh BASE_URL API_KEY [extra `st run` arguments]
 #   e.g. scripts/schemathesis.sh http://127.0.0.1:8080 "$ATTESTGUARD_API_KEY"
+#   scripts/schemathesis.sh --install      only installs it (the test command does, beside the build)
 #
 # BASE_URL is the server's root (it must serve /openapi.yaml). The server under test should configure the app
 # of the document's examples, ABCDE12345.com.example.shop, and API_KEY should hold the `verify` and `admin`
@@ -23,6 +24,8 @@ set -euo pipefail
 
 readonly SCHEMATHESIS_VERSION=4.32.5
 
+install_only=false
+if [ "${1:-}" = "--install" ]; then install_only=true; set -- install install; fi
 if [ $# -lt 2 ] || [ -z "$1" ] || [ -z "$2" ]; then
     echo "usage: $0 BASE_URL API_KEY [extra st run arguments]" >&2
     exit 2
@@ -59,6 +62,7 @@ if [ ! -f "$marker" ] || [ ! -x "$venv/bin/st" ]; then
     fi
     touch "$marker"
 fi
+if $install_only; then exit 0; fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The project's one test command (README "Testing"); .ci/run calls exactly this.
-# Installs the Debian packages the tests run (curl, nginx with njs, Caddy, promtool, PyYAML, PgBouncer) when missing, checks the
-# alert rules and Grafana provisioning in Dashboards/, builds everything (library, CLI, tests), starts a throw-away
-# PostgreSQL (unless ATTESTGUARD_TEST_DATABASE_URL names one), runs the whole test suite against PostgreSQL and SQLite
-# (the gateway tests start nginx and Caddy themselves), runs Schemathesis against a live server, checks the packaging
+# Builds everything (library, CLI, tests) while it installs, beside the build, the Debian packages the tests run (curl,
+# nginx with njs, Caddy, promtool, PyYAML, PgBouncer, PostgreSQL, Chromium) when missing and the Python tools; then
+# checks the alert rules and Grafana provisioning in Dashboards/, starts a throw-away PostgreSQL (unless
+# ATTESTGUARD_TEST_DATABASE_URL names one), runs the whole test suite against PostgreSQL and SQLite (the gateway tests
+# start nginx and Caddy themselves), runs Schemathesis against a live server, checks the packaging
 # (scripts/check-packaging.sh), and stops the database again. At the end (also after a failure) it prints the wall
 # time of each phase.
 set -euo pipefail
@@ -19,8 +20,13 @@ phase() {
     phase_started=$SECONDS
 }
 state_file=
+prepare_pid=
+prepare_log=
 finish() {
     local status=$?
+    # An install beside a failed build is left to finish, not killed half-way through dpkg.
+    if [ -n "$prepare_pid" ]; then wait "$prepare_pid" || true; fi
+    if [ -n "$prepare_log" ]; then rm -f "$prepare_log"; fi
     if [ -n "$phase_name" ]; then
         [ "$status" -eq 0 ] || phase_name="$phase_name (failed, exit $status)"
         phase ""
@@ -62,17 +68,50 @@ python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
 # PgBouncer in transaction mode in front of the test PostgreSQL (Tests/AttestTestSupport/TestPgBouncer.swift starts it):
 # the store conformance suite also runs through it with database.pooler: transaction.
 [ -x /usr/sbin/pgbouncer ] || missing+=(pgbouncer)
-phase "Debian packages"
-if [ ${#missing[@]} -gt 0 ]; then
-    if [ "$(id -u)" -eq 0 ]; then as_root=(); else as_root=(sudo); fi
-    echo "test.sh: installing ${missing[*]}" >&2
-    "${as_root[@]}" apt-get update -qq
-    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+# PostgreSQL itself (scripts/postgres-start.sh would install it too, but in the way of the build).
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 
-# Alerts and dashboards as files (Dashboards/README.md), before the build so that they fail fast: the rules parse and
-# their unit tests pass; every alert has a severity, a runbook section and a firing and a quiet test; the Grafana
-# provisioning parses and every dashboard loads on the provisioned data source.
+# The packages and the Python tools (scripts/python-tools.sh's and Schemathesis's virtualenvs) are installed beside the
+# build, which needs none of them: on a fresh machine the downloads and unpacking hide behind its CPU work. Their output
+# goes to a file, printed when they fail.
+prepare_log=$(mktemp)
+prepare() {
+    if [ ${#missing[@]} -gt 0 ]; then
+        if [ "$(id -u)" -eq 0 ]; then as_root=(); else as_root=(sudo); fi
+        echo "test.sh: installing ${missing[*]}"
+        "${as_root[@]}" apt-get update -qq
+        "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    fi
+    scripts/python-tools.sh >/dev/null
+    scripts/schemathesis.sh --install
+}
+(set -euo pipefail; prepare) >"$prepare_log" 2>&1 &
+prepare_pid=$!
+
+phase "build"
+build_flags=()
+if [ "${CI:-}" = "true" ]; then
+    # CI builds once on a fresh machine and browses nothing: no index store and no DWARF (a test's failure names its
+    # file and line without either; a crash's backtrace keeps the function names). Locally the flags stay SwiftPM's
+    # defaults, so that this command and a plain `swift build` share one build folder without rebuilding each other.
+    build_flags+=(--disable-index-store -debug-info-format none)
+fi
+swift build --build-tests "${build_flags[@]}"
+
+phase "packages and Python tools (the wait after the build)"
+prepared=0
+wait "$prepare_pid" || prepared=$?
+prepare_pid=
+if [ "$prepared" -ne 0 ]; then
+    cat "$prepare_log" >&2
+    echo "test.sh: installing the packages and Python tools failed (exit $prepared, above)" >&2
+    exit 1
+fi
+grep -h '^test.sh: installing' "$prepare_log" >&2 || true
+
+# Alerts and dashboards as files (Dashboards/README.md): the rules parse and their unit tests pass; every alert has a
+# severity, a runbook section and a firing and a quiet test; the Grafana provisioning parses and every dashboard loads on
+# the provisioned data source.
 phase "alerts and runbooks"
 promtool check rules Dashboards/alerts/*.rules.yml
 promtool test rules Dashboards/alerts/*.test.yml
@@ -96,15 +135,6 @@ if [ -z "${ATTESTGUARD_TEST_DATABASE_URL:-}" ]; then
     fi
 fi
 
-phase "build"
-build_flags=()
-if [ "${CI:-}" = "true" ]; then
-    # CI builds once on a fresh machine and browses nothing: no index store and no DWARF (a test's failure names its
-    # file and line without either; a crash's backtrace keeps the function names). Locally the flags stay SwiftPM's
-    # defaults, so that this command and a plain `swift build` share one build folder without rebuilding each other.
-    build_flags+=(--disable-index-store -debug-info-format none)
-fi
-swift build --build-tests "${build_flags[@]}"
 phase "test suite"
 # Every test is swift-testing; skipping the empty XCTest pass keeps the summary line unambiguous.
 swift test --skip-build --disable-xctest

@@ -91,10 +91,11 @@ prepare_pid=$!
 phase "build"
 build_flags=()
 if [ "${CI:-}" = "true" ]; then
-    # CI builds once on a fresh machine and browses nothing: no index store and no DWARF (a test's failure names its
-    # file and line without either; a crash's backtrace keeps the function names). Locally the flags stay SwiftPM's
-    # defaults, so that this command and a plain `swift build` share one build folder without rebuilding each other.
-    build_flags+=(--disable-index-store -debug-info-format none)
+    # CI builds once on a fresh machine: no DWARF (a test's failure names its file and line without it; a crash's
+    # backtrace keeps the function names). The index store stays: on Linux SwiftPM finds the tests through it, and
+    # `--disable-index-store` fails the build at test discovery. Locally the flags stay SwiftPM's defaults, so that
+    # this command and a plain `swift build` share one build folder without rebuilding each other.
+    build_flags+=(-debug-info-format none)
 fi
 swift build --build-tests "${build_flags[@]}"
 

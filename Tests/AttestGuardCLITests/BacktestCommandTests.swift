@@ -4,13 +4,15 @@ import Foundation
 import AttestGuardStorage
 import Testing
 
-/// `attestguard rules backtest` over a decision log of 20,000 entries in the configured store.
+/// `attestguard rules backtest` over a decision log of 11,000 entries in the configured store.
 @Suite("attestguard rules backtest")
 struct BacktestCommandTests {
-    static let count = 20_000
+    /// Three of the replay's 5,000-entry pages, the last one partial: more entries prove nothing more.
+    static let count = 11_000
 
-    /// Snapshots with risk metrics 0-29 as the shipped rules logged them: key-farm (>= 10) reviewed, else allowed.
-    static func entries(now: Date) -> [DecisionLogEntry] {
+    /// `count` snapshots with risk metrics 0-29 as the shipped rules logged them: key-farm (>= 10) reviewed, else
+    /// allowed.
+    static func entries(now: Date, count: Int = count) -> [DecisionLogEntry] {
         (0..<count).map { index in
             let metric = index % 30
             let farm = metric >= 10
@@ -68,8 +70,8 @@ struct BacktestCommandTests {
     func laterVerdictsLeftOut() async throws {
         // Decided a day from now: as if the server had written them while the backtest read.
         let now = Date()
-        let later = Self.entries(now: now.addingTimeInterval(86_400)).prefix(30)
-        let environment = try await Self.environment(logging: Array(Self.entries(now: now).prefix(40) + later))
+        let later = Self.entries(now: now.addingTimeInterval(86_400), count: 30)
+        let environment = try await Self.environment(logging: Self.entries(now: now, count: 40) + later)
         let result = try await CommandLineRunner.run(["rules", "backtest", "--rules", RulesCommandTests.shipped, "--json"], environment: environment)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.json["decisions"] as? Int == 40)
@@ -79,7 +81,7 @@ struct BacktestCommandTests {
     func otherSchemaRefused(shift: TestSQLite.SchemaShift) async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("backtest-\(UUID().uuidString).sqlite").path
         let store = try await TestStore.sqlite(path: path)
-        try await store.store.appendDecisions(Array(Self.entries(now: Date()).prefix(10)))
+        try await store.store.appendDecisions(Self.entries(now: Date(), count: 10))
         await store.close()
         try await TestSQLite.shiftSchema(at: path, shift)
         let code = shift == .older ? "schema_outdated" : "schema_too_new"

@@ -27,6 +27,7 @@ let package = Package(
             name: "FuzzSupport",
             dependencies: [
                 .product(name: "AttestCore", package: "AttestGuard"),
+                .product(name: "AttestGuardWire", package: "AttestGuard"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -37,6 +38,7 @@ let package = Package(
                 "FuzzSupport",
                 .product(name: "AttestCore", package: "AttestGuard"),
                 .product(name: "AppleReceipts", package: "AttestGuard"),
+                .product(name: "AttestGuardWire", package: "AttestGuard"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         )

@@ -1,5 +1,6 @@
 // Consistency checks on a decoded receipt, shared by the receipt harnesses.
 import AppleReceipts
+import AttestGuardWire
 import Foundation
 
 public func inspect(_ receipt: Receipt) {
@@ -22,7 +23,7 @@ public func inspect(_ receipt: Receipt) {
     }
 }
 
-/// The first instant ISO8601Timestamp.format cannot write (10000-01-01T00:00:00Z; it clamps from there).
+/// The first instant RFC3339.format cannot write (10000-01-01T00:00:00Z; it clamps from there).
 /// parse can still reach it: a leap second on 9999-12-31 ("9999-12-31T23:59:60.5Z").
 public let firstUnformattableInstant: TimeInterval = 253_402_300_800
 
@@ -30,13 +31,13 @@ public let firstUnformattableInstant: TimeInterval = 253_402_300_800
 /// millisecond), and format must be stable.
 public func checkTimestamp(_ date: Date) {
     guard date.timeIntervalSince1970 < firstUnformattableInstant - 0.001 else { return }
-    let text = ISO8601Timestamp.format(date)
-    guard let parsed = ISO8601Timestamp.parse(text) else {
-        fuzzFailure("ISO8601Timestamp.parse rejects its own format \"\(text)\" of \(date.timeIntervalSince1970)")
+    let text = RFC3339.format(date)
+    guard let parsed = RFC3339.parse(text) else {
+        fuzzFailure("RFC3339.parse rejects its own format \"\(text)\" of \(date.timeIntervalSince1970)")
     }
     let difference = date.timeIntervalSince1970 - parsed.timeIntervalSince1970
     let slack = max(1e-6, date.timeIntervalSince1970.magnitude.ulp * 8)
     fuzzCheck(difference.magnitude <= 0.0005 + slack,
         "\(date.timeIntervalSince1970) formats as \"\(text)\", which parses to \(parsed.timeIntervalSince1970)")
-    fuzzCheck(ISO8601Timestamp.format(parsed) == text, "format is not stable for \"\(text)\"")
+    fuzzCheck(RFC3339.format(parsed) == text, "format is not stable for \"\(text)\"")
 }

@@ -81,7 +81,7 @@ public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
         ConfigurationKey("server.idleTimeoutSeconds", "a connection with no request in progress is closed after this long (default 75)"),
         ConfigurationKey("server.headerReadTimeoutSeconds", "a request's head must arrive within this long of its first byte, a connection's first head of the accept (default 10)"),
         ConfigurationKey("server.bodyReadTimeoutSeconds", "a request's body must arrive within this long of its head (default 10)"),
-        ConfigurationKey("server.maxConnections", "connections held at once; more wait in the listen backlog (default 1024)"),
+        ConfigurationKey("server.maxConnections", "connections held at once; more wait in the listen backlog (default 1024; lowered to fit the descriptor limit)"),
         ConfigurationKey("server.shutdownTimeoutSeconds", "after SIGTERM, connections still open this long are closed (default 10)"),
         ConfigurationKey("server.shutdownFlushTimeoutSeconds", "then the last write-behind flush's budget; what it cannot write is counted as dropped (default 5)"),
         ConfigurationKey("operator.port", "a listener of its own for /metrics, /readyz and /openapi.yaml (plain HTTP); the API listener then serves the API and /healthz only"),

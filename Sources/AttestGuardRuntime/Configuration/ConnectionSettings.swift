@@ -9,7 +9,8 @@ public struct ConnectionSettings: Sendable, Hashable {
     public var headerReadTimeout: Duration = .seconds(10)
     /// A request's body must arrive whole within this long of its head.
     public var bodyReadTimeout: Duration = .seconds(10)
-    /// The most connections held at once; past it, new connections wait in the listen backlog until one closes.
+    /// The most connections held at once; past it, new connections wait in the listen backlog until one closes. The
+    /// server lowers it at start when the descriptor limit does not allow it (``DescriptorBudget``).
     public var maxConnections = 1_024
     /// After SIGTERM, connections still open this long are closed, finished or not.
     public var shutdownTimeout: Duration = .seconds(10)

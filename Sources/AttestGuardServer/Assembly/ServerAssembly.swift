@@ -132,6 +132,18 @@ public enum ServerAssembly {
                 logger: logger
             ))
         }
+        let descriptors = DescriptorBudget.forServer(configuration)
+        if descriptors.isLimitedByDescriptors {
+            logger.warning(
+                "server.maxConnections is more than the file descriptor limit allows; holding fewer connections (raise ulimit -n)",
+                metadata: [
+                    "maxConnections": .stringConvertible(descriptors.configuredConnections),
+                    "connectionCap": .stringConvertible(descriptors.connectionCap),
+                    "descriptorLimit": .stringConvertible(descriptors.descriptorLimit),
+                    "reserved": .stringConvertible(descriptors.reserved),
+                ]
+            )
+        }
         var application = Application(
             router: HeadAsGet(base: try router(
                 engine: engine, configuration: configuration, store: store, registry: registry, rules: rules, heartbeat: heartbeat,
@@ -141,7 +153,7 @@ public enum ServerAssembly {
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port),
                 serverName: "AttestGuard",
-                availableConnectionsDelegate: MaximumAvailableConnections(configuration.connections.maxConnections, logger: logger)
+                availableConnectionsDelegate: MaximumAvailableConnections(descriptors.connectionCap, logger: logger)
             ),
             services: services,
             onServerRunning: { channel in

@@ -267,7 +267,6 @@ let package = Package(
                 "AppleServices",
                 "AttestCore",
                 "AppleReceipts",
-                "AttestGuardStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

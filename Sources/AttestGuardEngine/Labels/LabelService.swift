@@ -92,6 +92,26 @@ public struct LabelService: Sendable {
         return LabelBatchResult(outcomes: try await withStore { try await store.storeLabels(labels) })
     }
 
+    /// Checks every submission, then stores them all in one transaction (`POST /v1/labels`): the first one refused
+    /// refuses the batch, its message starting `labels[i]: ` when there are several.
+    /// - Throws: `too_many_labels` for more than ``maximumBatch``; a submission's refusal; `store_unavailable`.
+    public func store(_ submissions: [LabelSubmission]) async throws -> LabelBatchResult {
+        guard submissions.count <= Self.maximumBatch else {
+            throw EngineError.invalid(.tooManyLabels, "a batch carries at most \(Self.maximumBatch) labels, not \(submissions.count)")
+        }
+        var labels: [FraudLabelRecord] = []
+        labels.reserveCapacity(submissions.count)
+        for (index, submission) in submissions.enumerated() {
+            do {
+                labels.append(try validate(submission))
+            } catch let refusal as EngineError {
+                guard submissions.count > 1 else { throw refusal }
+                throw EngineError(refusal.kind, code: refusal.code, "labels[\(index)]: \(refusal.message)")
+            }
+        }
+        return try await store(labels)
+    }
+
     /// Stores checked labels in one transaction whatever their number (`attestguard labels import`: a whole file,
     /// all or nothing).
     /// - Throws: `store_unavailable`.

@@ -12,6 +12,8 @@ public struct EngineError: Error, Sendable, Hashable, CustomStringConvertible {
         case notFound
         /// The request conflicts with state: a used challenge, an accepted assertion, a registered key (409).
         case conflict
+        /// The caller's condition on the stored state no longer holds: another change came first (412).
+        case preconditionFailed
         /// A verification check failed (422).
         case verificationFailed
         /// Too many requests; retry at the given instant (429).

@@ -13,6 +13,15 @@ extension EngineError {
     }
 }
 
+extension EngineError {
+    /// `store_unavailable` for a store that cannot be reached (``StoreError/Code/unavailable``), `nil` for any other
+    /// error: for the HTTP layer, which maps errors to answers without knowing the store.
+    public init?(storeFailure error: any Error) {
+        guard let error = error as? StoreError, error.code == .unavailable else { return nil }
+        self.init(.unavailable, code: .storeUnavailable, error.detail)
+    }
+}
+
 /// Runs a store call, turning an unreachable store into `store_unavailable`; other store failures (a corrupt row,
 /// a rejected statement) are bugs and propagate unchanged.
 func withStore<Result>(_ operation: () async throws -> Result) async throws -> Result {

@@ -52,7 +52,8 @@ public enum ServerAssembly {
             try ConsoleRoutes(engine: engine, keys: APIKeyRing(configuration.apiKeys), settings: configuration.console).register(on: router)
         }
         AppPolicyRoutes(
-            engine: engine, overrides: AppPolicyOverrides(store: engine.store, catalog: engine.apps, logger: Logger(label: "attestguard.apps")),
+            engine: engine,
+            changes: AppPolicyChanges(store: engine.store, apps: engine.apps, clock: engine.clock, logger: Logger(label: "attestguard.apps")),
             gateway: gatewayPolicies, body: JSONBody(maximumBytes: configuration.maxBodyBytes), reloadInterval: configuration.appPolicyReloadInterval
         ).register(on: router, keys: APIKeyRing(configuration.apiKeys))
         // Last: it applies to requests no route above matched.

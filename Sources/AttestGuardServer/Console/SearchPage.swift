@@ -1,5 +1,4 @@
 import AttestGuardEngine
-import AttestGuardStorage
 import AttestVocabulary
 import Foundation
 

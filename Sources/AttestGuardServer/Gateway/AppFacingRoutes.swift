@@ -1,5 +1,4 @@
 import AttestGuardEngine
-import AttestGuardStorage
 import AttestGuardWire
 import AttestVocabulary
 import Foundation
@@ -81,7 +80,7 @@ struct AppFacingRoutes {
     @Sendable func reportOutcome(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
         let caller = try identify(request, context: context)
         let report = try await body.decode(AttestationOutcomeReport.self, from: request)
-        try await engine.attestationOutcomes.report(report.counted, appId: caller.appId, user: caller.user.value)
+        try await engine.attestationOutcomes.report(report, appId: caller.appId, user: caller.user.value)
         return Response(status: .noContent)
     }
 
@@ -101,19 +100,4 @@ struct AppCaller: Sendable {
     var appId: String
     var user: Identifier
     var ip: ClientIP?
-}
-
-extension AttestationOutcomeReport {
-    /// The counter the report raises: `failed` with `serverUnavailable` is rate limiting, with `featureUnsupported`
-    /// an unsupported device.
-    var counted: AttestationOutcomeKind {
-        switch outcome {
-        case .attested: .attested
-        case .unsupported: .unsupported
-        case .failed:
-            if DeviceCheckErrorCode.isRateLimited(errorCode) { .rateLimited }
-            else if DeviceCheckErrorCode.isUnsupported(errorCode) { .unsupported }
-            else { .failed }
-        }
-    }
 }

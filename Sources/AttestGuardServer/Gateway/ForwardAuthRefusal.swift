@@ -43,7 +43,7 @@ struct ForwardAuthRefusal: Error, Sendable {
         switch error.kind {
         case .invalidInput, .conflict, .verificationFailed: true
         case .notFound: error.code == .keyNotFound
-        case .rateLimited, .unavailable, .upstreamFailed, .upstreamUnavailable: false
+        case .rateLimited, .unavailable, .upstreamFailed, .upstreamUnavailable, .preconditionFailed: false
         }
     }
 

@@ -1,6 +1,5 @@
 import AttestGuardEngine
 import AttestVocabulary
-import AttestGuardStorage
 import EventLoopConcurrency
 import Foundation
 import GatewayPolicy
@@ -42,7 +41,9 @@ struct ForwardAuthRoutes {
             // Past the deadline the answer is 503 store_unavailable: closed, and before the gateway's own timeout.
             // An assertion whose commit was under way may have been spent; the app retries with a new challenge.
             let answerWithin = self.answerWithin
-            let verdict = try await withDeadline(answerWithin, timeoutError: { StoreError(.unavailable, "forward-auth did not finish within \(answerWithin)") }) {
+            let verdict = try await withDeadline(answerWithin, timeoutError: {
+                EngineError(.unavailable, code: .storeUnavailable, "forward-auth did not finish within \(answerWithin)")
+            }) {
                 try await decide(asked, context: context)
             }
             guard let verdict else { return Self.pass(headers: [:]) }
@@ -55,8 +56,9 @@ struct ForwardAuthRoutes {
             return refusal.response()
         } catch let error as EngineError {
             return ForwardAuthRefusal(error, now: engine.clock.now()).response()
-        } catch let error as StoreError where error.code == .unavailable {
-            return ForwardAuthRefusal(EngineError(.unavailable, code: .storeUnavailable, error.detail), now: engine.clock.now()).response()
+        } catch {
+            guard let unavailable = EngineError(storeFailure: error) else { throw error }
+            return ForwardAuthRefusal(unavailable, now: engine.clock.now()).response()
         }
     }
 

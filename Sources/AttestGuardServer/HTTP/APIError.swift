@@ -27,6 +27,7 @@ public struct APIError: HTTPResponseError, Sendable {
         case .invalidInput: self.init(.badRequest, code: error.code, error.message)
         case .notFound: self.init(.notFound, code: error.code, error.message)
         case .conflict: self.init(.conflict, code: error.code, error.message)
+        case .preconditionFailed: self.init(.preconditionFailed, code: error.code, error.message)
         case .verificationFailed: self.init(.unprocessableContent, code: error.code, error.message)
         case .rateLimited(let retryAt):
             let seconds = max(1, Int(retryAt.timeIntervalSince(now).rounded(.up)))

@@ -1,6 +1,5 @@
 import AttestGuardEngine
 import Hummingbird
-import AttestGuardStorage
 import NIOHTTP1
 
 /// Turns engine refusals, Hummingbird's own errors (unknown route, body too large) and broken HTTP framing
@@ -19,8 +18,6 @@ struct ErrorMappingMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch let error as EngineError {
             throw APIError(error, now: clock.now())
-        } catch let error as StoreError where error.code == .unavailable {
-            throw APIError(EngineError(.unavailable, code: .storeUnavailable, error.detail), now: clock.now())
         } catch let error as HTTPParserError {
             throw APIError.malformedRequest("the HTTP message is malformed (\(error))")
         } catch let error as HTTPError {
@@ -30,6 +27,9 @@ struct ErrorMappingMiddleware: RouterMiddleware {
             case .contentTooLarge: throw APIError(.contentTooLarge, code: .bodyTooLarge, "the body is too large")
             default: throw APIError(error.status, code: .httpError, error.body ?? error.status.reasonPhrase)
             }
+        } catch {
+            guard let unavailable = EngineError(storeFailure: error) else { throw error }
+            throw APIError(unavailable, now: clock.now())
         }
     }
 }

@@ -1,11 +1,8 @@
 import AttestGuardEngine
-import AttestGuardStorage
 import Foundation
 import GatewayPolicy
 import HTTPTypes
 import Hummingbird
-import Logging
-import Metrics
 import AttestVocabulary
 import AttestGuardRuntime
 
@@ -18,16 +15,8 @@ import AttestGuardRuntime
 /// first. Without `If-Match` the last change wins. An app with an attestation rollout ramp shows it as `ramp`
 /// (``AttestationRampRoutes``: a stored percentage pins the ramp, `POST .../policy/ramp/resume` resumes a paused one).
 struct AppPolicyRoutes {
-    /// The settings a change counts by (`setting` label).
-    enum Setting: String, CaseIterable {
-        case mode
-        case attestationRequiredPercent = "attestation_required_percent"
-        case defaultProtection = "default_protection"
-        case routes
-    }
-
     let engine: Engine
-    let overrides: AppPolicyOverrides
+    let changes: AppPolicyChanges
     let gateway: GatewayPolicyReloader
     let body: JSONBody
     let reloadInterval: Duration
@@ -37,8 +26,8 @@ struct AppPolicyRoutes {
         let admin = router.group("v1/admin/apps/:appId/policy").add(middleware: APIKeyMiddleware(ring: keys, scope: .admin))
         admin.put(use: replace)
         admin.delete(use: clear)
-        AttestationRampRoutes(engine: engine, policy: self).register(on: admin)
-        Self.publishZeros(apps: engine.apps.all.map(\.appId))
+        AttestationRampRoutes(policy: self).register(on: admin)
+        AppPolicyChanges.publishZeros(apps: engine.apps.all.map(\.appId))
     }
 
     @Sendable func show(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
@@ -50,69 +39,22 @@ struct AppPolicyRoutes {
         let configured = try configuredApp(context)
         let change = try await body.decode(AppPolicyOverrideBody.self, from: request)
         try checkRoutes(change, appId: configured.appId)
-        return try await store(request, context: context, app: configured) { revision, now, apiKey in
-            AppPolicyOverride(
-                appId: configured.appId, mode: change.mode?.rawValue, attestationRequiredPercent: change.attestationRequiredPercent,
-                defaultProtection: change.defaultProtection?.rawValue, routeProtections: change.routes.mapValues(\.rawValue),
-                revision: revision, updatedAt: now, updatedBy: apiKey
-            )
-        }
+        let values = AppPolicyChanges.Values(
+            mode: change.mode, attestationRequiredPercent: change.attestationRequiredPercent,
+            defaultProtection: change.defaultProtection?.rawValue, routeProtections: change.routes.mapValues(\.rawValue)
+        )
+        try await changes.replace(
+            appId: configured.appId, with: values, expectedRevision: try Self.ifMatch(request), by: context.apiKey?.name ?? "-", logger: context.logger
+        )
+        return try response(for: configured)
     }
 
     @Sendable func clear(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
         let configured = try configuredApp(context)
-        return try await store(request, context: context, app: configured) { revision, now, apiKey in
-            AppPolicyOverride(appId: configured.appId, revision: revision, updatedAt: now, updatedBy: apiKey)
-        }
-    }
-
-    /// Stores the override `make` builds on the stored revision (retrying when another process wrote between the
-    /// read and the write, unless `If-Match` named the revision), puts it in force here, logs and counts it.
-    private func store(
-        _ request: Request, context: AttestGuardRequestContext, app: AppPolicy,
-        make: (_ revision: Int64, _ now: Date, _ apiKey: String) -> AppPolicyOverride
-    ) async throws -> Response {
-        let expected = try Self.ifMatch(request)
-        let apiKey = context.apiKey?.name ?? "-"
-        for _ in 0..<8 {
-            let stored = try await storedOverride(app.appId)
-            let revision = stored?.revision ?? 0
-            if let expected, expected != revision {
-                throw APIError(.preconditionFailed, code: .preconditionFailed, "the app's policy is at revision \(revision), not \(expected): read it again")
-            }
-            let next = make(revision + 1, engine.clock.now(), apiKey)
-            guard try await engine.store.replaceAppPolicyOverride(next, expectedRevision: revision) else { continue }
-            try await overrides.refresh()
-            record(app: app.appId, from: stored, to: next.isEmpty ? nil : next, apiKey: apiKey, logger: context.logger)
-            return try response(for: app)
-        }
-        throw APIError(.preconditionFailed, code: .preconditionFailed, "the app's policy kept changing while this change was stored: try again")
-    }
-
-    /// Logs the change at info and counts each setting it changed.
-    private func record(app appId: String, from old: AppPolicyOverride?, to new: AppPolicyOverride?, apiKey: String, logger: Logger) {
-        let changed = Setting.allCases.filter { setting in
-            switch setting {
-            case .mode: old?.mode != new?.mode
-            case .attestationRequiredPercent: old?.attestationRequiredPercent != new?.attestationRequiredPercent
-            case .defaultProtection: old?.defaultProtection != new?.defaultProtection
-            case .routes: (old?.routeProtections ?? [:]) != (new?.routeProtections ?? [:])
-            }
-        }
-        guard !changed.isEmpty, let configured = engine.apps.configuredPolicy(for: appId) else { return }
-        let ramped = AppCatalog.ramped(configured, engine.apps.ramp(for: appId))
-        logger.info("app policy changed", metadata: [
-            "app": .string(appId), "api_key": .string(apiKey), "settings": .string(changed.map(\.rawValue).joined(separator: ",")),
-            "old": .string(AppPolicyOverrides.summary(AppCatalog.applying(old, to: ramped), old)),
-            "new": .string(AppPolicyOverrides.summary(AppCatalog.applying(new, to: ramped), new)),
-        ])
-        for setting in changed {
-            Counter(label: MetricFamily.appPolicyChanges.name, dimensions: [("app", appId), ("setting", setting.rawValue)]).increment()
-        }
-    }
-
-    private func storedOverride(_ appId: String) async throws -> AppPolicyOverride? {
-        try await engine.store.appPolicyOverrides().first { $0.appId == appId }
+        try await changes.replace(
+            appId: configured.appId, with: nil, expectedRevision: try Self.ifMatch(request), by: context.apiKey?.name ?? "-", logger: context.logger
+        )
+        return try response(for: configured)
     }
 
     func response(for configured: AppPolicy) throws -> Response {
@@ -130,7 +72,7 @@ struct AppPolicyRoutes {
             changes: override.map { RouteProtectionOverrides(defaultProtection: $0.defaultProtection, routes: $0.routeProtections) },
             gateway: gateway.policies?.files(of: configured.appId) ?? [], reloadSeconds: Int(reloadInterval.components.seconds)
         )
-        body.ramp = AttestationRampRoutes.body(app: configured, record: engine.apps.ramp(for: configured.appId), override: override, now: engine.clock.now())
+        body.ramp = engine.apps.rampReport(for: configured, now: engine.clock.now()).map(AppPolicyBody.Ramp.init)
         var response = try JSONResponse.make(body, status: .ok)
         response.headers[.eTag] = "\"\(override?.revision ?? 0)\""
         return response
@@ -168,14 +110,5 @@ struct AppPolicyRoutes {
             throw APIError.badRequest(.invalidField, "If-Match is the ETag of GET .../policy, a quoted revision such as \"3\"")
         }
         return revision
-    }
-
-    /// Each app's change counters at 0, so that `increase()` sees the first change.
-    static func publishZeros(apps: [String]) {
-        for appId in apps {
-            for setting in Setting.allCases {
-                Counter(label: MetricFamily.appPolicyChanges.name, dimensions: [("app", appId), ("setting", setting.rawValue)]).increment(by: 0)
-            }
-        }
     }
 }

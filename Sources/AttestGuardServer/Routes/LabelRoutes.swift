@@ -1,5 +1,4 @@
 import AttestGuardEngine
-import AttestGuardStorage
 import AttestVocabulary
 import Hummingbird
 import AttestGuardRuntime
@@ -34,19 +33,18 @@ struct LabelRoutes {
         guard fields.count <= LabelService.maximumBatch else {
             throw APIError.badRequest(.tooManyLabels, "a batch carries at most \(LabelService.maximumBatch) labels, not \(fields.count)")
         }
-        let service = engine.labels
         let batch = fields.count > 1
-        var labels: [FraudLabelRecord] = []
-        labels.reserveCapacity(fields.count)
+        var submissions: [LabelSubmission] = []
+        submissions.reserveCapacity(fields.count)
         for (index, field) in fields.enumerated() {
             do {
                 if let appId = field.appId, !appId.isEmpty { try context.requireAccess(to: appId) }
-                labels.append(try service.validate(try field.submission()))
+                submissions.append(try field.submission())
             } catch let error as EngineError where batch {
                 throw EngineError(error.kind, code: error.code, "labels[\(index)]: \(error.message)")
             }
         }
-        let result = try await service.store(labels)
+        let result = try await engine.labels.store(submissions)
         // The request's logger carries the API key's name already.
         context.logger.info("labels stored", metadata: [
             "created": .stringConvertible(result.created), "replaced": .stringConvertible(result.replaced),

@@ -1,4 +1,3 @@
-import AttestGuardStorage
 import AttestGuardEngine
 import Foundation
 import Hummingbird
@@ -115,17 +114,16 @@ struct OperationsRoutes {
     }
 
     private func standbyReadiness() -> StandbyReadiness? {
-        guard let postgres = store.store as? PostgresRiskStore, let waiting = postgres.commitsWaitingOnStandby, waiting > 0 else { return nil }
-        return StandbyReadiness(commitsWaiting: waiting)
+        store.commitsWaitingOnStandby.map { StandbyReadiness(commitsWaiting: $0) }
     }
 
     private func replicaReadiness() -> ReplicaReadiness? {
-        guard let postgres = store.store as? PostgresRiskStore, postgres.hasReplica, let bound = postgres.replicaMaximumLag else { return nil }
-        let maxLagSeconds = bound.timeInterval
-        guard let lag = postgres.replicaLag else { return ReplicaReadiness(status: "unavailable", maxLagSeconds: maxLagSeconds) }
+        guard let replica = store.replicaState else { return nil }
+        let maxLagSeconds = replica.maximumLag.timeInterval
+        guard let lag = replica.lag else { return ReplicaReadiness(status: "unavailable", maxLagSeconds: maxLagSeconds) }
         return ReplicaReadiness(
-            status: lag.delay <= bound ? "ready" : "lagging", lagSeconds: lag.delay.timeInterval, maxLagSeconds: maxLagSeconds,
-            host: lag.host?.description
+            status: lag <= replica.maximumLag ? "ready" : "lagging", lagSeconds: lag.timeInterval, maxLagSeconds: maxLagSeconds,
+            host: replica.host
         )
     }
 }

@@ -3,7 +3,6 @@ import Foundation
 import Hummingbird
 import NIOPosix
 import RiskRules
-import AttestGuardStorage
 import AttestGuardRuntime
 
 /// `GET /v1/admin/rules` (the rule set this process runs, the problems of a rejected reload, and the version every
@@ -21,13 +20,20 @@ struct RuleAdminRoutes {
     @Sendable func status(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
         var body = RuleSetStatusBody(reloader.status, reloaded: nil)
         body.processId = heartbeat.processId
+        var processes = [heartbeat.record()]
         do {
-            body.processes = try await heartbeat.processes().map { RuleSetStatusBody.Process($0, current: $0.processId == heartbeat.processId) }
+            processes = try await heartbeat.processes()
         } catch {
             // The store is down: this process can still say what it runs, and says the list is incomplete.
             context.logger.warning("server process list unavailable", metadata: ["error": .string(String(describing: error))])
-            body.processes = [RuleSetStatusBody.Process(heartbeat.record(), current: true)]
             body.processesIncomplete = true
+        }
+        body.processes = processes.map { process in
+            RuleSetStatusBody.Process(
+                processId: process.processId, host: process.host, pid: process.pid, startedAt: process.startedAt, seenAt: process.seenAt,
+                version: process.ruleSetVersion, shadowVersion: process.shadowVersion, rejected: process.rulesRejected,
+                current: process.processId == heartbeat.processId
+            )
         }
         return try JSONResponse.make(body, status: .ok)
     }
@@ -59,18 +65,6 @@ struct RuleSetStatusBody: Encodable {
         var rejected: Bool
         /// Whether this is the process answering.
         var current: Bool
-
-        init(_ record: ServerProcessRecord, current: Bool) {
-            processId = record.processId
-            host = record.host
-            pid = record.pid
-            startedAt = record.startedAt
-            seenAt = record.seenAt
-            version = record.ruleSetVersion
-            shadowVersion = record.shadowVersion
-            rejected = record.rulesRejected
-            self.current = current
-        }
     }
 
     var version: String

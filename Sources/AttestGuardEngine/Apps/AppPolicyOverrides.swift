@@ -1,4 +1,3 @@
-public import AttestGuardEngine
 public import AttestGuardStorage
 public import Logging
 

@@ -55,7 +55,8 @@ let package = Package(
             name: "ReceiptBench",
             dependencies: [
                 .product(name: "AttestGuardEngine", package: "AttestGuard"),
-                .product(name: "AttestGuardStorage", package: "AttestGuard"),
+                .product(name: "AttestGuardStore", package: "AttestGuard"),
+                .product(name: "AttestGuardPostgres", package: "AttestGuard"),
                 .product(name: "AppleServices", package: "AttestGuard"),
                 .product(name: "DeviceSimulator", package: "AttestGuard"),
                 .product(name: "FakeApple", package: "AttestGuard"),

@@ -32,7 +32,7 @@ done
 # The statement's SQL as the store sends it, its $n parameters as pgbench variables.
 python3 - "$work/scoring.sql" <<'EOF'
 import re, sys
-source = open("Sources/AttestGuardStorage/PostgreSQL/ScoringFactsStatement.swift").read()
+source = open("Sources/AttestGuardPostgres/ScoringFactsStatement.swift").read()
 sql = source.split('static let sql = """', 1)[1].split('"""', 1)[0]
 sql = re.sub(r"\$(\d+)", lambda match: ":p" + match.group(1), sql)
 open(sys.argv[1], "w").write(" ".join(line.strip() for line in sql.strip().splitlines()) + ";\n")

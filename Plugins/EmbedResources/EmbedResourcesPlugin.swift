@@ -1,7 +1,8 @@
 import Foundation
 import PackagePlugin
 
-/// Embeds repository files into the target it is applied to, at build time: the migrations (`SQL/`) into the store,
+/// Embeds repository files into the target it is applied to, at build time: each dialect's migrations (`SQL/`) into
+/// its store backend,
 /// the default rule set (`Rules/`) into the rule language, the VERSION into the runtime, the OpenAPI document and the
 /// console's templates into the server. The files are the source of truth and the generated Swift lives in the build folder only.
 ///
@@ -21,7 +22,8 @@ struct EmbedResourcesPlugin: BuildToolPlugin {
 
     /// What each target embeds, by target name.
     static let embeddings: [String: [Embedding]] = [
-        "AttestGuardStorage": [Embedding(kind: "migrations", output: "EmbeddedMigrations.swift", files: [], folders: ["SQL/postgres", "SQL/sqlite"])],
+        "AttestGuardPostgres": [Embedding(kind: "migrations-postgres", output: "EmbeddedMigrations.swift", files: [], folders: ["SQL/postgres"])],
+        "AttestGuardSQLite": [Embedding(kind: "migrations-sqlite", output: "EmbeddedMigrations.swift", files: [], folders: ["SQL/sqlite"])],
         "RiskRules": [Embedding(kind: "rules", output: "EmbeddedDefaultRules.swift", files: [], folders: ["Rules"])],
         "AttestGuardRuntime": [Embedding(kind: "version", output: "EmbeddedVersion.swift", files: ["VERSION"], folders: [])],
         "AttestGuardServer": [

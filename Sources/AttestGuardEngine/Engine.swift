@@ -1,6 +1,5 @@
 public import AppleServices
-public import AttestGuardStorage
-
+public import AttestGuardStore
 /// The verification core with its state: challenges, attestations, assertions, the key registry, DeviceCheck
 /// bits and risk verdicts over one store, one clock and one set of apps. The HTTP server and the CLI are thin layers over it.
 public struct Engine: Sendable {

@@ -61,22 +61,21 @@ func header(_ source: String) -> String {
     "// Generated at build time by the EmbedResources plugin from \(source). Edit those files, not this one.\n"
 }
 
-func migrations(root: URL) throws -> String {
-    var lines = [header("SQL/"), "extension Migration {"]
-    for dialect in ["postgres", "sqlite"] {
-        lines.append("    /// The migrations in `SQL/\(dialect)/`, in order.")
-        lines.append("    public static let \(dialect): [Migration] = [")
-        let folder = root.appending(path: "SQL/\(dialect)")
-        for name in try files(below: folder) where name.hasSuffix(".sql") {
-            // NNNN_name.sql: the version orders the migrations and is stored; the name says what it does.
-            let parts = name.dropLast(".sql".count).split(separator: "_", maxSplits: 1)
-            guard parts.count == 2, parts[0].count == 4, let version = Int(parts[0]), parts[0].allSatisfy(\.isASCII),
-                parts[1].allSatisfy({ ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "_" })
-            else { throw EmbedFailure(description: "SQL/\(dialect)/\(name): a migration is named NNNN_lowercase_name.sql") }
-            lines.append("        Migration(version: \(version), name: \(quoted(String(parts[1]))), sql: \(try rawStringLiteral(read(folder.appending(path: name))))),")
-        }
-        lines.append("    ]")
+/// One dialect's migrations, for its store backend, which imports the store contract's `Migration`.
+func migrations(root: URL, dialect: String) throws -> String {
+    var lines = [header("SQL/\(dialect)/"), "public import AttestGuardStore", "", "extension Migration {"]
+    lines.append("    /// The migrations in `SQL/\(dialect)/`, in order.")
+    lines.append("    public static let \(dialect): [Migration] = [")
+    let folder = root.appending(path: "SQL/\(dialect)")
+    for name in try files(below: folder) where name.hasSuffix(".sql") {
+        // NNNN_name.sql: the version orders the migrations and is stored; the name says what it does.
+        let parts = name.dropLast(".sql".count).split(separator: "_", maxSplits: 1)
+        guard parts.count == 2, parts[0].count == 4, let version = Int(parts[0]), parts[0].allSatisfy(\.isASCII),
+            parts[1].allSatisfy({ ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "_" })
+        else { throw EmbedFailure(description: "SQL/\(dialect)/\(name): a migration is named NNNN_lowercase_name.sql") }
+        lines.append("        Migration(version: \(version), name: \(quoted(String(parts[1]))), sql: \(try rawStringLiteral(read(folder.appending(path: name))))),")
     }
+    lines.append("    ]")
     lines.append("}")
     return lines.joined(separator: "\n")
 }
@@ -151,7 +150,7 @@ func console(root: URL) throws -> String {
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4 else {
-    FileHandle.standardError.write(Data("usage: EmbedResourcesTool migrations|openapi|rules|version|console ROOT OUTPUT\n".utf8))
+    FileHandle.standardError.write(Data("usage: EmbedResourcesTool migrations-postgres|migrations-sqlite|openapi|rules|version|console ROOT OUTPUT\n".utf8))
     exit(2)
 }
 let root = URL(fileURLWithPath: arguments[2], isDirectory: true)
@@ -159,7 +158,8 @@ let output = URL(fileURLWithPath: arguments[3])
 do {
     let text: String
     switch arguments[1] {
-    case "migrations": text = try migrations(root: root)
+    case "migrations-postgres": text = try migrations(root: root, dialect: "postgres")
+    case "migrations-sqlite": text = try migrations(root: root, dialect: "sqlite")
     case "openapi": text = try openAPI(root: root)
     case "rules": text = try rules(root: root)
     case "version": text = try version(root: root)

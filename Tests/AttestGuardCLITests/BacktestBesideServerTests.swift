@@ -1,4 +1,5 @@
-import AttestGuardStorage
+import AttestGuardStore
+import AttestGuardSQLite
 import AttestTestSupport
 import DeviceSimulator
 import Foundation

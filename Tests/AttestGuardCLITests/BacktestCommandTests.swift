@@ -1,7 +1,7 @@
 import AttestVocabulary
 import AttestTestSupport
 import Foundation
-import AttestGuardStorage
+import AttestGuardStore
 import Testing
 
 /// `attestguard rules backtest` over a decision log of 11,000 entries in the configured store.

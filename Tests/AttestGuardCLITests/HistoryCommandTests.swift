@@ -2,7 +2,7 @@ import AttestTestSupport
 import AttestVocabulary
 import Crypto
 import Foundation
-import AttestGuardStorage
+import AttestGuardStore
 import Synchronization
 import Testing
 

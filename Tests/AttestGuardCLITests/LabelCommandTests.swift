@@ -3,7 +3,7 @@ import AttestTestSupport
 import AttestVocabulary
 import Crypto
 import Foundation
-import AttestGuardStorage
+import AttestGuardStore
 import Testing
 
 /// `attestguard labels import`, `rules backtest --labels` and `rules explain --request-id` over a hand-made decision

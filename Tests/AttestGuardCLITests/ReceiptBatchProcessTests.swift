@@ -7,7 +7,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import AttestGuardStorage
+import AttestGuardStore
 import Testing
 
 /// `attestguard receipts refresh` as real processes against `attestguard simulate apple` on one PostgreSQL: a batch

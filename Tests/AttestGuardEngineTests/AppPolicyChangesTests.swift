@@ -1,5 +1,5 @@
 @testable import AttestGuardEngine
-import AttestGuardStorage
+import AttestGuardStore
 import AttestTestSupport
 import AttestVocabulary
 import Foundation

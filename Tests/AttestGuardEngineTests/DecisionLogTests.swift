@@ -2,7 +2,7 @@
 import AttestTestSupport
 import Foundation
 import RiskRules
-import AttestGuardStorage
+import AttestGuardStore
 import Synchronization
 import Testing
 import AttestVocabulary

@@ -4,7 +4,7 @@ import AttestVocabulary
 import AttestTestSupport
 import Foundation
 import RiskRules
-import AttestGuardStorage
+import AttestGuardStore
 import Synchronization
 import Testing
 

@@ -1,5 +1,5 @@
 import AttestGuardEngine
-import AttestGuardStorage
+import AttestGuardStore
 import Foundation
 import Synchronization
 import Testing

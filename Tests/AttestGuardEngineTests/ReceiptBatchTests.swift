@@ -5,7 +5,7 @@ import AttestCore
 import AttestGuardEngine
 import AttestTestSupport
 import Foundation
-import AttestGuardStorage
+import AttestGuardStore
 import Testing
 import AttestVocabulary
 

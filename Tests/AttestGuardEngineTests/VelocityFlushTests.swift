@@ -2,7 +2,7 @@ import AttestVocabulary
 @testable import AttestGuardEngine
 import AttestTestSupport
 import Foundation
-import AttestGuardStorage
+import AttestGuardStore
 import Synchronization
 import Testing
 

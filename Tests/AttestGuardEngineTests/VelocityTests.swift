@@ -3,7 +3,7 @@ import AttestVocabulary
 import AttestTestSupport
 import Foundation
 import RiskRules
-import AttestGuardStorage
+import AttestGuardStore
 import Synchronization
 import Testing
 

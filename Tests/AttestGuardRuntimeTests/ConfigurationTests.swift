@@ -1,6 +1,7 @@
 import AttestCore
 import AttestGuardRuntime
-import AttestGuardStorage
+import AttestGuardStore
+import AttestGuardPostgres
 import Foundation
 import AttestTestSupport
 import Testing

@@ -5,7 +5,7 @@ import AttestGuardEngine
 import AttestTestSupport
 import Foundation
 import Hummingbird
-import AttestGuardStorage
+import AttestGuardStore
 import Testing
 
 struct DeviceCheckRouteTests {

@@ -1,5 +1,5 @@
 import AttestCore
-import AttestGuardStorage
+import AttestGuardStore
 import AttestTestSupport
 import AttestVocabulary
 import DeviceSimulator

@@ -1,5 +1,5 @@
 import AttestGuardEngine
-import AttestGuardStorage
+import AttestGuardStore
 import Foundation
 @testable import AttestGuardRuntime
 @testable import AttestGuardServer

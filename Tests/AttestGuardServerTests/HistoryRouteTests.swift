@@ -1,5 +1,5 @@
 import AppleReceipts
-import AttestGuardStorage
+import AttestGuardStore
 import Foundation
 import HTTPTypes
 @testable import AttestGuardRuntime

@@ -1,7 +1,7 @@
 import Foundation
 @testable import AttestGuardRuntime
 @testable import AttestGuardServer
-import AttestGuardStorage
+import AttestGuardStore
 import Testing
 
 @Suite("HTTP: operations routes")

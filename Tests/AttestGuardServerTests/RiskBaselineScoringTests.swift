@@ -1,7 +1,7 @@
 import AttestGuardEngine
 @testable import AttestGuardRuntime
 @testable import AttestGuardServer
-import AttestGuardStorage
+import AttestGuardStore
 import AttestTestSupport
 import Foundation
 import Logging

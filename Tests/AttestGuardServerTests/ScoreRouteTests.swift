@@ -6,7 +6,7 @@ import AttestGuardRuntime
 import AttestGuardServer
 import AttestTestSupport
 import Foundation
-import AttestGuardStorage
+import AttestGuardStore
 import Testing
 
 /// `POST /v1/score` and the verdicts of attestations and assertions, with the shipped rules (`Rules/`), simulator

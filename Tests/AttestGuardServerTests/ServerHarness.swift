@@ -12,7 +12,7 @@ import Logging
 import Metrics
 import NIOCore
 import Prometheus
-import AttestGuardStorage
+import AttestGuardStore
 import Testing
 import AttestVocabulary
 

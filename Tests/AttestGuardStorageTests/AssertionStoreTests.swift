@@ -1,6 +1,6 @@
 import AttestTestSupport
 import Foundation
-import AttestGuardStorage
+import AttestGuardStore
 import Testing
 
 @Suite("Committing assertions in the store")

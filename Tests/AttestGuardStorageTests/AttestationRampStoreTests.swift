@@ -1,6 +1,6 @@
 import AttestTestSupport
 import Foundation
-@testable import AttestGuardStorage
+@testable import AttestGuardStore
 import Testing
 
 @Suite("Attestation rollout ramp in the store")

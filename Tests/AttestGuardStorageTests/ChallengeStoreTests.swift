@@ -1,6 +1,6 @@
 import AttestTestSupport
 import Foundation
-import AttestGuardStorage
+import AttestGuardStore
 import Testing
 
 @Suite("Challenges in the store")

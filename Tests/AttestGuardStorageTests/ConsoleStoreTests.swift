@@ -1,7 +1,7 @@
 import AttestTestSupport
 import AttestVocabulary
 import Foundation
-@testable import AttestGuardStorage
+@testable import AttestGuardStore
 import Testing
 
 /// The console's reads on both stores: the shadow verdict kept beside the live one, a range's verdicts newest first,

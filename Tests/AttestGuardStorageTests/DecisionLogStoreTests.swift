@@ -1,7 +1,8 @@
 import AttestTestSupport
 import Foundation
 import PostgresNIO
-@testable import AttestGuardStorage
+@testable import AttestGuardStore
+@testable import AttestGuardPostgres
 import Testing
 import AttestVocabulary
 

@@ -1,7 +1,7 @@
 import AttestVocabulary
 import AttestTestSupport
 import Foundation
-import AttestGuardStorage
+import AttestGuardStore
 import Testing
 
 @Suite("DeviceCheck bits in the store")

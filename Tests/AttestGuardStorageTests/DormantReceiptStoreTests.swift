@@ -1,6 +1,6 @@
 import AttestTestSupport
 import Foundation
-import AttestGuardStorage
+import AttestGuardStore
 import Testing
 
 @Suite("Receipts of unused keys out of the refresh schedule")

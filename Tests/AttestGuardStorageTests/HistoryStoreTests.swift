@@ -1,7 +1,7 @@
 import AttestTestSupport
 import AttestVocabulary
 import Foundation
-import AttestGuardStorage
+import AttestGuardStore
 import Testing
 
 /// The analysts' reads: a key's risk metrics newest first, and the decision log searched by key, user or device.

@@ -1,6 +1,6 @@
 import AttestTestSupport
 import Foundation
-import AttestGuardStorage
+import AttestGuardStore
 import Testing
 
 @Suite("Key registration in the store")

@@ -1,6 +1,6 @@
 import AttestVocabulary
 import Foundation
-@testable import AttestGuardStorage
+@testable import AttestGuardStore
 import Testing
 
 /// A batch folds repeated label identities as the stores' unique keys do: by bytes, never by canonical equivalence.

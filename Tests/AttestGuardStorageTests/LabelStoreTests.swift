@@ -1,7 +1,7 @@
 import AttestTestSupport
 import AttestVocabulary
 import Foundation
-@testable import AttestGuardStorage
+@testable import AttestGuardStore
 import Testing
 
 /// Fraud labels in the store: idempotent on (app, subject, source), the later word winning, a batch atomic; read

@@ -4,7 +4,8 @@ import Logging
 import NIOCore
 import NIOPosix
 import PostgresNIO
-@testable import AttestGuardStorage
+@testable import AttestGuardStore
+@testable import AttestGuardPostgres
 import Testing
 
 @Suite("PostgreSQL: one pool per event loop")

@@ -1,6 +1,7 @@
 import AttestTestSupport
 import Foundation
-import AttestGuardStorage
+import AttestGuardStore
+import AttestGuardPostgres
 import Testing
 
 /// PgBouncer in transaction mode in front of PostgreSQL: the store works through it with ``PostgresPooler/transaction``

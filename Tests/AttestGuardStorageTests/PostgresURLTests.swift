@@ -1,4 +1,5 @@
-import AttestGuardStorage
+import AttestGuardStore
+import AttestGuardPostgres
 import Testing
 
 /// `database.url` as libpq reads it: several hosts, IPv6 in brackets, the password kept out of logs, and the

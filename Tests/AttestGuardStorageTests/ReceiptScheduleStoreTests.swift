@@ -1,7 +1,7 @@
 import AttestVocabulary
 import AttestTestSupport
 import Foundation
-import AttestGuardStorage
+import AttestGuardStore
 import Testing
 
 @Suite("Receipt refresh queue in the store")

@@ -1,7 +1,7 @@
 import AttestTestSupport
 import AttestVocabulary
 import Foundation
-@testable import AttestGuardStorage
+@testable import AttestGuardStore
 import Testing
 
 @Suite("Risk-metric baselines in the store")

@@ -1,6 +1,6 @@
 import AttestTestSupport
 import Foundation
-@testable import AttestGuardStorage
+@testable import AttestGuardStore
 import Testing
 
 /// A transaction that rolls back is explained from the rows read back afterwards, the same way on both backends;

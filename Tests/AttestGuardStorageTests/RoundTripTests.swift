@@ -2,7 +2,7 @@ import AttestTestSupport
 import Foundation
 import Logging
 import PostgresNIO
-import AttestGuardStorage
+import AttestGuardStore
 import Testing
 
 /// What the store sends PostgreSQL per operation, counted by the server itself (`pg_stat_statements`, by the role

@@ -1,7 +1,8 @@
 import AttestTestSupport
 import AttestVocabulary
 import Foundation
-import AttestGuardStorage
+import AttestGuardStore
+import AttestGuardSQLite
 import Testing
 
 /// A SQLite store's decision log read-only beside the store that holds the file: no lock, no migration, no write,

@@ -1,7 +1,7 @@
 import AttestVocabulary
 import AttestTestSupport
 import Foundation
-import AttestGuardStorage
+import AttestGuardStore
 import Testing
 
 /// `scoringFacts`: the one-statement read on PostgreSQL answers exactly what the single reads answer, part by part.

@@ -1,5 +1,5 @@
 import Foundation
-import AttestGuardStorage
+import AttestGuardStore
 import AttestVocabulary
 
 /// Values for store tests: millisecond-precise instants (SQLite keeps milliseconds) and random ids.

@@ -1,7 +1,9 @@
 import AttestTestSupport
 import Foundation
 import Logging
-import AttestGuardStorage
+import AttestGuardStore
+import AttestGuardPostgres
+import AttestGuardSQLite
 import Testing
 
 @Suite("Store schema and lifecycle")

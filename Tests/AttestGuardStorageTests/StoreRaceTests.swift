@@ -1,7 +1,8 @@
 import AttestTestSupport
 import Foundation
 import PostgresNIO
-import AttestGuardStorage
+import AttestGuardStore
+import AttestGuardPostgres
 import Testing
 
 /// 64 concurrent tasks race for one challenge or one counter value: exactly one may win. The read-then-write

@@ -1,7 +1,8 @@
 import AttestTestSupport
 import Foundation
 import PostgresNIO
-import AttestGuardStorage
+import AttestGuardStore
+import AttestGuardPostgres
 import Testing
 
 @Suite("Velocity counters in the store")

@@ -1,6 +1,6 @@
 public import AttestVocabulary
 public import Foundation
-public import AttestGuardStorage
+public import AttestGuardStore
 import Synchronization
 
 /// A store that answers as the store it wraps, except that scoring reads fail with an error the test chooses: the

@@ -3,7 +3,7 @@ public import AttestCore
 import AppleReceipts
 import Crypto
 public import Foundation
-public import AttestGuardStorage
+public import AttestGuardStore
 import X509
 public import AttestVocabulary
 

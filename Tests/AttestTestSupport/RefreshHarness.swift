@@ -1,6 +1,6 @@
 public import AppleServices
 public import AttestGuardEngine
-public import AttestGuardStorage
+public import AttestGuardStore
 public import Crypto
 public import FakeApple
 import AppleReceipts

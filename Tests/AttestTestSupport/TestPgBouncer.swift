@@ -1,7 +1,8 @@
 public import Foundation
 import Logging
 import PostgresNIO
-import AttestGuardStorage
+import AttestGuardStore
+import AttestGuardPostgres
 #if canImport(Glibc)
 import Glibc
 #endif

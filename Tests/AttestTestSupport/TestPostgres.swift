@@ -1,7 +1,8 @@
 import Foundation
 import Logging
 public import PostgresNIO
-import AttestGuardStorage
+import AttestGuardStore
+import AttestGuardPostgres
 import Testing
 
 /// The PostgreSQL server tests share (scripts/test.sh starts one and exports its URL). Each test works in a

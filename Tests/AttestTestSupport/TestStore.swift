@@ -1,7 +1,8 @@
 import Foundation
 public import Logging
-public import AttestGuardStorage
-
+public import AttestGuardStore
+public import AttestGuardPostgres
+import AttestGuardSQLite
 /// The store implementations every conformance test runs against: SQLite, PostgreSQL, and PostgreSQL through
 /// PgBouncer in transaction mode (``TestPgBouncer``, the store set to ``PostgresPooler/transaction``).
 ///

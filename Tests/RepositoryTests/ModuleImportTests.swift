@@ -8,24 +8,34 @@ struct ModuleImportTests {
     static let forbidden: [String: Set<String>] = [
         // HTTP only: routes, the gateway and the console translate the wire to engine calls; the runtime opens the
         // store, and nothing in the server names it.
-        "AttestGuardServer": ["DeviceSimulator", "FakeApple", "AttestGuardStorage", "PostgresNIO", "SQLiteNIO"],
+        "AttestGuardServer": ["DeviceSimulator", "FakeApple", "AttestGuardStore", "AttestGuardPostgres", "AttestGuardSQLite", "PostgresNIO", "SQLiteNIO"],
         // Apple's HTTP services speak the wire (base64), not the verifier.
-        "AppleServices": ["AttestCore", "AttestGuardEngine", "AttestGuardStorage", "AttestGuardRuntime", "AttestGuardServer"],
+        "AppleServices": [
+            "AttestCore", "AttestGuardEngine", "AttestGuardStore", "AttestGuardPostgres", "AttestGuardSQLite", "AttestGuardRuntime", "AttestGuardServer",
+        ],
         // The application below HTTP: configuration, the store opened, reloaders and background services.
         "AttestGuardRuntime": [
             "AttestGuardServer", "Hummingbird", "HummingbirdCore", "HummingbirdTLS", "NIOHTTP1", "HTTPTypes", "Mustache",
             "DeviceSimulator", "FakeApple",
         ],
-        "AttestGuardEngine": ["DeviceSimulator", "FakeApple", "Hummingbird", "HummingbirdCore", "AttestGuardServer"],
+        // The engine knows the store contract only: the runtime picks the backend.
+        "AttestGuardEngine": [
+            "DeviceSimulator", "FakeApple", "Hummingbird", "HummingbirdCore", "AttestGuardServer", "AttestGuardPostgres", "AttestGuardSQLite",
+            "PostgresNIO", "SQLiteNIO",
+        ],
+        // The contract names no driver; each backend stands beside the other.
+        "AttestGuardStore": ["PostgresNIO", "SQLiteNIO", "AttestGuardPostgres", "AttestGuardSQLite", "AttestGuardEngine"],
+        "AttestGuardPostgres": ["SQLiteNIO", "AttestGuardSQLite", "AttestGuardEngine"],
+        "AttestGuardSQLite": ["PostgresNIO", "AttestGuardPostgres", "AttestGuardEngine"],
         "DeviceSimulator": [
             "FakeApple", "Hummingbird", "HummingbirdCore", "NIOCore", "NIOPosix", "ServiceLifecycle", "AsyncHTTPClient",
-            "AppleServices", "AttestGuardEngine", "AttestGuardStorage", "AttestGuardServer",
+            "AppleServices", "AttestGuardEngine", "AttestGuardStore", "AttestGuardPostgres", "AttestGuardSQLite", "AttestGuardServer",
         ],
         // Route policy is data and matching: the server and the CLI read it, it reads neither.
-        "GatewayPolicy": ["AttestGuardEngine", "AttestGuardStorage", "AttestGuardServer", "Hummingbird", "HummingbirdCore", "NIOCore"],
+        "GatewayPolicy": ["AttestGuardEngine", "AttestGuardStore", "AttestGuardServer", "Hummingbird", "HummingbirdCore", "NIOCore"],
         // A client of the wire contract: it learns what the server does only from its answers.
         "TrafficSimulator": [
-            "AttestGuardEngine", "AttestGuardStorage", "AttestGuardServer", "RiskRules", "FakeApple", "Hummingbird", "HummingbirdCore",
+            "AttestGuardEngine", "AttestGuardStore", "AttestGuardServer", "RiskRules", "FakeApple", "Hummingbird", "HummingbirdCore",
         ],
     ]
 

@@ -31,7 +31,7 @@ struct VocabularyLiteralTests {
         // A receipt refresh's tally label: Apple refused the provider token of a redemption.
         "Sources/AttestGuardEngine/Receipts/ReceiptRefresher.swift": ["unauthorized"],
         // A PostgreSQL URL's sslmode.
-        "Sources/AttestGuardStorage/PostgreSQL/PostgresStoreConfiguration.swift": ["allow"],
+        "Sources/AttestGuardPostgres/PostgresStoreConfiguration.swift": ["allow"],
         // Field paths of the assertion body in error messages, spelled like the signals they feed.
         "Sources/AttestGuardServer/Wire/WireFields.swift": ["request.ip", "request.action"],
         // The client's own error code for a revoked key, named as the server's refusal it surfaces.
@@ -39,7 +39,7 @@ struct VocabularyLiteralTests {
         // Codes of rule-file problems (`rules lint`, the reload route), a domain of their own.
         "Sources/RiskRules/RuleSets/RuleSetError.swift": ["invalid_field", "missing_field"],
         // An attestation attempt's stored outcome (the rollout ramp's counter): Apple answered serverUnavailable.
-        "Sources/AttestGuardStorage/Model/AttestationRampRecord.swift": ["rate_limited"],
+        "Sources/AttestGuardStore/Model/AttestationRampRecord.swift": ["rate_limited"],
     ]
 
     /// The single-line string literals of a Swift source, outside `//` comment lines.

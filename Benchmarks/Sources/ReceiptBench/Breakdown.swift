@@ -5,7 +5,7 @@ import AsyncHTTPClient
 import AttestCore
 import Foundation
 import PostgresNIO
-import AttestGuardStorage
+import AttestGuardStore
 import Synchronization
 
 /// `breakdown`: runs each phase of one redemption in isolation over the same K prepared keys and measures the CPU

@@ -5,7 +5,8 @@ import Crypto
 import Foundation
 import NIOCore
 import PostgresNIO
-import AttestGuardStorage
+import AttestGuardStore
+import AttestGuardPostgres
 import X509
 
 /// `prepare`: writes N keys due now, each with its own P-256 key, credential certificate (issued by the simulated

@@ -6,7 +6,7 @@ import AttestCore
 import AttestGuardEngine
 import Foundation
 import NIOCore
-import AttestGuardStorage
+import AttestGuardStore
 import Synchronization
 
 /// `run`: restores the prepared ATTEST receipts (all due), then one unthrottled `ReceiptRefreshScheduler.runBatch`

@@ -6,7 +6,8 @@ import Crypto
 import Foundation
 import Logging
 import PostgresNIO
-import AttestGuardStorage
+import AttestGuardStore
+import AttestGuardPostgres
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import AttestGuardRuntime
-import AttestGuardStorage
+import AttestGuardStore
 import Foundation
 import RiskRules
 import TrafficSimulator

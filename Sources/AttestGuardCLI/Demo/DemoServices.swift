@@ -1,5 +1,5 @@
 import AttestGuardRuntime
-import AttestGuardStorage
+import AttestGuardStore
 import Crypto
 import DeviceSimulator
 import FakeApple

@@ -1,7 +1,7 @@
 import ArgumentParser
 import AttestGuardEngine
 import AttestGuardRuntime
-import AttestGuardStorage
+import AttestGuardStore
 import Foundation
 import Logging
 import RiskRules

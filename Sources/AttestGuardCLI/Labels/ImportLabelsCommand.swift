@@ -2,7 +2,7 @@ import ArgumentParser
 import AttestGuardEngine
 import AttestGuardRuntime
 import AttestGuardServer
-import AttestGuardStorage
+import AttestGuardStore
 import Foundation
 import Logging
 

@@ -1,6 +1,6 @@
 import AttestGuardEngine
 import Foundation
-import AttestGuardStorage
+import AttestGuardStore
 import Synchronization
 
 /// Shows a batch's progress on stderr: a redrawn bar with done/total, rate and ETA on a terminal; otherwise a

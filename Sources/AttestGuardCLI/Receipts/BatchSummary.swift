@@ -1,7 +1,6 @@
 import AttestGuardEngine
 import Foundation
-import AttestGuardStorage
-
+import AttestGuardStore
 /// The one JSON line `attestguard receipts refresh` prints when it ends.
 struct BatchSummary: Encodable {
     var settled: Int

@@ -1,6 +1,6 @@
 import Foundation
 import RiskRules
-import AttestGuardStorage
+import AttestGuardStore
 import AttestVocabulary
 
 /// How `attestguard rules backtest` prints its report: a decision matrix (logged rows, candidate columns),

@@ -3,7 +3,7 @@ import AttestGuardEngine
 import Foundation
 import Logging
 import RiskRules
-import AttestGuardStorage
+import AttestGuardStore
 import AttestVocabulary
 
 /// `attestguard rules backtest --rules CANDIDATE_DIR --since 7d`: replays a candidate rule set over the decision

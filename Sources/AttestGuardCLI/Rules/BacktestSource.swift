@@ -1,5 +1,6 @@
 import AttestGuardRuntime
-import AttestGuardStorage
+import AttestGuardStore
+import AttestGuardSQLite
 import Foundation
 import Logging
 import ServiceLifecycle

@@ -1,6 +1,6 @@
 import ArgumentParser
 import AttestGuardRuntime
-import AttestGuardStorage
+import AttestGuardStore
 import Foundation
 import RiskRules
 

@@ -1,7 +1,6 @@
 public import AttestCore
 public import AttestVocabulary
-public import AttestGuardStorage
-
+public import AttestGuardStore
 /// How one app is verified: its identity, the environments it accepts, how its client turns challenges into
 /// the attestation's clientDataHash, and the format of the clientData it signs in assertions.
 public struct AppPolicy: Sendable, Hashable {

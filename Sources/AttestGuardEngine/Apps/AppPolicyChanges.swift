@@ -1,4 +1,4 @@
-public import AttestGuardStorage
+public import AttestGuardStore
 import AttestVocabulary
 public import Logging
 import Metrics
@@ -68,7 +68,7 @@ public struct AppPolicyChanges: Sendable {
                 revision: revision + 1, updatedAt: clock.now(), updatedBy: apiKey
             )
             guard try await withStore({ try await store.replaceAppPolicyOverride(next, expectedRevision: revision) }) else { continue }
-            try await withStore { try await overrides.refresh() }
+            _ = try await withStore { try await overrides.refresh() }
             record(app: appId, from: stored, to: next.isEmpty ? nil : next, apiKey: apiKey, logger: logger)
             return
         }

@@ -1,4 +1,4 @@
-public import AttestGuardStorage
+public import AttestGuardStore
 public import Logging
 
 /// Takes the stored app policy overrides (and the stored attestation rollout ramps) into this process's ``AppCatalog``: at start (before the listener accepts

@@ -2,8 +2,7 @@ import AttestVocabulary
 import Foundation
 import AttestCore
 import Crypto
-import AttestGuardStorage
-
+import AttestGuardStore
 /// Verifies assertions and commits them: the key must belong to the user and be active; the signature, RP ID
 /// and counter verify (AttestCore); the clientData's request matches the one the gateway received; then one
 /// store transaction consumes the challenge and advances the counter. A replay of an accepted assertion is

@@ -2,7 +2,7 @@ import Foundation
 import AppleReceipts
 import AttestCore
 import Crypto
-import AttestGuardStorage
+import AttestGuardStore
 import AttestVocabulary
 
 /// Verifies attestations and registers their keys: Apple's nine checks (AttestCore), the app's environments,

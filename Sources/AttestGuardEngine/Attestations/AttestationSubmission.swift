@@ -1,6 +1,5 @@
 public import Foundation
-import AttestGuardStorage
-
+import AttestGuardStore
 /// An attestation as the caller submits it (already decoded from the wire).
 public struct AttestationSubmission: Sendable, Hashable {
     public var appId: String

@@ -1,4 +1,4 @@
-public import AttestGuardStorage
+public import AttestGuardStore
 import AttestVocabulary
 import Metrics
 import Synchronization

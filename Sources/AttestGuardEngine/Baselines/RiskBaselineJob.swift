@@ -1,4 +1,4 @@
-public import AttestGuardStorage
+public import AttestGuardStore
 public import Foundation
 public import Logging
 import Synchronization

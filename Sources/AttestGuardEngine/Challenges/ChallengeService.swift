@@ -1,7 +1,7 @@
 import AttestCore
 public import Foundation
 import Crypto
-public import AttestGuardStorage
+public import AttestGuardStore
 public import AttestVocabulary
 
 /// A challenge as handed to the caller.

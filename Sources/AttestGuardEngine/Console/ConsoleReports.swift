@@ -1,4 +1,4 @@
-public import AttestGuardStorage
+public import AttestGuardStore
 import Foundation
 
 /// The console's aggregates over the store: an app's verdicts over a range and its keys' risk metrics. Each read

@@ -1,4 +1,4 @@
-public import AttestGuardStorage
+public import AttestGuardStore
 import EventLoopConcurrency
 public import Foundation
 import Synchronization

@@ -1,4 +1,4 @@
-import AttestGuardStorage
+import AttestGuardStore
 public import Foundation
 
 /// An app's forward-auth answers over a console range, per protected route: how many verified, came without an

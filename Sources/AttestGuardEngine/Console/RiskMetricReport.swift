@@ -1,5 +1,4 @@
-public import AttestGuardStorage
-
+public import AttestGuardStore
 /// How an app's active keys spread over Apple's risk metric (the keys attested on the device in 30 days), in the
 /// bands an analyst reads it by, beside the exact counts.
 public struct RiskMetricReport: Sendable {

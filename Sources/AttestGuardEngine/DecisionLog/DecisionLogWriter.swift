@@ -1,7 +1,7 @@
 import DequeModule
 import EventLoopConcurrency
 public import Foundation
-public import AttestGuardStorage
+public import AttestGuardStore
 import Synchronization
 
 /// Writes every verdict to the decision log without a write on the request path: entries queue in memory

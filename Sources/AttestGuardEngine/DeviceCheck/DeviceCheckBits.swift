@@ -1,4 +1,4 @@
-import AttestGuardStorage
+import AttestGuardStore
 public import AttestVocabulary
 public import Foundation
 

@@ -2,8 +2,7 @@ import AttestVocabulary
 import AppleServices
 import AttestCore
 import Foundation
-import AttestGuardStorage
-
+import AttestGuardStore
 extension DeviceCheckService {
     /// A device token: 1 to ``maximumDeviceTokenLength`` characters of base64 (either alphabet).
     static func check(deviceToken: String) throws(EngineError) {

@@ -1,6 +1,6 @@
 public import AppleServices
 public import Foundation
-public import AttestGuardStorage
+public import AttestGuardStore
 public import AttestVocabulary
 
 /// Asks Apple's DeviceCheck about a device and files the answer under a subject the caller names, so that

@@ -1,5 +1,5 @@
 import AttestCore
-public import AttestGuardStorage
+public import AttestGuardStore
 import Foundation
 
 /// Where a page of decisions ended, as an opaque text for the next request: base64url without padding of the last

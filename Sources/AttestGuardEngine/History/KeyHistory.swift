@@ -1,5 +1,4 @@
-public import AttestGuardStorage
-
+public import AttestGuardStore
 /// A key's risk-metric history and the state of its receipt refreshes.
 public struct KeyHistory: Sendable, Hashable {
     public var key: AttestedKey

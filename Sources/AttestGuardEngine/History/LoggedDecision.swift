@@ -1,4 +1,4 @@
-public import AttestGuardStorage
+public import AttestGuardStore
 public import AttestVocabulary
 public import Foundation
 

@@ -1,4 +1,4 @@
-import AttestGuardStorage
+import AttestGuardStore
 import AttestVocabulary
 import Crypto
 import Foundation

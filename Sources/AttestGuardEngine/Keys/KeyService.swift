@@ -1,6 +1,5 @@
 public import Foundation
-public import AttestGuardStorage
-
+public import AttestGuardStore
 /// A key with its current receipt, as the key routes show it.
 public struct KeyDetails: Sendable, Hashable {
     public var key: AttestedKey

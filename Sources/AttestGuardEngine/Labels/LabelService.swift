@@ -1,4 +1,4 @@
-public import AttestGuardStorage
+public import AttestGuardStore
 import AttestVocabulary
 public import Foundation
 
@@ -104,9 +104,9 @@ public struct LabelService: Sendable {
         for (index, submission) in submissions.enumerated() {
             do {
                 labels.append(try validate(submission))
-            } catch let refusal as EngineError {
-                guard submissions.count > 1 else { throw refusal }
-                throw EngineError(refusal.kind, code: refusal.code, "labels[\(index)]: \(refusal.message)")
+            } catch {
+                guard submissions.count > 1 else { throw error }
+                throw EngineError(error.kind, code: error.code, "labels[\(index)]: \(error.message)")
             }
         }
         return try await store(labels)

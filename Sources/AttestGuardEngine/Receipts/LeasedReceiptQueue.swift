@@ -1,6 +1,5 @@
 import Foundation
-import AttestGuardStorage
-
+import AttestGuardStore
 /// Hands leased receipts to the workers of one pass, leasing the next batch from the store when the buffer runs
 /// dry, until the store has nothing due.
 actor LeasedReceiptQueue {

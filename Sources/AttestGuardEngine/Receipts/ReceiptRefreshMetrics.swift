@@ -1,6 +1,6 @@
 import AttestCore
 import Metrics
-import AttestGuardStorage
+import AttestGuardStore
 import AttestVocabulary
 
 /// The receipt scheduler's metrics (swift-metrics, exported to Prometheus by the server):

@@ -1,5 +1,4 @@
-import AttestGuardStorage
-
+import AttestGuardStore
 /// What one redemption attempt of one leased receipt came to.
 public enum ReceiptRefreshResult: Sendable, Hashable {
     /// A verified newer receipt is stored, with its risk metric in the history.

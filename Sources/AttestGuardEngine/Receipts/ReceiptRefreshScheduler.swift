@@ -2,8 +2,7 @@ public import AppleReceipts
 public import AppleServices
 import Foundation
 public import Logging
-public import AttestGuardStorage
-
+public import AttestGuardStore
 /// Keeps the receipts of keys in use fresh: leases due receipts from the store, redeems them with Apple (or the
 /// fake), verifies and stores the answers. Runs as a one-shot batch (`attestguard receipts refresh`, nightly)
 /// or continuously beside the server; any number of processes can share one PostgreSQL queue.

@@ -2,7 +2,7 @@ import AppleReceipts
 import AppleServices
 import AttestCore
 import Foundation
-public import AttestGuardStorage
+public import AttestGuardStore
 import AttestVocabulary
 
 /// Redeems one leased receipt and settles it: Apple's answer is verified before anything is written, a valid

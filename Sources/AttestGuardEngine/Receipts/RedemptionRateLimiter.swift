@@ -1,6 +1,6 @@
 import AttestCore
 import Foundation
-import AttestGuardStorage
+import AttestGuardStore
 import AttestVocabulary
 
 /// A token bucket per environment that every redemption of one process passes through, adapting to Apple:

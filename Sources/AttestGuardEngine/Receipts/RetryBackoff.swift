@@ -1,6 +1,5 @@
 import Foundation
-import AttestGuardStorage
-
+import AttestGuardStore
 /// Jittered exponential back-off: attempt `n` (1-based) waits between half and all of
 /// `min(maximum, base * 2^(n-1))`, so retries of many receipts after one outage spread out instead of
 /// returning together.

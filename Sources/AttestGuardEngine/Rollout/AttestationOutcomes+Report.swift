@@ -1,5 +1,5 @@
 public import AttestGuardWire
-import AttestGuardStorage
+import AttestGuardStore
 import AttestVocabulary
 
 extension AttestationOutcomes {

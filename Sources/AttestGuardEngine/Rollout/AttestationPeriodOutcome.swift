@@ -1,5 +1,4 @@
-public import AttestGuardStorage
-
+public import AttestGuardStore
 /// One ramp period's attestation outcomes as the ramp reads them.
 ///
 /// - attempts: reports of `attested`, `failed` and `rate_limited` (`unsupported` devices cannot attest and are left

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import Metrics
 public import RiskRules
-import AttestGuardStorage
+import AttestGuardStore
 import AttestVocabulary
 
 /// Turns a request into a verdict with the rule set in force: assembles the signals the rules read, evaluates,

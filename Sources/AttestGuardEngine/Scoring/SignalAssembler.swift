@@ -2,8 +2,7 @@ import AttestCore
 import AttestVocabulary
 import Foundation
 import RiskRules
-import AttestGuardStorage
-
+import AttestGuardStore
 /// Fills a rule set's signals for one request from the request itself and from the store: the key, its receipt
 /// and risk-metric history, stored DeviceCheck bits and the user's last DeviceCheck validation (never Apple) and
 /// velocity. Only what the rule set reads is

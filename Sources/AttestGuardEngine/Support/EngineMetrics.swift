@@ -1,6 +1,6 @@
 import Metrics
 import RiskRules
-import AttestGuardStorage
+import AttestGuardStore
 import AttestVocabulary
 
 /// The engine's verification counters (swift-metrics; the server exports them to Prometheus):

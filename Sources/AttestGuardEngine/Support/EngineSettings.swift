@@ -1,7 +1,7 @@
 import Foundation
 public import AppleReceipts
 public import AttestCore
-public import AttestGuardStorage
+public import AttestGuardStore
 public import X509
 
 /// The engine's knobs: challenge lifetime and quotas, the clock-skew tolerance, and the trust mode.

@@ -1,5 +1,4 @@
-import AttestGuardStorage
-
+import AttestGuardStore
 extension EngineError {
     /// The engine's view of a store refusal: same code, classed for the caller.
     init(_ rejection: StoreRejection) {

@@ -1,6 +1,6 @@
 public import AttestVocabulary
 public import Foundation
-public import AttestGuardStorage
+public import AttestGuardStore
 import EventLoopConcurrency
 import Synchronization
 

@@ -1,8 +1,7 @@
 import AttestVocabulary
 import Foundation
 import RiskRules
-import AttestGuardStorage
-
+import AttestGuardStore
 /// The `velocity.<event>.<per>.<window>` signals a rule set uses for one request: which store sums they are
 /// (``sums(_:subjects:now:)``), read in the same round trip as the other scoring facts, and their values once the
 /// store has answered, with this process's increments the store does not hold yet (``VelocityRecorder``). A

@@ -1,4 +1,5 @@
-import AttestGuardStorage
+import AttestGuardStore
+import AttestGuardPostgres
 import Foundation
 
 extension ServerConfiguration.Database {

@@ -1,7 +1,8 @@
 public import AttestGuardEngine
 import Foundation
 import AppleServices
-public import AttestGuardStorage
+import AttestGuardStore
+public import AttestGuardPostgres
 import AttestVocabulary
 public import Logging
 

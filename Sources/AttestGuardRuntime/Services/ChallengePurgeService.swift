@@ -1,7 +1,7 @@
 package import AttestGuardEngine
 package import Foundation
 package import Logging
-package import AttestGuardStorage
+package import AttestGuardStore
 import ServiceLifecycle
 
 /// Deletes challenges a day after they expire, every ten minutes. Consumed challenges stay until then, so a

@@ -1,5 +1,5 @@
-import AttestGuardStorage
-
+import AttestGuardStore
+import AttestGuardPostgres
 extension OpenedStore {
     /// The read replica as `/readyz` shows it: its lag bound, and its last measured lag (`nil`: not measured, the
     /// replica cannot be reached).

@@ -1,6 +1,8 @@
 public import Foundation
 public import Logging
-public import AttestGuardStorage
+public import AttestGuardStore
+import AttestGuardPostgres
+import AttestGuardSQLite
 public import ServiceLifecycle
 
 /// The store a server runs on, with what the server needs around it: the services to run (PostgreSQL's pool),

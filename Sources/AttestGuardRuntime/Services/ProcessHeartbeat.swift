@@ -1,7 +1,6 @@
 public import AttestGuardEngine
 public import Foundation
-public import AttestGuardStorage
-
+public import AttestGuardStore
 /// This server process in the store's list of processes (``ServerProcessRecord``): which rule set and shadow set it
 /// runs, written every few seconds by ``ProcessHeartbeatService`` and right after an admin reload, and read back by
 /// `GET /v1/admin/rules`, so that an operator asking any process sees the version every process runs.

@@ -1,5 +1,5 @@
 package import AttestGuardEngine
-package import AttestGuardStorage
+package import AttestGuardStore
 package import Logging
 
 /// Reads each app's latest risk-metric baseline into the engine's ``RiskBaselineBook``: at start, and every

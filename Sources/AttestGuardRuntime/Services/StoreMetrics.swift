@@ -1,4 +1,5 @@
-import AttestGuardStorage
+import AttestGuardStore
+import AttestGuardPostgres
 import AttestVocabulary
 package import Prometheus
 import Synchronization

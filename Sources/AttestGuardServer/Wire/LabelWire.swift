@@ -1,6 +1,6 @@
 public import AttestGuardEngine
 import AttestVocabulary
-public import Foundation
+import Foundation
 import AttestGuardWire
 
 /// One fraud label as JSON and the import's lines write it: `{appId, requestId|keyId|userId|deviceId, label, source,

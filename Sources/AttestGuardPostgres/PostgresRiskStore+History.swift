@@ -1,0 +1,30 @@
+public import Foundation
+import PostgresNIO
+public import AttestGuardStore
+
+extension PostgresRiskStore {
+    public func recentRiskMetrics(appId: String, keyId: Data, limit: Int) async throws -> [RiskMetricObservation] {
+        try await laggingRows(
+            """
+            SELECT * FROM risk_metric_history WHERE app_id = \(appId) AND key_id = \(keyId)
+            ORDER BY receipt_created_at DESC LIMIT \(Int32(clamping: max(limit, 0)))
+            """
+        ).map(RiskMetricObservation.init(postgres:))
+    }
+
+    /// One index range scan (`decision_log_by_key`, `_by_user`, `_by_device`) over the partitions the range
+    /// touches, newest first, stopping at the limit.
+    public func searchDecisions(_ search: DecisionSearch) async throws -> [DecisionLogEntry] {
+        let (column, value) = search.column
+        let start = search.start
+        return try await laggingRows(
+            """
+            SELECT * FROM decision_log
+            WHERE app_id = \(search.appId) AND \(unescaped: column) = \(value)
+              AND decided_at >= \(PostgresInstant(search.from)) AND decided_at < \(PostgresInstant(search.to))
+              AND (decided_at, seq) < (\(PostgresInstant(start.decidedAt)), \(start.sequence))
+            ORDER BY decided_at DESC, seq DESC LIMIT \(Int32(clamping: max(search.limit, 0)))
+            """
+        ).map(DecisionLogEntry.init(postgres:))
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import Synchronization
+public import Logging
+public import PostgresNIO
+public import ServiceLifecycle
+import AttestVocabulary
+public import AttestGuardStore
+
+/// The production store: pooled PostgreSQL connections (one pool per event loop, ``LoopAffinePostgresPools``),
+/// shared by any number of server processes. Challenge
+/// consumption and counter advance are conditional `UPDATE`s in one transaction, so concurrent submissions of
+/// one assertion, in one process or many, have exactly one winner.
+///
+/// The URL may name several hosts; the pools connect to the first that takes writes and move when it stops
+/// (``PostgresHostPools``). While none does, every operation fails at once with ``StoreError/Code/unavailable``.
+///
+/// The store is a `Service`: run it (or put it in the `ServiceGroup`) before using it.
+public final class PostgresRiskStore: RiskStore, Service {
+    public let configuration: PostgresStoreConfiguration
+    let logger: Logger
+    /// The serving host's pools, and the search for that host.
+    let hosts: PostgresHostPools
+    /// Decision log day partitions this process has created or found (see `appendDecisions`).
+    let knownPartitions = Mutex<Set<String>>([])
+
+    /// The read replica for reads that may lag (`database.readUrl`), if there is one.
+    let replica: PostgresReplica?
+
+    /// - Parameters:
+    ///   - replica: The read replica's URL and pool (`database.readUrl`); `nil`: every read goes to the primary.
+    ///   - replicaMaximumLag: How far behind the replica may be before reads that use it are refused.
+    public init(
+        configuration: PostgresStoreConfiguration,
+        replica: PostgresStoreConfiguration? = nil,
+        replicaMaximumLag: Duration = .seconds(60),
+        logger: Logger
+    ) {
+        self.configuration = configuration
+        self.logger = logger
+        self.hosts = PostgresHostPools(configuration: configuration, logger: logger)
+        self.replica = replica.map { PostgresReplica(configuration: $0, maximumLag: replicaMaximumLag, logger: logger) }
+    }
+
+    /// Finds the serving host (and the replica's) and runs their pools until the task is cancelled or graceful
+    /// shutdown.
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await self.hosts.run() }
+                if let replica = self.replica { group.addTask { await replica.run() } }
+            }
+        }
+    }
+
+    /// The read replica's last measured lag; `nil` when there is no replica or its lag is unknown.
+    public var replicaLag: ReplicaLag? { replica?.lag }
+
+    /// Whether a writable host serves now (else every operation fails with ``StoreError/Code/unavailable``).
+    public var primaryServes: Bool { (try? hosts.servingNow()) != nil }
+
+    /// The primary's commits waiting for a synchronous standby, as last probed (`nil`: not known).
+    public var commitsWaitingOnStandby: Int? { hosts.commitsWaitingOnStandby }
+
+    /// Store operations past their deadline since the store opened (their connections closed), and those of them
+    /// abandoned because they had not stopped soon after (``StoreDeadlineCounts``).
+    public var deadlineCounts: (timedOut: Int, abandoned: Int) {
+        let primary = hosts.deadlines.snapshot
+        let replica = self.replica?.hosts.deadlines.snapshot ?? (timedOut: 0, abandoned: 0)
+        return (primary.timedOut + replica.timedOut, primary.abandoned + replica.abandoned)
+    }
+
+    /// Whether reads that may lag go to a replica (`database.readUrl`).
+    public var hasReplica: Bool { replica != nil }
+
+    /// The replica's bound (`database.readMaxLagSeconds`); `nil` without a replica.
+    public var replicaMaximumLag: Duration? { replica?.maximumLag }
+
+    /// The serving host's pools (once the store runs and a host serves, within the operation timeout).
+    public func servingPools() async throws -> LoopAffinePostgresPools {
+        try await perform { _ in try await self.hosts.serving().pools }
+    }
+
+    /// A pool of the serving host, for statements of the caller's own (tests, benchmarks).
+    public func client() async throws -> PostgresClient {
+        try await perform { client in client }
+    }
+
+    // MARK: - Error mapping and transactions
+
+    /// Runs one store operation on a pool of the serving host (the running loop's, or the next in turn) under the
+    /// configured deadline, mapping driver failures to ``StoreError``.
+    func perform<Result: Sendable>(_ operation: @escaping @Sendable (PostgresClient) async throws -> Result) async throws -> Result {
+        try await hosts.perform(operation)
+    }
+
+    /// Runs a read that may lag on the read replica (`database.readUrl`) when there is one and it is within its lag
+    /// bound (else ``StoreError/Code/unavailable``), and on the primary when there is none.
+    func performLagging<Result: Sendable>(_ operation: @escaping @Sendable (PostgresClient) async throws -> Result) async throws -> Result {
+        guard let replica else { return try await hosts.perform(operation) }
+        if !replica.firstMeasurement.isOpen {
+            // Just started: the first measurement is under way (its wait counts against the deadline).
+            try await withOperationDeadline(configuration.operationTimeout, counts: hosts.deadlines) { try await replica.firstMeasurement.wait() }
+        }
+        try replica.checkLag()
+        return try await replica.hosts.perform(operation)
+    }
+
+    /// Runs one read that may lag (``performLagging(_:)``) and collects its rows.
+    func laggingRows(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        let logger = self.logger
+        return try await performLagging { client in
+            try await client.withHeldConnection { try await $0.query(query, logger: logger).collect() }
+        }
+    }
+
+    /// Runs `body` between `BEGIN` and `COMMIT` on one pooled connection; any error rolls back and is rethrown as is.
+    func transaction<Result: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        let logger = self.logger
+        return try await perform { client in
+            try await client.withHeldConnection { connection in
+                try await connection.query("BEGIN", logger: logger)
+                do {
+                    let result = try await body(connection)
+                    try await connection.query("COMMIT", logger: logger)
+                    return result
+                } catch {
+                    _ = try? await connection.query("ROLLBACK", logger: logger)
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// Runs one prepared statement type and collects its rows: as a named prepared statement (prepared on each
+    /// connection the first time), or behind a pooler in transaction mode as an unnamed statement with the same SQL
+    /// and bindings, since a named one would outlive the transaction on a server connection the next lease may not get.
+    /// A named statement the server connection does not have, or already has, means a pooler switched connections
+    /// under it (``PostgresPooler``): that is ``StoreError/Code/unavailable``, never a failed query.
+    func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row] where Statement.Row: Sendable {
+        let logger = self.logger
+        let pooler = configuration.pooler
+        return try await perform { client in
+            do {
+                switch pooler {
+                case .none:
+                    return try await client.withHeldConnection { connection in
+                        try await connection.execute(statement, logger: logger).reduce(into: [Statement.Row]()) { $0.append($1) }
+                    }
+                case .transaction:
+                    let query = PostgresQuery(unsafeSQL: Statement.sql, binds: try statement.makeBindings())
+                    return try await client.withHeldConnection { try await $0.query(query, logger: logger).collect() }.map(statement.decodeRow)
+                }
+            } catch let error as PSQLError {
+                throw PreparedStatementMismatch(error)?.storeError ?? error
+            }
+        }
+    }
+
+    /// Runs one statement and collects its rows.
+    func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        let logger = self.logger
+        return try await perform { client in
+            try await client.withHeldConnection { try await $0.query(query, logger: logger).collect() }
+        }
+    }
+}

@@ -336,6 +336,7 @@ let package = Package(
         .target(
             name: "TrafficSimulator",
             dependencies: [
+                "AttestGuardWire",
                 "AttestVocabulary",
                 "AttestCore",
                 "DeviceSimulator",
@@ -349,6 +350,7 @@ let package = Package(
         .executableTarget(
             name: "AttestGuardCLI",
             dependencies: [
+                "AttestGuardWire",
                 "AttestVocabulary",
                 "AttestGuardRuntime",
                 "AttestGuardServer",

@@ -1,3 +1,4 @@
+import AttestGuardWire
 import DeviceSimulator
 import AttestCore
 import AttestGuardRuntime
@@ -21,7 +22,7 @@ struct AttestationFlowTests {
             #expect((key["receipt"] as? [String: Any])?["type"] as? String == "ATTEST")
             #expect((attested["verdict"] as? [String: Any])?["decision"] as? String == "allow")
 
-            var lastBody: SimulatedAppClient.AssertionPayload?
+            var lastBody: AssertionRequestBody?
             for expected in 1...100 {
                 let challenge = try await api.challenge(purpose: "assertion", userId: "alice", keyId: app.key.keyIdBase64)
                 let body = app.assertion(challenge: challenge)

@@ -1,3 +1,4 @@
+import AttestGuardWire
 import AttestTestSupport
 import DeviceSimulator
 import Foundation
@@ -18,7 +19,7 @@ struct AttributeCheckTests {
         """
 
     /// An assertion body with `attributes` in its request, as JSON.
-    static func body(_ payload: SimulatedAppClient.AssertionPayload, attributes: [String: Any]) throws -> [String: Any] {
+    static func body(_ payload: AssertionRequestBody, attributes: [String: Any]) throws -> [String: Any] {
         var body = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(payload)) as? [String: Any])
         var request = try #require(body["request"] as? [String: Any])
         request["attributes"] = attributes

@@ -1,3 +1,4 @@
+import AttestGuardWire
 import AttestCore
 import AttestGuardStore
 import AttestTestSupport
@@ -134,7 +135,7 @@ struct GatewayAsk {
     var ip: String? = "203.0.113.7"
     /// Whether the gateway hashed the body (nginx with njs does; Caddy cannot).
     var hashesBody = true
-    var assertion: SimulatedAppClient.AssertionPayload?
+    var assertion: AssertionRequestBody?
     var extraHeaders: [(String, String)] = []
     var apiKey: String? = ForwardAuthHarness.gatewayKey
 

@@ -1,3 +1,4 @@
+import AttestGuardWire
 import AttestCore
 import AttestTestSupport
 import DeviceSimulator
@@ -16,7 +17,7 @@ struct ReattestationTests {
     }
 
     /// Registers a key for `user` on a device of its own; returns the body that registered it.
-    static func register(_ api: APIClient, user: String, keyIndex: Int = 0) async throws -> SimulatedAppClient.AttestationPayload {
+    static func register(_ api: APIClient, user: String, keyIndex: Int = 0) async throws -> AttestationRequestBody {
         let app = SimulatedApps.make(user: user, device: "\(user)-phone", keyIndex: keyIndex)
         let challenge = try await api.challenge(purpose: "attestation", userId: user)
         let body = try app.attestation(challenge: challenge, at: api.clock.now())

@@ -55,7 +55,6 @@ struct ModuleImportTests {
         "Sources/AttestGuardCLI/History/DecisionsCommand.swift",
         "Sources/AttestGuardCLI/History/KeyHistoryCommand.swift",
         "Sources/AttestGuardCLI/Labels/LabelFile.swift",
-        "Sources/AttestGuardCLI/Labels/ImportLabelsCommand.swift",
     ]
 
     /// The modules a Swift source imports, whatever the access level or attributes written before `import`.

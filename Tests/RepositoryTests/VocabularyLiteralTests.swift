@@ -34,6 +34,7 @@ struct VocabularyLiteralTests {
         "Sources/AttestGuardPostgres/PostgresStoreConfiguration.swift": ["allow"],
         // Field paths of the assertion body in error messages, spelled like the signals they feed.
         "Sources/AttestGuardServer/Wire/WireFields.swift": ["request.ip", "request.action"],
+        "Sources/AttestGuardEngine/Input/WireBodies+Engine.swift": ["request.ip"],
         // The client's own error code for a revoked key, named as the server's refusal it surfaces.
         "Sources/AttestGuardClient/Client/AttestGuardClientError.swift": ["key_revoked"],
         // Codes of rule-file problems (`rules lint`, the reload route), a domain of their own.

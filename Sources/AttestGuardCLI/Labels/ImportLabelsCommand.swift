@@ -1,7 +1,7 @@
+import AttestGuardWire
 import ArgumentParser
 import AttestGuardEngine
 import AttestGuardRuntime
-import AttestGuardServer
 import AttestGuardStore
 import Foundation
 import Logging

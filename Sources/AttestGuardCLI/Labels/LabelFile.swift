@@ -1,3 +1,4 @@
+import AttestGuardWire
 import AttestGuardServer
 import Foundation
 

@@ -12,9 +12,9 @@ struct AppFacingClient: Sendable {
     let authorize: @Sendable (inout URLRequest) async throws -> Void
 
     /// A challenge for an attestation, or for an assertion by `keyId`.
-    func challenge(purpose: AppFacingBodies.Purpose, keyId: String?) async throws -> IssuedChallenge {
-        let answer = try await call(.challenges, method: "POST", body: AppFacingBodies.ChallengeRequest(purpose: purpose, keyId: keyId))
-        let body = try decode(AppFacingBodies.ChallengeResponse.self, from: answer, route: .challenges)
+    func challenge(purpose: WireChallengePurpose, keyId: String?) async throws -> IssuedChallenge {
+        let answer = try await call(.challenges, method: "POST", body: AppChallengeRequestBody(purpose: purpose, keyId: keyId))
+        let body = try decode(AppChallengeResponseBody.self, from: answer, route: .challenges)
         guard let bytes = Base64Text.decodeURL(body.challenge), !bytes.isEmpty else {
             throw AttestGuardClientError(.unexpectedResponse, "challenges answered a challenge that is not base64url")
         }
@@ -24,7 +24,7 @@ struct AppFacingClient: Sendable {
     /// Registers an attested key. AttestGuard answers an identical resubmission as idempotent, so a lost answer
     /// may be retried with the same object and challenge.
     func registerAttestation(keyId: String, attestation: Data, challenge: IssuedChallenge, deviceId: String?) async throws {
-        let body = AppFacingBodies.AttestationRequest(
+        let body = AppAttestationRequestBody(
             keyId: keyId, attestation: Base64Text.encode(attestation), challenge: challenge.text, deviceId: deviceId
         )
         _ = try await call(.attestations, method: "POST", body: body)
@@ -32,13 +32,13 @@ struct AppFacingClient: Sendable {
 
     /// Whether AttestGuard advises this user to attest now (the rollout); the gateway's route policy enforces.
     func attestationRequired() async throws -> Bool {
-        let answer = try await call(AppFacingRoute.attestationRequired, method: "GET", body: Optional<AppFacingBodies.DeviceCheckRequest>.none)
-        return try decode(AppFacingBodies.AttestationRequired.self, from: answer, route: .attestationRequired).attest
+        let answer = try await call(AppFacingRoute.attestationRequired, method: "GET", body: Optional<AppDeviceCheckRequestBody>.none)
+        return try decode(AttestationRequiredBody.self, from: answer, route: .attestationRequired).attest
     }
 
     /// Has AttestGuard validate a DeviceCheck token with Apple for this user's device.
     func validateDevice(token: Data) async throws {
-        _ = try await call(.deviceCheck, method: "POST", body: AppFacingBodies.DeviceCheckRequest(deviceToken: Base64Text.encode(token)))
+        _ = try await call(.deviceCheck, method: "POST", body: AppDeviceCheckRequestBody(deviceToken: Base64Text.encode(token)))
     }
 
     /// Reports how an attestation attempt went on the device, for the server's rollout ramp.
@@ -52,9 +52,7 @@ struct AppFacingClient: Sendable {
         request.httpMethod = method
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         if let body {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .sortedKeys
-            request.httpBody = try encoder.encode(body)
+            request.httpBody = try WireJSON.encoder().encode(body)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         try await authorize(&request)
@@ -74,7 +72,7 @@ struct AppFacingClient: Sendable {
 
     private func decode<Body: Decodable>(_ type: Body.Type, from data: Data, route: AppFacingRoute) throws -> Body {
         do {
-            return try AppFacingBodies.decoder().decode(type, from: data)
+            return try WireJSON.decoder().decode(type, from: data)
         } catch {
             throw AttestGuardClientError(.unexpectedResponse, "\(route) answered a body the client cannot read", underlying: error)
         }

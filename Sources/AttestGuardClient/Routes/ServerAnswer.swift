@@ -1,4 +1,5 @@
 public import Foundation
+import AttestGuardWire
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
 #endif
@@ -31,7 +32,7 @@ public struct ServerAnswer: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads a response; the body is read only when it is an error envelope `{"error":{"code","message"}}`.
     public init(response: HTTPURLResponse, body: Data) {
-        let envelope = try? JSONDecoder().decode(Envelope.self, from: body)
+        let envelope = try? JSONDecoder().decode(ErrorResponseBody.self, from: body)
         let header = response.value(forHTTPHeaderField: Self.errorHeader).flatMap { $0.isEmpty ? nil : $0 }
         self.init(
             status: response.statusCode,
@@ -47,14 +48,5 @@ public struct ServerAnswer: Sendable, Hashable, CustomStringConvertible {
         if let code { text += " \(code)" }
         if let message { text += ": \(message)" }
         return text
-    }
-
-    private struct Envelope: Decodable {
-        struct Body: Decodable {
-            var code: String
-            var message: String?
-        }
-
-        var error: Body
     }
 }

@@ -1,3 +1,4 @@
+import AttestGuardWire
 import Foundation
 
 extension ClientSettings {
@@ -6,7 +7,7 @@ extension ClientSettings {
     /// `serverUnavailable`, is thrown as an ``AppAttestFailure``.
     /// - Returns: The call's result and the challenge it was made over.
     func retryingServerUnavailable<Result: Sendable>(
-        purpose: AppFacingBodies.Purpose,
+        purpose: WireChallengePurpose,
         keyId: String?,
         _ call: @Sendable (IssuedChallenge) async throws -> Result
     ) async throws -> (result: Result, challenge: IssuedChallenge) {

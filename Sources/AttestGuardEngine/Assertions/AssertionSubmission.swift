@@ -1,34 +1,11 @@
 public import Foundation
 public import AttestVocabulary
+public import AttestGuardWire
 
 /// The protected request an assertion authorises, as the gateway received it.
 public struct AssertedRequest: Sendable, Hashable, Codable {
-    /// A custom attribute value the gateway passes for the rule engine.
-    public enum Attribute: Sendable, Hashable, Codable {
-        case string(String)
-        case number(Double)
-        case bool(Bool)
-
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if let bool = try? container.decode(Bool.self) {
-                self = .bool(bool)
-            } else if let number = try? container.decode(Double.self) {
-                self = .number(number)
-            } else {
-                self = .string(try container.decode(String.self))
-            }
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            switch self {
-            case .string(let value): try container.encode(value)
-            case .number(let value): try container.encode(value)
-            case .bool(let value): try container.encode(value)
-            }
-        }
-    }
+    /// A custom attribute value the gateway passes for the rule engine (the wire's form).
+    public typealias Attribute = AttributeValue
 
     public var method: String
     public var path: String

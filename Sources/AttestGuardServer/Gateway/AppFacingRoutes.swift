@@ -39,7 +39,7 @@ struct AppFacingRoutes {
         let input = try await body.decode(AppChallengeRequestBody.self, from: request)
         let keyId = try input.keyId.map { text throws(EngineError) in try KeyId(base64: text) }
         let issued = try await engine.challenges.issue(
-            ChallengeRequest(appId: caller.appId, purpose: input.purpose, userId: caller.user, keyId: keyId, ip: caller.ip),
+            ChallengeRequest(appId: caller.appId, purpose: ChallengePurpose(input.purpose), userId: caller.user, keyId: keyId, ip: caller.ip),
             apiKeyName: context.apiKey?.name
         )
         return try JSONResponse.make(AppChallengeResponseBody(issued), status: .created)

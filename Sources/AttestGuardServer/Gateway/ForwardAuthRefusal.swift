@@ -1,3 +1,4 @@
+import AttestGuardWire
 import AttestGuardEngine
 import AttestVocabulary
 import Foundation
@@ -69,7 +70,7 @@ struct ForwardAuthRefusal: Error, Sendable {
         case .forbidden:
             status = .forbidden
         }
-        let body = (try? JSONResponse.encoder.encode(ErrorEnvelope(error: .init(code: precise.code.rawValue, message: precise.message)))) ?? Data()
+        let body = (try? JSONResponse.encoder.encode(ErrorResponseBody(code: precise.code.rawValue, message: precise.message))) ?? Data()
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 }

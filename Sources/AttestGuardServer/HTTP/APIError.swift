@@ -1,3 +1,4 @@
+import AttestGuardWire
 import AttestGuardEngine
 public import AttestVocabulary
 import Foundation
@@ -60,17 +61,7 @@ public struct APIError: HTTPResponseError, Sendable {
 
     /// The JSON body: `{"error": {"code", "message"}}`.
     var body: Data {
-        (try? JSONResponse.encoder.encode(ErrorEnvelope(error: .init(code: code.rawValue, message: message))))
+        (try? JSONResponse.encoder.encode(ErrorResponseBody(code: code.rawValue, message: message)))
             ?? Data(#"{"error":{"code":"\#(ErrorCode.internalError)","message":""}}"#.utf8)
     }
-}
-
-/// The wire shape of every error body.
-struct ErrorEnvelope: Codable, Sendable {
-    struct Detail: Codable, Sendable {
-        var code: String
-        var message: String
-    }
-
-    var error: Detail
 }

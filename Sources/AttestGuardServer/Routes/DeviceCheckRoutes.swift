@@ -1,3 +1,5 @@
+import AttestVocabulary
+import AttestGuardWire
 import AttestGuardEngine
 import Hummingbird
 import AttestGuardRuntime
@@ -24,7 +26,7 @@ struct DeviceCheckRoutes {
         let record = try await engine.deviceCheck.query(
             appId: input.appId,
             deviceToken: input.deviceToken,
-            subject: input.subject.subject,
+            subject: DeviceCheckSubject(input.subject),
             environment: try WireFields.environment(input.environment),
             filing: context.apiKey?.scopes.contains(.deviceCheckWrite) == true
         )
@@ -37,7 +39,7 @@ struct DeviceCheckRoutes {
         let record = try await engine.deviceCheck.update(
             appId: input.appId,
             deviceToken: input.deviceToken,
-            subject: input.subject.subject,
+            subject: DeviceCheckSubject(input.subject),
             bit0: input.bit0,
             bit1: input.bit1,
             environment: try WireFields.environment(input.environment)

@@ -1,3 +1,4 @@
+import AttestVocabulary
 import AttestCore
 import AppleReceipts
 import AttestGuardEngine
@@ -30,7 +31,10 @@ struct VerificationRoutes {
         let keyId = try input.keyId.map { text throws(EngineError) in try KeyId(base64: text) }
         let userId = try input.userId.map { text throws(EngineError) in try Identifier(text, field: "userId") }
         let issued = try await engine.challenges.issue(
-            ChallengeRequest(appId: input.appId, purpose: input.purpose, userId: userId, keyId: keyId, ip: input.ip),
+            ChallengeRequest(
+                appId: input.appId, purpose: ChallengePurpose(input.purpose), userId: userId, keyId: keyId,
+                ip: try ClientIP.field(input.ip, named: "ip")
+            ),
             apiKeyName: context.apiKey?.name
         )
         return try JSONResponse.make(ChallengeResponseBody(issued), status: .created)
@@ -46,7 +50,7 @@ struct VerificationRoutes {
             challenge: try WireFields.challenge(input.challenge),
             userId: try Identifier(input.userId, field: "userId"),
             deviceId: try input.deviceId.map { text throws(EngineError) in try Identifier(text, field: "deviceId") },
-            ip: input.ip
+            ip: try ClientIP.field(input.ip, named: "ip")
         )
         submission.requestId = context.requestId
         let result = try await engine.attestations.attest(submission)
@@ -56,7 +60,8 @@ struct VerificationRoutes {
     @Sendable func assert(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
         let input = try await body.decode(AssertionRequestBody.self, from: request)
         try context.requireAccess(to: input.appId)
-        try WireFields.checkRequest(input.request)
+        let assertedRequest = try AssertedRequest(input.request)
+        try WireFields.checkRequest(assertedRequest)
         guard input.clientData.count <= 8_192, let clientData = Base64Text.decodeURL(input.clientData) else {
             throw APIError.badRequest(.malformedBase64, "clientData is not base64url")
         }
@@ -66,7 +71,7 @@ struct VerificationRoutes {
             assertion: try Base64Field.decode(input.assertion, field: "assertion", maximumBytes: 4_096),
             clientData: clientData,
             userId: try Identifier(input.userId, field: "userId"),
-            request: input.request
+            request: assertedRequest
         )
         submission.requestId = context.requestId
         let result = try await engine.assertions.assert(submission)
@@ -93,31 +98,5 @@ struct VerificationRoutes {
         }
         let keyId = try KeyId(pathText: rawKeyId.removingPercentEncoding ?? rawKeyId)
         return (appId.removingPercentEncoding ?? appId, keyId.bytes)
-    }
-}
-
-/// JSON responses with RFC 3339 dates (milliseconds) and stable key order.
-enum JSONResponse {
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(RFC3339.format(date))
-        }
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-
-    static func make(_ value: some Encodable, status: HTTPResponse.Status) throws -> Response {
-        make(json: try encoder.encode(value), status: status)
-    }
-
-    /// A response of JSON text already written (by hand, for the hottest routes).
-    static func make(json: some Sequence<UInt8>, status: HTTPResponse.Status) -> Response {
-        Response(
-            status: status,
-            headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: json))
-        )
     }
 }

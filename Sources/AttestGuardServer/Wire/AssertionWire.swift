@@ -1,16 +1,6 @@
 import AttestGuardEngine
 import Foundation
 
-/// `POST /v1/assertions` request body.
-struct AssertionRequestBody: Decodable {
-    var appId: String
-    var keyId: String
-    var assertion: String
-    var clientData: String
-    var userId: String
-    var request: AssertedRequest
-}
-
 /// `POST /v1/assertions` response body, keys sorted: the key, its new counter, how the clientData bound the request,
 /// and the verdict. Written by hand (``VerdictJSON``) like the score response: it is the answer a gateway asks for
 /// most.

@@ -1,18 +1,6 @@
 import AttestGuardEngine
 import Foundation
 
-/// `POST /v1/attestations` request body.
-struct AttestationRequestBody: Decodable {
-    var appId: String
-    var keyId: String
-    var attestation: String
-    var challenge: String
-    var userId: String
-    var deviceId: String?
-    /// The client's address as the gateway saw it.
-    var ip: ClientIP?
-}
-
 /// `POST /v1/attestations` response body.
 struct AttestationResponseBody: Encodable {
     var key: KeyBody

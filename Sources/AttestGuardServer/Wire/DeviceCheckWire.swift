@@ -2,44 +2,7 @@ import AttestCore
 import AttestGuardEngine
 import Foundation
 import AttestVocabulary
-
-/// Whom DeviceCheck bits are filed under on the wire: `{"kind": "key" | "user" | "device", "id": "..."}`.
-struct DeviceCheckSubjectBody: Codable {
-    var kind: DeviceCheckSubject.Kind
-    var id: String
-
-    init(_ subject: DeviceCheckSubject) {
-        kind = subject.kind
-        id = subject.value
-    }
-
-    var subject: DeviceCheckSubject { DeviceCheckSubject(kind: kind, value: id) }
-}
-
-/// `POST /v1/devicecheck/query` request body.
-struct DeviceCheckQueryRequestBody: Decodable {
-    var appId: String
-    var deviceToken: String
-    var subject: DeviceCheckSubjectBody
-    var environment: String?
-}
-
-/// `POST /v1/devicecheck/update` request body: at least one bit.
-struct DeviceCheckUpdateRequestBody: Decodable {
-    var appId: String
-    var deviceToken: String
-    var subject: DeviceCheckSubjectBody
-    var bit0: Bool?
-    var bit1: Bool?
-    var environment: String?
-}
-
-/// `POST /v1/devicecheck/validate` request body.
-struct DeviceCheckValidateRequestBody: Decodable {
-    var appId: String
-    var deviceToken: String
-    var environment: String?
-}
+import AttestGuardWire
 
 /// The stored bits of a subject, answered by query and update. Never carries the device token.
 struct DeviceCheckBitsResponseBody: Encodable {
@@ -55,7 +18,7 @@ struct DeviceCheckBitsResponseBody: Encodable {
     init(appId: String, bits: DeviceCheckBits) {
         self.appId = appId
         environment = bits.environment.rawValue
-        subject = DeviceCheckSubjectBody(bits.subject)
+        subject = bits.subject.body
         found = bits.found
         bit0 = bits.bit0
         bit1 = bits.bit1

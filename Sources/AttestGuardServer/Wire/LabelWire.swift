@@ -1,57 +1,7 @@
-public import AttestGuardEngine
+import AttestGuardEngine
 import AttestVocabulary
 import Foundation
 import AttestGuardWire
-
-/// One fraud label as JSON and the import's lines write it: `{appId, requestId|keyId|userId|deviceId, label, source,
-/// labelledAt?}`, every value a string, `labelledAt` an RFC 3339 time. Other members are ignored (a case export
-/// carries columns of its own).
-public struct LabelFields: Sendable, Decodable, Hashable {
-    public var appId: String?
-    public var requestId: String?
-    public var keyId: String?
-    public var userId: String?
-    public var deviceId: String?
-    public var label: String?
-    public var source: String?
-    public var labelledAt: String?
-
-    /// The fields a label names, in the order a CSV export's header may list them.
-    public static let names = ["appId", "requestId", "keyId", "userId", "deviceId", "label", "source", "labelledAt"]
-
-    public init(_ values: [String: String]) {
-        appId = values["appId"]
-        requestId = values["requestId"]
-        keyId = values["keyId"]
-        userId = values["userId"]
-        deviceId = values["deviceId"]
-        label = values["label"]
-        source = values["source"]
-        labelledAt = values["labelledAt"]
-    }
-
-    /// Whether any field of a label is set (an object without one is not a label).
-    var isEmpty: Bool {
-        [appId, requestId, keyId, userId, deviceId, label, source, labelledAt].allSatisfy { $0 == nil }
-    }
-
-    /// The submission, its time read as RFC 3339.
-    /// - Throws: `invalid_field` for a time that is not RFC 3339.
-    public func submission() throws(EngineError) -> LabelSubmission {
-        var time: Date?
-        if let labelledAt, !labelledAt.isEmpty {
-            guard let parsed = RFC3339.parse(labelledAt) else {
-                throw EngineError(.invalidInput, code: .invalidField, "labelledAt must be an RFC 3339 time such as 2026-11-22T12:00:00Z")
-            }
-            time = parsed
-        }
-        func present(_ text: String?) -> String? { text?.isEmpty == false ? text : nil }
-        return LabelSubmission(
-            appId: appId, requestId: present(requestId), keyId: present(keyId), userId: present(userId), deviceId: present(deviceId),
-            label: label, source: source, labelledAt: time
-        )
-    }
-}
 
 /// `POST /v1/labels` request body: one label, or `{labels: [...]}` (at most ``LabelService/maximumBatch``).
 struct LabelRequestBody: Decodable {

@@ -1,20 +1,10 @@
 import AttestGuardEngine
+import AttestGuardWire
 import Foundation
 import RiskRules
 
-/// `POST /v1/score` request body: the app and whatever the gateway knows of the request.
-struct ScoreRequestBody: Decodable {
-    var appId: String
-    /// base64 key id of the client's App Attest key, if it has one.
-    var keyId: String?
-    var userId: String?
-    var deviceId: String?
-    var ip: ClientIP?
-    var action: String?
-    /// The client's own App Attest status: `supported`, `unsupported`, `throttled`, `failed`, ...
-    var attestStatus: String?
-    var attributes: [String: AssertedRequest.Attribute]?
-
+extension ScoreRequestBody {
+    /// The engine's request for this body, every field checked.
     func scoreRequest() throws -> ScoreRequest {
         let userId = try userId.map { text throws(EngineError) in try Identifier(text, field: "userId") }
         let deviceId = try deviceId.map { text throws(EngineError) in try Identifier(text, field: "deviceId") }
@@ -27,7 +17,7 @@ struct ScoreRequestBody: Decodable {
             keyId: try keyId.map { text throws(EngineError) in try KeyId(base64: text) },
             userId: userId,
             deviceId: deviceId,
-            ip: ip,
+            ip: try ClientIP.field(ip, named: "ip"),
             action: action,
             attestStatus: attestStatus,
             attributes: attributes ?? [:]

@@ -5,43 +5,8 @@ public import Foundation
 
 /// What an iOS app using App Attest sends to its backend, built on a ``SimulatedDevice``: the attestation
 /// request body for a challenge, then assertion request bodies in clientData format v1 (bound to the protected
-/// request's method, path and body). The payloads are AttestGuard's wire format, ready to encode as JSON.
+/// request's method, path and body), as the wire module's bodies, ready to encode as JSON.
 public struct SimulatedAppClient: Sendable {
-    /// `POST /v1/attestations` body.
-    public struct AttestationPayload: Codable, Sendable, Hashable {
-        public var appId: String
-        public var keyId: String
-        public var attestation: String
-        public var challenge: String
-        public var userId: String
-        public var deviceId: String?
-        /// The client's address, as the gateway passes it.
-        public var ip: String? = nil
-    }
-
-    /// `POST /v1/assertions` body.
-    public struct AssertionPayload: Codable, Sendable, Hashable {
-        public struct Request: Codable, Sendable, Hashable {
-            public var method: String
-            public var path: String
-            public var bodySha256: String
-            public var ip: String?
-            public var action: String?
-        }
-
-        public var appId: String
-        public var keyId: String
-        public var assertion: String
-        public var clientData: String
-        public var userId: String
-        public var request: Request
-
-        /// The headers an app sends with the protected request itself, for a gateway's forward-auth to read.
-        public var appAttestHeaders: [(name: AppAttestHeader, value: String)] {
-            [(.keyId, keyId), (.assertion, assertion), (.clientData, clientData)]
-        }
-    }
-
     public let device: SimulatedDevice
     public let app: AppIdentity
     public private(set) var key: SimulatedKey
@@ -58,11 +23,11 @@ public struct SimulatedAppClient: Sendable {
 
     /// Attests the key for a challenge (base64url, as the server issued it), passing SHA-256 of the decoded
     /// challenge bytes as clientDataHash (`raw: true`: the bytes themselves, as Apple's sample does).
-    public func attestation(challenge: String, at now: Date, raw: Bool = false) throws -> AttestationPayload {
+    public func attestation(challenge: String, at now: Date, raw: Bool = false) throws -> AttestationRequestBody {
         let bytes = Array(Base64Text.decodeURL(challenge) ?? Data(challenge.utf8))
         let clientDataHash = raw ? bytes : Array(SHA256.hash(data: bytes))
         let attestation = try device.attest(key, app: app, clientDataHash: clientDataHash, at: now)
-        return AttestationPayload(
+        return AttestationRequestBody(
             appId: app.appId,
             keyId: Data(key.keyId).base64EncodedString(),
             attestation: Data(attestation.object).base64EncodedString(),
@@ -85,7 +50,7 @@ public struct SimulatedAppClient: Sendable {
         body: Data = Data(#"{"item":"sku-1"}"#.utf8),
         ip: String? = nil,
         action: String? = nil
-    ) -> AssertionPayload {
+    ) -> AssertionRequestBody {
         let clientData = Self.clientData(challenge: challenge, method: method, path: path, body: body)
         let assertion = key.assertion(app: app, clientData: Array(clientData))
         return Self.payload(
@@ -107,7 +72,7 @@ public struct SimulatedAppClient: Sendable {
         body: Data,
         ip: String? = nil,
         action: String? = nil
-    ) -> AssertionPayload {
+    ) -> AssertionRequestBody {
         let clientData = clientData(challenge: challenge, method: method, path: path, body: body)
         let assertion = SimulatedKey.assertion(privateKey: privateKey, app: app, clientData: Array(clientData), counter: counter)
         return payload(
@@ -118,9 +83,9 @@ public struct SimulatedAppClient: Sendable {
     }
 
     private static func payload(
-        app: AppIdentity, keyId: [UInt8], userId: String, assertion: [UInt8], clientData: Data, request: AssertionPayload.Request
-    ) -> AssertionPayload {
-        AssertionPayload(
+        app: AppIdentity, keyId: [UInt8], userId: String, assertion: [UInt8], clientData: Data, request: AssertedRequestBody
+    ) -> AssertionRequestBody {
+        AssertionRequestBody(
             appId: app.appId,
             keyId: Data(keyId).base64EncodedString(),
             assertion: Data(assertion).base64EncodedString(),

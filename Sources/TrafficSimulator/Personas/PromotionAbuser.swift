@@ -1,21 +1,10 @@
+import AttestGuardWire
 import AttestVocabulary
 import Foundation
 
 /// A promotion abuser: claims a promotion (the backend then sets DeviceCheck bit 0 for the device), reinstalls the
 /// app (a new key on the same device, which supersedes the first) and claims again. The second claim is checked.
 enum PromotionAbuser {
-    private struct DeviceCheckUpdate: Encodable {
-        struct Subject: Encodable {
-            var kind: DeviceCheckSubject.Kind
-            var id: String
-        }
-
-        var appId: String
-        var deviceToken: String
-        var subject: Subject
-        var bit0: Bool
-    }
-
     static let action = "claim_promo"
 
     static func play(_ context: TrafficContext) async throws -> [ObservedOutcome] {
@@ -24,7 +13,7 @@ enum PromotionAbuser {
         _ = try await firstInstall.assertSucceeding(action: action)
         let deviceId = firstInstall.deviceId ?? firstInstall.userId
         // What the app's backend does after a successful claim: mark the device through DeviceCheck.
-        let update = DeviceCheckUpdate(
+        let update = DeviceCheckUpdateRequestBody(
             appId: context.settings.appId,
             deviceToken: Data("device-token:\(deviceId)".utf8).base64EncodedString(),
             subject: .init(kind: .device, id: deviceId),

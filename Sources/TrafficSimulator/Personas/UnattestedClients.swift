@@ -1,3 +1,4 @@
+import AttestGuardWire
 import Crypto
 import Foundation
 
@@ -5,14 +6,6 @@ import Foundation
 /// gateway does for a request without an assertion: one user outside the app's attestation-required rollout, one
 /// inside. Each score is checked.
 enum UnattestedClients {
-    private struct ScoreBody: Encodable {
-        var appId: String
-        var userId: String
-        var ip: String
-        var action: String
-        var attestStatus: String
-    }
-
     static func play(_ context: TrafficContext, insideRollout: Bool) async throws -> [ObservedOutcome] {
         let persona: Persona = insideRollout ? .unattestedInsideRollout : .unattestedOutsideRollout
         let percent = context.settings.attestationRequiredPercent
@@ -26,7 +19,7 @@ enum UnattestedClients {
             candidate += 1
             userId = "\(context.settings.runTag)-\(persona.rawValue)-\(candidate)"
         } while (bucket(appId: context.settings.appId, userId: userId) < percent) != insideRollout
-        let body = ScoreBody(
+        let body = ScoreRequestBody(
             appId: context.settings.appId, userId: userId, ip: context.settings.clientAddress(host: insideRollout ? 6 : 5),
             action: "purchase", attestStatus: "unsupported"
         )

@@ -1,3 +1,4 @@
+import AttestGuardWire
 import AttestCore
 import AttestVocabulary
 import Crypto
@@ -8,14 +9,6 @@ import Foundation
 /// challenges, attests its key, signs assertions (clientData v1) for requests, and counts every answer in the
 /// run's tally under its persona.
 struct SimulatedAppInstance: Sendable {
-    private struct ChallengeBody: Encodable {
-        var appId: String
-        var purpose: ChallengePurpose
-        var userId: String
-        var keyId: String?
-        var ip: String
-    }
-
     let persona: Persona
     private(set) var client: SimulatedAppClient
     let ip: String
@@ -45,13 +38,13 @@ struct SimulatedAppInstance: Sendable {
     /// A signed assertion body for a protected request, on a fresh challenge bound to the key (the counter advances).
     mutating func signAssertion(
         action: String, method: String = "POST", path: String = "/api/orders", body: Data = Data(#"{"item":"sku-1"}"#.utf8)
-    ) async throws -> SimulatedAppClient.AssertionPayload {
+    ) async throws -> AssertionRequestBody {
         let challenge = try await issueChallenge(.assertion)
         return client.assertion(challenge: challenge, method: method, path: path, body: body, ip: ip, action: action)
     }
 
     /// Sends an assertion body and counts the answer, whatever it is.
-    func send(_ payload: SimulatedAppClient.AssertionPayload) async throws -> APIAnswer {
+    func send(_ payload: AssertionRequestBody) async throws -> APIAnswer {
         let answer = try await context.api.post("/v1/assertions", payload)
         await context.tally.record(answer.outcome, for: persona)
         return answer
@@ -64,8 +57,9 @@ struct SimulatedAppInstance: Sendable {
     }
 
     private func issueChallenge(_ purpose: ChallengePurpose) async throws -> String {
-        let body = ChallengeBody(
-            appId: context.settings.appId, purpose: purpose, userId: userId, keyId: purpose == .assertion ? keyId : nil, ip: ip
+        let body = ChallengeRequestBody(
+            appId: context.settings.appId, purpose: purpose == .assertion ? .assertion : .attestation, userId: userId,
+            keyId: purpose == .assertion ? keyId : nil, ip: ip
         )
         let answer = try await context.api.post("/v1/challenges", body)
         guard answer.succeeded, let challenge = answer.json["challenge"] as? String else {

@@ -1,3 +1,4 @@
+import AttestGuardWire
 import AttestVocabulary
 import DeviceSimulator
 import Foundation
@@ -13,7 +14,7 @@ struct GatewayRequest {
     var chunked = false
     /// The basic-auth user the gateway authenticates (password `password`); `nil` sends no credentials.
     var user: String? = "alice"
-    var assertion: SimulatedAppClient.AssertionPayload?
+    var assertion: AssertionRequestBody?
     /// Headers the client adds (forgeries of the gateway's own, say).
     var extraHeaders: [(String, String)] = []
 

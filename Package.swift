@@ -33,6 +33,7 @@ let package = Package(
         .library(name: "AttestGuardStore", targets: ["AttestGuardStore"]),
         .library(name: "AttestGuardPostgres", targets: ["AttestGuardPostgres"]),
         .library(name: "AttestGuardSQLite", targets: ["AttestGuardSQLite"]),
+        .library(name: "PolicyFiles", targets: ["PolicyFiles"]),
         .library(name: "RiskRules", targets: ["RiskRules"]),
         .library(name: "AttestGuardEngine", targets: ["AttestGuardEngine"]),
         .library(name: "AttestGuardRuntime", targets: ["AttestGuardRuntime"]),
@@ -222,10 +223,21 @@ let package = Package(
             swiftSettings: swiftSettings,
             plugins: ["EmbedResources"]
         ),
+        // What rule files and gateway policy files share: the YAML document with node positions, file problems and
+        // load failures, bounded reads of a policy directory.
+        .target(
+            name: "PolicyFiles",
+            dependencies: [
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "RiskRules",
             dependencies: [
                 "AttestVocabulary",
+                "PolicyFiles",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -326,7 +338,7 @@ let package = Package(
             name: "GatewayPolicy",
             dependencies: [
                 "AttestVocabulary",
-                "RiskRules",
+                "PolicyFiles",
                 .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
@@ -350,6 +362,7 @@ let package = Package(
         .executableTarget(
             name: "AttestGuardCLI",
             dependencies: [
+                "PolicyFiles",
                 "AttestGuardWire",
                 "AttestVocabulary",
                 "AttestGuardRuntime",
@@ -424,7 +437,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GatewayPolicyTests",
-            dependencies: ["GatewayPolicy", "RiskRules", "AttestTestSupport"],
+            dependencies: ["GatewayPolicy", "PolicyFiles", "RiskRules", "AttestTestSupport"],
             swiftSettings: swiftSettings
         ),
         // clientData v1 bytes, base64 and the request-target rule, as an app's client and the server share them.

@@ -1,5 +1,5 @@
+import PolicyFiles
 import AttestVocabulary
-import RiskRules
 import Yams
 
 /// Reads one gateway policy file into an ``AppRoutePolicy``, collecting every problem at its line and column:
@@ -23,7 +23,7 @@ struct PolicyFileReader {
     static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
     let document: YAMLDocument
-    private(set) var errors: [RuleSetError] = []
+    private(set) var errors: [PolicyFileProblem] = []
 
     init(_ document: YAMLDocument) {
         self.document = document
@@ -72,7 +72,7 @@ struct PolicyFileReader {
                 }
                 routes = sequence.compactMap { route($0) }
             default:
-                errors.append(document.error(.unknownField, at: key, "unknown key `\(RuleSetLimits.excerpt(key.scalar?.string ?? "?"))`",
+                errors.append(document.error(.unknownField, at: key, "unknown key `\(PolicyFileLimits.excerpt(key.scalar?.string ?? "?"))`",
                                              hint: "keys: \(Self.topLevelKeys.joined(separator: ", "))"))
             }
         }
@@ -109,7 +109,7 @@ struct PolicyFileReader {
                     if Self.methods.contains(method.uppercased()) {
                         methods.insert(method.uppercased())
                     } else {
-                        errors.append(document.error(.invalidField, at: value, "unknown method \(RuleSetLimits.excerpt(method))", hint: Self.methods.sorted().joined(separator: ", ")))
+                        errors.append(document.error(.invalidField, at: value, "unknown method \(PolicyFileLimits.excerpt(method))", hint: Self.methods.sorted().joined(separator: ", ")))
                     }
                 }
             case "protection":
@@ -123,7 +123,7 @@ struct PolicyFileReader {
             case Decision.review.rawValue:
                 review = choice(value, field: Decision.review.rawValue)
             default:
-                errors.append(document.error(.unknownField, at: key, "unknown route key `\(RuleSetLimits.excerpt(key.scalar?.string ?? "?"))`",
+                errors.append(document.error(.unknownField, at: key, "unknown route key `\(PolicyFileLimits.excerpt(key.scalar?.string ?? "?"))`",
                                              hint: "keys: \(Self.routeKeys.joined(separator: ", "))"))
             }
         }

@@ -32,7 +32,10 @@ struct ModuleImportTests {
             "AppleServices", "AttestGuardEngine", "AttestGuardStore", "AttestGuardPostgres", "AttestGuardSQLite", "AttestGuardServer",
         ],
         // Route policy is data and matching: the server and the CLI read it, it reads neither.
-        "GatewayPolicy": ["AttestGuardEngine", "AttestGuardStore", "AttestGuardServer", "Hummingbird", "HummingbirdCore", "NIOCore"],
+        // It shares the policy files' machinery with the rule language, not the rule language itself.
+        "GatewayPolicy": ["AttestGuardEngine", "AttestGuardStore", "AttestGuardServer", "Hummingbird", "HummingbirdCore", "NIOCore", "RiskRules"],
+        // YAML documents, file problems and bounded reads, under both the rule language and the gateway policy.
+        "PolicyFiles": ["RiskRules", "GatewayPolicy", "AttestGuardEngine", "AttestGuardStore", "AttestVocabulary"],
         // A client of the wire contract: it learns what the server does only from its answers.
         "TrafficSimulator": [
             "AttestGuardEngine", "AttestGuardStore", "AttestGuardServer", "RiskRules", "FakeApple", "Hummingbird", "HummingbirdCore",

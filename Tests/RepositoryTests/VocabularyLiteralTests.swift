@@ -38,7 +38,7 @@ struct VocabularyLiteralTests {
         // The client's own error code for a revoked key, named as the server's refusal it surfaces.
         "Sources/AttestGuardClient/Client/AttestGuardClientError.swift": ["key_revoked"],
         // Codes of rule-file problems (`rules lint`, the reload route), a domain of their own.
-        "Sources/RiskRules/RuleSets/RuleSetError.swift": ["invalid_field", "missing_field"],
+        "Sources/PolicyFiles/PolicyFileProblem.swift": ["invalid_field", "missing_field"],
         // An attestation attempt's stored outcome (the rollout ramp's counter): Apple answered serverUnavailable.
         "Sources/AttestGuardStore/Model/AttestationRampRecord.swift": ["rate_limited"],
     ]

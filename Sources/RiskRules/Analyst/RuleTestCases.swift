@@ -1,3 +1,4 @@
+public import PolicyFiles
 import Foundation
 import Yams
 public import AttestVocabulary
@@ -55,8 +56,8 @@ public enum RuleTestCases {
         for file in files {
             let path = (testDirectory as NSString).appendingPathComponent(file)
             let text: String
-            do throws(RuleFileAccess.Problem) {
-                text = try RuleFileAccess.readRegularFile(atPath: path)
+            do throws(PolicyFileAccess.Problem) {
+                text = try PolicyFileAccess.readRegularFile(atPath: path)
             } catch {
                 report.errors.append(RuleSetError(error.code, file: path, line: 0, column: 0, "case file: \(error.message)"))
                 continue

@@ -1,3 +1,4 @@
+public import PolicyFiles
 import Foundation
 import Yams
 

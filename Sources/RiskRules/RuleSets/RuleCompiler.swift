@@ -1,3 +1,4 @@
+import PolicyFiles
 import Yams
 import AttestVocabulary
 
@@ -11,7 +12,7 @@ enum RuleCompiler {
         }
         for (key, _) in mapping where !RuleFileReader.ruleKeys.contains(key.scalar?.string ?? "") {
             let name = key.scalar?.string ?? "?"
-            problems.append(document.error(.unknownField, at: key, "unknown rule key `\(RuleSetLimits.excerpt(name))`",
+            problems.append(document.error(.unknownField, at: key, "unknown rule key `\(PolicyFileLimits.excerpt(name))`",
                                            hint: SignalSchema.nearest(name, in: RuleFileReader.ruleKeys).map { "did you mean `\($0)`?" }
                                                ?? "keys: \(RuleFileReader.ruleKeys.joined(separator: ", "))"))
         }
@@ -19,7 +20,7 @@ enum RuleCompiler {
         if mapping["id"] == nil {
             problems.append(document.error(.missingField, at: node, "the rule has no `id`"))
         } else if id.utf8.count > RuleSetLimits.nameBytes {
-            problems.append(document.error(.tooLong, at: mapping["id"], "rule id `\(RuleSetLimits.excerpt(id))` is longer than \(RuleSetLimits.nameBytes) bytes"))
+            problems.append(document.error(.tooLong, at: mapping["id"], "rule id `\(PolicyFileLimits.excerpt(id))` is longer than \(RuleSetLimits.nameBytes) bytes"))
         } else if !isRuleId(id) {
             problems.append(document.error(.invalidField, at: mapping["id"], "rule id `\(id)` is not letters, digits, - and _ (at most \(RuleSetLimits.nameBytes) bytes)"))
         }

@@ -1,3 +1,4 @@
+import PolicyFiles
 import AttestVocabulary
 import Yams
 
@@ -32,7 +33,7 @@ struct RuleFileReader {
             switch key.scalar?.string {
             case "version":
                 if value.int != 1 {
-                    errors.append(document.error(.invalidField, at: value, "unsupported rule file version \(RuleSetLimits.excerpt(value.scalar?.string ?? "?"))", hint: "write `version: 1`"))
+                    errors.append(document.error(.invalidField, at: value, "unsupported rule file version \(PolicyFileLimits.excerpt(value.scalar?.string ?? "?"))", hint: "write `version: 1`"))
                 }
             case "decisions": readThresholds(value, in: document)
             case "lists":
@@ -48,7 +49,7 @@ struct RuleFileReader {
                 ruleNodes += sequence.map { (document, $0) }
             default:
                 let name = key.scalar?.string ?? "?"
-                errors.append(document.error(.unknownField, at: key, "unknown top-level key `\(RuleSetLimits.excerpt(name))`",
+                errors.append(document.error(.unknownField, at: key, "unknown top-level key `\(PolicyFileLimits.excerpt(name))`",
                                              hint: SignalSchema.nearest(name, in: Self.topLevelKeys).map { "did you mean `\($0)`?" }
                                                  ?? "keys: \(Self.topLevelKeys.joined(separator: ", "))"))
             }
@@ -74,7 +75,7 @@ struct RuleFileReader {
             switch key.scalar.flatMap({ Decision(rawValue: $0.string) }) {
             case .review: review = number
             case .deny: deny = number
-            default: errors.append(document.error(.unknownField, at: key, "unknown threshold `\(RuleSetLimits.excerpt(key.scalar?.string ?? "?"))`", hint: "thresholds: review, deny"))
+            default: errors.append(document.error(.unknownField, at: key, "unknown threshold `\(PolicyFileLimits.excerpt(key.scalar?.string ?? "?"))`", hint: "thresholds: review, deny"))
             }
         }
         guard let review, let deny else {
@@ -91,7 +92,7 @@ struct RuleFileReader {
     private mutating func readAttributes(_ node: Node, in document: YAMLDocument) {
         for (name, located) in readNamedStrings(node, in: document, kind: "attribute", declared: attributes.mapValues { ($0.document, $0.node) }) {
             guard let type = SignalType(rawValue: located.value) else {
-                errors.append(document.error(.invalidField, at: located.node, "unknown type `\(RuleSetLimits.excerpt(located.value))` for attribute \(name)",
+                errors.append(document.error(.invalidField, at: located.node, "unknown type `\(PolicyFileLimits.excerpt(located.value))` for attribute \(name)",
                                              hint: "types: \(SignalType.allCases.map(\.rawValue).joined(separator: ", "))"))
                 continue
             }

@@ -1,36 +1,9 @@
-/// Bounds, in UTF-8 bytes, on what a rule file may hold and on what a problem report may repeat of it. A rule set
-/// is written by people but read by a server that echoes ids in verdicts, problems in `GET /v1/admin/rules` and
-/// both in its logs: a hostile or broken file must not make any of them large.
+import PolicyFiles
+/// Bounds, in UTF-8 bytes, on what a rule may hold: a rule set is written by people but read by a server that echoes
+/// ids in verdicts and in its logs. The bounds on paths and on problem reports are ``PolicyFileLimits``.
 package enum RuleSetLimits {
     /// A rule id, a list name or an attribute name.
     static let nameBytes = 64
     /// An expression (`when`), a reason or a description: also a bound on parse depth and work.
     static let textBytes = 4_096
-    /// A list file's path as written in `lists:`.
-    static let pathBytes = 1_024
-    /// A problem's message or hint.
-    static let messageBytes = 1_024
-    /// How much of a file's own text a message quotes.
-    static let excerptBytes = 48
-    /// Problems reported for one load; the rest are counted in one last problem.
-    static let problems = 100
-
-    /// `text` when it is at most `limit` bytes, else its first whole characters within `limit` bytes and `…`.
-    static func truncated(_ text: String, to limit: Int) -> String {
-        guard text.utf8.count > limit else { return text }
-        var kept = ""
-        var bytes = 0
-        for scalar in text.unicodeScalars {
-            bytes += scalar.utf8.count
-            if bytes > limit { break }
-            kept.unicodeScalars.append(scalar)
-        }
-        return kept + "…"
-    }
-
-    /// A short quotation of file text for a message (``excerptBytes``), with its full size when cut.
-    package static func excerpt(_ text: String) -> String {
-        let count = text.utf8.count
-        return count > excerptBytes ? truncated(text, to: excerptBytes) + " (\(count) bytes)" : text
-    }
 }

@@ -1,16 +1,17 @@
+public import PolicyFiles
 import Crypto
 import Foundation
 import Yams
 
 /// Loads a rule set from a directory: every `*.yaml` / `*.yml` file directly in it is a rule file (subdirectories
 /// such as `tests/` and `lists/` are not); list files are read relative to the directory and must stay inside it.
-/// Only regular files are read (``RuleFileAccess``), so a FIFO or a device in the directory never blocks a load.
+/// Only regular files are read (``PolicyFileAccess``), so a FIFO or a device in the directory never blocks a load.
 /// Every problem in every file is reported at once, each at its file, line and column; any problem means no rule
 /// set.
 public enum RuleSetLoader {
     public static func load(directory: String) throws(RuleSetLoadFailure) -> RuleSet {
-        let documents = try RuleFileAccess.yamlFiles(in: directory, kind: "rule")
-        let access = RuleFileAccess(directory: directory)
+        let documents = try PolicyFileAccess.yamlFiles(in: directory, kind: "rule")
+        let access = PolicyFileAccess(directory: directory)
         return try compile(documents: documents, directory: directory) { relative in try access.readList(relative) }
     }
 
@@ -35,11 +36,11 @@ public enum RuleSetLoader {
         errors += reader.errors
 
         var lists: [String: Set<String>] = [:]
-        var hashed: [(String, String)] = documents.map { (RuleSetLoader.nameInDirectory($0.path), $0.text) }
+        var hashed: [(String, String)] = documents.map { (PolicyFileVersion.nameInDirectory($0.path), $0.text) }
         for (name, located) in reader.listPaths.sorted(by: { $0.key < $1.key }) {
-            guard located.value.utf8.count <= RuleSetLimits.pathBytes else {
+            guard located.value.utf8.count <= PolicyFileLimits.pathBytes else {
                 errors.append(located.document.error(.tooLong, at: located.node,
-                                                     "the path of list \(name) is \(located.value.utf8.count) bytes, more than \(RuleSetLimits.pathBytes)"))
+                                                     "the path of list \(name) is \(located.value.utf8.count) bytes, more than \(PolicyFileLimits.pathBytes)"))
                 lists[name] = []
                 continue
             }
@@ -47,13 +48,13 @@ public enum RuleSetLoader {
                 let text = try readList(located.value)
                 lists[name] = ListFile.items(text)
                 hashed.append(("list:\(name):\(located.value)", text))
-            } catch let problem as RuleFileAccess.Problem {
+            } catch let problem as PolicyFileAccess.Problem {
                 lists[name] = []  // so that rules naming the list report no second problem
-                errors.append(located.document.error(problem.code, at: located.node, "list \(name) at \(RuleSetLimits.excerpt(located.value)): \(problem.message)",
+                errors.append(located.document.error(problem.code, at: located.node, "list \(name) at \(PolicyFileLimits.excerpt(located.value)): \(problem.message)",
                                                      hint: "a list path is relative to the rule directory and stays inside it"))
             } catch {
                 lists[name] = []
-                errors.append(located.document.error(.unreadableFile, at: located.node, "cannot read the list file \(RuleSetLimits.excerpt(located.value))",
+                errors.append(located.document.error(.unreadableFile, at: located.node, "cannot read the list file \(PolicyFileLimits.excerpt(located.value))",
                                                      hint: "paths are relative to the rule directory"))
             }
         }
@@ -78,32 +79,13 @@ public enum RuleSetLoader {
         }
         guard errors.isEmpty else { throw RuleSetLoadFailure(errors: errors) }
         return RuleSet(
-            version: version(of: hashed),
+            version: PolicyFileVersion.of(hashed),
             thresholds: reader.thresholds?.value ?? .standard,
             rules: rules,
             layout: compiler.layout,
             attributes: attributes,
             directory: directory
         )
-    }
-
-    /// `sha256:` and the first 16 hex digits of SHA-256 over each file's name and contents, in name order, so that
-    /// the same files give the same version on every server. Names are relative to the set's directory
-    /// (``nameInDirectory(_:)``), so that `rules`, `./rules/` and an absolute spelling of one directory agree.
-    package static func version(of files: [(String, String)]) -> String {
-        var hash = SHA256()
-        for (name, text) in files.sorted(by: { $0.0 < $1.0 }) {
-            hash.update(data: Data(name.utf8))
-            hash.update(data: Data([0]))
-            hash.update(data: Data(text.utf8))
-            hash.update(data: Data([0]))
-        }
-        return "sha256:" + hash.finalize().prefix(8).map { String(format: "%02x", $0) }.joined()
-    }
-
-    /// The name of a file read directly in a set's directory, as the version hashes it: its last path component.
-    package static func nameInDirectory(_ path: String) -> String {
-        (path as NSString).lastPathComponent
     }
 }
 

@@ -1,4 +1,5 @@
 import RiskRules
+import PolicyFiles
 
 /// What `rules lint --format json` prints (`docs/schemas/rules-lint-output.schema.json`): the rule files read, the set
 /// that loaded or null, and every problem in file order.
@@ -17,7 +18,7 @@ struct LintRecord: Encodable {
 
     init(directory: String, loaded: Result<RuleSet, RuleSetLoadFailure>) {
         self.directory = directory
-        files = (try? RuleFileAccess.yamlFilePaths(in: directory)) ?? []
+        files = (try? PolicyFileAccess.yamlFilePaths(in: directory)) ?? []
         switch loaded {
         case .success(let ruleSet):
             self.ruleSet = RuleSetRecord(ruleSet)

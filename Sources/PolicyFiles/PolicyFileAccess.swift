@@ -8,19 +8,23 @@ import Musl
 import Darwin
 #endif
 
-/// Reads the files of a rule directory without trusting what stands in it. A file is read only if it is a regular
+/// Reads the files of a policy directory (rules, gateway policies) without trusting what stands in it. A file is read only if it is a regular
 /// file: a FIFO, socket, device or directory is refused before anything could block on it (its type is checked
 /// before opening, and again on the open descriptor, which is opened non-blocking). List files must stay inside the
 /// rule directory once every symlink is resolved.
-package struct RuleFileAccess {
+package struct PolicyFileAccess {
     /// Why a file was not read, as a rule-set problem code and a message.
     package struct Problem: Error {
-        package var code: RuleSetError.Code
+        package var code: PolicyFileProblem.Code
         package var message: String
     }
 
     /// The rule directory as given to the loader.
-    let directory: String
+    package let directory: String
+
+    package init(directory: String) {
+        self.directory = directory
+    }
 
     /// The UTF-8 text of a regular file at `path`, following symlinks.
     package static func readRegularFile(atPath path: String) throws(Problem) -> String {
@@ -55,25 +59,25 @@ package struct RuleFileAccess {
     /// The `*.yaml` / `*.yml` files directly in `directory`, in name order, each read as a regular file. Any file
     /// that cannot be read, or none at all, is a load failure naming each problem; `kind` names the files in messages
     /// (`rule`, `policy`).
-    package static func yamlFiles(in directory: String, kind: String) throws(RuleSetLoadFailure) -> [(path: String, text: String)] {
+    package static func yamlFiles(in directory: String, kind: String) throws(PolicyFileLoadFailure) -> [(path: String, text: String)] {
         let paths: [String]
         do {
             paths = try yamlFilePaths(in: directory)
         } catch {
-            throw RuleSetLoadFailure(errors: [RuleSetError(.unreadableFile, file: directory, line: 0, column: 0, "cannot list the \(kind) directory: \(error.localizedDescription)")])
+            throw PolicyFileLoadFailure(errors: [PolicyFileProblem(.unreadableFile, file: directory, line: 0, column: 0, "cannot list the \(kind) directory: \(error.localizedDescription)")])
         }
         var documents: [(path: String, text: String)] = []
-        var errors: [RuleSetError] = []
+        var errors: [PolicyFileProblem] = []
         for path in paths {
             do throws(Problem) {
                 documents.append((path, try readRegularFile(atPath: path)))
             } catch {
-                errors.append(RuleSetError(error.code, file: path, line: 0, column: 0, error.message))
+                errors.append(PolicyFileProblem(error.code, file: path, line: 0, column: 0, error.message))
             }
         }
-        guard errors.isEmpty else { throw RuleSetLoadFailure(errors: errors) }
+        guard errors.isEmpty else { throw PolicyFileLoadFailure(errors: errors) }
         guard !documents.isEmpty else {
-            throw RuleSetLoadFailure(errors: [RuleSetError(.noRuleFiles, file: directory, line: 0, column: 0, "no \(kind) files (*.yaml, *.yml) in the directory")])
+            throw PolicyFileLoadFailure(errors: [PolicyFileProblem(.noRuleFiles, file: directory, line: 0, column: 0, "no \(kind) files (*.yaml, *.yml) in the directory")])
         }
         return documents
     }
@@ -87,22 +91,22 @@ package struct RuleFileAccess {
 
     /// The text of the list file written as `relative` in `lists:`: a relative path that resolves, symlinks
     /// included, to a regular file inside the rule directory.
-    func readList(_ relative: String) throws(Problem) -> String {
+    package func readList(_ relative: String) throws(Problem) -> String {
         guard !relative.hasPrefix("/") else {
-            throw Problem(code: .pathOutsideDirectory, message: "the list path \(RuleSetLimits.excerpt(relative)) is absolute")
+            throw Problem(code: .pathOutsideDirectory, message: "the list path \(PolicyFileLimits.excerpt(relative)) is absolute")
         }
-        guard relative.utf8.count <= RuleSetLimits.pathBytes else {
-            throw Problem(code: .tooLong, message: "the list path is \(relative.utf8.count) bytes, more than \(RuleSetLimits.pathBytes)")
+        guard relative.utf8.count <= PolicyFileLimits.pathBytes else {
+            throw Problem(code: .tooLong, message: "the list path is \(relative.utf8.count) bytes, more than \(PolicyFileLimits.pathBytes)")
         }
         let path = (directory as NSString).appendingPathComponent(relative)
         guard let root = Self.resolved(directory) else {
             throw Problem(code: .unreadableFile, message: "cannot resolve the rule directory: \(Self.reason(errno))")
         }
         guard let target = Self.resolved(path) else {
-            throw Problem(code: .unreadableFile, message: "cannot read the list file \(RuleSetLimits.excerpt(relative)): \(Self.reason(errno))")
+            throw Problem(code: .unreadableFile, message: "cannot read the list file \(PolicyFileLimits.excerpt(relative)): \(Self.reason(errno))")
         }
         guard target.hasPrefix(root.hasSuffix("/") ? root : root + "/") else {
-            throw Problem(code: .pathOutsideDirectory, message: "the list path \(RuleSetLimits.excerpt(relative)) resolves outside the rule directory")
+            throw Problem(code: .pathOutsideDirectory, message: "the list path \(PolicyFileLimits.excerpt(relative)) resolves outside the rule directory")
         }
         return try Self.readRegularFile(atPath: target)
     }

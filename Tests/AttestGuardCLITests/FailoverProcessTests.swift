@@ -53,19 +53,20 @@ struct FailoverProcessTests {
         do {
             let standby = try await primary.addStandby()
             clusters.append(standby)
-            // Named after the copy, so that the promoted standby does not wait for a standby of its own.
-            try await primary.sql("ALTER SYSTEM SET synchronous_standby_names = '*'")
-            try await primary.sql("SELECT pg_reload_conf()")
-            try await PostgresCluster.waitUntil("the standby is synchronous") { try await primary.sql("SELECT sync_state FROM pg_stat_replication") == "sync" }
-            #expect(try await primary.sql("SELECT current_setting('fsync') || current_setting('synchronous_commit')") == "onon")
-
             let url = "postgres://postgres@127.0.0.1:\(primary.port),127.0.0.1:\(standby.port)/postgres?sslmode=disable"
             var environment = ServerProcess.environment(databaseURL: url, sqlitePath: nil)
             environment["ATTESTGUARD_DATABASE_TIMEOUT_MILLISECONDS"] = "5000"
             // The store's own lines (host chosen, host lost) are at info; request lines are left out of what is printed.
             environment["ATTESTGUARD_LOG_LEVEL"] = "info"
+            // Started (and migrated, a few dozen commits) before replication is synchronous, so that a busy machine's
+            // standby cannot hold the migration past the deadline; commits wait for the standby from the reload on.
             servers.append(try await ServerProcess(environment: environment))
             servers.append(try await ServerProcess(environment: environment))
+            // Named after the copy, so that the promoted standby does not wait for a standby of its own.
+            try await primary.sql("ALTER SYSTEM SET synchronous_standby_names = '*'")
+            try await primary.sql("SELECT pg_reload_conf()")
+            try await PostgresCluster.waitUntil("the standby is synchronous") { try await primary.sql("SELECT sync_state FROM pg_stat_replication") == "sync" }
+            #expect(try await primary.sql("SELECT current_setting('fsync') || current_setting('synchronous_commit')") == "onon")
             try await Self.run(servers: servers, primary: primary, standby: standby)
         } catch {
             for server in servers { server.stop() }

@@ -29,15 +29,17 @@ struct SynchronousStandbyProcessTests {
         do {
             let standby = try await primary.addStandby()
             clusters.append(standby)
-            try await primary.sql("ALTER SYSTEM SET synchronous_standby_names = '*'")
-            try await primary.sql("SELECT pg_reload_conf()")
-            try await waitUntilSynchronous(primary)
             var environment = ServerProcess.environment(databaseURL: primary.url, sqlitePath: nil)
             environment["ATTESTGUARD_DATABASE_TIMEOUT_MILLISECONDS"] = String(deadline.components.seconds * 1_000)
             // Room beside the held writes and the write-behind flushes (held too) for readiness's read.
             environment["ATTESTGUARD_DATABASE_POOL_SIZE"] = "32"
+            // The server migrates at start, a few dozen commits: before replication is synchronous, so that a busy
+            // machine's standby cannot hold them past the short deadline. The server reads the setting live.
             let server = try await ServerProcess(environment: environment)
             do {
+                try await primary.sql("ALTER SYSTEM SET synchronous_standby_names = '*'")
+                try await primary.sql("SELECT pg_reload_conf()")
+                try await waitUntilSynchronous(primary)
                 try await body(server, primary, standby)
             } catch {
                 server.stop()

@@ -1,6 +1,6 @@
 import ArgumentParser
 import AttestGuardEngine
-import AttestGuardServer
+import AttestGuardWire
 import Foundation
 import AttestGuardWire
 
@@ -63,7 +63,7 @@ struct DecisionsCommand: AsyncParsableCommand {
             try await service.decisions(query)
         }
         if json {
-            print(String(decoding: try HistoryJSON.encode(page), as: UTF8.self))
+            print(String(decoding: try WireJSON.encoder().encode(DecisionPageBody(page)), as: UTF8.self))
         } else {
             let subject = key.map { "key \($0)" } ?? (user != nil ? "the user" : "the device")
             print(HistoryReport.text(page, subject: subject))

@@ -1,6 +1,6 @@
 import ArgumentParser
 import AttestGuardEngine
-import AttestGuardServer
+import AttestGuardWire
 import Foundation
 
 /// `attestguard keys history --app APP --key KEY`: a key's risk metrics, newest receipt first, and the state of its
@@ -38,6 +38,6 @@ struct KeyHistoryCommand: AsyncParsableCommand {
         let history = try await HistoryStoreSession.run(command: "keys history", configuration: configuration) { service in
             try await service.keyHistory(appId: app, keyId: keyId, limit: limit)
         }
-        print(json ? String(decoding: try HistoryJSON.encode(history), as: UTF8.self) : HistoryReport.text(history))
+        print(json ? String(decoding: try WireJSON.encoder().encode(KeyHistoryBody(history)), as: UTF8.self) : HistoryReport.text(history))
     }
 }

@@ -5,7 +5,7 @@ public import AttestGuardWire
 /// The protected request an assertion authorises, as the gateway received it.
 public struct AssertedRequest: Sendable, Hashable, Codable {
     /// A custom attribute value the gateway passes for the rule engine (the wire's form).
-    public typealias Attribute = AttributeValue
+    public typealias Attribute = ScalarValue
 
     public var method: String
     public var path: String

@@ -1,5 +1,6 @@
-/// A custom attribute the gateway passes for the rule engine: a string, a number or a boolean.
-public enum AttributeValue: Codable, Sendable, Hashable {
+/// A JSON string, number or boolean: a custom attribute the gateway passes for the rules, or a logged signal's
+/// value (`null` where the signal was missing).
+public enum ScalarValue: Codable, Sendable, Hashable {
     case string(String)
     case number(Double)
     case bool(Bool)
@@ -35,10 +36,10 @@ public struct AssertedRequestBody: Codable, Sendable, Hashable {
     /// The client's address as the gateway saw it.
     public var ip: String?
     public var action: String?
-    public var attributes: [String: AttributeValue]?
+    public var attributes: [String: ScalarValue]?
 
     public init(
-        method: String, path: String, bodySha256: String?, ip: String? = nil, action: String? = nil, attributes: [String: AttributeValue]? = nil
+        method: String, path: String, bodySha256: String?, ip: String? = nil, action: String? = nil, attributes: [String: ScalarValue]? = nil
     ) {
         self.method = method
         self.path = path

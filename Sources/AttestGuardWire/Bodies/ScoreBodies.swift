@@ -10,11 +10,11 @@ public struct ScoreRequestBody: Codable, Sendable, Hashable {
     public var action: String?
     /// The client's own App Attest status: `supported`, `unsupported`, `throttled`, `failed`, ...
     public var attestStatus: String?
-    public var attributes: [String: AttributeValue]?
+    public var attributes: [String: ScalarValue]?
 
     public init(
         appId: String, keyId: String? = nil, userId: String? = nil, deviceId: String? = nil, ip: String? = nil, action: String? = nil,
-        attestStatus: String? = nil, attributes: [String: AttributeValue]? = nil
+        attestStatus: String? = nil, attributes: [String: ScalarValue]? = nil
     ) {
         self.appId = appId
         self.keyId = keyId

@@ -113,17 +113,25 @@ public enum TestPostgres {
     /// How many statements `role` has run, as `pg_stat_statements` counts them (top-level statements only). With
     /// `excludingWriteBehind`, the server's write-behind batches (velocity counts, the decision log and its
     /// partitions), which run on their own schedule and serve many requests at once, are not counted.
-    public static func statementCalls(of role: String, excludingWriteBehind: Bool = false) async throws -> Int64 {
+    public static func statementCalls(of role: String, excludingWriteBehind: Bool = false, excludingBackground: Bool = false) async throws -> Int64 {
         let writeBehind = excludingWriteBehind ? """
              AND query NOT ILIKE '%INSERT INTO velocity_buckets%' AND query NOT ILIKE '%INSERT INTO decision_log%'
              AND query NOT ILIKE '%decision_log_%'
+            """ : ""
+        // What a serving process does on its own schedule, whatever its requests: the heartbeat (every 5 s), the
+        // reads of stored policies, ramps and baselines, the challenge purge, the receipt poll. The assertion's own
+        // statement reads receipts and baselines too, and always counts.
+        let background = excludingBackground ? """
+             AND (query ILIKE '%attestguard_commit_assertion%' OR NOT (query ILIKE '%server_processes%'
+                  OR query ILIKE '%app_policy_overrides%' OR query ILIKE '%attestation_ramp%' OR query ILIKE '%baseline%'
+                  OR query ILIKE '%DELETE FROM challenges%' OR query ILIKE '%receipt%'))
             """ : ""
         // postgres-nio's keep-alive (`SELECT 1;`, normalised to `SELECT $1`) reaches an idle connection every 30 s,
         // and the store asks its host every second whether it takes writes (`pg_is_in_recovery()`): a measured
         // window can include either.
         let rows = try await administer(
             "SELECT coalesce(sum(calls), 0)::int8 FROM pg_stat_statements WHERE userid = '\(role)'::regrole"
-                + " AND query <> 'SELECT $1' AND query NOT LIKE '%pg_is_in_recovery()%'" + writeBehind
+                + " AND query <> 'SELECT $1' AND query NOT LIKE '%pg_is_in_recovery()%'" + writeBehind + background
         )
         return try rows.first?.decode(Int64.self) ?? 0
     }

@@ -1,5 +1,6 @@
 @testable import AttestGuardEngine
 import AttestGuardStore
+import AttestGuardWire
 import AttestTestSupport
 import AttestVocabulary
 import Foundation
@@ -109,21 +110,24 @@ struct AppPolicyChangesTests {
 /// A batch of labels checked whole before any is stored.
 @Suite("Labels: a batch from the API")
 struct LabelBatchTests {
-    @Test("the first refused label refuses the batch and names its index; a valid batch is stored in one go")
+    @Test("the first refused or unreadable label refuses the batch and names its index; a valid batch is stored in one go")
     func batch() async throws {
         try await withTestStore(.sqlite) { (test: TestStore) async throws in
             let engine = Engine(
                 store: test.store, apps: AppCatalog([AppPolicy(appId: AppPolicyChangesTests.shop)]), settings: EngineSettings(),
                 clock: ManualClock(AppPolicyChangesTests.start)
             )
-            let good = LabelSubmission(appId: AppPolicyChangesTests.shop, userId: "user-1", label: "fraud", source: "chargebacks")
-            let bad = LabelSubmission(appId: AppPolicyChangesTests.shop, userId: "user-2", label: "maybe", source: "chargebacks")
+            let good = LabelFields(appId: AppPolicyChangesTests.shop, userId: "user-1", label: "fraud", source: "chargebacks")
+            let bad = LabelFields(appId: AppPolicyChangesTests.shop, userId: "user-2", label: "maybe", source: "chargebacks")
             let refusal = await #expect(throws: EngineError.self) { try await engine.labels.store([good, bad]) }
             #expect(refusal?.message.hasPrefix("labels[1]: ") == true, "\(String(describing: refusal))")
             let single = await #expect(throws: EngineError.self) { try await engine.labels.store([bad]) }
             #expect(single?.message.hasPrefix("labels[") == false, "one label is not numbered: \(String(describing: single))")
+            let badTime = LabelFields(appId: AppPolicyChangesTests.shop, userId: "user-3", label: "fraud", source: "chargebacks", labelledAt: "yesterday")
+            let unreadable = await #expect(throws: EngineError.self) { try await engine.labels.store([good, good, badTime]) }
+            #expect(unreadable?.code == .invalidField && unreadable?.message.hasPrefix("labels[2]: labelledAt") == true, "\(String(describing: unreadable))")
             #expect(try await test.store.labels(appId: nil).isEmpty, "nothing stored")
-            let stored = try await engine.labels.store([good, LabelSubmission(appId: AppPolicyChangesTests.shop, deviceId: "device-1", label: "legitimate", source: "support")])
+            let stored = try await engine.labels.store([good, LabelFields(appId: AppPolicyChangesTests.shop, deviceId: "device-1", label: "legitimate", source: "support")])
             #expect(stored.created == 2)
         }
     }

@@ -1,3 +1,4 @@
+public import AttestGuardWire
 public import AttestGuardStore
 import AttestVocabulary
 public import Foundation
@@ -92,20 +93,20 @@ public struct LabelService: Sendable {
         return LabelBatchResult(outcomes: try await withStore { try await store.storeLabels(labels) })
     }
 
-    /// Checks every submission, then stores them all in one transaction (`POST /v1/labels`): the first one refused
-    /// refuses the batch, its message starting `labels[i]: ` when there are several.
-    /// - Throws: `too_many_labels` for more than ``maximumBatch``; a submission's refusal; `store_unavailable`.
-    public func store(_ submissions: [LabelSubmission]) async throws -> LabelBatchResult {
-        guard submissions.count <= Self.maximumBatch else {
-            throw EngineError.invalid(.tooManyLabels, "a batch carries at most \(Self.maximumBatch) labels, not \(submissions.count)")
+    /// Reads and checks every label of a `POST /v1/labels` body, then stores them all in one transaction: the first
+    /// one refused refuses the batch, its message starting `labels[i]: ` when there are several.
+    /// - Throws: `too_many_labels` for more than ``maximumBatch``; a label's refusal; `store_unavailable`.
+    public func store(_ batch: [LabelFields]) async throws -> LabelBatchResult {
+        guard batch.count <= Self.maximumBatch else {
+            throw EngineError.invalid(.tooManyLabels, "a batch carries at most \(Self.maximumBatch) labels, not \(batch.count)")
         }
         var labels: [FraudLabelRecord] = []
-        labels.reserveCapacity(submissions.count)
-        for (index, submission) in submissions.enumerated() {
+        labels.reserveCapacity(batch.count)
+        for (index, fields) in batch.enumerated() {
             do {
-                labels.append(try validate(submission))
+                labels.append(try validate(try fields.submission()))
             } catch {
-                guard submissions.count > 1 else { throw error }
+                guard batch.count > 1 else { throw error }
                 throw EngineError(error.kind, code: error.code, "labels[\(index)]: \(error.message)")
             }
         }

@@ -34,18 +34,10 @@ struct LabelRoutes {
         guard fields.count <= LabelService.maximumBatch else {
             throw APIError.badRequest(.tooManyLabels, "a batch carries at most \(LabelService.maximumBatch) labels, not \(fields.count)")
         }
-        let batch = fields.count > 1
-        var submissions: [LabelSubmission] = []
-        submissions.reserveCapacity(fields.count)
-        for (index, field) in fields.enumerated() {
-            do {
-                if let appId = field.appId, !appId.isEmpty { try context.requireAccess(to: appId) }
-                submissions.append(try field.submission())
-            } catch let error as EngineError where batch {
-                throw EngineError(error.kind, code: error.code, "labels[\(index)]: \(error.message)")
-            }
+        for field in fields {
+            if let appId = field.appId, !appId.isEmpty { try context.requireAccess(to: appId) }
         }
-        let result = try await engine.labels.store(submissions)
+        let result = try await engine.labels.store(fields)
         // The request's logger carries the API key's name already.
         context.logger.info("labels stored", metadata: [
             "created": .stringConvertible(result.created), "replaced": .stringConvertible(result.replaced),

@@ -22,6 +22,12 @@ phase() {
 state_file=
 prepare_pid=
 prepare_log=
+# The run's temp folder: the tests' SQLite files, configurations and logs and the compiler's scratch files go there
+# (TMPDIR), and it is removed at the end, so that runs on one machine leave nothing behind. Sticky and writable by all
+# like /tmp: the tests start PgBouncer and PostgreSQL's tools as the postgres user on files they write there.
+run_tmp=$(mktemp -d /tmp/attestguard-run.XXXXXX)
+chmod 1777 "$run_tmp"
+export TMPDIR="$run_tmp"
 finish() {
     local status=$?
     # An install beside a failed build is left to finish, not killed half-way through dpkg.
@@ -38,6 +44,7 @@ finish() {
         if [ -s "$state_file" ]; then scripts/postgres-stop.sh "$(cat "$state_file")" || true; fi
         rm -f "$state_file"
     fi
+    rm -rf "$run_tmp"
     exit "$status"
 }
 trap finish EXIT

@@ -6,6 +6,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
+import AttestTestSupport
 
 struct DeviceCheckClientTests {
     typealias Harness = FakeAppleHarness
@@ -65,7 +66,7 @@ struct DeviceCheckClientTests {
             request.httpMethod = "POST"
             request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
             request.httpBody = Data(body.utf8)
-            let (_, response) = try await URLSession.shared.data(for: request)
+            let (_, response) = try await URLSession.shared.dataShieldedFromCancellation(for: request)
             #expect((response as? HTTPURLResponse)?.statusCode == 400)
             #expect(server.state.stats.badRequests == 1)
         }

@@ -222,7 +222,7 @@ struct ReceiptRedemptionClientTests {
             _ = await client.redeem(first.receipt, environment: .production)
             _ = await client.redeem(second.receipt, environment: .production)
             let url = try #require(URL(string: baseURL + "/fake/stats"))
-            let (body, response) = try await URLSession.shared.data(from: url)
+            let (body, response) = try await URLSession.shared.dataShieldedFromCancellation(from: url)
             #expect((response as? HTTPURLResponse)?.statusCode == 200)
             let stats = try JSONDecoder().decode(FakeAppleStats.self, from: body)
             #expect(stats.redemptionRequests == 3)
@@ -242,7 +242,7 @@ struct FakeAppleRiskMetricControlTests {
         var request = URLRequest(url: try #require(URL(string: baseURL + "/fake/risk-metric")))
         request.httpMethod = "POST"
         request.httpBody = Data(json.utf8)
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await URLSession.shared.dataShieldedFromCancellation(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
     }
 

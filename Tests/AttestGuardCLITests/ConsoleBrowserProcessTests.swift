@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
+import AttestTestSupport
 
 /// The console in a real browser: `attestguard serve` with an operator listener, a shadow rule set and the fake Apple
 /// plays the demo's personas; then headless Chromium (Debian's `chromium`, driven by `scripts/console-browser.py`)
@@ -98,7 +99,7 @@ struct ConsoleBrowserProcessTests {
         while ContinuousClock.now - logged < .seconds(60) {
             var request = URLRequest(url: try #require(URL(string: "v1/apps/\(Self.appId)/decisions?userId=console-xss", relativeTo: server.baseURL)))
             request.setValue("Bearer \(ServerProcess.apiKey)", forHTTPHeaderField: "Authorization")
-            let (data, _) = try await URLSession.shared.data(for: request)
+            let (data, _) = try await URLSession.shared.dataShieldedFromCancellation(for: request)
             let found = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
             if (found?["decisions"] as? [Any])?.count == 1 { break }
             try await Task.sleep(for: .milliseconds(500))

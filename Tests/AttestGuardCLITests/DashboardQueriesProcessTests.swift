@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
+import AttestTestSupport
 
 /// The shipped dashboards against a real Prometheus: a server (with a shadow rule set, the fake Apple and an operator
 /// listener, which Prometheus scrapes) driven by the demo's personas; then every panel query of `Dashboards/*.json`,
@@ -207,7 +208,7 @@ struct PrometheusAPI {
         ]
         // `+` in a query value is a space to Prometheus's form parser.
         components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
-        let (data, _) = try await URLSession.shared.data(from: components.url!)
+        let (data, _) = try await URLSession.shared.dataShieldedFromCancellation(from: components.url!)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         guard object["status"] as? String == "success", let payload = object["data"] as? [String: Any] else {
             return .failure("\(object["errorType"] ?? "?"): \(object["error"] ?? "?")")

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
+import AttestTestSupport
 
 /// The log as a shipper reads it: `attestguard serve` at debug in each format, driven through requests that used
 /// to produce multi-line or huge records (a rejected rule reload, a 60 kB header, certificate chains at debug),
@@ -28,7 +29,7 @@ struct LogFormatProcessTests {
         var traced = URLRequest(url: server.baseURL.appendingPathComponent("healthz"))
         traced.setValue("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", forHTTPHeaderField: "traceparent")
         traced.setValue(String(repeating: "x", count: 60_000), forHTTPHeaderField: "X-Request-Id")
-        _ = try await URLSession.shared.data(for: traced)
+        _ = try await URLSession.shared.dataShieldedFromCancellation(for: traced)
         _ = try await server.send("POST", "v1/challenges", body: Data(#"{"appId":"nope"}"#.utf8))
         _ = try await server.challenge(purpose: "attestation", userId: "log-user")
         // A rule file whose problems span lines: the rejected reload's record must stay on one line.

@@ -3,12 +3,13 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
+import AttestTestSupport
 
 /// `operator.port`: the operational routes on a listener of their own, and the API listener without them.
 @Suite("Process: the operator listener")
 struct OperatorListenerProcessTests {
     static func status(_ url: URL) async throws -> (Int, String) {
-        let (data, response) = try await URLSession.shared.data(from: url)
+        let (data, response) = try await URLSession.shared.dataShieldedFromCancellation(from: url)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
     }
 

@@ -127,7 +127,7 @@ struct ReadReplicaProcessTests {
         let refused = try await server.send("GET", "v1/apps/\(appId)/decisions", query: "userId=replica-user")
         #expect(refused.status == 503)
         #expect(refused.errorCode == "store_unavailable")
-        let (metrics, _) = try await URLSession.shared.data(from: server.baseURL.appendingPathComponent("metrics"))
+        let (metrics, _) = try await URLSession.shared.dataShieldedFromCancellation(from: server.baseURL.appendingPathComponent("metrics"))
         let text = String(decoding: metrics, as: UTF8.self)
         #expect(text.contains("\nattestguard_store_replica_up 0"), "replica_up is 0 while it lags")
         #expect(text.contains("\nattestguard_store_primary_up 1"))

@@ -47,7 +47,7 @@ struct ReceiptBatchProcessTests {
         }
 
         func stats() async throws -> FakeAppleStats {
-            let (data, _) = try await URLSession.shared.data(from: fake.baseURL.appendingPathComponent("fake/stats"))
+            let (data, _) = try await URLSession.shared.dataShieldedFromCancellation(from: fake.baseURL.appendingPathComponent("fake/stats"))
             return try JSONDecoder().decode(FakeAppleStats.self, from: data)
         }
 

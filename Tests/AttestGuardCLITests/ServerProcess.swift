@@ -175,7 +175,7 @@ final class ServerProcess: @unchecked Sendable {
         request.httpBody = body
         request.setValue("Bearer \(Self.apiKey)", forHTTPHeaderField: "Authorization")
         if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await URLSession.shared.dataShieldedFromCancellation(for: request)
         let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
         return Reply(status: (response as? HTTPURLResponse)?.statusCode ?? 0, json: json)
     }

@@ -130,7 +130,7 @@ struct SynchronousStandbyProcessTests {
                 #expect(took < Self.deadline + Self.margin, "a write waited \(took)")
             }
 
-            let metrics = String(decoding: try await URLSession.shared.data(from: server.baseURL.appendingPathComponent("metrics")).0, as: UTF8.self)
+            let metrics = String(decoding: try await URLSession.shared.dataShieldedFromCancellation(from: server.baseURL.appendingPathComponent("metrics")).0, as: UTF8.self)
             let timedOut = metrics.split(separator: "\n").first { $0.hasPrefix("attestguard_store_operations_timed_out_total ") }
             #expect(timedOut.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0 >= 4, "\(String(describing: timedOut))")
             #expect(metrics.contains("\nattestguard_store_commits_waiting_on_standby "))

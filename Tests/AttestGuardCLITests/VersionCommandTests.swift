@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
+import AttestTestSupport
 
 @Suite("CLI: version")
 struct VersionCommandTests {
@@ -43,7 +44,7 @@ struct VersionCommandTests {
         let ready = try await server.send("GET", "readyz")
         #expect(ready.json["version"] as? String == release)
         #expect(ready.json["commit"] as? String == commit)
-        let (data, _) = try await URLSession.shared.data(from: server.baseURL.appendingPathComponent("metrics"))
+        let (data, _) = try await URLSession.shared.dataShieldedFromCancellation(from: server.baseURL.appendingPathComponent("metrics"))
         let metrics = String(decoding: data, as: UTF8.self)
         #expect(metrics.contains(#"attestguard_build_info{version="\#(release)",commit="\#(commit ?? "")"} 1"#), "\(metrics)")
         let log = server.stopAndReadLog()

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What database.pooler: transaction costs PostgreSQL (README "Connection poolers"): the store's hottest statement,
+# What database.pooler: transaction costs PostgreSQL (docs/operators.md, "Connection poolers"): the store's hottest statement,
 # ScoringFactsStatement's SQL, run by pgbench as a named prepared statement (-M prepared: parsed and planned once, as
 # with pooler none) and as an unnamed one (-M extended: parsed and planned on every call, as with pooler transaction),
 # on one connection, BENCH_SECONDS (default 15) each. Uses the PostgreSQL of $ATTESTGUARD_TEST_DATABASE_URL, or

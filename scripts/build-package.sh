@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the `attestguard` binary for packaging and stages what a deployment needs (README "Packaging: systemd
+# Builds the `attestguard` binary for packaging and stages what a deployment needs (docs/operators.md, "Packaging: systemd
 # units and a container recipe").
 # It is the one build step of Packaging/Containerfile, and scripts/check-packaging.sh runs it on the host in CI,
 # so the binary the checks look at is built exactly as the image's is (only the configuration may differ).
@@ -24,7 +24,8 @@
 #   usr/local/bin/attestguard
 #   usr/local/share/attestguard/rules/             the default rule set (Rules/: rules, lists, test cases)
 #   usr/local/share/attestguard/attestguard.yaml   an example production configuration (secrets as files)
-#   usr/local/share/attestguard/README.md          the units' Documentation=
+#   usr/local/share/attestguard/README.md          the project's README, LICENSE and NOTICE
+#   usr/local/share/attestguard/docs/              the operators' guide and the runbooks: the units' Documentation=
 #   usr/local/share/attestguard/gateway-policy/    an example gateway route policy (Gateway/policy/)
 #   usr/local/lib/systemd/system/                  attestguard.service, -migrate.service, -receipts-refresh.service/.timer
 #   usr/local/lib/sysusers.d/attestguard.conf      the system user the units run as
@@ -75,7 +76,9 @@ if [ "$configuration" = release ] && command -v strip >/dev/null 2>&1; then
 fi
 cp -R Rules "$output/usr/local/share/attestguard/rules"
 cp -R Gateway/policy "$output/usr/local/share/attestguard/gateway-policy"
-install -m 0644 Packaging/attestguard.yaml README.md "$output/usr/local/share/attestguard/"
+install -m 0644 Packaging/attestguard.yaml README.md LICENSE NOTICE "$output/usr/local/share/attestguard/"
+install -d "$output/usr/local/share/attestguard/docs"
+install -m 0644 docs/operators.md docs/runbooks.md docs/receipts.md "$output/usr/local/share/attestguard/docs/"
 install -m 0644 Packaging/systemd/*.service Packaging/systemd/*.timer "$output/usr/local/lib/systemd/system/"
 install -m 0644 Packaging/systemd/attestguard.sysusers "$output/usr/local/lib/sysusers.d/attestguard.conf"
 

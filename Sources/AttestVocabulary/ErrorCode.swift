@@ -3,7 +3,7 @@
 ///
 /// This is the registry of those codes (problems in rule files have codes of their own, `RuleSetError.Code`), so
 /// a misspelled code does not compile
-/// and the OpenAPI document and the README can be checked against ``allCases``. The set may grow (a closed enum
+/// and the OpenAPI document and `docs/reference/error-codes.md` can be checked against ``allCases``. The set may grow (a closed enum
 /// would make every new code a breaking change): callers compare with the constants, `==` on the code, and
 /// treat a code they do not know by its HTTP status. ``description`` is the code alone, safe to log.
 ///

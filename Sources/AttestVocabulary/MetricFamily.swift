@@ -32,7 +32,7 @@ public struct MetricFamily: Sendable, Hashable {
 
     private static let byName: [String: MetricFamily] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
 
-    /// Every family, in the order the README lists them.
+    /// Every family, in the order `docs/reference/metrics.md` (``referenceMarkdown()``) lists them.
     public static let all: [MetricFamily] = [
         httpRequests, httpErrors, httpRequestDuration, httpAcceptPaused,
         attestations, assertions, challenges, gatewayChecks, devicecheckRequests,

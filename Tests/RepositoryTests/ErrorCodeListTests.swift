@@ -2,8 +2,9 @@ import AttestVocabulary
 import Foundation
 import Testing
 
-/// The error-code registry (`ErrorCode`), the OpenAPI document's `ErrorCode` schema and the README's list name
-/// the same codes, so a client generated from the document or written from the README knows every code.
+/// The error-code registry (`ErrorCode`), the OpenAPI document's `ErrorCode` schema and the list in
+/// `docs/reference/error-codes.md` name the same codes, so a client generated from the document or written from the list knows
+/// every code.
 struct ErrorCodeListTests {
     static let registry = Set(ErrorCode.allCases.map(\.rawValue))
 
@@ -27,12 +28,9 @@ struct ErrorCodeListTests {
         return codes
     }
 
-    /// The backticked codes on the list lines (`- ...`) of the README's "Error codes" section.
-    static func readmeCodes(in readme: String) -> [String] {
-        guard let heading = readme.range(of: "\n## Error codes\n") else { return [] }
-        let section = readme[heading.upperBound...]
-        let end = section.range(of: "\n## ")?.lowerBound ?? section.endIndex
-        return section[..<end].split(separator: "\n").filter { $0.hasPrefix("- ") }.flatMap { line in
+    /// The backticked codes on the list lines (`- ...`) of a Markdown document.
+    static func listedCodes(in markdown: String) -> [String] {
+        markdown.split(separator: "\n").filter { $0.hasPrefix("- ") }.flatMap { line in
             line.matches(of: /`([a-z][a-z0-9_]*)`/).map { String($0.1) }
         }
     }
@@ -44,8 +42,8 @@ struct ErrorCodeListTests {
         #expect(Self.registry.subtracting(listed).isEmpty, "registered but not listed: \(Self.registry.subtracting(listed).sorted())")
     }
 
-    @Test func readmeListsExactlyTheRegisteredCodes() throws {
-        let listed = Self.readmeCodes(in: try RepositoryFiles.text("README.md"))
+    @Test func errorCodePageListsExactlyTheRegisteredCodes() throws {
+        let listed = Self.listedCodes(in: try RepositoryFiles.text("docs/reference/error-codes.md"))
         #expect(listed.count == Set(listed).count, "a code is listed twice")
         #expect(Set(listed).subtracting(Self.registry).isEmpty, "listed but not registered: \(Set(listed).subtracting(Self.registry).sorted())")
         #expect(Self.registry.subtracting(listed).isEmpty, "registered but not listed: \(Self.registry.subtracting(listed).sorted())")
@@ -65,8 +63,8 @@ struct ErrorCodeListTests {
                     - other
             """
         #expect(Self.openAPICodes(in: document) == ["malformed_json", "rate_limited"])
-        let readme = "# X\n\n## Error codes\n\nSee `ErrorCode`.\n\n- A: `a_b`, `c`.\n- B (400): `d`.\n\n## Next\n\n- `e`\n"
-        #expect(Self.readmeCodes(in: readme) == ["a_b", "c", "d"])
+        let page = "# Error codes\n\nSee `ErrorCode` and `ErrorCode.allCases`.\n\n- A: `a_b`, `c`.\n- B (400): `d`, `Not_a_code`.\n"
+        #expect(Self.listedCodes(in: page) == ["a_b", "c", "d"])
         #expect(Self.registry.contains("nonce_mismatch") && Self.registry.count == ErrorCode.allCases.count)
     }
 

@@ -205,11 +205,11 @@ struct RuleSetLoadingTests {
 
 @Suite("Signal schema documentation")
 struct SignalSchemaDocumentationTests {
-    @Test("the README's signal table is the schema's, so the two cannot drift apart")
-    func readmeTable() throws {
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md")
-        let text = try String(contentsOf: readme, encoding: .utf8)
-        #expect(text.contains(SignalSchema.markdownTable()), "regenerate it with `attestguard rules signals`")
+    @Test("the signal reference page is the schema's, so the two cannot drift apart")
+    func referencePage() throws {
+        let page = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/reference/signals.md")
+        let text = try String(contentsOf: page, encoding: .utf8)
+        #expect(text == SignalSchema.referencePage(), "write it again with `attestguard reference signals > docs/reference/signals.md`")
     }
 }

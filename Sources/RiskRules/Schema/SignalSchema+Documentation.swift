@@ -12,3 +12,21 @@ extension SignalSchema {
         return lines.joined(separator: "\n")
     }
 }
+
+extension SignalSchema {
+    /// `docs/reference/signals.md`: ``markdownTable()`` under a title, printed by `attestguard reference signals` (a
+    /// test holds the committed page equal to this).
+    public static func referencePage() -> String {
+        """
+        # Signals
+
+        Every signal a rule can read, with its type; a signal the request cannot give is missing, and the rule language
+        says what a comparison with a missing value does ([the analysts' guide](../analysts.md#risk-rules)).
+
+        This page is generated: `attestguard reference signals > docs/reference/signals.md`.
+
+        \(markdownTable())
+
+        """
+    }
+}

@@ -1,4 +1,4 @@
-/// How `rules lint` and `rules test` map onto JUnit (README, "Risk rules"): a `<testsuite>` per file, in path order,
+/// How `rules lint` and `rules test` map onto JUnit (`docs/analysts.md`, "Risk rules"): a `<testsuite>` per file, in path order,
 /// and in it a `<testcase>` per problem (at its line, named `code at line:column`) and, for `test`, per case (named as
 /// the case). A lint problem is a `<failure>`; a rule file without problems is one passing case named `lint`. A case
 /// whose expectation does not hold is a `<failure>`; a problem of the set or of a case file, which keeps cases from

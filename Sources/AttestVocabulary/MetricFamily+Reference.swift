@@ -16,8 +16,7 @@ extension MetricFamily {
             "|---|---|---|",
         ]
         for family in all {
-            let help = family.help.replacing("|", with: "\\|")
-            lines.append("| `\(family.name)` | \(family.kind.rawValue) | \(help) |")
+            lines.append("| `\(family.name)` | \(family.kind.rawValue) | \(MarkdownTableCell.escaping(family.help)) |")
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -1,3 +1,5 @@
+import AttestVocabulary
+
 extension ConfigurationKey {
     /// `docs/reference/configuration.md`: every key the server reads, with the environment variable that overrides it
     /// and what it holds, printed by `attestguard reference configuration` (a test holds the committed page equal to this).
@@ -18,13 +20,8 @@ extension ConfigurationKey {
         ]
         for key in all {
             let list = key.isList ? " (a list)" : ""
-            lines.append("| `\(key.path)` | `\(key.environmentVariable)` | \(markdownCell(key.summary))\(list) |")
+            lines.append("| `\(key.path)` | `\(key.environmentVariable)` | \(MarkdownTableCell.escaping(key.summary))\(list) |")
         }
         return lines.joined(separator: "\n") + "\n"
-    }
-
-    /// Text for one Markdown table cell: a `|` written out would end the cell.
-    static func markdownCell(_ text: String) -> String {
-        text.replacingOccurrences(of: "|", with: "\\|")
     }
 }

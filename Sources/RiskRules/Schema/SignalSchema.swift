@@ -2,7 +2,7 @@ import AttestVocabulary
 
 /// Every signal the rule language knows, in one place: the fixed signals, the velocity family
 /// `velocity.<event>.<per>.<window>` and the custom attributes a rule set declares (`attributes.<name>`).
-/// The signal table of `docs/analysts.md` and `attestguard rules signals` are printed from here.
+/// The signal table of `docs/reference/signals.md` and `attestguard rules signals` are printed from here.
 public enum SignalSchema {
     /// Events counted for velocity.
     public static let velocityEvents: [(name: String, summary: String)] = VelocityEvent.allCases.map { event in

@@ -13,7 +13,8 @@
 #                    --static-swift-stdlib every module compiles against the static SDK, and SwiftPM does not rebuild
 #                    all of them when the flag flips, so a shared folder ends in a link that fails (tried).
 #   --binary         stage this already built attestguard instead of building one (the test command stages its own
-#                    build's binary: scripts/check-packaging.sh --binary)
+#                    build's binary: scripts/check-packaging.sh --binary); the manual page is then written by the
+#                    generate-manual tool beside it (`swift build --product generate-manual` in the same build)
 #
 # The Swift runtime and Foundation are linked statically (--static-swift-stdlib): the binary needs only Debian
 # libraries at run time, the ones Packaging/runtime-packages.txt lists (checked by scripts/check-packaging.sh).
@@ -27,6 +28,10 @@
 #   usr/local/share/attestguard/README.md          the project's README, LICENSE and NOTICE
 #   usr/local/share/attestguard/docs/              the operators' guide and the runbooks: the units' Documentation=
 #   usr/local/share/attestguard/gateway-policy/    an example gateway route policy (Gateway/policy/)
+#   usr/local/share/man/man1/attestguard.1         the manual page: `man attestguard`
+#   usr/local/share/bash-completion/completions/attestguard, usr/local/share/zsh/site-functions/_attestguard,
+#   usr/local/share/fish/vendor_completions.d/attestguard.fish
+#                                                  shell completion, where each shell looks for it by itself
 #   usr/local/lib/systemd/system/                  attestguard.service, -migrate.service, -receipts-refresh.service/.timer
 #   usr/local/lib/sysusers.d/attestguard.conf      the system user the units run as
 set -euo pipefail
@@ -63,8 +68,16 @@ if [ -n "$prebuilt" ]; then
     configuration=prebuilt
 else
     swift build "${flags[@]}" --product attestguard
+    # argument-parser's generate-manual, the tool behind its `generate-manual` plugin: the plugin would build every
+    # product again without this build's flags, so the tool is built here and run on the binary below.
+    swift build "${flags[@]}" --product generate-manual
     binary="$(swift build "${flags[@]}" --show-bin-path)/attestguard"
 fi
+manual_tool="$(dirname "$binary")/generate-manual"
+[ -x "$manual_tool" ] || {
+    echo "build-package.sh: no generate-manual beside $binary: build it with \`swift build --product generate-manual\`" >&2
+    exit 2
+}
 
 rm -rf "$output"
 install -d "$output/usr/local/bin" "$output/usr/local/share/attestguard" \
@@ -81,5 +94,19 @@ install -d "$output/usr/local/share/attestguard/docs"
 install -m 0644 docs/operators.md docs/runbooks.md docs/receipts.md "$output/usr/local/share/attestguard/docs/"
 install -m 0644 Packaging/systemd/*.service Packaging/systemd/*.timer "$output/usr/local/lib/systemd/system/"
 install -m 0644 Packaging/systemd/attestguard.sysusers "$output/usr/local/lib/sysusers.d/attestguard.conf"
+
+# The manual page and the shell completions come from the binary's own command tree, so they say what it does. The
+# page is dated by the last commit (reproducible from one checkout), or today outside git.
+manual_date=$(git log -1 --format=%cs 2>/dev/null || date -u +%F)
+install -d "$output/usr/local/share/man/man1"
+"$manual_tool" "$binary" --date "$manual_date" --output-directory "$output/usr/local/share/man/man1"
+# A discussion's paragraphs reach the page as empty lines, which mdoc reads as a mistake (groff warns about each):
+# .Pp is its paragraph break.
+sed -i 's/^$/.Pp/' "$output/usr/local/share/man/man1/attestguard.1"
+install -d "$output/usr/local/share/bash-completion/completions" "$output/usr/local/share/zsh/site-functions" \
+    "$output/usr/local/share/fish/vendor_completions.d"
+"$binary" --generate-completion-script bash > "$output/usr/local/share/bash-completion/completions/attestguard"
+"$binary" --generate-completion-script zsh > "$output/usr/local/share/zsh/site-functions/_attestguard"
+"$binary" --generate-completion-script fish > "$output/usr/local/share/fish/vendor_completions.d/attestguard.fish"
 
 echo "build-package.sh: staged $configuration build in $output ($(du -sh "$output/usr/local/bin/attestguard" | cut -f1) binary)"

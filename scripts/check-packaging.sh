@@ -3,8 +3,9 @@
 #   1. Packaging/Containerfile builds with exactly one script, scripts/build-package.sh, and installs its runtime
 #      packages from Packaging/runtime-packages.txt;
 #   2. that script builds and stages the binary here, on the host (Debian 12, as the image's bookworm stages);
-#   3. every shared library `ldd` reports for the staged binary belongs (dpkg -S) to a package the list names;
-#   4. `systemd-analyze verify` passes on the shipped units, without a single warning, and systemd-sysusers reads the
+#   3. `man attestguard` renders the staged manual page without a warning, and the bash completion completes;
+#   4. every shared library `ldd` reports for the staged binary belongs (dpkg -S) to a package the list names;
+#   5. `systemd-analyze verify` passes on the shipped units, without a single warning, and systemd-sysusers reads the
 #      shipped sysusers.d file as the one user the units run as.
 #
 #   scripts/check-packaging.sh [--configuration debug|release] [--scratch-path DIR] [--binary FILE]
@@ -14,11 +15,11 @@
 # (ldd reports the same libraries for both; measured). `--configuration release` checks the image's very build.
 # `--binary FILE` checks an attestguard already built instead (the test command passes its own build's, so that the
 # run compiles the package once): that binary loads the Swift runtime and Foundation from the toolchain, which the
-# package build links statically, so those libraries are left out of step 3; every other library is the same set the
+# package build links statically, so those libraries are left out of step 4; every other library is the same set the
 # static binary loads (measured: libc, libm, libstdc++, libgcc_s, libz). The static link itself is then not
 # exercised: run the script without --binary for that (before a release, or after a change of dependencies).
 #
-# A missing tool (ldd, dpkg, systemd-analyze) fails the check under CI=true and skips that part otherwise.
+# A missing tool (man, ldd, dpkg, systemd-analyze) fails the check under CI=true and skips that part otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -61,7 +62,30 @@ scripts/build-package.sh "${build_options[@]}" --output "$stage"
 binary="$stage/usr/local/bin/attestguard"
 "$binary" --help >/dev/null || fail "the staged binary does not run"
 
-# 3. Every shared library the binary loads comes from a listed package.
+# 3. The manual page renders without a warning and covers the command tree; the bash completion loads and completes a
+# subcommand (the zsh and fish scripts come from the same generator, and neither shell is installed here).
+manual_root="$stage/usr/local/share/man"
+if ! command -v man >/dev/null 2>&1; then
+    missing_tool man "Debian: man-db" "the manual page check"
+elif ! page=$(MANPATH="$manual_root" MANWIDTH=100 man -P cat attestguard 2>"$work/man.err"); then
+    fail "man attestguard does not render from the stage: $(cat "$work/man.err")"
+elif [ -s "$work/man.err" ]; then
+    fail "man attestguard renders with warnings: $(cat "$work/man.err")"
+else
+    for subcommand in serve demo migrate receipts rules lint backtest gateway verify simulate reference; do
+        grep -qE "^ +$subcommand( |$)" <<<"$page" || fail "the manual page has no entry for $subcommand"
+    done
+    echo "check-packaging.sh: man attestguard renders ($(wc -l <<<"$page") lines)"
+fi
+completion="$stage/usr/local/share/bash-completion/completions/attestguard"
+reply=$(bash -c 'source "$1" && COMP_WORDS=(attestguard ru) COMP_CWORD=1 COMP_LINE="attestguard ru" && COMP_POINT=${#COMP_LINE} &&
+    _attestguard attestguard ru attestguard && echo "${COMPREPLY[*]}"' completion "$completion" 2>&1) || true
+[ "$reply" = rules ] || fail "the bash completion does not complete 'attestguard ru' to rules: $reply"
+for script in "$stage/usr/local/share/zsh/site-functions/_attestguard" "$stage/usr/local/share/fish/vendor_completions.d/attestguard.fish"; do
+    [ -s "$script" ] || fail "$script is missing or empty"
+done
+
+# 4. Every shared library the binary loads comes from a listed package.
 # dpkg knows a file under the path its package installed; on a merged-/usr system ldd may name the other spelling
 # (/lib/... for /usr/lib/...), or a symlink, so each candidate is tried.
 package_of() {
@@ -124,7 +148,7 @@ else
     fi
 fi
 
-# 4. The systemd units, as shipped except for ExecStart's binary (verify needs it to exist): copies in which
+# 5. The systemd units, as shipped except for ExecStart's binary (verify needs it to exist): copies in which
 # /usr/local/bin/attestguard is the staged binary. Any diagnostic fails, warnings included (verify itself exits 0
 # on an unknown key or section).
 if ! command -v systemd-analyze >/dev/null 2>&1; then

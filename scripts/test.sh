@@ -75,6 +75,8 @@ python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
 # PgBouncer in transaction mode in front of the test PostgreSQL (Tests/AttestTestSupport/TestPgBouncer.swift starts it):
 # the store conformance suite also runs through it with database.pooler: transaction.
 [ -x /usr/sbin/pgbouncer ] || missing+=(pgbouncer)
+# man renders the staged manual page (scripts/check-packaging.sh).
+command -v man >/dev/null 2>&1 || missing+=(man-db)
 # PostgreSQL itself (scripts/postgres-start.sh would install it too, but in the way of the build).
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 
@@ -105,6 +107,8 @@ if [ "${CI:-}" = "true" ]; then
     build_flags+=(-debug-info-format none)
 fi
 swift build --build-tests "${build_flags[@]}"
+# argument-parser's generate-manual beside the binary: the packaging check writes the manual page with it.
+swift build "${build_flags[@]}" --product generate-manual
 
 phase "packages and Python tools (the wait after the build)"
 prepared=0
@@ -158,6 +162,9 @@ swift test --skip-build --disable-xctest --filter "$system_tests"
 phase "Schemathesis"
 # The live server against its own OpenAPI document: every documented route, conforming responses, no 5xx.
 scripts/api-conformance.sh "$(swift build --show-bin-path)/attestguard"
+phase "documentation catalogs"
+# The client libraries' DocC catalogs and doc comments build with warnings as errors (symbol links, articles).
+scripts/check-docc.sh "$(swift build --show-bin-path)"
 phase "packaging"
 # The Containerfile's build step staging this build's binary, its libraries against the image's package list (the
 # Swift runtime aside, which the image's build links statically), and the systemd units through systemd-analyze

@@ -8,6 +8,7 @@ public final class InstantClientClock: ClientClock, @unchecked Sendable {
     private var offset: TimeInterval = 0
     private var recorded: [Double] = []
 
+    /// A clock at the wall clock's time, with no waits recorded.
     public init() {}
 
     public func now() -> Date {

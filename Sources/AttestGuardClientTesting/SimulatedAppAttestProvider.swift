@@ -3,20 +3,25 @@ public import AttestGuardClient
 public import DeviceSimulator
 public import Foundation
 
-/// App Attest on the software device (``SimulatedDevice``) for the client in tests, previews and demos: real
+/// App Attest on the software device (`SimulatedDevice`) for the client in tests, previews and demos: real
 /// attestation and assertion objects under the simulator's test PKI, which AttestGuard verifies when configured
 /// with that PKI's root. It behaves as the Secure Enclave does where the client depends on it: a key attests once,
 /// an unknown key is `invalidKey`, and ``reinstall()`` loses every key as deleting the app does. Faults are
 /// injected per operation (``failNext(_:with:times:)``).
 public actor SimulatedAppAttestProvider: AppAttestProvider {
-    /// An App Attest call.
+    /// An App Attest call, to inject a fault into (``failNext(_:with:times:)``) or count (``calls``).
     public enum Operation: Sendable, Hashable, CaseIterable {
+        /// ``generateKey()``.
         case generateKey
+        /// ``attestKey(_:clientDataHash:)``.
         case attestKey
+        /// ``generateAssertion(_:clientDataHash:)``.
         case generateAssertion
     }
 
+    /// The software device whose keys these are: its test PKI signs the attestations.
     public let device: SimulatedDevice
+    /// The app the device attests for: its App ID goes into every attestation and assertion.
     public let app: AppIdentity
     /// What ``isSupported`` answers (false: a device without App Attest).
     public var supported: Bool

@@ -11,6 +11,9 @@ public actor SimulatedDeviceCheckTokenProvider: DeviceCheckTokenProvider {
     /// How many tokens were made.
     public private(set) var tokensGenerated = 0
 
+    /// - Parameters:
+    ///   - deviceIdentifier: The device the tokens name, as the fake Apple files them.
+    ///   - supported: Whether the device has DeviceCheck; without it ``generateToken()`` throws `featureUnsupported`.
     public init(deviceIdentifier: String, supported: Bool = true) {
         self.deviceIdentifier = deviceIdentifier
         self.supported = supported

@@ -24,6 +24,12 @@ public final class SQLiteRiskStore: RiskStore {
 
     /// Opens (creating if needed) the database at `path`, takes the process lock and applies pending migrations.
     public static func open(path: String, logger: Logger) async throws -> SQLiteRiskStore {
+        try await openReportingMigrations(path: path, logger: logger).store
+    }
+
+    /// ``open(path:logger:)``, with the versions the opening applied (every one for a new file), for `migrate` to
+    /// say what it did.
+    public static func openReportingMigrations(path: String, logger: Logger) async throws -> (store: SQLiteRiskStore, applied: [Int]) {
         let lock = try ProcessFileLock(path: path + ".lock")
         let connection: SQLiteConnection
         do {
@@ -36,12 +42,11 @@ public final class SQLiteRiskStore: RiskStore {
             for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA foreign_keys = ON", "PRAGMA synchronous = NORMAL"] {
                 _ = try await connection.query(pragma)
             }
-            try await store.migrate()
+            return (store, try await store.migrate())
         } catch {
             try? await connection.close()
             throw error
         }
-        return store
     }
 
     /// Opens the existing database at `path` read-only beside the server that holds it (analysts' commands): no

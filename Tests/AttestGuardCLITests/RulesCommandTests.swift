@@ -20,10 +20,10 @@ struct RulesCommandTests {
 
     @Test("the shipped rules lint clean and their cases pass")
     func shippedRules() async throws {
-        let lint = try await CommandLineRunner.run(["rules", "lint", Self.shipped])
+        let lint = try await CommandLineRunner.run(["rules", "lint", "--rules", Self.shipped])
         #expect(lint.status == 0, "\(lint.standardError)")
         #expect(lint.standardOutput.contains("version sha256:"))
-        let test = try await CommandLineRunner.run(["rules", "test", Self.shipped])
+        let test = try await CommandLineRunner.run(["rules", "test", "--rules", Self.shipped])
         #expect(test.status == 0, "\(test.standardOutput)\(test.standardError)")
         #expect(test.standardOutput.contains(" passed, 0 failed"))
     }
@@ -35,7 +35,7 @@ struct RulesCommandTests {
                 .replacingOccurrences(of: "when: key.counter_jump > 100", with: "when: key.counter_jump > 1h")
                 .replacingOccurrences(of: "when: devicecheck.bit1", with: "when: devicecheck.bit1 and")
         }
-        let lint = try await CommandLineRunner.run(["rules", "lint", directory])
+        let lint = try await CommandLineRunner.run(["rules", "lint", "--rules", directory])
         #expect(lint.status == 1)
         let file = "\(directory)/default.yaml"
         let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
@@ -54,7 +54,7 @@ struct RulesCommandTests {
             cases.replacingOccurrences(of: "expect: { decision: review, fired: [key-farm], score: 60 }",
                                        with: "expect: { decision: allow, fired: [key-farm], score: 60 }")
         })
-        let test = try await CommandLineRunner.run(["rules", "test", directory])
+        let test = try await CommandLineRunner.run(["rules", "test", "--rules", directory])
         #expect(test.status == 1)
         #expect(test.standardOutput.contains("FAIL a farm device is reviewed"))
         #expect(test.standardOutput.contains("decision review, expected allow"))
@@ -82,5 +82,48 @@ struct RulesCommandTests {
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("| `receipt.risk_metric` | number |"))
         #expect(result.standardOutput.contains("velocity.<event>.<per>.<window>"))
+    }
+
+    @Test("every rules subcommand names its directory with --rules; lint's and test's positional spelling still works, with a note")
+    func oneRuleDirectoryConvention() async throws {
+        let positional = try await CommandLineRunner.run(["rules", "lint", Self.shipped])
+        #expect(positional.status == 0, "\(positional.standardError)")
+        #expect(positional.standardError.contains("the rule directory as an argument is deprecated; write --rules \(Self.shipped)"))
+        #expect(positional.standardOutput.hasPrefix("\(Self.shipped): "))
+        let oldTest = try await CommandLineRunner.run(["rules", "test", Self.shipped])
+        #expect(oldTest.status == 0 && oldTest.standardError.contains("deprecated"), "\(oldTest.standardError)")
+        let twice = try await CommandLineRunner.run(["rules", "lint", Self.shipped, "--rules", Self.shipped])
+        #expect(twice.status == 64 || twice.status == 2, "a usage error: \(twice.status)")
+        #expect(twice.standardError.contains("name the rule directory once, with --rules DIR"))
+        let missing = try await CommandLineRunner.run(["rules", "lint", "--rules", "/nonexistent/rules-dir"])
+        #expect(missing.status == 1, "a named directory that does not exist is an error, never the embedded set")
+        #expect(!missing.standardError.contains("embedded default rule set"))
+    }
+
+    @Test("outside a checkout, lint, test and explain read the embedded default rule set and say so")
+    func embeddedDefaultOutsideACheckout() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("attestguard-no-rules-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("key.status: active\nreceipt.risk_metric: 12\n".utf8).write(to: folder.appendingPathComponent("signals.yaml"))
+        var environment = ProcessInfo.processInfo.environment
+        environment["ATTESTGUARD_BIN"] = CommandLineRunner.executable.path
+        let result = try await CommandLineRunner.runShell(
+            """
+            set -e
+            "$ATTESTGUARD_BIN" rules lint
+            "$ATTESTGUARD_BIN" rules test | tail -1
+            "$ATTESTGUARD_BIN" rules explain --signals signals.yaml --now 2026-01-01T00:00:00Z | tail -1
+            ls -A
+            """,
+            in: folder, environment: environment
+        )
+        #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
+        #expect(result.standardOutput.hasPrefix("embedded default rule set: "), "\(result.standardOutput)")
+        #expect(result.standardOutput.contains(" passed, 0 failed"))
+        #expect(result.standardOutput.contains("-> review"), "\(result.standardOutput)")
+        #expect(result.standardOutput.hasSuffix("signals.yaml\n"), "nothing is left in the working directory: \(result.standardOutput)")
+        let notes = result.standardError.split(separator: "\n").filter { $0.contains("no Rules directory here; reading the embedded default rule set") }
+        #expect(notes.count == 3, "\(result.standardError)")
     }
 }

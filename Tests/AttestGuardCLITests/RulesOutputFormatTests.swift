@@ -43,8 +43,8 @@ struct RulesOutputFormatTests {
     @Test("lint --format json of a clean and of a broken set validates against its schema and says what text says",
           .enabled(if: PythonTools.available))
     func lintJSON() async throws {
-        let text = try await CommandLineRunner.run(["rules", "lint", RulesCommandTests.shipped])
-        let clean = try await CommandLineRunner.run(["rules", "lint", RulesCommandTests.shipped, "--format", "json"])
+        let text = try await CommandLineRunner.run(["rules", "lint", "--rules", RulesCommandTests.shipped])
+        let clean = try await CommandLineRunner.run(["rules", "lint", "--rules", RulesCommandTests.shipped, "--format", "json"])
         #expect(clean.status == 0, "\(clean.standardError)")
         let validClean = try await PythonTools.validate(clean.standardOutput, schema: "rules-lint-output.schema.json")
         #expect(validClean.status == 0, "\(validClean.standardError)")
@@ -57,8 +57,8 @@ struct RulesOutputFormatTests {
         #expect((cleanObject["files"] as? [String]) == ["\(RulesCommandTests.shipped)/default.yaml"])
 
         let directory = try Self.brokenRules()
-        let brokenText = try await CommandLineRunner.run(["rules", "lint", directory])
-        let broken = try await CommandLineRunner.run(["rules", "lint", directory, "--format", "json"])
+        let brokenText = try await CommandLineRunner.run(["rules", "lint", "--rules", directory])
+        let broken = try await CommandLineRunner.run(["rules", "lint", "--rules", directory, "--format", "json"])
         #expect(brokenText.status == 1 && broken.status == 1)
         let validBroken = try await PythonTools.validate(broken.standardOutput, schema: "rules-lint-output.schema.json")
         #expect(validBroken.status == 0, "\(validBroken.standardError)")
@@ -80,17 +80,17 @@ struct RulesOutputFormatTests {
     @Test("test --format json validates against its schema: passing, failing, a case file problem, a set that does not load",
           .enabled(if: PythonTools.available))
     func testJSON() async throws {
-        let shipped = try await CommandLineRunner.run(["rules", "test", RulesCommandTests.shipped, "--format", "json"])
+        let shipped = try await CommandLineRunner.run(["rules", "test", "--rules", RulesCommandTests.shipped, "--format", "json"])
         #expect(shipped.status == 0, "\(shipped.standardError)")
         let validShipped = try await PythonTools.validate(shipped.standardOutput, schema: "rules-test-output.schema.json")
         #expect(validShipped.status == 0, "\(validShipped.standardError)")
-        let text = try await CommandLineRunner.run(["rules", "test", RulesCommandTests.shipped])
+        let text = try await CommandLineRunner.run(["rules", "test", "--rules", RulesCommandTests.shipped])
         let passing = text.standardOutput.split(separator: "\n").filter { $0.hasPrefix("PASS ") }.count
         #expect((try Self.object(shipped.standardOutput)["summary"] as? [String: Any])?["passed"] as? Int == passing)
 
         let directory = try Self.failingCases()
-        let failingText = try await CommandLineRunner.run(["rules", "test", directory])
-        let failing = try await CommandLineRunner.run(["rules", "test", directory, "--format", "json"])
+        let failingText = try await CommandLineRunner.run(["rules", "test", "--rules", directory])
+        let failing = try await CommandLineRunner.run(["rules", "test", "--rules", directory, "--format", "json"])
         #expect(failingText.status == 1 && failing.status == 1)
         let validFailing = try await PythonTools.validate(failing.standardOutput, schema: "rules-test-output.schema.json")
         #expect(validFailing.status == 0, "\(validFailing.standardError)")
@@ -112,7 +112,7 @@ struct RulesOutputFormatTests {
         #expect(problem["code"] as? String == "invalid_test_case" && problem["file"] as? String == "\(directory)/tests/incomplete.yaml")
 
         let unloadable = try RulesCommandTests.brokenCopy { $0.replacingOccurrences(of: "when: receipt.risk_metric >= 10", with: "when: receipt.risk_metrc >= 10") }
-        let refused = try await CommandLineRunner.run(["rules", "test", unloadable, "--format", "json"])
+        let refused = try await CommandLineRunner.run(["rules", "test", "--rules", unloadable, "--format", "json"])
         #expect(refused.status == 1)
         let validRefused = try await PythonTools.validate(refused.standardOutput, schema: "rules-test-output.schema.json")
         #expect(validRefused.status == 0, "\(validRefused.standardError)")
@@ -125,9 +125,9 @@ struct RulesOutputFormatTests {
           .enabled(if: PythonTools.available))
     func lintJUnit() async throws {
         let directory = try Self.brokenRules()
-        let text = try await CommandLineRunner.run(["rules", "lint", directory])
-        let json = try Self.object(try await CommandLineRunner.run(["rules", "lint", directory, "--format", "json"]).standardOutput)
-        let junit = try await CommandLineRunner.run(["rules", "lint", directory, "--format", "junit"])
+        let text = try await CommandLineRunner.run(["rules", "lint", "--rules", directory])
+        let json = try Self.object(try await CommandLineRunner.run(["rules", "lint", "--rules", directory, "--format", "json"]).standardOutput)
+        let junit = try await CommandLineRunner.run(["rules", "lint", "--rules", directory, "--format", "junit"])
         #expect(junit.status == 1)
         let reading = try await PythonTools.readJUnit(junit.standardOutput)
         let count = try Self.problemCount(text.standardError)
@@ -146,13 +146,13 @@ struct RulesOutputFormatTests {
             #expect(testCase.results.first.map { text.standardError.contains($0.text ?? "-") } == true)
         }
 
-        let clean = try await CommandLineRunner.run(["rules", "lint", RulesCommandTests.shipped, "--format", "junit"])
+        let clean = try await CommandLineRunner.run(["rules", "lint", "--rules", RulesCommandTests.shipped, "--format", "junit"])
         #expect(clean.status == 0)
         let cleanReading = try await PythonTools.readJUnit(clean.standardOutput)
         #expect(cleanReading.tests == 1 && cleanReading.failures == 0 && cleanReading.errors == 0)
         #expect(cleanReading.cases.first?.name == "lint" && cleanReading.cases.first?.results.isEmpty == true)
         let version = try #require(cleanReading.suites.first?.properties["ruleSetVersion"])
-        let lintText = try await CommandLineRunner.run(["rules", "lint", RulesCommandTests.shipped])
+        let lintText = try await CommandLineRunner.run(["rules", "lint", "--rules", RulesCommandTests.shipped])
         #expect(lintText.standardOutput.contains("version \(version),"))
         #expect((cleanReading.time ?? -1) >= 0)
     }
@@ -161,8 +161,8 @@ struct RulesOutputFormatTests {
           .enabled(if: PythonTools.available))
     func testJUnit() async throws {
         let directory = try Self.failingCases()
-        let text = try await CommandLineRunner.run(["rules", "test", directory])
-        let junit = try await CommandLineRunner.run(["rules", "test", directory, "--format", "junit"])
+        let text = try await CommandLineRunner.run(["rules", "test", "--rules", directory])
+        let junit = try await CommandLineRunner.run(["rules", "test", "--rules", directory, "--format", "junit"])
         #expect(junit.status == 1)
         let reading = try await PythonTools.readJUnit(junit.standardOutput)
         let match = try #require(text.standardOutput.firstMatch(of: /(\d+) passed, (\d+) failed, (\d+) case file problem\(s\)/))
@@ -187,10 +187,10 @@ struct RulesOutputFormatTests {
     func escaping() async throws {
         // An id with markup and a control character is refused (invalid_field) with the id quoted in the message.
         let lint = try RulesCommandTests.brokenCopy { $0.replacingOccurrences(of: "  - id: device-flagged", with: #"  - id: "flag<&\"'\x01>ged""#) }
-        let json = try Self.object(try await CommandLineRunner.run(["rules", "lint", lint, "--format", "json"]).standardOutput)
+        let json = try Self.object(try await CommandLineRunner.run(["rules", "lint", "--rules", lint, "--format", "json"]).standardOutput)
         let message = try #require((json["problems"] as? [[String: Any]])?.first?["message"] as? String)
         #expect(message.contains("flag<&\"'\u{1}>ged"))
-        let lintReading = try await PythonTools.readJUnit(try await CommandLineRunner.run(["rules", "lint", lint, "--format", "junit"]).standardOutput)
+        let lintReading = try await PythonTools.readJUnit(try await CommandLineRunner.run(["rules", "lint", "--rules", lint, "--format", "junit"]).standardOutput)
         #expect(lintReading.cases.first?.results.first?.message == message.replacingOccurrences(of: "\u{1}", with: ""))
         #expect(lintReading.cases.first?.results.first?.text?.contains("flag<&\"'>ged") == true)
 
@@ -202,11 +202,11 @@ struct RulesOutputFormatTests {
             cases.replacingOccurrences(of: "  - name: a farm device is reviewed\n", with: "  - name: \"a <farm> & \\\"device\\\"\\x01\\r\\n\\tis 'reviewed'\"\n")
                 .replacingOccurrences(of: "expect: { decision: review, fired: [key-farm], score: 60 }", with: "expect: { decision: allow }")
         })
-        let testJSON = try Self.object(try await CommandLineRunner.run(["rules", "test", directory, "--format", "json"]).standardOutput)
+        let testJSON = try Self.object(try await CommandLineRunner.run(["rules", "test", "--rules", directory, "--format", "json"]).standardOutput)
         let failed = try #require((testJSON["cases"] as? [[String: Any]])?.first { $0["passed"] as? Bool == false })
         let name = try #require(failed["name"] as? String)
         #expect(name == "a <farm> & \"device\"\u{1}\r\n\tis 'reviewed'")
-        let reading = try await PythonTools.readJUnit(try await CommandLineRunner.run(["rules", "test", directory, "--format", "junit"]).standardOutput)
+        let reading = try await PythonTools.readJUnit(try await CommandLineRunner.run(["rules", "test", "--rules", directory, "--format", "junit"]).standardOutput)
         let testCase = try #require(reading.cases.first { !$0.results.isEmpty })
         #expect(testCase.name == "a <farm> & \"device\"\r\n\tis 'reviewed'")
         #expect(testCase.results.first?.text?.contains("fired key-farm: farm <&\"'> 14") == true)
@@ -233,15 +233,15 @@ struct RulesOutputFormatTests {
     @Test("exit codes and standard error are the same in every format; text is the default", arguments: scenarios)
     func sameExitAndStandardError(_ scenario: Scenario) async throws {
         let directory = try scenario.directory()
-        let plain = try await CommandLineRunner.run(["rules", scenario.command, directory])
+        let plain = try await CommandLineRunner.run(["rules", scenario.command, "--rules", directory])
         #expect(plain.status == scenario.status, "\(plain.standardError)")
         for format in ["text", "json", "junit"] {
-            let result = try await CommandLineRunner.run(["rules", scenario.command, directory, "--format", format])
+            let result = try await CommandLineRunner.run(["rules", scenario.command, "--rules", directory, "--format", format])
             #expect(result.status == plain.status, "\(format)")
             #expect(result.standardError == plain.standardError, "\(format)")
             if format == "text" { #expect(result.standardOutput == plain.standardOutput) }
         }
-        let unknown = try await CommandLineRunner.run(["rules", scenario.command, directory, "--format", "xml"])
+        let unknown = try await CommandLineRunner.run(["rules", scenario.command, "--rules", directory, "--format", "xml"])
         #expect(unknown.status == 2 && unknown.standardError.contains("--format"), "a usage error")
     }
 }

@@ -91,6 +91,37 @@ struct ServeProcessTests {
         }
     }
 
+    @Test("a port already taken stops serve with the address, the port and the setting named")
+    func portInUse() async throws {
+        let first = try await ServerProcess(environment: ServerProcess.environment(databaseURL: nil, sqlitePath: Self.temporarySQLitePath()))
+        defer { first.stop() }
+        var environment = ServerProcess.environment(databaseURL: nil, sqlitePath: Self.temporarySQLitePath())
+        environment["ATTESTGUARD_SERVER_PORT"] = String(first.port)
+        do {
+            let second = try await ServerProcess(environment: environment)
+            second.stop()
+            Issue.record("the second server started on a port in use")
+        } catch let failure as ServerProcess.StartFailure {
+            #expect(failure.status == 1)
+            #expect(
+                failure.standardError.contains("cannot listen on 127.0.0.1:\(first.port) (server.port): the port is in use by another process"),
+                "\(failure.standardError)"
+            )
+        }
+    }
+
+    @Test("migrate says it created the schema in a new file, then that the schema is current")
+    func migrateNewFile() async throws {
+        let path = Self.temporarySQLitePath()
+        let environment = ServerProcess.environment(databaseURL: nil, sqlitePath: path)
+        let created = try await CommandLineRunner.run(["migrate"], environment: environment)
+        #expect(created.status == 0, "\(created.standardError)")
+        #expect(created.standardOutput.hasPrefix("created the schema (version "), "\(created.standardOutput)")
+        #expect(created.standardOutput.contains(" in \(path)"))
+        let again = try await CommandLineRunner.run(["migrate"], environment: environment)
+        #expect(again.standardOutput.hasPrefix("schema is current (version "), "\(again.standardOutput)")
+    }
+
     @Test("with no configuration, serve starts in simulator mode on SQLite with the sample app")
     func quickStart() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("attestguard-quickstart-\(UUID().uuidString)")

@@ -18,11 +18,12 @@ struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a server and a fake Apple, play every persona against them, and show what each one got.",
         discussion: """
-            Nothing to configure and nothing else to start: the server listens on 127.0.0.1 (a free port, printed) in
-            simulator mode, on an SQLite file in --folder (a temporary folder by default), with the default rule set
-            (or --rules). Progress goes to standard error; the final table (or --json) to standard output.
-            Exit status: 0 when every persona got its expected outcome, 1 otherwise, 2 for a usage error or a server
-            that cannot start, 130 when interrupted.
+            Nothing to configure and nothing else to start: the server listens on 127.0.0.1 (a free port, printed) \
+            in simulator mode, on an SQLite file in --folder (a temporary folder by default), with the default rule \
+            set (or --rules). Progress goes to standard error; the final table (or --json) to standard output.
+
+            Exit status: 0 when every persona got its expected outcome, 1 otherwise, 2 for a usage error or a \
+            server that cannot start, 130 when interrupted.
             """
     )
 

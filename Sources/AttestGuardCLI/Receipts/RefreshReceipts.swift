@@ -12,10 +12,11 @@ struct RefreshReceipts: AsyncParsableCommand {
         commandName: "refresh",
         abstract: "Redeem every due receipt once (a cron-friendly batch); several processes may share one PostgreSQL.",
         discussion: """
-            Exit status: 0 every due receipt settled; 1 some receipts gave up or were refused by Apple (see the summary);
-            2 usage or configuration error; 3 the store or Apple credentials are unusable.
-            Prints one JSON summary line on stdout. Progress goes to stderr: a bar on a terminal, a log line every
+            Prints one JSON summary line on stdout. Progress goes to stderr: a bar on a terminal, a log line every \
             --log-every seconds otherwise.
+
+            Exit status: 0 every due receipt settled; 1 some receipts gave up or were refused by Apple (see the \
+            summary); 2 usage or configuration error; 3 the store or Apple credentials are unusable.
             """
     )
 

@@ -18,8 +18,7 @@ struct BacktestRules: AsyncParsableCommand {
 
     @OptionGroup var options: ConfigurationOption
 
-    @Option(name: .long, help: "The candidate rule directory.")
-    var rules: String
+    @OptionGroup(title: "The candidate rule set") var candidateDirectory: RuleDirectoryOption
 
     @Option(name: .long, help: "How far back to replay: a duration such as 24h, 7d, 30d.")
     var since: String = "7d"
@@ -34,7 +33,9 @@ struct BacktestRules: AsyncParsableCommand {
         guard let window = SignalInput.duration(since), window > 0 else {
             throw ValidationError("--since is a duration such as 24h or 7d, not \(since)")
         }
-        let candidate = try RuleSetArgument.load(rules)
+        let rules = try candidateDirectory.resolve(command: "backtest")
+        defer { rules.remove() }
+        let candidate = try rules.load()
         let configuration = try await options.load()
         var logger = Logger(label: "attestguard")
         logger.logLevel = .warning
@@ -43,7 +44,7 @@ struct BacktestRules: AsyncParsableCommand {
         do {
             source = try await BacktestSource.open(configuration.database, clock: { clock.now() }, logger: logger)
         } catch {
-            Self.fail("cannot open the store: \(error)")
+            throw Self.failure("cannot open the store: \(error)")
         }
         let started = ContinuousClock.now
         let until = clock.now()
@@ -68,7 +69,7 @@ struct BacktestRules: AsyncParsableCommand {
         await source.close()
         switch outcome {
         case .failure(let error):
-            Self.fail("reading the decision log failed: \(error)")
+            throw Self.failure("reading the decision log failed: \(error)")
         case .success(let report):
             let elapsed = ContinuousClock.now - started
             print(
@@ -79,8 +80,10 @@ struct BacktestRules: AsyncParsableCommand {
         }
     }
 
-    private static func fail(_ message: String) -> Never {
+    /// Says what went wrong and gives the exit code of an unusable store (3); thrown, so that a temporary rule
+    /// folder is still removed.
+    private static func failure(_ message: String) -> ExitCode {
         FileHandle.standardError.write(Data("attestguard rules backtest: \(message)\n".utf8))
-        Foundation.exit(3)
+        return ExitCode(3)
     }
 }

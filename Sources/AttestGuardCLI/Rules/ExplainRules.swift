@@ -11,8 +11,7 @@ import RiskRules
 struct ExplainRules: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "explain", abstract: "Evaluate a rule set on signals from a file or a logged decision and explain the verdict.")
 
-    @Option(name: .long, help: "The rule directory.")
-    var rules: String = "Rules"
+    @OptionGroup var ruleDirectory: RuleDirectoryOption
 
     @Option(name: .long, help: "A YAML or JSON mapping of signal names to values.")
     var signals: String?
@@ -37,7 +36,9 @@ struct ExplainRules: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let ruleSet = try RuleSetArgument.load(rules)
+        let rules = try ruleDirectory.resolve(command: "explain")
+        defer { rules.remove() }
+        let ruleSet = try rules.load()
         if let requestId, let app {
             let configuration = try await options.load()
             print(try await LoggedDecisionExplanation.explain(requestId: requestId, app: app, ruleSet: ruleSet, configuration: configuration, json: json))

@@ -1,13 +1,19 @@
 import ArgumentParser
 import RiskRules
 
-/// `attestguard rules lint DIR`: loads a rule set the way the server does and prints every problem at its file,
-/// line and column. Exit 0 clean, 1 with problems, in every `--format`.
+/// `attestguard rules lint --rules DIR`: loads a rule set the way the server does and prints every problem at its
+/// file, line and column. Exit 0 clean, 1 with problems, in every `--format`.
 struct LintRules: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "lint", abstract: "Check a rule set: syntax, signals, types, lists.")
 
-    @Argument(help: "The rule directory (its *.yaml files; lists relative to it).")
-    var directory: String
+    @OptionGroup var ruleDirectory: RuleDirectoryOption
+
+    @Argument(help: ArgumentHelp("The rule directory (deprecated: use --rules).", visibility: .hidden))
+    var directory: String?
+
+    func validate() throws {
+        try ruleDirectory.validate(positional: directory)
+    }
 
     @Option(help: "What standard output carries: text, json (docs/schemas/rules-lint-output.schema.json) or junit. Problems also go to standard error as text.")
     var format: RulesOutputFormat = .text
@@ -15,9 +21,12 @@ struct LintRules: ParsableCommand {
     func run() throws {
         let clock = ContinuousClock()
         let start = clock.now
+        let rules = try ruleDirectory.resolve(command: "lint", positional: directory)
+        defer { rules.remove() }
+        let directory = rules.name
         let loaded: Result<RuleSet, RuleSetLoadFailure>
         do {
-            loaded = .success(try RuleSetLoader.load(directory: directory))
+            loaded = .success(try RuleSetLoader.load(directory: rules.path))
         } catch {
             loaded = .failure(error)
         }

@@ -2,13 +2,19 @@ import ArgumentParser
 import Foundation
 import RiskRules
 
-/// `attestguard rules test DIR`: runs the cases in `DIR/tests/*.yaml` against the rule set. Exit 0 when every
+/// `attestguard rules test --rules DIR`: runs the cases in `DIR/tests/*.yaml` against the rule set. Exit 0 when every
 /// case passes, 1 otherwise (or when the set or a case file has problems), in every `--format`.
 struct TestRules: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "test", abstract: "Run a rule set's test cases (DIR/tests/*.yaml).")
 
-    @Argument(help: "The rule directory.")
-    var directory: String
+    @OptionGroup var ruleDirectory: RuleDirectoryOption
+
+    @Argument(help: ArgumentHelp("The rule directory (deprecated: use --rules).", visibility: .hidden))
+    var directory: String?
+
+    func validate() throws {
+        try ruleDirectory.validate(positional: directory)
+    }
 
     @Option(help: "What standard output carries: text, json (docs/schemas/rules-test-output.schema.json) or junit. Problems also go to standard error as text.")
     var format: RulesOutputFormat = .text
@@ -16,18 +22,20 @@ struct TestRules: ParsableCommand {
     func run() throws {
         let clock = ContinuousClock()
         let start = clock.now
+        let rules = try ruleDirectory.resolve(command: "test", positional: directory)
+        defer { rules.remove() }
         let ruleSet: RuleSet
         do {
-            ruleSet = try RuleSetLoader.load(directory: directory)
+            ruleSet = try RuleSetLoader.load(directory: rules.path)
         } catch {
-            try write(TestRecord(directory: directory, failure: error), since: start, on: clock)
+            try write(TestRecord(directory: rules.name, failure: error), since: start, on: clock)
             throw error.reported("the rule set")
         }
-        let report = RuleTestCases.run(ruleSet, directory: directory)
+        let report = RuleTestCases.run(ruleSet, directory: rules.path)
         if format == .text {
-            printText(report)
+            printText(report, directory: rules.name)
         } else {
-            try write(TestRecord(directory: directory, ruleSet: ruleSet, report: report), since: start, on: clock)
+            try write(TestRecord(directory: rules.name, ruleSet: ruleSet, report: report), since: start, on: clock)
             for error in report.errors { FileHandle.standardError.write(Data((error.description + "\n").utf8)) }
         }
         guard report.passed else { throw ExitCode(1) }
@@ -42,7 +50,7 @@ struct TestRules: ParsableCommand {
         }
     }
 
-    private func printText(_ report: RuleTestCases.Report) {
+    private func printText(_ report: RuleTestCases.Report, directory: String) {
         for result in report.results {
             if result.passed {
                 print("PASS \(result.name)")

@@ -64,7 +64,10 @@ struct ServerRuntime {
                 onListening: onListening,
                 onOperatorListening: onOperatorListening
             )
-            return ServerRuntime(application: application, store: store, engine: engine)
+            return ServerRuntime(
+                application: ListenerService(application, setting: "server.port", host: configuration.host, port: configuration.port),
+                store: store, engine: engine
+            )
         } catch {
             await store.close()
             throw error

@@ -16,9 +16,10 @@ struct SimulateApple: AsyncParsableCommand {
         commandName: "apple",
         abstract: "Serve a fake of Apple's receipt redemption and DeviceCheck endpoints (GET /fake/stats for counters).",
         discussion: """
-            Point a simulator-mode server at it with apple.hosts.receiptsDevelopment (or ...Production) and
-            apple.hosts.deviceCheckDevelopment. Its receipts are signed by the simulator PKI of --seed, which must equal
-            the server's simulator.seed, and it accepts provider tokens signed by --provider-key (the server's .p8).
+            Point a simulator-mode server at it with apple.hosts.receiptsDevelopment (or ...Production) and \
+            apple.hosts.deviceCheckDevelopment. Its receipts are signed by the simulator PKI of --seed, which must \
+            equal the server's simulator.seed, and it accepts provider tokens signed by --provider-key (the \
+            server's .p8).
             """
     )
 

@@ -20,8 +20,8 @@ struct SimulateDevice: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create a key, attest it for a challenge, and print the POST /v1/attestations body.",
             discussion: """
-                The attestation chains to the simulator PKI of --seed, which must equal the server's simulator.seed.
-                The key's private material goes to --state (mode 0600), which `assert` reads.
+                The attestation chains to the simulator PKI of --seed, which must equal the server's \
+                simulator.seed. The key's private material goes to --state (mode 0600), which `assert` reads.
                 """
         )
 
@@ -62,8 +62,9 @@ struct SimulateDevice: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Sign the next assertion of the key in --state for a request, and print the POST /v1/assertions body.",
             discussion: """
-                The clientData is format v1, bound to --method, --path and the SHA-256 of the body; the counter in the
-                state file advances by one. Get the challenge with purpose assertion (and the key id from the state file).
+                The clientData is format v1, bound to --method, --path and the SHA-256 of the body; the counter in \
+                the state file advances by one. Get the challenge with purpose assertion (and the key id from the \
+                state file).
                 """
         )
 

@@ -11,11 +11,13 @@ struct SimulateTraffic: AsyncParsableCommand {
         commandName: "traffic",
         abstract: "Play the demo's personas against a running simulator-mode server and report what each got.",
         discussion: """
-            The server must run in simulator mode with the same --seed (simulator.seed), accept development keys for
-            --app-id, and redeem receipts with the fake Apple at --fake-apple (the farm persona sets its keys' risk
-            metric there). The unattested personas need the app's attestationRequiredPercent, given here as
-            --attestation-required-percent, between 1 and 99. Exit status: 0 when every persona got its expected
-            outcome, 1 otherwise, 2 for a usage error or a server that is not in simulator mode.
+            The server must run in simulator mode with the same --seed (simulator.seed), accept development keys \
+            for --app-id, and redeem receipts with the fake Apple at --fake-apple (the farm persona sets its keys' \
+            risk metric there). The unattested personas need the app's attestationRequiredPercent, given here as \
+            --attestation-required-percent, between 1 and 99.
+
+            Exit status: 0 when every persona got its expected outcome, 1 otherwise, 2 for a usage error or a \
+            server that is not in simulator mode.
             """
     )
 

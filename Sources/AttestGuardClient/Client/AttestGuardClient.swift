@@ -38,6 +38,8 @@ public struct AttestGuardClient: Sendable {
         /// The clock of challenge expiry and retry waits.
         public var clock: any ClientClock
 
+        /// The settings of one signed-in user; the defaults suit an app (the `sha256` hash convention, the default
+        /// retry policy, the system clock).
         public init(
             gateway: URL,
             user: String,
@@ -60,6 +62,8 @@ public struct AttestGuardClient: Sendable {
     private let signer: RequestSigner
     private let advice: AttestationAdvice
 
+    /// Makes the client of one signed-in user on this install; nothing is attested or sent until it is used.
+    ///
     /// - Parameters:
     ///   - configuration: The app's settings.
     ///   - provider: App Attest (``SystemAppAttestProvider`` on a device).
@@ -126,13 +130,12 @@ public struct AttestGuardClient: Sendable {
     /// the gateway refused the signature's challenge (`challenge_expired`, `challenge_used`,
     /// `assertion_already_accepted`), up to three times when a concurrent request of the same key was accepted
     /// with a higher counter first (`counter_not_increasing`), and attests a new key once on `key_not_found` or
-    /// `key_superseded`: those
-    /// answers come from the gateway, so the app's server never saw the request. A request that is not sent twice
-    /// and meets `assertion_already_accepted` throws ``AttestGuardClientError/Code/mayHaveSucceeded``: a copy of it
-    /// passed before. A request that went without a key
-    /// (the rollout had not asked the user to attest) and was refused `assertion_missing` attests a key and is signed
-    /// again, once. After a transport error it
-    /// sends again only a request whose method is idempotent. A revoked key throws ``AttestGuardClientError/Code/keyRevoked``.
+    /// `key_superseded`: those answers come from the gateway, so the app's server never saw the request. A request
+    /// that is not sent twice and meets `assertion_already_accepted` throws
+    /// ``AttestGuardClientError/Code/mayHaveSucceeded``: a copy of it passed before. A request that went without a
+    /// key (the rollout had not asked the user to attest) and was refused `assertion_missing` attests a key and is
+    /// signed again, once. After a transport error it sends again only a request whose method is idempotent. A
+    /// revoked key throws ``AttestGuardClientError/Code/keyRevoked``.
     public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         var signed = try await signer.sign(request)
         var resignedForChallenge = false

@@ -51,7 +51,9 @@ public struct AttestGuardClientError: Error, Sendable, CustomStringConvertible {
         public var description: String { value.rawValue }
     }
 
+    /// What went wrong, for the app to act on.
     public let code: Code
+    /// What went wrong in words, for logs.
     public let message: String
     /// The gateway's answer, for ``Code/refused``, ``Code/keyRevoked``, ``Code/hashConventionMismatch`` and
     /// ``Code/mayHaveSucceeded``.
@@ -59,6 +61,7 @@ public struct AttestGuardClientError: Error, Sendable, CustomStringConvertible {
     /// The error underneath, for ``Code/transport``, ``Code/keyStore`` and the App Attest failures.
     public let underlying: (any Error)?
 
+    /// An error of `code`, with the gateway's answer or the error underneath where there is one.
     public init(_ code: Code, _ message: String, answer: ServerAnswer? = nil, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message

@@ -11,6 +11,7 @@ public protocol ClientClock: Sendable {
 
 /// The system's wall clock and `Task.sleep`.
 public struct SystemClientClock: ClientClock {
+    /// The system's clock.
     public init() {}
 
     public func now() -> Date { Date() }

@@ -11,6 +11,8 @@ public struct RetryPolicy: Sendable, Hashable {
     /// `X-AppAttest-Status: throttled`, for this many seconds before the client attests again.
     public var attestationCooldown: Double
 
+    /// The default tries App Attest four times, after waits of 1, 2 and 4 seconds, and then leaves attestation alone
+    /// for five minutes. Values below their minimum (one attempt, no wait) are raised to it.
     public init(attempts: Int = 4, initialDelay: Double = 1, maximumDelay: Double = 16, attestationCooldown: Double = 300) {
         self.attempts = max(1, attempts)
         self.initialDelay = max(0, initialDelay)

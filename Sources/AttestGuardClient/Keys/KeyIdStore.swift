@@ -22,6 +22,7 @@ public struct StoredKey: Codable, Sendable, Hashable {
     /// True once the gateway answered the attestation with success; until then the key is attested again.
     public var registered: Bool
 
+    /// The key `keyId`, registered with AttestGuard or not yet.
     public init(keyId: String, registered: Bool) {
         self.keyId = keyId
         self.registered = registered
@@ -33,6 +34,7 @@ public final class InMemoryKeyIdStore: KeyIdStore, @unchecked Sendable {
     private let lock = NSLock()
     private var keys: [String: StoredKey] = [:]
 
+    /// An empty store.
     public init() {}
 
     public var location: String { "memory:\(ObjectIdentifier(self).hashValue)" }

@@ -15,6 +15,7 @@ public struct KeychainKeyIdStore: KeyIdStore {
     /// The access group shared with the app's extensions, if any (`kSecAttrAccessGroup`).
     public let accessGroup: String?
 
+    /// Key ids under `service`, shared through `accessGroup` with the app's extensions when it is set.
     public init(service: String = "AttestGuardClient", accessGroup: String? = nil) {
         self.service = service
         self.accessGroup = accessGroup
@@ -26,6 +27,7 @@ public struct KeychainKeyIdStore: KeyIdStore {
     public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
         /// The `OSStatus` of the failed call.
         public let status: Int32
+        /// The call that failed: `read`, `write` or `delete`.
         public let operation: String
 
         public var description: String { "Keychain \(operation) failed with OSStatus \(status)" }

@@ -32,10 +32,12 @@ public struct AppAttestFailure: Error, Sendable, Hashable, CustomStringConvertib
         public var description: String { value.rawValue }
     }
 
+    /// What failed, as the client acts on it.
     public let code: Code
     /// What the system said, for logs.
     public let message: String
 
+    /// A failure of `code`, with what the system said (a provider of your own throws these).
     public init(_ code: Code, _ message: String = "") {
         self.code = code
         self.message = message

@@ -6,6 +6,7 @@ import DeviceCheck
 /// ``AppAttestFailure``. On Linux this compiles against the DeviceCheck stand-in, which reports no support.
 @available(iOS 14.0, macOS 11.0, tvOS 15.0, watchOS 9.0, *)
 public struct SystemAppAttestProvider: AppAttestProvider {
+    /// App Attest of this device; it holds no state of its own.
     public init() {}
 
     public var isSupported: Bool {
@@ -40,6 +41,7 @@ public struct SystemAppAttestProvider: AppAttestProvider {
 /// DeviceCheck tokens on the device: `DCDevice.current`.
 @available(iOS 11.0, macOS 10.15, tvOS 11.0, watchOS 9.0, *)
 public struct SystemDeviceCheckTokenProvider: DeviceCheckTokenProvider {
+    /// DeviceCheck of this device; it holds no state of its own.
     public init() {}
 
     public var isSupported: Bool {

@@ -22,6 +22,7 @@ public struct ServerAnswer: Sendable, Hashable, CustomStringConvertible {
     /// The header a gateway's refusal carries its code in.
     public static let errorHeader = "X-AttestGuard-Error"
 
+    /// An answer of these parts, as a test or a transport of your own makes one.
     public init(status: Int, code: ServerErrorCode?, message: String?, retryAfter: Int?, refusedAtGateway: Bool) {
         self.status = status
         self.code = code

@@ -5,6 +5,7 @@ public struct ServerErrorCode: Sendable, Hashable, CustomStringConvertible {
     /// The code as sent.
     public let rawValue: String
 
+    /// The code as sent, whether or not the client acts on it.
     public init(rawValue: String) {
         self.rawValue = rawValue
     }

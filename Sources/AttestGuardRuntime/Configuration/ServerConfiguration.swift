@@ -29,6 +29,14 @@ public struct ServerConfiguration: Sendable {
             postgres.minimumConnections = 0
             return .postgres(postgres)
         }
+
+        /// Where the state is, for a person: the SQLite file, or the PostgreSQL URL without its password.
+        public var location: String {
+            switch self {
+            case .postgres(let postgres): (try? PostgresStoreConfiguration(url: postgres.url).redactedURL) ?? "postgres://?"
+            case .sqlite(let path): path
+            }
+        }
     }
 
     /// A PostgreSQL database and its connection pool.
@@ -134,14 +142,13 @@ public struct ServerConfiguration: Sendable {
         }
         switch database {
         case .postgres(let postgres):
-            let url = (try? PostgresStoreConfiguration(url: postgres.url).redactedURL) ?? "postgres://?"
-            lines.append("store=postgresql \(url) pool=\(postgres.minimumConnections)...\(postgres.poolSize) pooler=\(postgres.pooler.rawValue)")
+            lines.append("store=postgresql \(database.location) pool=\(postgres.minimumConnections)...\(postgres.poolSize) pooler=\(postgres.pooler.rawValue)")
             if let readURL = postgres.readURL {
                 let replica = (try? PostgresURL(parsing: readURL).redacted) ?? "postgres://?"
                 lines.append("readReplica=\(replica) pool=0...\(postgres.readPoolSize) maxLag=\(postgres.readMaximumLag)")
             }
-        case .sqlite(let path):
-            lines.append("store=sqlite \(path)")
+        case .sqlite:
+            lines.append("store=sqlite \(database.location)")
         }
         return lines
     }

@@ -21,6 +21,9 @@ public struct OpenedStore: Sendable {
     /// Applies pending migrations; returns the versions applied.
     public let migrate: @Sendable () async throws -> [Int]
     public let close: @Sendable () async -> Void
+    /// The versions applied when the store was opened: SQLite migrates at opening (every version for a new file);
+    /// PostgreSQL never does.
+    public var migratedAtOpening: [Int] = []
 
     /// Opens the configured store for reading beside a running server: SQLite read-only (no lock, no migration; its
     /// schema checked at opening), PostgreSQL as ``open(_:clock:logger:)`` does (pass a cold pool).
@@ -40,7 +43,7 @@ public struct OpenedStore: Sendable {
     public static func open(_ database: ServerConfiguration.Database, clock: @escaping @Sendable () -> Date, logger: Logger) async throws -> OpenedStore {
         switch database {
         case .sqlite(let path):
-            let store = try await SQLiteRiskStore.open(path: path, logger: logger)
+            let (store, migratedAtOpening) = try await SQLiteRiskStore.openReportingMigrations(path: path, logger: logger)
             return OpenedStore(
                 store: store,
                 kind: .sqlite,
@@ -51,7 +54,8 @@ public struct OpenedStore: Sendable {
                     return status.appliedVersion
                 },
                 migrate: { try await store.migrate() },
-                close: { await store.close() }
+                close: { await store.close() },
+                migratedAtOpening: migratedAtOpening
             )
         case .postgres(let postgres):
             var configuration = try PostgresStoreConfiguration(

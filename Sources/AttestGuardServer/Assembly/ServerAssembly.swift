@@ -124,14 +124,14 @@ public enum ServerAssembly {
             ),
         ] + backgroundServices
         if let listener = configuration.operatorListener {
-            services.append(Application(
+            services.append(ListenerService(Application(
                 router: HeadAsGet(base: try operatorRouter(engine: engine, configuration: configuration, store: store, registry: registry)),
                 server: .http1(),
                 configuration: ApplicationConfiguration(address: .hostname(listener.host, port: listener.port), serverName: "AttestGuard"),
                 onServerRunning: { channel in await onOperatorListening(channel.localAddress?.port ?? listener.port) },
                 eventLoopGroupProvider: .shared(group),
                 logger: logger
-            ))
+            ), setting: "operator.port", host: listener.host, port: listener.port))
         }
         let descriptors = DescriptorBudget.forServer(configuration)
         if descriptors.isLimitedByDescriptors {
@@ -171,7 +171,7 @@ public enum ServerAssembly {
         let migrateFirst = configuration.autoMigrate || store.kind == .sqlite
         application.beforeServerStarts {
             if migrateFirst {
-                let applied = try await store.migrate()
+                let applied = store.migratedAtOpening + (try await store.migrate())
                 if !applied.isEmpty { logger.notice("applied migrations", metadata: ["versions": .string("\(applied)")]) }
             }
             let version = try await store.schemaVersion()

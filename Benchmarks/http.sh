@@ -214,21 +214,6 @@ load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 server_errors=$(grep -ciE ' (error|critical) ' "$work/server.err" || true)
 
 # ---- report ----
-row() { # NAME LABEL
-    local name=$1 label=$2 cpu per_request
-    read -r wrk_cpu server_cpu_s postgres_cpu_s machine_cpu_s steal_s <"$work/$name.cpu"
-    # "other": everything else busy on the machine meanwhile (the busy time of /proc/stat minus the three).
-    cpu=$(awk -v d="$(field "$name" duration_s)" -v w="$wrk_cpu" -v s="$server_cpu_s" -v p="$postgres_cpu_s" \
-        -v m="$machine_cpu_s" -v st="$steal_s" \
-        'BEGIN { o = (m - s - p - w - st) / d; if (o < 0) o = 0; printf "%.2f / %.2f / %.2f / %.2f / %.2f", s / d, p / d, w / d, o, st / d }')
-    # CPU per answered request: the run's CPU seconds over its requests, in microseconds.
-    per_request=$(awk -v n="$(field "$name" requests)" -v s="$server_cpu_s" -v p="$postgres_cpu_s" \
-        'BEGIN { if (n > 0) printf "%.0f / %.0f", s * 1e6 / n, p * 1e6 / n; else print "-" }')
-    printf '| %-40s | %9.0f | %7.2f | %7.2f | %7.2f | %8.2f | %9d | %7d | %8d | %-33s | %-15s |\n' "$label" \
-        "$(field "$name" rps)" "$(field "$name" p50_ms)" "$(field "$name" p90_ms)" "$(field "$name" p99_ms)" \
-        "$(field "$name" max_ms)" "$(field "$name" requests)" "$(field "$name" non200)" \
-        "$(field "$name" socket_errors)" "$cpu" "$per_request"
-}
 # goal NAMES RATE FIXED LIMIT_MS WHAT: the median paced round's p99 against LIMIT_MS.
 goal() {
     for name in $1; do printf '%s %s\n' "$(field "$name" p99_ms)" "$(field "$name" rps)"; done | sort -n |
@@ -251,13 +236,13 @@ echo "assertions: $connections simulated keys (one per connection), each with $p
 echo
 echo "| route                                    |     req/s |  p50 ms |  p90 ms |  p99 ms |   max ms |  requests | non-200 | sock.err | cores: server/pg/wrk/other/steal  | CPU µs/req s/pg |"
 echo "|------------------------------------------|----------:|--------:|--------:|--------:|---------:|----------:|--------:|---------:|-----------------------------------|-----------------|"
-row healthz "GET /healthz"
-row assertions "POST /v1/assertions"
+bench_row healthz "GET /healthz"
+bench_row assertions "POST /v1/assertions"
 for name in $assertion_paced_names; do row "$name" "POST /v1/assertions, paced ${name#assertions-paced-}"; done
-row assertions-durable "POST /v1/assertions, durable PostgreSQL"
-row score "POST /v1/score"
+bench_row assertions-durable "POST /v1/assertions, durable PostgreSQL"
+bench_row score "POST /v1/score"
 for name in $paced_names; do row "$name" "POST /v1/score, paced ${name#score-paced-}"; done
-row score-durable "POST /v1/score, durable PostgreSQL"
+bench_row score-durable "POST /v1/score, durable PostgreSQL"
 echo
 awk -v a="$(field assertions rps)" -v s="$(field score rps)" -v h="$(field healthz rps)" -v d="$(field assertions-durable rps)" \
     -v ds="$(field score-durable rps)" \

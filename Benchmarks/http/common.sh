@@ -1,7 +1,9 @@
 # shellcheck shell=bash disable=SC2154 # (here, root, swift, seed and app_id come from the sourcing script)
 # Shell functions shared by Benchmarks/http.sh and Benchmarks/scaling.sh (sourced, not run). The sourcing script sets
 # `here` (Benchmarks/), `root` (the repository), `swift`, `seed` (the simulator's) and `app_id` first, and
-# `set -euo pipefail`.
+# `set -euo pipefail`. Benchmarks/peer/run.sh sources them too, for the Python peer: it sets `here`, `root` and
+# `app_id`, and uses the tools, the cleanup, PostgreSQL and the CPU accounting, not the build, the server or the
+# preparation.
 #
 # What they share: the tools (wrk installed when missing), the release binaries (built unless HTTP_BENCH_NO_BUILD=1),
 # a work folder and a cleanup trap that stops everything started (wrk, perf, the servers, PostgreSQL) on exit, also
@@ -251,6 +253,22 @@ field() { # NAME KEY: a value of the RESULT line in $work/NAME.result (first_err
 
 # reset_statements / print_statements WHAT: with HTTP_BENCH_PG_STATEMENTS=1, the statements PostgreSQL ran between
 # the two (pg_stat_statements: calls, mean and total execution time), heaviest first.
+bench_row() { # NAME LABEL: one row of the HTTP benchmarks' table, from $work/NAME.result and $work/NAME.cpu
+    local name=$1 label=$2 cpu per_request
+    read -r wrk_cpu server_cpu_s postgres_cpu_s machine_cpu_s steal_s <"$work/$name.cpu"
+    # "other": everything else busy on the machine meanwhile (the busy time of /proc/stat minus the three).
+    cpu=$(awk -v d="$(field "$name" duration_s)" -v w="$wrk_cpu" -v s="$server_cpu_s" -v p="$postgres_cpu_s" \
+        -v m="$machine_cpu_s" -v st="$steal_s" \
+        'BEGIN { o = (m - s - p - w - st) / d; if (o < 0) o = 0; printf "%.2f / %.2f / %.2f / %.2f / %.2f", s / d, p / d, w / d, o, st / d }')
+    # CPU per answered request: the run's CPU seconds over its requests, in microseconds.
+    per_request=$(awk -v n="$(field "$name" requests)" -v s="$server_cpu_s" -v p="$postgres_cpu_s" \
+        'BEGIN { if (n > 0) printf "%.0f / %.0f", s * 1e6 / n, p * 1e6 / n; else print "-" }')
+    printf '| %-40s | %9.0f | %7.2f | %7.2f | %7.2f | %8.2f | %9d | %7d | %8d | %-33s | %-15s |\n' "$label" \
+        "$(field "$name" rps)" "$(field "$name" p50_ms)" "$(field "$name" p90_ms)" "$(field "$name" p99_ms)" \
+        "$(field "$name" max_ms)" "$(field "$name" requests)" "$(field "$name" non200)" \
+        "$(field "$name" socket_errors)" "$cpu" "$per_request"
+}
+
 reset_statements() {
     [ "${HTTP_BENCH_PG_STATEMENTS:-0}" = 1 ] || return 0
     psql_ "CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()" >/dev/null

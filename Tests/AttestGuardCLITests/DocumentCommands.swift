@@ -59,6 +59,9 @@ struct DocumentCommands {
     /// The blocks without a marker: each is a failure of the page's test.
     var unmarked: [Block] { blocks.filter { $0.marker == nil } }
 
+    /// Whether a command reads the operator listener (documented on 9090).
+    var readsOperatorListener: Bool { blocks.contains { $0.marker == .run && $0.text.contains(":9090") } }
+
     /// The documented ports of the page's servers.
     var backgroundPorts: [Int] { blocks.filter { $0.marker == .background }.map(\.port) }
 
@@ -69,17 +72,17 @@ struct DocumentCommands {
         var text = block.split(separator: "\n", omittingEmptySubsequences: false)
             .filter { $0.wholeMatch(of: /swift build( .*)?/) == nil }
             .joined(separator: "\n")
-            .replacing(/swift run( -c (release|debug))? attestguard/, with: "\"$ATTESTGUARD_BIN\"")
-            .replacing(/\.build\/(debug|release)\/attestguard/, with: "\"$ATTESTGUARD_BIN\"")
-            .replacing(/(^|[ (;|&])attestguard (?=[a-z])/.anchorsMatchLineEndings()) { "\($0.1)\"$ATTESTGUARD_BIN\" " }
+            .replacing(/swift run( -c (release|debug))? attestguard/, with: "\"$DOC_ATTESTGUARD_BIN\"")
+            .replacing(/\.build\/(debug|release)\/attestguard/, with: "\"$DOC_ATTESTGUARD_BIN\"")
+            .replacing(/(^|[ (;|&])attestguard (?=[a-z])/.anchorsMatchLineEndings()) { "\($0.1)\"$DOC_ATTESTGUARD_BIN\" " }
         for port in backgroundPorts {
             text = text.replacing("localhost:\(port)", with: "localhost:$PORT_\(port)").replacing("127.0.0.1:\(port)", with: "127.0.0.1:$PORT_\(port)")
         }
         return text.replacing("localhost:9090", with: "localhost:$OPERATOR_PORT").replacing("127.0.0.1:9090", with: "127.0.0.1:$OPERATOR_PORT")
     }
 
-    /// One shell script: the servers started (each waited for, its log in `server-PORT.log`, stopped at the end),
-    /// then the `run` blocks.
+    /// One shell script: the servers started (each waited for until its log, `server-PORT.log`, names the URL it
+    /// listens on, for at most two minutes; stopped at the end), then the `run` blocks.
     var script: String {
         var script = ["set -euo pipefail", "servers=()", #"trap 'for s in "${servers[@]}"; do kill $s 2>/dev/null || true; wait $s 2>/dev/null || true; done' EXIT"#]
         for block in blocks {
@@ -93,9 +96,17 @@ struct DocumentCommands {
                     .replacing("port: \(block.port)", with: "port: 0")
                 script.append("( \(command) ) > \(log) 2>&1 &")
                 script.append("servers+=($!)")
-                script.append("for _ in $(seq 1 600); do grep -q 'listening on' \(log) && break; sleep 0.1; done")
-                script.append(#"PORT_\#(block.port)=$(sed -n 's/.*listening on https\{0,1\}:\/\/[^:]*:\([0-9]*\).*/\1/p' \#(log) | head -1)"#)
-                script.append(#"OPERATOR_PORT=$(sed -n 's/.*operator listener at http:\/\/[^:]*:\([0-9]*\).*/\1/p' \#(log) | head -1)"#)
+                // Waits for the line with the URL (`attestguard listening on http://...`), not for a library's own
+                // "listening" log line, which comes first; and for the operator listener's when the page reads it.
+                let operatorListener = block.port == 8080 && readsOperatorListener
+                let readOperatorPort = #"OPERATOR_PORT=$(sed -n 's/.*operator listener at http:\/\/[^:]*:\([0-9]*\).*/\1/p' \#(log) | head -1)"#
+                script.append(#"""
+                    for _ in $(seq 1 1200); do
+                        PORT_\#(block.port)=$(sed -n 's/.*listening on https\{0,1\}:\/\/[^:]*:\([0-9]*\).*/\1/p' \#(log) | head -1)
+                        \#(operatorListener ? readOperatorPort : ":")
+                        [ -n "$PORT_\#(block.port)" ]\#(operatorListener ? #" && [ -n "$OPERATOR_PORT" ]"# : "") && break; sleep 0.1
+                    done
+                    """#)
             case .skip?, nil:
                 continue
             }
@@ -113,7 +124,7 @@ struct DocumentCommands {
             try FileManager.default.copyItem(at: Self.repository.appendingPathComponent(path), to: folder.appendingPathComponent(path))
         }
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("ATTESTGUARD_") }
-        environment["ATTESTGUARD_BIN"] = CommandLineRunner.executable.path
+        environment["DOC_ATTESTGUARD_BIN"] = CommandLineRunner.executable.path
         environment["ATTESTGUARD_SERVER_PORT"] = "0"
         environment.merge(extra) { $1 }
         let result = try await CommandLineRunner.runShell(script, in: folder, environment: environment)

@@ -107,13 +107,13 @@ struct RulesCommandTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         try Data("key.status: active\nreceipt.risk_metric: 12\n".utf8).write(to: folder.appendingPathComponent("signals.yaml"))
         var environment = ProcessInfo.processInfo.environment
-        environment["ATTESTGUARD_BIN"] = CommandLineRunner.executable.path
+        environment["DOC_ATTESTGUARD_BIN"] = CommandLineRunner.executable.path
         let result = try await CommandLineRunner.runShell(
             """
             set -e
-            "$ATTESTGUARD_BIN" rules lint
-            "$ATTESTGUARD_BIN" rules test | tail -1
-            "$ATTESTGUARD_BIN" rules explain --signals signals.yaml --now 2026-01-01T00:00:00Z | tail -1
+            "$DOC_ATTESTGUARD_BIN" rules lint
+            "$DOC_ATTESTGUARD_BIN" rules test | tail -1
+            "$DOC_ATTESTGUARD_BIN" rules explain --signals signals.yaml --now 2026-01-01T00:00:00Z | tail -1
             ls -A
             """,
             in: folder, environment: environment

@@ -2,7 +2,7 @@ extension AssertedRequest {
     /// The request as the JSON object its `Codable` form is, keys sorted, absent members left out: what a consumed
     /// challenge keeps of the request its assertion was for (`consumed_request`). Written by hand (``JSONText``)
     /// because every accepted assertion writes it and a `JSONEncoder` per assertion was a visible share of the
-    /// route's CPU (`Benchmarks/README.md`).
+    /// route's CPU (`Benchmarks/results/2026-11-26-assertion-route-peer.md`).
     var jsonText: String {
         var output: [UInt8] = []
         output.reserveCapacity(160 + 48 * (attributes?.count ?? 0))

@@ -5,7 +5,7 @@ import AttestGuardEngine
 /// the app monitors and the rules decided otherwise (as `RiskVerdict`'s `Codable` form).
 ///
 /// Written by hand (``JSONText``) because both are the hottest routes' answers and `JSONEncoder` with sorted keys is
-/// a large part of a verdict's CPU cost (`Benchmarks/README.md`).
+/// a large part of a verdict's CPU cost (`Benchmarks/results/2026-11-24-score-route-cpu.md`).
 enum VerdictJSON {
     /// `"decision":…,"enforced":…,"reasons":[…],["ruleDecision":…,]"ruleSetVersion":…,"score":…`
     static func appendMembers(of verdict: RiskVerdict, to output: inout [UInt8]) {

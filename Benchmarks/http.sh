@@ -238,10 +238,10 @@ echo "| route                                    |     req/s |  p50 ms |  p90 ms
 echo "|------------------------------------------|----------:|--------:|--------:|--------:|---------:|----------:|--------:|---------:|-----------------------------------|-----------------|"
 bench_row healthz "GET /healthz"
 bench_row assertions "POST /v1/assertions"
-for name in $assertion_paced_names; do row "$name" "POST /v1/assertions, paced ${name#assertions-paced-}"; done
+for name in $assertion_paced_names; do bench_row "$name" "POST /v1/assertions, paced ${name#assertions-paced-}"; done
 bench_row assertions-durable "POST /v1/assertions, durable PostgreSQL"
 bench_row score "POST /v1/score"
-for name in $paced_names; do row "$name" "POST /v1/score, paced ${name#score-paced-}"; done
+for name in $paced_names; do bench_row "$name" "POST /v1/score, paced ${name#score-paced-}"; done
 bench_row score-durable "POST /v1/score, durable PostgreSQL"
 echo
 awk -v a="$(field assertions rps)" -v s="$(field score rps)" -v h="$(field healthz rps)" -v d="$(field assertions-durable rps)" \

@@ -3,8 +3,8 @@ import PackageDescription
 
 // Standalone benchmark package for AttestGuard. Build and run it with `./Benchmarks/run.sh`
 // (release mode, pinned to one core). It has its own build directory, Benchmarks/.build.
-// `./Benchmarks/http.sh` (the HTTP benchmark) also builds the main package's `attestguard` executable product
-// and `HTTPBenchPrep` here, in release mode. `./Benchmarks/receipts.sh` (the receipt batch benchmark) builds
+// `./Benchmarks/http.sh` (the HTTP benchmark) also builds the main package's `attestguard` executable product,
+// `HTTPBenchPrep` and `BareHealthz` here, in release mode. `./Benchmarks/receipts.sh` (the receipt batch benchmark) builds
 // `ReceiptBench`, in release mode too.
 let package = Package(
     name: "AttestGuardBenchmarks",
@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     ],
     targets: [
         .executableTarget(
@@ -39,6 +40,14 @@ let package = Package(
             dependencies: [
                 .product(name: "DeviceSimulator", package: "AttestGuard"),
                 .product(name: "AttestCore", package: "AttestGuard"),
+            ]
+        ),
+        // The reference of Benchmarks/http.sh's GET /healthz: a plain Hummingbird application with that one route, no
+        // middleware, whose CPU per request is measured beside the server's in the same run.
+        .executableTarget(
+            name: "BareHealthz",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
         // The rule evaluation benchmark (Benchmarks/rules.sh): single-core throughput of RuleSet.evaluate on Rules/.

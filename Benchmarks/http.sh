@@ -5,7 +5,8 @@
 #
 # Measures `attestguard serve` (release build, simulator mode, PostgreSQL store, the shipped Rules/) over loopback
 # with wrk at a fixed concurrency:
-#   - GET /healthz, the HTTP stack's ceiling;
+#   - GET /healthz, the HTTP stack's ceiling, and the same route on a bare Hummingbird application (BareHealthz, no
+#     middleware) right after it: the server's CPU per /healthz against that floor (goal: within 1.2x);
 #   - POST /v1/assertions with VALID assertions (every one accepted exactly once: 200; each carries a verdict):
 #     closed loop, then paced at half that rate (HTTP_BENCH_SCORE_LOAD); goal: p99 under 5 ms there;
 #   - POST /v1/score for attested keys with redeemed risk metrics: closed loop (the peak rate), then paced at half
@@ -150,6 +151,27 @@ run_wrk healthz-warmup "$warmup" healthz
 run_wrk healthz "$duration" healthz
 cat "$work/healthz.out"
 
+# The same GET /healthz on the bare Hummingbird reference (Benchmarks/Sources/BareHealthz: that one route, no
+# middleware), measured the same way right after, then stopped: the floor the server's own request path adds to.
+# For its two runs the CPU figures count the reference as "the server"; the real server idles meanwhile.
+echo "== GET /healthz on bare Hummingbird (the reference): ${warmup} s warm-up, ${duration} s measured =="
+"$bare_bin" --port 0 >"$work/bare.out" 2>"$work/bare.err" &
+bare_pid=$!
+other_pids="$server_pids"
+server_pids=" $bare_pid"
+for _ in $(seq 1 100); do grep -q 'listening on' "$work/bare.out" 2>/dev/null && break; sleep 0.1; done
+bare_url=$(sed -n 's/^bare hummingbird listening on //p' "$work/bare.out")
+[ -n "$bare_url" ] || { cat "$work/bare.err" >&2; echo "the bare Hummingbird reference did not start" >&2; exit 1; }
+server_url=$url server_pid_kept=$server_pid
+url=$bare_url server_pid=$bare_pid
+run_wrk healthz-bare-warmup "$warmup" healthz
+run_wrk healthz-bare "$duration" healthz
+url=$server_url server_pid=$server_pid_kept
+kill -TERM "$bare_pid" 2>/dev/null || true
+bench_await_exit "$bare_pid"
+server_pids="$other_pids"
+other_pids=""
+
 echo "== POST /v1/assertions: ${assertion_warmup} s warm-up, ${duration} s measured =="
 run_wrk assertions-warmup "$assertion_warmup" assertions "$work/bodies" - "$work/offsets-warmup"
 sleep 0.5 # let the warm-up's last in-flight requests commit
@@ -237,6 +259,7 @@ echo
 echo "| route                                    |     req/s |  p50 ms |  p90 ms |  p99 ms |   max ms |  requests | non-200 | sock.err | cores: server/pg/wrk/other/steal  | CPU µs/req s/pg |"
 echo "|------------------------------------------|----------:|--------:|--------:|--------:|---------:|----------:|--------:|---------:|-----------------------------------|-----------------|"
 bench_row healthz "GET /healthz"
+bench_row healthz-bare "GET /healthz, bare Hummingbird"
 bench_row assertions "POST /v1/assertions"
 for name in $assertion_paced_names; do bench_row "$name" "POST /v1/assertions, paced ${name#assertions-paced-}"; done
 bench_row assertions-durable "POST /v1/assertions, durable PostgreSQL"
@@ -247,12 +270,16 @@ echo
 awk -v a="$(field assertions rps)" -v s="$(field score rps)" -v h="$(field healthz rps)" -v d="$(field assertions-durable rps)" \
     -v ds="$(field score-durable rps)" \
     'BEGIN { printf "throughput against /healthz: assertions %.1f%%, score %.1f%%; durable PostgreSQL against the fast profile: assertions %.0f%%, score %.0f%%\n", 100 * a / h, 100 * s / h, 100 * d / a, 100 * ds / s }'
+awk -v s="$(cut -d' ' -f2 "$work/healthz.cpu")" -v n="$(field healthz requests)" \
+    -v bs="$(cut -d' ' -f2 "$work/healthz-bare.cpu")" -v bn="$(field healthz-bare requests)" \
+    'BEGIN { a = s * 1e6 / n; b = bs * 1e6 / bn
+             printf "GET /healthz server CPU per request: AttestGuard %.0f µs, bare Hummingbird %.0f µs: %.2fx (goal within 1.2x)\n", a, b, a / b }'
 echo "paced: assertions $assertion_paced_total req/s, score $paced_total req/s scheduled ($paced_basis), $paced_rounds rounds each; latency from the scheduled send"
 echo "p99 send lateness per round (how far the client itself fell behind its schedule; above ~1 ms the machine was busy with more than this benchmark): assertions $(lateness "$assertion_paced_names")score $(lateness "$paced_names")"
 goal "$assertion_paced_names" "$assertion_paced_total" "${HTTP_BENCH_ASSERTION_RATE:-}" 5 "POST /v1/assertions"
 goal "$paced_names" "$paced_total" "${HTTP_BENCH_SCORE_RATE:-}" 2 "POST /v1/score"
 echo "assertions accepted by the store during the measured run (consumed challenges): $((consumed_after - consumed_before)) (wrk counted $(field assertions requests) answered; up to $connections more were in flight at the end)"
-all_runs="healthz assertions $assertion_paced_names assertions-durable score $paced_names score-durable"
+all_runs="healthz healthz-bare assertions $assertion_paced_names assertions-durable score $paced_names score-durable"
 assertion_runs="assertions $assertion_paced_names assertions-durable"
 echo "non-200 by status: $(for name in $all_runs; do printf '%s %s; ' "$name" "$(field "$name" statuses)"; done)bodies exhausted: $(for name in $assertion_runs; do printf '%s ' "$(field "$name" exhausted)"; done)connections"
 echo "cores: CPU used on average during the measured run by the server, PostgreSQL, wrk, all other processes, and stolen by the hypervisor (of $(nproc))"

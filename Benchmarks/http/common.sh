@@ -30,15 +30,16 @@ bench_require_tools() {
     fi
 }
 
-# bench_binaries: sets bin, server_bin, prep_bin; builds `attestguard` (the main package's product) and
-# HTTPBenchPrep in release mode into Benchmarks/.build unless HTTP_BENCH_NO_BUILD=1.
+# bench_binaries: sets bin, server_bin, prep_bin, bare_bin; builds `attestguard` (the main package's product),
+# HTTPBenchPrep and BareHealthz (the bare Hummingbird reference) in release mode into Benchmarks/.build unless
+# HTTP_BENCH_NO_BUILD=1.
 bench_binaries() {
     bin="$("$swift" build -c release --package-path "$here" --show-bin-path)"
     if [ "${HTTP_BENCH_NO_BUILD:-0}" != 1 ]; then
-        echo "== building attestguard and HTTPBenchPrep (release, $here/.build) =="
+        echo "== building attestguard, HTTPBenchPrep and BareHealthz (release, $here/.build) =="
         local build_started=$SECONDS build_log product
         build_log="$(mktemp /tmp/attestguard-http-bench-build.XXXXXX)"
-        for product in attestguard HTTPBenchPrep; do
+        for product in attestguard HTTPBenchPrep BareHealthz; do
             if ! "$swift" build -c release --package-path "$here" --product "$product" >"$build_log" 2>&1; then
                 cat "$build_log" >&2
                 rm -f "$build_log"
@@ -52,8 +53,9 @@ bench_binaries() {
     fi
     server_bin="$bin/attestguard"
     prep_bin="$bin/HTTPBenchPrep"
+    bare_bin="$bin/BareHealthz"
     local binary
-    for binary in "$server_bin" "$prep_bin"; do
+    for binary in "$server_bin" "$prep_bin" "$bare_bin"; do
         [ -x "$binary" ] || { echo "build failed: $binary is missing" >&2; exit 1; }
     done
 }
@@ -64,6 +66,8 @@ bench_begin() {
     work="$(mktemp -d "/tmp/$1.XXXXXX")"
     pg_state=""
     server_pids=""
+    # Processes stopped at the end that no CPU figure counts at the moment (the server while a reference runs).
+    other_pids=""
     server_names=""
     child_pids=""
     profile_pid=""
@@ -86,8 +90,8 @@ bench_cleanup() {
     for pid in $child_pids; do wait "$pid" 2>/dev/null || true; done
     if [ -n "$profile_pid" ]; then kill -INT "$profile_pid" 2>/dev/null || true; wait "$profile_pid" 2>/dev/null || true; fi
     # The servers stop together (their shutdown flushes run in parallel), each within 10 s.
-    for pid in $server_pids; do kill -TERM "$pid" 2>/dev/null || true; done
-    for pid in $server_pids; do bench_await_exit "$pid"; done
+    for pid in $server_pids $other_pids; do kill -TERM "$pid" 2>/dev/null || true; done
+    for pid in $server_pids $other_pids; do bench_await_exit "$pid"; done
     if [ -z "$pg_state" ] && [ -s "$work/pg-state" ]; then pg_state="$(cat "$work/pg-state")"; fi
     if [ "${HTTP_BENCH_KEEP:-0}" = 1 ] && [ -n "$pg_state" ] && [ -f "$pg_state/data/server.log" ]; then
         cp "$pg_state/data/server.log" "$work/postgres.log" || true

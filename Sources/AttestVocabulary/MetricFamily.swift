@@ -50,7 +50,7 @@ public struct MetricFamily: Sendable, Hashable {
 
     public static let httpRequests = MetricFamily(
         name: "attestguard_http_requests_total", kind: .counter,
-        help: "HTTP requests answered (route, method, status); route is unmatched when no route matched."
+        help: "HTTP requests answered (route, method, status); route is unmatched when no route matched, method is other for a method HTTP does not define."
     )
     public static let httpErrors = MetricFamily(
         name: "attestguard_http_errors_total", kind: .counter,

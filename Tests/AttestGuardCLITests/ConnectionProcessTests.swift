@@ -132,6 +132,38 @@ struct ConnectionProcessTests {
         #expect(server.errorLines.isEmpty, "\(server.errorLines)")
     }
 
+    @Test("whole requests keep a connection open past the read timeouts, and a slow head after them is still closed")
+    func readDeadlineMovesWithRequests() async throws {
+        let server = try await ServerProcess(environment: Self.environment([
+            "ATTESTGUARD_SERVER_HEADER_READ_TIMEOUT_SECONDS": "1", "ATTESTGUARD_SERVER_BODY_READ_TIMEOUT_SECONDS": "1",
+        ]))
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.port)
+        // Whole requests on one connection for three times the header timeout: each moves the read deadline, and
+        // none may be closed for it (between requests nothing is awaited).
+        let started = ContinuousClock.now
+        var answered = 0
+        while ContinuousClock.now - started < .seconds(3) {
+            connection.send("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            let bytes = await Self.receive(connection, timeout: .seconds(10))
+            guard let response = RawResponse(bytes), response.status == 200 else {
+                Issue.record("request \(answered + 1) on the kept connection got no 200 (\(bytes.count) bytes)")
+                return
+            }
+            answered += 1
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        #expect(answered >= 3)
+        // Then half a head: closed at its deadline, long before the idle timeout (75 s).
+        let halfSent = ContinuousClock.now
+        connection.send("GET /healthz HTTP/1.1\r\nHost: local")
+        let rest = await Self.receive(connection, timeout: .seconds(30))
+        let held = ContinuousClock.now - halfSent
+        #expect(rest.isEmpty, "\(String(decoding: rest, as: UTF8.self))")
+        #expect(held < .seconds(15), "a slow head after kept requests held its connection for \(held)")
+        #expect(server.errorLines.isEmpty, "\(server.errorLines)")
+    }
+
     @Test("SIGTERM with half a body sent: the process exits within the shutdown timeout")
     func shutdownWithHalfABody() async throws {
         let server = try await ServerProcess(environment: Self.environment([

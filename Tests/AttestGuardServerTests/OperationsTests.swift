@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 @testable import AttestGuardRuntime
 @testable import AttestGuardServer
 import AttestGuardStore
@@ -73,6 +74,22 @@ struct OperationsTests {
         }
     }
     #endif
+
+    @Test("a method no RFC names is counted as method other, so that a client inventing methods adds no series")
+    func inventedMethodsShareOneLabel() async throws {
+        let other = #"attestguard_http_requests_total{route="unmatched",method="other","#
+        try await ServerHarness.run(.sqlite) { api in
+            for invented in ["BREW", "PROPFIND-\(UUID().uuidString.prefix(8))"] {
+                let reply = try await api.send(try #require(HTTPRequest.Method(invented)), "/no-such-route", apiKey: nil)
+                #expect(reply.status >= 400 && reply.status < 500, "\(invented): \(reply.status)")
+            }
+            let metrics = try await api.send(.get, "/metrics", apiKey: nil).text
+            #expect(metrics.contains(other), "\(metrics)")
+            #expect(!metrics.contains(#"method="BREW""#) && !metrics.contains(#"method="PROPFIND-"#))
+        }
+        #expect(HTTPRequestMetrics.methodLabel("PATCH") == "PATCH")
+        #expect(HTTPRequestMetrics.methodLabel("get") == "other")
+    }
 
     @Test("requests no route matched are counted as route unmatched; /metrics scrapes are not counted")
     func routeLabels() async throws {

@@ -1,5 +1,5 @@
 import Foundation
-public import NIOCore
+import NIOCore
 public import ServiceLifecycle
 
 /// A listener's service (an HTTP application), run so that a failure to bind says which listener failed, on which

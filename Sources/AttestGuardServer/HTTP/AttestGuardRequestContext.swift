@@ -1,5 +1,6 @@
 public import Hummingbird
 public import AttestGuardRuntime
+import NIOCore
 
 /// The per-request context: Hummingbird's core storage, the request id, and the API key that authenticated.
 public struct AttestGuardRequestContext: RequestContext {
@@ -11,12 +12,16 @@ public struct AttestGuardRequestContext: RequestContext {
     /// Read by ``ObservabilityMiddleware`` for the access log line after the inner middleware ran.
     public let accessLog = AccessLogFacts()
 
+    /// The connection, for ``peerAddress``.
+    private let channel: any Channel
+
     /// The peer's IP address (the client's, or its proxy's), for per-address limits; `nil` when the channel has none.
-    public let peerAddress: String?
+    /// Formatted when asked: few routes need it.
+    public var peerAddress: String? { channel.remoteAddress?.ipAddress }
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
-        self.peerAddress = source.channel.remoteAddress?.ipAddress
+        self.channel = source.channel
     }
 
     /// Bodies are read by ``JSONBody`` with the configured limit; this is Hummingbird's own ceiling.

@@ -26,7 +26,14 @@ final class ConnectionDeadlines {
     private let settings: ConnectionSettings
     private let channel: any Channel
     private var phase = Phase.waiting
+    /// When the connection is closed unless the awaited part arrives; nil while nothing is awaited.
+    private var readDeadline: NIODeadline?
+    /// The one read timer and when it fires. A request moves ``readDeadline`` (two or three times) without touching
+    /// the timer: when the timer fires early it sleeps again until the deadline, and when the deadline comes earlier
+    /// than the timer it is rescheduled. Scheduling and cancelling a task on every request costs more than the rest
+    /// of these handlers together.
     private var readTimer: Scheduled<Void>?
+    private var readTimerFiresAt: NIODeadline?
     private var shutdownTimer: Scheduled<Void>?
 
     init(settings: ConnectionSettings, channel: any Channel) {
@@ -36,35 +43,37 @@ final class ConnectionDeadlines {
 
     /// The connection was accepted: its first head must arrive whole in time, counted from now.
     func connectionOpened() {
-        guard phase == .waiting, readTimer == nil else { return }
+        guard phase == .waiting, readDeadline == nil else { return }
         phase = .head
-        arm(after: settings.headerReadTimeout)
+        awaitPart(within: settings.headerReadTimeout)
     }
 
     /// Bytes arrived: between requests, they start a head, which must then arrive whole in time.
     func bytesArrived() {
         guard phase == .waiting else { return }
         phase = .head
-        arm(after: settings.headerReadTimeout)
+        awaitPart(within: settings.headerReadTimeout)
     }
 
     /// A request's head was parsed: its body must arrive in time.
     func headArrived() {
         phase = .body
-        arm(after: settings.bodyReadTimeout)
+        awaitPart(within: settings.bodyReadTimeout)
     }
 
     /// A request was read whole: nothing is awaited from the client until its next request begins.
     func requestEnded() {
         phase = .waiting
-        readTimer?.cancel()
-        readTimer = nil
+        readDeadline = nil
     }
 
     /// The server is shutting down: close the connection after the shutdown timeout, whatever it is doing.
     func shutdownBegan() {
         guard shutdownTimer == nil else { return }
-        shutdownTimer = schedule(after: settings.shutdownTimeout)
+        let channel = channel
+        shutdownTimer = channel.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(settings.shutdownTimeout)) {
+            channel.close(promise: nil)
+        }
     }
 
     /// The connection closed: no timer may outlive it.
@@ -72,18 +81,36 @@ final class ConnectionDeadlines {
         readTimer?.cancel()
         shutdownTimer?.cancel()
         readTimer = nil
+        readTimerFiresAt = nil
+        readDeadline = nil
         shutdownTimer = nil
     }
 
-    private func arm(after timeout: Duration) {
+    private func awaitPart(within timeout: Duration) {
+        let deadline = NIODeadline.now() + TimeAmount(timeout)
+        readDeadline = deadline
+        if let firesAt = readTimerFiresAt, firesAt <= deadline { return }
         readTimer?.cancel()
-        readTimer = schedule(after: timeout)
+        scheduleReadTimer(at: deadline)
     }
 
-    private func schedule(after timeout: Duration) -> Scheduled<Void> {
-        let channel = channel
-        return channel.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(timeout)) {
+    private func scheduleReadTimer(at deadline: NIODeadline) {
+        readTimerFiresAt = deadline
+        readTimer = channel.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
+            readTimerFired()
+        }
+    }
+
+    /// The read timer is due: close the connection if what it awaits is late, sleep again if the deadline moved on,
+    /// stop if nothing is awaited (the next request's bytes schedule it again).
+    private func readTimerFired() {
+        readTimer = nil
+        readTimerFiresAt = nil
+        guard let deadline = readDeadline else { return }
+        if deadline <= .now() {
             channel.close(promise: nil)
+        } else {
+            scheduleReadTimer(at: deadline)
         }
     }
 }

@@ -19,6 +19,8 @@ struct ObservabilityMiddleware: RouterMiddleware {
     typealias Context = AttestGuardRequestContext
     /// The share of successful answers logged, 0-100 (`accessLog.successPercent`).
     var successPercent = 100
+    /// The request metrics' handles, kept for this server's life.
+    let metrics = HTTPRequestMetrics()
 
     func handle(
         _ request: Request,
@@ -53,13 +55,16 @@ struct ObservabilityMiddleware: RouterMiddleware {
         let status = response.status.code
         let route = Self.routeLabel(context.endpointPath)
         if let route {
-            Counter(label: MetricFamily.httpRequests.name, dimensions: [("route", route), ("method", request.method.rawValue), ("status", String(status))])
-                .increment()
-            Timer(label: MetricFamily.httpRequestDuration.name, dimensions: [("route", route), ("method", request.method.rawValue)])
-                .record(duration: elapsed)
+            metrics.countRequest(route: route, method: request.method.rawValue, status: Int(status))
+            metrics.recordDuration(elapsed, route: route, method: request.method.rawValue)
             if let errorCode { HTTPErrorMetrics.record(errorCode, status: status) }
         }
-        guard status >= 400 || (successPercent > 0 && (successPercent >= 100 || Int.random(in: 0..<100) < successPercent)) else {
+        // The access log line's metadata is built only when the line is written: below the logger's level (the
+        // `warning` a busy server runs at) or outside the successes' sample, a request costs no formatting.
+        let level: Logger.Level = status >= 500 ? .error : .info
+        guard context.logger.logLevel <= level,
+            status >= 400 || (successPercent > 0 && (successPercent >= 100 || Int.random(in: 0..<100) < successPercent))
+        else {
             return response
         }
         var metadata: Logger.Metadata = [
@@ -68,7 +73,7 @@ struct ObservabilityMiddleware: RouterMiddleware {
         ]
         if let errorCode { metadata["code"] = .string(errorCode.rawValue) }
         if let keyName = context.accessLog.apiKeyName { metadata["api_key"] = .string(keyName) }
-        context.logger.log(level: status >= 500 ? .error : .info, "request", metadata: metadata)
+        context.logger.log(level: level, "request", metadata: metadata)
         return response
     }
 
@@ -91,8 +96,10 @@ struct ObservabilityMiddleware: RouterMiddleware {
         for route in routes {
             guard let label = routeLabel(route.path.description) else { continue }
             for status in serverErrorStatuses {
-                Counter(label: MetricFamily.httpRequests.name, dimensions: [("route", label), ("method", route.method.rawValue), ("status", String(status))])
-                    .increment(by: 0)
+                Counter(
+                    label: MetricFamily.httpRequests.name,
+                    dimensions: [("route", label), ("method", HTTPRequestMetrics.methodLabel(route.method.rawValue)), ("status", String(status))]
+                ).increment(by: 0)
             }
         }
     }

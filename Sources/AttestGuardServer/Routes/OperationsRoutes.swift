@@ -25,9 +25,9 @@ struct OperationsRoutes {
         self.storeMetrics = StoreMetrics(store: store, registry: registry)
     }
 
-    struct Health: Encodable {
-        var status: String
-    }
+    /// `/healthz`'s answer, `{"status":"ok"}`, encoded once: the liveness probe and the benchmarks' yardstick costs no
+    /// encoder.
+    static let healthyBody: [UInt8] = Array(#"{"status":"ok"}"#.utf8)
 
     struct Readiness: Encodable {
         var status: String
@@ -70,7 +70,7 @@ struct OperationsRoutes {
     }
 
     func register(on router: Router<AttestGuardRequestContext>, including routes: Routes = .all) {
-        router.get("healthz") { _, _ in try JSONResponse.make(Health(status: "ok"), status: .ok) }
+        router.get("healthz") { _, _ in JSONResponse.make(json: Self.healthyBody, status: .ok) }
         guard routes == .all else { return }
         router.get("readyz") { _, context in try await readiness(context) }
         router.get("metrics") { _, _ in

@@ -293,17 +293,4 @@ for name in assertions score; do
 done
 echo "total time: $((SECONDS - started)) s"
 
-failed=0
-for name in $all_runs; do
-    if [ "$(field "$name" non200)" != 0 ] || [ "$(field "$name" socket_errors)" != 0 ]; then
-        echo "INVALID: $name had $(field "$name" non200) non-200 responses, $(field "$name" socket_errors) socket errors; first: $(field "$name" first_error)" >&2
-        failed=1
-    fi
-done
-for name in $assertion_runs; do
-    if [ "$(field "$name" exhausted)" != 0 ]; then
-        echo "INVALID: $(field "$name" exhausted) connections ran out of assertion bodies in $name: raise HTTP_BENCH_PER_KEY (now $per_key)" >&2
-        failed=1
-    fi
-done
-exit "$failed"
+bench_exit_valid "$all_runs" "$assertion_runs"

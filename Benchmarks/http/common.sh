@@ -273,6 +273,25 @@ bench_row() { # NAME LABEL: one row of the HTTP benchmarks' table, from $work/NA
         "$(field "$name" socket_errors)" "$cpu" "$per_request"
 }
 
+# bench_exit_valid RUNS ASSERTION_RUNS: exits 0 when every measured run of RUNS was answered 200 without a socket
+# error and no connection of ASSERTION_RUNS ran out of bodies; else says which run is INVALID and exits 1.
+bench_exit_valid() {
+    local failed=0 name
+    for name in $1; do
+        if [ "$(field "$name" non200)" != 0 ] || [ "$(field "$name" socket_errors)" != 0 ]; then
+            echo "INVALID: $name had $(field "$name" non200) non-200 responses, $(field "$name" socket_errors) socket errors; first: $(field "$name" first_error)" >&2
+            failed=1
+        fi
+    done
+    for name in $2; do
+        if [ "$(field "$name" exhausted)" != 0 ]; then
+            echo "INVALID: $(field "$name" exhausted) connections ran out of assertion bodies in $name: raise HTTP_BENCH_PER_KEY (now $per_key)" >&2
+            failed=1
+        fi
+    done
+    exit "$failed"
+}
+
 reset_statements() {
     [ "${HTTP_BENCH_PG_STATEMENTS:-0}" = 1 ] || return 0
     psql_ "CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()" >/dev/null

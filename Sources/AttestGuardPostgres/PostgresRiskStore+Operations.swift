@@ -85,13 +85,43 @@ extension PostgresRiskStore {
     }
 
     public func scoringFacts(_ query: ScoringFactsQuery) async throws -> ScoringFacts {
-        guard let facts = try await execute(ScoringFactsStatement(query: query)).first else {
-            throw StoreError(.queryFailed, "scoringFacts returned no row")
+        let facts = if let factReads {
+            try await factReads.submit(query) { queries in try await self.readFacts(queries) }
+        } else {
+            try await readFacts([query])[0].get()
         }
         guard facts.velocity.totals.count == query.velocity.count else {
             throw StoreError(.queryFailed, "scoringFacts returned \(facts.velocity.totals.count) velocity sums for \(query.velocity.count)")
         }
         return facts
+    }
+
+    /// Reads the facts of a batch of verdicts in one statement, from one snapshot, answering each in the order
+    /// given; when PostgreSQL refuses the statement, each query runs again alone (``answeringEach(_:alone:batch:)``).
+    func readFacts(_ queries: [ScoringFactsQuery]) async throws -> [Result<ScoringFacts, any Error>] {
+        try await answeringEach(queries, alone: readFacts) { queries in
+            var answers = [Result<ScoringFacts, any Error>](repeating: .failure(StoreError(.queryFailed, "scoringFacts returned no row")), count: queries.count)
+            for row in try await execute(ScoringFactsBatchStatement(queries: queries)) { answers[row.index] = .success(row.facts) }
+            return answers
+        }
+    }
+
+    /// Runs `batch` over `entries`; when PostgreSQL refuses the statement itself (a deadlock between batches, one
+    /// entry's values), runs each entry alone with `alone`, so that the failure is only its own entry's.
+    private func answeringEach<Entry, Answer>(
+        _ entries: [Entry],
+        alone: ([Entry]) async throws -> [Result<Answer, any Error>],
+        batch: ([Entry]) async throws -> [Result<Answer, any Error>]
+    ) async throws -> [Result<Answer, any Error>] {
+        do {
+            return try await batch(entries)
+        } catch let error as StoreError where error.code == .queryFailed && entries.count > 1 {
+            var answers = [Result<Answer, any Error>]()
+            for entry in entries {
+                do { answers.append(try await alone([entry])[0]) } catch { answers.append(.failure(error)) }
+            }
+            return answers
+        }
     }
 
     public func receipt(appId: String, keyId: Data) async throws -> ReceiptRecord? {
@@ -155,29 +185,55 @@ extension PostgresRiskStore {
     }
 
     public func commitAssertion(_ commit: AssertionCommit) async throws -> AssertionCommitOutcome {
-        guard let answer = try await execute(CommitAssertionStatement(commit: commit)).first else {
-            throw StoreError(.queryFailed, "attestguard_commit_assertion returned no row")
-        }
+        // Nothing to read: a query without a key reads no row.
+        let (answer, _) = try await committing(CommitAssertionsStatement.Entry(commit: commit, query: ScoringFactsQuery(appId: commit.claim.appId, keyId: nil)))
         return try await outcome(of: answer, commit)
     }
 
     public func commitAssertion(_ commit: AssertionCommit, readingFacts query: ScoringFactsQuery) async throws -> (AssertionCommitOutcome, ScoringFacts?) {
-        guard !query.isEmpty else { return (try await commitAssertion(commit), nil) }
-        let statement = CommitAssertionReadingFactsStatement(commit: CommitAssertionStatement(commit: commit), facts: ScoringFactsStatement(query: query))
-        guard let (answer, facts) = try await execute(statement).first else {
-            throw StoreError(.queryFailed, "attestguard_commit_assertion returned no row")
-        }
+        let (answer, facts) = try await committing(CommitAssertionsStatement.Entry(commit: commit, query: query))
         let outcome = try await outcome(of: answer, commit)
-        guard outcome.isCommitted else { return (outcome, nil) }
+        guard outcome.isCommitted, !query.isEmpty else { return (outcome, nil) }
         guard facts.velocity.totals.count == query.velocity.count else {
             throw StoreError(.queryFailed, "the commit's facts have \(facts.velocity.totals.count) velocity sums for \(query.velocity.count)")
         }
         return (outcome, facts)
     }
 
+    /// Commits `entry` in the next batch of this process's accepted assertions (``GroupCommit``), or alone when
+    /// batching is off (`batchSize` 1).
+    private func committing(_ entry: CommitAssertionsStatement.Entry) async throws -> (CommitAssertionsStatement.Answer, ScoringFacts) {
+        guard let assertionCommits else { return try await commitBatch([entry])[0].get() }
+        return try await assertionCommits.submit(entry) { entries in try await self.commitBatch(entries) }
+    }
+
+    /// Commits a batch of assertions in one statement and answers each in the order given.
+    ///
+    /// The statement runs the entries by key, then counter: concurrent batches that share keys take their locks in
+    /// one order, and rising counters of one key in one batch all commit. (Each entry locks its challenge before its
+    /// key; two batches can still wait on each other only through one challenge submitted with two different keys,
+    /// which PostgreSQL breaks as a deadlock.) When PostgreSQL refuses the statement, for a deadlock or one entry's
+    /// values, the entries run again one by one (``answeringEach(_:alone:batch:)``).
+    func commitBatch(_ entries: [CommitAssertionsStatement.Entry]) async throws -> [Result<(CommitAssertionsStatement.Answer, ScoringFacts), any Error>] {
+        try await answeringEach(entries, alone: commitBatch) { entries in
+            let order = entries.indices.sorted { left, right in
+                let (a, b) = (entries[left].commit, entries[right].commit)
+                if a.claim.keyId != b.claim.keyId { return a.claim.keyId.lexicographicallyPrecedes(b.claim.keyId) }
+                return a.counter != b.counter ? a.counter < b.counter : left < right
+            }
+            var answers = [Result<(CommitAssertionsStatement.Answer, ScoringFacts), any Error>](
+                repeating: .failure(StoreError(.queryFailed, "attestguard_commit_assertion returned no row")), count: entries.count
+            )
+            for row in try await execute(CommitAssertionsStatement(entries: order.map { entries[$0] })) {
+                answers[order[row.index]] = .success((row.answer, row.facts))
+            }
+            return answers
+        }
+    }
+
     /// What `attestguard_commit_assertion` answered, as an outcome: the diagnosed rejection of the step that failed,
     /// or the commit with the key's previous counter.
-    private func outcome(of answer: CommitAssertionStatement.Answer, _ commit: AssertionCommit) async throws -> AssertionCommitOutcome {
+    private func outcome(of answer: CommitAssertionsStatement.Answer, _ commit: AssertionCommit) async throws -> AssertionCommitOutcome {
         if let step = answer.failedStep {
             return try await assertionOutcome(rolledBackAt: RollbackSignal(step: step), commit)
         }

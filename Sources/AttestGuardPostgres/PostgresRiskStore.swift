@@ -26,6 +26,11 @@ public final class PostgresRiskStore: RiskStore, Service {
     /// The read replica for reads that may lag (`database.readUrl`), if there is one.
     let replica: PostgresReplica?
 
+    /// This process's accepted assertions gathered into batches of one statement each; `nil` when batching is off.
+    let assertionCommits: GroupCommit<CommitAssertionsStatement.Entry, (CommitAssertionsStatement.Answer, ScoringFacts)>?
+    /// This process's verdicts' reads (``scoringFacts(_:)``) gathered the same way.
+    let factReads: GroupCommit<ScoringFactsQuery, ScoringFacts>?
+
     /// - Parameters:
     ///   - replica: The read replica's URL and pool (`database.readUrl`); `nil`: every read goes to the primary.
     ///   - replicaMaximumLag: How far behind the replica may be before reads that use it are refused.
@@ -39,6 +44,9 @@ public final class PostgresRiskStore: RiskStore, Service {
         self.logger = logger
         self.hosts = PostgresHostPools(configuration: configuration, logger: logger)
         self.replica = replica.map { PostgresReplica(configuration: $0, maximumLag: replicaMaximumLag, logger: logger) }
+        let batching = configuration.batchSize > 1
+        self.assertionCommits = batching ? GroupCommit(maximumBatch: configuration.batchSize, maximumRunning: configuration.batchesInFlight) : nil
+        self.factReads = batching ? GroupCommit(maximumBatch: configuration.batchSize, maximumRunning: configuration.batchesInFlight) : nil
     }
 
     /// Finds the serving host (and the replica's) and runs their pools until the task is cancelled or graceful
@@ -68,6 +76,13 @@ public final class PostgresRiskStore: RiskStore, Service {
         let replica = self.replica?.hosts.deadlines.snapshot ?? (timedOut: 0, abandoned: 0)
         return (primary.timedOut + replica.timedOut, primary.abandoned + replica.abandoned)
     }
+
+    /// Statements that committed accepted assertions in groups, and the assertions they carried (zero with batching
+    /// off).
+    public var assertionBatchCounts: (batches: Int, entries: Int) { assertionCommits?.counts ?? (0, 0) }
+
+    /// Statements that read verdicts' facts in groups, and the reads they carried (zero with batching off).
+    public var readBatchCounts: (batches: Int, entries: Int) { factReads?.counts ?? (0, 0) }
 
     /// Whether reads that may lag go to a replica (`database.readUrl`).
     public var hasReplica: Bool { replica != nil }

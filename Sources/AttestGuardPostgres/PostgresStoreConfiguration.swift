@@ -24,6 +24,12 @@ public struct PostgresStoreConfiguration: Sendable {
     public var redactedURL: String
     /// The pooler in front of PostgreSQL, if any (``PostgresPooler``); check it with ``checkPooler()``.
     public var pooler: PostgresPooler = .none
+    /// Statement batching (``GroupCommit``) of accepted assertions and of verdicts' reads: the most one statement
+    /// carries (1: each in its own statement, no batching).
+    public var batchSize = 32
+    /// Statement batching: the most batches of each kind in flight at once. A batch forms only while this many run,
+    /// so a quiet process sends each at once.
+    public var batchesInFlight = 2
     /// Whether TLS is refused, tried or required (`sslmode`), for the connections that probe a host.
     private var tlsMode: TLSMode
 

@@ -44,6 +44,7 @@ public struct MetricFamily: Sendable, Hashable {
         rulesLoaded, rulesReloads, rulesLastReloadSuccessful, rulesLastReloadSuccessTimestamp,
         velocityPendingBuckets, velocityDropped, velocityRolledUpBuckets, decisionLogQueued, decisionLogDropped,
         storePrimaryUp, storeReplicaUp, storeReplicaLag, storeOperationsTimedOut, storeOperationsAbandoned, storeCommitsWaitingOnStandby,
+        storeAssertionBatches, storeAssertionBatchEntries, storeReadBatches, storeReadBatchEntries,
     ]
 
     // MARK: HTTP
@@ -249,5 +250,21 @@ public struct MetricFamily: Sendable, Hashable {
     public static let storeCommitsWaitingOnStandby = MetricFamily(
         name: "attestguard_store_commits_waiting_on_standby", kind: .gauge,
         help: "This process's role's commits waiting over a second for a synchronous standby, as last probed (PostgreSQL only)."
+    )
+    public static let storeAssertionBatches = MetricFamily(
+        name: "attestguard_store_assertion_batches_total", kind: .counter,
+        help: "Statements that committed this process's accepted assertions in groups (group commit; PostgreSQL only)."
+    )
+    public static let storeAssertionBatchEntries = MetricFamily(
+        name: "attestguard_store_assertion_batch_entries_total", kind: .counter,
+        help: "Assertions those statements carried; divided by attestguard_store_assertion_batches_total, the mean batch size (PostgreSQL only)."
+    )
+    public static let storeReadBatches = MetricFamily(
+        name: "attestguard_store_read_batches_total", kind: .counter,
+        help: "Statements that read verdicts' facts (score requests, DeviceCheck checks) in groups (PostgreSQL only)."
+    )
+    public static let storeReadBatchEntries = MetricFamily(
+        name: "attestguard_store_read_batch_entries_total", kind: .counter,
+        help: "Verdicts' reads those statements carried; divided by attestguard_store_read_batches_total, the mean batch size (PostgreSQL only)."
     )
 }

@@ -97,6 +97,8 @@ public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
         ConfigurationKey("database.readUrl", "a read replica (PostgreSQL URL) for history, decisions, console and backtest reads"),
         ConfigurationKey("database.readPoolSize", "connections to the read replica per process (default 4, none while idle)"),
         ConfigurationKey("database.readMaxLagSeconds", "reads that use the replica are refused while it is further behind (default 30)"),
+        ConfigurationKey("database.batchSize", "the most accepted assertions (or verdicts' reads) one statement carries (default 32, 1 = no batching)"),
+        ConfigurationKey("database.batchesInFlight", "batched statements of each kind in flight at once (default 2; a batch forms while all run)"),
         ConfigurationKey("database.pooler", "none (default) | transaction: a pooler in transaction mode (PgBouncer) in front"),
         ConfigurationKey("database.timeoutMilliseconds", "a store call slower than this is 503 store_unavailable (default 5000)"),
         ConfigurationKey("database.autoMigrate", "PostgreSQL: apply migrations at start (default false; SQLite always migrates)"),

@@ -59,6 +59,11 @@ public struct ServerConfiguration: Sendable {
         public var readPoolSize = 4
         /// How far behind the replica may be before reads that use it are refused (`database.readMaxLagSeconds`).
         public var readMaximumLag: Duration = .seconds(30)
+        /// The most accepted assertions, or verdicts' reads, one statement carries (`database.batchSize`; 1: no
+        /// batching).
+        public var batchSize = 32
+        /// The most of those statements of each kind in flight at once (`database.batchesInFlight`).
+        public var batchesInFlight = 2
     }
 
     /// PEM files for HTTPS.

@@ -66,6 +66,8 @@ public struct OpenedStore: Sendable {
                 operationTimeout: postgres.timeout
             )
             configuration.pooler = postgres.pooler
+            configuration.batchSize = postgres.batchSize
+            configuration.batchesInFlight = postgres.batchesInFlight
             try configuration.checkPooler()
             var replica = try postgres.readURL.map { url in
                 try PostgresStoreConfiguration(

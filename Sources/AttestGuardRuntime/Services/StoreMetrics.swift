@@ -8,7 +8,10 @@ import Synchronization
 /// (`attestguard_store_primary_up`), operations past their deadline and abandoned
 /// (`attestguard_store_operations_timed_out_total`, `attestguard_store_operations_abandoned_total`), commits waiting
 /// for a synchronous standby (`attestguard_store_commits_waiting_on_standby`) and, with a read replica, whether it is
-/// usable and how far behind it is (`attestguard_store_replica_up`, `attestguard_store_replica_lag_seconds`).
+/// usable and how far behind it is (`attestguard_store_replica_up`, `attestguard_store_replica_lag_seconds`), and the
+/// statement batching of accepted assertions and of verdicts' reads (`attestguard_store_assertion_batches_total`,
+/// `attestguard_store_assertion_batch_entries_total`, `attestguard_store_read_batches_total`,
+/// `attestguard_store_read_batch_entries_total`).
 /// Nothing for SQLite.
 package final class StoreMetrics: Sendable {
     private let store: PostgresRiskStore
@@ -16,8 +19,12 @@ package final class StoreMetrics: Sendable {
     private let waitingOnStandby: Gauge
     private let timedOut: Counter
     private let abandoned: Counter
-    /// The deadline counts already added to the counters.
-    private let counted = Mutex((timedOut: 0, abandoned: 0))
+    private let assertionBatches: Counter
+    private let assertionBatchEntries: Counter
+    private let readBatches: Counter
+    private let readBatchEntries: Counter
+    /// The counts already added to the counters.
+    private let counted = Mutex((timedOut: 0, abandoned: 0, batches: 0, entries: 0, readBatches: 0, readEntries: 0))
     private let replica: (up: Gauge, lag: Gauge)?
 
     package init?(store: OpenedStore, registry: PrometheusCollectorRegistry) {
@@ -29,19 +36,33 @@ package final class StoreMetrics: Sendable {
         waitingOnStandby = gauge(.storeCommitsWaitingOnStandby)
         timedOut = counter(.storeOperationsTimedOut)
         abandoned = counter(.storeOperationsAbandoned)
+        assertionBatches = counter(.storeAssertionBatches)
+        assertionBatchEntries = counter(.storeAssertionBatchEntries)
+        readBatches = counter(.storeReadBatches)
+        readBatchEntries = counter(.storeReadBatchEntries)
         replica = postgres.hasReplica ? (gauge(.storeReplicaUp), gauge(.storeReplicaLag)) : nil
     }
 
     package func update() {
         primaryUp.set(Double(store.primaryServes ? 1 : 0))
         waitingOnStandby.set(Double(store.commitsWaitingOnStandby ?? 0))
-        let now = store.deadlineCounts
+        let deadlines = store.deadlineCounts
+        let batches = store.assertionBatchCounts
+        let reads = store.readBatchCounts
+        let now = (
+            timedOut: deadlines.timedOut, abandoned: deadlines.abandoned, batches: batches.batches, entries: batches.entries,
+            readBatches: reads.batches, readEntries: reads.entries
+        )
         let before = counted.withLock { counted in
             defer { counted = now }
             return counted
         }
         timedOut.increment(by: Int64(max(0, now.timedOut - before.timedOut)))
         abandoned.increment(by: Int64(max(0, now.abandoned - before.abandoned)))
+        assertionBatches.increment(by: Int64(max(0, now.batches - before.batches)))
+        assertionBatchEntries.increment(by: Int64(max(0, now.entries - before.entries)))
+        readBatches.increment(by: Int64(max(0, now.readBatches - before.readBatches)))
+        readBatchEntries.increment(by: Int64(max(0, now.readEntries - before.readEntries)))
         guard let replica else { return }
         let lag = store.replicaLag
         if let lag { replica.lag.set(lag.delay.timeInterval) }

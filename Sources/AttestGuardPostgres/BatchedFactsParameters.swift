@@ -1,0 +1,152 @@
+import Foundation
+import NIOCore
+import PostgresNIO
+import AttestGuardStore
+
+/// The scoring-facts queries of a batch as statement parameters, for statements that read the facts of many
+/// entries at once (``CommitAssertionsStatement``, ``ScoringFactsBatchStatement``): each query's scalars as parallel
+/// arrays, unnested into the columns of the entry row `e` (with its position `e.i`), and each query's lists
+/// (DeviceCheck scopes and subjects, velocity sums) as flat arrays whose elements are tagged with the entry's
+/// position. ``facts`` is ``ScoringFactsSQL`` over those inputs, read through the parameter row `p`
+/// (``parameterColumns``).
+///
+/// Arrays cannot carry NULL elements here, so each optional value is a presence flag and a placeholder.
+struct BatchedFactsParameters {
+    /// How many parameters the block takes: ``scalarCount`` scalar arrays, then 8 list arrays.
+    static let count = scalarCount + 8
+    static let scalarCount = 12
+
+    /// The columns of `e` the scalar arrays unnest into, in order.
+    static let scalarColumns = """
+        f_app_id, f_has_key, f_key_id, f_receipt, f_has_baseline, f_baseline_at, f_superseded, f_dc_environment,
+        f_has_writer, f_writer, f_has_validation_user, f_validation_user
+        """
+
+    /// The block's parameter types, in order (arrays of ``types``).
+    static let dataTypes: [PostgresDataType] = types.map { type in
+        switch type {
+        case "text": .textArray
+        case "bool": .boolArray
+        case "bytea": .byteaArray
+        case "timestamptz": .timestamptzArray
+        default: .int8Array
+        }
+    }
+
+    /// The number of the block's first parameter.
+    let first: Int
+
+    /// The element type of each parameter's array, in order: the 12 scalars, then the 8 lists.
+    private static let types = [
+        "text", "bool", "bytea", "bool", "bool", "timestamptz", "bool", "text", "bool", "text", "bool", "text",
+        "int8", "text", "int8", "text", "text", "int8", "bytea", "int8",
+    ]
+
+    /// The block's `offset`th parameter (from 0) as a column of the parameter row `p` (``parameterColumns``).
+    private func parameter(_ offset: Int) -> String { "p.p\(first + offset)" }
+
+    /// The block's parameters as the columns of the parameter row `p`: `$n::type[] AS pn`, for a
+    /// `(SELECT ... OFFSET 0) AS p` that the statement's arrays are read from.
+    ///
+    /// Read through that row, an array's length is as unknown to the planner when it plans for the values at hand
+    /// as when it plans once for any values, so both plans cost the same and PostgreSQL keeps the plan it made once
+    /// (after its first five executions). Read straight from the parameters, a batch of two is costed as two rows
+    /// and the plan for any values as a hundred: PostgreSQL then plans the whole statement again at every execution,
+    /// which costs more CPU than running it.
+    var parameterColumns: String {
+        Self.types.enumerated().map { "$\(first + $0.offset)::\($0.element)[] AS p\(first + $0.offset)" }.joined(separator: ", ")
+    }
+
+    /// The `unnest` arguments of the scalar arrays, for the columns ``scalarColumns``.
+    var scalarArrays: String {
+        (0..<Self.scalarCount).map(parameter).joined(separator: ", ")
+    }
+
+    /// The facts of the entry row `e`: its scalars are columns of `e`, its lists the flat arrays' elements tagged
+    /// `e.i`.
+    var facts: String {
+        let list = Self.scalarCount
+        return ScoringFactsSQL(
+            appId: "e.f_app_id",
+            keyId: "(CASE WHEN e.f_has_key THEN e.f_key_id END)",
+            receipt: "e.f_receipt",
+            metricBaselineAt: "(CASE WHEN e.f_has_baseline THEN e.f_baseline_at END)",
+            supersededKeys: "e.f_superseded",
+            deviceCheckScopes: """
+                (SELECT l.scope, l.j FROM unnest(\(parameter(list)), \(parameter(list + 1))) WITH ORDINALITY AS l(entry, scope, j)
+                 WHERE l.entry = e.i) AS sc
+                """,
+            deviceCheckEnvironment: "e.f_dc_environment",
+            deviceCheckSubjects: """
+                (SELECT l.kind, l.subject, l.i
+                 FROM unnest(\(parameter(list + 2)), \(parameter(list + 3)), \(parameter(list + 4))) WITH ORDINALITY
+                      AS l(entry, kind, subject, i)
+                 WHERE l.entry = e.i) AS q
+                """,
+            velocitySums: """
+                (SELECT l.series, l.since, l.i
+                 FROM unnest(\(parameter(list + 5)), \(parameter(list + 6)), \(parameter(list + 7))) WITH ORDINALITY
+                      AS l(entry, series, since, i)
+                 WHERE l.entry = e.i) AS q
+                """,
+            velocityWriter: "(CASE WHEN e.f_has_writer THEN e.f_writer END)",
+            validationUserId: "(CASE WHEN e.f_has_validation_user THEN e.f_validation_user END)"
+        ).text
+    }
+
+    /// Appends the block's ``count`` parameters for `queries`, in the batch's order.
+    static func append(_ queries: [ScoringFactsQuery], to bindings: inout PostgresBindings) {
+        let placeholderInstant = Date(timeIntervalSince1970: 0)
+        bindings.append(queries.map(\.appId))
+        bindings.append(queries.map { $0.keyId != nil })
+        bindings.append(queries.map { ByteBuffer(bytes: $0.keyId ?? Data()) })
+        bindings.append(queries.map(\.receipt))
+        bindings.append(queries.map { $0.metricBaselineAt != nil })
+        bindings.append(queries.map { $0.metricBaselineAt ?? placeholderInstant })
+        bindings.append(queries.map(\.supersededKeys))
+        bindings.append(queries.map { ($0.deviceCheck?.defaultEnvironment ?? .production).rawValue })
+        bindings.append(queries.map { $0.velocityWriter != nil })
+        bindings.append(queries.map { $0.velocityWriter ?? "" })
+        bindings.append(queries.map { $0.deviceCheckValidationUserId != nil })
+        bindings.append(queries.map { $0.deviceCheckValidationUserId ?? "" })
+
+        var scopeEntries: [Int64] = [], scopes: [String] = []
+        var subjectEntries: [Int64] = [], subjectKinds: [String] = [], subjects: [String] = []
+        var velocityEntries: [Int64] = [], series: [ByteBuffer] = [], since: [Int64] = []
+        for (offset, query) in queries.enumerated() {
+            let entry = Int64(offset + 1)
+            for scope in query.deviceCheck?.scopes ?? [] {
+                scopeEntries.append(entry)
+                scopes.append(scope.rawValue)
+            }
+            for subject in query.deviceCheck?.subjects ?? [] {
+                subjectEntries.append(entry)
+                subjectKinds.append(subject.kind.rawValue)
+                subjects.append(subject.value)
+            }
+            for sum in query.velocity {
+                velocityEntries.append(entry)
+                series.append(ByteBuffer(bytes: VelocitySeriesId.make(appId: query.appId, subject: sum.subject, event: sum.event)))
+                since.append(sum.since)
+            }
+        }
+        bindings.append(scopeEntries)
+        bindings.append(scopes)
+        bindings.append(subjectEntries)
+        bindings.append(subjectKinds)
+        bindings.append(subjects)
+        bindings.append(velocityEntries)
+        bindings.append(series)
+        bindings.append(since)
+    }
+
+    /// The entry a row of a batch statement answers (column `batch_index`, from 1), as an index into a batch of
+    /// `count` entries.
+    static func entryIndex(of row: PostgresRow, in count: Int) throws -> Int {
+        let position = try PostgresRowReader(row, table: "batched scoring facts")("batch_index", as: Int64.self)
+        guard position >= 1, position <= Int64(count) else {
+            throw StoreError(.corruptRow, "the batch's statement answered entry \(position) of \(count)")
+        }
+        return Int(position) - 1
+    }
+}

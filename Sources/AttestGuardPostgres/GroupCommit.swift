@@ -1,0 +1,133 @@
+import Synchronization
+import AttestGuardStore
+
+/// Gathers concurrent calls into batches that run as one operation: group commit. At most `maximumRunning` batches
+/// run at once; a call that finds one of those slots free runs at once, alone, so a quiet process answers as fast as
+/// without batching. While every slot is busy, calls queue, and the call that finishes a batch hands its slot to the
+/// first one queued, which runs up to `maximumBatch` queued calls as the next batch. The batch size follows the
+/// load with no timer and no added wait: the longest a call waits for a batch is the running batches' time.
+///
+/// A batch runs with the `run` its leading call passed (every call passes the same one): it answers each entry, in
+/// the order given, so one entry's failure is its own. A thrown error fails every entry of the batch. A batch of several entries runs in a task of its own, so that the caller who leads it
+/// going away (a client that hung up) does not cancel the others' work.
+final class GroupCommit<Entry: Sendable, Answer: Sendable>: Sendable {
+    typealias Run = @Sendable ([Entry]) async throws -> [Result<Answer, any Error>]
+
+    /// The most entries one batch takes.
+    let maximumBatch: Int
+    /// The most batches that run at once.
+    let maximumRunning: Int
+    private let state = Mutex(State())
+    private let batchesRun = Atomic<Int>(0)
+    private let entriesRun = Atomic<Int>(0)
+
+    /// The calls waiting for a batch.
+    var queued: Int { state.withLock { $0.queued } }
+
+    /// The batches run so far and the entries they carried.
+    var counts: (batches: Int, entries: Int) {
+        (batchesRun.load(ordering: .relaxed), entriesRun.load(ordering: .relaxed))
+    }
+
+    /// A call waiting in the queue, resumed with its answer or with a batch to lead.
+    private struct Waiter: Sendable {
+        var entry: Entry
+        var continuation: CheckedContinuation<Turn, Never>
+    }
+
+    private enum Turn: Sendable {
+        case answered(Result<Answer, any Error>)
+        /// Lead a batch: the waiter's own entry first, then these.
+        case lead([Waiter])
+    }
+
+    private struct State: ~Copyable {
+        var queue: [Waiter] = []
+        /// The index of the queue's first waiter (the queue is drained from the front without moving elements).
+        var head = 0
+        var running = 0
+
+        var queued: Int { queue.count - head }
+
+        mutating func take(_ count: Int) -> [Waiter] {
+            let taken = Array(queue[head..<head + count])
+            head += count
+            if head == queue.count {
+                queue.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            return taken
+        }
+    }
+
+    init(maximumBatch: Int, maximumRunning: Int) {
+        self.maximumBatch = max(1, maximumBatch)
+        self.maximumRunning = max(1, maximumRunning)
+    }
+
+    /// Runs `entry` in the next batch that has room and answers it.
+    func submit(_ entry: Entry, run: @escaping Run) async throws -> Answer {
+        let maximumRunning = self.maximumRunning
+        let leadsNow = state.withLock { state in
+            guard state.running < maximumRunning else { return false }
+            state.running += 1
+            return true
+        }
+        if leadsNow { return try await lead(entry, with: [], run: run) }
+        let turn = await withCheckedContinuation { (continuation: CheckedContinuation<Turn, Never>) in
+            let slotFreed = state.withLock { state in
+                if state.running < maximumRunning {
+                    state.running += 1
+                    return true
+                }
+                state.queue.append(Waiter(entry: entry, continuation: continuation))
+                return false
+            }
+            if slotFreed { continuation.resume(returning: .lead([])) }
+        }
+        switch turn {
+        case .answered(let result): return try result.get()
+        case .lead(let others): return try await lead(entry, with: others, run: run)
+        }
+    }
+
+    /// Runs `entry` and `others` as one batch in a slot this call holds, answers the others, and hands the slot to
+    /// the first queued call (or frees it).
+    private func lead(_ entry: Entry, with others: [Waiter], run: @escaping Run) async throws -> Answer {
+        let entries = [entry] + others.map(\.entry)
+        batchesRun.add(1, ordering: .relaxed)
+        entriesRun.add(entries.count, ordering: .relaxed)
+        let answers: [Result<Answer, any Error>]
+        do {
+            if others.isEmpty {
+                answers = try await run(entries)
+            } else {
+                answers = try await Task { try await run(entries) }.value
+            }
+        } catch {
+            answers = Array(repeating: .failure(error), count: entries.count)
+        }
+        for (index, waiter) in others.enumerated() {
+            waiter.continuation.resume(returning: .answered(Self.answer(answers, at: index + 1)))
+        }
+        let maximumBatch = self.maximumBatch
+        let next = state.withLock { state -> [Waiter]? in
+            guard state.queued > 0 else {
+                state.running -= 1
+                return nil
+            }
+            return state.take(min(maximumBatch, state.queued))
+        }
+        if let next, let first = next.first {
+            first.continuation.resume(returning: .lead(Array(next.dropFirst())))
+        }
+        return try Self.answer(answers, at: 0).get()
+    }
+
+    private static func answer(_ answers: [Result<Answer, any Error>], at index: Int) -> Result<Answer, any Error> {
+        guard answers.indices.contains(index) else {
+            return .failure(StoreError(.queryFailed, "the batch answered \(answers.count) of its entries"))
+        }
+        return answers[index]
+    }
+}

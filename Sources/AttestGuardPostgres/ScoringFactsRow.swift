@@ -1,0 +1,44 @@
+import AttestVocabulary
+import Foundation
+import NIOCore
+import PostgresNIO
+import AttestGuardStore
+
+/// The facts in a row of ``ScoringFactsSQL``'s columns, as the batch statements that read them answer
+/// (``CommitAssertionsStatement``, ``ScoringFactsBatchStatement``).
+enum ScoringFactsRow {
+    /// The facts in `row`, a row of ``ScoringFactsSQL``'s columns, as `query` asked for them.
+    static func facts(in row: PostgresRow, asked query: ScoringFactsQuery) throws -> ScoringFacts {
+        let read = PostgresRowReader(row, table: "scoring facts")
+        var facts = ScoringFacts()
+        if try read("key_found", as: Bool.self) {
+            facts.key = try KeyRecord(postgres: row)
+        }
+        if try read("receipt_found", as: Bool.self) {
+            facts.receipt = ReceiptSummary(
+                receiptType: ReceiptType(rawValue: try read("r_receipt_type")), riskMetric: try read("r_risk_metric", as: Int32?.self).map(Int.init),
+                metricStale: try read("r_metric_stale"), refreshedAt: try read("r_refreshed_at")
+            )
+        }
+        facts.metricBaseline = try read("baseline_metric", as: Int32?.self).map(Int.init)
+        facts.supersededKeys = try read("superseded_keys", as: Int64?.self).map(Int.init)
+        if try read("dc_found", as: Bool.self) {
+            facts.deviceCheck = DeviceCheckRecord(
+                scope: DeviceCheckScope(rawValue: try read("dc_scope")), environment: try read.enumeration("dc_environment", as: AppAttestEnvironment.self),
+                subject: DeviceCheckSubject(kind: try read.enumeration("dc_subject_kind", as: DeviceCheckSubject.Kind.self), value: try read("dc_subject")),
+                bit0: try read("dc_bit0"), bit1: try read("dc_bit1"), found: true,
+                lastUpdateTime: try read("dc_last_update_time"), observedAt: try read("dc_observed_at")
+            )
+        }
+        if let userId = query.deviceCheckValidationUserId, let validatedAt = try read("dv_validated_at", as: Date?.self) {
+            facts.deviceCheckValidation = DeviceCheckValidationRecord(
+                appId: query.appId, userId: userId, environment: try read.enumeration("dv_environment", as: AppAttestEnvironment.self),
+                validatedAt: validatedAt
+            )
+        }
+        facts.velocity = VelocityReading(
+            totals: try read("velocity_totals", as: [Int64]?.self) ?? [], flushedSequence: try read("velocity_flushed")
+        )
+        return facts
+    }
+}

@@ -1,0 +1,82 @@
+/// The text of the scoring-facts query over its inputs, so that one query serves every verdict of a batch of reads
+/// (``ScoringFactsBatchStatement``) and every assertion of a batch of commits (``CommitAssertionsStatement``), its
+/// inputs from the batch's entry row (``BatchedFactsParameters``): the facts are written once.
+///
+/// Each input is an SQL expression; the three lists are `FROM` items with the column names the query reads. One row
+/// always comes back: `key_found` says whether the key columns (`app_keys.*`) mean anything. Each part is skipped by
+/// its flag or an empty list; the receipt's bytes are never read. Velocity sums come as one array in the order asked,
+/// with the writer's flush sequence from the same snapshot.
+struct ScoringFactsSQL {
+    /// `text`: the app.
+    var appId: String
+    /// `bytea`: the key (NULL: nothing key-related is found).
+    var keyId: String
+    /// `bool`: read the key's receipt summary.
+    var receipt: String
+    /// `timestamptz`: the instant of the risk-metric baseline (NULL: none read).
+    var metricBaselineAt: String
+    /// `bool`: count the superseded keys of the key's user and device.
+    var supersededKeys: String
+    /// A `FROM` item `sc(scope, j)`: the DeviceCheck scopes in order of preference.
+    var deviceCheckScopes: String
+    /// `text`: the DeviceCheck environment when the key is unknown.
+    var deviceCheckEnvironment: String
+    /// A `FROM` item `q(kind, subject, i)`: the DeviceCheck subjects in order of preference.
+    var deviceCheckSubjects: String
+    /// A `FROM` item `q(series, since, i)`: the velocity sums asked for, in order.
+    var velocitySums: String
+    /// `text`: the velocity writer whose latest flush is read (NULL: none).
+    var velocityWriter: String
+    /// `text`: the user whose latest DeviceCheck validation is read (NULL: none).
+    var validationUserId: String
+
+    var text: String {
+        """
+        WITH k AS (
+            SELECT * FROM app_keys WHERE app_id = \(appId) AND key_id = \(keyId)
+        ), r AS (
+            SELECT receipt_type, risk_metric, metric_stale, refreshed_at FROM receipts WHERE \(receipt) AND app_id = \(appId) AND key_id = \(keyId)
+        ), b AS (
+            SELECT risk_metric FROM risk_metric_history
+            WHERE \(metricBaselineAt)::timestamptz IS NOT NULL AND app_id = \(appId) AND key_id = \(keyId)
+              AND receipt_created_at <= \(metricBaselineAt)
+            ORDER BY receipt_created_at DESC LIMIT 1
+        ), s AS (
+            SELECT count(*) AS n FROM k JOIN app_keys o
+              ON o.app_id = k.app_id AND o.user_id = k.user_id AND o.device_id = k.device_id AND o.status = 'superseded'
+            WHERE \(supersededKeys)
+        ), d AS (
+            SELECT d.* FROM \(deviceCheckSubjects)
+            CROSS JOIN \(deviceCheckScopes)
+            JOIN devicecheck_bits d
+              ON d.scope = sc.scope AND d.environment = coalesce((SELECT environment FROM k), \(deviceCheckEnvironment))
+             AND d.subject_kind = q.kind AND d.subject = q.subject AND d.found
+            ORDER BY q.i, sc.j LIMIT 1
+        ), dv AS (
+            SELECT environment, validated_at FROM devicecheck_validations
+            WHERE \(validationUserId)::text IS NOT NULL AND app_id = \(appId) AND user_id = \(validationUserId)
+        ), vs AS (
+            SELECT array_agg(t.total ORDER BY t.i) AS totals FROM (
+                SELECT q.i, coalesce(sum(v.count), 0)::int8 AS total
+                FROM \(velocitySums)
+                LEFT JOIN velocity_buckets v ON v.series = q.series AND v.bucket >= q.since
+                GROUP BY q.i
+            ) AS t
+        )
+        SELECT k.app_id IS NOT NULL AS key_found, k.*,
+               r.receipt_type IS NOT NULL AS receipt_found, r.receipt_type AS r_receipt_type, r.risk_metric AS r_risk_metric,
+               r.metric_stale AS r_metric_stale, r.refreshed_at AS r_refreshed_at,
+               b.risk_metric AS baseline_metric,
+               CASE WHEN \(supersededKeys) AND k.device_id IS NOT NULL THEN s.n END AS superseded_keys,
+               d.scope IS NOT NULL AS dc_found, d.scope AS dc_scope, d.environment AS dc_environment,
+               d.subject_kind AS dc_subject_kind, d.subject AS dc_subject, d.bit0 AS dc_bit0, d.bit1 AS dc_bit1,
+               d.last_update_time AS dc_last_update_time, d.observed_at AS dc_observed_at,
+               dv.environment AS dv_environment, dv.validated_at AS dv_validated_at,
+               vs.totals AS velocity_totals,
+               coalesce((SELECT sequence FROM velocity_flushes WHERE writer = \(velocityWriter)), 0)::int8 AS velocity_flushed
+        FROM (SELECT 1) AS one
+        LEFT JOIN k ON true LEFT JOIN r ON true LEFT JOIN b ON true LEFT JOIN s ON true LEFT JOIN d ON true LEFT JOIN dv ON true
+        LEFT JOIN vs ON true
+        """
+    }
+}

@@ -1,0 +1,134 @@
+import AttestTestSupport
+import Foundation
+import AttestGuardStore
+@testable import AttestGuardPostgres
+import Testing
+
+/// One statement commits a batch of assertions (group commit): each keeps its own outcome, the facts are each
+/// entry's own, and a statement PostgreSQL refuses fails only the entry that caused it.
+@Suite("Assertion batches in PostgreSQL")
+struct AssertionBatchStoreTests {
+    /// The PostgreSQL backends (a pooler in transaction mode runs the statement unnamed).
+    static var backends: [StoreBackend] { StoreBackend.available.filter { $0 != .sqlite } }
+
+    private func entry(_ key: KeyRecord, counter: Int64, challenge: NewChallenge, request: String? = #"{"method":"POST"}"#) -> CommitAssertionsStatement.Entry {
+        CommitAssertionsStatement.Entry(
+            commit: AssertionCommit(claim: StoreFixtures.claim(challenge, key: key), counter: counter, requestContext: request),
+            query: ScoringFactsQuery(appId: key.appId, keyId: key.keyId, receipt: true)
+        )
+    }
+
+    private func issue(for key: KeyRecord, in store: any RiskStore) async throws -> NewChallenge {
+        let challenge = StoreFixtures.challenge(keyId: key.keyId)
+        _ = try await store.issueChallenge(challenge, quota: StoreFixtures.quota)
+        return challenge
+    }
+
+    @Test("a batch mixing accepted, replayed and stale assertions on several keys answers each in its order", arguments: backends)
+    func mixedBatch(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = try #require(test.store as? PostgresRiskStore)
+            var keys: [KeyRecord] = []
+            for index in 0..<3 { keys.append(try await StoreFixtures.register(StoreFixtures.key(deviceId: "batch-\(index)"), in: store)) }
+            #expect(try await StoreFixtures.assert(keys[1], counter: 7, in: store).isCommitted)
+            let first = try await issue(for: keys[2], in: store)
+            let second = try await issue(for: keys[2], in: store)
+            let stale = try await issue(for: keys[1], in: store)
+            let fresh = try await issue(for: keys[0], in: store)
+            // Given out of key order, with key 2's higher counter first: the statement sorts them, the answers don't.
+            let entries = [
+                entry(keys[2], counter: 5, challenge: second),
+                entry(keys[1], counter: 7, challenge: stale),
+                entry(keys[2], counter: 4, challenge: first),
+                entry(keys[2], counter: 6, challenge: first),
+                entry(keys[0], counter: 1, challenge: fresh),
+            ]
+            let answers = try await store.commitBatch(entries).map { try $0.get() }
+            #expect(answers.count == 5)
+            // Key 2's counters 4 and 5 both commit, in counter order; the replay of `first` finds it used.
+            #expect(answers[2].0.failedStep == nil && answers[2].0.previousCounter == 0)
+            #expect(answers[0].0.failedStep == nil && answers[0].0.previousCounter == 4)
+            #expect(answers[3].0.failedStep == .challenge)
+            #expect(answers[1].0.failedStep == .counter)
+            #expect(answers[4].0.failedStep == nil && answers[4].0.previousCounter == 0)
+            // Each entry's facts are its own key's, as they were before the statement.
+            #expect(answers.map { $0.1.key?.keyId } == [keys[2].keyId, keys[1].keyId, keys[2].keyId, keys[2].keyId, keys[0].keyId])
+            #expect(answers[1].1.key?.counter == 7 && answers[0].1.key?.counter == 0)
+            #expect(answers.allSatisfy { $0.1.receipt?.receiptType == .attest })
+            #expect(try await store.key(appId: keys[2].appId, keyId: keys[2].keyId)?.counter == 5)
+            #expect(try await store.challenge(id: stale.id)?.consumedAt == nil)
+            #expect(try await store.challenge(id: second.id)?.consumedCounter == 5)
+        }
+    }
+
+    @Test("an entry PostgreSQL refuses fails alone: the rest of its batch commits", arguments: backends)
+    func refusedStatementFailsOneEntry(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = try #require(test.store as? PostgresRiskStore)
+            var entries: [CommitAssertionsStatement.Entry] = []
+            for index in 0..<3 {
+                let key = try await StoreFixtures.register(StoreFixtures.key(deviceId: "refused-\(index)"), in: store)
+                // The middle entry's request is not JSON: its cast fails the whole statement.
+                entries.append(entry(key, counter: 1, challenge: try await issue(for: key, in: store), request: index == 1 ? "{not json" : "{}"))
+            }
+            let answers = try await store.commitBatch(entries)
+            #expect(try answers[0].get().0.failedStep == nil)
+            #expect(try answers[2].get().0.failedStep == nil)
+            #expect(throws: StoreError.self) { try answers[1].get() }
+            #expect(try await store.challenge(id: entries[1].commit.claim.challengeId)?.consumedAt == nil)
+        }
+    }
+
+    @Test("64 assertions of 64 keys at once: all commit, each with its own key's facts, all counted in the batches", arguments: backends)
+    func concurrentAssertionsBatch(backend: StoreBackend) async throws {
+        try await withTestStore(backend, poolSize: 16) { (test: TestStore) async throws in
+            let store = try #require(test.store as? PostgresRiskStore)
+            var prepared: [(KeyRecord, AssertionCommit)] = []
+            for index in 0..<64 {
+                let key = try await StoreFixtures.register(StoreFixtures.key(deviceId: "many-\(index)"), in: store)
+                let challenge = try await issue(for: key, in: store)
+                prepared.append((key, AssertionCommit(claim: StoreFixtures.claim(challenge, key: key), counter: 3, requestContext: nil)))
+            }
+            let before = store.assertionBatchCounts
+            let all = prepared
+            let keysRead = try await withThrowingTaskGroup(of: (Data, Data?).self) { group in
+                for (key, commit) in all {
+                    group.addTask {
+                        let (outcome, facts) = try await store.commitAssertion(commit, readingFacts: ScoringFactsQuery(appId: key.appId, keyId: key.keyId))
+                        #expect(outcome == .committed(previousCounter: 0))
+                        return (key.keyId, facts?.key?.keyId)
+                    }
+                }
+                return try await group.reduce(into: [(Data, Data?)]()) { $0.append($1) }
+            }
+            #expect(keysRead.count == 64 && keysRead.allSatisfy { $0.0 == $0.1 })
+            let after = store.assertionBatchCounts
+            #expect(after.entries - before.entries == 64)
+            #expect((1...64).contains(after.batches - before.batches))
+        }
+    }
+
+    @Test("one statement reads the facts of several verdicts, each its own, unknown keys included", arguments: backends)
+    func readBatch(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = try #require(test.store as? PostgresRiskStore)
+            let first = try await StoreFixtures.register(StoreFixtures.key(deviceId: "read-1"), in: store)
+            let second = try await StoreFixtures.register(StoreFixtures.key(deviceId: "read-2"), in: store)
+            #expect(try await StoreFixtures.assert(second, counter: 3, in: store).isCommitted)
+            let queries = [
+                ScoringFactsQuery(appId: second.appId, keyId: second.keyId, receipt: true),
+                ScoringFactsQuery(appId: first.appId, keyId: StoreFixtures.randomId()),
+                ScoringFactsQuery(appId: first.appId, keyId: first.keyId, supersededKeys: true),
+                ScoringFactsQuery(appId: first.appId, keyId: nil),
+            ]
+            let answers = try await store.readFacts(queries).map { try $0.get() }
+            #expect(answers.map { $0.key?.keyId } == [second.keyId, nil, first.keyId, nil])
+            #expect(answers[0].key?.counter == 3 && answers[0].receipt?.receiptType == .attest && answers[2].receipt == nil)
+            #expect(answers[2].supersededKeys == 0 && answers[0].supersededKeys == nil)
+            // Each answer is what the single read answers.
+            for (query, answer) in zip(queries, answers) {
+                #expect(try await store.readFacts([query])[0].get() == answer)
+            }
+        }
+    }
+}

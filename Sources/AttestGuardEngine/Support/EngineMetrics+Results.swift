@@ -1,7 +1,7 @@
 import AttestVocabulary
 import Metrics
 
-/// The results each flow records, published at 0 when the engine starts so that `rate()` and `increase()` see a
+/// The results each flow records, made and published at 0 when the engine starts (``EngineMetrics/init()``) so that `rate()` and `increase()` see a
 /// process's first failure of each kind (a series that appears at 1 hides its first increment). A code a flow
 /// records outside its list still counts, from its second occurrence on.
 extension EngineMetrics {
@@ -45,20 +45,4 @@ extension EngineMetrics {
             (DeviceCheckService.sessionOperation, [DeviceCheckService.validResult] + failures),
         ]
     }()
-
-    /// Publishes every listed result at 0.
-    static func publishResults() {
-        for result in attestationResults { Counter(label: MetricFamily.attestations.name, dimensions: [("result", result)]).increment(by: 0) }
-        for result in assertionResults { Counter(label: MetricFamily.assertions.name, dimensions: [("result", result)]).increment(by: 0) }
-        for purpose in ChallengePurpose.allCases {
-            for result in challengeResults {
-                Counter(label: MetricFamily.challenges.name, dimensions: [("purpose", purpose.rawValue), ("result", result)]).increment(by: 0)
-            }
-        }
-        for (operation, results) in deviceCheckResults {
-            for result in results {
-                Counter(label: MetricFamily.devicecheckRequests.name, dimensions: [("operation", operation), ("result", result)]).increment(by: 0)
-            }
-        }
-    }
 }

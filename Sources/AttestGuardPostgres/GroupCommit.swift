@@ -7,11 +7,12 @@ import AttestGuardStore
 /// first one queued, which runs up to `maximumBatch` queued calls as the next batch. The batch size follows the
 /// load with no timer and no added wait: the longest a call waits for a batch is the running batches' time.
 ///
-/// A batch runs with the `run` its leading call passed (every call passes the same one): it answers each entry, in
-/// the order given, so one entry's failure is its own. A thrown error fails every entry of the batch. A batch of several entries runs in a task of its own, so that the caller who leads it
+/// A batch runs with the `run` its leading call passed (every call passes the same one), which also gets the instant
+/// the batch's oldest call was submitted (to keep that call's deadline): it answers each entry, in the order given,
+/// so one entry's failure is its own. A thrown error fails every entry of the batch. A batch of several entries runs in a task of its own, so that the caller who leads it
 /// going away (a client that hung up) does not cancel the others' work.
 final class GroupCommit<Entry: Sendable, Answer: Sendable>: Sendable {
-    typealias Run = @Sendable ([Entry]) async throws -> [Result<Answer, any Error>]
+    typealias Run = @Sendable ([Entry], _ oldestSubmitted: ContinuousClock.Instant) async throws -> [Result<Answer, any Error>]
 
     /// The most entries one batch takes.
     let maximumBatch: Int
@@ -32,6 +33,7 @@ final class GroupCommit<Entry: Sendable, Answer: Sendable>: Sendable {
     /// A call waiting in the queue, resumed with its answer or with a batch to lead.
     private struct Waiter: Sendable {
         var entry: Entry
+        var submitted: ContinuousClock.Instant
         var continuation: CheckedContinuation<Turn, Never>
     }
 
@@ -67,42 +69,45 @@ final class GroupCommit<Entry: Sendable, Answer: Sendable>: Sendable {
 
     /// Runs `entry` in the next batch that has room and answers it.
     func submit(_ entry: Entry, run: @escaping Run) async throws -> Answer {
+        let submitted = ContinuousClock.now
         let maximumRunning = self.maximumRunning
         let leadsNow = state.withLock { state in
             guard state.running < maximumRunning else { return false }
             state.running += 1
             return true
         }
-        if leadsNow { return try await lead(entry, with: [], run: run) }
+        if leadsNow { return try await lead(entry, submitted: submitted, with: [], run: run) }
         let turn = await withCheckedContinuation { (continuation: CheckedContinuation<Turn, Never>) in
             let slotFreed = state.withLock { state in
                 if state.running < maximumRunning {
                     state.running += 1
                     return true
                 }
-                state.queue.append(Waiter(entry: entry, continuation: continuation))
+                state.queue.append(Waiter(entry: entry, submitted: submitted, continuation: continuation))
                 return false
             }
             if slotFreed { continuation.resume(returning: .lead([])) }
         }
         switch turn {
         case .answered(let result): return try result.get()
-        case .lead(let others): return try await lead(entry, with: others, run: run)
+        case .lead(let others): return try await lead(entry, submitted: submitted, with: others, run: run)
         }
     }
 
     /// Runs `entry` and `others` as one batch in a slot this call holds, answers the others, and hands the slot to
     /// the first queued call (or frees it).
-    private func lead(_ entry: Entry, with others: [Waiter], run: @escaping Run) async throws -> Answer {
+    private func lead(_ entry: Entry, submitted: ContinuousClock.Instant, with others: [Waiter], run: @escaping Run) async throws -> Answer {
         let entries = [entry] + others.map(\.entry)
+        // The leader was queued before the others it took.
+        let oldest = others.map(\.submitted).reduce(submitted, min)
         batchesRun.add(1, ordering: .relaxed)
         entriesRun.add(entries.count, ordering: .relaxed)
         let answers: [Result<Answer, any Error>]
         do {
             if others.isEmpty {
-                answers = try await run(entries)
+                answers = try await run(entries, oldest)
             } else {
-                answers = try await Task { try await run(entries) }.value
+                answers = try await Task { try await run(entries, oldest) }.value
             }
         } catch {
             answers = Array(repeating: .failure(error), count: entries.count)

@@ -76,10 +76,14 @@ final class PostgresHostPools: Sendable {
         }
     }
 
-    /// Runs one operation on a pool of the serving host (the running loop's, or the next in turn) within the
-    /// operation timeout, mapping driver failures to ``StoreError``; a failure that says the host may be gone or
-    /// read-only has the host asked again.
-    func perform<Result: Sendable>(_ operation: @escaping @Sendable (PostgresClient) async throws -> Result) async throws -> Result {
+    /// Runs one operation on a pool of the serving host (the running loop's, or the next in turn) within `limit`
+    /// (the operation timeout when `nil`), mapping driver failures to ``StoreError``; a failure that says the host may
+    /// be gone or read-only has the host asked again.
+    func perform<Result: Sendable>(
+        within limit: Duration? = nil,
+        _ operation: @escaping @Sendable (PostgresClient) async throws -> Result
+    ) async throws -> Result {
+        let limit = limit ?? configuration.operationTimeout
         var serving: Serving?
         // The connections the operation leases (``PostgresClient/withHeldConnection(_:)``), closed at its deadline.
         let connections = OperationConnections()
@@ -88,12 +92,12 @@ final class PostgresHostPools: Sendable {
             if let now = try servingNow() {
                 serving = now
                 let client = now.pools.current
-                return try await withOperationDeadline(configuration.operationTimeout, closing: connections, counts: deadlines) {
+                return try await withOperationDeadline(limit, closing: connections, counts: deadlines) {
                     try await OperationConnections.$current.withValue(connections) { try await operation(client) }
                 }
             }
             // Only while the first search runs: the wait for it counts against the deadline.
-            return try await withOperationDeadline(configuration.operationTimeout, closing: connections, counts: deadlines) {
+            return try await withOperationDeadline(limit, closing: connections, counts: deadlines) {
                 let client = try await self.serving().pools.current
                 return try await OperationConnections.$current.withValue(connections) { try await operation(client) }
             }

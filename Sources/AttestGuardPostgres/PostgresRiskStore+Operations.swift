@@ -86,9 +86,9 @@ extension PostgresRiskStore {
 
     public func scoringFacts(_ query: ScoringFactsQuery) async throws -> ScoringFacts {
         let facts = if let factReads {
-            try await factReads.submit(query) { queries in try await self.readFacts(queries) }
+            try await factReads.submit(query) { queries, oldest in try await self.readFacts(queries, waitingSince: oldest) }
         } else {
-            try await readFacts([query])[0].get()
+            try await readFacts([query], waitingSince: nil)[0].get()
         }
         guard facts.velocity.totals.count == query.velocity.count else {
             throw StoreError(.queryFailed, "scoringFacts returned \(facts.velocity.totals.count) velocity sums for \(query.velocity.count)")
@@ -98,10 +98,12 @@ extension PostgresRiskStore {
 
     /// Reads the facts of a batch of verdicts in one statement, from one snapshot, answering each in the order
     /// given; when PostgreSQL refuses the statement, each query runs again alone (``answeringEach(_:alone:batch:)``).
-    func readFacts(_ queries: [ScoringFactsQuery]) async throws -> [Result<ScoringFacts, any Error>] {
-        try await answeringEach(queries, alone: readFacts) { queries in
+    func readFacts(_ queries: [ScoringFactsQuery], waitingSince: ContinuousClock.Instant?) async throws -> [Result<ScoringFacts, any Error>] {
+        try await answeringEach(queries, alone: { try await self.readFacts($0, waitingSince: waitingSince) }) { queries in
             var answers = [Result<ScoringFacts, any Error>](repeating: .failure(StoreError(.queryFailed, "scoringFacts returned no row")), count: queries.count)
-            for row in try await execute(ScoringFactsBatchStatement(queries: queries)) { answers[row.index] = .success(row.facts) }
+            for row in try await execute(ScoringFactsBatchStatement(queries: queries), waitingSince: waitingSince) {
+                answers[row.index] = .success(row.facts)
+            }
             return answers
         }
     }
@@ -203,8 +205,8 @@ extension PostgresRiskStore {
     /// Commits `entry` in the next batch of this process's accepted assertions (``GroupCommit``), or alone when
     /// batching is off (`batchSize` 1).
     private func committing(_ entry: CommitAssertionsStatement.Entry) async throws -> (CommitAssertionsStatement.Answer, ScoringFacts) {
-        guard let assertionCommits else { return try await commitBatch([entry])[0].get() }
-        return try await assertionCommits.submit(entry) { entries in try await self.commitBatch(entries) }
+        guard let assertionCommits else { return try await commitBatch([entry], waitingSince: nil)[0].get() }
+        return try await assertionCommits.submit(entry) { entries, oldest in try await self.commitBatch(entries, waitingSince: oldest) }
     }
 
     /// Commits a batch of assertions in one statement and answers each in the order given.
@@ -214,8 +216,11 @@ extension PostgresRiskStore {
     /// key; two batches can still wait on each other only through one challenge submitted with two different keys,
     /// which PostgreSQL breaks as a deadlock.) When PostgreSQL refuses the statement, for a deadlock or one entry's
     /// values, the entries run again one by one (``answeringEach(_:alone:batch:)``).
-    func commitBatch(_ entries: [CommitAssertionsStatement.Entry]) async throws -> [Result<(CommitAssertionsStatement.Answer, ScoringFacts), any Error>] {
-        try await answeringEach(entries, alone: commitBatch) { entries in
+    func commitBatch(
+        _ entries: [CommitAssertionsStatement.Entry],
+        waitingSince: ContinuousClock.Instant?
+    ) async throws -> [Result<(CommitAssertionsStatement.Answer, ScoringFacts), any Error>] {
+        try await answeringEach(entries, alone: { try await self.commitBatch($0, waitingSince: waitingSince) }) { entries in
             let order = entries.indices.sorted { left, right in
                 let (a, b) = (entries[left].commit, entries[right].commit)
                 if a.claim.keyId != b.claim.keyId { return a.claim.keyId.lexicographicallyPrecedes(b.claim.keyId) }
@@ -224,7 +229,7 @@ extension PostgresRiskStore {
             var answers = [Result<(CommitAssertionsStatement.Answer, ScoringFacts), any Error>](
                 repeating: .failure(StoreError(.queryFailed, "attestguard_commit_assertion returned no row")), count: entries.count
             )
-            for row in try await execute(CommitAssertionsStatement(entries: order.map { entries[$0] })) {
+            for row in try await execute(CommitAssertionsStatement(entries: order.map { entries[$0] }), waitingSince: waitingSince) {
                 answers[order[row.index]] = .success((row.answer, row.facts))
             }
             return answers

@@ -153,10 +153,26 @@ public final class PostgresRiskStore: RiskStore, Service {
     /// and bindings, since a named one would outlive the transaction on a server connection the next lease may not get.
     /// A named statement the server connection does not have, or already has, means a pooler switched connections
     /// under it (``PostgresPooler``): that is ``StoreError/Code/unavailable``, never a failed query.
-    func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row] where Statement.Row: Sendable {
+    ///
+    /// A statement that carries requests which waited for it (``GroupCommit``) passes the instant the oldest of them
+    /// started waiting as `waitingSince`: the statement gets what is left of that request's deadline, so that no
+    /// request waits longer than the operation timeout in all, and none at all once it has passed.
+    func execute<Statement: PostgresPreparedStatement>(
+        _ statement: Statement,
+        waitingSince: ContinuousClock.Instant? = nil
+    ) async throws -> [Statement.Row] where Statement.Row: Sendable {
         let logger = self.logger
         let pooler = configuration.pooler
-        return try await perform { client in
+        var limit: Duration?
+        if let waitingSince {
+            let left = configuration.operationTimeout - (ContinuousClock.now - waitingSince)
+            guard left > .zero else {
+                hosts.deadlines.noteTimedOut()
+                throw StoreError(.unavailable, "the database did not answer within \(configuration.operationTimeout)")
+            }
+            limit = left
+        }
+        return try await hosts.perform(within: limit) { client in
             do {
                 switch pooler {
                 case .none:

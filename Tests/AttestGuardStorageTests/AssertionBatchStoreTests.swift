@@ -43,7 +43,7 @@ struct AssertionBatchStoreTests {
                 entry(keys[2], counter: 6, challenge: first),
                 entry(keys[0], counter: 1, challenge: fresh),
             ]
-            let answers = try await store.commitBatch(entries).map { try $0.get() }
+            let answers = try await store.commitBatch(entries, waitingSince: nil).map { try $0.get() }
             #expect(answers.count == 5)
             // Key 2's counters 4 and 5 both commit, in counter order; the replay of `first` finds it used.
             #expect(answers[2].0.failedStep == nil && answers[2].0.previousCounter == 0)
@@ -71,11 +71,28 @@ struct AssertionBatchStoreTests {
                 // The middle entry's request is not JSON: its cast fails the whole statement.
                 entries.append(entry(key, counter: 1, challenge: try await issue(for: key, in: store), request: index == 1 ? "{not json" : "{}"))
             }
-            let answers = try await store.commitBatch(entries)
+            let answers = try await store.commitBatch(entries, waitingSince: nil)
             #expect(try answers[0].get().0.failedStep == nil)
             #expect(try answers[2].get().0.failedStep == nil)
             #expect(throws: StoreError.self) { try answers[1].get() }
             #expect(try await store.challenge(id: entries[1].commit.claim.challengeId)?.consumedAt == nil)
+        }
+    }
+
+    @Test("a batch whose oldest request waited out the store's deadline fails at once and changes nothing", arguments: backends)
+    func batchPastItsDeadline(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = try #require(test.store as? PostgresRiskStore)
+            let key = try await StoreFixtures.register(StoreFixtures.key(deviceId: "late"), in: store)
+            let late = entry(key, counter: 1, challenge: try await issue(for: key, in: store))
+            let waitedOut = ContinuousClock.now - store.configuration.operationTimeout - .seconds(1)
+            let timedOutBefore = store.deadlineCounts.timedOut
+            let error = await #expect(throws: StoreError.self) { try await store.commitBatch([late], waitingSince: waitedOut) }
+            #expect(error?.code == .unavailable)
+            #expect(store.deadlineCounts.timedOut == timedOutBefore + 1)
+            #expect(try await store.challenge(id: late.commit.claim.challengeId)?.consumedAt == nil)
+            // With time left, the same entry commits.
+            #expect(try await store.commitBatch([late], waitingSince: ContinuousClock.now)[0].get().0.failedStep == nil)
         }
     }
 
@@ -121,13 +138,13 @@ struct AssertionBatchStoreTests {
                 ScoringFactsQuery(appId: first.appId, keyId: first.keyId, supersededKeys: true),
                 ScoringFactsQuery(appId: first.appId, keyId: nil),
             ]
-            let answers = try await store.readFacts(queries).map { try $0.get() }
+            let answers = try await store.readFacts(queries, waitingSince: nil).map { try $0.get() }
             #expect(answers.map { $0.key?.keyId } == [second.keyId, nil, first.keyId, nil])
             #expect(answers[0].key?.counter == 3 && answers[0].receipt?.receiptType == .attest && answers[2].receipt == nil)
             #expect(answers[2].supersededKeys == 0 && answers[0].supersededKeys == nil)
             // Each answer is what the single read answers.
             for (query, answer) in zip(queries, answers) {
-                #expect(try await store.readFacts([query])[0].get() == answer)
+                #expect(try await store.readFacts([query], waitingSince: nil)[0].get() == answer)
             }
         }
     }

@@ -10,11 +10,14 @@ struct GroupCommitTests {
     /// A `run` that records each batch and waits at a gate until the test opens it.
     final class Recorder: Sendable {
         let batches = Mutex<[[Int]]>([])
+        /// Each batch's oldest submission.
+        let oldest = Mutex<[ContinuousClock.Instant]>([])
         let cancelledRuns = Atomic<Int>(0)
         private let gate = Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
 
-        func run(_ entries: [Int]) async throws -> [Result<Int, any Error>] {
+        func run(_ entries: [Int], oldestSubmitted: ContinuousClock.Instant) async throws -> [Result<Int, any Error>] {
             batches.withLock { $0.append(entries) }
+            oldest.withLock { $0.append(oldestSubmitted) }
             await withCheckedContinuation { continuation in
                 let open = gate.withLock { gate in
                     if !gate.open { gate.waiting.append(continuation) }
@@ -64,10 +67,13 @@ struct GroupCommitTests {
     func busySlotsGather() async throws {
         let commit = GroupCommit<Int, Int>(maximumBatch: 3, maximumRunning: 1)
         let recorder = Recorder()
+        let start = ContinuousClock.now
+        var queuedBefore: [ContinuousClock.Instant] = []
         try await withThrowingTaskGroup(of: (Int, Int).self) { group in
             group.addTask { (0, try await commit.submit(0, run: recorder.run)) }
             try await eventually { recorder.batchCount == 1 }
             for value in [2, 4, 6, 8, 10] {
+                queuedBefore.append(ContinuousClock.now)
                 group.addTask { (value, try await commit.submit(value, run: recorder.run)) }
                 // One at a time, so that the queue's order is known.
                 try await eventually { commit.queued == value / 2 }
@@ -80,6 +86,12 @@ struct GroupCommitTests {
         #expect(recorder.batches.withLock { $0 } == [[0], [2, 4, 6], [8, 10]])
         #expect(commit.counts == (3, 6))
         #expect(commit.queued == 0)
+        // Each batch carries the submission of its oldest call (2 for the second batch, 8 for the third), which
+        // keeps that call's deadline: submitted after the test noted the time before queueing it, before the next.
+        let oldest = recorder.oldest.withLock { $0 }
+        #expect(oldest.count == 3 && oldest[0] >= start)
+        #expect(oldest[1] >= queuedBefore[0] && oldest[1] <= queuedBefore[1])
+        #expect(oldest[2] >= queuedBefore[3] && oldest[2] <= queuedBefore[4])
     }
 
     @Test("one entry's failure is its own; a batch that throws fails each of its entries")

@@ -21,6 +21,9 @@ struct PoolerTests {
         let url = try await TestPgBouncer.shared().freshRoleURL(prefix: "p").url
         var configuration = try PostgresStoreConfiguration(url: url, maximumConnections: 16, operationTimeout: TestPostgres.operationTimeout)
         configuration.pooler = pooler
+        // Each read its own statement: batched, the 96 reads would share a couple of statements (and connections),
+        // and the forgotten setting could go unseen in a run this short.
+        configuration.batchSize = 1
         let store = PostgresRiskStore(configuration: configuration, logger: TestStore.logger)
         let runner = Task { try await store.run() }
         try await store.migrate(at: StoreFixtures.now)
@@ -64,7 +67,7 @@ struct PoolerTests {
         for error in errors {
             let storeError = try #require(error as? StoreError, "\(error)")
             #expect(storeError.code == .unavailable, "\(storeError)")
-            // `prepared statement "attestguard_scoring_facts_v6" does not exist` (26000) or `... already exists` (42P05).
+            // `prepared statement "attestguard_scoring_facts_batch_v1" does not exist` (26000) or `... already exists` (42P05).
             #expect(storeError.detail.contains(#"prepared statement "attestguard_"#), "\(storeError)")
             #expect(storeError.detail.hasPrefix("PostgreSQL 26000:") || storeError.detail.hasPrefix("PostgreSQL 42P05:"), "\(storeError)")
         }

@@ -50,6 +50,13 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
+        // Prints the SQL of the store's hottest statements for Benchmarks/pooler.sh.
+        .executableTarget(
+            name: "StatementText",
+            dependencies: [
+                .product(name: "AttestGuardPostgres", package: "AttestGuard"),
+            ]
+        ),
         // The rule evaluation benchmark (Benchmarks/rules.sh): single-core throughput of RuleSet.evaluate on Rules/.
         .executableTarget(
             name: "RuleBench",

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What database.pooler: transaction costs PostgreSQL (docs/operators.md, "Connection poolers"): the store's hottest statement,
-# ScoringFactsStatement's SQL, run by pgbench as a named prepared statement (-M prepared: parsed and planned once, as
+# the verdicts' facts (a batch of one), run by pgbench as a named prepared statement (-M prepared: parsed and planned once, as
 # with pooler none) and as an unnamed one (-M extended: parsed and planned on every call, as with pooler transaction),
 # on one connection, BENCH_SECONDS (default 15) each. Uses the PostgreSQL of $ATTESTGUARD_TEST_DATABASE_URL, or
 # starts a throw-away one (scripts/postgres-start.sh) and stops it again. The tables are empty: the figures are the
@@ -29,21 +29,24 @@ for migration in SQL/postgres/*.sql; do
     PGOPTIONS="-c search_path=$schema" "$pgbin/psql" -q -v ON_ERROR_STOP=1 "$url" -f "$migration" >/dev/null
 done
 
-# The statement's SQL as the store sends it, its $n parameters as pgbench variables.
-python3 - "$work/scoring.sql" <<'EOF'
+# The statement's SQL as the store sends it (printed by the benchmark package's StatementText), its $n parameters as
+# pgbench variables.
+swift build -c release --package-path Benchmarks --product StatementText >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
+"$(swift build -c release --package-path Benchmarks --show-bin-path)/StatementText" scoring-facts-batch >"$work/statement.sql"
+python3 - "$work/statement.sql" "$work/scoring.sql" <<'EOF'
 import re, sys
-source = open("Sources/AttestGuardPostgres/ScoringFactsStatement.swift").read()
-sql = source.split('static let sql = """', 1)[1].split('"""', 1)[0]
+sql = open(sys.argv[1]).read()
 sql = re.sub(r"\$(\d+)", lambda match: ":p" + match.group(1), sql)
-open(sys.argv[1], "w").write(" ".join(line.strip() for line in sql.strip().splitlines()) + ";\n")
+open(sys.argv[2], "w").write(" ".join(line.strip() for line in sql.strip().splitlines()) + ";\n")
 EOF
 
 for mode in prepared extended; do
     printf '%-9s ' "$mode"
     PGOPTIONS="-c search_path=$schema" "$pgbin/pgbench" -n -M "$mode" -c 1 -j 1 -T "$seconds" \
-        -D p1=ABCDE12345.com.example.shop -D 'p2=\x0102' -D p3=true -D 'p4=2026-11-22 12:00:00+00' -D p5=true \
-        -D 'p6={app:ABCDE12345.com.example.shop}' -D p7=production -D 'p8={key,device}' -D 'p9={k1,d1}' \
-        -D 'p10={"\\\\x01"}' -D 'p11={0}' -D p12=writer -D p13=user-1 -f "$work/scoring.sql" "$url" 2>&1 |
+        -D 'p1={ABCDE12345.com.example.shop}' -D 'p2={true}' -D 'p3={"\\x0102"}' -D 'p4={true}' -D 'p5={true}' \
+        -D 'p6={"2026-11-22 12:00:00+00"}' -D 'p7={true}' -D 'p8={production}' -D 'p9={true}' -D 'p10={writer}' \
+        -D 'p11={true}' -D 'p12={user-1}' -D 'p13={1}' -D 'p14={app:ABCDE12345.com.example.shop}' -D 'p15={1,1}' \
+        -D 'p16={key,device}' -D 'p17={k1,d1}' -D 'p18={1}' -D 'p19={"\\x01"}' -D 'p20={0}' -f "$work/scoring.sql" "$url" 2>&1 |
         grep -E '^(latency average|tps)' | tr '\n' ' '
     echo
 done

@@ -29,16 +29,20 @@ for migration in SQL/postgres/*.sql; do
     PGOPTIONS="-c search_path=$schema" "$pgbin/psql" -q -v ON_ERROR_STOP=1 "$url" -f "$migration" >/dev/null
 done
 
-# The statement's SQL as the store sends it (printed by the benchmark package's StatementText), its $n parameters as
-# pgbench variables.
+# The statement's SQL as the store sends it, prepared and unnamed (printed by the benchmark package's StatementText),
+# its $n parameters as pgbench variables.
 swift build -c release --package-path Benchmarks --product StatementText >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
-"$(swift build -c release --package-path Benchmarks --show-bin-path)/StatementText" scoring-facts-batch >"$work/statement.sql"
-python3 - "$work/statement.sql" "$work/scoring.sql" <<'EOF'
+statement_text="$(swift build -c release --package-path Benchmarks --show-bin-path)/StatementText"
+"$statement_text" scoring-facts-batch >"$work/prepared.txt"
+"$statement_text" scoring-facts-batch-unnamed >"$work/extended.txt"
+for mode in prepared extended; do
+    python3 - "$work/$mode.txt" "$work/$mode.sql" <<'EOF'
 import re, sys
 sql = open(sys.argv[1]).read()
 sql = re.sub(r"\$(\d+)", lambda match: ":p" + match.group(1), sql)
 open(sys.argv[2], "w").write(" ".join(line.strip() for line in sql.strip().splitlines()) + ";\n")
 EOF
+done
 
 for mode in prepared extended; do
     printf '%-9s ' "$mode"
@@ -46,7 +50,7 @@ for mode in prepared extended; do
         -D 'p1={ABCDE12345.com.example.shop}' -D 'p2={true}' -D 'p3={"\\x0102"}' -D 'p4={true}' -D 'p5={true}' \
         -D 'p6={"2026-11-22 12:00:00+00"}' -D 'p7={true}' -D 'p8={production}' -D 'p9={true}' -D 'p10={writer}' \
         -D 'p11={true}' -D 'p12={user-1}' -D 'p13={1}' -D 'p14={app:ABCDE12345.com.example.shop}' -D 'p15={1,1}' \
-        -D 'p16={key,device}' -D 'p17={k1,d1}' -D 'p18={1}' -D 'p19={"\\x01"}' -D 'p20={0}' -f "$work/scoring.sql" "$url" 2>&1 |
+        -D 'p16={key,device}' -D 'p17={k1,d1}' -D 'p18={1}' -D 'p19={"\\x01"}' -D 'p20={0}' -f "$work/$mode.sql" "$url" 2>&1 |
         grep -E '^(latency average|tps)' | tr '\n' ' '
     echo
 done

@@ -13,7 +13,7 @@ import AttestGuardStore
 /// (the function is volatile); the facts are read from the statement's snapshot, taken before any call ran, and the
 /// caller advances them by what its own commit changed (``ScoringFacts/committing(_:)``). The caller orders the
 /// entries so that batches lock keys in one order (``PostgresRiskStore``).
-struct CommitAssertionsStatement: PostgresPreparedStatement {
+struct CommitAssertionsStatement: PostgresPreparedStatement, UnnamedStatementText {
     /// One assertion to commit and the facts its verdict reads.
     struct Entry: Sendable {
         var commit: AssertionCommit
@@ -31,12 +31,16 @@ struct CommitAssertionsStatement: PostgresPreparedStatement {
 
     static let name = "attestguard_commit_assertions_v1"
 
-    static let sql = """
+    static let sql = text(keepingPlan: true)
+    static let unnamedSQL = text(keepingPlan: false)
+
+    private static func text(keepingPlan: Bool) -> String {
+        """
         SELECT e.i AS batch_index, c.failed_step, c.previous_counter, f.*
         FROM (
             SELECT $1::bytea[] AS p1, $2::text[] AS p2, $3::text[] AS p3, $4::text[] AS p4, $5::bytea[] AS p5, $6::timestamptz[] AS p6,
                    $7::timestamptz[] AS p7, $8::int8[] AS p8, $9::bool[] AS p9, $10::text[] AS p10, \(facts.parameterColumns)
-            OFFSET 0
+            \(BatchedFactsParameters.planBarrier(keepingPlan: keepingPlan))
         ) AS p
         CROSS JOIN LATERAL unnest(p.p1, p.p2, p.p3, p.p4, p.p5, p.p6, p.p7, p.p8, p.p9, p.p10, \(facts.scalarArrays)) WITH ORDINALITY AS e(
             challenge, app_id, purpose, user_id, key_id, at, expiry_threshold, counter, has_request, request,
@@ -48,6 +52,7 @@ struct CommitAssertionsStatement: PostgresPreparedStatement {
         ) AS c
         CROSS JOIN LATERAL (\(facts.facts)) AS f
         """
+    }
 
     /// The facts' parameters, after the commit's 10. All are read through the parameter row `p`
     /// (``BatchedFactsParameters/parameterColumns`` says why).

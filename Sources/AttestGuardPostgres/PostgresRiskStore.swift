@@ -180,7 +180,8 @@ public final class PostgresRiskStore: RiskStore, Service {
                         try await connection.execute(statement, logger: logger).reduce(into: [Statement.Row]()) { $0.append($1) }
                     }
                 case .transaction:
-                    let query = PostgresQuery(unsafeSQL: Statement.sql, binds: try statement.makeBindings())
+                    let sql = (Statement.self as? any UnnamedStatementText.Type)?.unnamedSQL ?? Statement.sql
+                    let query = PostgresQuery(unsafeSQL: sql, binds: try statement.makeBindings())
                     return try await client.withHeldConnection { try await $0.query(query, logger: logger).collect() }.map(statement.decodeRow)
                 }
             } catch let error as PSQLError {

@@ -5,6 +5,9 @@ public enum PostgresStatementText {
     /// for the first 12 (``BatchedFactsParameters``).
     public static var scoringFactsBatch: String { ScoringFactsBatchStatement.sql }
 
+    /// ``scoringFactsBatch`` as it is sent unnamed, behind a pooler in transaction mode (planned at every call).
+    public static var scoringFactsBatchUnnamed: String { ScoringFactsBatchStatement.unnamedSQL }
+
     /// A batch of accepted assertions and their facts (``CommitAssertionsStatement``): 30 array parameters.
     public static var commitAssertions: String { CommitAssertionsStatement.sql }
 }

@@ -12,8 +12,7 @@ import AttestGuardStore
 ///
 /// Arrays cannot carry NULL elements here, so each optional value is a presence flag and a placeholder.
 struct BatchedFactsParameters {
-    /// How many parameters the block takes: ``scalarCount`` scalar arrays, then 8 list arrays.
-    static let count = scalarCount + 8
+    /// How many of the block's parameters are scalar arrays (one element per entry); the 8 after them are lists.
     static let scalarCount = 12
 
     /// The columns of `e` the scalar arrays unnest into, in order.
@@ -22,24 +21,31 @@ struct BatchedFactsParameters {
         f_has_writer, f_writer, f_has_validation_user, f_validation_user
         """
 
-    /// The block's parameter types, in order (arrays of ``types``).
-    static let dataTypes: [PostgresDataType] = types.map { type in
-        switch type {
-        case "text": .textArray
-        case "bool": .boolArray
-        case "bytea": .byteaArray
-        case "timestamptz": .timestamptzArray
-        default: .int8Array
-        }
-    }
+    /// The block's parameter types, in order.
+    static let dataTypes = types.map(\.array)
 
     /// The number of the block's first parameter.
     let first: Int
 
+    /// An array parameter's element type.
+    private enum ElementType: String {
+        case text, bool, bytea, timestamptz, int8
+
+        var array: PostgresDataType {
+            switch self {
+            case .text: .textArray
+            case .bool: .boolArray
+            case .bytea: .byteaArray
+            case .timestamptz: .timestamptzArray
+            case .int8: .int8Array
+            }
+        }
+    }
+
     /// The element type of each parameter's array, in order: the 12 scalars, then the 8 lists.
-    private static let types = [
-        "text", "bool", "bytea", "bool", "bool", "timestamptz", "bool", "text", "bool", "text", "bool", "text",
-        "int8", "text", "int8", "text", "text", "int8", "bytea", "int8",
+    private static let types: [ElementType] = [
+        .text, .bool, .bytea, .bool, .bool, .timestamptz, .bool, .text, .bool, .text, .bool, .text,
+        .int8, .text, .int8, .text, .text, .int8, .bytea, .int8,
     ]
 
     /// The block's `offset`th parameter (from 0) as a column of the parameter row `p` (``parameterColumns``).
@@ -56,7 +62,7 @@ struct BatchedFactsParameters {
     /// than running it. A statement sent unnamed (behind a pooler) is planned at every call anyway, and without the
     /// barrier the planner folds the values in and plans it in about 1 ms less.
     var parameterColumns: String {
-        Self.types.enumerated().map { "$\(first + $0.offset)::\($0.element)[] AS p\(first + $0.offset)" }.joined(separator: ", ")
+        Self.types.enumerated().map { "$\(first + $0.offset)::\($0.element.rawValue)[] AS p\(first + $0.offset)" }.joined(separator: ", ")
     }
 
     /// What ends the parameter row's `SELECT`: `OFFSET 0`, which keeps the planner from pulling the row up into the
@@ -100,7 +106,7 @@ struct BatchedFactsParameters {
         ).text
     }
 
-    /// Appends the block's ``count`` parameters for `queries`, in the batch's order.
+    /// Appends the block's parameters (``dataTypes``) for `queries`, in the batch's order.
     static func append(_ queries: [ScoringFactsQuery], to bindings: inout PostgresBindings) {
         let placeholderInstant = Date(timeIntervalSince1970: 0)
         bindings.append(queries.map(\.appId))

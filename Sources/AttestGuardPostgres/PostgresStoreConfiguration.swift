@@ -26,10 +26,16 @@ public struct PostgresStoreConfiguration: Sendable {
     public var pooler: PostgresPooler = .none
     /// Statement batching (``GroupCommit``) of accepted assertions and of verdicts' reads: the most one statement
     /// carries (1: each in its own statement, no batching).
-    public var batchSize = 32
+    public var batchSize = defaultBatchSize
     /// Statement batching: the most batches of each kind in flight at once. A batch forms only while this many run,
     /// so a quiet process sends each at once.
-    public var batchesInFlight = 2
+    public var batchesInFlight = defaultBatchesInFlight
+
+    /// ``batchSize`` unless configured (`database.batchSize`).
+    public static let defaultBatchSize = 32
+    /// ``batchesInFlight`` unless configured (`database.batchesInFlight`): 2 measured best on 2 cores
+    /// (Benchmarks/results/2026-11-29-statement-batching.md).
+    public static let defaultBatchesInFlight = 2
     /// Whether TLS is refused, tried or required (`sslmode`), for the connections that probe a host.
     private var tlsMode: TLSMode
 

@@ -43,8 +43,8 @@ extension ServerConfiguration.Database {
         postgres.readURL = readURL
         postgres.readPoolSize = try values.int("readPoolSize", default: 4, range: 1...500)
         postgres.readMaximumLag = .seconds(try values.int("readMaxLagSeconds", default: 30, range: 1...86_400))
-        postgres.batchSize = try values.int("batchSize", default: 32, range: 1...256)
-        postgres.batchesInFlight = try values.int("batchesInFlight", default: 2, range: 1...poolSize)
+        postgres.batchSize = try values.int("batchSize", default: PostgresStoreConfiguration.defaultBatchSize, range: 1...256)
+        postgres.batchesInFlight = try values.int("batchesInFlight", default: PostgresStoreConfiguration.defaultBatchesInFlight, range: 1...poolSize)
         try Self.checkPooler(of: postgres, in: values)
         self = .postgres(postgres)
     }

@@ -61,9 +61,9 @@ public struct ServerConfiguration: Sendable {
         public var readMaximumLag: Duration = .seconds(30)
         /// The most accepted assertions, or verdicts' reads, one statement carries (`database.batchSize`; 1: no
         /// batching).
-        public var batchSize = 32
+        public var batchSize = PostgresStoreConfiguration.defaultBatchSize
         /// The most of those statements of each kind in flight at once (`database.batchesInFlight`).
-        public var batchesInFlight = 2
+        public var batchesInFlight = PostgresStoreConfiguration.defaultBatchesInFlight
     }
 
     /// PEM files for HTTPS.

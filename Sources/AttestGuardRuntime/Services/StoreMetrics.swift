@@ -17,21 +17,21 @@ package final class StoreMetrics: Sendable {
     private let store: PostgresRiskStore
     private let primaryUp: Gauge
     private let waitingOnStandby: Gauge
-    private let timedOut: Counter
-    private let abandoned: Counter
-    private let assertionBatches: Counter
-    private let assertionBatchEntries: Counter
-    private let readBatches: Counter
-    private let readBatchEntries: Counter
-    /// The counts already added to the counters.
-    private let counted = Mutex((timedOut: 0, abandoned: 0, batches: 0, entries: 0, readBatches: 0, readEntries: 0))
+    private let timedOut: CountMirror
+    private let abandoned: CountMirror
+    private let assertionBatches: CountMirror
+    private let assertionBatchEntries: CountMirror
+    private let readBatches: CountMirror
+    private let readBatchEntries: CountMirror
     private let replica: (up: Gauge, lag: Gauge)?
 
     package init?(store: OpenedStore, registry: PrometheusCollectorRegistry) {
         guard let postgres = store.store as? PostgresRiskStore else { return nil }
         self.store = postgres
         func gauge(_ family: MetricFamily) -> Gauge { registry.makeGauge(descriptor: .standard(family.name, help: family.help)) }
-        func counter(_ family: MetricFamily) -> Counter { registry.makeCounter(descriptor: .standard(family.name, help: family.help)) }
+        func counter(_ family: MetricFamily) -> CountMirror {
+            CountMirror(registry.makeCounter(descriptor: .standard(family.name, help: family.help)))
+        }
         primaryUp = gauge(.storePrimaryUp)
         waitingOnStandby = gauge(.storeCommitsWaitingOnStandby)
         timedOut = counter(.storeOperationsTimedOut)
@@ -47,26 +47,38 @@ package final class StoreMetrics: Sendable {
         primaryUp.set(Double(store.primaryServes ? 1 : 0))
         waitingOnStandby.set(Double(store.commitsWaitingOnStandby ?? 0))
         let deadlines = store.deadlineCounts
+        timedOut.advance(to: deadlines.timedOut)
+        abandoned.advance(to: deadlines.abandoned)
         let batches = store.assertionBatchCounts
+        assertionBatches.advance(to: batches.batches)
+        assertionBatchEntries.advance(to: batches.entries)
         let reads = store.readBatchCounts
-        let now = (
-            timedOut: deadlines.timedOut, abandoned: deadlines.abandoned, batches: batches.batches, entries: batches.entries,
-            readBatches: reads.batches, readEntries: reads.entries
-        )
-        let before = counted.withLock { counted in
-            defer { counted = now }
-            return counted
-        }
-        timedOut.increment(by: Int64(max(0, now.timedOut - before.timedOut)))
-        abandoned.increment(by: Int64(max(0, now.abandoned - before.abandoned)))
-        assertionBatches.increment(by: Int64(max(0, now.batches - before.batches)))
-        assertionBatchEntries.increment(by: Int64(max(0, now.entries - before.entries)))
-        readBatches.increment(by: Int64(max(0, now.readBatches - before.readBatches)))
-        readBatchEntries.increment(by: Int64(max(0, now.readEntries - before.readEntries)))
+        readBatches.advance(to: reads.batches)
+        readBatchEntries.advance(to: reads.entries)
         guard let replica else { return }
         let lag = store.replicaLag
         if let lag { replica.lag.set(lag.delay.timeInterval) }
         let withinBound = lag.map { lag in store.replicaMaximumLag.map { lag.delay <= $0 } ?? false } ?? false
         replica.up.set(Double(withinBound ? 1 : 0))
+    }
+}
+
+/// A Prometheus counter that follows a count the store keeps since it opened: each scrape adds what the count gained
+/// since the last one.
+private final class CountMirror: Sendable {
+    private let counter: Counter
+    /// The part of the count already added to the counter.
+    private let counted = Mutex(0)
+
+    init(_ counter: Counter) {
+        self.counter = counter
+    }
+
+    func advance(to total: Int) {
+        let before = counted.withLock { counted in
+            defer { counted = total }
+            return counted
+        }
+        counter.increment(by: Int64(max(0, total - before)))
     }
 }

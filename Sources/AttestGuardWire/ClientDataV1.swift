@@ -47,7 +47,11 @@ public struct ClientDataV1: Sendable, Hashable {
     public init(parsing bytes: some Collection<UInt8>) throws(ParseError) {
         let fields: Fields
         do {
-            fields = try JSONDecoder().decode(Fields.self, from: Data(bytes))
+            // Plain JSON, which is what apps sign, takes the fast path; `JSONDecoder` reads the rest.
+            let plain = bytes.withContiguousStorageIfAvailable {
+                PlainJSONDecoder.decode(Fields.self, from: UnsafeRawBufferPointer($0), unreadMembers: .ignore)
+            }
+            fields = try (plain ?? nil) ?? JSONDecoder().decode(Fields.self, from: Data(bytes))
         } catch {
             throw ParseError(description: "clientData is not v1 JSON {v, challenge, method, path, bodySha256}")
         }

@@ -86,7 +86,7 @@ struct FailoverProcessTests {
     private static func run(servers: [ServerProcess], primary: PostgresCluster, standby: PostgresCluster) async throws {
         var apps: [SimulatedAppClient] = []
         for device in 0..<devices {
-            var app = ServeProcessTests.client(user: "fo-\(device)", device: "fo-device-\(device)")
+            let app = ServeProcessTests.client(user: "fo-\(device)", device: "fo-device-\(device)")
             let challenge = try await servers[device % 2].challenge(purpose: "attestation", userId: app.userId)
             let attested = try await servers[device % 2].post("v1/attestations", try app.attestation(challenge: challenge, at: Date()))
             try #require(attested.status == 201, "\(attested.json)")

@@ -1,4 +1,5 @@
 import AttestGuardEngine
+import AttestGuardWire
 import AttestVocabulary
 package import Foundation
 import Hummingbird
@@ -33,8 +34,12 @@ package struct JSONBody {
         if contentType == nil, buffer.readableBytes > 0 {
             throw Self.unsupportedMediaType
         }
+        let plain = buffer.withUnsafeReadableBytes {
+            PlainJSONDecoder.decode(Value.self, from: $0, unreadMembers: Self.unreadMembers(of: Value.self))
+        }
+        if let plain { return plain }
         do {
-            return try Self.decodeStrictly(Value.self, from: Data(buffer.readableBytesView))
+            return try Self.decodeStrictlySlowly(Value.self, from: Data(buffer.readableBytesView))
         } catch let error as DecodingError {
             throw APIError.badRequest(Self.code(for: error), Self.describe(error))
         } catch let error as APIError {
@@ -54,9 +59,24 @@ package struct JSONBody {
     /// `Value` from JSON text as every reader of API JSON reads it (routes, the label import): the text guards
     /// (``textProblem(_:)``), then a decoding that refuses unread members (``StrictJSONDecoding``). Throws the
     /// guards' and the members' ``APIError``, and the decoder's `DecodingError` for the caller to describe.
+    ///
+    /// Plain text, which is every body a well-behaved client sends, takes ``PlainJSONDecoder``, which declines
+    /// whatever the guards or the members check would refuse; the rest takes the guards and `JSONDecoder`, which
+    /// give the canonical error. The two paths give equal values (`PlainJSONDecoderTests`).
     package static func decodeStrictly<Value: Decodable>(_ type: Value.Type, from json: Data) throws -> Value {
+        if let plain = PlainJSONDecoder.decode(type, from: json, unreadMembers: unreadMembers(of: type)) { return plain }
+        return try decodeStrictlySlowly(type, from: json)
+    }
+
+    /// ``decodeStrictly(_:from:)`` without the fast path: the guards, then `JSONDecoder` refusing unread members.
+    package static func decodeStrictlySlowly<Value: Decodable>(_ type: Value.Type, from json: Data) throws -> Value {
         if let problem = textProblem(json) { throw problem }
         return try StrictJSONDecoding.decode(type, from: json)
+    }
+
+    /// The fast path's rule for members `Value` does not read: the slow path refuses them, so the fast one declines.
+    private static func unreadMembers<Value>(of type: Value.Type) -> PlainJSONDecoder.UnreadMembers {
+        .decline(ignoringTopLevel: StrictJSONDecoding.ignoredMembers(of: type))
     }
 
     /// What the guards refuse in JSON text before any decoder reads it, or `nil`: not UTF-8, a `null`, a key twice

@@ -13,10 +13,15 @@ enum StrictJSONDecoding {
         let decoder = JSONDecoder()
         decoder.userInfo[MemberRecorder.userInfoKey] = recorder
         let value = try decoder.decode(Trampoline<Value>.self, from: data).value
-        if let unread = recorder.firstUnread(ignoring: (Value.self as? any IgnoredMembers.Type)?.ignoredMembers ?? []) {
+        if let unread = recorder.firstUnread(ignoring: ignoredMembers(of: Value.self)) {
             throw APIError.badRequest(.invalidField, "\(unread.prefix(128)) is not a field of this body")
         }
         return value
+    }
+
+    /// The top-level members `Value` may carry unread (``IgnoredMembers``).
+    static func ignoredMembers<Value>(of type: Value.Type) -> Set<String> {
+        (type as? any IgnoredMembers.Type)?.ignoredMembers ?? []
     }
 
     /// Hands the type a recording decoder in place of `JSONDecoder`'s own.
@@ -59,11 +64,12 @@ final class MemberRecorder: @unchecked Sendable {
         objects[object]?.read.insert(key)
     }
 
-    /// `path.member` of the first member present and never read; `ignoring` members of the top object are none.
+    /// `path.member` of the first member present and never read, by name (the decoder lists an object's members in no
+    /// fixed order, and one text must always get one answer); `ignoring` members of the top object are none.
     func firstUnread(ignoring: Set<String>) -> String? {
         for path in paths {
             guard let object = objects[path] else { continue }
-            if let unread = object.present.first(where: { !object.read.contains($0) && !(path.isEmpty && ignoring.contains($0)) }) {
+            if let unread = object.present.sorted().first(where: { !object.read.contains($0) && !(path.isEmpty && ignoring.contains($0)) }) {
                 return path.isEmpty ? unread : path + "." + unread
             }
         }
@@ -112,7 +118,9 @@ private struct RecordingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerPr
     let object: String
 
     var codingPath: [any CodingKey] { base.codingPath }
-    var allKeys: [Key] { base.allKeys }
+    /// By name: the decoder lists them in no fixed order, and a type that stops at the first bad one (a dictionary's
+    /// values) must name the same one every time.
+    var allKeys: [Key] { base.allKeys.sorted { $0.stringValue < $1.stringValue } }
 
     func contains(_ key: Key) -> Bool {
         recorder.read(key.stringValue, in: object)

@@ -24,8 +24,9 @@ struct AppPolicyOverrideBody: Decodable {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Key.self)
-        if let unknown = container.allKeys.first(where: { !Self.fields.contains($0.stringValue) }) {
-            throw APIError.badRequest(.invalidField, "unknown field \(unknown.stringValue.prefix(64)); the fields are \(Self.fields.joined(separator: ", "))")
+        // By name: a decoder lists an object's members in no fixed order, and one body must always get one answer.
+        if let unknown = container.allKeys.map(\.stringValue).sorted().first(where: { !Self.fields.contains($0) }) {
+            throw APIError.badRequest(.invalidField, "unknown field \(unknown.prefix(64)); the fields are \(Self.fields.joined(separator: ", "))")
         }
         mode = try Self.choice(container, "mode")
         attestationRequiredPercent = try container.decodeIfPresent(Int.self, forKey: Key(stringValue: "attestationRequiredPercent"))

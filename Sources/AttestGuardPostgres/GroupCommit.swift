@@ -1,5 +1,6 @@
 import Synchronization
 import AttestGuardStore
+import EventLoopConcurrency
 
 /// Gathers concurrent calls into batches that run as one operation: group commit. At most `maximumRunning` batches
 /// run at once; a call that finds one of those slots free runs at once, alone, so a quiet process answers as fast as
@@ -107,7 +108,11 @@ final class GroupCommit<Entry: Sendable, Answer: Sendable>: Sendable {
             if others.isEmpty {
                 answers = try await run(entries, oldest)
             } else {
-                answers = try await Task { try await run(entries, oldest) }.value
+                // Started on this thread and kept on the caller's event loop (``PreferredTaskExecutor``): a plain
+                // `Task` runs on the global pool, and each hop there and back wakes a thread.
+                answers = try await Task.immediate(executorPreference: PreferredTaskExecutor.current) {
+                    try await run(entries, oldest)
+                }.value
             }
         } catch {
             answers = Array(repeating: .failure(error), count: entries.count)

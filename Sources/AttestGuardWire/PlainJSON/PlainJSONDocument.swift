@@ -99,17 +99,10 @@ package struct PlainJSONDocument {
                 memberCount += 1
                 guard let value = value(depth: depth) else { return nil }
                 members.append(PlainJSONObject.Member(key: key, value: value, ordinal: memberOrdinal))
-                skipWhitespace()
-                guard index < bytes.count else { return nil }
-                switch bytes[index] {
-                case UInt8(ascii: ","):
-                    index += 1
-                    skipWhitespace()
-                case UInt8(ascii: "}"):
-                    index += 1
-                    return .object(PlainJSONObject(ordinal: ordinal, members: members))
-                default:
-                    return nil
+                switch itemEnd(closedBy: UInt8(ascii: "}")) {
+                case .another: continue
+                case .closed: return .object(PlainJSONObject(ordinal: ordinal, members: members))
+                case nil: return nil
                 }
             }
         }
@@ -126,18 +119,36 @@ package struct PlainJSONDocument {
             while true {
                 guard let element = value(depth: depth) else { return nil }
                 elements.append(element)
-                skipWhitespace()
-                guard index < bytes.count else { return nil }
-                switch bytes[index] {
-                case UInt8(ascii: ","):
-                    index += 1
-                    skipWhitespace()
-                case UInt8(ascii: "]"):
-                    index += 1
-                    return .array(elements)
-                default:
-                    return nil
+                switch itemEnd(closedBy: UInt8(ascii: "]")) {
+                case .another: continue
+                case .closed: return .array(elements)
+                case nil: return nil
                 }
+            }
+        }
+
+        /// What follows a member or an element.
+        enum ItemEnd {
+            /// A comma: another one follows.
+            case another
+            /// The container's `closer`.
+            case closed
+        }
+
+        /// Reads past the comma or `closer` after a member or element; `nil` for anything else.
+        mutating func itemEnd(closedBy closer: UInt8) -> ItemEnd? {
+            skipWhitespace()
+            guard index < bytes.count else { return nil }
+            switch bytes[index] {
+            case UInt8(ascii: ","):
+                index += 1
+                skipWhitespace()
+                return .another
+            case closer:
+                index += 1
+                return .closed
+            default:
+                return nil
             }
         }
 

@@ -24,22 +24,7 @@ extension PostgresRiskStore {
     }
 
     private func insertDecisions(_ entries: [DecisionLogEntry]) async throws {
-        _ = try await rows(
-            """
-            INSERT INTO decision_log (app_id, decided_at, endpoint, key_id, user_hash, ip_hash, device_hash, decision, rule_decision, score,
-                                      rule_set_version, fired, signals, shadow_decision, shadow_rule_set_version, shadow_fired, request_id)
-            SELECT a, t, e, NULLIF(k, ''), NULLIF(u, ''), NULLIF(i, ''), NULLIF(h, ''), d, r, s, v, f, g, NULLIF(sd, ''),
-                   CASE WHEN sd = '' THEN NULL ELSE sv END, CASE WHEN sd = '' THEN NULL ELSE sf END, NULLIF(q, '')
-            FROM unnest(\(entries.map(\.appId))::text[], \(entries.map(\.decidedAt))::timestamptz[], \(entries.map(\.endpoint.rawValue))::text[],
-                        \(entries.map { $0.keyId ?? "" })::text[], \(entries.map { $0.userHash ?? "" })::text[], \(entries.map { $0.ipHash ?? "" })::text[],
-                        \(entries.map { $0.deviceHash ?? "" })::text[],
-                        \(entries.map(\.decision.rawValue))::text[], \(entries.map(\.ruleDecision.rawValue))::text[], \(entries.map(\.score))::float8[],
-                        \(entries.map(\.ruleSetVersion))::text[], \(entries.map(\.fired))::text[], \(entries.map(\.signals))::text[],
-                        \(entries.map { $0.shadow?.decision.rawValue ?? "" })::text[], \(entries.map { $0.shadow?.ruleSetVersion ?? "" })::text[],
-                        \(entries.map { $0.shadow?.fired ?? "" })::text[], \(entries.map { $0.requestId ?? "" })::text[])
-                 AS x(a, t, e, k, u, i, h, d, r, s, v, f, g, sd, sv, sf, q)
-            """
-        )
+        _ = try await execute(InsertDecisionsStatement(entries: entries))
     }
 
     public func decisions(since: Date, after cursor: DecisionLogEntry?, limit: Int) async throws -> [DecisionLogEntry] {

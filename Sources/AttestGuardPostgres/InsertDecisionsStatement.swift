@@ -1,0 +1,55 @@
+import AttestGuardStore
+import PostgresNIO
+
+/// `appendDecisions` as a named prepared statement: every process writes the decision log several times a second,
+/// a chunk of entries each time, into the day's partition. Sent as text it was parsed and planned at every call
+/// (partition routing included). Absent optional text travels as `''` in its array, which is never a value of those
+/// columns, and is stored as NULL; a shadow rule set's version and rules are stored only with its decision.
+struct InsertDecisionsStatement: PostgresPreparedStatement {
+    typealias Row = Int
+
+    static let name = "attestguard_insert_decisions_v1"
+
+    static let sql = """
+        INSERT INTO decision_log (app_id, decided_at, endpoint, key_id, user_hash, ip_hash, device_hash, decision, rule_decision, score,
+                                  rule_set_version, fired, signals, shadow_decision, shadow_rule_set_version, shadow_fired, request_id)
+        SELECT a, t, e, NULLIF(k, ''), NULLIF(u, ''), NULLIF(i, ''), NULLIF(h, ''), d, r, s, v, f, g, NULLIF(sd, ''),
+               CASE WHEN sd = '' THEN NULL ELSE sv END, CASE WHEN sd = '' THEN NULL ELSE sf END, NULLIF(q, '')
+        FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                    $9::text[], $10::float8[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[],
+                    $17::text[])
+             AS x(a, t, e, k, u, i, h, d, r, s, v, f, g, sd, sv, sf, q)
+        """
+
+    static let bindingDataTypes: [PostgresDataType] = [
+        .textArray, .timestamptzArray, .textArray, .textArray, .textArray, .textArray, .textArray, .textArray,
+        .textArray, .float8Array, .textArray, .textArray, .textArray, .textArray, .textArray, .textArray, .textArray,
+    ]
+
+    var entries: [DecisionLogEntry]
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 17)
+        bindings.append(entries.map(\.appId))
+        bindings.append(entries.map(\.decidedAt))
+        bindings.append(entries.map(\.endpoint.rawValue))
+        bindings.append(entries.map { $0.keyId ?? "" })
+        bindings.append(entries.map { $0.userHash ?? "" })
+        bindings.append(entries.map { $0.ipHash ?? "" })
+        bindings.append(entries.map { $0.deviceHash ?? "" })
+        bindings.append(entries.map(\.decision.rawValue))
+        bindings.append(entries.map(\.ruleDecision.rawValue))
+        bindings.append(entries.map(\.score))
+        bindings.append(entries.map(\.ruleSetVersion))
+        bindings.append(entries.map(\.fired))
+        bindings.append(entries.map(\.signals))
+        bindings.append(entries.map { $0.shadow?.decision.rawValue ?? "" })
+        bindings.append(entries.map { $0.shadow?.ruleSetVersion ?? "" })
+        bindings.append(entries.map { $0.shadow?.fired ?? "" })
+        bindings.append(entries.map { $0.requestId ?? "" })
+        return bindings
+    }
+
+    /// An `INSERT` returns no rows.
+    func decodeRow(_ row: PostgresRow) throws -> Row { 0 }
+}

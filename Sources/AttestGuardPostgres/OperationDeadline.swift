@@ -24,9 +24,14 @@ func withOperationDeadline<Result: Sendable>(
             connections?.closeAll()
         },
         onAbandon: { counts?.noteAbandoned() },
-        timeoutError: { StoreError(.unavailable, "the database did not answer within \(limit)") },
+        timeoutError: { operationTimedOut(limit) },
         operation
     )
+}
+
+/// The error of a store operation that did not finish within `limit`.
+func operationTimedOut(_ limit: Duration) -> StoreError {
+    StoreError(.unavailable, "the database did not answer within \(limit)")
 }
 
 /// How many store operations ran past their deadline (their connections closed), and how many of those had still

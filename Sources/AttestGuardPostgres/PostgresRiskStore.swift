@@ -168,7 +168,7 @@ public final class PostgresRiskStore: RiskStore, Service {
             let left = configuration.operationTimeout - (ContinuousClock.now - waitingSince)
             guard left > .zero else {
                 hosts.deadlines.noteTimedOut()
-                throw StoreError(.unavailable, "the database did not answer within \(configuration.operationTimeout)")
+                throw operationTimedOut(configuration.operationTimeout)
             }
             limit = left
         }

@@ -2,7 +2,6 @@ import AttestGuardStore
 import AttestGuardPostgres
 import AttestVocabulary
 package import Prometheus
-import Synchronization
 
 /// The PostgreSQL store's state in metrics, read when `/metrics` is scraped: whether a writable host serves
 /// (`attestguard_store_primary_up`), operations past their deadline and abandoned
@@ -17,20 +16,21 @@ package final class StoreMetrics: Sendable {
     private let store: PostgresRiskStore
     private let primaryUp: Gauge
     private let waitingOnStandby: Gauge
-    private let timedOut: CountMirror
-    private let abandoned: CountMirror
-    private let assertionBatches: CountMirror
-    private let assertionBatchEntries: CountMirror
-    private let readBatches: CountMirror
-    private let readBatchEntries: CountMirror
+    private let timedOut: CumulativeCounter
+    private let abandoned: CumulativeCounter
+    private let assertionBatches: CumulativeCounter
+    private let assertionBatchEntries: CumulativeCounter
+    private let readBatches: CumulativeCounter
+    private let readBatchEntries: CumulativeCounter
     private let replica: (up: Gauge, lag: Gauge)?
 
     package init?(store: OpenedStore, registry: PrometheusCollectorRegistry) {
         guard let postgres = store.store as? PostgresRiskStore else { return nil }
         self.store = postgres
         func gauge(_ family: MetricFamily) -> Gauge { registry.makeGauge(descriptor: .standard(family.name, help: family.help)) }
-        func counter(_ family: MetricFamily) -> CountMirror {
-            CountMirror(registry.makeCounter(descriptor: .standard(family.name, help: family.help)))
+        func counter(_ family: MetricFamily) -> CumulativeCounter {
+            let counter = registry.makeCounter(descriptor: .standard(family.name, help: family.help))
+            return CumulativeCounter { counter.increment(by: Int64($0)) }
         }
         primaryUp = gauge(.storePrimaryUp)
         waitingOnStandby = gauge(.storeCommitsWaitingOnStandby)
@@ -47,38 +47,18 @@ package final class StoreMetrics: Sendable {
         primaryUp.set(Double(store.primaryServes ? 1 : 0))
         waitingOnStandby.set(Double(store.commitsWaitingOnStandby ?? 0))
         let deadlines = store.deadlineCounts
-        timedOut.advance(to: deadlines.timedOut)
-        abandoned.advance(to: deadlines.abandoned)
+        timedOut.advance(to: Double(deadlines.timedOut))
+        abandoned.advance(to: Double(deadlines.abandoned))
         let batches = store.assertionBatchCounts
-        assertionBatches.advance(to: batches.batches)
-        assertionBatchEntries.advance(to: batches.entries)
+        assertionBatches.advance(to: Double(batches.batches))
+        assertionBatchEntries.advance(to: Double(batches.entries))
         let reads = store.readBatchCounts
-        readBatches.advance(to: reads.batches)
-        readBatchEntries.advance(to: reads.entries)
+        readBatches.advance(to: Double(reads.batches))
+        readBatchEntries.advance(to: Double(reads.entries))
         guard let replica else { return }
         let lag = store.replicaLag
         if let lag { replica.lag.set(lag.delay.timeInterval) }
         let withinBound = lag.map { lag in store.replicaMaximumLag.map { lag.delay <= $0 } ?? false } ?? false
         replica.up.set(Double(withinBound ? 1 : 0))
-    }
-}
-
-/// A Prometheus counter that follows a count the store keeps since it opened: each scrape adds what the count gained
-/// since the last one.
-private final class CountMirror: Sendable {
-    private let counter: Counter
-    /// The part of the count already added to the counter.
-    private let counted = Mutex(0)
-
-    init(_ counter: Counter) {
-        self.counter = counter
-    }
-
-    func advance(to total: Int) {
-        let before = counted.withLock { counted in
-            defer { counted = total }
-            return counted
-        }
-        counter.increment(by: Int64(max(0, total - before)))
     }
 }

@@ -25,6 +25,9 @@ public struct Engine: Sendable {
     public let baselines: RiskBaselineBook
     /// Forward-auth answers per app, route and outcome, counted here and added to the store behind the requests.
     public let gatewayChecks: GatewayCheckRecorder
+    /// The verdicts' daily facts this process holds (``EngineSettings/factsCache``); whatever writes such a fact in
+    /// this process outside the engine (the receipt refresher, the legacy DeviceCheck purge) tells it.
+    public let factsCache: ScoringFactsCache
     /// Bounds each user's attestation outcome reports (``AttestationOutcomes/report(_:appId:user:)``).
     let outcomeReportQuota = AttestationOutcomes.ReportQuota()
 
@@ -46,19 +49,25 @@ public struct Engine: Sendable {
         self.settings = settings
         self.store = store
         self.clock = clock
-        let deviceCheckService = DeviceCheckService(client: deviceCheck, store: store, apps: apps, clock: clock, metrics: metrics)
+        let factsCache = ScoringFactsCache(limits: settings.factsCache)
+        self.factsCache = factsCache
+        let deviceCheckService = DeviceCheckService(
+            client: deviceCheck, store: store, apps: apps, clock: clock, metrics: metrics, factsCache: factsCache
+        )
         let velocity = VelocityRecorder(store: store, keying: settings.velocityKeying, clock: clock)
         let scorer = RiskScorer(
             rules: rules, apps: apps, store: store, deviceCheck: deviceCheckService, velocity: velocity,
             decisionLog: DecisionLogWriter(store: store, retentionDays: settings.decisionLogRetentionDays),
             keyUse: KeyUseRecorder(store: store), clock: clock, metrics: metrics,
-            shadow: shadowRules, baselines: baselines
+            shadow: shadowRules, baselines: baselines, factsCache: factsCache
         )
         self.velocity = velocity
         self.deviceCheck = deviceCheckService
         self.scorer = scorer
         self.challenges = ChallengeService(store: store, apps: apps, settings: settings, clock: clock, metrics: metrics)
-        self.attestations = AttestationService(store: store, apps: apps, settings: settings, clock: clock, metrics: metrics, scorer: scorer)
+        self.attestations = AttestationService(
+            store: store, apps: apps, settings: settings, clock: clock, metrics: metrics, scorer: scorer, factsCache: factsCache
+        )
         self.assertions = AssertionService(store: store, apps: apps, settings: settings, clock: clock, metrics: metrics, scorer: scorer)
         self.keys = KeyService(store: store, apps: apps, clock: clock)
         self.history = HistoryService(

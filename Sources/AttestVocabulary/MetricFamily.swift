@@ -40,7 +40,7 @@ public struct MetricFamily: Sendable, Hashable {
         appEnforced, appAttestationRequiredPercent, appVerdicts, appPolicyChanges,
         attestationOutcomes, attestationRampSteps, attestationRampPaused, appRiskMetricPercentile, appRiskMetricShare,
         receiptRedemptions, receiptRedemptionDuration, receiptQueueDepth, receiptRiskMetric, receiptDormantKeys,
-        verdicts, ruleDecisions, ruleHits, scoreDuration, shadowVerdicts,
+        verdicts, ruleDecisions, ruleHits, scoreDuration, scoringFactsCacheLookups, shadowVerdicts,
         rulesLoaded, rulesReloads, rulesLastReloadSuccessful, rulesLastReloadSuccessTimestamp,
         velocityPendingBuckets, velocityDropped, velocityRolledUpBuckets, decisionLogQueued, decisionLogDropped,
         storePrimaryUp, storeReplicaUp, storeReplicaLag, storeOperationsTimedOut, storeOperationsAbandoned, storeCommitsWaitingOnStandby,
@@ -180,6 +180,10 @@ public struct MetricFamily: Sendable, Hashable {
     public static let scoreDuration = MetricFamily(
         name: "attestguard_score_duration_seconds", kind: .histogram,
         help: "Time to assemble a verdict's signals and evaluate the rules."
+    )
+    public static let scoringFactsCacheLookups = MetricFamily(
+        name: "attestguard_scoring_facts_cache_lookups_total", kind: .counter,
+        help: "Verdicts' daily facts looked up in this process's cache (part: receipt, risk_metric_baseline, superseded_keys, devicecheck_bits, devicecheck_validation; result: hit or miss, a miss read from the store)."
     )
     public static let shadowVerdicts = MetricFamily(
         name: "attestguard_shadow_verdicts_total", kind: .counter,

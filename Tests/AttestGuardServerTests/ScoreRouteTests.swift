@@ -34,6 +34,8 @@ struct ScoreRouteTests {
         )
         let outcome = try await engine.store.replaceReceipt(ReceiptReplacement(receipt: receipt, leaseOwner: "test", observedAt: now))
         #expect(outcome == .replaced(historyRecorded: true))
+        // As the refresher of this process does: its verdicts read the new receipt at once.
+        engine.factsCache.keyChanged(appId: appId, keyId: key)
     }
 
     static func reasons(_ reply: APIClient.Reply) -> [String: String] {
@@ -82,6 +84,9 @@ struct ScoreRouteTests {
                 subject: DeviceCheckSubject(kind: .key, value: promoKey), bit0: true, bit1: false, found: true,
                 lastUpdateTime: "2025-11", observedAt: api.clock.now()
             ))
+            engine.factsCache.deviceCheckBitsChanged(
+                scope: .app(ServerHarness.appId), environment: .development, subject: DeviceCheckSubject(kind: .key, value: promoKey)
+            )
             let promo = try await api.post("/v1/score", json: ["appId": ServerHarness.appId, "keyId": promoKey, "userId": "bob", "action": "claim_promo"])
             #expect(promo["decision"] as? String == "deny", "\(promo.text)")
             #expect(Self.reasons(promo)["promo-already-claimed"] == "this device already claimed the promotion (DeviceCheck bit 0)")

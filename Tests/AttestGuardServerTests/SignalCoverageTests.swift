@@ -41,6 +41,11 @@ struct SignalCoverageTests {
             try await engine.store.recordDeviceCheckValidation(DeviceCheckValidationRecord(
                 appId: ServerHarness.appId, userId: "alice", environment: .production, validatedAt: api.clock.now()
             ))
+            // As the DeviceCheck routes of this process do: its verdicts read the new bits and validation at once.
+            engine.factsCache.deviceCheckBitsChanged(
+                scope: .app(ServerHarness.appId), environment: .development, subject: DeviceCheckSubject(kind: .key, value: keyId)
+            )
+            engine.factsCache.deviceCheckValidationChanged(appId: ServerHarness.appId, userId: "alice")
 
             // The app's risk-metric baseline, as the daily job stores it and the server holds it.
             _ = try await engine.store.computeRiskBaseline(

@@ -38,13 +38,15 @@ public struct RefreshHarness {
         )
     }
 
-    /// Runs a fake Apple (development host) on `clock` and gives `body` the fake and a scheduler pointed at it.
+    /// Runs a fake Apple (development host) on `clock` and gives `body` the fake and a scheduler pointed at it (telling
+    /// `factsCache` of what it settles, as `serve`'s continuous refresher tells the engine's).
     public static func withScheduler<Value: Sendable>(
         store: any RiskStore,
         clock: ManualClock,
         scenario: FakeAppleScenario = FakeAppleScenario(),
         faults: FakeAppleFaults = .none,
         settings: ReceiptRefreshSettings = settings(),
+        factsCache: ScoringFactsCache? = nil,
         _ body: (FakeAppleServer, ReceiptRefreshScheduler) async throws -> Value
     ) async throws -> Value {
         let credentials = try credentials()
@@ -71,7 +73,8 @@ public struct RefreshHarness {
                 settings: settings,
                 clock: clock,
                 owner: "test-worker",
-                logger: quietLogger
+                logger: quietLogger,
+                factsCache: factsCache
             )
             return try await body(fake, scheduler)
         }

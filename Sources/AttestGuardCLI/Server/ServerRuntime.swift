@@ -46,7 +46,9 @@ struct ServerRuntime {
         )
         var background: [any Service] = []
         if let apple, configuration.receiptRefreshEnabled {
-            let scheduler = ReceiptRefreshScheduler(store: store, apple: apple, configuration: configuration, clock: clock, logger: logger)
+            let scheduler = ReceiptRefreshScheduler(
+                store: store, apple: apple, configuration: configuration, clock: clock, logger: logger, factsCache: engine.factsCache
+            )
             background.append(ReceiptRefreshService(scheduler: scheduler))
             logger.info("receipt refresh: continuous", metadata: ["owner": .string(scheduler.owner)])
         } else {

@@ -16,8 +16,14 @@ public struct AttestationService: Sendable {
     let verifier: AttestationVerifier
     let metrics: EngineMetrics
     let scorer: RiskScorer
+    /// Told of the keys a registration supersedes.
+    let factsCache: ScoringFactsCache
 
-    init(store: any RiskStore, apps: AppCatalog, settings: EngineSettings, clock: any EngineClock, metrics: EngineMetrics, scorer: RiskScorer) {
+    init(
+        store: any RiskStore, apps: AppCatalog, settings: EngineSettings, clock: any EngineClock, metrics: EngineMetrics, scorer: RiskScorer,
+        factsCache: ScoringFactsCache
+    ) {
+        self.factsCache = factsCache
         self.store = store
         self.apps = apps
         self.settings = settings
@@ -118,6 +124,7 @@ public struct AttestationService: Sendable {
         }
         switch outcome {
         case .registered(let registered, let superseded):
+            for keyId in superseded { factsCache.keyChanged(appId: registered.appId, keyId: keyId) }
             scorer.velocity.record(
                 .newKeys, appId: app.appId,
                 subjects: VelocitySubjects(key: registered.keyId, user: registered.userId, device: registered.deviceId, ip: submission.ip), at: now

@@ -21,6 +21,7 @@ extension DeviceCheckService {
             try await askValid(deviceToken, in: target)
             let record = DeviceCheckValidationRecord(appId: target.appId, userId: userId.value, environment: target.environment, validatedAt: clock.now())
             try await withStore { try await store.recordDeviceCheckValidation(record) }
+            factsCache.deviceCheckValidationChanged(appId: record.appId, userId: record.userId)
             return (DeviceCheckValidation(record), Self.validResult)
         }
     }

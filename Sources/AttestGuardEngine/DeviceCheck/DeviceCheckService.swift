@@ -23,6 +23,8 @@ public struct DeviceCheckService: Sendable {
     let apps: AppCatalog
     let clock: any EngineClock
     let metrics: EngineMetrics
+    /// Told of every bit and validation this service stores, so that verdicts read them at once.
+    let factsCache: ScoringFactsCache
 
     /// - Parameters:
     ///   - client: Apple's DeviceCheck API, or `nil` when no Apple credentials are configured (every call but
@@ -31,7 +33,12 @@ public struct DeviceCheckService: Sendable {
     ///   - apps: The configured apps.
     ///   - clock: Stamps `observedAt` and the month of an update.
     ///   - metrics: The counters.
-    public init(client: (any DeviceChecking)?, store: any RiskStore, apps: AppCatalog, clock: any EngineClock, metrics: EngineMetrics = EngineMetrics()) {
+    ///   - factsCache: The verdicts' cache of stored bits and validations (the engine's).
+    public init(
+        client: (any DeviceChecking)?, store: any RiskStore, apps: AppCatalog, clock: any EngineClock, metrics: EngineMetrics = EngineMetrics(),
+        factsCache: ScoringFactsCache = ScoringFactsCache(limits: .disabled)
+    ) {
+        self.factsCache = factsCache
         self.client = client
         self.store = store
         self.apps = apps
@@ -190,6 +197,7 @@ public struct DeviceCheckService: Sendable {
     /// Stores the record and reads back what is now stored (a newer observation by another process may win).
     private func file(_ record: DeviceCheckRecord) async throws -> DeviceCheckBits {
         try await withStore { try await store.storeDeviceCheckBits(record) }
+        factsCache.deviceCheckBitsChanged(scope: record.scope, environment: record.environment, subject: record.subject)
         let stored = try await withStore {
             try await store.deviceCheckBits(scope: record.scope, environment: record.environment, subject: record.subject)
         }

@@ -40,7 +40,8 @@ public struct ReceiptRefreshScheduler: Sendable {
         settings: ReceiptRefreshSettings,
         clock: any EngineClock,
         owner: String = ReceiptRefreshScheduler.defaultOwner(),
-        logger: Logger = Logger(label: "attestguard.receipts")
+        logger: Logger = Logger(label: "attestguard.receipts"),
+        factsCache: ScoringFactsCache? = nil
     ) {
         let metrics = ReceiptRefreshMetrics()
         self.store = store
@@ -56,7 +57,8 @@ public struct ReceiptRefreshScheduler: Sendable {
             settings: settings,
             clock: clock,
             limiter: RedemptionRateLimiter(rates: settings.requestsPerSecond, clock: clock),
-            metrics: metrics
+            metrics: metrics,
+            factsCache: factsCache
         )
     }
 

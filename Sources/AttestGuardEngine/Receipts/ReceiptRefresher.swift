@@ -17,6 +17,8 @@ public struct ReceiptRefresher: Sendable {
     let limiter: RedemptionRateLimiter
     let backoff: RetryBackoff
     let metrics: ReceiptRefreshMetrics
+    /// Told of every receipt this refresher settles, so that this process's verdicts read it at once.
+    let factsCache: ScoringFactsCache?
 
     init(
         store: any RiskStore,
@@ -25,8 +27,10 @@ public struct ReceiptRefresher: Sendable {
         settings: ReceiptRefreshSettings,
         clock: any EngineClock,
         limiter: RedemptionRateLimiter,
-        metrics: ReceiptRefreshMetrics
+        metrics: ReceiptRefreshMetrics,
+        factsCache: ScoringFactsCache? = nil
     ) {
+        self.factsCache = factsCache
         self.store = store
         self.redeemer = redeemer
         self.verifier = verifier
@@ -105,7 +109,9 @@ public struct ReceiptRefresher: Sendable {
             storedAt: now,
             nextRefreshAt: nextRefresh(after: receipt, at: now)
         )
-        switch try await store.replaceReceipt(ReceiptReplacement(receipt: record, leaseOwner: lease.owner, observedAt: now)) {
+        let outcome = try await store.replaceReceipt(ReceiptReplacement(receipt: record, leaseOwner: lease.owner, observedAt: now))
+        factsCache?.keyChanged(appId: lease.appId, keyId: lease.keyId)
+        switch outcome {
         case .replaced:
             if let metric = receipt.riskMetric { metrics.recordRiskMetric(metric) }
             return .redeemed(riskMetric: receipt.riskMetric)
@@ -158,6 +164,8 @@ public struct ReceiptRefresher: Sendable {
             attempts: attempts,
             metricStale: stale
         )
-        return try await store.recordReceiptAttempt(attempt) ? result : .leaseLost
+        let recorded = try await store.recordReceiptAttempt(attempt)
+        if stale != nil { factsCache?.keyChanged(appId: lease.appId, keyId: lease.keyId) }
+        return recorded ? result : .leaseLost
     }
 }

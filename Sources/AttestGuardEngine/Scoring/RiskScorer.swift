@@ -47,7 +47,7 @@ public struct RiskScorer: Sendable {
     init(
         rules: RuleSetHolder, apps: AppCatalog, store: any RiskStore, deviceCheck: DeviceCheckService, velocity: VelocityRecorder,
         decisionLog: DecisionLogWriter, keyUse: KeyUseRecorder, clock: any EngineClock, metrics: EngineMetrics, shadow: RuleSetHolder? = nil,
-        baselines: RiskBaselineBook = RiskBaselineBook()
+        baselines: RiskBaselineBook = RiskBaselineBook(), factsCache: ScoringFactsCache = ScoringFactsCache(limits: .disabled)
     ) {
         self.metrics = metrics
         self.decisionLog = decisionLog
@@ -56,7 +56,8 @@ public struct RiskScorer: Sendable {
         self.rules = rules
         self.apps = apps
         self.assembler = SignalAssembler(
-            store: store, deviceCheck: deviceCheck, velocity: VelocitySignals(recorder: velocity), baselines: baselines
+            store: store, deviceCheck: deviceCheck, velocity: VelocitySignals(recorder: velocity), baselines: baselines,
+            factsCache: factsCache
         )
         self.velocity = velocity
         self.clock = clock

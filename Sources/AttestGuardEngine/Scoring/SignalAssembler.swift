@@ -5,14 +5,15 @@ import RiskRules
 import AttestGuardStore
 /// Fills a rule set's signals for one request from the request itself and from the store: the key, its receipt
 /// and risk-metric history, stored DeviceCheck bits and the user's last DeviceCheck validation (never Apple) and
-/// velocity. Only what the rule set reads is
-/// fetched, in one store round trip (``RiskStore/scoringFacts(_:)``). The app's risk-metric baseline comes from
-/// memory (``RiskBaselineBook``), never from the store.
+/// velocity. Only what the rule set reads is fetched, in one store round trip (``RiskStore/scoringFacts(_:)``), and
+/// of the facts that change about daily only those ``ScoringFactsCache`` does not hold. The app's risk-metric
+/// baseline comes from memory (``RiskBaselineBook``), never from the store.
 struct SignalAssembler: Sendable {
     let store: any RiskStore
     let deviceCheck: DeviceCheckService
     let velocity: VelocitySignals
     let baselines: RiskBaselineBook
+    let factsCache: ScoringFactsCache
     let plans = AssemblyPlanCache()
 
     /// What one verdict reads from the store, planned: the values filled from the request so far, the facts query,
@@ -20,7 +21,9 @@ struct SignalAssembler: Sendable {
     /// VelocityRecorder).
     struct Reading: Sendable {
         var values: SignalValues
+        /// What the store is asked: what the rules read, less what the cache answered (``held``).
         var query: ScoringFactsQuery
+        var held: ScoringFactsCache.HeldFacts
         var plan: AssemblyPlan
         var velocitySums: [(name: String, sum: VelocitySum)]
         var localCounts: VelocityRecorder.LocalCounts
@@ -40,7 +43,7 @@ struct SignalAssembler: Sendable {
     /// `onStoreError`); an attribute of the wrong type is an `invalid_attribute` error.
     func assemble(_ request: ScoreRequest, subjects: HashedSubjects, app: AppPolicy, ruleSet: RuleSet, now: Date) async throws -> SignalValues {
         let reading = try plan(request, subjects: subjects, app: app, ruleSet: ruleSet, now: now)
-        guard !reading.query.isEmpty else { return reading.values }
+        guard !reading.query.isEmpty else { return complete(reading, facts: nil, request: request, now: now) }
         return complete(reading, facts: try await store.scoringFacts(reading.query), request: request, now: now)
     }
 
@@ -50,6 +53,7 @@ struct SignalAssembler: Sendable {
         let plan = plans.plan(for: ruleSet)
         try fillRequest(request, app: app, ruleSet: ruleSet, into: values)
         var query = try factsQuery(request, app: app, plan: plan, now: now)
+        let held = factsCache.take(from: &query, at: now)
         let velocitySums = velocity.sums(plan.velocity, subjects: subjects, now: now)
         let localCounts = velocity.recorder.localCounts(appId: app.appId, velocitySums.map(\.sum))
         if !velocitySums.isEmpty {
@@ -57,15 +61,20 @@ struct SignalAssembler: Sendable {
             query.velocityWriter = velocity.recorder.writer
         }
         return Reading(
-            values: values, query: query, plan: plan, velocitySums: velocitySums, localCounts: localCounts,
+            values: values, query: query, held: held, plan: plan, velocitySums: velocitySums, localCounts: localCounts,
             recordedSince: Array(repeating: 0, count: velocitySums.count)
         )
     }
 
-    /// The values of a planned reading, given the store's facts (nil when nothing was read).
-    func complete(_ reading: Reading, facts: ScoringFacts?, request: ScoreRequest, now: Date) -> SignalValues {
+    /// The values of a planned reading, given the store's facts (nil when nothing was read: when the store was asked
+    /// nothing, the cache's facts are all there is).
+    func complete(_ reading: Reading, facts stored: ScoringFacts?, request: ScoreRequest, now: Date) -> SignalValues {
         let values = reading.values
-        guard let facts else { return values }
+        guard let stored = stored ?? (reading.query.isEmpty ? ScoringFacts() : nil) else { return values }
+        if !reading.query.isEmpty {
+            factsCache.keep(stored, asked: reading.query, held: reading.held, at: now)
+        }
+        let facts = reading.held.merged(into: stored)
         let plan = reading.plan
         let velocitySums = reading.velocitySums
         if !velocitySums.isEmpty {

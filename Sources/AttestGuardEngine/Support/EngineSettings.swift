@@ -29,6 +29,8 @@ public struct EngineSettings: Sendable {
     public var velocityKeying: VelocityKeying
     /// How many days the decision log keeps (`decisionLog.retentionDays`).
     public var decisionLogRetentionDays: Int
+    /// How long, and how many of, the verdicts' daily facts each process holds (`factsCache.*`).
+    public var factsCache: ScoringFactsCache.Limits
 
     public init(
         challengeTTL: Duration = .seconds(300),
@@ -38,7 +40,8 @@ public struct EngineSettings: Sendable {
         trust: TrustMode = .production,
         receiptRefresh: ReceiptRefreshSettings = ReceiptRefreshSettings(),
         velocityKeying: VelocityKeying = .publicTestKey,
-        decisionLogRetentionDays: Int = 30
+        decisionLogRetentionDays: Int = 30,
+        factsCache: ScoringFactsCache.Limits = ScoringFactsCache.Limits()
     ) {
         self.challengeTTL = challengeTTL
         self.challengeQuota = challengeQuota
@@ -48,6 +51,7 @@ public struct EngineSettings: Sendable {
         self.receiptRefresh = receiptRefresh
         self.velocityKeying = velocityKeying
         self.decisionLogRetentionDays = decisionLogRetentionDays
+        self.factsCache = factsCache
     }
 
     /// The receipt verifier for this trust mode (Apple Root CA - G3, or the simulator's receipt root).

@@ -3,8 +3,8 @@ import AttestGuardEngine
 import Foundation
 
 extension EngineSettings {
-    /// Reads the engine's settings from the root: `challenges.*`, `clockSkewSeconds`, `velocity.ipv6PrefixLength` and
-    /// `decisionLog.retentionDays`.
+    /// Reads the engine's settings from the root: `challenges.*`, `clockSkewSeconds`, `velocity.ipv6PrefixLength`,
+    /// `decisionLog.retentionDays` and `factsCache.*`.
     /// - Parameters:
     ///   - trust: The roots in force (Apple's, or the simulator's for its seed).
     ///   - receiptRefresh: `receipts.refresh.*`, read earlier (``ReceiptRefreshSettings/init(reading:)``).
@@ -27,7 +27,11 @@ extension EngineSettings {
                 secret: Data(hashKey.utf8),
                 ipv6PrefixLength: try values.scoped("velocity").int("ipv6PrefixLength", default: 64, range: 32...128)
             ),
-            decisionLogRetentionDays: try values.scoped("decisionLog").int("retentionDays", default: 30, range: 1...3_650)
+            decisionLogRetentionDays: try values.scoped("decisionLog").int("retentionDays", default: 30, range: 1...3_650),
+            factsCache: ScoringFactsCache.Limits(
+                maxAge: .seconds(try values.scoped("factsCache").int("maxAgeSeconds", default: 60, range: 0...3_600)),
+                maxEntries: try values.scoped("factsCache").int("maxEntries", default: 100_000, range: 0...10_000_000)
+            )
         )
     }
 }

@@ -14,8 +14,14 @@ package struct ChallengePurgeService: Service {
     package let logger: Logger
     package var interval: Duration = .seconds(600)
     package var retention: TimeInterval = 86_400
+    /// Told when stored DeviceCheck rows were deleted, so that verdicts stop using them at once.
+    package let factsCache: ScoringFactsCache?
 
-    package init(store: any RiskStore, clock: any EngineClock, logger: Logger, interval: Duration = .seconds(600), retention: TimeInterval = 86_400) {
+    package init(
+        store: any RiskStore, clock: any EngineClock, logger: Logger, interval: Duration = .seconds(600), retention: TimeInterval = 86_400,
+        factsCache: ScoringFactsCache? = nil
+    ) {
+        self.factsCache = factsCache
         self.store = store
         self.clock = clock
         self.logger = logger
@@ -31,6 +37,7 @@ package struct ChallengePurgeService: Service {
                 if purged > 0 { logger.debug("purged expired challenges", metadata: ["count": .stringConvertible(purged)]) }
                 let legacyCutoff = clock.now().addingTimeInterval(-Double(DeviceCheckScope.legacyRetentionDays) * 86_400)
                 let legacy = try await store.purgeLegacyDeviceCheckBits(observedBefore: legacyCutoff)
+                if legacy > 0 { factsCache?.deviceCheckBitsPurged() }
                 if legacy > 0 { logger.info("purged team-wide DeviceCheck rows stored before bits were per app", metadata: ["count": .stringConvertible(legacy)]) }
             } catch {
                 logger.warning("challenge purge failed", metadata: ["error": .string(String(describing: error))])

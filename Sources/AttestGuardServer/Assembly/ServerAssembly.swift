@@ -108,7 +108,7 @@ public enum ServerAssembly {
         let gatewayPolicies = try GatewayPolicyReloader(settings: configuration.gateway, apps: engine.apps, clock: engine.clock, logger: logger)
         let appPolicies = AppPolicyOverrides(store: engine.store, catalog: engine.apps, logger: logger)
         var services: [any Service] = store.services + [
-            ChallengePurgeService(store: engine.store, clock: engine.clock, logger: logger),
+            ChallengePurgeService(store: engine.store, clock: engine.clock, logger: logger, factsCache: engine.factsCache),
             WriteBehindService(engine: engine, logger: logger, shutdownBudget: configuration.connections.shutdownFlushTimeout),
             ReloadWatchService(rules: rules, gatewayPolicies: gatewayPolicies), ProcessHeartbeatService(heartbeat: heartbeat, logger: logger),
             PeriodicStoreRead(

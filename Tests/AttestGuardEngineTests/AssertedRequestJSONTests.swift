@@ -31,4 +31,38 @@ struct AssertedRequestJSONTests {
         let empty = AssertedRequest(method: "GET", path: "/", bodySha256: nil, ip: try ClientIP("10.0.0.1", field: "ip"), attributes: [:])
         #expect(empty.jsonText == (try Self.encoded(empty)))
     }
+
+    /// The escaping of RFC 8259 §7 written one byte at a time: what `JSONText.appendString` must equal.
+    static func escapedByteByByte(_ text: String) -> String {
+        var output = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": output += #"\""#
+            case "\\": output += #"\\"#
+            case "\n": output += #"\n"#
+            case "\r": output += #"\r"#
+            case "\t": output += #"\t"#
+            case _ where scalar.value < 0x20: output += String(format: "\\u%04x", scalar.value)
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+        return output + "\""
+    }
+
+    @Test("strings are escaped as byte by byte: runs copied whole, escapes at the start, middle and end, non-ASCII kept")
+    func stringRuns() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [Unicode.Scalar] = ["a", "Z", "0", " ", "/", "\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{1f}", "\u{7f}", "é", "✓", "\u{1F600}"]
+        var cases = ["", "plain", "\"", "\\", "\"start", "end\\", "mid\u{1}dle", "\u{0}\u{0}", "é✓"]
+        for _ in 0..<2_000 {
+            var text = ""
+            for _ in 0..<Int.random(in: 0...24, using: &generator) { text.unicodeScalars.append(alphabet.randomElement(using: &generator)!) }
+            cases.append(text)
+        }
+        for text in cases {
+            var output: [UInt8] = []
+            JSONText.appendString(text, to: &output)
+            #expect(String(decoding: output, as: UTF8.self) == Self.escapedByteByByte(text), "\(text.debugDescription)")
+        }
+    }
 }

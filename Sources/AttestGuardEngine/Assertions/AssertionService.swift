@@ -16,6 +16,8 @@ public struct AssertionService: Sendable {
     let scorer: RiskScorer
     let keyMaterials: KeyMaterialCache
     private let verifier = AssertionVerifier()
+    /// `settings.clockSkew`, kept apart: reading it through `settings` copied the trust roots on every assertion.
+    private let clockSkew: Duration
 
     init(store: any RiskStore, apps: AppCatalog, settings: EngineSettings, clock: any EngineClock, metrics: EngineMetrics, scorer: RiskScorer) {
         self.store = store
@@ -25,6 +27,7 @@ public struct AssertionService: Sendable {
         self.metrics = metrics
         self.scorer = scorer
         self.keyMaterials = KeyMaterialCache()
+        self.clockSkew = settings.clockSkew
     }
 
     /// A failed verification counts against the caller's user and IP, and against the key only when the key signed
@@ -103,7 +106,7 @@ public struct AssertionService: Sendable {
             userId: submission.userId.value,
             keyId: submission.keyId.bytes,
             at: now,
-            clockSkew: settings.clockSkew
+            clockSkew: clockSkew
         )
         let commit = AssertionCommit(claim: claim, counter: Int64(verified.counter), requestContext: submission.request.jsonText)
         var scoreRequest = ScoreRequest(
@@ -126,10 +129,12 @@ public struct AssertionService: Sendable {
         }
         switch outcome {
         case .committed(let previousCounter):
-            scorer.velocity.record(
-                .assertions, appId: app.appId,
-                subjects: VelocitySubjects(key: submission.keyId.bytes, user: submission.userId.value, device: key.deviceId, ip: submission.request.ip), at: now
-            )
+            // The plan hashed the same subjects (the score request's): counted under those hashes.
+            if let planned {
+                scorer.velocity.record(.assertions, appId: app.appId, hashed: planned.subjects, at: now)
+            } else {
+                scorer.velocity.record(.assertions, appId: app.appId, subjects: scoreRequest.velocitySubjects, at: now)
+            }
             // A valid assertion commits whatever the verdict: the verdict is advice for the gateway (contract).
             // After the commit the answer is always a verdict: scoring failures decide it, they are not errors.
             scoreRequest.counterJump = Int64(verified.counter) - previousCounter

@@ -181,11 +181,12 @@ public final class ScoringFactsCache: Sendable {
     /// Keeps what the store answered to `query` (what the cache did not hold), read for a verdict at `now`, unless
     /// this process wrote a fact since `held` was taken.
     func keep(_ facts: ScoringFacts, asked query: ScoringFactsQuery, held: HeldFacts, at now: Date) {
-        guard limits.isEnabled else { return }
+        let readKeyFacts = query.receipt || query.metricBaselineAt != nil || query.supersededKeys
+        guard limits.isEnabled, readKeyFacts || query.deviceCheck != nil || query.deviceCheckValidationUserId != nil else { return }
         let expiresAt = now.addingTimeInterval(limits.maxAge.timeInterval)
         state.withLock { state in
             guard state.generation == held.generation else { return }
-            if let key = facts.key, let keyId = query.keyId {
+            if readKeyFacts, let key = facts.key, let keyId = query.keyId {
                 let id = KeyID(appId: query.appId, keyId: keyId)
                 var entry = state.keys.value(for: id, at: now) ?? KeyFacts(environment: key.environment)
                 if query.receipt { entry.receipt = Stamped(value: facts.receipt, expiresAt: expiresAt) }

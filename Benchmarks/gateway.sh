@@ -11,7 +11,9 @@
 # The request is the same in both: POST /api/orders with {"item":"sku-1"}, basic auth as the key's user. The upstream
 # is an nginx server answering 200 at once, so the difference is the gateway's forward-auth. Rounds alternate
 # (direct, attested, direct, ...) so that a change in the machine's load falls on both; the report gives each
-# round, the medians, the added latency (p50, p99) and the throughput ratio.
+# round, the medians, the added latency (p50, p99), the throughput ratio, and where the added mean latency goes:
+# inside AttestGuard (its own request-duration histogram for the forward-auth route, read from /metrics before and
+# after each attested round) or in nginx and the hop.
 #
 # Steps: build `attestguard` and `HTTPBenchPrep` (release, Benchmarks/.build); install wrk and nginx with njs when
 # missing; start a throw-away PostgreSQL and the server with a route policy requiring an assertion on
@@ -210,6 +212,14 @@ run() {
     [ -s "$work/$1.result" ] || { cat "$work/$1.out" >&2; echo "wrk wrote no result ($1)" >&2; exit 1; }
 }
 field() { sed 's/ first_error=.*//' "$work/$1.result" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1; }
+# auth_seconds: "SUM COUNT" of the server's own request-duration histogram for the forward-auth route, so that a
+# round's share spent inside AttestGuard (from its request head to its answer) is the difference of two readings.
+auth_seconds() {
+    curl -s -H "Authorization: Bearer $BENCH_API_KEY" "http://127.0.0.1:$port/metrics" | awk '
+        /^attestguard_http_request_duration_seconds_sum\{.*route="\/v1\/gateway\/auth"/ { sum += $NF }
+        /^attestguard_http_request_duration_seconds_count\{.*route="\/v1\/gateway\/auth"/ { count += $NF }
+        END { printf "%.6f %d\n", sum, count }'
+}
 
 echo "== warm-up (2 s each) =="
 run warmup-direct direct "$direct_port" - - 2
@@ -219,7 +229,9 @@ load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 for round in $(seq 1 "$rounds"); do
     echo "== round $round: direct, then attested (${duration} s each) =="
     run "direct-$round" direct "$direct_port" - -
+    auth_seconds >"$work/attested-$round.auth-before"
     run "attested-$round" attested "$gateway_port" "$offsets" "$work/offsets-$round"
+    auth_seconds >"$work/attested-$round.auth-after"
     offsets="$work/offsets-$round"
 done
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
@@ -251,5 +263,19 @@ echo
 awk -v dr="$direct_rps" -v ar="$attested_rps" -v d50="$direct_p50" -v a50="$attested_p50" -v d99="$direct_p99" -v a99="$attested_p99" 'BEGIN {
     printf "medians: direct %.0f req/s, p50 %.2f ms, p99 %.2f ms; attested %.0f req/s, p50 %.2f ms, p99 %.2f ms\n", dr, d50, d99, ar, a50, a99
     printf "forward-auth adds p50 %.2f ms, p99 %.2f ms; throughput ratio attested/direct %.3f\n", a50 - d50, a99 - d99, ar / dr
+}'
+# Where the added time goes: the mean through nginx, less the direct path's mean, less the mean inside AttestGuard's
+# forward-auth route; what is left is nginx's own work for forward-auth (njs reading and hashing the body, the
+# subrequest) and the loopback hop to AttestGuard and back.
+server_mean() {
+    for round in $(seq 1 "$rounds"); do
+        read -r sum0 count0 <"$work/attested-$round.auth-before"
+        read -r sum1 count1 <"$work/attested-$round.auth-after"
+        awk -v s="$(awk -v a="$sum0" -v b="$sum1" 'BEGIN { print b - a }')" -v c="$((count1 - count0))" 'BEGIN { printf "%.3f\n", (c > 0 ? 1000 * s / c : 0) }'
+    done | median
+}
+direct_mean=$(summary direct mean_ms); attested_mean=$(summary attested mean_ms); inside_mean=$(server_mean)
+awk -v d="$direct_mean" -v a="$attested_mean" -v i="$inside_mean" 'BEGIN {
+    printf "mean latency (medians of the rounds): direct %.2f ms, attested %.2f ms: forward-auth adds %.2f ms, of which %.2f ms inside AttestGuard (its forward-auth route, head to answer) and %.2f ms in nginx (njs, the subrequest) and the hop\n", d, a, a - d, i, a - d - i
 }'
 [ "$failed" = 0 ] || { echo "some requests failed: the figures are not valid" >&2; exit 1; }

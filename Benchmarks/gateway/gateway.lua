@@ -10,7 +10,8 @@
 --                  single-use assertion per line, in counter order), starting after the line OFFSETS_IN gives the
 --                  thread ("-": none); OFFSETS_OUT gets how far each thread got, so the next round never replays one.
 -- done() writes one line to RESULT_FILE:
---   requests=N duration_s=S rps=R p50_ms=.. p99_ms=.. non200=N statuses=CODE:N,... socket_errors=N exhausted=N first_error=...
+--   requests=N duration_s=S rps=R p50_ms=.. p99_ms=.. mean_ms=.. non200=N statuses=CODE:N,... socket_errors=N exhausted=N
+--   first_error=...
 
 local threads = {}
 local next_id = 0
@@ -104,8 +105,8 @@ function done(summary, latency, requests_done)
    local errors = summary.errors
    local seconds = summary.duration / 1e6
    local line = string.format(
-      "requests=%d duration_s=%.3f rps=%.1f p50_ms=%.3f p99_ms=%.3f non200=%d statuses=%s socket_errors=%d exhausted=%d first_error=%s",
-      summary.requests, seconds, summary.requests / seconds, latency:percentile(50) / 1000, latency:percentile(99) / 1000,
+      "requests=%d duration_s=%.3f rps=%.1f p50_ms=%.3f p99_ms=%.3f mean_ms=%.3f non200=%d statuses=%s socket_errors=%d exhausted=%d first_error=%s",
+      summary.requests, seconds, summary.requests / seconds, latency:percentile(50) / 1000, latency:percentile(99) / 1000, latency.mean / 1000,
       non200_total, #codes > 0 and table.concat(codes, ",") or "-",
       errors.connect + errors.read + errors.write + errors.timeout, exhausted_total, (first:gsub("\n", " ")):sub(1, 200))
    local file = assert(io.open(out, "w"))

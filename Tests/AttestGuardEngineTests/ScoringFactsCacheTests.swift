@@ -33,12 +33,8 @@ struct ScoringFactsCacheTests {
     static let maxAge: TimeInterval = 60
     static let token = Data("device-token".utf8).base64EncodedString()
 
-    static func compile(_ yaml: String) -> RuleSet {
-        do { return try RuleSetLoader.compile(documents: [("v.yaml", yaml)]) { _ in "" } } catch { preconditionFailure("\(error)") }
-    }
-
     /// Reads every cached kind of fact.
-    static let rules = compile("""
+    static let rules = DeviceCheckValidationTests.compile("""
         version: 1
         decisions: { review: 50, deny: 80 }
         rules:

@@ -7,6 +7,9 @@ public import Foundation
 public struct KeyId: Sendable, Hashable, CustomStringConvertible {
     /// The 32 bytes.
     public let bytes: Data
+    /// Standard base64 with padding, as bodies and the DeviceCheck subjects of kind key write it: written once, as a
+    /// verdict names its key several times (the DeviceCheck subject, the decision log).
+    public let base64: String
 
     /// A key id from its bytes.
     /// - Throws: `invalid_field` unless there are 32.
@@ -15,6 +18,7 @@ public struct KeyId: Sendable, Hashable, CustomStringConvertible {
             throw EngineError.invalid(.invalidField, "\(field) must be 32 bytes (SHA-256 of the public key)")
         }
         self.bytes = bytes
+        self.base64 = bytes.base64EncodedString()
     }
 
     /// A key id as a body writes it: standard base64 with padding (44 characters), as the contract does.
@@ -35,10 +39,12 @@ public struct KeyId: Sendable, Hashable, CustomStringConvertible {
     /// A key id read back from the store, which holds only 32-byte ids.
     init(stored bytes: Data) {
         self.bytes = bytes
+        self.base64 = bytes.base64EncodedString()
     }
 
-    /// Standard base64 with padding, as bodies and the DeviceCheck subjects of kind key write it.
-    public var base64: String { bytes.base64EncodedString() }
-
     public var description: String { base64 }
+
+    public static func == (lhs: KeyId, rhs: KeyId) -> Bool { lhs.bytes == rhs.bytes }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(bytes) }
 }

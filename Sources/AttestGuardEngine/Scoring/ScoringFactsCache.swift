@@ -37,13 +37,23 @@ public final class ScoringFactsCache: Sendable {
         var isEnabled: Bool { maxAge > .zero && maxEntries > 0 }
     }
 
-    /// The facts the cache holds, as `attestguard_scoring_facts_cache_lookups_total{part}` names them.
-    public enum Part: String, Sendable, CaseIterable {
+    /// The facts the cache holds; ``label`` is how `attestguard_scoring_facts_cache_lookups_total{part}` names them.
+    public enum Part: Int, Sendable, CaseIterable {
         case receipt
-        case riskMetricBaseline = "risk_metric_baseline"
-        case supersededKeys = "superseded_keys"
-        case deviceCheckBits = "devicecheck_bits"
-        case deviceCheckValidation = "devicecheck_validation"
+        case riskMetricBaseline
+        case supersededKeys
+        case deviceCheckBits
+        case deviceCheckValidation
+
+        public var label: String {
+            switch self {
+            case .receipt: "receipt"
+            case .riskMetricBaseline: "risk_metric_baseline"
+            case .supersededKeys: "superseded_keys"
+            case .deviceCheckBits: "devicecheck_bits"
+            case .deviceCheckValidation: "devicecheck_validation"
+            }
+        }
     }
 
     /// A value the cache answered; `nil` in its place means the store is asked.
@@ -120,7 +130,8 @@ public final class ScoringFactsCache: Sendable {
 
     public let limits: Limits
     private let state: Mutex<State>
-    private let lookups: [Part: (hit: Counter, miss: Counter)]
+    /// By ``Part``'s raw value: a lookup's count is an array index, not a dictionary's hash.
+    private let lookups: [(hit: Counter, miss: Counter)]
 
     public init(limits: Limits) {
         self.limits = limits
@@ -128,16 +139,14 @@ public final class ScoringFactsCache: Sendable {
         self.state = Mutex(State(
             keys: ExpiringTable(capacity: capacity), deviceCheck: ExpiringTable(capacity: capacity), validations: ExpiringTable(capacity: capacity)
         ))
-        var lookups: [Part: (hit: Counter, miss: Counter)] = [:]
-        for part in Part.allCases {
+        self.lookups = Part.allCases.map { part in
             func counter(_ result: String) -> Counter {
-                let counter = Counter(label: MetricFamily.scoringFactsCacheLookups.name, dimensions: [("part", part.rawValue), ("result", result)])
+                let counter = Counter(label: MetricFamily.scoringFactsCacheLookups.name, dimensions: [("part", part.label), ("result", result)])
                 counter.increment(by: 0)
                 return counter
             }
-            lookups[part] = (counter("hit"), counter("miss"))
+            return (counter("hit"), counter("miss"))
         }
-        self.lookups = lookups
     }
 
     // MARK: Verdicts
@@ -232,7 +241,8 @@ public final class ScoringFactsCache: Sendable {
     }
 
     private func count<Value>(_ part: Part, _ held: Held<Value>?) -> Held<Value>? {
-        if let counters = lookups[part] { (held == nil ? counters.miss : counters.hit).increment() }
+        let counters = lookups[part.rawValue]
+        (held == nil ? counters.miss : counters.hit).increment()
         return held
     }
 

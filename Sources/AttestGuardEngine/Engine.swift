@@ -69,7 +69,7 @@ public struct Engine: Sendable {
             store: store, apps: apps, settings: settings, clock: clock, metrics: metrics, scorer: scorer, factsCache: factsCache
         )
         self.assertions = AssertionService(store: store, apps: apps, settings: settings, clock: clock, metrics: metrics, scorer: scorer)
-        self.keys = KeyService(store: store, apps: apps, clock: clock)
+        self.keys = KeyService(store: store, apps: apps, clock: clock, factsCache: factsCache)
         self.history = HistoryService(
             store: store, apps: apps, keying: settings.velocityKeying, clock: clock,
             ruleSets: { [rules.ruleSet] + (shadowRules.map { [$0.ruleSet] } ?? []) }

@@ -238,14 +238,49 @@ struct ScoringFactsCacheTests {
         let held = cache.take(from: &asked, at: Self.now)
         #expect(asked == Self.query(subjects: [Self.keySubject, Self.device]), "all three dropped")
 
-        cache.deviceCheckBitsChanged(scope: Self.scopes[0], environment: .production, subject: Self.userSubject)
+        cache.keyChanged(appId: Self.appId, keyId: Data(repeating: 9, count: 32))
         cache.keep(ScoringFacts(key: Self.key(), receipt: Self.receipt), asked: asked, held: held, at: Self.now)
         var again = Self.query(subjects: [Self.keySubject, Self.device])
         _ = cache.take(from: &again, at: Self.now)
-        #expect(again.receipt, "a read that began before a write keeps nothing: it may hold what the write replaced")
+        #expect(again.receipt, "a read that began before a key's write keeps no key's facts: it may hold what the write replaced")
 
         cache.deviceCheckBitsPurged()
         #expect(cache.entryCounts.deviceCheck == 0)
+    }
+
+    @Test("a write of one kind spoils only that kind's reads in flight; a revocation drops every key's facts")
+    func generationsPerKind() throws {
+        let cache = ScoringFactsCache(limits: .init(maxAge: .seconds(60), maxEntries: 100))
+        var asked = Self.query(subjects: [Self.device])
+        let held = cache.take(from: &asked, at: Self.now)
+        cache.deviceCheckBitsChanged(scope: Self.scopes[0], environment: .production, subject: Self.userSubject)
+        cache.keep(ScoringFacts(key: Self.key(), receipt: Self.receipt), asked: asked, held: held, at: Self.now)
+        var again = Self.query(subjects: [Self.device])
+        _ = cache.take(from: &again, at: Self.now)
+        #expect(!again.receipt && again.deviceCheck != nil, "the key's facts were kept, the DeviceCheck answer was not")
+
+        cache.keyRevoked()
+        var afterRevoke = Self.query(subjects: [Self.device])
+        _ = cache.take(from: &afterRevoke, at: Self.now)
+        #expect(afterRevoke.receipt && cache.entryCounts.keys == 0)
+    }
+
+    @Test("a rule set reading only DeviceCheck bits and the key still holds the bits of a key's request")
+    func deviceCheckWithoutKeyFacts() {
+        let cache = ScoringFactsCache(limits: .init(maxAge: .seconds(60), maxEntries: 100))
+        func asked() -> ScoringFactsQuery {
+            ScoringFactsQuery(
+                appId: Self.appId, keyId: Self.keyId,
+                deviceCheck: DeviceCheckQuery(scopes: Self.scopes, defaultEnvironment: .development, subjects: [Self.keySubject])
+            )
+        }
+        var first = asked()
+        let held = cache.take(from: &first, at: Self.now)
+        #expect(first.deviceCheck != nil)
+        cache.keep(ScoringFacts(key: Self.key()), asked: first, held: held, at: Self.now)
+        var second = asked()
+        #expect(cache.take(from: &second, at: Self.now).deviceCheck.map { $0.value == nil } == true && second.deviceCheck == nil,
+                "the key's environment is held with the pairs")
     }
 
     @Test("each kind holds at most maxEntries; expired entries are the first to go")

@@ -20,8 +20,9 @@ extension DeviceCheckService {
             let target = try target(appId: appId, environment: nil)
             try await askValid(deviceToken, in: target)
             let record = DeviceCheckValidationRecord(appId: target.appId, userId: userId.value, environment: target.environment, validatedAt: clock.now())
+            // Told whatever the outcome: a write that timed out may still have committed.
+            defer { factsCache.deviceCheckValidationChanged(appId: record.appId, userId: record.userId) }
             try await withStore { try await store.recordDeviceCheckValidation(record) }
-            factsCache.deviceCheckValidationChanged(appId: record.appId, userId: record.userId)
             return (DeviceCheckValidation(record), Self.validResult)
         }
     }

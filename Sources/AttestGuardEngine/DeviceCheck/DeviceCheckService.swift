@@ -196,8 +196,9 @@ public struct DeviceCheckService: Sendable {
 
     /// Stores the record and reads back what is now stored (a newer observation by another process may win).
     private func file(_ record: DeviceCheckRecord) async throws -> DeviceCheckBits {
+        // Told whatever the outcome: a write that timed out may still have committed.
+        defer { factsCache.deviceCheckBitsChanged(scope: record.scope, environment: record.environment, subject: record.subject) }
         try await withStore { try await store.storeDeviceCheckBits(record) }
-        factsCache.deviceCheckBitsChanged(scope: record.scope, environment: record.environment, subject: record.subject)
         let stored = try await withStore {
             try await store.deviceCheckBits(scope: record.scope, environment: record.environment, subject: record.subject)
         }

@@ -12,7 +12,11 @@ public struct KeyService: Sendable {
     let apps: AppCatalog
     let clock: any EngineClock
 
-    public init(store: any RiskStore, apps: AppCatalog, clock: any EngineClock) {
+    /// Told of every revocation (``ScoringFactsCache/keyRevoked()``).
+    let factsCache: ScoringFactsCache
+
+    public init(store: any RiskStore, apps: AppCatalog, clock: any EngineClock, factsCache: ScoringFactsCache = ScoringFactsCache(limits: .disabled)) {
+        self.factsCache = factsCache
         self.store = store
         self.apps = apps
         self.clock = clock
@@ -29,7 +33,11 @@ public struct KeyService: Sendable {
     /// Revokes the key for good (its receipts are no longer refreshed); revoking twice is harmless.
     public func revoke(appId: String, keyId: Data) async throws -> KeyDetails {
         _ = try apps.policy(for: appId)
-        let key = try await withStore { try await store.revokeKey(appId: appId, keyId: keyId, at: clock.now()) }
+        let key = try await withStore {
+            // Told whatever the outcome: a write that timed out may still have committed.
+            defer { factsCache.keyRevoked() }
+            return try await store.revokeKey(appId: appId, keyId: keyId, at: clock.now())
+        }
         guard let key else { throw Self.notFound(appId) }
         let receipt = try await withStore { try await store.receipt(appId: appId, keyId: keyId) }
         return KeyDetails(key: AttestedKey(key), receipt: receipt.map(KeyReceipt.init))

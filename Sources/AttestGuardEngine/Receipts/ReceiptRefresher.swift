@@ -109,9 +109,9 @@ public struct ReceiptRefresher: Sendable {
             storedAt: now,
             nextRefreshAt: nextRefresh(after: receipt, at: now)
         )
-        let outcome = try await store.replaceReceipt(ReceiptReplacement(receipt: record, leaseOwner: lease.owner, observedAt: now))
-        factsCache?.keyChanged(appId: lease.appId, keyId: lease.keyId)
-        switch outcome {
+        // Told whatever the outcome: a write that timed out may still have committed.
+        defer { factsCache?.keyChanged(appId: lease.appId, keyId: lease.keyId) }
+        switch try await store.replaceReceipt(ReceiptReplacement(receipt: record, leaseOwner: lease.owner, observedAt: now)) {
         case .replaced:
             if let metric = receipt.riskMetric { metrics.recordRiskMetric(metric) }
             return .redeemed(riskMetric: receipt.riskMetric)
@@ -164,8 +164,7 @@ public struct ReceiptRefresher: Sendable {
             attempts: attempts,
             metricStale: stale
         )
-        let recorded = try await store.recordReceiptAttempt(attempt)
-        if stale != nil { factsCache?.keyChanged(appId: lease.appId, keyId: lease.keyId) }
-        return recorded ? result : .leaseLost
+        defer { if stale != nil { factsCache?.keyChanged(appId: lease.appId, keyId: lease.keyId) } }
+        return try await store.recordReceiptAttempt(attempt) ? result : .leaseLost
     }
 }

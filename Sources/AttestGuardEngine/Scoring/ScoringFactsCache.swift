@@ -13,8 +13,10 @@ import Synchronization
 /// need it after that reads it again in its own store statement, so no request pays an extra round trip and a fact
 /// another process wrote is seen within `maxAge` (the contract's staleness bound). A fact this process writes — a
 /// refreshed receipt, DeviceCheck bits filed, a validation recorded, a key superseded — is dropped at once, and no
-/// read that began before the write can put the old value back: every write advances a generation, and a read
-/// keeps what it found only if the generation is still the one it began under.
+/// read that began before the write can put the old value back: every write advances its kind's generation, and a
+/// read keeps what it found of a kind only if that kind's generation is still the one it began under. The write
+/// sites tell the cache after the store call whatever its outcome (a call that timed out may still have committed).
+/// A revocation drops every key's facts (a revoked key no longer counts among its siblings' superseded keys).
 ///
 /// DeviceCheck bits are held per (scope, environment, subject), with "no bits found" held as such, because a verdict
 /// asks for the first subject and scope that has bits: one answer says every pair before the winner has none.
@@ -61,9 +63,16 @@ public final class ScoringFactsCache: Sendable {
         var value: Value
     }
 
-    /// What the cache answered for one verdict (taken out of its store read), and the generation it answered under.
+    /// Each kind's count of writes by this process: a read keeps a kind's facts only if its count did not move.
+    struct Generations: Sendable, Hashable {
+        var keys: UInt64 = 0
+        var deviceCheck: UInt64 = 0
+        var validations: UInt64 = 0
+    }
+
+    /// What the cache answered for one verdict (taken out of its store read), and the generations it answered under.
     struct HeldFacts: Sendable {
-        var generation: UInt64
+        var generation: Generations
         var receipt: Held<ReceiptSummary?>?
         var metricBaseline: Held<Int?>?
         var supersededKeys: Held<Int?>?
@@ -121,7 +130,7 @@ public final class ScoringFactsCache: Sendable {
     }
 
     private struct State: Sendable {
-        var generation: UInt64 = 0
+        var generation = Generations()
         var keys: ExpiringTable<KeyID, KeyFacts>
         /// `nil`: Apple has no bits for the pair stored (none filed, or filed as not found).
         var deviceCheck: ExpiringTable<DeviceCheckPair, DeviceCheckRecord?>
@@ -154,7 +163,7 @@ public final class ScoringFactsCache: Sendable {
     /// Takes out of `query` the facts held for it at `now` and answers them; what is not held stays in the query.
     /// A key's DeviceCheck bits are looked up only when the key's environment is held (a key's facts were read).
     func take(from query: inout ScoringFactsQuery, at now: Date) -> HeldFacts {
-        guard limits.isEnabled else { return HeldFacts(generation: 0) }
+        guard limits.isEnabled else { return HeldFacts(generation: Generations()) }
         return state.withLock { state in
             var held = HeldFacts(generation: state.generation)
             var environment = query.deviceCheck?.defaultEnvironment
@@ -190,12 +199,12 @@ public final class ScoringFactsCache: Sendable {
     /// Keeps what the store answered to `query` (what the cache did not hold), read for a verdict at `now`, unless
     /// this process wrote a fact since `held` was taken.
     func keep(_ facts: ScoringFacts, asked query: ScoringFactsQuery, held: HeldFacts, at now: Date) {
-        let readKeyFacts = query.receipt || query.metricBaselineAt != nil || query.supersededKeys
-        guard limits.isEnabled, readKeyFacts || query.deviceCheck != nil || query.deviceCheckValidationUserId != nil else { return }
+        // A key's entry also holds its environment, which its DeviceCheck pairs are looked up in.
+        let readKeyFacts = query.receipt || query.metricBaselineAt != nil || query.supersededKeys || query.deviceCheck != nil
+        guard limits.isEnabled, readKeyFacts || query.deviceCheckValidationUserId != nil else { return }
         let expiresAt = now.addingTimeInterval(limits.maxAge.timeInterval)
         state.withLock { state in
-            guard state.generation == held.generation else { return }
-            if readKeyFacts, let key = facts.key, let keyId = query.keyId {
+            if readKeyFacts, state.generation.keys == held.generation.keys, let key = facts.key, let keyId = query.keyId {
                 let id = KeyID(appId: query.appId, keyId: keyId)
                 var entry = state.keys.value(for: id, at: now) ?? KeyFacts(environment: key.environment)
                 if query.receipt { entry.receipt = Stamped(value: facts.receipt, expiresAt: expiresAt) }
@@ -203,7 +212,7 @@ public final class ScoringFactsCache: Sendable {
                 if query.supersededKeys { entry.supersededKeys = Stamped(value: facts.supersededKeys, expiresAt: expiresAt) }
                 state.keys.insert(entry, for: id, expiresAt: max(entry.expiresAt, expiresAt), now: now)
             }
-            if let asked = query.deviceCheck {
+            if let asked = query.deviceCheck, state.generation.deviceCheck == held.generation.deviceCheck {
                 // The store's environment: the key's when the key was read and found, else the default.
                 let environment = facts.key?.environment ?? asked.defaultEnvironment
                 pairs: for subject in asked.subjects {
@@ -217,7 +226,7 @@ public final class ScoringFactsCache: Sendable {
                     }
                 }
             }
-            if let userId = query.deviceCheckValidationUserId {
+            if let userId = query.deviceCheckValidationUserId, state.generation.validations == held.generation.validations {
                 state.validations.insert(facts.deviceCheckValidation, for: UserID(appId: query.appId, userId: userId), expiresAt: expiresAt, now: now)
             }
         }
@@ -252,8 +261,18 @@ public final class ScoringFactsCache: Sendable {
     public func keyChanged(appId: String, keyId: Data) {
         guard limits.isEnabled else { return }
         state.withLock { state in
-            state.generation &+= 1
+            state.generation.keys &+= 1
             state.keys.remove(KeyID(appId: appId, keyId: keyId))
+        }
+    }
+
+    /// A key was revoked: its siblings' superseded-key counts may have changed, and the cache does not know them, so
+    /// every key's facts are read again (revocations are rare).
+    public func keyRevoked() {
+        guard limits.isEnabled else { return }
+        state.withLock { state in
+            state.generation.keys &+= 1
+            state.keys.removeAll()
         }
     }
 
@@ -261,7 +280,7 @@ public final class ScoringFactsCache: Sendable {
     public func deviceCheckBitsChanged(scope: DeviceCheckScope, environment: AppAttestEnvironment, subject: DeviceCheckSubject) {
         guard limits.isEnabled else { return }
         state.withLock { state in
-            state.generation &+= 1
+            state.generation.deviceCheck &+= 1
             state.deviceCheck.remove(DeviceCheckPair(scope: scope, environment: environment, subject: subject))
         }
     }
@@ -270,7 +289,7 @@ public final class ScoringFactsCache: Sendable {
     public func deviceCheckBitsPurged() {
         guard limits.isEnabled else { return }
         state.withLock { state in
-            state.generation &+= 1
+            state.generation.deviceCheck &+= 1
             state.deviceCheck.removeAll()
         }
     }
@@ -279,7 +298,7 @@ public final class ScoringFactsCache: Sendable {
     public func deviceCheckValidationChanged(appId: String, userId: String) {
         guard limits.isEnabled else { return }
         state.withLock { state in
-            state.generation &+= 1
+            state.generation.validations &+= 1
             state.validations.remove(UserID(appId: appId, userId: userId))
         }
     }

@@ -156,7 +156,7 @@ public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
         ConfigurationKey("velocity.ipv6PrefixLength", "IPv6 clients count per network of this many bits, 32-128 (default 64)"),
         ConfigurationKey("decisionLog.retentionDays", "days of verdicts kept (default 30)"),
         ConfigurationKey("factsCache.maxAgeSeconds", "verdicts use a key's receipt, history and superseded keys, DeviceCheck bits and validations read at most this long ago; another process's writes show within it, this one's at once (default 60; 0 reads every fact every time)"),
-        ConfigurationKey("factsCache.maxEntries", "the most keys, DeviceCheck subjects and users each process holds facts of, per kind (default 100000)"),
+        ConfigurationKey("factsCache.maxEntries", "the most entries each process holds of each kind: keys, DeviceCheck (scope, environment, subject) pairs, users (default 100000, at most 1000000)"),
         ConfigurationKey("privacy.hashKeyFile", "a file holding the key of the keyed hashes of user ids and IPs (32+ characters)"),
         ConfigurationKey("privacy.hashKeyEnv", "an environment variable holding that key"),
         ConfigurationKey("console.sessionSecretFile", "a file holding the key the console's session cookies are signed with (32+ characters, the same on every server; none: a random key per process)"),

@@ -30,7 +30,7 @@ extension EngineSettings {
             decisionLogRetentionDays: try values.scoped("decisionLog").int("retentionDays", default: 30, range: 1...3_650),
             factsCache: ScoringFactsCache.Limits(
                 maxAge: .seconds(try values.scoped("factsCache").int("maxAgeSeconds", default: 60, range: 0...3_600)),
-                maxEntries: try values.scoped("factsCache").int("maxEntries", default: 100_000, range: 0...10_000_000)
+                maxEntries: try values.scoped("factsCache").int("maxEntries", default: 100_000, range: 0...1_000_000)
             )
         )
     }

@@ -271,7 +271,7 @@ server_mean() {
     for round in $(seq 1 "$rounds"); do
         read -r sum0 count0 <"$work/attested-$round.auth-before"
         read -r sum1 count1 <"$work/attested-$round.auth-after"
-        awk -v s="$(awk -v a="$sum0" -v b="$sum1" 'BEGIN { print b - a }')" -v c="$((count1 - count0))" 'BEGIN { printf "%.3f\n", (c > 0 ? 1000 * s / c : 0) }'
+        awk -v s0="$sum0" -v s1="$sum1" -v c="$((count1 - count0))" 'BEGIN { printf "%.3f\n", (c > 0 ? 1000 * (s1 - s0) / c : 0) }'
     done | median
 }
 direct_mean=$(summary direct mean_ms); attested_mean=$(summary attested mean_ms); inside_mean=$(server_mean)

@@ -161,7 +161,8 @@ public final class ScoringFactsCache: Sendable {
     // MARK: Verdicts
 
     /// Takes out of `query` the facts held for it at `now` and answers them; what is not held stays in the query.
-    /// A key's DeviceCheck bits are looked up only when the key's environment is held (a key's facts were read).
+    /// A key's DeviceCheck bits are looked up only when the key's entry, which holds its environment, is held (an
+    /// earlier verdict read the key's daily facts or its bits).
     func take(from query: inout ScoringFactsQuery, at now: Date) -> HeldFacts {
         guard limits.isEnabled else { return HeldFacts(generation: Generations()) }
         return state.withLock { state in
@@ -196,8 +197,8 @@ public final class ScoringFactsCache: Sendable {
         }
     }
 
-    /// Keeps what the store answered to `query` (what the cache did not hold), read for a verdict at `now`, unless
-    /// this process wrote a fact since `held` was taken.
+    /// Keeps what the store answered to `query` (what the cache did not hold), read for a verdict at `now`: each kind
+    /// unless this process wrote a fact of that kind since `held` was taken.
     func keep(_ facts: ScoringFacts, asked query: ScoringFactsQuery, held: HeldFacts, at now: Date) {
         // A key's entry also holds its environment, which its DeviceCheck pairs are looked up in.
         let readKeyFacts = query.receipt || query.metricBaselineAt != nil || query.supersededKeys || query.deviceCheck != nil

@@ -64,6 +64,7 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         case unsupportedFormat = "unsupported_format"
         case malformedCertificate = "malformed_certificate"
         case malformedAuthenticatorData = "malformed_authenticator_data"
+        case malformedAuthenticatorExtensions = "malformed_authenticator_extensions"
         case malformedPublicKey = "malformed_public_key"
         case malformedKeyId = "malformed_key_id"
         case malformedClientDataHash = "malformed_client_data_hash"
@@ -244,6 +245,8 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     public static let malformedCertificate = ErrorCode(.malformedCertificate)
     /// The authenticator data is too short or its attested credential data is malformed.
     public static let malformedAuthenticatorData = ErrorCode(.malformedAuthenticatorData)
+    /// The bytes after the authenticator data (iOS 27's extension map) are not one bounded CBOR map of Apple's shape.
+    public static let malformedAuthenticatorExtensions = ErrorCode(.malformedAuthenticatorExtensions)
     /// A public key is not a P-256 key.
     public static let malformedPublicKey = ErrorCode(.malformedPublicKey)
     /// A key id is not 32 bytes.

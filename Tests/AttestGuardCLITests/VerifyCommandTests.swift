@@ -63,6 +63,36 @@ struct VerifyCommandTests {
         #expect(replay.json["error"] as? String == "counter_not_increasing")
     }
 
+    @Test func applesGuideSamplePrintsItsCategoryAndBundleVersion() async throws {
+        let result = try await CommandLineRunner.run([
+            "verify", "attestation", "--attestation", "\(fixtures)/\(AppleGuide2026.path)", "--key-id", AppleGuide2026.keyIdBase64,
+            "--app-id", AppleGuide2026.app.appId, "--environment", "production", "--challenge-utf8", "example_server_challenge",
+            "--challenge-hashing", "none", "--at", "2026-04-21T18:13:12Z",
+        ])
+        #expect(result.status == 0, "\(result.standardOutput)")
+        #expect(result.json["validationCategory"] as? String == "platform")
+        #expect(result.json["bundleVersion"] as? String == "1")
+        #expect(result.json["osVersion"] as? String == "27.0")
+    }
+
+    @Test func anIOS27AssertionPrintsItsCategoryAndBundleVersion() async throws {
+        let key = P256.Signing.PrivateKey()
+        let clientData = Array("{\"challenge\":\"ios27\"}".utf8)
+        let object = SimulatedKey.assertion(
+            privateKey: key, app: SimulatorFixtures.app, clientDataHash: Array(SHA256.hash(data: clientData)), counter: 5,
+            extensions: AppleAuthenticatorExtensions(validationCategory: .testFlight, bundleVersion: "4.2"))
+        let result = try await CommandLineRunner.run([
+            "verify", "assertion",
+            "--assertion", try CommandLineRunner.temporaryFile(object, name: "assertion.cbor"),
+            "--public-key", try CommandLineRunner.temporaryFile(Array(key.publicKey.pemRepresentation.utf8), name: "key.pem"),
+            "--client-data", try CommandLineRunner.temporaryFile(clientData, name: "client-data.json"),
+            "--app-id", SimulatorFixtures.app.appId,
+        ])
+        #expect(result.status == 0, "\(result.standardOutput)")
+        #expect(result.json["validationCategory"] as? String == "test_flight")
+        #expect(result.json["bundleVersion"] as? String == "4.2")
+    }
+
     @Test(arguments: AppleFixtures.receiptVectors)
     func realReceiptsVerifyThroughTheCLI(vector: ManifestVector) async throws {
         let result = try await CommandLineRunner.run([

@@ -134,6 +134,23 @@ public enum RealDevice2024 {
     }
 }
 
+/// Apple's sample from its 2026 Attestation Object Validation Guide: a real iOS 27.0 production attestation carrying
+/// the authenticator-extension map (`Tests/Fixtures/apple/README.md`, apple-guide-2026).
+public enum AppleGuide2026 {
+    public static let app = AppIdentity(appId: "1234567890.com.example.myapp")
+    public static let keyIdBase64 = "zgSY9YSD+7TaDXssY6WlOPVS1K3Lmk+pFhlcSWE+ZV0="
+    public static let keyId = Array(Data(base64Encoded: keyIdBase64)!)
+    /// The guide passes the challenge's bytes to `attestKey` unhashed.
+    public static let challenge = Array("example_server_challenge".utf8)
+    public static let verifyAt = AppleFixtures.instant("2026-04-21T18:13:12Z")
+    public static let path = "apple-guide-2026/attestation.b64"
+    public static var attestation: [UInt8] { AppleFixtures.object(path) }
+
+    public static var request: AttestationRequest {
+        AttestationRequest(keyId: keyId, app: app, allowedEnvironments: [.production], clientData: .challenge(challenge, hashing: .none))
+    }
+}
+
 /// The two Apple roots as shipped in the fixtures (the same certificates are built in).
 public enum AppleFixturesRoots {
     public static var appAttestRoot: Certificate {

@@ -39,14 +39,14 @@ struct SimulatorRoundTripTests {
             minted.object, request: SimulatorFixtures.request(key: key, challenge: challenge), at: SimulatorFixtures.now
         ).get()
         #expect(!attestation.credential.trailingData.isEmpty)
-        #expect(attestation.credential.trailingItem?["apple_validation_category_01"] == .unsigned(1))
+        #expect(attestation.credential.extensions == AttestationOptions.appStoreBuild)
         #expect(!attestation.authenticatorData.flags.contains(.extensionData))
         #expect(attestation.credential.coseKeyX963 == Array(key.publicKey.x963Representation))
     }
 
     @Test func attestationWithoutTrailingDataVerifies() async throws {
         var options = AttestationOptions()
-        options.appendsAppleExtensionData = false
+        options.appleExtensions = nil
         let device = SimulatedDevice(pki: SimulatorFixtures.pki, identifier: "no-trailing")
         let key = device.generateKey()
         let challenge = SimulatorFixtures.challenge("no-trailing")

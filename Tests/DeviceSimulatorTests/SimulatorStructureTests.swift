@@ -27,7 +27,7 @@ struct SimulatorStructureTests {
     @Test func authenticatorDataHasApplesLayout() throws {
         let real = try layout(of: AttestationObject(cbor: RealDevice2024.attestation).authenticatorData)
         var options = AttestationOptions()
-        options.appendsAppleExtensionData = false
+        options.appleExtensions = nil
         let plain = try SimulatorFixtures.attestation(device: Self.device, key: Self.key, challenge: [1], options: options)
         let simulated = try layout(of: AttestationObject(cbor: plain.object).authenticatorData)
         #expect(simulated == real)

@@ -5,9 +5,11 @@ public import AppleReceipts
 ///
 /// 1. clientDataHash = SHA-256(clientData); 2. nonce = SHA-256(authenticatorData ‖ clientDataHash);
 /// 3. the ECDSA P-256 signature verifies over the nonce as the message (the digest is SHA-256(nonce));
-/// 4. the RP ID hash is SHA-256(App ID); 5. the counter is greater than the previous one.
+/// 4. the RP ID hash is SHA-256(App ID); 5. the counter is greater than the previous one; then the bytes after the
+/// counter are read as iOS 27's extension map (``AppleAuthenticatorExtensions``), after the checks the signature
+/// vouches for, so that only a device's own bytes can be refused as `malformed_authenticator_extensions`.
 /// Step 6, the challenge inside clientData, is the caller's: ``VerifiedAssertion`` returns the clientData.
-/// Stateless and cheap: one CBOR decode, three SHA-256 and one P-256 verification.
+/// Stateless and cheap: one CBOR decode (two with the map), three SHA-256 and one P-256 verification.
 public struct AssertionVerifier: Sendable {
     public init() {}
 
@@ -53,12 +55,14 @@ public struct AssertionVerifier: Sendable {
             guard authenticatorData.signCount > previousCounter else {
                 throw VerificationError(.counterNotIncreasing, "counter \(authenticatorData.signCount) is not greater than \(previousCounter)")
             }
+            let extensions = try AppleAuthenticatorExtensions.parse(authenticatorData.remainder)
             return .valid(
                 VerifiedAssertion(
                     counter: authenticatorData.signCount,
                     authenticatorData: authenticatorData,
                     clientData: clientData,
-                    clientDataHash: Array(clientDataHash)
+                    clientDataHash: Array(clientDataHash),
+                    extensions: extensions
                 )
             )
         } catch {

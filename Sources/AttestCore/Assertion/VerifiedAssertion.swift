@@ -11,6 +11,8 @@ public struct VerifiedAssertion: Sendable, Hashable {
     public let clientData: [UInt8]
     /// SHA-256 of the clientData.
     public let clientDataHash: [UInt8]
+    /// iOS 27's extension map after the counter; `nil` when the device sent none.
+    public let extensions: AppleAuthenticatorExtensions?
 }
 
 /// The outcome of verifying an assertion: the verified assertion, or the first check that failed.

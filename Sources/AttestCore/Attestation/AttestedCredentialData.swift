@@ -3,9 +3,9 @@
 /// ```
 /// aaguid (16) | credentialIdLength (2, big-endian) | credentialId | COSE_Key (CBOR map) | trailing data
 /// ```
-/// Since 2026 Apple appends a further CBOR map after the COSE key (`apple_bundle_version_01`, ...) while
-/// the extension-data flag stays clear. It is accepted and exposed as ``trailingData`` and, when it is
-/// CBOR, as ``trailingItem``.
+/// Since iOS 27 Apple appends its authenticator-extension map after the COSE key (`apple_bundle_version_01`, ...)
+/// while the extension-data flag stays clear: the bytes are kept as ``trailingData`` and read as
+/// ``extensions`` (``AppleAuthenticatorExtensions`` says which shapes are refused).
 public struct AttestedCredentialData: Sendable, Hashable {
     /// The 16-byte aaguid naming the environment.
     public let aaguid: [UInt8]
@@ -15,11 +15,12 @@ public struct AttestedCredentialData: Sendable, Hashable {
     public let coseKey: CBOR
     /// The bytes after the COSE key, if any.
     public let trailingData: [UInt8]
-    /// The trailing bytes decoded as one CBOR item, when they are exactly that.
-    public let trailingItem: CBOR?
+    /// The trailing bytes read as Apple's extension map; `nil` when there are none.
+    public let extensions: AppleAuthenticatorExtensions?
 
     /// Parses the remainder of attestation authenticator data.
-    /// - Throws: ``VerificationError`` `malformed_authenticator_data`.
+    /// - Throws: ``VerificationError`` `malformed_authenticator_data`, or `malformed_authenticator_extensions` when
+    ///   the bytes after the COSE key are not Apple's extension map.
     public init(_ bytes: ArraySlice<UInt8>) throws(VerificationError) {
         let bytes = Array(bytes)
         guard bytes.count >= 18 else {
@@ -44,7 +45,7 @@ public struct AttestedCredentialData: Sendable, Hashable {
         } catch {
             throw VerificationError(.malformedAuthenticatorData, "credential public key: \(error)")
         }
-        self.trailingItem = trailingData.isEmpty ? nil : try? CBORDecoder().decode(trailingData)
+        self.extensions = try AppleAuthenticatorExtensions.parse(trailingData[...])
     }
 
     /// The COSE key as an uncompressed X9.62 point, when it is an EC2 P-256 key.

@@ -23,6 +23,9 @@ public struct VerificationError: Error, Hashable, Sendable, CustomStringConverti
         public static let malformedCertificate = Code(.malformedCertificate)
         /// The authenticator data is too short or its attested credential data is malformed.
         public static let malformedAuthenticatorData = Code(.malformedAuthenticatorData)
+        /// The bytes after the authenticator data (iOS 27's extension map) are not one bounded CBOR map of Apple's
+        /// shape (``AppleAuthenticatorExtensions``).
+        public static let malformedAuthenticatorExtensions = Code(.malformedAuthenticatorExtensions)
         /// A public key is not a P-256 key (leaf certificate, COSE key or a stored key).
         public static let malformedPublicKey = Code(.malformedPublicKey)
         /// The key id given by the caller is not 32 bytes.

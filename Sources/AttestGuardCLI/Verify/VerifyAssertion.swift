@@ -39,6 +39,7 @@ extension AttestGuardCommand.Verify {
                     "flags": Int(verified.authenticatorData.flags.rawValue),
                 ]
                 if let text = String(validating: verified.clientData, as: UTF8.self) { fields["clientData"] = text }
+                AuthenticatorExtensionsReport.add(verified.extensions, to: &fields)
                 try VerificationReport.valid(fields).emit()
             case .invalid(let error):
                 try VerificationReport.invalid(code: error.code.errorCode, detail: error.detail).emit()

@@ -98,6 +98,7 @@ extension AttestGuardCommand.Verify {
             if !verified.credential.trailingData.isEmpty {
                 fields["trailingData"] = Hex.encode(verified.credential.trailingData)
             }
+            AuthenticatorExtensionsReport.add(verified.credential.extensions, to: &fields)
             return fields
         }
     }

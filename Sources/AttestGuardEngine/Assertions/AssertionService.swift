@@ -85,8 +85,10 @@ public struct AssertionService: Sendable {
         ) {
         case .valid(let assertion): verified = assertion
         case .invalid(let error):
-            // The verifier checks the RP ID and the counter after the signature: the key signed those.
-            if error.code == .rpIdMismatch || error.code == .counterNotIncreasing { signedByKey = true }
+            // The verifier checks the RP ID, the counter and the extension map after the signature: the key signed those.
+            if error.code == .rpIdMismatch || error.code == .counterNotIncreasing || error.code == .malformedAuthenticatorExtensions {
+                signedByKey = true
+            }
             throw EngineError.verification(error.code.errorCode, error.detail)
         }
         signedByKey = true

@@ -16,7 +16,7 @@ extension EngineMetrics {
     static let attestationResults: [String] = ["registered", "idempotent"] + (requestFailures + challengeFailures + [
         .environmentNotAllowed, .keyAlreadyRegistered, .keyUserMismatch,
         .malformedCBOR, .malformedAttestation, .unsupportedFormat, .malformedCertificate, .malformedAuthenticatorData,
-        .malformedPublicKey, .malformedKeyId, .malformedClientDataHash, .malformedNonceExtension, .chainInvalid,
+        .malformedAuthenticatorExtensions, .malformedPublicKey, .malformedKeyId, .malformedClientDataHash, .malformedNonceExtension, .chainInvalid,
         .nonceMismatch, .keyIdMismatch, .rpIdMismatch, .counterNotZero, .aaguidMismatch, .credentialIdMismatch,
         .receiptInvalid,
     ]).map(\.rawValue)
@@ -24,7 +24,7 @@ extension EngineMetrics {
     static let assertionResults: [String] = ["accepted"] + (requestFailures + challengeFailures + [
         .keyNotFound, .keyRevoked, .keySuperseded, .keyUserMismatch, .environmentNotAllowed, .malformedClientData,
         .requestBindingMismatch, .malformedAssertion, .malformedSignature, .signatureInvalid, .rpIdMismatch,
-        .counterNotIncreasing, .assertionAlreadyAccepted,
+        .counterNotIncreasing, .malformedAuthenticatorExtensions, .assertionAlreadyAccepted,
     ]).map(\.rawValue)
 
     static let challengeResults: [String] = ["issued"] + (requestFailures + [

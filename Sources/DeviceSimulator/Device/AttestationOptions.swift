@@ -1,9 +1,13 @@
 public import Foundation
+public import AttestCore
 
 /// Knobs for minting an attestation, including deliberately wrong ones for negative tests.
 public struct AttestationOptions: Sendable {
-    /// Append the CBOR map real devices add after the COSE key since 2026 (flags unchanged).
-    public var appendsAppleExtensionData: Bool = true
+    /// The extension map iOS 27 devices append after the COSE key (flags unchanged: AT only); `nil` appends none, as
+    /// devices before iOS 27 do. By default an App Store build, bundle version 1.
+    public var appleExtensions: AppleAuthenticatorExtensions? = AttestationOptions.appStoreBuild
+    /// The map of an App Store build with bundle version 1.
+    public static let appStoreBuild = AppleAuthenticatorExtensions(validationCategory: .appStore, bundleVersion: "1")
     /// The sign counter to write (0 is correct).
     public var signCount: UInt32 = 0
     /// An aaguid to write instead of the device environment's.

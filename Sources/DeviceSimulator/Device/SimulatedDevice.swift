@@ -120,13 +120,8 @@ public struct SimulatedDevice: Sendable {
                 CBORMapEntry(key: .negative(2), value: .bytes(Array(point[33...64]))),
             ])
         )
-        if options.appendsAppleExtensionData {
-            data += CBOREncoder.encode(
-                .map([
-                    CBORMapEntry(key: .text("apple_bundle_version_01"), value: .text("1.0 (1)")),
-                    CBORMapEntry(key: .text("apple_validation_category_01"), value: .unsigned(1)),
-                ])
-            )
+        if let extensions = options.appleExtensions {
+            data += extensions.cborEncoded
         }
         return data
     }

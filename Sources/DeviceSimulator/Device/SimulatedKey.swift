@@ -45,10 +45,18 @@ public struct SimulatedKey: Sendable {
     }
 
     /// ``assertion(privateKey:app:clientData:counter:)`` over a clientData hash.
-    public static func assertion(privateKey: P256.Signing.PrivateKey, app: AppIdentity, clientDataHash: [UInt8], counter: UInt32) -> [UInt8] {
+    /// - Parameters:
+    ///   - flags: The authenticator data's flags byte: 0x40 (AT) as real devices write it; iOS 27 devices that append
+    ///     the map usually keep ED (0x80) clear, some set it.
+    ///   - extensions: iOS 27's extension map, appended after the counter; `nil` for none.
+    public static func assertion(
+        privateKey: P256.Signing.PrivateKey, app: AppIdentity, clientDataHash: [UInt8], counter: UInt32,
+        flags: UInt8 = 0x40, extensions: AppleAuthenticatorExtensions? = nil
+    ) -> [UInt8] {
         var authenticatorData = app.rpIdHash
-        authenticatorData.append(0x40)
+        authenticatorData.append(flags)
         authenticatorData += [UInt8(counter >> 24), UInt8(counter >> 16 & 0xFF), UInt8(counter >> 8 & 0xFF), UInt8(counter & 0xFF)]
+        if let extensions { authenticatorData += extensions.cborEncoded }
         let nonce = Array(SHA256.hash(data: authenticatorData + clientDataHash))
         let signature = (try? privateKey.signature(for: nonce).derRepresentation).map(Array.init) ?? []
         return AssertionObject(signature: signature, authenticatorData: authenticatorData).cborEncoded

@@ -11,6 +11,7 @@ public enum FixedSignal: String, Sendable, Hashable, CaseIterable, CustomStringC
     case keyLastAssertionAge = "key.last_assertion_age"
     case keyCounterJump = "key.counter_jump"
     case keySupersededKeys = "key.superseded_keys"
+    case keyOsVersion = "key.os_version"
 
     case receiptRiskMetric = "receipt.risk_metric"
     case receiptRiskMetricChange7d = "receipt.risk_metric_change_7d"
@@ -39,6 +40,8 @@ public enum FixedSignal: String, Sendable, Hashable, CaseIterable, CustomStringC
     case requestDeviceId = "request.device_id"
     case requestBinding = "request.binding"
     case requestAttestStatus = "request.attest_status"
+    case requestValidationCategory = "request.validation_category"
+    case requestBundleVersion = "request.bundle_version"
 
     case rolloutBucket = "rollout.bucket"
     case rolloutAttestationRequired = "rollout.attestation_required"

@@ -53,11 +53,14 @@ struct SignalCoverageTests {
             )
             engine.baselines.replace(with: try await engine.store.latestRiskBaselines())
 
-            let outcome = try await engine.scorer.score(ScoreRequest(
+            var request = ScoreRequest(
                 appId: ServerHarness.appId, endpoint: .assertion, keyId: try KeyId(bytes: Data(app.key.keyId)),
                 userId: try Identifier("alice", field: "userId"), deviceId: try Identifier("alice-phone", field: "deviceId"), ip: try ClientIP("203.0.113.9", field: "ip"), action: "purchase", attestStatus: "supported",
                 binding: .v1, counterJump: 1
-            ))
+            )
+            request.validationCategory = .appStore
+            request.bundleVersion = "4.2"
+            let outcome = try await engine.scorer.score(request)
             #expect(Set(outcome.signals.keys) == Set(FixedSignal.allCases.map(\.rawValue)), "the rule set reads exactly the fixed signals")
             for signal in FixedSignal.allCases {
                 #expect((outcome.signals[signal.rawValue] ?? nil) != nil, "\(signal) is missing")

@@ -83,6 +83,39 @@ struct ExpressionLanguageTests {
         #expect(first(String(repeating: "(", count: 100) + "true" + String(repeating: ")", count: 100))?.code == .syntax)
     }
 
+    @Test("version_below compares bundle versions number by number; anything else is missing")
+    func bundleVersions() throws {
+        func below(_ version: String?, _ bound: String) throws -> Bool? {
+            try evaluateCondition("version_below(request.bundle_version, \"\(bound)\")", version.map { ["request.bundle_version": .string($0)] } ?? [:])
+        }
+        #expect(try below("4.9", "4.10") == true, "numbers, not text: 9 < 10")
+        #expect(try below("4.10", "4.9") == false)
+        #expect(try below("4.2", "4.2.0") == false, "absent numbers are zero")
+        #expect(try below("4.2.0.0", "4.2") == false)
+        #expect(try below("4.1.9", "4.2") == true)
+        #expect(try below("10", "9.9.9") == false)
+        #expect(try below("0", "0.0.1") == true)
+        #expect(try below("007", "7") == false, "leading zeros are the same number")
+        #expect(try below(nil, "4.2") == nil, "missing stays missing")
+        for notAVersion in ["", "4.2b", "4..2", ".4", "4.", "v4", "4.2 ", "-1", "1234567890", "1.2.3.4.5.6.7.8.9"] {
+            #expect(try below(notAVersion, "4.2") == nil, "\"\(notAVersion)\" is not a version")
+        }
+        #expect(try evaluateCondition("not version_below(coalesce(request.bundle_version, \"0\"), \"1\")") == false)
+    }
+
+    @Test("version_below takes a string and a literal version")
+    func bundleVersionRefusals() {
+        func first(_ expression: String) -> RuleSetError? {
+            loadErrors("version: 1\nrules:\n  - id: probe\n    when: '\(expression)'\n    score: 1\n").first
+        }
+        #expect(first(#"version_below(request.bundle_version, "4.x")"#)?.code == .wrongArguments)
+        #expect(first(#"version_below(request.bundle_version, "4.x")"#)?.hint?.contains("4.2") == true)
+        #expect(first(#"version_below(request.bundle_version, request.action)"#)?.code == .wrongArguments)
+        #expect(first(#"version_below(key.counter, "4")"#)?.code == .typeMismatch)
+        #expect(first(#"version_below(request.bundle_version)"#)?.code == .wrongArguments)
+        #expect(first(#"version_blow(request.bundle_version, "4")"#)?.hint?.contains("version_below") == true)
+    }
+
     @Test("velocity windows are whole minutes from 1m to 30d")
     func velocityWindows() {
         #expect(SignalSchema.velocityWindow("1m") == 60)

@@ -123,6 +123,8 @@ public struct AssertionService: Sendable {
             binding: binding.signal
         )
         scoreRequest.requestId = submission.requestId
+        scoreRequest.validationCategory = verified.extensions?.validationCategory
+        scoreRequest.bundleVersion = verified.extensions?.bundleVersion
         // The verdict's facts are read in the commit's round trip; a request whose read cannot be planned (a
         // malformed DeviceCheck subject, say) is scored after the commit, where a failure answers `review`.
         let planned = try? scorer.plan(scoreRequest, under: ruleSet)

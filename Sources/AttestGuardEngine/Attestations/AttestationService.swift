@@ -80,7 +80,9 @@ public struct AttestationService: Sendable {
                 throw EngineError(rejection)
             }
             let receipt = try await withStore { try await store.receipt(appId: app.appId, keyId: existing.keyId) }
-            return try await result(key: existing, receipt: receipt, idempotent: true, supersededKeyIds: [], ip: submission.ip, requestId: submission.requestId)
+            return try await result(
+                key: existing, receipt: receipt, idempotent: true, supersededKeyIds: [], ip: submission.ip, requestId: submission.requestId,
+                extensions: nil)
         }
 
         let request = AttestationRequest(
@@ -129,10 +131,14 @@ public struct AttestationService: Sendable {
                 .newKeys, appId: app.appId,
                 subjects: VelocitySubjects(key: registered.keyId, user: registered.userId, device: registered.deviceId, ip: submission.ip), at: now
             )
-            return try await result(key: registered, receipt: receipt, idempotent: false, supersededKeyIds: superseded, ip: submission.ip, requestId: submission.requestId)
+            return try await result(
+                key: registered, receipt: receipt, idempotent: false, supersededKeyIds: superseded, ip: submission.ip,
+                requestId: submission.requestId, extensions: verified.credential.extensions)
         case .alreadyRegistered(let existing):
             let stored = try await withStore { try await store.receipt(appId: app.appId, keyId: existing.keyId) }
-            return try await result(key: existing, receipt: stored, idempotent: true, supersededKeyIds: [], ip: submission.ip, requestId: submission.requestId)
+            return try await result(
+                key: existing, receipt: stored, idempotent: true, supersededKeyIds: [], ip: submission.ip, requestId: submission.requestId,
+                extensions: verified.credential.extensions)
         case .rejected(let rejection):
             throw EngineError(rejection)
         }
@@ -155,14 +161,18 @@ public struct AttestationService: Sendable {
     }
 
     /// The result with the verdict for the key as registered (a valid attestation registers whatever the verdict).
+    /// `extensions` is the verified object's iOS 27 map (nil for an identical re-submission, which is not verified).
     private func result(
-        key: KeyRecord, receipt: ReceiptRecord?, idempotent: Bool, supersededKeyIds: [Data], ip: ClientIP?, requestId: String?
+        key: KeyRecord, receipt: ReceiptRecord?, idempotent: Bool, supersededKeyIds: [Data], ip: ClientIP?, requestId: String?,
+        extensions: AppleAuthenticatorExtensions?
     ) async throws -> AttestationResult {
         var request = ScoreRequest(
             appId: key.appId, endpoint: .attestation, keyId: KeyId(stored: key.keyId), userId: Identifier(stored: key.userId),
             deviceId: key.deviceId.map(Identifier.init(stored:)), ip: ip
         )
         request.requestId = requestId
+        request.validationCategory = extensions?.validationCategory
+        request.bundleVersion = extensions?.bundleVersion
         let scored = await scorer.scoreCommitted(request)
         return AttestationResult(
             key: AttestedKey(key), receipt: receipt.map(KeyReceipt.init), idempotent: idempotent, supersededKeyIds: supersededKeyIds,

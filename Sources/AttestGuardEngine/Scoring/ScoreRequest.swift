@@ -23,6 +23,11 @@ public struct ScoreRequest: Sendable {
     public var counterJump: Int64?
     /// The HTTP request's id (`X-Request-Id`), logged with the verdict so that a label can name the decision.
     public var requestId: String?
+    /// For an attestation or assertion from iOS 27 or later: how the signing app was distributed
+    /// (`request.validation_category`).
+    public var validationCategory: ValidationCategory?
+    /// For an attestation or assertion from iOS 27 or later: the signing app's bundle version (`request.bundle_version`).
+    public var bundleVersion: String?
 
     public init(
         appId: String,

@@ -152,6 +152,8 @@ struct SignalAssembler: Sendable {
         values.set(.requestDeviceId, request.deviceId.map { .string($0.value) })
         values.set(.requestBinding, .string((request.binding ?? RequestBindingSignal.none).rawValue))
         values.set(.requestAttestStatus, request.attestStatus.map(SignalValue.string))
+        values.set(.requestValidationCategory, request.validationCategory.map { .string($0.name) })
+        values.set(.requestBundleVersion, request.bundleVersion.map(SignalValue.string))
         if let baseline = baselines.baseline(appId: app.appId) {
             values.set(.appRiskMetricP50, baseline.p50.map { .number(Double($0)) })
             values.set(.appRiskMetricP90, baseline.p90.map { .number(Double($0)) })
@@ -193,6 +195,7 @@ struct SignalAssembler: Sendable {
         values.set(.keyAttestedAt, .timestamp(key.attestedAt.timeIntervalSince1970))
         values.set(.keyAge, .duration(now.timeIntervalSince(key.attestedAt)))
         values.set(.keyCounter, .number(Double(key.counter)))
+        values.set(.keyOsVersion, key.osVersion.map(SignalValue.string))
         if let last = key.lastAssertionAt {
             values.set(.keyLastAssertionAt, .timestamp(last.timeIntervalSince1970))
             values.set(.keyLastAssertionAge, .duration(now.timeIntervalSince(last)))

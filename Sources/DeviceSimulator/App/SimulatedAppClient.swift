@@ -12,6 +12,9 @@ public struct SimulatedAppClient: Sendable {
     public private(set) var key: SimulatedKey
     public var userId: String
     public var deviceId: String?
+    /// The extension map its assertions carry after the counter, as iOS 27 devices write it; `nil` (the default):
+    /// none, as before iOS 27.
+    public var assertionExtensions: AppleAuthenticatorExtensions?
 
     public init(device: SimulatedDevice, app: AppIdentity, keyIndex: Int = 0, userId: String, deviceId: String? = nil) {
         self.device = device
@@ -52,7 +55,7 @@ public struct SimulatedAppClient: Sendable {
         action: String? = nil
     ) -> AssertionRequestBody {
         let clientData = Self.clientData(challenge: challenge, method: method, path: path, body: body)
-        let assertion = key.assertion(app: app, clientData: Array(clientData))
+        let assertion = key.assertion(app: app, clientData: Array(clientData), extensions: assertionExtensions)
         return Self.payload(
             app: app, keyId: key.keyId, userId: userId, assertion: assertion, clientData: clientData,
             request: .init(method: method, path: path, bodySha256: Base64Text.urlEncoded(SHA256.hash(data: body)), ip: ip, action: action)

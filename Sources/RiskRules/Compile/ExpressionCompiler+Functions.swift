@@ -4,9 +4,12 @@
 /// - `age(timestamp)`: the duration from the timestamp to the evaluation instant;
 /// - `list("name")`: a named list from the rule set's `lists:` (for `in`);
 /// - `min(a, b)`, `max(a, b)`: of two numbers or two durations (missing if either is);
-/// - `lower(s)`: a string in lower case.
+/// - `lower(s)`: a string in lower case;
+/// - `version_below(v, "4.2")`: a bundle version below a literal one (``BundleVersion``: number by number, `4.10`
+///   above `4.9`); missing when `v` is missing or not a version. A function rather than `<` on strings, which
+///   compares text (`"4.10" < "4.9"`), and rather than a version type, which every signal and literal would need.
 extension ExpressionCompiler {
-    static let functionNames = ["missing", "coalesce", "age", "list", "min", "max", "lower"]
+    static let functionNames = ["missing", "coalesce", "age", "list", "min", "max", "lower", "version_below"]
 
     mutating func call(_ name: String, _ arguments: [Expression.Node], range: Range<Int>) throws(ExpressionError) -> CompiledExpression {
         switch name {
@@ -60,6 +63,21 @@ extension ExpressionCompiler {
                 throw ExpressionError(.typeMismatch, "lower() takes a string, not \(value.typeDescription)", at: argument.range)
             }
             return .text { values in evaluate(values)?.lowercased() }
+        case "version_below":
+            let (first, second) = try two(arguments, of: name, range: range)
+            let value = try compile(first)
+            guard case .text(let evaluate) = value.form else {
+                throw ExpressionError(.typeMismatch, "version_below() compares a string, not \(value.typeDescription)", at: first.range)
+            }
+            guard case .string(let literal) = second.expression else {
+                throw ExpressionError(.wrongArguments, "version_below() takes the version to compare with as a string literal", at: second.range)
+            }
+            guard let bound = BundleVersion(literal) else {
+                throw ExpressionError(
+                    .wrongArguments, "\"\(literal)\" is not a bundle version", at: second.range,
+                    hint: "write dot-separated whole numbers, such as \"4.2\" or \"4.2.1\"")
+            }
+            return .flag { values in evaluate(values).flatMap(BundleVersion.init).map { $0 < bound } }
         default:
             let hint = SignalSchema.nearest(name, in: Self.functionNames).map { "did you mean `\($0)`?" }
             throw ExpressionError(.unknownFunction, "unknown function `\(name)`", at: range,

@@ -40,6 +40,7 @@ public enum SignalSchema {
         SignalDefinition(.keyLastAssertionAge, .duration, .key, "time since the last accepted assertion; missing before the first"),
         SignalDefinition(.keyCounterJump, .number, .key, "for an assertion, its counter minus the key's previous counter (1 when every assertion reached the server); missing otherwise"),
         SignalDefinition(.keySupersededKeys, .number, .key, "earlier keys of this user on this device that this one superseded"),
+        SignalDefinition(.keyOsVersion, .string, .key, "the OS version the device ran when the key was attested (`27.0`; from Apple's credential certificate); missing if Apple wrote none"),
         SignalDefinition(.receiptRiskMetric, .number, .receipt, "Apple's risk metric: keys attested on this device in 30 days; missing until the first redemption"),
         SignalDefinition(.receiptRiskMetricChange7d, .number, .receipt, "the risk metric now minus the metric observed 7 or more days ago; missing without such history"),
         SignalDefinition(.receiptRefreshedAt, .timestamp, .receipt, "when the receipt was last redeemed; missing before the first redemption"),
@@ -64,6 +65,8 @@ public enum SignalSchema {
         SignalDefinition(.requestDeviceId, .string, .request, "the device id the caller passes; missing if not given"),
         SignalDefinition(.requestBinding, .string, .request, "how the assertion is bound to the request: `v1`, `v1_without_body` (method and path only: the gateway could not hash the body), `legacy`, or `none` (no assertion)"),
         SignalDefinition(.requestAttestStatus, .string, .request, "the client's own App Attest status as the gateway reports it (`supported`, `unsupported`, `throttled`, `failed`, ...); missing if not given"),
+        SignalDefinition(.requestValidationCategory, .string, .request, "how the app that signed this attestation or assertion was distributed, from iOS 27's extension map: `app_store`, `test_flight`, `development`, `enterprise`, `developer_id`, `local_signing`, `platform`, ... or `unknown(N)`; missing before iOS 27 and for `POST /v1/score`"),
+        SignalDefinition(.requestBundleVersion, .string, .request, "the bundle version (`CFBundleVersion`) of the app that signed this attestation or assertion, from iOS 27's extension map; compare with `version_below(request.bundle_version, \"4.2\")`; missing before iOS 27 and for `POST /v1/score`"),
         SignalDefinition(.rolloutBucket, .number, .rollout, "0-99, a stable hash of app and user id; missing without a user id"),
         SignalDefinition(.rolloutAttestationRequired, .bool, .rollout, "the user falls inside the app's attestation-required percentage; missing without a user id"),
     ]

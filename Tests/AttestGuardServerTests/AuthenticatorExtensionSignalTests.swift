@@ -1,0 +1,71 @@
+import AttestCore
+import AttestGuardWire
+import AttestTestSupport
+import DeviceSimulator
+import Foundation
+import Testing
+
+/// iOS 27's extension map reaches the rules: an attestation's and an assertion's validation category and bundle
+/// version are `request.validation_category` and `request.bundle_version`, compared with `version_below`; the OS
+/// version the key was attested on is `key.os_version`.
+@Suite("HTTP: iOS 27's validation category and bundle version as signals")
+struct AuthenticatorExtensionSignalTests {
+    static let rules = """
+        version: 1
+        rules:
+          - id: development-build
+            when: request.validation_category == "development"
+            score: 10
+          - id: old-build
+            when: version_below(request.bundle_version, "4.10")
+            score: 1
+          - id: no-map
+            when: missing(request.validation_category) and missing(request.bundle_version)
+            score: 100
+          - id: attested-on-ios-17
+            when: key.os_version == "17.2.1"
+            score: 1000
+        """
+
+    static func score(_ reply: APIClient.Reply) -> Double? {
+        (reply["verdict"] as? [String: Any])?["score"] as? Double
+    }
+
+    @Test("the attestation's and each assertion's map are read by the rules", arguments: ServerBackend.available)
+    func mapValuesAreSignals(backend: ServerBackend) async throws {
+        try await ServerHarness.run(backend, rules: Self.rules) { api in
+            // The simulated device attests as an App Store build, bundle version 1, on iOS 17.2.1.
+            var app = SimulatedApps.make(user: "alice", device: "alice-phone")
+            let attested = try await api.attest(app)
+            #expect(attested.status == 201, "\(attested.text)")
+            #expect(Self.score(attested) == 1001, "old-build (1 < 4.10) and the key's OS version")
+
+            app.assertionExtensions = AppleAuthenticatorExtensions(validationCategory: .development, bundleVersion: "4.9")
+            let development = try await api.assert(&app)
+            #expect(development.status == 200, "\(development.text)")
+            #expect(Self.score(development) == 1011, "development, 4.9 below 4.10, iOS 17.2.1")
+
+            app.assertionExtensions = AppleAuthenticatorExtensions(validationCategory: .appStore, bundleVersion: "4.10.0")
+            let current = try await api.assert(&app)
+            #expect(Self.score(current) == 1000, "an App Store build at 4.10.0 is not below 4.10")
+
+            app.assertionExtensions = nil
+            let beforeIOS27 = try await api.assert(&app)
+            #expect(Self.score(beforeIOS27) == 1100, "no map: both values missing")
+        }
+    }
+
+    @Test("a signed map of another shape is 422 malformed_authenticator_extensions and spends nothing", arguments: [ServerBackend.sqlite])
+    func malformedMapIsRefused(backend: ServerBackend) async throws {
+        try await ServerHarness.run(backend, rules: Self.rules) { api in
+            var app = SimulatedApps.make(user: "bob", device: "bob-phone")
+            #expect(try await api.attest(app).status == 201)
+            app.assertionExtensions = AppleAuthenticatorExtensions(validationCategory: .appStore, bundleVersion: String(repeating: "9", count: 65))
+            let refused = try await api.assert(&app)
+            #expect(refused.status == 422, "\(refused.text)")
+            #expect(refused.errorCode == "malformed_authenticator_extensions")
+            let stored = try #require(try await api.engine?.store.key(appId: ServerHarness.appId, keyId: Data(app.key.keyId)))
+            #expect(stored.counter == 0, "the counter did not advance")
+        }
+    }
+}

@@ -75,7 +75,9 @@ extension KeyRecord {
             statusChangedAt: try read("status_changed_at"),
             supersededBy: try read("superseded_by"),
             registrationChallengeSHA256: try read("registration_challenge_sha256"),
-            registrationChallengeExpiresAt: try read("registration_challenge_expires_at")
+            registrationChallengeExpiresAt: try read("registration_challenge_expires_at"),
+            validationCategory: try read("validation_category", as: Int64?.self).map { ValidationCategory(number: UInt32(clamping: $0)) },
+            bundleVersion: try read("bundle_version")
         )
     }
 }

@@ -142,11 +142,13 @@ extension PostgresRiskStore {
                 let inserted = try await connection.query(
                     """
                     INSERT INTO app_keys (app_id, key_id, user_id, device_id, environment, public_key, counter, status,
-                        attestation_sha256, os_version, attested_at, registration_challenge_sha256, registration_challenge_expires_at)
+                        attestation_sha256, os_version, attested_at, registration_challenge_sha256, registration_challenge_expires_at,
+                        validation_category, bundle_version)
                     VALUES (\(key.appId), \(key.keyId), \(key.userId), \(key.deviceId), \(key.environment.rawValue), \(key.publicKey),
                         0, 'active', \(key.attestationSHA256), \(key.osVersion), \(key.attestedAt),
                         \(ChallengeClaim.digest(of: registration.claim.challengeId)),
-                        (SELECT expires_at FROM challenges WHERE id = \(registration.claim.challengeId)))
+                        (SELECT expires_at FROM challenges WHERE id = \(registration.claim.challengeId)),
+                        \(key.validationCategory.map { Int64($0.number) }), \(key.bundleVersion))
                     ON CONFLICT DO NOTHING RETURNING key_id
                     """,
                     logger: logger

@@ -44,7 +44,9 @@ extension KeyRecord {
             statusChangedAt: try reader.optionalDate("status_changed_at"),
             supersededBy: try reader.optionalBlob("superseded_by"),
             registrationChallengeSHA256: try reader.optionalBlob("registration_challenge_sha256"),
-            registrationChallengeExpiresAt: try reader.optionalDate("registration_challenge_expires_at")
+            registrationChallengeExpiresAt: try reader.optionalDate("registration_challenge_expires_at"),
+            validationCategory: try reader.optionalInteger("validation_category").map { ValidationCategory(number: UInt32(clamping: $0)) },
+            bundleVersion: try reader.optionalText("bundle_version")
         )
     }
 }

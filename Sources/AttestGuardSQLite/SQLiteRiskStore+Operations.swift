@@ -103,8 +103,9 @@ extension SQLiteRiskStore {
                 let inserted = try await connection.query(
                     """
                     INSERT INTO app_keys (app_id, key_id, user_id, device_id, environment, public_key, counter, status,
-                        attestation_sha256, os_version, attested_at, registration_challenge_sha256, registration_challenge_expires_at)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, 'active', ?7, ?8, ?9, ?10, (SELECT expires_at FROM challenges WHERE id = ?11))
+                        attestation_sha256, os_version, attested_at, registration_challenge_sha256, registration_challenge_expires_at,
+                        validation_category, bundle_version)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, 'active', ?7, ?8, ?9, ?10, (SELECT expires_at FROM challenges WHERE id = ?11), ?12, ?13)
                     ON CONFLICT DO NOTHING RETURNING key_id
                     """,
                     [
@@ -113,6 +114,7 @@ extension SQLiteRiskStore {
                         SQLiteValues.bind(key.osVersion), SQLiteValues.bind(key.attestedAt),
                         SQLiteValues.bind(ChallengeClaim.digest(of: registration.claim.challengeId)),
                         SQLiteValues.bind(registration.claim.challengeId),
+                        key.validationCategory.map { .integer(Int($0.number)) } ?? .null, SQLiteValues.bind(key.bundleVersion),
                     ]
                 )
                 guard inserted.count == 1 else { throw RollbackSignal(step: .keyExists) }

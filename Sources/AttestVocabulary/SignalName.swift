@@ -12,6 +12,8 @@ public enum FixedSignal: String, Sendable, Hashable, CaseIterable, CustomStringC
     case keyCounterJump = "key.counter_jump"
     case keySupersededKeys = "key.superseded_keys"
     case keyOsVersion = "key.os_version"
+    case keyValidationCategory = "key.validation_category"
+    case keyBundleVersion = "key.bundle_version"
 
     case receiptRiskMetric = "receipt.risk_metric"
     case receiptRiskMetricChange7d = "receipt.risk_metric_change_7d"

@@ -3,11 +3,13 @@ import AttestGuardWire
 import AttestTestSupport
 import DeviceSimulator
 import Foundation
+import HTTPTypes
 import Testing
 
 /// iOS 27's extension map reaches the rules: an attestation's and an assertion's validation category and bundle
 /// version are `request.validation_category` and `request.bundle_version`, compared with `version_below`; the OS
-/// version the key was attested on is `key.os_version`.
+/// version, category and bundle version the key was attested with are `key.os_version`, `key.validation_category`
+/// and `key.bundle_version`, and the key routes show the last two.
 @Suite("HTTP: iOS 27's validation category and bundle version as signals")
 struct AuthenticatorExtensionSignalTests {
     static let rules = """
@@ -25,6 +27,9 @@ struct AuthenticatorExtensionSignalTests {
           - id: attested-on-ios-17
             when: key.os_version == "17.2.1"
             score: 1000
+          - id: attested-from-app-store-build-1
+            when: key.validation_category == "app_store" and key.bundle_version == "1"
+            score: 10000
         """
 
     static func score(_ reply: APIClient.Reply) -> Double? {
@@ -38,20 +43,25 @@ struct AuthenticatorExtensionSignalTests {
             var app = SimulatedApps.make(user: "alice", device: "alice-phone")
             let attested = try await api.attest(app)
             #expect(attested.status == 201, "\(attested.text)")
-            #expect(Self.score(attested) == 1001, "old-build (1 < 4.10) and the key's OS version")
+            #expect(Self.score(attested) == 11001, "old-build (1 < 4.10), the key's OS version and build")
 
             app.assertionExtensions = AppleAuthenticatorExtensions(validationCategory: .development, bundleVersion: "4.9")
             let development = try await api.assert(&app)
             #expect(development.status == 200, "\(development.text)")
-            #expect(Self.score(development) == 1011, "development, 4.9 below 4.10, iOS 17.2.1")
+            #expect(Self.score(development) == 11011, "development, 4.9 below 4.10; the key still attested from the App Store build")
 
             app.assertionExtensions = AppleAuthenticatorExtensions(validationCategory: .appStore, bundleVersion: "4.10.0")
             let current = try await api.assert(&app)
-            #expect(Self.score(current) == 1000, "an App Store build at 4.10.0 is not below 4.10")
+            #expect(Self.score(current) == 11000, "an App Store build at 4.10.0 is not below 4.10")
 
             app.assertionExtensions = nil
             let beforeIOS27 = try await api.assert(&app)
-            #expect(Self.score(beforeIOS27) == 1100, "no map: both values missing")
+            #expect(Self.score(beforeIOS27) == 11100, "no map: both request values missing")
+
+            let key = try await api.send(.get, "/v1/apps/\(ServerHarness.appId)/keys/\(Base64Text.urlEncoded(app.key.keyId))")
+            #expect(key.status == 200, "\(key.text)")
+            #expect(key["validationCategory"] as? String == "app_store")
+            #expect(key["bundleVersion"] as? String == "1")
         }
     }
 

@@ -1,6 +1,7 @@
 import AttestTestSupport
 import Foundation
 import AttestGuardStore
+import AttestVocabulary
 import Testing
 
 @Suite("Key registration in the store")
@@ -23,6 +24,25 @@ struct KeyRegistryStoreTests {
             #expect(stored == key)
             #expect(try await test.store.receipt(appId: key.appId, keyId: key.keyId) == StoreFixtures.receipt(for: key))
             #expect(try await test.store.challenge(id: challenge.id)?.consumedAt != nil)
+        }
+    }
+
+    @Test("a key keeps the validation category and bundle version it was attested with, any 32-bit category included", arguments: StoreBackend.available)
+    func registerKeepsTheAttestedBuild(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            for (index, build) in [(ValidationCategory?.some(.appStore), "4.2.1"), (.unknown(4_000_000_000), "1"), (nil, nil)].enumerated() {
+                var key = StoreFixtures.key(deviceId: "build-\(index)")
+                key.validationCategory = build.0
+                key.bundleVersion = build.1
+                let challenge = StoreFixtures.challenge(purpose: .attestation, userId: key.userId)
+                _ = try await test.store.issueChallenge(challenge, quota: StoreFixtures.quota)
+                _ = try await test.store.registerKey(
+                    KeyRegistration(claim: StoreFixtures.claim(challenge, key: key), key: key, receipt: StoreFixtures.receipt(for: key))
+                )
+                let stored = try #require(try await test.store.key(appId: key.appId, keyId: key.keyId))
+                #expect(stored.validationCategory == build.0)
+                #expect(stored.bundleVersion == build.1)
+            }
         }
     }
 

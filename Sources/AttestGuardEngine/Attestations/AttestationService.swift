@@ -107,7 +107,9 @@ public struct AttestationService: Sendable {
             publicKey: Data(verified.publicKeyX963),
             attestationSHA256: digest,
             osVersion: verified.certificateInformation.osVersion,
-            attestedAt: now
+            attestedAt: now,
+            validationCategory: verified.credential.extensions?.validationCategory,
+            bundleVersion: verified.credential.extensions?.bundleVersion
         )
         let receipt = ReceiptRecord(
             appId: app.appId,

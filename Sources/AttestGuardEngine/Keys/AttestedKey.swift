@@ -21,6 +21,10 @@ public struct AttestedKey: Sendable, Hashable {
     public var supersededBy: KeyId?
     /// The iOS version the attestation's certificate names.
     public var osVersion: String?
+    /// How the attested app was distributed (iOS 27 and later).
+    public var validationCategory: ValidationCategory?
+    /// The attested app's bundle version (iOS 27 and later).
+    public var bundleVersion: String?
 
     init(_ record: KeyRecord) {
         appId = record.appId
@@ -35,6 +39,8 @@ public struct AttestedKey: Sendable, Hashable {
         statusChangedAt = record.statusChangedAt
         supersededBy = record.supersededBy.map(KeyId.init(stored:))
         osVersion = record.osVersion
+        validationCategory = record.validationCategory
+        bundleVersion = record.bundleVersion
     }
 }
 

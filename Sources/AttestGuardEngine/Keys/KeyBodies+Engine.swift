@@ -10,6 +10,8 @@ extension KeyBody {
             statusChangedAt: key.statusChangedAt, supersededBy: key.supersededBy?.base64, osVersion: key.osVersion,
             receipt: receipt.map(ReceiptSummary.init)
         )
+        validationCategory = key.validationCategory?.name
+        bundleVersion = key.bundleVersion
     }
 }
 

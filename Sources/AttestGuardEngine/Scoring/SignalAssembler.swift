@@ -196,6 +196,8 @@ struct SignalAssembler: Sendable {
         values.set(.keyAge, .duration(now.timeIntervalSince(key.attestedAt)))
         values.set(.keyCounter, .number(Double(key.counter)))
         values.set(.keyOsVersion, key.osVersion.map(SignalValue.string))
+        values.set(.keyValidationCategory, key.validationCategory.map { .string($0.name) })
+        values.set(.keyBundleVersion, key.bundleVersion.map(SignalValue.string))
         if let last = key.lastAssertionAt {
             values.set(.keyLastAssertionAt, .timestamp(last.timeIntervalSince1970))
             values.set(.keyLastAssertionAge, .duration(now.timeIntervalSince(last)))

@@ -18,6 +18,10 @@ public struct KeyRecord: Sendable, Hashable {
     /// SHA-256 of the attestation object, for idempotent re-submission.
     public var attestationSHA256: Data
     public var osVersion: String?
+    /// How the attested app was distributed, from iOS 27's extension map (`nil` before iOS 27).
+    public var validationCategory: ValidationCategory?
+    /// The attested app's bundle version, from iOS 27's extension map (`nil` before iOS 27).
+    public var bundleVersion: String?
     public var attestedAt: Date
     public var lastAssertionAt: Date?
     public var statusChangedAt: Date?
@@ -44,7 +48,9 @@ public struct KeyRecord: Sendable, Hashable {
         statusChangedAt: Date? = nil,
         supersededBy: Data? = nil,
         registrationChallengeSHA256: Data? = nil,
-        registrationChallengeExpiresAt: Date? = nil
+        registrationChallengeExpiresAt: Date? = nil,
+        validationCategory: ValidationCategory? = nil,
+        bundleVersion: String? = nil
     ) {
         self.appId = appId
         self.keyId = keyId
@@ -62,6 +68,8 @@ public struct KeyRecord: Sendable, Hashable {
         self.supersededBy = supersededBy
         self.registrationChallengeSHA256 = registrationChallengeSHA256
         self.registrationChallengeExpiresAt = registrationChallengeExpiresAt
+        self.validationCategory = validationCategory
+        self.bundleVersion = bundleVersion
     }
 }
 

@@ -48,6 +48,11 @@ public struct KeyBody: Codable, Sendable, Hashable {
     /// base64 id of the key that took this one's place.
     public var supersededBy: String?
     public var osVersion: String?
+    /// How the attested app was distributed (`app_store`, `test_flight`, `development`, ... or `unknown(N)`), from
+    /// iOS 27's extension map; absent for keys attested before iOS 27.
+    public var validationCategory: String?
+    /// The attested app's bundle version, from iOS 27's extension map; absent before iOS 27.
+    public var bundleVersion: String?
     public var receipt: ReceiptSummary?
 
     public init(

@@ -40,6 +40,8 @@ public enum SignalSchema {
         SignalDefinition(.keyLastAssertionAge, .duration, .key, "time since the last accepted assertion; missing before the first"),
         SignalDefinition(.keyCounterJump, .number, .key, "for an assertion, its counter minus the key's previous counter (1 when every assertion reached the server); missing otherwise"),
         SignalDefinition(.keySupersededKeys, .number, .key, "earlier keys of this user on this device that this one superseded"),
+        SignalDefinition(.keyValidationCategory, .string, .key, "how the app that attested the key was distributed, from iOS 27's extension map (names as `request.validation_category`); missing for keys attested before iOS 27"),
+        SignalDefinition(.keyBundleVersion, .string, .key, "the bundle version of the app that attested the key, from iOS 27's extension map; missing for keys attested before iOS 27"),
         SignalDefinition(.keyOsVersion, .string, .key, "the OS version the device ran when the key was attested (`27.0`; from Apple's credential certificate); missing if Apple wrote none"),
         SignalDefinition(.receiptRiskMetric, .number, .receipt, "Apple's risk metric: keys attested on this device in 30 days; missing until the first redemption"),
         SignalDefinition(.receiptRiskMetricChange7d, .number, .receipt, "the risk metric now minus the metric observed 7 or more days ago; missing without such history"),

@@ -75,8 +75,8 @@ public enum ValidationCategory: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The stable name the API, the CLI, the store and rules use: `app_store`, `test_flight`, ... and
-    /// `unknown(N)` for a number this build does not know.
+    /// The stable name the API, the CLI and rules use: `app_store`, `test_flight`, ... and `unknown(N)` for a number
+    /// this build does not know (the store keeps ``number``, so a later build names old keys by its own list).
     public var name: String {
         switch self {
         case .invalid: "invalid"

@@ -41,9 +41,15 @@ struct AuthenticatorExtensionSignalTests {
         try await ServerHarness.run(backend, rules: Self.rules) { api in
             // The simulated device attests as an App Store build, bundle version 1, on iOS 17.2.1.
             var app = SimulatedApps.make(user: "alice", device: "alice-phone")
-            let attested = try await api.attest(app)
+            let challenge = try await api.challenge(purpose: "attestation", appId: app.app.appId, userId: app.userId)
+            let attestation = try app.attestation(challenge: challenge, at: api.clock.now())
+            let attested = try await api.post("/v1/attestations", attestation)
             #expect(attested.status == 201, "\(attested.text)")
             #expect(Self.score(attested) == 11001, "old-build (1 < 4.10), the key's OS version and build")
+            // The same object again is answered from the registry, unverified: its map is the one the key kept.
+            let again = try await api.post("/v1/attestations", attestation)
+            #expect(again["idempotent"] as? Bool == true, "\(again.text)")
+            #expect(Self.score(again) == 11001)
 
             app.assertionExtensions = AppleAuthenticatorExtensions(validationCategory: .development, bundleVersion: "4.9")
             let development = try await api.assert(&app)

@@ -80,9 +80,7 @@ public struct AttestationService: Sendable {
                 throw EngineError(rejection)
             }
             let receipt = try await withStore { try await store.receipt(appId: app.appId, keyId: existing.keyId) }
-            return try await result(
-                key: existing, receipt: receipt, idempotent: true, supersededKeyIds: [], ip: submission.ip, requestId: submission.requestId,
-                extensions: nil)
+            return try await result(key: existing, receipt: receipt, idempotent: true, supersededKeyIds: [], ip: submission.ip, requestId: submission.requestId)
         }
 
         let request = AttestationRequest(
@@ -133,14 +131,10 @@ public struct AttestationService: Sendable {
                 .newKeys, appId: app.appId,
                 subjects: VelocitySubjects(key: registered.keyId, user: registered.userId, device: registered.deviceId, ip: submission.ip), at: now
             )
-            return try await result(
-                key: registered, receipt: receipt, idempotent: false, supersededKeyIds: superseded, ip: submission.ip,
-                requestId: submission.requestId, extensions: verified.credential.extensions)
+            return try await result(key: registered, receipt: receipt, idempotent: false, supersededKeyIds: superseded, ip: submission.ip, requestId: submission.requestId)
         case .alreadyRegistered(let existing):
             let stored = try await withStore { try await store.receipt(appId: app.appId, keyId: existing.keyId) }
-            return try await result(
-                key: existing, receipt: stored, idempotent: true, supersededKeyIds: [], ip: submission.ip, requestId: submission.requestId,
-                extensions: verified.credential.extensions)
+            return try await result(key: existing, receipt: stored, idempotent: true, supersededKeyIds: [], ip: submission.ip, requestId: submission.requestId)
         case .rejected(let rejection):
             throw EngineError(rejection)
         }
@@ -163,18 +157,18 @@ public struct AttestationService: Sendable {
     }
 
     /// The result with the verdict for the key as registered (a valid attestation registers whatever the verdict).
-    /// `extensions` is the verified object's iOS 27 map (nil for an identical re-submission, which is not verified).
+    /// The request's validation category and bundle version are the key's: the key keeps its attestation's map, and
+    /// an idempotent answer is only ever for the very same attestation object.
     private func result(
-        key: KeyRecord, receipt: ReceiptRecord?, idempotent: Bool, supersededKeyIds: [Data], ip: ClientIP?, requestId: String?,
-        extensions: AppleAuthenticatorExtensions?
+        key: KeyRecord, receipt: ReceiptRecord?, idempotent: Bool, supersededKeyIds: [Data], ip: ClientIP?, requestId: String?
     ) async throws -> AttestationResult {
         var request = ScoreRequest(
             appId: key.appId, endpoint: .attestation, keyId: KeyId(stored: key.keyId), userId: Identifier(stored: key.userId),
             deviceId: key.deviceId.map(Identifier.init(stored:)), ip: ip
         )
         request.requestId = requestId
-        request.validationCategory = extensions?.validationCategory
-        request.bundleVersion = extensions?.bundleVersion
+        request.validationCategory = key.validationCategory
+        request.bundleVersion = key.bundleVersion
         let scored = await scorer.scoreCommitted(request)
         return AttestationResult(
             key: AttestedKey(key), receipt: receipt.map(KeyReceipt.init), idempotent: idempotent, supersededKeyIds: supersededKeyIds,

@@ -58,6 +58,10 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         case environmentNotAllowed = "environment_not_allowed"
         case malformedClientData = "malformed_client_data"
         case requestBindingMismatch = "request_binding_mismatch"
+        // The app's build policy (422)
+        case validationCategoryNotAllowed = "validation_category_not_allowed"
+        case bundleVersionBelowMinimum = "bundle_version_below_minimum"
+        case authenticatorExtensionsMissing = "authenticator_extensions_missing"
         // App Attest verification (422)
         case malformedCBOR = "malformed_cbor"
         case malformedAttestation = "malformed_attestation"
@@ -232,6 +236,17 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     public static let malformedClientData = ErrorCode(.malformedClientData)
     /// The assertion signed another request (method, path or body).
     public static let requestBindingMismatch = ErrorCode(.requestBindingMismatch)
+
+    // MARK: The app's build policy (422)
+
+    /// The running app's validation category (how it was distributed: App Store, TestFlight, development, ...) is
+    /// not one the app allows in the key's environment.
+    public static let validationCategoryNotAllowed = ErrorCode(.validationCategoryNotAllowed)
+    /// The running app's bundle version is below the app's minimum, or is not a version.
+    public static let bundleVersionBelowMinimum = ErrorCode(.bundleVersionBelowMinimum)
+    /// The app requires iOS 27's authenticator-extension map from operating systems that send it, and the
+    /// attestation or assertion lacks it (or lacks one of Apple's two keys).
+    public static let authenticatorExtensionsMissing = ErrorCode(.authenticatorExtensionsMissing)
 
     // MARK: App Attest verification (422)
 

@@ -57,6 +57,8 @@ struct ConfigurationKeyTests {
               shop: { appId: ABCDE12345.com.example.shop, environments: [development], attestationClientDataHash: raw,
                       clientDataFormat: legacy, legacyChallengePointer: /challenge, mode: monitor, attestationRequiredPercent: 5,
                       onStoreError: deny,
+                      build: { allowedCategories: { production: [app_store, test_flight], development: [development] },
+                               minimumBundleVersion: "4.2", requireAuthenticatorExtensions: true },
                       ramp: { enabled: true, startPercent: 2, factor: 3, periodSeconds: 3600, minimumSuccessRate: 0.9,
                               maximumRateLimitedShare: 0.1, minimumAttempts: 50 } }
             apple:

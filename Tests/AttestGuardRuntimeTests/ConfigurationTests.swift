@@ -1,5 +1,7 @@
 import AttestCore
+import AttestGuardEngine
 import AttestGuardRuntime
+import AttestVocabulary
 import AttestGuardStore
 import AttestGuardPostgres
 import Foundation
@@ -104,6 +106,9 @@ struct ConfigurationTests {
         ("mode: staging", "mode"),
         ("apps:\n  names: [s]\n  s: { appId: ABCDE12345.com.example.s, environments: [beta] }", "apps.s.environments"),
         ("mode: production", "apps.names"),
+        ("apps:\n  names: [s]\n  s: { appId: ABCDE12345.com.example.s, build: { allowedCategories: { production: [appstore] } } }",
+         "apps.s.build.allowedCategories.production"),
+        ("apps:\n  names: [s]\n  s: { appId: ABCDE12345.com.example.s, build: { minimumBundleVersion: 4.2b } }", "apps.s.build.minimumBundleVersion"),
         ("mode: production\napps:\n  names: [s]\n  s: { appId: ABCDE12345.com.example.s }", "apiKeys.names"),
         ("mode: production\napps:\n  names: [s]\n  s: { appId: ABCDE12345.com.example.s }\napiKeys:\n  names: [k]\n  k: { secretEnv: K, scopes: [verify] }",
          "privacy.hashKeyFile"),
@@ -118,5 +123,31 @@ struct ConfigurationTests {
         } catch let error as ConfigurationError {
             #expect(error.key == key, "\(error)")
         }
+    }
+}
+
+@Suite("Configuration: an app's build policy")
+struct AppBuildPolicyConfigurationTests {
+    @Test("apps.<app>.build sets the categories per environment, the minimum version and the strict mode; nothing set allows all")
+    func readsTheBuildPolicy() async throws {
+        let yaml = """
+            mode: simulator
+            apps:
+              names: [shop, news]
+              shop: { appId: ABCDE12345.com.example.shop, environments: [development, production],
+                      build: { allowedCategories: { production: [app_store, test_flight, "unknown(42)"] },
+                               minimumBundleVersion: "4.2.0", requireAuthenticatorExtensions: true } }
+              news: { appId: ABCDE12345.com.example.news }
+            """
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("attestguard-build-\(UUID().uuidString).yaml")
+        try yaml.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let apps = try await ServerConfigurationLoader.load(file: file.path, environment: [:]).apps
+        let shop = try #require(apps.first { $0.appId == "ABCDE12345.com.example.shop" }).build
+        #expect(shop.allowedCategories == [.production: [.appStore, .testFlight, .unknown(42)]])
+        #expect(shop.minimumBundleVersion == DottedVersion("4.2"))
+        #expect(shop.requiresExtensions)
+        let news = try #require(apps.first { $0.appId == "ABCDE12345.com.example.news" }).build
+        #expect(news.isUnrestricted)
     }
 }

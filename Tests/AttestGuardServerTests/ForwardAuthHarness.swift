@@ -113,12 +113,15 @@ enum ForwardAuthHarness {
     static func run(
         _ backend: ServerBackend,
         requiredPercent: Int = 0,
+        extraEnvironment: [String: String] = [:],
         wrapStore: @escaping (any RiskStore) -> any RiskStore = { $0 },
         _ body: @escaping @Sendable (APIClient, URL) async throws -> Void
     ) async throws {
         try await withDirectories { policies, rules in
             try await ServerHarness.run(
-                backend, extraEnvironment: environment(policies: policies, rules: rules, requiredPercent: requiredPercent), wrapStore: wrapStore
+                backend,
+                extraEnvironment: environment(policies: policies, rules: rules, requiredPercent: requiredPercent).merging(extraEnvironment) { _, new in new },
+                wrapStore: wrapStore
             ) { api in
                 try await body(api, policies)
             }

@@ -28,11 +28,17 @@ public struct ServerErrorCode: Sendable, Hashable, CustomStringConvertible {
     public static let nonceMismatch = ServerErrorCode(rawValue: "nonce_mismatch")
     /// The route needs an assertion and the request had none.
     public static let assertionMissing = ServerErrorCode(rawValue: "assertion_missing")
+    /// The app's build policy refuses how this build was distributed (a development or re-signed build where only
+    /// App Store and TestFlight builds are allowed): final for this build, surfaced to the app.
+    public static let validationCategoryNotAllowed = ServerErrorCode(rawValue: "validation_category_not_allowed")
+    /// The app's build policy requires a newer bundle version: final for this build; the app can ask its user to
+    /// update.
+    public static let bundleVersionBelowMinimum = ServerErrorCode(rawValue: "bundle_version_below_minimum")
 
     /// Every code above.
     public static let all: [ServerErrorCode] = [
         .challengeExpired, .challengeUsed, .assertionAlreadyAccepted, .counterNotIncreasing, .keyNotFound, .keySuperseded, .keyRevoked,
-        .nonceMismatch, .assertionMissing,
+        .nonceMismatch, .assertionMissing, .validationCategoryNotAllowed, .bundleVersionBelowMinimum,
     ]
 
     public var description: String { rawValue }

@@ -1,7 +1,7 @@
 public import AttestCore
 public import AttestVocabulary
 public import AttestGuardStore
-/// How one app is verified: its identity, the environments it accepts, how its client turns challenges into
+/// How one app is verified: its identity, the environments and builds it accepts, how its client turns challenges into
 /// the attestation's clientDataHash, and the format of the clientData it signs in assertions.
 public struct AppPolicy: Sendable, Hashable {
     /// What the app signs in assertions.
@@ -41,6 +41,8 @@ public struct AppPolicy: Sendable, Hashable {
     /// The automatic rollout of `attestationRequiredPercent` (nil: the percentage is only what is configured or
     /// stored).
     public var attestationRamp: AttestationRamp?
+    /// Which builds may attest and assert (iOS 27's validation category and bundle version); the default allows all.
+    public var build: AppBuildPolicy
 
     public var appId: String { identity.appId }
 
@@ -64,7 +66,8 @@ public struct AppPolicy: Sendable, Hashable {
         attestationRequiredPercent: Int = 0,
         onStoreError: Decision = .review,
         sharesDeviceCheckBits: Bool = false,
-        attestationRamp: AttestationRamp? = nil
+        attestationRamp: AttestationRamp? = nil,
+        build: AppBuildPolicy = AppBuildPolicy()
     ) {
         self.identity = AppIdentity(appId: appId)
         self.environments = environments
@@ -75,5 +78,6 @@ public struct AppPolicy: Sendable, Hashable {
         self.onStoreError = onStoreError
         self.sharesDeviceCheckBits = sharesDeviceCheckBits
         self.attestationRamp = attestationRamp
+        self.build = build
     }
 }

@@ -92,6 +92,9 @@ public struct AssertionService: Sendable {
             throw EngineError.verification(error.code.errorCode, error.detail)
         }
         signedByKey = true
+        // The build that signed the assertion (iOS 27's map) is judged as at attestation: the policy may have
+        // changed since, and the running build may be another than the one that attested.
+        try app.build.check(verified.extensions, environment: key.environment, osVersion: key.osVersion)
 
         let clientData = try AssertionClientData(submission.clientData, format: app.clientDataFormat)
         let binding = try clientData.checkBinding(to: submission.request)
@@ -175,7 +178,7 @@ public struct AssertionService: Sendable {
         guard let publicKey = try? P256.Signing.PublicKey(x963Representation: key.publicKey) else {
             throw StoreError(.corruptRow, "the stored public key of \(Base64Text.urlEncoded(key.keyId)) is not a P-256 key")
         }
-        let material = KeyMaterialCache.Material(publicKey: publicKey, userId: key.userId, deviceId: key.deviceId, environment: key.environment)
+        let material = KeyMaterialCache.Material(publicKey: publicKey, userId: key.userId, deviceId: key.deviceId, environment: key.environment, osVersion: key.osVersion)
         keyMaterials.keep(material, appId: appId, keyId: keyId)
         return (material, key.status)
     }

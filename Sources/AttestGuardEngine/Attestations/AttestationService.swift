@@ -95,6 +95,7 @@ public struct AttestationService: Sendable {
         case .invalid(let error): throw EngineError.verification(error.code.errorCode, error.detail)
         }
         try checkEnvironment(verified.environment, app: app)
+        try app.build.check(verified.credential.extensions, environment: verified.environment, osVersion: verified.certificateInformation.osVersion)
 
         let key = KeyRecord(
             appId: app.appId,

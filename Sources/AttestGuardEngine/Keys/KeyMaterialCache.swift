@@ -16,6 +16,8 @@ final class KeyMaterialCache: Sendable {
         var userId: String
         var deviceId: String?
         var environment: AppAttestEnvironment
+        /// The operating-system version the key was attested on (the build policy's strict mode reads it).
+        var osVersion: String?
     }
 
     private struct Entry: Hashable {

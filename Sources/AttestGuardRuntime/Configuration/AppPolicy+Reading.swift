@@ -3,7 +3,7 @@ import AttestGuardEngine
 import AttestVocabulary
 
 extension AppPolicy {
-    /// Reads one app (`apps.<name>.*`): its id, environments, clientData conventions, mode and rollout.
+    /// Reads one app (`apps.<name>.*`): its id, environments, clientData conventions, mode, rollout and builds.
     init(reading app: ConfigValues) throws {
         let appId = try app.requiredString("appId")
         guard AppCatalog.isWellFormed(appId: appId) else {
@@ -37,7 +37,8 @@ extension AppPolicy {
             attestationRequiredPercent: try app.int("attestationRequiredPercent", default: 0, range: 0...100),
             onStoreError: try app.choice("onStoreError", default: Decision.review),
             sharesDeviceCheckBits: try app.bool("shareDeviceCheckBits", default: false),
-            attestationRamp: try AttestationRamp.reading(app.scoped("ramp"))
+            attestationRamp: try AttestationRamp.reading(app.scoped("ramp")),
+            build: try AppBuildPolicy.reading(app.scoped("build"))
         )
     }
 }

@@ -34,7 +34,8 @@ struct ForwardAuthRefusal: Error, Sendable {
     }
 
     /// An engine refusal of the assertion: its contract status, answered 401 when the app's credential is at fault
-    /// (malformed, unknown key, replay, failed check) and 403 otherwise (unknown app, rate limits, outages).
+    /// (malformed, unknown key, replay, failed check) and 403 otherwise (unknown app, a build the app's policy
+    /// refuses, rate limits, outages).
     init(_ error: EngineError, now: Date) {
         self.init(precise: APIError(error, now: now), answer: Self.isCredentialFault(error) ? .unauthorized : .forbidden)
     }
@@ -42,11 +43,16 @@ struct ForwardAuthRefusal: Error, Sendable {
     /// Whether the app's credential is at fault: malformed, an unknown key, a replay or a failed check.
     static func isCredentialFault(_ error: EngineError) -> Bool {
         switch error.kind {
-        case .invalidInput, .conflict, .verificationFailed: true
+        case .invalidInput, .conflict: true
+        // A build the policy refuses signed a valid assertion: a new challenge or key would be refused the same way.
+        case .verificationFailed: !buildPolicyRefusals.contains(error.code)
         case .notFound: error.code == .keyNotFound
         case .rateLimited, .unavailable, .upstreamFailed, .upstreamUnavailable, .preconditionFailed: false
         }
     }
+
+    /// The build-policy codes (``AttestGuardEngine/AppBuildPolicy``): the app must be updated or reinstalled.
+    static let buildPolicyRefusals: Set<ErrorCode> = [.validationCategoryNotAllowed, .bundleVersionBelowMinimum, .authenticatorExtensionsMissing]
 
     init(precise: APIError, answer: Answer, verdict: ForwardAuthVerdict? = nil) {
         self.precise = precise

@@ -7,7 +7,8 @@ public import Foundation
 /// request body for a challenge, then assertion request bodies in clientData format v1 (bound to the protected
 /// request's method, path and body), as the wire module's bodies, ready to encode as JSON.
 public struct SimulatedAppClient: Sendable {
-    public let device: SimulatedDevice
+    /// The device; its ``SimulatedDevice/osVersion`` is what the next attestation's credential certificate says.
+    public var device: SimulatedDevice
     public let app: AppIdentity
     public private(set) var key: SimulatedKey
     public var userId: String
@@ -15,6 +16,9 @@ public struct SimulatedAppClient: Sendable {
     /// The extension map its assertions carry after the counter, as iOS 27 devices write it; `nil` (the default):
     /// none, as before iOS 27.
     public var assertionExtensions: AppleAuthenticatorExtensions?
+    /// The extension map its attestations carry after the COSE key; by default an App Store build, bundle version 1
+    /// (``AttestationOptions/appStoreBuild``); `nil`: none, as before iOS 27.
+    public var attestationExtensions: AppleAuthenticatorExtensions? = AttestationOptions.appStoreBuild
 
     public init(device: SimulatedDevice, app: AppIdentity, keyIndex: Int = 0, userId: String, deviceId: String? = nil) {
         self.device = device
@@ -29,7 +33,9 @@ public struct SimulatedAppClient: Sendable {
     public func attestation(challenge: String, at now: Date, raw: Bool = false) throws -> AttestationRequestBody {
         let bytes = Array(Base64Text.decodeURL(challenge) ?? Data(challenge.utf8))
         let clientDataHash = raw ? bytes : Array(SHA256.hash(data: bytes))
-        let attestation = try device.attest(key, app: app, clientDataHash: clientDataHash, at: now)
+        var options = AttestationOptions()
+        options.appleExtensions = attestationExtensions
+        let attestation = try device.attest(key, app: app, clientDataHash: clientDataHash, at: now, options: options)
         return AttestationRequestBody(
             appId: app.appId,
             keyId: Data(key.keyId).base64EncodedString(),

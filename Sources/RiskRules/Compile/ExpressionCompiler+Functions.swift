@@ -1,3 +1,5 @@
+import AttestVocabulary
+
 /// The functions of the rule language:
 /// - `missing(x)`: true when `x` has no value (never missing itself);
 /// - `coalesce(x, fallback)`: `x`, or `fallback` when `x` is missing (same type);
@@ -5,7 +7,7 @@
 /// - `list("name")`: a named list from the rule set's `lists:` (for `in`);
 /// - `min(a, b)`, `max(a, b)`: of two numbers or two durations (missing if either is);
 /// - `lower(s)`: a string in lower case;
-/// - `version_below(v, "4.2")`: a bundle version below a literal one (``BundleVersion``: number by number, `4.10`
+/// - `version_below(v, "4.2")`: a bundle version below a literal one (``DottedVersion``: number by number, `4.10`
 ///   above `4.9`); missing when `v` is missing or not a version. A function rather than `<` on strings, which
 ///   compares text (`"4.10" < "4.9"`), and rather than a version type, which every signal and literal would need.
 extension ExpressionCompiler {
@@ -72,12 +74,12 @@ extension ExpressionCompiler {
             guard case .string(let literal) = second.expression else {
                 throw ExpressionError(.wrongArguments, "version_below() takes the version to compare with as a string literal", at: second.range)
             }
-            guard let bound = BundleVersion(literal) else {
+            guard let bound = DottedVersion(literal) else {
                 throw ExpressionError(
                     .wrongArguments, "\"\(literal)\" is not a bundle version", at: second.range,
                     hint: "write dot-separated whole numbers, such as \"4.2\" or \"4.2.1\"")
             }
-            return .flag { values in evaluate(values).flatMap(BundleVersion.init).map { $0 < bound } }
+            return .flag { values in evaluate(values).flatMap(DottedVersion.init).map { $0 < bound } }
         default:
             let hint = SignalSchema.nearest(name, in: Self.functionNames).map { "did you mean `\($0)`?" }
             throw ExpressionError(.unknownFunction, "unknown function `\(name)`", at: range,

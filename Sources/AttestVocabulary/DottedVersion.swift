@@ -1,15 +1,15 @@
-/// An app's bundle version as rules compare it: dot-separated whole numbers (`CFBundleVersion`: `4`, `4.2`,
-/// `4.2.1`), compared number by number with absent numbers read as zero, so `4.2` and `4.2.0` are equal and
+/// A version as rules and app policies compare it: dot-separated whole numbers (an app's `CFBundleVersion`: `4`,
+/// `4.2`, `4.2.1`; an operating system's `27.0`), compared number by number with absent numbers read as zero, so `4.2` and `4.2.0` are equal and
 /// `4.10` is above `4.9`. Text of any other form (letters, empty parts, more than eight parts, a part of more than
 /// nine digits) is not a version: a comparison with it is missing, never a guess.
-struct BundleVersion: Comparable, Sendable {
+public struct DottedVersion: Comparable, Hashable, Sendable, CustomStringConvertible {
     /// The numbers, trailing zeros removed so that equal versions compare equal.
-    let parts: [Int]
+    public let parts: [Int]
 
     /// The most parts a version may have.
-    static let maximumParts = 8
+    public static let maximumParts = 8
 
-    init?(_ text: String) {
+    public init?(_ text: String) {
         let pieces = text.split(separator: ".", omittingEmptySubsequences: false)
         guard !pieces.isEmpty, pieces.count <= Self.maximumParts else { return nil }
         var parts: [Int] = []
@@ -23,7 +23,7 @@ struct BundleVersion: Comparable, Sendable {
         self.parts = parts
     }
 
-    static func < (lhs: BundleVersion, rhs: BundleVersion) -> Bool {
+    public static func < (lhs: DottedVersion, rhs: DottedVersion) -> Bool {
         for index in 0..<max(lhs.parts.count, rhs.parts.count) {
             let left = index < lhs.parts.count ? lhs.parts[index] : 0
             let right = index < rhs.parts.count ? rhs.parts[index] : 0
@@ -31,4 +31,7 @@ struct BundleVersion: Comparable, Sendable {
         }
         return false
     }
+
+    /// The numbers joined by dots, trailing zeros dropped (`4.2` for `4.2.0`; `0` for a version of zeros).
+    public var description: String { parts.isEmpty ? "0" : parts.map(String.init).joined(separator: ".") }
 }

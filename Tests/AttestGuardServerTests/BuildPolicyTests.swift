@@ -125,3 +125,55 @@ struct BuildPolicyTests {
         }
     }
 }
+
+/// The build policy changed at run time through the live policy route: stored, in force at once, shown as stored
+/// and effective, and cleared back to the file's.
+@Suite("HTTP: the build policy in the live app policy")
+struct LiveBuildPolicyTests {
+    static let path = "/v1/admin/apps/\(ServerHarness.appId)/policy"
+
+    @Test("PUT restricts the categories, raises the minimum and turns the strict mode on; DELETE lifts them", arguments: ServerBackend.available)
+    func liveChange(backend: ServerBackend) async throws {
+        try await ServerHarness.run(backend) { api in
+            var app = BuildPolicyTests.app("erin", category: .development, version: "4.1")
+            let attested = try await api.attest(app)
+            #expect(attested.status == 201, "\(attested.text)")
+
+            let change = Data(#"{"allowedCategories":{"development":["test_flight","app_store"]},"minimumBundleVersion":"4.2.0","requireAuthenticatorExtensions":true}"#.utf8)
+            let stored = try await api.send(.put, Self.path, body: change, apiKey: ServerHarness.adminKey)
+            #expect(stored.status == 200, "\(stored.text)")
+            let effective = try #require(stored["effective"] as? [String: Any])
+            #expect(effective["allowedCategories"] as? [String: [String]] == ["development": ["app_store", "test_flight"]])
+            #expect(effective["minimumBundleVersion"] as? String == "4.2")
+            #expect(effective["requireAuthenticatorExtensions"] as? Bool == true)
+            let file = try #require(stored["file"] as? [String: Any])
+            #expect(file["allowedCategories"] as? [String: [String]] == [:])
+            #expect(file["minimumBundleVersion"] == nil)
+            #expect(file["requireAuthenticatorExtensions"] as? Bool == false)
+            #expect((stored["stored"] as? [String: Any])?["minimumBundleVersion"] as? String == "4.2")
+
+            let refused = try await api.assert(&app)
+            #expect(refused.status == 422 && refused.errorCode == "validation_category_not_allowed", "\(refused.text)")
+            app.assertionExtensions = AppleAuthenticatorExtensions(validationCategory: .testFlight, bundleVersion: "4.1")
+            let old = try await api.assert(&app)
+            #expect(old.status == 422 && old.errorCode == "bundle_version_below_minimum", "\(old.text)")
+
+            // Lifting the minimum alone (0) keeps the categories; a DELETE brings the file's policy back.
+            let lifted = try await api.send(.put, Self.path, body: Data(#"{"allowedCategories":{"development":["test_flight"]},"minimumBundleVersion":"0"}"#.utf8), apiKey: ServerHarness.adminKey)
+            #expect((lifted["effective"] as? [String: Any])?["minimumBundleVersion"] == nil, "\(lifted.text)")
+            let passes = try await api.assert(&app)
+            #expect(passes.status == 200, "\(passes.text)")
+
+            let metrics = try await api.send(.get, "/metrics", apiKey: nil).text
+            // The registry is the process's: other tests' changes may have counted too.
+            let series = #"attestguard_app_policy_changes_total{app="\#(ServerHarness.appId)",setting="allowed_categories"} "#
+            let count = metrics.split(separator: "\n").first { $0.hasPrefix(series) }.flatMap { Double($0.dropFirst(series.count)) }
+            #expect((count ?? 0) >= 2, "two changes of the categories counted")
+
+            #expect(try await api.send(.delete, Self.path, apiKey: ServerHarness.adminKey).status == 200)
+            app.assertionExtensions = AppleAuthenticatorExtensions(validationCategory: .development, bundleVersion: "1")
+            let again = try await api.assert(&app)
+            #expect(again.status == 200, "\(again.text)")
+        }
+    }
+}

@@ -12,7 +12,8 @@ public import AttestVocabulary
 public struct AppBuildPolicy: Sendable, Hashable {
     /// The validation categories allowed in each environment; an environment without an entry allows any category.
     public var allowedCategories: [AppAttestEnvironment: Set<ValidationCategory>]
-    /// The lowest bundle version allowed; `nil` allows any.
+    /// The lowest bundle version allowed; `nil`, or `0` (which a live change stores to lift the file's minimum),
+    /// allows any.
     public var minimumBundleVersion: DottedVersion?
     /// Whether an attestation or assertion of a key whose operating system sends the map must carry it, with both of
     /// Apple's keys.
@@ -32,7 +33,12 @@ public struct AppBuildPolicy: Sendable, Hashable {
 
     /// Whether the policy refuses anything at all (an app that sets nothing skips the checks).
     public var isUnrestricted: Bool {
-        allowedCategories.isEmpty && minimumBundleVersion == nil && !requiresExtensions
+        allowedCategories.isEmpty && minimum == nil && !requiresExtensions
+    }
+
+    /// The minimum in force: none for `0`, below which no version lies.
+    private var minimum: DottedVersion? {
+        minimumBundleVersion.flatMap { $0.parts.isEmpty ? nil : $0 }
     }
 
     /// Checks one attestation's or assertion's map.
@@ -53,7 +59,7 @@ public struct AppBuildPolicy: Sendable, Hashable {
                 .validationCategoryNotAllowed, "the build's validation category is \(category.name); \(environment.rawValue) allows \(names)"
             )
         }
-        if let minimum = minimumBundleVersion, let text = extensions?.bundleVersion {
+        if let minimum, let text = extensions?.bundleVersion {
             guard let version = DottedVersion(text) else {
                 throw EngineError.verification(
                     .bundleVersionBelowMinimum, "the build's bundle version \(text.prefix(64)) is not a version; the minimum is \(minimum)"

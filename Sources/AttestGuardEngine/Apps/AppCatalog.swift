@@ -1,5 +1,5 @@
 public import AttestGuardStore
-import AttestVocabulary
+public import AttestVocabulary
 import Synchronization
 
 /// The configured apps, by app id, each as its configuration file sets it with the run-time overrides stored in the
@@ -129,7 +129,26 @@ public struct AppCatalog: Sendable {
         var app = configured
         if let mode = override.mode.flatMap(AppPolicy.Mode.init(rawValue:)) { app.mode = mode }
         if let percent = override.attestationRequiredPercent { app.attestationRequiredPercent = min(max(percent, 0), 100) }
+        if let words = override.allowedCategories { app.build.allowedCategories = categories(words) }
+        if let version = override.minimumBundleVersion.flatMap(DottedVersion.init) { app.build.minimumBundleVersion = version }
+        if let strict = override.requiresAuthenticatorExtensions { app.build.requiresExtensions = strict }
         return app
+    }
+
+    /// The build policy's categories as the stored words (`production` to `["app_store"]`).
+    public static func words(of categories: [AppAttestEnvironment: Set<ValidationCategory>]) -> [String: [String]] {
+        Dictionary(uniqueKeysWithValues: categories.map { ($0.key.rawValue, $0.value.map(\.name).sorted()) })
+    }
+
+    /// The stored words read back; an environment or name this build cannot read is left out (a list left empty
+    /// allows no category, as stored: the change said to restrict that environment).
+    static func categories(_ words: [String: [String]]) -> [AppAttestEnvironment: Set<ValidationCategory>] {
+        var categories: [AppAttestEnvironment: Set<ValidationCategory>] = [:]
+        for (environment, names) in words {
+            guard let environment = AppAttestEnvironment(rawValue: environment) else { continue }
+            categories[environment] = Set(names.compactMap(ValidationCategory.init(name:)))
+        }
+        return categories
     }
 }
 

@@ -1,5 +1,5 @@
 public import AttestGuardStore
-import AttestVocabulary
+public import AttestVocabulary
 public import Logging
 import Metrics
 
@@ -15,6 +15,9 @@ public struct AppPolicyChanges: Sendable {
         case attestationRequiredPercent = "attestation_required_percent"
         case defaultProtection = "default_protection"
         case routes
+        case allowedCategories = "allowed_categories"
+        case minimumBundleVersion = "minimum_bundle_version"
+        case requireAuthenticatorExtensions = "require_authenticator_extensions"
     }
 
     /// The values a change stores; `nil` keeps the configuration file's. Protections are the gateway policy's words
@@ -25,12 +28,24 @@ public struct AppPolicyChanges: Sendable {
         public var defaultProtection: String?
         /// A gateway route's path pattern, as its policy file writes it, to its protection.
         public var routeProtections: [String: String]
+        /// The build policy's categories by environment, replacing the file's whole map (an environment without a
+        /// set allows any category).
+        public var allowedCategories: [AppAttestEnvironment: Set<ValidationCategory>]?
+        public var minimumBundleVersion: DottedVersion?
+        public var requiresAuthenticatorExtensions: Bool?
 
-        public init(mode: AppPolicy.Mode? = nil, attestationRequiredPercent: Int? = nil, defaultProtection: String? = nil, routeProtections: [String: String] = [:]) {
+        public init(
+            mode: AppPolicy.Mode? = nil, attestationRequiredPercent: Int? = nil, defaultProtection: String? = nil, routeProtections: [String: String] = [:],
+            allowedCategories: [AppAttestEnvironment: Set<ValidationCategory>]? = nil, minimumBundleVersion: DottedVersion? = nil,
+            requiresAuthenticatorExtensions: Bool? = nil
+        ) {
             self.mode = mode
             self.attestationRequiredPercent = attestationRequiredPercent
             self.defaultProtection = defaultProtection
             self.routeProtections = routeProtections
+            self.allowedCategories = allowedCategories
+            self.minimumBundleVersion = minimumBundleVersion
+            self.requiresAuthenticatorExtensions = requiresAuthenticatorExtensions
         }
     }
 
@@ -65,6 +80,9 @@ public struct AppPolicyChanges: Sendable {
             let next = AppPolicyOverride(
                 appId: appId, mode: values?.mode?.rawValue, attestationRequiredPercent: values?.attestationRequiredPercent,
                 defaultProtection: values?.defaultProtection, routeProtections: values?.routeProtections ?? [:],
+                allowedCategories: values?.allowedCategories.map(AppCatalog.words(of:)),
+                minimumBundleVersion: values?.minimumBundleVersion?.description,
+                requiresAuthenticatorExtensions: values?.requiresAuthenticatorExtensions,
                 revision: revision + 1, updatedAt: clock.now(), updatedBy: apiKey
             )
             guard try await withStore({ try await store.replaceAppPolicyOverride(next, expectedRevision: revision) }) else { continue }
@@ -92,6 +110,9 @@ public struct AppPolicyChanges: Sendable {
             case .attestationRequiredPercent: old?.attestationRequiredPercent != new?.attestationRequiredPercent
             case .defaultProtection: old?.defaultProtection != new?.defaultProtection
             case .routes: (old?.routeProtections ?? [:]) != (new?.routeProtections ?? [:])
+            case .allowedCategories: old?.allowedCategories != new?.allowedCategories
+            case .minimumBundleVersion: old?.minimumBundleVersion != new?.minimumBundleVersion
+            case .requireAuthenticatorExtensions: old?.requiresAuthenticatorExtensions != new?.requiresAuthenticatorExtensions
             }
         }
         guard !changed.isEmpty, let configured = apps.configuredPolicy(for: appId) else { return }

@@ -32,9 +32,15 @@ public struct AppPolicyOverrides: Sendable {
         return changes
     }
 
-    /// `mode=monitor attestation_required_percent=25 routes=2`: what a log line shows of a policy in force.
+    /// `mode=monitor attestation_required_percent=25 route[/api/orders]=score`: what a log line shows of a policy in
+    /// force (the build policy's values only where they restrict something).
     package static func summary(_ app: AppPolicy, _ override: AppPolicyOverride?) -> String {
         var words = ["mode=\(app.mode.rawValue)", "attestation_required_percent=\(app.attestationRequiredPercent)"]
+        for (environment, categories) in app.build.allowedCategories.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            words.append("allowed_categories[\(environment.rawValue)]=\(categories.map(\.name).sorted().joined(separator: ","))")
+        }
+        if let minimum = app.build.minimumBundleVersion { words.append("minimum_bundle_version=\(minimum)") }
+        if app.build.requiresExtensions { words.append("require_authenticator_extensions=true") }
         if let protection = override?.defaultProtection { words.append("default_protection=\(protection)") }
         for (path, protection) in (override?.routeProtections ?? [:]).sorted(by: { $0.key < $1.key }) {
             words.append("route[\(path)]=\(protection)")

@@ -41,7 +41,9 @@ struct AppPolicyRoutes {
         try checkRoutes(change, appId: configured.appId)
         let values = AppPolicyChanges.Values(
             mode: change.mode, attestationRequiredPercent: change.attestationRequiredPercent,
-            defaultProtection: change.defaultProtection?.rawValue, routeProtections: change.routes.mapValues(\.rawValue)
+            defaultProtection: change.defaultProtection?.rawValue, routeProtections: change.routes.mapValues(\.rawValue),
+            allowedCategories: change.allowedCategories, minimumBundleVersion: change.minimumBundleVersion,
+            requiresAuthenticatorExtensions: change.requireAuthenticatorExtensions
         )
         try await changes.replace(
             appId: configured.appId, with: values, expectedRevision: try Self.ifMatch(request), by: context.apiKey?.name ?? "-", logger: context.logger
@@ -64,7 +66,9 @@ struct AppPolicyRoutes {
         let stored = override.flatMap { $0.isEmpty ? nil : $0 }.map {
             AppPolicyBody.Stored(
                 mode: $0.mode, attestationRequiredPercent: $0.attestationRequiredPercent, defaultProtection: $0.defaultProtection,
-                routes: $0.routeProtections, revision: $0.revision, updatedAt: $0.updatedAt, updatedBy: $0.updatedBy
+                routes: $0.routeProtections, allowedCategories: $0.allowedCategories, minimumBundleVersion: $0.minimumBundleVersion,
+                requireAuthenticatorExtensions: $0.requiresAuthenticatorExtensions, revision: $0.revision, updatedAt: $0.updatedAt,
+                updatedBy: $0.updatedBy
             )
         }
         var body = AppPolicyBody(

@@ -2,18 +2,28 @@ import AttestGuardEngine
 import Foundation
 import GatewayPolicy
 import AttestGuardRuntime
+import AttestVocabulary
 
 /// `PUT /v1/admin/apps/{appId}/policy` request body: the values stored for the app, each overriding the
 /// configuration file's until a later `PUT` leaves it out or `DELETE` clears them all. A name the contract does not
 /// list is refused, so that a misspelt setting is never stored as nothing.
 struct AppPolicyOverrideBody: Decodable {
-    static let fields = ["mode", "attestationRequiredPercent", "defaultProtection", "routes"]
+    static let fields = [
+        "mode", "attestationRequiredPercent", "defaultProtection", "routes", "allowedCategories", "minimumBundleVersion",
+        "requireAuthenticatorExtensions",
+    ]
+    /// The most validation categories one environment's list may name.
+    static let maximumCategoriesPerEnvironment = 32
 
     var mode: AppPolicy.Mode?
     var attestationRequiredPercent: Int?
     var defaultProtection: RouteProtection?
     /// A gateway route's path pattern, as its policy file writes it, to its protection.
     var routes: [String: RouteProtection]
+    /// The build policy's categories by environment (replacing the file's whole map).
+    var allowedCategories: [AppAttestEnvironment: Set<ValidationCategory>]?
+    var minimumBundleVersion: DottedVersion?
+    var requireAuthenticatorExtensions: Bool?
 
     private struct Key: CodingKey {
         var stringValue: String
@@ -42,6 +52,38 @@ struct AppPolicyOverrideBody: Decodable {
             }
             return protection
         }
+        allowedCategories = try Self.categories(container)
+        if let text = try container.decodeIfPresent(String.self, forKey: Key(stringValue: "minimumBundleVersion")) {
+            guard let version = DottedVersion(text) else {
+                throw APIError.badRequest(.invalidField, "minimumBundleVersion is dot-separated whole numbers (4, 4.2, 4.2.1; 0 lifts the file's minimum)")
+            }
+            minimumBundleVersion = version
+        }
+        requireAuthenticatorExtensions = try container.decodeIfPresent(Bool.self, forKey: Key(stringValue: "requireAuthenticatorExtensions"))
+    }
+
+    /// `allowedCategories`: an object from `production` or `development` to a non-empty list of category names.
+    private static func categories(_ container: KeyedDecodingContainer<Key>) throws -> [AppAttestEnvironment: Set<ValidationCategory>]? {
+        guard let words = try container.decodeIfPresent([String: [String]].self, forKey: Key(stringValue: "allowedCategories")) else { return nil }
+        var categories: [AppAttestEnvironment: Set<ValidationCategory>] = [:]
+        for (name, list) in words.sorted(by: { $0.key < $1.key }) {
+            guard let environment = AppAttestEnvironment(rawValue: name) else {
+                throw APIError.badRequest(.invalidField, "allowedCategories names development or production, not \(name.prefix(64))")
+            }
+            guard (1...maximumCategoriesPerEnvironment).contains(list.count) else {
+                throw APIError.badRequest(
+                    .invalidField, "allowedCategories.\(name) lists 1 to \(maximumCategoriesPerEnvironment) categories; leave the environment out to allow any"
+                )
+            }
+            categories[environment] = Set(try list.map { word in
+                guard let category = ValidationCategory(name: word) else {
+                    let known = ValidationCategory.known.map(\.name).joined(separator: ", ")
+                    throw APIError.badRequest(.invalidField, "allowedCategories.\(name): \(word.prefix(64)) is not a category (\(known), or unknown(N))")
+                }
+                return category
+            })
+        }
+        return categories
     }
 
     private static func choice<Value: RawRepresentable & CaseIterable>(
@@ -68,13 +110,18 @@ struct AppPolicyBody: Encodable {
         var location: String
     }
 
-    /// Mode, percentage and gateway protections.
+    /// Mode, percentage, gateway protections and the build policy.
     struct Settings: Encodable {
         var mode: String
         var attestationRequiredPercent: Int
         /// The protection of unmatched gateway paths, per policy file (absent without gateway policies).
         var defaultProtection: String?
         var routes: [Route]
+        /// The validation categories allowed per environment (an environment left out allows any).
+        var allowedCategories: [String: [String]]
+        /// Absent: any bundle version.
+        var minimumBundleVersion: String?
+        var requireAuthenticatorExtensions: Bool
     }
 
     struct Stored: Encodable {
@@ -82,6 +129,9 @@ struct AppPolicyBody: Encodable {
         var attestationRequiredPercent: Int?
         var defaultProtection: String?
         var routes: [String: String]
+        var allowedCategories: [String: [String]]?
+        var minimumBundleVersion: String?
+        var requireAuthenticatorExtensions: Bool?
         var revision: Int64
         var updatedAt: Date
         var updatedBy: String
@@ -144,8 +194,11 @@ struct AppPolicyBody: Encodable {
             }
         }
         let defaultProtection = gateway.first.map { (overrides?.defaultProtection ?? $0.defaultProtection).rawValue }
+        let minimum = app.build.minimumBundleVersion.flatMap { $0.parts.isEmpty ? nil : $0.description }
         return Settings(
-            mode: app.mode.rawValue, attestationRequiredPercent: app.attestationRequiredPercent, defaultProtection: defaultProtection, routes: routes
+            mode: app.mode.rawValue, attestationRequiredPercent: app.attestationRequiredPercent, defaultProtection: defaultProtection, routes: routes,
+            allowedCategories: AppCatalog.words(of: app.build.allowedCategories), minimumBundleVersion: minimum,
+            requireAuthenticatorExtensions: app.build.requiresExtensions
         )
     }
 }

@@ -51,6 +51,36 @@ struct AppPolicyOverrideStoreTests {
         }
     }
 
+    @Test("the build policy's values read back as written, and a false strict mode stays false", arguments: StoreBackend.available)
+    func buildPolicy(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = test.store
+            var first = Self.override(revision: 1)
+            first.allowedCategories = ["production": ["app_store", "test_flight"], "development": ["development"]]
+            first.minimumBundleVersion = "4.2"
+            first.requiresAuthenticatorExtensions = true
+            #expect(try await store.replaceAppPolicyOverride(first, expectedRevision: 0))
+            #expect(try await store.appPolicyOverrides() == [first])
+            var second = Self.override(revision: 2)
+            second.allowedCategories = [:]
+            second.requiresAuthenticatorExtensions = false
+            #expect(!second.isEmpty)
+            #expect(try await store.replaceAppPolicyOverride(second, expectedRevision: 1))
+            #expect(try await store.appPolicyOverrides() == [second])
+        }
+    }
+
+    @Test("allowed categories are stored as a JSON object with sorted keys and names")
+    func categoryText() {
+        var override = Self.override(revision: 1)
+        #expect(override.allowedCategoriesJSON == nil)
+        override.allowedCategories = ["production": ["test_flight", "app_store", "app_store"], "development": ["development"]]
+        #expect(override.allowedCategoriesJSON == #"{"development":["development"],"production":["app_store","test_flight"]}"#)
+        #expect(AppPolicyOverride.allowedCategories(json: override.allowedCategoriesJSON) == ["development": ["development"], "production": ["app_store", "test_flight"]])
+        #expect(AppPolicyOverride.allowedCategories(json: #"{"production":"app_store"}"#) == nil)
+        #expect(AppPolicyOverride.allowedCategories(json: nil) == nil)
+    }
+
     @Test("route protections are stored as a JSON object with sorted keys")
     func routeText() {
         let override = Self.override(revision: 1, routes: ["/b": "open", "/a": "score"])

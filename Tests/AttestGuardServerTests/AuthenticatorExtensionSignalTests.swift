@@ -71,6 +71,27 @@ struct AuthenticatorExtensionSignalTests {
         }
     }
 
+    @Test("the decision log keeps the build signals though no rule reads them, for backtests of rules that will", arguments: [ServerBackend.sqlite])
+    func decisionLogKeepsTheBuild(backend: ServerBackend) async throws {
+        let rules = "version: 1\nrules:\n  - id: retired\n    when: key.status == \"revoked\"\n    decide: deny\n"
+        try await ServerHarness.run(backend, extraEnvironment: AnalystScopeTests.environment, rules: rules) { api in
+            var app = SimulatedApps.make(user: "logged", device: "logged-phone")
+            #expect(try await api.attest(app).status == 201)
+            app.assertionExtensions = AppleAuthenticatorExtensions(validationCategory: .testFlight, bundleVersion: "4.3")
+            #expect(try await api.assert(&app).status == 200)
+            try await HistoryRouteTests.flush(api)
+            let reply = try await HistoryRouteTests.decisions(api, "userId=logged")
+            let entries = (reply["decisions"] as? [[String: Any]] ?? []).compactMap { $0["signals"] as? [String: Any] }
+            #expect(entries.count == 2, "\(reply.text)")
+            let assertion = try #require(entries.first, "newest first: the assertion")
+            #expect(assertion["request.validation_category"] as? String == "test_flight")
+            #expect(assertion["request.bundle_version"] as? String == "4.3")
+            #expect(assertion["key.validation_category"] as? String == "app_store")
+            #expect(assertion["key.bundle_version"] as? String == "1")
+            #expect(assertion["key.os_version"] as? String == "17.2.1")
+        }
+    }
+
     @Test("a signed map of another shape is 422 malformed_authenticator_extensions and spends nothing", arguments: [ServerBackend.sqlite])
     func malformedMapIsRefused(backend: ServerBackend) async throws {
         try await ServerHarness.run(backend, rules: Self.rules) { api in

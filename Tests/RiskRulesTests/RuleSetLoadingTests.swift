@@ -37,8 +37,19 @@ struct RuleSetLoadingTests {
         let set = try ruleSet(Self.example, lists: ["lists/testers.txt": Self.testers])
         #expect(set.thresholds == DecisionThresholds(review: 50, deny: 80))
         #expect(set.rules.map(\.id) == ["key-farm", "big-cart", "promo-already-claimed", "trusted-tester"])
-        #expect(set.layout.names == ["attributes.cart_total", "devicecheck.bit0", "receipt.risk_metric", "request.action", "request.user_id"])
+        #expect(set.layout.namesRead == ["attributes.cart_total", "devicecheck.bit0", "receipt.risk_metric", "request.action", "request.user_id"])
+        // The build signals every decision logs: the request's always, the key's since the rules read the key anyway.
+        #expect(set.layout.loggedOnly == [
+            "request.validation_category", "request.bundle_version", "key.validation_category", "key.bundle_version", "key.os_version",
+        ])
         #expect(set.version.hasPrefix("sha256:") && set.version.count == 23)
+    }
+
+    @Test("a rule set that never reads the key logs only the request's build, and pays no key read for it")
+    func loggedWithoutKey() throws {
+        let set = try ruleSet("version: 1\nrules:\n  - id: promo\n    when: request.action == \"claim_promo\"\n    score: 10\n", lists: [:])
+        #expect(set.layout.namesRead == ["request.action"])
+        #expect(set.layout.names == ["request.action", "request.bundle_version", "request.validation_category"])
     }
 
     @Test("scores add up, thresholds decide, reasons render; deny beats allow beats the score")

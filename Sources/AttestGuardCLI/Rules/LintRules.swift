@@ -33,7 +33,7 @@ struct LintRules: ParsableCommand {
         switch (format, loaded) {
         case (.text, .success(let ruleSet)):
             print("\(directory): \(ruleSet.rules.count) rules, version \(ruleSet.version), thresholds review \(ruleSet.thresholds.review) / deny \(ruleSet.thresholds.deny)")
-            print("reads \(ruleSet.layout.names.count) signals: \(ruleSet.layout.names.joined(separator: ", "))")
+            print("reads \(ruleSet.layout.namesRead.count) signals: \(ruleSet.layout.namesRead.joined(separator: ", "))")
         case (.text, .failure):
             break
         case (.json, _):

@@ -89,7 +89,7 @@ public struct DecisionPageBody: Codable, Sendable, Hashable {
         public var ruleSetVersion: String
         public var keyId: String?
         public var reasons: [Reason]
-        /// Each signal the rules read, `null` where it was missing.
+        /// Each signal the rules read and the build signals every decision logs, `null` where it was missing.
         public var signals: [String: ScalarValue?]
 
         public init(

@@ -13,7 +13,7 @@ public enum RuleExplanation {
             case nil: lines.append("  missing  \(rule.id): \(rule.condition) (a signal it reads has no value)")
             }
         }
-        let missing = ruleSet.layout.names.filter { values.value(of: $0) == nil }
+        let missing = ruleSet.layout.namesRead.filter { values.value(of: $0) == nil }
         lines.append("")
         if !missing.isEmpty { lines.append("missing signals: \(missing.joined(separator: ", "))") }
         lines.append("score \(RuleValueFormat.number(evaluation.score)) -> \(evaluation.decision.rawValue)"

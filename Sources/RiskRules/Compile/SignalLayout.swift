@@ -13,10 +13,23 @@ public struct SignalLayout: Sendable {
     private(set) var stringCount = 0
     private(set) var boolCount = 0
 
-    /// The names read, sorted.
+    /// The names with a slot, sorted: those the rules read and those every decision logs (``loggedOnly``).
     public private(set) var names: [String] = []
+    /// The names slotted only so that every decision logs them (``SignalSchema/loggedWithEveryDecision(readsKey:)``).
+    public private(set) var loggedOnly: Set<String> = []
+
+    /// The names the rules read, sorted.
+    public var namesRead: [String] { loggedOnly.isEmpty ? names : names.filter { !loggedOnly.contains($0) } }
 
     public init() {}
+
+    /// Slots `definitions` that no rule reads, so that every decision logs them.
+    mutating func keepLogged(_ definitions: [SignalDefinition]) {
+        for definition in definitions where slots[definition.name] == nil {
+            _ = slot(for: definition)
+            loggedOnly.insert(definition.name)
+        }
+    }
 
     /// The slot of a signal, assigning one on first use.
     mutating func slot(for definition: SignalDefinition) -> Slot {

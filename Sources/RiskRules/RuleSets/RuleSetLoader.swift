@@ -78,11 +78,14 @@ public enum RuleSetLoader {
             }
         }
         guard errors.isEmpty else { throw RuleSetLoadFailure(errors: errors) }
+        var layout = compiler.layout
+        let readsKey = layout.names.contains { $0.hasPrefix("key.") || $0.hasPrefix("receipt.") }
+        layout.keepLogged(SignalSchema.loggedWithEveryDecision(readsKey: readsKey))
         return RuleSet(
             version: PolicyFileVersion.of(hashed),
             thresholds: reader.thresholds?.value ?? .standard,
             rules: rules,
-            layout: compiler.layout,
+            layout: layout,
             attributes: attributes,
             directory: directory
         )

@@ -75,6 +75,16 @@ public enum SignalSchema {
 
     private static let fixedByName: [String: SignalDefinition] = Dictionary(uniqueKeysWithValues: fixed.map { ($0.name, $0) })
 
+    /// The signals every decision logs whether or not a rule reads them, so that a backtest of a new rule over them
+    /// has values: the build an attestation or assertion came from (iOS 27's map, free to assemble) and, when the
+    /// rules read the key anyway (`readsKey`), the build and OS version the key was attested from; a rule set that
+    /// never reads the key does not pay a key read for them.
+    static func loggedWithEveryDecision(readsKey: Bool) -> [SignalDefinition] {
+        let request: [FixedSignal] = [.requestValidationCategory, .requestBundleVersion]
+        let key: [FixedSignal] = readsKey ? [.keyValidationCategory, .keyBundleVersion, .keyOsVersion] : []
+        return (request + key).compactMap { fixedByName[$0.rawValue] }
+    }
+
     /// Looks a name up: a fixed signal, a velocity signal with a valid event, dimension and window, or a declared
     /// attribute. The error's hint suggests the nearest known name.
     static func definition(of name: String, attributes: [String: SignalType]) -> Result<SignalDefinition, SignalLookupFailure> {

@@ -19,6 +19,6 @@ struct RuleSetRecord: Encodable {
         version = ruleSet.version
         rules = ruleSet.rules.count
         thresholds = Thresholds(review: ruleSet.thresholds.review, deny: ruleSet.thresholds.deny)
-        signals = ruleSet.layout.names
+        signals = ruleSet.layout.namesRead
     }
 }

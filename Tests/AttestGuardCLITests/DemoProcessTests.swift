@@ -45,16 +45,17 @@ struct DemoProcessTests {
         #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
         let output = result.standardOutput
         let lines = output.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
-        #expect(output.contains("24 fraud, "), "\(output)")
+        #expect(output.contains("25 fraud, "), "\(output)")
         for expected in [
-            "key-farm ok 22 1.000 0.917 1.000 / 0.917",
-            "new-keys-burst ok 22 1.000 0.917 1.000 / 0.917",
-            "promo-already-claimed ok 1 1.000 0.042 1.000 / 0.042",
-            "assertion-burst ok 1 1.000 0.042 1.000 / 0.042",
+            "key-farm ok 22 1.000 0.880 1.000 / 0.880",
+            "new-keys-burst ok 22 1.000 0.880 1.000 / 0.880",
+            "promo-already-claimed ok 1 1.000 0.040 1.000 / 0.040",
+            "non-store-build-claims-promo ok 1 1.000 0.040 1.000 / 0.040",
+            "assertion-burst ok 1 1.000 0.040 1.000 / 0.040",
             "attestation-required-but-missing ok 1 0.000 0.000 0.000 / 0.000",
-            "rule set: deny ok 1.000 0.958 1.000 / 0.958",
+            "rule set: deny ok 1.000 0.960 1.000 / 0.960",
             "unsupported-without-devicecheck ok 2 0.000 0.000 0.000 / 0.000",
-            "rule set: deny or review ok 0.923 1.000 0.923 / 1.000",
+            "rule set: deny or review ok 0.926 1.000 0.926 / 1.000",
         ] {
             #expect(lines.contains(expected), "no line \(expected) in\n\(output)")
         }

@@ -1,3 +1,5 @@
+public import AttestCore
+
 /// The kinds of client the traffic simulator plays, each with the outcome the shipped rules must give it
 /// (``PersonaExpectations``). Their raw values are what `--personas` takes.
 public enum Persona: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
@@ -9,6 +11,7 @@ public enum Persona: String, Sendable, Hashable, CaseIterable, Codable, CustomSt
     case unattestedOutsideRollout = "unattested-outside-rollout"
     case unattestedInsideRollout = "unattested-inside-rollout"
     case burst
+    case resignedBuild = "resigned-build"
 
     public var description: String { rawValue }
 
@@ -23,6 +26,19 @@ public enum Persona: String, Sendable, Hashable, CaseIterable, Codable, CustomSt
         case .unattestedOutsideRollout: "no App Attest, outside the rollout"
         case .unattestedInsideRollout: "no App Attest, inside the rollout"
         case .burst: "\(AssertionBurst.assertions) assertions from one key in a minute"
+        case .resignedBuild: "a re-signed development build claims the promo"
+        }
+    }
+
+    /// The bundle version every persona's app runs.
+    public static let bundleVersion = "4.2"
+
+    /// The build the persona's app runs, as iOS 27's App Attest names it in its attestation and every assertion: an
+    /// App Store build, except the re-signed one (signed with a development certificate).
+    public var build: AppleAuthenticatorExtensions {
+        switch self {
+        case .resignedBuild: AppleAuthenticatorExtensions(validationCategory: .development, bundleVersion: Self.bundleVersion)
+        default: AppleAuthenticatorExtensions(validationCategory: .appStore, bundleVersion: Self.bundleVersion)
         }
     }
 }

@@ -28,3 +28,15 @@ enum PromotionAbuser {
         return [try await reinstall.send(claim).outcome]
     }
 }
+
+/// A re-signed build: the app taken from the store, re-signed with a development certificate (to strip its checks or
+/// inject a tweak) and installed on a real device, which attests a key and claims the promotion once. Its App Attest
+/// is genuine; only iOS 27's validation category (`development`) gives it away. The claim is checked.
+enum ResignedBuild {
+    static func play(_ context: TrafficContext) async throws -> [ObservedOutcome] {
+        var app = context.app(.resignedBuild, name: "resigned-build", ip: context.settings.clientAddress(host: 8))
+        _ = try await app.attest()
+        let claim = try await app.signAssertion(action: PromotionAbuser.action)
+        return [try await app.send(claim).outcome]
+    }
+}

@@ -13,14 +13,22 @@ struct TrafficContext: Sendable {
     let sleep: @Sendable (Duration) async throws -> Void
 
     /// A fresh app instance on its own device.
+    /// The OS version every persona's device runs: one whose App Attest sends the authenticator-extension map.
+    static let osVersion = "27.0"
+
     func app(_ persona: Persona, name: String, ip: String, keyIndex: Int = 0) -> SimulatedAppInstance {
         let deviceId = "\(settings.runTag)-\(name)-device"
-        let device = SimulatedDevice(pki: pki, identifier: deviceId, environment: settings.environment)
+        var device = SimulatedDevice(pki: pki, identifier: deviceId, environment: settings.environment)
+        // iOS 27: the attestation and every assertion carry the map (assertions with AT set, as real ones do).
+        device.osVersion = Self.osVersion
+        var client = SimulatedAppClient(
+            device: device, app: .init(appId: settings.appId), keyIndex: keyIndex, userId: "\(settings.runTag)-\(name)", deviceId: deviceId
+        )
+        client.attestationExtensions = persona.build
+        client.assertionExtensions = persona.build
         return SimulatedAppInstance(
             persona: persona,
-            client: SimulatedAppClient(
-                device: device, app: .init(appId: settings.appId), keyIndex: keyIndex, userId: "\(settings.runTag)-\(name)", deviceId: deviceId
-            ),
+            client: client,
             ip: ip,
             context: self
         )

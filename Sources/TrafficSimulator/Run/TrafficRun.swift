@@ -68,6 +68,7 @@ public struct TrafficRun: Sendable {
         case .unattestedOutsideRollout: try await UnattestedClients.play(context, insideRollout: false)
         case .unattestedInsideRollout: try await UnattestedClients.play(context, insideRollout: true)
         case .burst: try await AssertionBurst.play(context)
+        case .resignedBuild: try await ResignedBuild.play(context)
         }
     }
 

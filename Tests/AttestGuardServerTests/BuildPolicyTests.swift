@@ -177,3 +177,41 @@ struct LiveBuildPolicyTests {
         }
     }
 }
+
+/// iOS 27-shaped assertions, under each combination of the AT and ED flags, verify end to end through
+/// `POST /v1/assertions` and forward-auth, with the map read into the verdict's signals either way.
+@Suite("HTTP: iOS 27 assertions under every flag combination")
+struct IOS27AssertionFlagTests {
+    static let rules = """
+        version: 1
+        rules:
+          - id: testflight-build
+            when: request.validation_category == "test_flight" and request.bundle_version == "7.1"
+            score: 5
+        """
+
+    @Test("each flag byte, with the map and without, through POST /v1/assertions and forward-auth", arguments: [0x40, 0xC0, 0x00, 0x80] as [UInt8])
+    func flags(flags: UInt8) async throws {
+        try await ForwardAuthHarness.withDirectories(rules: Self.rules) { policies, rules in
+            try await ServerHarness.run(.sqlite, extraEnvironment: ForwardAuthHarness.environment(policies: policies, rules: rules)) { api in
+                var app = BuildPolicyTests.app("flags-\(flags)", category: .testFlight, version: "7.1")
+                app.assertionFlags = flags
+                #expect(try await api.attest(app).status == 201)
+
+                let direct = try await api.assert(&app)
+                #expect(direct.status == 200, "\(direct.text)")
+                #expect((direct["verdict"] as? [String: Any])?["score"] as? Double == 5, "the map was read: \(direct.text)")
+
+                let ask = GatewayAsk(target: "/api/promos/claim", user: app.userId)
+                let gateway = try await api.forwardAuth(try await api.signed(ask, by: &app))
+                #expect(gateway.status == 200, "\(gateway.text)")
+                #expect(gateway.header("X-AttestGuard-Score") == "5", "the map was read at the gateway too")
+
+                app.assertionExtensions = nil
+                let unmapped = try await api.assert(&app)
+                #expect(unmapped.status == 200, "\(unmapped.text)")
+                #expect((unmapped["verdict"] as? [String: Any])?["score"] as? Double == 0)
+            }
+        }
+    }
+}

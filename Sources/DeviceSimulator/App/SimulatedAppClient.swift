@@ -19,6 +19,9 @@ public struct SimulatedAppClient: Sendable {
     /// The extension map its attestations carry after the COSE key; by default an App Store build, bundle version 1
     /// (``AttestationOptions/appStoreBuild``); `nil`: none, as before iOS 27.
     public var attestationExtensions: AppleAuthenticatorExtensions? = AttestationOptions.appStoreBuild
+    /// The flags byte of its assertions' authenticator data: AT (0x40) as real devices write it; iOS 27 devices that
+    /// append the map usually keep ED (0x80) clear.
+    public var assertionFlags: UInt8 = 0x40
 
     public init(device: SimulatedDevice, app: AppIdentity, keyIndex: Int = 0, userId: String, deviceId: String? = nil) {
         self.device = device
@@ -61,7 +64,7 @@ public struct SimulatedAppClient: Sendable {
         action: String? = nil
     ) -> AssertionRequestBody {
         let clientData = Self.clientData(challenge: challenge, method: method, path: path, body: body)
-        let assertion = key.assertion(app: app, clientData: Array(clientData), extensions: assertionExtensions)
+        let assertion = key.assertion(app: app, clientData: Array(clientData), flags: assertionFlags, extensions: assertionExtensions)
         return Self.payload(
             app: app, keyId: key.keyId, userId: userId, assertion: assertion, clientData: clientData,
             request: .init(method: method, path: path, bodySha256: Base64Text.urlEncoded(SHA256.hash(data: body)), ip: ip, action: action)

@@ -30,14 +30,18 @@ public struct SimulatedKey: Sendable {
     /// signature = ECDSA-P256-SHA256 over the nonce as a message.
     /// - Returns: The CBOR assertion object.
     /// `extensions`: iOS 27's map after the counter (`nil`: none, as before iOS 27).
-    public mutating func assertion(app: AppIdentity, clientData: [UInt8], extensions: AppleAuthenticatorExtensions? = nil) -> [UInt8] {
-        assertion(app: app, clientDataHash: Array(SHA256.hash(data: clientData)), extensions: extensions)
+    public mutating func assertion(
+        app: AppIdentity, clientData: [UInt8], flags: UInt8 = 0x40, extensions: AppleAuthenticatorExtensions? = nil
+    ) -> [UInt8] {
+        assertion(app: app, clientDataHash: Array(SHA256.hash(data: clientData)), flags: flags, extensions: extensions)
     }
 
     /// Signs a clientData hash, as `DCAppAttestService.generateAssertion` is given it, and advances the counter.
-    public mutating func assertion(app: AppIdentity, clientDataHash: [UInt8], extensions: AppleAuthenticatorExtensions? = nil) -> [UInt8] {
+    public mutating func assertion(
+        app: AppIdentity, clientDataHash: [UInt8], flags: UInt8 = 0x40, extensions: AppleAuthenticatorExtensions? = nil
+    ) -> [UInt8] {
         counter += 1
-        return Self.assertion(privateKey: privateKey, app: app, clientDataHash: clientDataHash, counter: counter, extensions: extensions)
+        return Self.assertion(privateKey: privateKey, app: app, clientDataHash: clientDataHash, counter: counter, flags: flags, extensions: extensions)
     }
 
     /// Signs an assertion with an explicit counter, without touching the key's own (for replay and race tests).

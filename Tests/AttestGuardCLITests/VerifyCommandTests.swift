@@ -73,6 +73,7 @@ struct VerifyCommandTests {
         #expect(result.json["validationCategory"] as? String == "platform")
         #expect(result.json["bundleVersion"] as? String == "1")
         #expect(result.json["osVersion"] as? String == "27.0")
+        #expect((result.json["keyAccessControlPolicy"] as? String)?.hasPrefix("30430c02") == true, "\(result.standardOutput)")
     }
 
     @Test func anIOS27AssertionPrintsItsCategoryAndBundleVersion() async throws {

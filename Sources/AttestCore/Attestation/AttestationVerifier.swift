@@ -148,7 +148,8 @@ public struct AttestationVerifier: Sendable {
             credential: credential,
             certificateInformation: CertificateInformation(
                 appInfo: CertificateInformation.fields(fromExtensionValue: leaf.extensions[oid: AppleCertificateExtensions.appInfo]?.value),
-                osInfo: CertificateInformation.fields(fromExtensionValue: leaf.extensions[oid: AppleCertificateExtensions.osInfo]?.value)
+                osInfo: CertificateInformation.fields(fromExtensionValue: leaf.extensions[oid: AppleCertificateExtensions.osInfo]?.value),
+                keyAccessControlPolicy: KeyAccessControlExtension.policy(fromExtensionValue: leaf.extensions[oid: KeyAccessControlExtension.oid]?.value)
             ),
             certificates: object.certificates
         )

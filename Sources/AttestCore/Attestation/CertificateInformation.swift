@@ -1,7 +1,8 @@
 import SwiftASN1
 
 /// The informational fields of a credential certificate's Apple extensions (app info 8.5 and OS
-/// info 8.7): a SEQUENCE of context-tagged values, each an INTEGER or an OCTET STRING.
+/// info 8.7: a SEQUENCE of context-tagged values, each an INTEGER or an OCTET STRING; the key's access-control policy
+/// 8.6).
 ///
 /// Nothing here is verified; it helps a developer see what device and OS produced an attestation.
 public struct CertificateInformation: Sendable, Hashable {
@@ -24,6 +25,9 @@ public struct CertificateInformation: Sendable, Hashable {
     public var appInfo: [UInt: Value]
     /// The OS information fields (1.2.840.113635.100.8.7) by context tag number.
     public var osInfo: [UInt: Value]
+    /// The key's access-control policy as the Secure Enclave encodes it (1.2.840.113635.100.8.6, since iOS 27 and
+    /// macOS 27; ``KeyAccessControlExtension``), when the certificate has one of the known shape.
+    public var keyAccessControlPolicy: [UInt8]?
 
     /// The OS version ("17.2.1"), from OS info tag 1400.
     public var osVersion: String? { osInfo[1400]?.textual }
@@ -32,9 +36,10 @@ public struct CertificateInformation: Sendable, Hashable {
     /// The App ID the device wrote, from app info tag 1204.
     public var appIdentifier: String? { appInfo[1204]?.textual }
 
-    public init(appInfo: [UInt: Value] = [:], osInfo: [UInt: Value] = [:]) {
+    public init(appInfo: [UInt: Value] = [:], osInfo: [UInt: Value] = [:], keyAccessControlPolicy: [UInt8]? = nil) {
         self.appInfo = appInfo
         self.osInfo = osInfo
+        self.keyAccessControlPolicy = keyAccessControlPolicy
     }
 
     /// Decodes one extension value leniently: fields that do not fit the expected shape are skipped.

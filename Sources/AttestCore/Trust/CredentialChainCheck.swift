@@ -1,5 +1,5 @@
 import Foundation
-import X509
+@_spi(DisableValidityCheck) import X509
 import SwiftASN1
 import AppleReceipts
 
@@ -55,19 +55,29 @@ struct CredentialChainCheck: Sendable {
             for root in roots where cache.holds(IssuerLink(intermediate: der[index], root: root.der), at: now) {
                 counter?.count(\.linksToVerifiedIntermediate)
                 let anchor = CertificateStore([certificates[index]])
-                var verifier = ValidityWindowPolicy.verifier(anchors: anchor, instant: now, tolerance: tolerance)
+                var verifier = Self.verifier(anchors: anchor, instant: now, tolerance: tolerance)
                 if case .validCertificate = await verifier.validate(leaf: leaf, intermediates: CertificateStore()) {
                     return
                 }
             }
         }
         counter?.count(\.chainsToRoot)
-        var verifier = ValidityWindowPolicy.verifier(anchors: rootStore, instant: now, tolerance: tolerance)
+        var verifier = Self.verifier(anchors: rootStore, instant: now, tolerance: tolerance)
         switch await verifier.validate(leaf: leaf, intermediates: CertificateStore(certificates.dropFirst())) {
         case .validCertificate(let chain):
             remember(Array(chain), certificates: certificates, der: der)
         case .couldNotValidate(let failures):
             throw VerificationError(.chainInvalid, describeChainFailures(failures))
+        }
+    }
+
+    /// RFC 5280 chain building to `anchors`, validity checked at `instant` within `tolerance`, with the App Attest
+    /// extensions understood where a certificate marks them critical (``AppAttestExtensionsPolicy``).
+    private static func verifier(anchors: CertificateStore, instant: Date, tolerance: TimeInterval) -> Verifier<some VerifierPolicy> {
+        Verifier(rootCertificates: anchors) {
+            RFC5280Policy.withValidityCheckDisabled()
+            ValidityWindowPolicy(instant: instant, tolerance: tolerance)
+            AppAttestExtensionsPolicy()
         }
     }
 

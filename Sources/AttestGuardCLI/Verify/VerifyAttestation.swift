@@ -94,6 +94,7 @@ extension AttestGuardCommand.Verify {
             let information = verified.certificateInformation
             if let osVersion = information.osVersion { fields["osVersion"] = osVersion }
             if let osBuild = information.osBuild { fields["osBuild"] = osBuild }
+            if let policy = information.keyAccessControlPolicy { fields["keyAccessControlPolicy"] = Hex.encode(policy) }
             if let appIdentifier = information.appIdentifier { fields["certificateAppId"] = appIdentifier }
             if !verified.credential.trailingData.isEmpty {
                 fields["trailingData"] = Hex.encode(verified.credential.trailingData)

@@ -1,5 +1,6 @@
 public import Foundation
 public import AttestCore
+public import X509
 
 /// Knobs for minting an attestation, including deliberately wrong ones for negative tests.
 public struct AttestationOptions: Sendable {
@@ -19,6 +20,19 @@ public struct AttestationOptions: Sendable {
     /// A CA to sign the credential certificate instead of the PKI's App Attest intermediate
     /// (the x5c still carries the real intermediate).
     public var credentialIssuer: SimulatedCertificateAuthority?
+    /// The key's access-control policy, written into the credential certificate's extension 1.2.840.113635.100.8.6 in
+    /// the shape of Apple's 2026 certificates (``KeyAccessControlExtension``); `nil` (the default) writes none, as
+    /// devices before iOS 27 do. ``iOS27KeyAccessControl`` is the policy of Apple's iOS 27 sample; a Mac's is another.
+    public var keyAccessControlPolicy: [UInt8]?
+    /// Whether that extension is marked critical.
+    public var keyAccessControlCritical = false
+    /// The key access-control policy Apple's iOS 27 validation-guide sample carries.
+    public static let iOS27KeyAccessControl: [UInt8] = Hex.decode(
+        "30430c023131303d300a0c036f6b64a1030101ff30090c026f61a1030101ff300b0c046f73676ea1030101ff300b0c046f64656ca103"
+            + "0101ff300a0c036f636ba1030101ff"
+    ) ?? []
+    /// More extensions for the credential certificate (an unknown critical one, say).
+    public var extraCredentialExtensions: [Certificate.Extension] = []
     /// The credential certificate's lifetime around the attestation instant (Apple: a day before, about 350 days after).
     public var credentialValidity: (before: TimeInterval, after: TimeInterval) = (86_400, 350 * 86_400)
 

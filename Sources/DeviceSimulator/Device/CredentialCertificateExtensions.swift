@@ -15,6 +15,18 @@ enum CredentialCertificateExtensions {
         return Certificate.Extension(oid: AppleCertificateExtensions.nonce, critical: false, value: serializer.serializedBytes[...])
     }
 
+    /// 1.2.840.113635.100.8.6: the key's access-control policy, `SEQUENCE { [3] EXPLICIT OCTET STRING policy }` as in
+    /// Apple's 2026 certificates.
+    static func keyAccessControl(_ policy: [UInt8], critical: Bool) throws -> Certificate.Extension {
+        var serializer = DER.Serializer()
+        try serializer.appendConstructedNode(identifier: .sequence) { sequence in
+            try sequence.appendConstructedNode(identifier: tag(3)) { tagged in
+                try tagged.serialize(ASN1OctetString(contentBytes: policy[...]))
+            }
+        }
+        return Certificate.Extension(oid: KeyAccessControlExtension.oid, critical: critical, value: serializer.serializedBytes[...])
+    }
+
     /// 1.2.840.113635.100.8.5: app information, as an iOS 17 device writes it.
     static func appInfo(appId: String) throws -> Certificate.Extension {
         var serializer = DER.Serializer()

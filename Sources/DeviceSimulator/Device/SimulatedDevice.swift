@@ -77,7 +77,9 @@ public struct SimulatedDevice: Sendable {
                 try CredentialCertificateExtensions.appInfo(appId: app.appId),
                 try CredentialCertificateExtensions.osInfo(version: osVersion, build: osBuild),
                 try CredentialCertificateExtensions.nonce(nonce),
-            ]
+            ] + (try options.keyAccessControlPolicy.map {
+                [try CredentialCertificateExtensions.keyAccessControl($0, critical: options.keyAccessControlCritical)]
+            } ?? []) + options.extraCredentialExtensions
         )
         let credentialDER = credential.derBytes
         let token = token(for: key.keyId)

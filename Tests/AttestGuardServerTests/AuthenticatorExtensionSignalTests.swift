@@ -4,6 +4,7 @@ import AttestTestSupport
 import DeviceSimulator
 import Foundation
 import HTTPTypes
+import RiskRules
 import Testing
 
 /// iOS 27's extension map reaches the rules: an attestation's and an assertion's validation category and bundle
@@ -89,6 +90,18 @@ struct AuthenticatorExtensionSignalTests {
             #expect(assertion["key.validation_category"] as? String == "app_store")
             #expect(assertion["key.bundle_version"] as? String == "1")
             #expect(assertion["key.os_version"] as? String == "17.2.1")
+
+            // A backtest of a rule the live set never had: the logged snapshot replays the build into it.
+            let candidate = try RuleSetLoader.compile(documents: [("rules.yaml", """
+                version: 1
+                rules:
+                  - id: testflight-below-5
+                    when: request.validation_category == "test_flight" and version_below(request.bundle_version, "5")
+                    decide: review
+                """)]) { _ in "" }
+            let snapshot = String(decoding: try JSONSerialization.data(withJSONObject: assertion), as: UTF8.self)
+            let replayed = try #require(candidate.evaluate(snapshot: snapshot, decidedAt: api.clock.now()))
+            #expect(replayed.decision == .review)
         }
     }
 

@@ -45,16 +45,18 @@ public enum ValidationCategory: Sendable, Hashable, CustomStringConvertible {
         self = number < UInt32(Self.known.count) ? Self.known[Int(number)] : .unknown(number)
     }
 
-    /// The category a ``name`` names (`app_store`, `unknown(12)`), or `nil` for any other text.
+    /// The category a ``name`` names (`app_store`, `unknown(12)`), or `nil` for any other text. `unknown(N)` is
+    /// Apple's number N whatever this build knows of it, so that a name written before a release learned to name N
+    /// (in a configuration, a stored policy) still means N after it: `unknown(3)` is `development`.
     public init?(name: String) {
         if let match = Self.known.first(where: { $0.name == name }) {
             self = match
             return
         }
-        guard name.hasPrefix("unknown("), name.hasSuffix(")"),
-            let number = UInt32(name.dropFirst("unknown(".count).dropLast()), number >= UInt32(Self.known.count)
-        else { return nil }
-        self = .unknown(number)
+        guard name.hasPrefix("unknown("), name.hasSuffix(")"), let number = UInt32(name.dropFirst("unknown(".count).dropLast()) else {
+            return nil
+        }
+        self.init(number: number)
     }
 
     /// Apple's number for the category.

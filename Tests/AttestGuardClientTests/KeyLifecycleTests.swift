@@ -50,6 +50,20 @@ struct KeyLifecycleTests {
         #expect(await scripted.provider.calls[.generateKey] == 1, "the same key throughout")
     }
 
+    @Test func aRefusedBuildIsNotAttestedAgainInThisProcess() async throws {
+        for code in ["validation_category_not_allowed", "bundle_version_below_minimum", "authenticator_extensions_missing"] {
+            let scripted = ScriptedClient()
+            scripted.gateway.answerAttestations(.upstreamError(422, code: code))
+            let client = scripted.client()
+            await #expect(throws: AttestGuardClientError.self) { try await client.prepare() }
+            scripted.clock.advance(seconds: 86_400)
+            _ = try await client.send(ScriptedClient.request("POST"))
+            let calls = await scripted.provider.calls
+            #expect(calls[.attestKey] == 1 && calls[.generateKey] == 1, "\(code): one key, never a second of the same build")
+            #expect(scripted.gateway.protected.last?.value(forHTTPHeaderField: AppAttestHeader.status.rawValue) == AppAttestStatus.failed.rawValue)
+        }
+    }
+
     @Test func aNonceMismatchNamesTheHashConvention() async throws {
         let scripted = ScriptedClient()
         scripted.gateway.answerAttestations(.upstreamError(422, code: "nonce_mismatch"))

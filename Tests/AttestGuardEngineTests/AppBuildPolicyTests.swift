@@ -40,10 +40,10 @@ struct AppBuildPolicyTests {
 
     @Test("the minimum compares number by number; text that is not a version is below it")
     func minimumVersion() {
-        for version in ["4.2", "4.2.0", "4.10", "5", "10.0.1"] {
+        for version in ["4.2", "4.2.0", "4.10", "5", "10.0.1", "2026042101", "202604211530"] {
             #expect(Self.code(Self.storeOnly, Self.map(.appStore, version)) == nil, "\(version)")
         }
-        for version in ["4.1.99", "4", "3.9", "4.2-beta", "", "four"] {
+        for version in ["4.1.99", "4", "3.9", "4.2-beta", "", "four", "1234567890123456789"] {
             #expect(Self.code(Self.storeOnly, Self.map(.appStore, version)) == "bundle_version_below_minimum", "\(version)")
         }
     }

@@ -151,3 +151,30 @@ struct AppBuildPolicyConfigurationTests {
         #expect(news.isUnrestricted)
     }
 }
+
+extension AppBuildPolicyConfigurationTests {
+    static func load(_ text: String, suffix: String) async throws -> AppBuildPolicy? {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("attestguard-build-\(UUID().uuidString)\(suffix)")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        return try await ServerConfigurationLoader.load(file: file.path, environment: [:]).apps.first?.build
+    }
+
+    @Test("a minimum written as a number is refused, never read as 4.1; YAML's unquoted 4.10 is 4.10 or refused")
+    func aNumericMinimumIsNotTruncated() async throws {
+        let json = #"{"mode":"simulator","apps":{"names":["s"],"s":{"appId":"ABCDE12345.com.example.s","build":{"minimumBundleVersion":4.10}}}}"#
+        do {
+            _ = try await Self.load(json, suffix: ".json")
+            Issue.record("a JSON number was read as a version")
+        } catch let error as ConfigurationError {
+            #expect(error.key == "apps.s.build.minimumBundleVersion", "\(error)")
+        }
+        let yaml = "mode: simulator\napps:\n  names: [s]\n  s: { appId: ABCDE12345.com.example.s, build: { minimumBundleVersion: 4.10 } }\n"
+        do {
+            let build = try await Self.load(yaml, suffix: ".yaml")
+            #expect(build?.minimumBundleVersion == DottedVersion("4.10"))
+        } catch let error as ConfigurationError {
+            #expect(error.key == "apps.s.build.minimumBundleVersion", "\(error)")
+        }
+    }
+}

@@ -89,7 +89,7 @@ struct AppPolicyRouteTests {
                 (#"{"allowedCategories":{"staging":["app_store"]}}"#, "invalid_field"),
                 (#"{"allowedCategories":{"production":[]}}"#, "invalid_field"),
                 (#"{"allowedCategories":{"production":["appstore"]}}"#, "invalid_field"),
-                (#"{"allowedCategories":{"production":["unknown(3)"]}}"#, "invalid_field"),
+                (#"{"allowedCategories":{"production":["unknown(-3)"]}}"#, "invalid_field"),
                 (#"{"allowedCategories":{"production":"app_store"}}"#, "invalid_field"),
                 (#"{"minimumBundleVersion":"4.2-beta"}"#, "invalid_field"),
                 (#"{"minimumBundleVersion":4.2}"#, "invalid_field"),

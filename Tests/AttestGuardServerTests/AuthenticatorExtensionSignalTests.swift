@@ -25,8 +25,8 @@ struct AuthenticatorExtensionSignalTests {
           - id: no-map
             when: missing(request.validation_category) and missing(request.bundle_version)
             score: 100
-          - id: attested-on-ios-17
-            when: key.os_version == "17.2.1"
+          - id: attested-on-ios-27
+            when: key.os_version == "27.0"
             score: 1000
           - id: attested-from-app-store-build-1
             when: key.validation_category == "app_store" and key.bundle_version == "1"
@@ -40,7 +40,7 @@ struct AuthenticatorExtensionSignalTests {
     @Test("the attestation's and each assertion's map are read by the rules", arguments: ServerBackend.available)
     func mapValuesAreSignals(backend: ServerBackend) async throws {
         try await ServerHarness.run(backend, rules: Self.rules) { api in
-            // The simulated device attests as an App Store build, bundle version 1, on iOS 17.2.1.
+            // The simulated device attests as an App Store build, bundle version 1, on iOS 27.0.
             var app = SimulatedApps.make(user: "alice", device: "alice-phone")
             let challenge = try await api.challenge(purpose: "attestation", appId: app.app.appId, userId: app.userId)
             let attestation = try app.attestation(challenge: challenge, at: api.clock.now())
@@ -89,7 +89,7 @@ struct AuthenticatorExtensionSignalTests {
             #expect(assertion["request.bundle_version"] as? String == "4.3")
             #expect(assertion["key.validation_category"] as? String == "app_store")
             #expect(assertion["key.bundle_version"] as? String == "1")
-            #expect(assertion["key.os_version"] as? String == "17.2.1")
+            #expect(assertion["key.os_version"] as? String == "27.0")
 
             // A backtest of a rule the live set never had: the logged snapshot replays the build into it.
             let candidate = try RuleSetLoader.compile(documents: [("rules.yaml", """

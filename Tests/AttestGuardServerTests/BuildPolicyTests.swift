@@ -1,4 +1,6 @@
 import AttestCore
+import AttestGuardEngine
+@testable import AttestGuardServer
 import AttestTestSupport
 import AttestVocabulary
 import DeviceSimulator
@@ -122,6 +124,36 @@ struct BuildPolicyTests {
             app.assertionExtensions = AppleAuthenticatorExtensions(validationCategory: .appStore, bundleVersion: "4.3")
             let allowed = try await api.forwardAuth(try await api.signed(claim, by: &app))
             #expect(allowed.status == 200, "\(allowed.text)")
+        }
+    }
+
+    @Test("forward-auth answers a refused build 403 and counts it as a failed check, not an error")
+    func classification() {
+        for code in [ErrorCode.validationCategoryNotAllowed, .bundleVersionBelowMinimum, .authenticatorExtensionsMissing] {
+            let error = EngineError(.verificationFailed, code: code, "refused")
+            #expect(!ForwardAuthRefusal.isCredentialFault(error), "\(code): answered 403")
+            #expect(ForwardAuthRefusal.failsACheck(error))
+            #expect(GatewayCheckOutcome(refusing: code, credentialFault: ForwardAuthRefusal.failsACheck(error)) == .invalid)
+        }
+        let outage = EngineError(.unavailable, code: .storeUnavailable, "down")
+        #expect(!ForwardAuthRefusal.failsACheck(outage))
+    }
+
+    @Test("in monitor mode a score route passes a refused build, marked; a require route still refuses it", arguments: [ServerBackend.sqlite])
+    func monitorMode(backend: ServerBackend) async throws {
+        var environment = Self.strictPolicy
+        environment["ATTESTGUARD_APPS_MAIN_MODE"] = "monitor"
+        try await ForwardAuthHarness.run(backend, extraEnvironment: environment) { api, _ in
+            var app = Self.app("alice", category: .appStore, version: "4.2")
+            #expect(try await api.attest(app).status == 201)
+            app.assertionExtensions = AppleAuthenticatorExtensions(validationCategory: .development, bundleVersion: "4.2")
+
+            let watched = try await api.forwardAuth(try await api.signed(GatewayAsk(method: "GET", target: "/api/account", body: Data()), by: &app))
+            #expect(watched.status == 200, "\(watched.text)")
+            #expect(watched.header("X-AttestGuard-Monitor") == "validation_category_not_allowed")
+
+            let required = try await api.forwardAuth(try await api.signed(GatewayAsk(target: "/api/promos/claim"), by: &app))
+            #expect(required.status == 403 && required.header("X-AttestGuard-Error") == "validation_category_not_allowed", "\(required.text)")
         }
     }
 }

@@ -27,7 +27,7 @@ struct SimulatorRoundTripTests {
         #expect(attestation.receipt.environment == (environment == .development ? "sandbox" : "production"))
         #expect(attestation.receipt.token == minted.token)
         #expect(attestation.certificateInformation.appIdentifier == SimulatorFixtures.app.appId)
-        #expect(attestation.certificateInformation.osVersion == "17.2.1")
+        #expect(attestation.certificateInformation.osVersion == "27.0")
     }
 
     @Test func trailingAppleExtensionDataIsAcceptedAndExposed() async throws {

@@ -96,8 +96,9 @@ struct ExpressionLanguageTests {
         #expect(try below("10", "9.9.9") == false)
         #expect(try below("0", "0.0.1") == true)
         #expect(try below("007", "7") == false, "leading zeros are the same number")
+        #expect(try below("2026042101", "2026042102") == true, "date-style build numbers are versions")
         #expect(try below(nil, "4.2") == nil, "missing stays missing")
-        for notAVersion in ["", "4.2b", "4..2", ".4", "4.", "v4", "4.2 ", "-1", "1234567890", "1.2.3.4.5.6.7.8.9"] {
+        for notAVersion in ["", "4.2b", "4..2", ".4", "4.", "v4", "4.2 ", "-1", "1234567890123456789", "1.2.3.4.5.6.7.8.9"] {
             #expect(try below(notAVersion, "4.2") == nil, "\"\(notAVersion)\" is not a version")
         }
         #expect(try evaluateCondition("not version_below(coalesce(request.bundle_version, \"0\"), \"1\")") == false)

@@ -41,12 +41,22 @@ public struct AppGroupKeyIdStore: KeyIdStore {
     /// Key ids in the shared container of App Group `group` (`group.com.example.shop` on iOS; on macOS a group
     /// prefixed by the team id, `ABCDE12345.com.example.shop`, or an iOS-style one its provisioning profile names).
     /// - Throws: ``Failure`` `container` when the process has no container for the group (the App Groups
-    ///   entitlement does not list it; on Linux, where the Security stand-in has no containers, always).
+    ///   entitlement does not list it; on macOS, which answers a location for any group, when the app cannot make its
+    ///   folder there; on Linux, where the Security stand-in has no containers, always).
     public init(appGroup group: String) throws {
         guard let container = FileManager.default.containerURL(forSecurityApplicationGroupIdentifier: group) else {
             throw Failure(operation: "container", reason: "no shared container for App Group \(group): add it to the target's App Groups entitlement")
         }
-        self.init(directory: container.appendingPathComponent("AttestGuardClient", isDirectory: true))
+        let directory = container.appendingPathComponent("AttestGuardClient", isDirectory: true)
+        #if os(macOS)
+        // macOS answers a URL for any group, entitled or not: the folder must be one the app can make there.
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw Failure(operation: "container", reason: "App Group \(group)'s container is not writable (\(error)): add it to the target's App Groups entitlement")
+        }
+        #endif
+        self.init(directory: directory)
     }
 
     public var location: String { "app-group:\(directory.standardizedFileURL.path)" }

@@ -124,6 +124,14 @@ actor KeyLifecycle {
                 guard let error = error as? AttestGuardClientError else { throw error }
                 // Apple attests a key once: a key it attested that AttestGuard did not register is replaced next time.
                 try discard(keyId, reason: Self.registrationFailed)
+                if let code = error.answer?.code, ServerErrorCode.buildRefusals.contains(code) {
+                    // The app's build policy refuses this build (how it was distributed, or its version): every new
+                    // key would be refused too and counted in Apple's risk metric, and the build changes only with an
+                    // update, which starts a new process. So this process attests no more.
+                    unavailable = (.failed, .distantFuture)
+                    settings.onEvent(.attestationUnavailable(status: .failed))
+                    throw error
+                }
                 throw giveUp(after: error)
             }
             try save(StoredKey(keyId: keyId, registered: true))

@@ -34,11 +34,18 @@ public struct ServerErrorCode: Sendable, Hashable, CustomStringConvertible {
     /// The app's build policy requires a newer bundle version: final for this build; the app can ask its user to
     /// update.
     public static let bundleVersionBelowMinimum = ServerErrorCode(rawValue: "bundle_version_below_minimum")
+    /// The app's build policy requires iOS 27's authenticator-extension map and the attestation or assertion lacked
+    /// it: final for this build.
+    public static let authenticatorExtensionsMissing = ServerErrorCode(rawValue: "authenticator_extensions_missing")
+
+    /// The build policy's refusals: after one at attestation the client attests no more in this process, since a
+    /// new key of the same build is refused the same way.
+    public static let buildRefusals: Set<ServerErrorCode> = [.validationCategoryNotAllowed, .bundleVersionBelowMinimum, .authenticatorExtensionsMissing]
 
     /// Every code above.
     public static let all: [ServerErrorCode] = [
         .challengeExpired, .challengeUsed, .assertionAlreadyAccepted, .counterNotIncreasing, .keyNotFound, .keySuperseded, .keyRevoked,
-        .nonceMismatch, .assertionMissing, .validationCategoryNotAllowed, .bundleVersionBelowMinimum,
+        .nonceMismatch, .assertionMissing, .validationCategoryNotAllowed, .bundleVersionBelowMinimum, .authenticatorExtensionsMissing,
     ]
 
     public var description: String { rawValue }

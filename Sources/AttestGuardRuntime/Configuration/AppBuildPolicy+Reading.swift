@@ -22,7 +22,7 @@ extension AppBuildPolicy {
             })
         }
         var minimum: DottedVersion?
-        if let text = values.string("minimumBundleVersion") {
+        if let text = try values.quotedText("minimumBundleVersion") {
             if let version = DottedVersion(text) {
                 minimum = version
             } else {

@@ -66,6 +66,18 @@ package struct ConfigValues {
         return text.flatMap { $0.isEmpty ? nil : $0 }
     }
 
+    /// A value that must be written as text, such as a version: as a JSON or YAML number, `4.10` would read as 4.1.
+    /// A number is reported, never read.
+    package func quotedText(_ key: String) throws -> String? {
+        recorder?.record(path(key))
+        let configKey = ConfigKey(key)
+        if let text = reader.string(forKey: configKey) { return text.isEmpty ? nil : text }
+        guard reader.int(forKey: configKey) == nil, reader.double(forKey: configKey) == nil else {
+            return try report(ConfigurationError(key: path(key), "must be quoted text (\"4.10\"): a number loses its trailing zeros"), instead: nil)
+        }
+        return nil
+    }
+
     package func string(_ key: String, default value: String) -> String {
         string(key) ?? value
     }

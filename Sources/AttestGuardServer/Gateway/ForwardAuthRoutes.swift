@@ -93,7 +93,7 @@ struct ForwardAuthRoutes {
             count(GatewayCheckOutcome(refusing: refusal.precise.code, credentialFault: refusal.answer == .unauthorized), route: route, passed: false)
             throw refusal
         } catch let error as EngineError {
-            count(GatewayCheckOutcome(refusing: error.code, credentialFault: ForwardAuthRefusal.isCredentialFault(error)), route: route, passed: false)
+            count(GatewayCheckOutcome(refusing: error.code, credentialFault: ForwardAuthRefusal.failsACheck(error)), route: route, passed: false)
             throw error
         } catch {
             count(.error, route: route, passed: false)
@@ -103,8 +103,8 @@ struct ForwardAuthRoutes {
 
     /// The verdict on a route that checks, and what the check found. In monitor mode (the app's `mode`), a `score`
     /// or `require-for-rollout` route passes what enforcement would refuse (a missing, malformed or failing
-    /// assertion), scored as unattested and marked (``ForwardAuthVerdict/wouldRefuse``); `require` routes enforce
-    /// in every mode.
+    /// assertion, or a build the build policy refuses), scored as unattested and marked
+    /// (``ForwardAuthVerdict/wouldRefuse``); `require` routes enforce in every mode.
     private func check(
         _ asked: ForwardAuthRequest, route: RouteDecision, context: AttestGuardRequestContext
     ) async throws -> (ForwardAuthVerdict, GatewayCheckOutcome) {
@@ -129,7 +129,7 @@ struct ForwardAuthRoutes {
             }
         } catch let refusal as ForwardAuthRefusal where watching && refusal.answer == .unauthorized {
             return (try await scored(asked, app: app, route: route, context: context, wouldRefuse: refusal.precise.code), .invalid)
-        } catch let error as EngineError where watching && ForwardAuthRefusal.isCredentialFault(error) {
+        } catch let error as EngineError where watching && ForwardAuthRefusal.failsACheck(error) {
             let outcome = GatewayCheckOutcome(refusing: error.code, credentialFault: true)
             return (try await scored(asked, app: app, route: route, context: context, wouldRefuse: error.code), outcome)
         }

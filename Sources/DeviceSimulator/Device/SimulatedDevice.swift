@@ -19,10 +19,11 @@ public struct SimulatedDevice: Sendable {
     public let identifier: String
     /// The App Attest environment the device attests in.
     public let environment: AppAttestEnvironment
-    /// The OS version written into credential certificates.
-    public var osVersion: String = "17.2.1"
-    /// The OS build written into credential certificates.
-    public var osBuild: String = "21C66"
+    /// The OS version written into credential certificates: iOS 27, whose attestations carry the extension map
+    /// ``AttestationOptions/appleExtensions`` writes by default.
+    public var osVersion: String = "27.0"
+    /// The OS build written into credential certificates (Apple's iOS 27.0 sample's).
+    public var osBuild: String = "24A325b"
 
     public init(pki: SimulatedApplePKI, identifier: String = "device-1", environment: AppAttestEnvironment = .production) {
         self.pki = pki

@@ -12,10 +12,10 @@ struct TrafficContext: Sendable {
     let now: @Sendable () -> Date
     let sleep: @Sendable (Duration) async throws -> Void
 
-    /// A fresh app instance on its own device.
     /// The OS version every persona's device runs: one whose App Attest sends the authenticator-extension map.
     static let osVersion = "27.0"
 
+    /// A fresh app instance on its own device.
     func app(_ persona: Persona, name: String, ip: String, keyIndex: Int = 0) -> SimulatedAppInstance {
         let deviceId = "\(settings.runTag)-\(name)-device"
         var device = SimulatedDevice(pki: pki, identifier: deviceId, environment: settings.environment)

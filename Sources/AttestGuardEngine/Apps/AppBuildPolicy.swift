@@ -33,13 +33,16 @@ public struct AppBuildPolicy: Sendable, Hashable {
 
     /// Whether the policy refuses anything at all (an app that sets nothing skips the checks).
     public var isUnrestricted: Bool {
-        allowedCategories.isEmpty && minimum == nil && !requiresExtensions
+        allowedCategories.isEmpty && minimumInForce == nil && !requiresExtensions
     }
 
     /// The minimum in force: none for `0`, below which no version lies.
-    private var minimum: DottedVersion? {
+    public var minimumInForce: DottedVersion? {
         minimumBundleVersion.flatMap { $0.parts.isEmpty ? nil : $0 }
     }
+
+    /// The codes the policy refuses with (``check(_:environment:osVersion:)``).
+    public static let refusalCodes: [ErrorCode] = [.validationCategoryNotAllowed, .bundleVersionBelowMinimum, .authenticatorExtensionsMissing]
 
     /// Checks one attestation's or assertion's map.
     /// - Parameters:
@@ -59,7 +62,7 @@ public struct AppBuildPolicy: Sendable, Hashable {
                 .validationCategoryNotAllowed, "the build's validation category is \(category.name); \(environment.rawValue) allows \(names)"
             )
         }
-        if let minimum, let text = extensions?.bundleVersion {
+        if let minimum = minimumInForce, let text = extensions?.bundleVersion {
             guard let version = DottedVersion(text) else {
                 throw EngineError.verification(
                     .bundleVersionBelowMinimum, "the build's bundle version \(text.prefix(64)) is not a version; the minimum is \(minimum)"

@@ -39,7 +39,7 @@ public struct AppPolicyOverrides: Sendable {
         for (environment, categories) in app.build.allowedCategories.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             words.append("allowed_categories[\(environment.rawValue)]=\(categories.map(\.name).sorted().joined(separator: ","))")
         }
-        if let minimum = app.build.minimumBundleVersion, !minimum.parts.isEmpty { words.append("minimum_bundle_version=\(minimum)") }
+        if let minimum = app.build.minimumInForce { words.append("minimum_bundle_version=\(minimum)") }
         if app.build.requiresExtensions { words.append("require_authenticator_extensions=true") }
         if let protection = override?.defaultProtection { words.append("default_protection=\(protection)") }
         for (path, protection) in (override?.routeProtections ?? [:]).sorted(by: { $0.key < $1.key }) {

@@ -10,9 +10,6 @@ extension EngineMetrics {
         .missingField, .invalidField, .malformedBase64, .invalidAttribute, .appNotFound, .rateLimited, .storeUnavailable,
     ]
 
-    /// Refusals of the app's build policy (``AppBuildPolicy``), at attestation and assertion.
-    private static let buildPolicyFailures: [ErrorCode] = [.validationCategoryNotAllowed, .bundleVersionBelowMinimum, .authenticatorExtensionsMissing]
-
     /// Failures of a flow that consumes a challenge.
     private static let challengeFailures: [ErrorCode] = [.challengeNotFound, .challengeExpired, .challengeUsed, .challengeMismatch]
 
@@ -22,13 +19,13 @@ extension EngineMetrics {
         .malformedAuthenticatorExtensions, .malformedPublicKey, .malformedKeyId, .malformedClientDataHash, .malformedNonceExtension, .chainInvalid,
         .nonceMismatch, .keyIdMismatch, .rpIdMismatch, .counterNotZero, .aaguidMismatch, .credentialIdMismatch,
         .receiptInvalid,
-    ] + buildPolicyFailures).map(\.rawValue)
+    ] + AppBuildPolicy.refusalCodes).map(\.rawValue)
 
     static let assertionResults: [String] = ["accepted"] + (requestFailures + challengeFailures + [
         .keyNotFound, .keyRevoked, .keySuperseded, .keyUserMismatch, .environmentNotAllowed, .malformedClientData,
         .requestBindingMismatch, .malformedAssertion, .malformedSignature, .signatureInvalid, .rpIdMismatch,
         .counterNotIncreasing, .malformedAuthenticatorExtensions, .assertionAlreadyAccepted,
-    ] + buildPolicyFailures).map(\.rawValue)
+    ] + AppBuildPolicy.refusalCodes).map(\.rawValue)
 
     static let challengeResults: [String] = ["issued"] + (requestFailures + [
         .keyNotFound, .keyRevoked, .keySuperseded, .keyUserMismatch,

@@ -58,7 +58,7 @@ struct ForwardAuthRefusal: Error, Sendable {
     }
 
     /// The build-policy codes (``AttestGuardEngine/AppBuildPolicy``): the app must be updated or reinstalled.
-    static let buildPolicyRefusals: Set<ErrorCode> = [.validationCategoryNotAllowed, .bundleVersionBelowMinimum, .authenticatorExtensionsMissing]
+    static let buildPolicyRefusals = Set(AppBuildPolicy.refusalCodes)
 
     init(precise: APIError, answer: Answer, verdict: ForwardAuthVerdict? = nil) {
         self.precise = precise

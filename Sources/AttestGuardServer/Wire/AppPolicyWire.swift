@@ -194,7 +194,7 @@ struct AppPolicyBody: Encodable {
             }
         }
         let defaultProtection = gateway.first.map { (overrides?.defaultProtection ?? $0.defaultProtection).rawValue }
-        let minimum = app.build.minimumBundleVersion.flatMap { $0.parts.isEmpty ? nil : $0.description }
+        let minimum = app.build.minimumInForce?.description
         return Settings(
             mode: app.mode.rawValue, attestationRequiredPercent: app.attestationRequiredPercent, defaultProtection: defaultProtection, routes: routes,
             allowedCategories: AppCatalog.words(of: app.build.allowedCategories), minimumBundleVersion: minimum,

@@ -41,6 +41,7 @@ struct AppFacingRoutes {
     /// A `deny` verdict is 403 `request_denied`; an app that issues no tokens 404 `session_tokens_not_enabled`.
     @Sendable func exchangeSessionToken(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
         let caller = try identify(request, context: context)
+        try engine.sessionTokens.issuer(for: caller.appId)
         let credentials: ForwardAuthRequest.Credentials?
         do {
             credentials = try ForwardAuthRequest.credentials(in: request.headers)

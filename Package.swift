@@ -255,6 +255,7 @@ let package = Package(
                 "AttestGuardStore",
                 "EventLoopConcurrency",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -492,6 +493,7 @@ let package = Package(
             dependencies: [
                 "AttestVocabulary",
                 "AttestGuardEngine",
+                "AttestGuardWire",
                 "RiskRules",
                 "AppleServices",
                 "DeviceSimulator",
@@ -503,6 +505,7 @@ let package = Package(
                 "AttestGuardSQLite",
                 "AttestTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -576,6 +579,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -87,6 +87,7 @@ expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "41
 [[operations]]
 include-operation-id = [
     "forwardAuth", "forwardAuthPost", "createAppChallenge", "registerAppAttestation", "getAttestationRequired", "reportAttestationOutcome",
+    "exchangeSessionToken",
 ]
 checks.not_a_server_error.expected-statuses = ["2xx", "3xx", "4xx", "500"]
 

@@ -28,6 +28,8 @@ public struct Engine: Sendable {
     /// The verdicts' daily facts this process holds (``EngineSettings/factsCache``); whatever writes such a fact in
     /// this process outside the engine (the receipt refresher, the legacy DeviceCheck purge) tells it.
     public let factsCache: ScoringFactsCache
+    /// Session tokens for verified assertions.
+    public let sessionTokens: SessionTokenExchange
     /// Bounds each user's attestation outcome reports (``AttestationOutcomes/report(_:appId:user:)``).
     let outcomeReportQuota = AttestationOutcomes.ReportQuota()
 
@@ -68,7 +70,12 @@ public struct Engine: Sendable {
         self.attestations = AttestationService(
             store: store, apps: apps, settings: settings, clock: clock, metrics: metrics, scorer: scorer, factsCache: factsCache
         )
-        self.assertions = AssertionService(store: store, apps: apps, settings: settings, clock: clock, metrics: metrics, scorer: scorer)
+        let assertions = AssertionService(store: store, apps: apps, settings: settings, clock: clock, metrics: metrics, scorer: scorer)
+        self.assertions = assertions
+        self.sessionTokens = SessionTokenExchange(
+            assertions: assertions, apps: apps, keying: settings.velocityKeying,
+            service: settings.sessionTokenKeys.map { SessionTokenService(keys: $0, clock: clock, clockSkew: settings.clockSkew.timeInterval) }
+        )
         self.keys = KeyService(store: store, apps: apps, clock: clock, factsCache: factsCache)
         self.history = HistoryService(
             store: store, apps: apps, keying: settings.velocityKeying, clock: clock,

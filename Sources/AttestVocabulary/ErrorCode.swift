@@ -42,6 +42,7 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         case appNotFound = "app_not_found"
         case keyNotFound = "key_not_found"
         case rampNotConfigured = "ramp_not_configured"
+        case sessionTokensNotEnabled = "session_tokens_not_enabled"
         // Conflicts with stored state (409)
         case challengeUsed = "challenge_used"
         case assertionAlreadyAccepted = "assertion_already_accepted"
@@ -203,6 +204,8 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     public static let keyNotFound = ErrorCode(.keyNotFound)
     /// The app has no automatic attestation rollout ramp (`apps.<app>.ramp`) to resume.
     public static let rampNotConfigured = ErrorCode(.rampNotConfigured)
+    /// The app issues no session tokens (`apps.<app>.sessionTokens.enabled`), or the server has no signing key.
+    public static let sessionTokensNotEnabled = ErrorCode(.sessionTokensNotEnabled)
 
     // MARK: Conflicts with stored state (409)
 

@@ -1,4 +1,5 @@
 import AttestCore
+import Crypto
 import AttestGuardEngine
 import AttestGuardRuntime
 import AttestVocabulary
@@ -106,6 +107,10 @@ struct ConfigurationTests {
         ("mode: staging", "mode"),
         ("apps:\n  names: [s]\n  s: { appId: ABCDE12345.com.example.s, environments: [beta] }", "apps.s.environments"),
         ("mode: production", "apps.names"),
+        ("mode: simulator\napps:\n  names: [s]\n  s: { appId: ABCDE12345.com.example.s, sessionTokens: { enabled: true } }", "sessionTokens.signingKeyFile"),
+        ("mode: simulator\napps:\n  names: [s]\n  s: { appId: ABCDE12345.com.example.s, sessionTokens: { enabled: true, ttlSeconds: 30 } }", "apps.s.sessionTokens.ttlSeconds"),
+        ("mode: simulator\nsessionTokens: { verifyingKeyFiles: [/tmp/old.pem] }", "sessionTokens.verifyingKeyFiles"),
+        ("mode: simulator\nsessionTokens: { signingKeyEnv: K }", "sessionTokens.signingKeyFile"),
         ("apps:\n  names: [s]\n  s: { appId: ABCDE12345.com.example.s, build: { allowedCategories: { production: [appstore] } } }",
          "apps.s.build.allowedCategories.production"),
         ("apps:\n  names: [s]\n  s: { appId: ABCDE12345.com.example.s, build: { minimumBundleVersion: 4.2b } }", "apps.s.build.minimumBundleVersion"),
@@ -176,5 +181,37 @@ extension AppBuildPolicyConfigurationTests {
         } catch let error as ConfigurationError {
             #expect(error.key == "apps.s.build.minimumBundleVersion", "\(error)")
         }
+    }
+}
+
+@Suite("Configuration: session tokens")
+struct SessionTokenConfigurationTests {
+    @Test("the signing key from a variable, an earlier key from a file, and each app's lifetime when enabled")
+    func readsKeysAndLifetimes() async throws {
+        let signing = P256.Signing.PrivateKey()
+        let old = P256.Signing.PrivateKey()
+        let oldFile = FileManager.default.temporaryDirectory.appendingPathComponent("attestguard-old-\(UUID().uuidString).pem")
+        try old.publicKey.pemRepresentation.write(to: oldFile, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: oldFile) }
+        let yaml = """
+            mode: simulator
+            sessionTokens: { signingKeyEnv: SESSION_KEY, verifyingKeyFiles: [\(oldFile.path)] }
+            apps:
+              names: [shop, news]
+              shop: { appId: ABCDE12345.com.example.shop, sessionTokens: { enabled: true, ttlSeconds: 900 } }
+              news: { appId: ABCDE12345.com.example.news, sessionTokens: { ttlSeconds: 900 } }
+            """
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("attestguard-tokens-\(UUID().uuidString).yaml")
+        try yaml.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        // A variable may carry the PEM with literal \n, as some secret stores write it.
+        let pem = signing.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n")
+        let configuration = try await ServerConfigurationLoader.load(file: file.path, environment: ["SESSION_KEY": pem])
+        let keys = try #require(configuration.engine.sessionTokenKeys)
+        #expect(keys.signing.publicKey.rawRepresentation == signing.publicKey.rawRepresentation)
+        #expect(keys.verifying.map(\.rawRepresentation) == [old.publicKey.rawRepresentation])
+        let lifetimes = Dictionary(uniqueKeysWithValues: configuration.apps.map { ($0.appId, $0.sessionTokenLifetime) })
+        #expect(lifetimes["ABCDE12345.com.example.shop"] == 900)
+        #expect(lifetimes["ABCDE12345.com.example.news"] == .some(nil), "not enabled: no tokens, whatever the lifetime")
     }
 }

@@ -1,3 +1,4 @@
+public import Foundation
 public import AttestCore
 public import AttestVocabulary
 public import AttestGuardStore
@@ -43,6 +44,8 @@ public struct AppPolicy: Sendable, Hashable {
     public var attestationRamp: AttestationRamp?
     /// Which builds may attest and assert (iOS 27's validation category and bundle version); the default allows all.
     public var build: AppBuildPolicy
+    /// How long a session token of the app lives, in seconds; `nil`: the app issues none.
+    public var sessionTokenLifetime: TimeInterval?
 
     public var appId: String { identity.appId }
 
@@ -67,7 +70,8 @@ public struct AppPolicy: Sendable, Hashable {
         onStoreError: Decision = .review,
         sharesDeviceCheckBits: Bool = false,
         attestationRamp: AttestationRamp? = nil,
-        build: AppBuildPolicy = AppBuildPolicy()
+        build: AppBuildPolicy = AppBuildPolicy(),
+        sessionTokenLifetime: TimeInterval? = nil
     ) {
         self.identity = AppIdentity(appId: appId)
         self.environments = environments
@@ -79,5 +83,6 @@ public struct AppPolicy: Sendable, Hashable {
         self.sharesDeviceCheckBits = sharesDeviceCheckBits
         self.attestationRamp = attestationRamp
         self.build = build
+        self.sessionTokenLifetime = sessionTokenLifetime
     }
 }

@@ -155,7 +155,7 @@ public struct AssertionService: Sendable {
                 // gives the app's onStoreError verdict.
                 scored = await scorer.scoreCommitted(scoreRequest, under: ruleSet)
             }
-            return AssertionResult(
+            var result = AssertionResult(
                 keyId: submission.keyId.bytes,
                 counter: Int64(verified.counter),
                 clientDataFormat: app.clientDataFormat.name,
@@ -163,6 +163,8 @@ public struct AssertionService: Sendable {
                 signedBodySha256: clientData.boundRequest?.bodySha256,
                 verdict: scored.verdict
             )
+            result.environment = key.environment
+            return result
         case .rejected(let rejection):
             throw EngineError(rejection)
         }

@@ -84,4 +84,6 @@ public struct AssertionResult: Sendable, Hashable {
     /// The body hash the app signed (clientData v1), for an upstream that checks the body itself.
     public var signedBodySha256: String?
     public var verdict: RiskVerdict
+    /// The environment the key was attested in.
+    public var environment: AppAttestEnvironment = .production
 }

@@ -31,6 +31,8 @@ public struct EngineSettings: Sendable {
     public var decisionLogRetentionDays: Int
     /// How long, and how many of, the verdicts' daily facts each process holds (`factsCache.*`).
     public var factsCache: ScoringFactsCache.Limits
+    /// The keys session tokens are signed and verified with (`sessionTokens.*`); `nil`: the server issues none.
+    public var sessionTokenKeys: SessionTokenKeys?
 
     public init(
         challengeTTL: Duration = .seconds(300),

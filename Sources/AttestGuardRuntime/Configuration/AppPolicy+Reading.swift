@@ -1,3 +1,4 @@
+import Foundation
 import AttestCore
 import AttestGuardEngine
 import AttestVocabulary
@@ -38,7 +39,20 @@ extension AppPolicy {
             onStoreError: try app.choice("onStoreError", default: Decision.review),
             sharesDeviceCheckBits: try app.bool("shareDeviceCheckBits", default: false),
             attestationRamp: try AttestationRamp.reading(app.scoped("ramp")),
-            build: try AppBuildPolicy.reading(app.scoped("build"))
+            build: try AppBuildPolicy.reading(app.scoped("build")),
+            sessionTokenLifetime: try Self.sessionTokenLifetime(app.scoped("sessionTokens"))
         )
+    }
+}
+
+extension AppPolicy {
+    /// The default lifetime of an app's session tokens: minutes, so that a revoked key's tokens do not outlive it by
+    /// much.
+    static let defaultSessionTokenSeconds = 600
+
+    /// `apps.<app>.sessionTokens.*`: the lifetime when `enabled`, else `nil`.
+    static func sessionTokenLifetime(_ values: ConfigValues) throws -> TimeInterval? {
+        let seconds = try values.int("ttlSeconds", default: defaultSessionTokenSeconds, range: 60...86_400)
+        return try values.bool("enabled", default: false) ? TimeInterval(seconds) : nil
     }
 }

@@ -126,7 +126,8 @@ public enum ServerConfigurationLoader {
         }
         // Simulator mode without a key derives one from the seed; production must configure it (checked below).
         let hashKey = configuredHashKey ?? "attestguard-simulator-hash-key:\(seed)"
-        let engine = try EngineSettings(reading: values, trust: trust, receiptRefresh: receiptRefresh, hashKey: hashKey)
+        var engine = try EngineSettings(reading: values, trust: trust, receiptRefresh: receiptRefresh, hashKey: hashKey)
+        engine.sessionTokenKeys = try values.recovering(nil) { try SessionTokenKeys.reading(values.scoped("sessionTokens"), environment: environment) }
 
         let appValues = values.scoped("apps")
         let appNames = appValues.stringArray("names")
@@ -166,6 +167,14 @@ public enum ServerConfigurationLoader {
                     code: .missingSecret
                 ))
             }
+        }
+
+        if engine.sessionTokenKeys == nil, let app = apps.first(where: { $0.sessionTokenLifetime != nil }) {
+            try values.report(ConfigurationError(
+                key: "sessionTokens.signingKeyFile",
+                "app \(app.appId) issues session tokens (apps.<app>.sessionTokens.enabled): the server needs a signing key, sessionTokens.signingKeyFile or sessionTokens.signingKeyEnv",
+                code: .missingSecret
+            ))
         }
 
         let databaseValues = values.scoped("database")

@@ -1,6 +1,7 @@
 import AttestGuardEngine
 import AttestGuardWire
 import AttestVocabulary
+import Crypto
 import Foundation
 import Hummingbird
 import AttestGuardRuntime
@@ -32,7 +33,46 @@ struct AppFacingRoutes {
         app.get("attestation-required", use: attestationRequired)
         app.post("devicecheck", use: validateDevice)
         app.post("attestation-outcomes", use: reportOutcome)
+        app.post("session-tokens", use: exchangeSessionToken)
     }
+
+    /// Exchanges the request's assertion for a session token (201), verified, committed and scored as forward-auth
+    /// does it: the app signs this very request (its method, the client-facing request-target, the body as received).
+    /// A `deny` verdict is 403 `request_denied`; an app that issues no tokens 404 `session_tokens_not_enabled`.
+    @Sendable func exchangeSessionToken(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
+        let caller = try identify(request, context: context)
+        try engine.sessionTokens.issuer(for: caller.appId)
+        let credentials: ForwardAuthRequest.Credentials?
+        do {
+            credentials = try ForwardAuthRequest.credentials(in: request.headers)
+        } catch {
+            throw error.precise
+        }
+        guard let credentials else {
+            throw APIError(.unauthorized, code: .assertionMissing, "a session token is exchanged for an assertion of this request (X-AppAttest-KeyId, -Assertion, -ClientData)")
+        }
+        let bytes = try await body.collect(request)
+        var submission = AssertionSubmission(
+            appId: caller.appId, keyId: credentials.keyId, assertion: credentials.assertion, clientData: credentials.clientData, userId: caller.user,
+            request: AssertedRequest(
+                method: request.method.rawValue, path: caller.requestTarget, bodySha256: Base64Text.urlEncoded(SHA256.hash(data: Data(bytes.readableBytesView))),
+                ip: caller.ip, action: Self.sessionTokenAction
+            )
+        )
+        submission.requestId = context.requestId
+        switch try await engine.sessionTokens.exchange(submission) {
+        case .issued(let issued, _):
+            let seconds = max(0, Int(issued.expiresAt.timeIntervalSince(engine.clock.now()).rounded(.down)))
+            var response = try JSONResponse.make(SessionTokenResponseBody(token: issued.token, expiresAt: issued.expiresAt, expiresIn: seconds), status: .created)
+            response.headers[.cacheControl] = "no-store"
+            return response
+        case .denied:
+            throw APIError(.forbidden, code: .requestDenied, "the verdict is deny: no session token")
+        }
+    }
+
+    /// The action the rules read for a session-token exchange (`request.action`).
+    static let sessionTokenAction = "session_token"
 
     @Sendable func issueChallenge(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
         let caller = try identify(request, context: context)
@@ -91,7 +131,7 @@ struct AppFacingRoutes {
         guard let user = caller.user else {
             throw APIError(.forbidden, code: .userMissing, "this route needs the user the gateway authenticated")
         }
-        return AppCaller(appId: route.appId, user: user, ip: caller.ip)
+        return AppCaller(appId: route.appId, user: user, ip: caller.ip, requestTarget: caller.requestTarget)
     }
 }
 
@@ -100,4 +140,6 @@ struct AppCaller: Sendable {
     var appId: String
     var user: Identifier
     var ip: ClientIP?
+    /// The client-facing request-target, as the app signs it.
+    var requestTarget: String
 }

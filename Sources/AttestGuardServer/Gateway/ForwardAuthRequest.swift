@@ -55,7 +55,12 @@ struct ForwardAuthRequest: Sendable {
     /// The app's three headers: none is no assertion; some but not all is 401 `missing_field`, malformed ones are 401
     /// with their code.
     func credentials() throws(ForwardAuthRefusal) -> Credentials? {
-        let headers = credentialHeaders
+        try Self.credentials(in: credentialHeaders)
+    }
+
+    /// The app's three App Attest headers in `headers` (forward-auth's, or an app-facing request's): none is no
+    /// assertion; some but not all is 401 `missing_field`, malformed ones are 401 with their code.
+    static func credentials(in headers: HTTPFields) throws(ForwardAuthRefusal) -> Credentials? {
         let keyId = headers[ForwardAuthHeaders.appAttestKeyId]
         let assertion = headers[ForwardAuthHeaders.appAttestAssertion]
         let clientData = headers[ForwardAuthHeaders.appAttestClientData]

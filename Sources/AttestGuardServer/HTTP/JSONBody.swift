@@ -19,18 +19,7 @@ package struct JSONBody {
         if let contentType, !MediaType.isJSON(contentType) {
             throw Self.unsupportedMediaType
         }
-        var request = request
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.collectBody(upTo: maximumBytes)
-        } catch is NIOTooManyBytesError {
-            throw APIError(.contentTooLarge, code: .bodyTooLarge, "the body exceeds \(maximumBytes) bytes")
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw APIError(.contentTooLarge, code: .bodyTooLarge, "the body exceeds \(maximumBytes) bytes")
-        } catch {
-            // The parser rejected the framing, or the connection closed or failed mid-body: nothing more can be read.
-            throw APIError.malformedRequest("the request body could not be read whole: its framing is malformed or the connection closed")
-        }
+        let buffer = try await collect(request)
         if contentType == nil, buffer.readableBytes > 0 {
             throw Self.unsupportedMediaType
         }
@@ -49,6 +38,22 @@ package struct JSONBody {
             throw error
         } catch {
             throw APIError.badRequest(.malformedJSON, "the body is not valid JSON")
+        }
+    }
+
+    /// The body's bytes as received, under the size limit (413 `body_too_large` past it, 400 `malformed_request`
+    /// when the framing breaks): for a route that hashes a body rather than decoding it.
+    func collect(_ request: Request) async throws -> ByteBuffer {
+        var request = request
+        do {
+            return try await request.collectBody(upTo: maximumBytes)
+        } catch is NIOTooManyBytesError {
+            throw APIError(.contentTooLarge, code: .bodyTooLarge, "the body exceeds \(maximumBytes) bytes")
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw APIError(.contentTooLarge, code: .bodyTooLarge, "the body exceeds \(maximumBytes) bytes")
+        } catch {
+            // The parser rejected the framing, or the connection closed or failed mid-body: nothing more can be read.
+            throw APIError.malformedRequest("the request body could not be read whole: its framing is malformed or the connection closed")
         }
     }
 

@@ -67,16 +67,21 @@ public struct Engine: Sendable {
         self.deviceCheck = deviceCheckService
         self.scorer = scorer
         self.challenges = ChallengeService(store: store, apps: apps, settings: settings, clock: clock, metrics: metrics)
+        let retiredKeys = RetiredKeyBook(
+            horizon: settings.sessionTokenKeys == nil ? 0 : SessionTokenExchange.retirementHorizon(apps: apps, clockSkew: settings.clockSkew.timeInterval)
+        )
         self.attestations = AttestationService(
-            store: store, apps: apps, settings: settings, clock: clock, metrics: metrics, scorer: scorer, factsCache: factsCache
+            store: store, apps: apps, settings: settings, clock: clock, metrics: metrics, scorer: scorer, factsCache: factsCache,
+            retiredKeys: retiredKeys
         )
         let assertions = AssertionService(store: store, apps: apps, settings: settings, clock: clock, metrics: metrics, scorer: scorer)
         self.assertions = assertions
         self.sessionTokens = SessionTokenExchange(
             assertions: assertions, apps: apps, keying: settings.velocityKeying,
-            service: settings.sessionTokenKeys.map { SessionTokenService(keys: $0, clock: clock, clockSkew: settings.clockSkew.timeInterval) }
+            service: settings.sessionTokenKeys.map { SessionTokenService(keys: $0, clock: clock, clockSkew: settings.clockSkew.timeInterval) },
+            retiredKeys: retiredKeys
         )
-        self.keys = KeyService(store: store, apps: apps, clock: clock, factsCache: factsCache)
+        self.keys = KeyService(store: store, apps: apps, clock: clock, factsCache: factsCache, retiredKeys: retiredKeys)
         self.history = HistoryService(
             store: store, apps: apps, keying: settings.velocityKeying, clock: clock,
             ruleSets: { [rules.ruleSet] + (shadowRules.map { [$0.ruleSet] } ?? []) }

@@ -10,6 +10,8 @@ public enum AppAttestHeader: String, Sendable, Hashable, CaseIterable, CustomStr
     /// The app's own App Attest status (`supported`, `unsupported`, `throttled`, `failed`): a scoring signal, never
     /// a replacement for an assertion.
     case status = "X-AppAttest-Status"
+    /// A session token (`POST /v1/app/session-tokens`), on `token` routes in place of an assertion.
+    case sessionToken = "X-AppAttest-Token"
 
     public var description: String { rawValue }
 }

@@ -30,6 +30,10 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         // Forward-auth (the status its answer carries in X-AttestGuard-Status; 500 for the gateway's own key)
         case gatewayUnauthorized = "gateway_unauthorized"
         case assertionMissing = "assertion_missing"
+        case sessionTokenMissing = "session_token_missing"
+        case sessionTokenInvalid = "session_token_invalid"
+        case sessionTokenExpired = "session_token_expired"
+        case sessionTokenAppMismatch = "session_token_app_mismatch"
         case userMissing = "user_missing"
         case routeNotCovered = "route_not_covered"
         case requestTargetRefused = "request_target_refused"
@@ -176,6 +180,16 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     public static let gatewayUnauthorized = ErrorCode(.gatewayUnauthorized)
     /// The route requires an assertion and the request carries none (401).
     public static let assertionMissing = ErrorCode(.assertionMissing)
+    /// A `token` route's request carries neither a session token nor an assertion (401): the app exchanges an
+    /// assertion for a token (`POST /v1/app/session-tokens`) and sends it in `X-AppAttest-Token`.
+    public static let sessionTokenMissing = ErrorCode(.sessionTokenMissing)
+    /// The session token is not one of ours: not an ES256 JWT, a `kid` no published key has, or a signature that
+    /// does not verify (401).
+    public static let sessionTokenInvalid = ErrorCode(.sessionTokenInvalid)
+    /// The session token is past its expiry (401): the app exchanges a new assertion for a new one.
+    public static let sessionTokenExpired = ErrorCode(.sessionTokenExpired)
+    /// The session token was issued for another app (401).
+    public static let sessionTokenAppMismatch = ErrorCode(.sessionTokenAppMismatch)
     /// The route requires an authenticated user and the gateway sent none (403).
     public static let userMissing = ErrorCode(.userMissing)
     /// No app's route policy owns the request's host and path (404, answered as 403).

@@ -8,6 +8,9 @@ public enum RequestBindingSignal: String, Sendable, Hashable, CaseIterable, Cust
     case v1WithoutBody = "v1_without_body"
     /// The app's own clientData shape: only the challenge is checked.
     case legacy
+    /// A session token stood for an assertion on a `token` route: the key was attested when the token was issued; the
+    /// request itself is not signed.
+    case sessionToken = "session_token"
     /// No assertion came with the request.
     case none
 

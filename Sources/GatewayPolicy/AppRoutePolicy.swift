@@ -10,6 +10,8 @@ public struct AppRoutePolicy: Sendable {
         public let action: String?
         /// Overrides the app's ``AppRoutePolicy/review`` for this route.
         public let review: ReviewHandling?
+        /// Overrides the app's ``AppRoutePolicy/scoresTokens`` for this route.
+        public let scoresTokens: Bool?
         /// Where the route is written, `file:line`.
         public let location: String
 
@@ -26,6 +28,9 @@ public struct AppRoutePolicy: Sendable {
     /// What an unmatched path of the app asks: `require` unless the file says otherwise.
     public let defaultProtection: RouteProtection
     public let review: ReviewHandling
+    /// Whether a request that shows a valid session token on a `token` route is scored (the rules, velocity: a store
+    /// round trip) rather than passed with the verdict the token was issued with. `false` unless the file says so.
+    public let scoresTokens: Bool
     public let routes: [Route]
     /// The policy file.
     public let file: String

@@ -40,6 +40,7 @@ public struct GatewayPolicySet: Sendable {
         let matched = changed.map { "\(written), \($0) set at run time" } ?? written
         return RouteDecision(
             appId: app.appId, protection: path.isAmbiguous ? .require : protection, action: route?.action, review: route?.review ?? app.review,
+            scoresTokens: route?.scoresTokens ?? app.scoresTokens,
             matched: path.isAmbiguous && protection != .require ? "\(matched), made require: the target is ambiguous" : matched,
             pattern: route?.path.text, path: path.normalized
         )

@@ -9,16 +9,19 @@ import Yams
 /// app: ABCDE12345.com.example.shop
 /// hosts: [api.example.com]        # optional: any host
 /// pathPrefix: /                   # optional: the app's part of the hosts' paths
-/// default: require                # require | score | open | require-for-rollout (unmatched paths)
+/// default: require                # require | token | score | open | require-for-rollout (unmatched paths)
 /// review: pass                    # pass | refuse
+/// scoreTokens: false              # score requests with a valid session token on `token` routes
 /// routes:
 ///   - { path: /api/promos/claim, methods: [POST], protection: require, action: claim_promo }
 ///   - { path: /api/catalog/**, methods: [GET, HEAD], protection: open }
+///   - { path: /api/feed, methods: [GET], protection: token, scoreTokens: true }
 /// ```
 struct PolicyFileReader {
     /// The keys of a file; `review` (what a review verdict does) is named after the decision.
-    static let topLevelKeys = ["version", "app", "hosts", "pathPrefix", "default", Decision.review.rawValue, "routes"]
-    static let routeKeys = ["path", "methods", "protection", "action", Decision.review.rawValue]
+    static let topLevelKeys = ["version", "app", "hosts", "pathPrefix", "default", Decision.review.rawValue, scoreTokensKey, "routes"]
+    static let routeKeys = ["path", "methods", "protection", "action", Decision.review.rawValue, scoreTokensKey]
+    static let scoreTokensKey = "scoreTokens"
     /// The methods a route may name.
     static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
@@ -41,6 +44,7 @@ struct PolicyFileReader {
         var prefix = RequestPath(requestTarget: "/")
         var defaultProtection = RouteProtection.require
         var review = ReviewHandling.pass
+        var scoresTokens = false
         var routes: [AppRoutePolicy.Route] = []
         for (key, value) in mapping {
             switch key.scalar?.string {
@@ -65,6 +69,8 @@ struct PolicyFileReader {
                 defaultProtection = choice(value, field: "default") ?? defaultProtection
             case Decision.review.rawValue:
                 review = choice(value, field: Decision.review.rawValue) ?? review
+            case Self.scoreTokensKey:
+                scoresTokens = flag(value, field: Self.scoreTokensKey) ?? scoresTokens
             case "routes":
                 guard case .sequence(let sequence) = value else {
                     errors.append(document.error(.invalidField, at: value, "`routes` is a list of routes, each starting with `- path:`"))
@@ -82,7 +88,8 @@ struct PolicyFileReader {
         }
         guard errors.isEmpty else { return nil }
         return AppRoutePolicy(
-            appId: appId, hosts: hosts, pathPrefix: prefix, defaultProtection: defaultProtection, review: review, routes: routes, file: document.path
+            appId: appId, hosts: hosts, pathPrefix: prefix, defaultProtection: defaultProtection, review: review, scoresTokens: scoresTokens, routes: routes,
+            file: document.path
         )
     }
 
@@ -96,6 +103,7 @@ struct PolicyFileReader {
         var protection: RouteProtection?
         var action: String?
         var review: ReviewHandling?
+        var scoresTokens: Bool?
         let before = errors.count
         for (key, value) in mapping {
             switch key.scalar?.string {
@@ -122,6 +130,8 @@ struct PolicyFileReader {
                 }
             case Decision.review.rawValue:
                 review = choice(value, field: Decision.review.rawValue)
+            case Self.scoreTokensKey:
+                scoresTokens = flag(value, field: Self.scoreTokensKey)
             default:
                 errors.append(document.error(.unknownField, at: key, "unknown route key `\(PolicyFileLimits.excerpt(key.scalar?.string ?? "?"))`",
                                              hint: "keys: \(Self.routeKeys.joined(separator: ", "))"))
@@ -131,7 +141,7 @@ struct PolicyFileReader {
         if protection == nil, errors.count == before { errors.append(document.error(.missingField, at: node, "the route has no `protection`")) }
         guard let pattern, let protection, errors.count == before else { return nil }
         return AppRoutePolicy.Route(
-            methods: methods, path: pattern, protection: protection, action: action, review: review,
+            methods: methods, path: pattern, protection: protection, action: action, review: review, scoresTokens: scoresTokens,
             location: "\(document.path):\(node.mark?.line ?? 0)"
         )
     }
@@ -139,6 +149,12 @@ struct PolicyFileReader {
     private mutating func choice<Value: RawRepresentable & CaseIterable>(_ node: Node, field: String) -> Value? where Value.RawValue == String {
         if let text = node.scalar?.string, let value = Value(rawValue: text) { return value }
         errors.append(document.error(.invalidField, at: node, "`\(field)` is one of \(Value.allCases.map(\.rawValue).joined(separator: ", "))"))
+        return nil
+    }
+
+    private mutating func flag(_ node: Node, field: String) -> Bool? {
+        if let flag = node.scalar.flatMap({ Bool.construct(from: $0) }) { return flag }
+        errors.append(document.error(.invalidField, at: node, "`\(field)` is true or false"))
         return nil
     }
 

@@ -5,6 +5,8 @@ public struct RouteDecision: Sendable, Equatable {
     public let protection: RouteProtection
     public let action: String?
     public let review: ReviewHandling
+    /// On a `token` route: whether a request with a valid session token is scored.
+    public let scoresTokens: Bool
     /// `file:line` of the route, or `<file>: default` when no route matched.
     public let matched: String
     /// The path pattern of the route that matched, as its file writes it; `nil` when the app's default decided.

@@ -13,7 +13,10 @@ struct SessionTokenServiceTests {
     static let shop = "ABCDE12345.com.example.shop"
 
     static func grant(app: String = shop, decision: Decision = .allow) throws -> SessionTokenGrant {
-        SessionTokenGrant(appId: app, keyId: try KeyId(bytes: Data(repeating: 9, count: 32)), userHash: "0123abcd", environment: .production, decision: decision)
+        SessionTokenGrant(
+            appId: app, keyId: try KeyId(bytes: Data(repeating: 9, count: 32)), userHash: "0123abcd", environment: .production,
+            verdict: RiskVerdict(decision: decision, score: 35, reasons: [], ruleSetVersion: "sha256:0123456789abcdef")
+        )
     }
 
     @Test("a token verifies for its app with every claim as issued, until it expires")
@@ -27,6 +30,7 @@ struct SessionTokenServiceTests {
         #expect(claims.sub.value == Base64Text.urlEncoded(Data(repeating: 9, count: 32)))
         #expect(claims.aud.value == [Self.shop] && claims.iss.value == "attestguard")
         #expect(claims.usr == "0123abcd" && claims.env == "production" && claims.dec == "review")
+        #expect(claims.scr == 35 && claims.rsv == "sha256:0123456789abcdef")
         #expect(issued.token.split(separator: ".").count == 3)
 
         clock.advance(by: 599)

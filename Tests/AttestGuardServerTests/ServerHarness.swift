@@ -117,10 +117,10 @@ struct ServerHarness {
             rules: rules.holder,
             shadowRules: rules.shadow?.holder
         )
-        let application = try ServerAssembly.application(
-            engine: engine, configuration: configuration, store: store, registry: registry, logger: requestLogger, rules: rules
-        )
         do {
+            let application = try ServerAssembly.application(
+                engine: engine, configuration: configuration, store: store, registry: registry, logger: requestLogger, rules: rules
+            )
             try await application.test(.router) { client in
                 try await body(APIClient(client: client, clock: clock, engine: engine))
             }

@@ -43,6 +43,9 @@ public final class FaultyScoringStore: RiskStore {
     }
     public func commitAssertion(_ commit: AssertionCommit) async throws -> AssertionCommitOutcome { try await base.commitAssertion(commit) }
     public func revokeKey(appId: String, keyId: Data, at: Date) async throws -> KeyRecord? { try await base.revokeKey(appId: appId, keyId: keyId, at: at) }
+    public func retiredKeys(after cursor: RetiredKey.Cursor, limit: Int) async throws -> [RetiredKey] {
+        try await base.retiredKeys(after: cursor, limit: limit)
+    }
     public func receipt(appId: String, keyId: Data) async throws -> ReceiptRecord? { try await base.receipt(appId: appId, keyId: keyId) }
     public func purgeChallenges(expiredBefore cutoff: Date) async throws -> Int { try await base.purgeChallenges(expiredBefore: cutoff) }
     public func checkHealth() async throws { try await base.checkHealth() }

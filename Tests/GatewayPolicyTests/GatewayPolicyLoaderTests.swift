@@ -79,6 +79,38 @@ struct GatewayPolicyLoaderTests {
         #expect(try policies.decide(host: "shop.example", method: "GET", requestTarget: "/api/catalog/x?next=https://h/")?.protection == .open)
     }
 
+    @Test("token routes: scoreTokens per route or for the whole app, false unless written; a bad value is a problem")
+    func tokenRoutes() throws {
+        let feed = """
+            version: 1
+            app: ABCDE12345.com.example.feed
+            hosts: [feed.example]
+            default: token
+            routes:
+              - { path: /api/feed, methods: [GET], protection: token }
+              - { path: /api/search, methods: [GET], protection: token, scoreTokens: true, action: search }
+            """
+        let policies = try Self.set([("feed.yaml", feed)])
+        let plain = try #require(try policies.decide(host: "feed.example", method: "GET", requestTarget: "/api/feed?page=2"))
+        #expect(plain.protection == .token && !plain.scoresTokens)
+        let search = try #require(try policies.decide(host: "feed.example", method: "GET", requestTarget: "/api/search"))
+        #expect(search.protection == .token && search.scoresTokens && search.action == "search")
+        #expect(try policies.decide(host: "feed.example", method: "POST", requestTarget: "/api/other")?.protection == .token)
+        let scoring = try Self.set([("feed.yaml", feed.replacingOccurrences(of: "default: token", with: "default: token\nscoreTokens: true"))])
+        #expect(try scoring.decide(host: "feed.example", method: "GET", requestTarget: "/api/feed")?.scoresTokens == true)
+        #expect(try scoring.decide(host: "feed.example", method: "GET", requestTarget: "/api/unlisted")?.scoresTokens == true)
+        // An ambiguous target is asked for an assertion on a token route too.
+        #expect(try policies.decide(host: "feed.example", method: "GET", requestTarget: "/api/feed;x=1")?.protection == .require)
+        #expect(RouteProtection.token.strictness > RouteProtection.score.strictness)
+        #expect(RouteProtection.token.strictness < RouteProtection.require.strictness)
+        do {
+            _ = try Self.set([("feed.yaml", feed.replacingOccurrences(of: "scoreTokens: true", with: "scoreTokens: sometimes"))])
+            Issue.record("a bad scoreTokens loaded")
+        } catch {
+            #expect(error.errors.map { "\($0.line):\($0.code.rawValue)" } == ["7:invalid_field"], "\(error.errors)")
+        }
+    }
+
     @Test("a broken file is refused whole, every problem at its line and with its code")
     func problems() throws {
         let broken = """

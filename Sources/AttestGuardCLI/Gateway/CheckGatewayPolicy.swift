@@ -18,7 +18,8 @@ struct CheckGatewayPolicy: ParsableCommand {
             for route in app.routes {
                 let methods = route.methods.isEmpty ? "any" : route.methods.sorted().joined(separator: ",")
                 let action = route.action.map { " action \($0)" } ?? ""
-                print("  \(methods) \(route.path): \(route.protection)\(action)\(route.review.map { ", review \($0)" } ?? "")")
+                let scoring = route.scoresTokens.map { ", scoreTokens \($0)" } ?? ""
+                print("  \(methods) \(route.path): \(route.protection)\(action)\(route.review.map { ", review \($0)" } ?? "")\(scoring)")
             }
         }
     }

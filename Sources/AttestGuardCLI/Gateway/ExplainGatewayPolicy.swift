@@ -29,7 +29,8 @@ struct ExplainGatewayPolicy: ParsableCommand {
             throw ExitCode(1)
         }
         print("\(method.uppercased()) \(host)\(target) -> path \(decision.path)")
-        print("app \(decision.appId): \(decision.protection)\(decision.action.map { ", action \($0)" } ?? ""), review \(decision.review)")
+        let scoring = decision.protection == .token ? (decision.scoresTokens ? ", scores tokens" : ", the token's verdict stands") : ""
+        print("app \(decision.appId): \(decision.protection)\(scoring)\(decision.action.map { ", action \($0)" } ?? ""), review \(decision.review)")
         print("by \(decision.matched) (policy \(policies.version))")
     }
 }

@@ -18,12 +18,15 @@ public struct AttestationService: Sendable {
     let scorer: RiskScorer
     /// Told of the keys a registration supersedes.
     let factsCache: ScoringFactsCache
+    /// Told of the keys a registration supersedes, so that their session tokens stop passing here at once.
+    let retiredKeys: RetiredKeyBook
 
     init(
         store: any RiskStore, apps: AppCatalog, settings: EngineSettings, clock: any EngineClock, metrics: EngineMetrics, scorer: RiskScorer,
-        factsCache: ScoringFactsCache
+        factsCache: ScoringFactsCache, retiredKeys: RetiredKeyBook
     ) {
         self.factsCache = factsCache
+        self.retiredKeys = retiredKeys
         self.store = store
         self.apps = apps
         self.settings = settings
@@ -128,6 +131,7 @@ public struct AttestationService: Sendable {
         switch outcome {
         case .registered(let registered, let superseded):
             for keyId in superseded { factsCache.keyChanged(appId: registered.appId, keyId: keyId) }
+            retiredKeys.note(superseded.map { RetiredKey(appId: registered.appId, keyId: $0, status: .superseded, changedAt: registered.attestedAt) })
             scorer.velocity.record(
                 .newKeys, appId: app.appId,
                 subjects: VelocitySubjects(key: registered.keyId, user: registered.userId, device: registered.deviceId, ip: submission.ip), at: now

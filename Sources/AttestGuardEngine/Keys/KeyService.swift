@@ -14,9 +14,15 @@ public struct KeyService: Sendable {
 
     /// Told of every revocation (``ScoringFactsCache/keyRevoked()``).
     let factsCache: ScoringFactsCache
+    /// Told of every revocation, so that the key's session tokens stop passing in this process at once.
+    let retiredKeys: RetiredKeyBook
 
-    public init(store: any RiskStore, apps: AppCatalog, clock: any EngineClock, factsCache: ScoringFactsCache = ScoringFactsCache(limits: .disabled)) {
+    public init(
+        store: any RiskStore, apps: AppCatalog, clock: any EngineClock, factsCache: ScoringFactsCache = ScoringFactsCache(limits: .disabled),
+        retiredKeys: RetiredKeyBook = RetiredKeyBook(horizon: 0)
+    ) {
         self.factsCache = factsCache
+        self.retiredKeys = retiredKeys
         self.store = store
         self.apps = apps
         self.clock = clock
@@ -39,6 +45,7 @@ public struct KeyService: Sendable {
             return try await store.revokeKey(appId: appId, keyId: keyId, at: clock.now())
         }
         guard let key else { throw Self.notFound(appId) }
+        retiredKeys.note([RetiredKey(appId: appId, keyId: keyId, status: key.status, changedAt: key.statusChangedAt ?? clock.now())])
         let receipt = try await withStore { try await store.receipt(appId: appId, keyId: keyId) }
         return KeyDetails(key: AttestedKey(key), receipt: receipt.map(KeyReceipt.init))
     }

@@ -1,5 +1,6 @@
 public import AttestVocabulary
 public import Foundation
+import AttestGuardWire
 
 /// Exchanges one verified assertion for a session token (contract: "Session tokens"): the assertion is verified,
 /// committed and scored exactly as `POST /v1/assertions` does it, then a token is issued for its key unless the verdict
@@ -19,12 +20,44 @@ public struct SessionTokenExchange: Sendable {
     let keying: VelocityKeying
     /// Signs and verifies tokens; `nil` when the server has no signing key (`sessionTokens.signingKey*`).
     public let service: SessionTokenService?
+    /// The keys whose tokens no longer pass.
+    public let retiredKeys: RetiredKeyBook
 
-    init(assertions: AssertionService, apps: AppCatalog, keying: VelocityKeying, service: SessionTokenService?) {
+    init(assertions: AssertionService, apps: AppCatalog, keying: VelocityKeying, service: SessionTokenService?, retiredKeys: RetiredKeyBook) {
         self.assertions = assertions
         self.apps = apps
         self.keying = keying
         self.service = service
+        self.retiredKeys = retiredKeys
+    }
+
+    /// The held retired keys' horizon for `apps`: their longest token lifetime, the clock skew tolerated and the
+    /// refresh overlap; zero when no app issues tokens.
+    static func retirementHorizon(apps: AppCatalog, clockSkew: TimeInterval) -> TimeInterval {
+        guard let longest = apps.all.compactMap(\.sessionTokenLifetime).max() else { return 0 }
+        return longest + max(0, clockSkew) + RetiredKeyBook.overlap
+    }
+
+    /// Whether `token` admits a request of `userId` to a `token` route of `appId`: signed by a published key,
+    /// unexpired, for this app and this user, and its key not retired. No store round trip.
+    public func admit(_ token: String, appId: String, userId: Identifier) async -> Verdict<AdmittedSessionToken, SessionTokenService.Refusal> {
+        guard let service else { return .invalid(.invalid("this server has no session token keys")) }
+        let claims: SessionTokenClaims
+        switch await service.verify(token, appId: appId) {
+        case .valid(let verified): claims = verified
+        case .invalid(let refusal): return .invalid(refusal)
+        }
+        guard let keyBytes = Base64Text.decodeURL(claims.sub.value), let keyId = try? KeyId(bytes: keyBytes),
+              let environment = AppAttestEnvironment(rawValue: claims.env), let decision = Decision(rawValue: claims.dec)
+        else {
+            return .invalid(.invalid("its claims are not a session token's"))
+        }
+        guard claims.usr == keying.subject(.user, userId.value) else { return .invalid(.otherUser) }
+        if let status = retiredKeys.retirement(appId: appId, keyId: keyId.bytes) { return .invalid(.keyRetired(status)) }
+        return .valid(AdmittedSessionToken(
+            keyId: keyId, environment: environment,
+            verdict: RiskVerdict(decision: decision, score: claims.scr, reasons: [], ruleSetVersion: claims.rsv), expiresAt: claims.exp.value
+        ))
     }
 
     /// Verifies `submission` and issues a token for its key.
@@ -36,7 +69,7 @@ public struct SessionTokenExchange: Sendable {
         guard result.verdict.decision != .deny else { return .denied(result) }
         let grant = SessionTokenGrant(
             appId: submission.appId, keyId: submission.keyId, userHash: keying.subject(.user, submission.userId.value),
-            environment: result.environment, decision: result.verdict.decision
+            environment: result.environment, verdict: result.verdict
         )
         return .issued(try await service.issue(grant, lifetime: lifetime), result)
     }
@@ -54,4 +87,13 @@ public struct SessionTokenExchange: Sendable {
         }
         return (lifetime, service)
     }
+}
+
+/// A session token a `token` route admitted: the attested key it stands for and what was known at its issuance.
+public struct AdmittedSessionToken: Sendable, Hashable {
+    public var keyId: KeyId
+    public var environment: AppAttestEnvironment
+    /// The verdict of the assertion the token was exchanged for (its decision, score and rule set; no reasons).
+    public var verdict: RiskVerdict
+    public var expiresAt: Date
 }

@@ -17,6 +17,32 @@ public actor SessionTokenService {
         case expired(at: Date)
         /// Issued for another app.
         case otherApp(String)
+        /// Issued to another user than the one the gateway authenticated.
+        case otherUser
+        /// Its key was revoked or superseded after it was issued (``RetiredKeyBook``).
+        case keyRetired(KeyStatus)
+
+        /// The error code a `token` route refuses with.
+        public var code: ErrorCode {
+            switch self {
+            case .invalid: .sessionTokenInvalid
+            case .expired: .sessionTokenExpired
+            case .otherApp: .sessionTokenAppMismatch
+            case .otherUser: .keyUserMismatch
+            case .keyRetired(let status): status == .revoked ? .keyRevoked : .keySuperseded
+            }
+        }
+
+        /// Why, for the error body.
+        public var message: String {
+            switch self {
+            case .invalid(let why): "the session token is not valid: \(why)"
+            case .expired(let at): "the session token expired at \(at.formatted(.iso8601)); exchange a new assertion for a new one"
+            case .otherApp(let app): "the session token was issued for \(app)"
+            case .otherUser: "the session token was issued to another user"
+            case .keyRetired(let status): "the session token's key was \(status.rawValue) after it was issued; attest a new key"
+            }
+        }
     }
 
     public nonisolated let keys: SessionTokenKeys
@@ -42,7 +68,7 @@ public actor SessionTokenService {
         let claims = SessionTokenClaims(
             iss: IssuerClaim(value: SessionTokenClaims.issuer), aud: AudienceClaim(value: [grant.appId]),
             sub: SubjectClaim(value: Base64Text.urlEncoded(grant.keyId.bytes)), usr: grant.userHash, env: grant.environment.rawValue,
-            dec: grant.decision.rawValue, iat: IssuedAtClaim(value: issuedAt), exp: ExpirationClaim(value: expiresAt),
+            dec: grant.verdict.decision.rawValue, scr: grant.verdict.score, rsv: grant.verdict.ruleSetVersion, iat: IssuedAtClaim(value: issuedAt), exp: ExpirationClaim(value: expiresAt),
             jti: IDClaim(value: Base64Text.urlEncoded(SymmetricKey(size: .bits128).withUnsafeBytes { Array($0) }))
         )
         var header = JWTHeader()
@@ -103,14 +129,14 @@ public struct SessionTokenGrant: Sendable, Hashable {
     public var userHash: String
     public var environment: AppAttestEnvironment
     /// The verdict of the assertion the token was exchanged for.
-    public var decision: Decision
+    public var verdict: RiskVerdict
 
-    public init(appId: String, keyId: KeyId, userHash: String, environment: AppAttestEnvironment, decision: Decision) {
+    public init(appId: String, keyId: KeyId, userHash: String, environment: AppAttestEnvironment, verdict: RiskVerdict) {
         self.appId = appId
         self.keyId = keyId
         self.userHash = userHash
         self.environment = environment
-        self.decision = decision
+        self.verdict = verdict
     }
 }
 

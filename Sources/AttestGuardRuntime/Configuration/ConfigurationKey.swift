@@ -168,6 +168,7 @@ public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
         ConfigurationKey("sessionTokens.signingKeyFile", "a file holding the PEM P-256 private key session tokens are signed with (the same on every server)"),
         ConfigurationKey("sessionTokens.signingKeyEnv", "an environment variable holding that key"),
         ConfigurationKey("sessionTokens.verifyingKeyFiles", "PEM files of earlier signing keys (public or private) whose tokens still verify until they expire", list: true),
+        ConfigurationKey("sessionTokens.revocationRefreshSeconds", "how often each process reads the keys revoked or superseded through other processes; their session tokens stop passing within this period, 1-300 (default 10)"),
         ConfigurationKey("console.sessionSecretFile", "a file holding the key the console's session cookies are signed with (32+ characters, the same on every server; none: a random key per process)"),
         ConfigurationKey("console.sessionSecretEnv", "an environment variable holding that key"),
         ConfigurationKey("console.sessionMinutes", "how long a console session lasts after login, 1-10080 (default 60)"),

@@ -216,6 +216,9 @@ public enum ServerConfigurationLoader {
             try ConsoleSettings(reading: values.scoped("console"), environment: environment)
         }
         configuration.appPolicyReloadInterval = .seconds(try values.scoped("apps").int("policyReloadSeconds", default: 5, range: 1...3_600))
+        configuration.retiredKeysRefreshInterval = .seconds(
+            try values.scoped("sessionTokens").int("revocationRefreshSeconds", default: 10, range: 1...300)
+        )
         return configuration
     }
 }

@@ -25,6 +25,8 @@ public final class GatewayPolicyReloader: Sendable {
 
     public let directory: String?
     private let configuredApps: Set<String>
+    /// The apps that issue session tokens: only theirs may have `token` routes.
+    private let tokenApps: Set<String>
     /// Where the apps' run-time route protection changes are read from.
     private let apps: AppCatalog
     private let clock: any EngineClock
@@ -38,13 +40,14 @@ public final class GatewayPolicyReloader: Sendable {
     public init(settings: GatewaySettings, apps: AppCatalog, clock: any EngineClock, logger: Logger) throws {
         self.directory = settings.policyDirectory
         self.configuredApps = Set(apps.all.map(\.appId))
+        self.tokenApps = Set(apps.all.filter { $0.sessionTokenLifetime != nil }.map(\.appId))
         self.apps = apps
         self.clock = clock
         self.logger = logger
         var policies: GatewayPolicySet?
         if let directory {
             do {
-                policies = try Self.load(directory, apps: configuredApps)
+                policies = try Self.load(directory, apps: configuredApps, tokenApps: tokenApps)
             } catch {
                 for problem in error.errors { logger.error("gateway policy problem", metadata: ["problem": .string(problem.description)]) }
                 throw ConfigurationError(
@@ -109,7 +112,7 @@ public final class GatewayPolicyReloader: Sendable {
     private func load(_ directory: String, reason: String) -> Status {
         let now = clock.now()
         do {
-            let loaded = try Self.load(directory, apps: configuredApps)
+            let loaded = try Self.load(directory, apps: configuredApps, tokenApps: tokenApps)
             let loadedStatus = Status(
                 directory: directory, version: loaded.version, apps: loaded.apps.map(\.appId), loadedAt: now, rejected: [], rejectedAt: nil
             )
@@ -137,7 +140,7 @@ public final class GatewayPolicyReloader: Sendable {
         return status
     }
 
-    private static func load(_ directory: String, apps: Set<String>) throws(RuleSetLoadFailure) -> GatewayPolicySet {
+    private static func load(_ directory: String, apps: Set<String>, tokenApps: Set<String>) throws(RuleSetLoadFailure) -> GatewayPolicySet {
         let policies = try GatewayPolicyLoader.load(directory: directory)
         let unknown = policies.apps.filter { !apps.contains($0.appId) }.map { policy in
             RuleSetError(
@@ -145,7 +148,18 @@ public final class GatewayPolicyReloader: Sendable {
                 hint: "add it to apps.names, or remove this policy file"
             )
         }
-        guard unknown.isEmpty else { throw RuleSetLoadFailure(errors: unknown) }
+        // A token route of an app that issues no tokens would refuse every app that follows the contract.
+        let tokenless = policies.apps.filter { apps.contains($0.appId) && !tokenApps.contains($0.appId) }.flatMap { policy in
+            let locations = (policy.defaultProtection == .token ? ["\(policy.file): default"] : []) + policy.routes.filter { $0.protection == .token }.map(\.location)
+            return locations.map { location in
+                RuleSetError(
+                    .invalidField, file: policy.file, line: Int(location.split(separator: ":").last ?? "") ?? 0, column: 0,
+                    "app \(policy.appId) issues no session tokens, so no route of it may be `token`",
+                    hint: "set apps.<app>.sessionTokens.enabled (and sessionTokens.signingKeyFile), or protect the route with require"
+                )
+            }
+        }
+        guard unknown.isEmpty, tokenless.isEmpty else { throw RuleSetLoadFailure(errors: unknown + tokenless) }
         return policies
     }
 }

@@ -124,6 +124,9 @@ public enum ServerAssembly {
                 store: engine.store, book: engine.baselines, interval: configuration.appPolicyReloadInterval, logger: logger
             ),
         ] + backgroundServices
+        if let retiredKeys = RetiredKeyRefreshService.service(engine: engine, interval: configuration.retiredKeysRefreshInterval, logger: logger) {
+            services.append(retiredKeys)
+        }
         if let listener = configuration.operatorListener {
             services.append(ListenerService(Application(
                 router: HeadAsGet(base: try operatorRouter(engine: engine, configuration: configuration, store: store, registry: registry)),
@@ -185,6 +188,15 @@ public enum ServerAssembly {
                 logger.warning("app policy overrides not read at start; the configured policies serve until they are", metadata: [
                     "error": .string(String(describing: error)),
                 ])
+            }
+            if engine.sessionTokens.retiredKeys.horizon > 0 {
+                do {
+                    try await RetiredKeyRefreshService.load(engine: engine)
+                } catch {
+                    logger.warning("retired keys not read at start; keys retired through other processes pass their tokens until they are", metadata: [
+                        "error": .string(String(describing: error)),
+                    ])
+                }
             }
             do {
                 try await RiskBaselineReloadService.load(store: engine.store, into: engine.baselines, logger: logger)

@@ -15,6 +15,7 @@ public enum ForwardAuthHeaders {
     static let appAttestAssertion = HTTPField.Name(AppAttestHeader.assertion.rawValue)!
     static let appAttestClientData = HTTPField.Name(AppAttestHeader.clientData.rawValue)!
     static let appAttestStatus = HTTPField.Name(AppAttestHeader.status.rawValue)!
+    static let appAttestToken = HTTPField.Name(AppAttestHeader.sessionToken.rawValue)!
 
     /// The precise outcome's status (`200`, `401`, `403`, `409`, `429`, `503`, ...), on every answer.
     public static let status = HTTPField.Name("X-AttestGuard-Status")!
@@ -30,9 +31,9 @@ public enum ForwardAuthHeaders {
     public static let ruleSet = HTTPField.Name("X-AttestGuard-Rule-Set")!
     /// The body hash the app signed, for an upstream that checks the body itself (a gateway that cannot hash it).
     public static let bodySha256 = HTTPField.Name("X-AttestGuard-Body-Sha256")!
-    /// How the assertion bound the request (`request.binding`: `v1`, `v1_without_body`, `legacy`, `none`).
+    /// How the assertion bound the request (`request.binding`: `v1`, `v1_without_body`, `legacy`, `session_token`, `none`).
     public static let binding = HTTPField.Name("X-AttestGuard-Binding")!
-    /// What the route policy asked of the request: `require`, `score`, `open`, `require-for-rollout`.
+    /// What the route policy asked of the request: `require`, `token`, `score`, `open`, `require-for-rollout`.
     public static let protection = HTTPField.Name("X-AttestGuard-Protection")!
     /// In monitor mode, the error code enforcement would have refused a request with that passed anyway.
     public static let monitor = HTTPField.Name("X-AttestGuard-Monitor")!

@@ -46,6 +46,22 @@ struct ForwardAuthRequest: Sendable {
         clientAttestStatus = headers[ForwardAuthHeaders.appAttestStatus].map { String($0.prefix(32)) }
     }
 
+    /// The app's session token (`X-AppAttest-Token`), when it sent one; read only by `token` routes.
+    /// - Throws: 401 `session_token_invalid` for a value longer than any token this server issues.
+    func sessionToken() throws(ForwardAuthRefusal) -> String? {
+        guard let token = credentialHeaders[ForwardAuthHeaders.appAttestToken] else { return nil }
+        guard token.utf8.count <= Self.sessionTokenLimit else {
+            throw ForwardAuthRefusal(
+                precise: APIError(.unauthorized, code: .sessionTokenInvalid, "\(ForwardAuthHeaders.appAttestToken.rawName) is longer than a session token"),
+                answer: .unauthorized
+            )
+        }
+        return token
+    }
+
+    /// The longest `X-AppAttest-Token` read, in bytes: a session token is about 600.
+    static let sessionTokenLimit = 2_048
+
     /// Whether the app sent any of its three App Attest headers.
     var carriesCredentials: Bool {
         [ForwardAuthHeaders.appAttestKeyId, ForwardAuthHeaders.appAttestAssertion, ForwardAuthHeaders.appAttestClientData]

@@ -115,6 +115,9 @@ struct ForwardAuthRoutes {
             throw ForwardAuthRefusal(precise: APIError(.forbidden, code: .userMissing, "this route needs the user the gateway authenticated"), answer: .forbidden)
         }
         do {
+            if route.protection == .token, !asked.carriesCredentials, let token = try asked.sessionToken(), let user = asked.caller.user {
+                return (try await admitted(token, user: user, asked, app: app, route: route, context: context), .token)
+            }
             if let credentials = try asked.credentials(), let user = asked.caller.user {
                 var submission = AssertionSubmission(
                     appId: app.appId, keyId: credentials.keyId, assertion: credentials.assertion, clientData: credentials.clientData, userId: user,
@@ -135,21 +138,47 @@ struct ForwardAuthRoutes {
         }
         let assertionRequired =
             switch route.protection {
-            case .require: true
+            case .require, .token: true
             // The user is there: a rollout route without one was refused above as user_missing.
             case .requireForRollout: asked.caller.user.map(app.requiresAttestation(of:)) ?? true
             case .score, .open: false
             }
         if assertionRequired {
+            let missing = route.protection == .token ? ErrorCode.sessionTokenMissing : .assertionMissing
             if watching {
-                return (try await scored(asked, app: app, route: route, context: context, wouldRefuse: .assertionMissing), .missing)
+                return (try await scored(asked, app: app, route: route, context: context, wouldRefuse: missing), .missing)
             }
-            throw ForwardAuthRefusal(
-                precise: APIError(.unauthorized, code: .assertionMissing, "this route requires an App Attest assertion (X-AppAttest-KeyId, -Assertion, -ClientData)"),
-                answer: .unauthorized
-            )
+            let message = route.protection == .token
+                ? "this route requires a session token (X-AppAttest-Token) or an App Attest assertion"
+                : "this route requires an App Attest assertion (X-AppAttest-KeyId, -Assertion, -ClientData)"
+            throw ForwardAuthRefusal(precise: APIError(.unauthorized, code: missing, message), answer: .unauthorized)
         }
         return (try await scored(asked, app: app, route: route, context: context, wouldRefuse: nil), .unattested)
+    }
+
+    /// The verdict for a request whose session token `token` route admitted: the verdict the token was issued with,
+    /// or, where the route scores tokens, the request scored with the token's key (`request.binding` `session_token`).
+    /// - Throws: 401 with the token's refusal code.
+    private func admitted(
+        _ token: String, user: Identifier, _ asked: ForwardAuthRequest, app: AppPolicy, route: RouteDecision, context: AttestGuardRequestContext
+    ) async throws -> ForwardAuthVerdict {
+        let admitted: AdmittedSessionToken
+        switch await engine.sessionTokens.admit(token, appId: app.appId, userId: user) {
+        case .valid(let valid): admitted = valid
+        case .invalid(let refusal):
+            let status: HTTPResponse.Status = [.keyRevoked, .keySuperseded, .keyUserMismatch].contains(refusal.code) ? .unprocessableContent : .unauthorized
+            throw ForwardAuthRefusal(precise: APIError(status, code: refusal.code, refusal.message), answer: .unauthorized)
+        }
+        guard route.scoresTokens else {
+            return ForwardAuthVerdict(verdict: admitted.verdict, keyId: admitted.keyId, binding: .sessionToken, signedBodySha256: nil, route: route)
+        }
+        var scoreRequest = ScoreRequest(
+            appId: app.appId, endpoint: .score, keyId: admitted.keyId, userId: user, ip: asked.caller.ip, action: route.action,
+            attestStatus: asked.clientAttestStatus, binding: .sessionToken
+        )
+        scoreRequest.requestId = context.requestId
+        let outcome = try await engine.scorer.score(scoreRequest)
+        return ForwardAuthVerdict(verdict: outcome.verdict, keyId: admitted.keyId, binding: .sessionToken, signedBodySha256: nil, route: route)
     }
 
     /// The request scored without an assertion.

@@ -11,6 +11,8 @@ enum GatewayCheckOutcome: String, Sendable, CaseIterable {
     case open
     /// An assertion that verified.
     case verified
+    /// A session token a `token` route admitted.
+    case token
     /// No assertion, scored without one.
     case unattested
     /// An assertion the route asked for and the request lacked.
@@ -28,7 +30,7 @@ enum GatewayCheckOutcome: String, Sendable, CaseIterable {
     init(refusing code: ErrorCode, credentialFault: Bool) {
         switch code {
         case .assertionAlreadyAccepted, .challengeUsed: self = .replayed
-        case .assertionMissing: self = .missing
+        case .assertionMissing, .sessionTokenMissing: self = .missing
         case .requestDenied: self = .denied
         default: self = credentialFault ? .invalid : .error
         }

@@ -38,7 +38,7 @@ struct AppPolicyRoutes {
     @Sendable func replace(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
         let configured = try configuredApp(context)
         let change = try await body.decode(AppPolicyOverrideBody.self, from: request)
-        try checkRoutes(change, appId: configured.appId)
+        try checkRoutes(change, app: configured)
         let values = AppPolicyChanges.Values(
             mode: change.mode, attestationRequiredPercent: change.attestationRequiredPercent,
             defaultProtection: change.defaultProtection?.rawValue, routeProtections: change.routes.mapValues(\.rawValue),
@@ -94,8 +94,13 @@ struct AppPolicyRoutes {
         return configured
     }
 
-    /// Every route path a change names is a route of the app's gateway policy files.
-    private func checkRoutes(_ change: AppPolicyOverrideBody, appId: String) throws {
+    /// Every route path a change names is a route of the app's gateway policy files, and `token` is set only for an
+    /// app that issues session tokens.
+    private func checkRoutes(_ change: AppPolicyOverrideBody, app: AppPolicy) throws {
+        let appId = app.appId
+        if app.sessionTokenLifetime == nil, change.defaultProtection == .token || change.routes.values.contains(.token) {
+            throw APIError.badRequest(.invalidField, "app \(appId) issues no session tokens (apps.<app>.sessionTokens.enabled), so no route of it may be token")
+        }
         let files = gateway.policies?.files(of: appId) ?? []
         if change.defaultProtection != nil, files.isEmpty {
             throw APIError.badRequest(.invalidField, "defaultProtection: app \(appId) has no gateway policy file")

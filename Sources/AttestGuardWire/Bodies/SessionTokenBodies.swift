@@ -5,7 +5,7 @@ public import Foundation
 
 /// `POST /v1/app/session-tokens` response: the token, and when it expires (the app renews before then).
 public struct SessionTokenResponseBody: Codable, Sendable, Equatable {
-    /// The ES256 JWT, sent as `X-AppAttest-Session` on the app's requests.
+    /// The ES256 JWT, sent as `X-AppAttest-Token` on the app's requests to `token` routes.
     public var token: String
     public var expiresAt: Date
     /// The token's lifetime from now, in whole seconds.

@@ -1,5 +1,6 @@
 import AttestCore
 import AttestTestSupport
+import Crypto
 import DeviceSimulator
 import Foundation
 import Synchronization
@@ -33,8 +34,12 @@ final class GatewayStack: @unchecked Sendable {
     /// - Parameter challengeSeconds: The challenges' lifetime (`challenges.ttlSeconds`; the clock skew is 0 when set).
     /// - Parameter cuttableStore: Runs AttestGuard on the test PostgreSQL through a ``CuttableLink`` (``storeLink``),
     ///   so that a test can take the database away; forward-auth then answers within 500 ms.
-    static func run(challengeSeconds: Int? = nil, cuttableStore: Bool = false, _ body: (GatewayStack) async throws -> Void) async throws {
-        let stack = try await start(challengeSeconds: challengeSeconds, cuttableStore: cuttableStore)
+    /// - Parameter sessionTokens: Issues session tokens for the app (a fresh signing key) and adds the `token` route
+    ///   ``tokenRoute`` to the shipped policy.
+    static func run(
+        challengeSeconds: Int? = nil, cuttableStore: Bool = false, sessionTokens: Bool = false, _ body: (GatewayStack) async throws -> Void
+    ) async throws {
+        let stack = try await start(challengeSeconds: challengeSeconds, cuttableStore: cuttableStore, sessionTokens: sessionTokens)
         do {
             try await body(stack)
         } catch {
@@ -52,8 +57,13 @@ final class GatewayStack: @unchecked Sendable {
 
     /// The link between AttestGuard and PostgreSQL, when the stack was started with a cuttable store.
     private(set) var storeLink: CuttableLink?
+    /// The policy directory written for a stack with session tokens.
+    private var policies: URL?
 
-    private static func start(challengeSeconds: Int?, cuttableStore: Bool) async throws -> GatewayStack {
+    /// The `token` route a stack with session tokens adds to the shipped policy.
+    static let tokenRoute = "/api/feed"
+
+    private static func start(challengeSeconds: Int?, cuttableStore: Bool, sessionTokens: Bool) async throws -> GatewayStack {
         let (fakeApple, apple) = try await ReceiptBatchProcessTests.startFakeApple()
         let sqlite = FileManager.default.temporaryDirectory.appendingPathComponent("attestguard-gateway-\(UUID().uuidString).sqlite").path
         var environment = ServerProcess.environment(databaseURL: nil, sqlitePath: sqlite).merging(apple) { _, new in new }
@@ -84,6 +94,20 @@ final class GatewayStack: @unchecked Sendable {
             environment["ATTESTGUARD_CLOCK_SKEW_SECONDS"] = "0"
         }
         environment["ATTESTGUARD_RECEIPTS_REFRESH_ENABLED"] = "false"
+        var policies: URL?
+        if sessionTokens {
+            let shipped = GatewayBinaries.shipped.appendingPathComponent("policy/example.yaml")
+            let policy = try String(contentsOf: shipped, encoding: .utf8)
+                + "  - path: \(tokenRoute)\n    methods: [GET]\n    protection: token\n"
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("attestguard-gateway-policy-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try policy.write(to: directory.appendingPathComponent("example.yaml"), atomically: true, encoding: .utf8)
+            policies = directory
+            environment["ATTESTGUARD_GATEWAY_POLICY_DIRECTORY"] = directory.path
+            environment["ATTESTGUARD_SESSION_TOKENS_SIGNING_KEY_ENV"] = "TEST_SESSION_TOKEN_KEY"
+            environment["TEST_SESSION_TOKEN_KEY"] = P256.Signing.PrivateKey().pemRepresentation
+            environment["ATTESTGUARD_APPS_MAIN_SESSION_TOKENS_ENABLED"] = "true"
+        }
         // Every user must attest: require-for-rollout routes require, and the rollout advice says so.
         environment["ATTESTGUARD_APPS_MAIN_ATTESTATION_REQUIRED_PERCENT"] = "100"
         do {
@@ -91,9 +115,11 @@ final class GatewayStack: @unchecked Sendable {
             let upstream = try await UpstreamRecorder.start()
             let stack = GatewayStack(attestGuard: attestGuard, fakeApple: fakeApple, upstream: upstream, sqlite: sqlite)
             stack.storeLink = link
+            stack.policies = policies
             return stack
         } catch {
             fakeApple.stop()
+            policies.map { try? FileManager.default.removeItem(at: $0) }
             throw error
         }
     }
@@ -105,6 +131,7 @@ final class GatewayStack: @unchecked Sendable {
         fakeApple.stop()
         await upstream.stop()
         try? FileManager.default.removeItem(atPath: sqlite)
+        policies.map { try? FileManager.default.removeItem(at: $0) }
     }
 
     /// A simulated app instance of `user` on `device`.

@@ -164,6 +164,7 @@ mkdir -p "$work/nginx"
 chmod 755 "$work" "$work/nginx"
 sed -e "s|listen 8443;|listen 127.0.0.1:$gateway_port;|" -e "s|server 127.0.0.1:8080;|server 127.0.0.1:$port;|" \
     -e "s|http://127.0.0.1:9000|http://127.0.0.1:$upstream_port|" -e "s|/etc/nginx/attestguard/|$work/nginx/|g" \
+    -e "s|/var/lib/nginx/attestguard-tokens|$work/nginx/tokens|" \
     "$root/Gateway/nginx/attestguard.conf" >"$work/nginx/attestguard.conf"
 cp "$root/Gateway/nginx/attestguard.js" "$work/nginx/"
 sed -e "s|/etc/nginx/attestguard/|$work/nginx/|g" "$root/Gateway/nginx/attestguard-app-route.conf" >"$work/nginx/attestguard-app-route.conf"

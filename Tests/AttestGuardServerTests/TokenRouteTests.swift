@@ -95,17 +95,21 @@ struct TokenRouteTests {
                 #expect(passed.header("X-AttestGuard-Protection") == "token")
                 #expect(passed.header("X-AttestGuard-Key-Id") == app.key.keyIdBase64)
                 #expect(passed.header("X-AttestGuard-Rule-Set")?.hasPrefix("sha256:") == true)
+                // Reusable for the retired-key refresh period (10 s by default), the token living longer.
+                #expect(passed.header("Cache-Control") == "max-age=10")
             }
 
             let missing = try await api.forwardAuth(Self.feed(token: nil))
             #expect(missing.status == 401)
             #expect(missing.header("X-AttestGuard-Status") == "401")
             #expect(missing.header("WWW-Authenticate") == #"AppAttest error="session_token_missing""#)
+            #expect(missing.header("Cache-Control") == "no-store")
 
             // An assertion passes a token route too; a token never passes a require route.
             let asserted = try await api.forwardAuth(try await api.signed(Self.feed(token: nil), by: &app))
             #expect(asserted.status == 200, "\(asserted.text)")
             #expect(asserted.header("X-AttestGuard-Binding") == "v1")
+            #expect(asserted.header("Cache-Control") == "no-store")
             var claim = GatewayAsk(target: "/api/promos/claim")
             claim.extraHeaders = [(AppAttestHeader.sessionToken.rawValue, token)]
             let required = try await api.forwardAuth(claim)
@@ -150,8 +154,15 @@ struct TokenRouteTests {
             try await refused(Self.feed(token: String(token.dropLast(4))), "session_token_invalid")
             try await refused(Self.feed(token: String(repeating: "a", count: 2_049)), "session_token_invalid")
 
-            api.clock.advance(by: 299)
-            #expect(try await api.forwardAuth(Self.feed(token: token)).status == 200)
+            api.clock.advance(by: 295)
+            let late = try await api.forwardAuth(Self.feed(token: token))
+            #expect(late.status == 200)
+            #expect(late.header("Cache-Control") == "max-age=5", "never reusable past the token's expiry")
+            api.clock.advance(by: 4.5)
+            let last = try await api.forwardAuth(Self.feed(token: token))
+            #expect(last.status == 200)
+            #expect(last.header("Cache-Control") == "no-store", "under a second left: not reusable")
+            api.clock.advance(by: 0.5)
             api.clock.advance(by: 1 + 120)  // to the expiry plus the 120 s clock-skew tolerance (clockSkewSeconds)
             try await refused(Self.feed(token: token), "session_token_expired")
         }
@@ -171,6 +182,7 @@ struct TokenRouteTests {
             #expect(passed.header("X-AttestGuard-Score") == "5")
             #expect(passed.header("X-AttestGuard-Binding") == "session_token")
             #expect(passed.header("X-AttestGuard-Key-Id") == alice.key.keyIdBase64)
+            #expect(passed.header("Cache-Control") == "no-store", "a scored answer is this request's alone")
 
             var mallory = SimulatedApps.make(user: "mallory", device: "mallory-phone")
             #expect(try await api.attest(mallory).status == 201)

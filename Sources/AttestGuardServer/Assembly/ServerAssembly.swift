@@ -43,7 +43,7 @@ public enum ServerAssembly {
         ScoreRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes))
             .register(on: router, keys: APIKeyRing(configuration.apiKeys))
         RuleAdminRoutes(reloader: rules, heartbeat: heartbeat).register(on: router, keys: APIKeyRing(configuration.apiKeys))
-        ForwardAuthRoutes(engine: engine, policies: gatewayPolicies, settings: configuration.gateway)
+        ForwardAuthRoutes(engine: engine, policies: gatewayPolicies, settings: configuration.gateway, tokenAnswerReuse: configuration.retiredKeysRefreshInterval)
             .register(on: router, keys: APIKeyRing(configuration.apiKeys))
         GatewayAdminRoutes(reloader: gatewayPolicies).register(on: router, keys: APIKeyRing(configuration.apiKeys))
         AppFacingRoutes(engine: engine, policies: gatewayPolicies, settings: configuration.gateway, body: JSONBody(maximumBytes: configuration.maxBodyBytes))

@@ -71,6 +71,7 @@ struct ForwardAuthRefusal: Error, Sendable {
     func response() -> Response {
         var headers = verdict?.headers ?? HTTPFields()
         headers[.contentType] = "application/json"
+        headers[.cacheControl] = "no-store"
         headers[ForwardAuthHeaders.status] = String(precise.status.code)
         headers[ForwardAuthHeaders.error] = precise.code.rawValue
         if let seconds = precise.retryAfterSeconds { headers[.retryAfter] = String(seconds) }

@@ -12,19 +12,27 @@ import AttestGuardRuntime
 /// show; an assertion is verified and committed by the same engine call as `POST /v1/assertions`, and the request is
 /// scored. 200 lets the request through with the verdict headers; 401 and 403 refuse it, with the precise outcome in
 /// `X-AttestGuard-Status`. The gateway's own API key failing is 500 `gateway_unauthorized`. An app in monitor mode
-/// has its `score` and `require-for-rollout` routes pass what enforcement would refuse, marked with
+/// has its `score`, `token` and `require-for-rollout` routes pass what enforcement would refuse, marked with
 /// `X-AttestGuard-Monitor`.
+///
+/// An answer that admits a session token on a route that does not score tokens depends only on the token, the user,
+/// the host, the method and the path, so it says how long a gateway may reuse it (`Cache-Control: max-age`): at most
+/// ``tokenAnswerReuse`` (the retired-key refresh period, so that a retired key's tokens stop within twice that period)
+/// and never past the token's expiry. Every other answer is `no-store`.
 struct ForwardAuthRoutes {
     let engine: Engine
     let policies: GatewayPolicyReloader
     let trusted: ForwardAuthHeaders.Trusted
     let answerWithin: Duration
+    /// The longest a gateway may reuse an answer admitting a session token.
+    let tokenAnswerReuse: Duration
 
-    init(engine: Engine, policies: GatewayPolicyReloader, settings: GatewaySettings) {
+    init(engine: Engine, policies: GatewayPolicyReloader, settings: GatewaySettings, tokenAnswerReuse: Duration) {
         self.engine = engine
         self.policies = policies
         self.trusted = ForwardAuthHeaders.Trusted(prefix: settings.trustedHeaderPrefix)
         self.answerWithin = settings.answerWithin
+        self.tokenAnswerReuse = tokenAnswerReuse
     }
 
     /// `HEAD` is routed as `GET` (``HeadAsGet``): the protected request's method is `X-Original-Method`.
@@ -51,7 +59,9 @@ struct ForwardAuthRoutes {
                 let message = "the verdict is \(verdict.verdict.decision.rawValue)" + (verdict.verdict.decision == .review ? " and this route refuses reviews" : "")
                 throw ForwardAuthRefusal(precise: APIError(.forbidden, code: .requestDenied, message), answer: .forbidden, verdict: verdict)
             }
-            return Self.pass(headers: verdict.headers)
+            var headers = verdict.headers
+            if let seconds = verdict.reusableSeconds { headers[.cacheControl] = "max-age=\(seconds)" }
+            return Self.pass(headers: headers)
         } catch let refusal as ForwardAuthRefusal {
             return refusal.response()
         } catch let error as EngineError {
@@ -170,7 +180,11 @@ struct ForwardAuthRoutes {
             throw ForwardAuthRefusal(precise: APIError(status, code: refusal.code, refusal.message), answer: .unauthorized)
         }
         guard route.scoresTokens else {
-            return ForwardAuthVerdict(verdict: admitted.verdict, keyId: admitted.keyId, binding: .sessionToken, signedBodySha256: nil, route: route)
+            var verdict = ForwardAuthVerdict(verdict: admitted.verdict, keyId: admitted.keyId, binding: .sessionToken, signedBodySha256: nil, route: route)
+            let untilExpiry = Int(admitted.expiresAt.timeIntervalSince(engine.clock.now()).rounded(.down))
+            let reuse = min(untilExpiry, Int(tokenAnswerReuse.components.seconds))
+            verdict.reusableSeconds = reuse >= 1 ? reuse : nil
+            return verdict
         }
         var scoreRequest = ScoreRequest(
             appId: app.appId, endpoint: .score, keyId: admitted.keyId, userId: user, ip: asked.caller.ip, action: route.action,
@@ -196,6 +210,7 @@ struct ForwardAuthRoutes {
     private static func pass(headers: HTTPFields) -> Response {
         var headers = headers
         headers[ForwardAuthHeaders.status] = "200"
+        if headers[.cacheControl] == nil { headers[.cacheControl] = "no-store" }
         return Response(status: .ok, headers: headers)
     }
 }

@@ -17,6 +17,9 @@ struct ForwardAuthVerdict: Sendable {
     /// In monitor mode, the error code enforcement would have refused the request with (`signature_invalid`,
     /// `assertion_missing`, ...) when it passes anyway.
     var wouldRefuse: ErrorCode?
+    /// How long a gateway may reuse this answer for the same token, user, host, method and path, in whole seconds:
+    /// set only for a session token admitted on a route that does not score tokens.
+    var reusableSeconds: Int?
 
     /// What enforcement would have refused the request for, in monitor mode: a failed or missing assertion, or a
     /// verdict the rules decided and the route refuses. Sent as `X-AttestGuard-Monitor`.

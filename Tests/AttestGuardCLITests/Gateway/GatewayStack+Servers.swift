@@ -40,6 +40,9 @@ extension GatewayStack {
             ("http://127.0.0.1:9000", "http://127.0.0.1:\(upstream.port)"),
             ("/etc/nginx/attestguard/", directory.path + "/"),
         ] + (shippedTimeouts ? [] : Self.widenedTimeouts.filter { $0.0.hasPrefix("proxy_") }))
+        if variant == .njs {
+            site = try Self.replacing(site, [("/var/lib/nginx/attestguard-tokens", directory.path + "/tokens")])
+        }
         switch (variant, failureMode) {
         case (.njs, _):
             site = try Self.replacing(site, [("set $attestguard_failure_mode closed;", "set $attestguard_failure_mode \(failureMode.rawValue);")])

@@ -107,6 +107,8 @@ final class GatewayStack: @unchecked Sendable {
             environment["ATTESTGUARD_SESSION_TOKENS_SIGNING_KEY_ENV"] = "TEST_SESSION_TOKEN_KEY"
             environment["TEST_SESSION_TOKEN_KEY"] = P256.Signing.PrivateKey().pemRepresentation
             environment["ATTESTGUARD_APPS_MAIN_SESSION_TOKENS_ENABLED"] = "true"
+            // Answers admitting a token are reused for at most a second: a revocation shows at the gateway in a test's time.
+            environment["ATTESTGUARD_SESSION_TOKENS_REVOCATION_REFRESH_SECONDS"] = "1"
         }
         // Every user must attest: require-for-rollout routes require, and the rollout advice says so.
         environment["ATTESTGUARD_APPS_MAIN_ATTESTATION_REQUIRED_PERCENT"] = "100"

@@ -68,7 +68,8 @@ public struct Engine: Sendable {
         self.scorer = scorer
         self.challenges = ChallengeService(store: store, apps: apps, settings: settings, clock: clock, metrics: metrics)
         let retiredKeys = RetiredKeyBook(
-            horizon: settings.sessionTokenKeys == nil ? 0 : SessionTokenExchange.retirementHorizon(apps: apps, clockSkew: settings.clockSkew.timeInterval)
+            horizon: settings.sessionTokenKeys == nil ? 0 : SessionTokenExchange.retirementHorizon(apps: apps, clockSkew: settings.clockSkew.timeInterval),
+            staleAfter: max(settings.revocationRefresh * 3, RetiredKeyBook.minimumStaleness)
         )
         self.attestations = AttestationService(
             store: store, apps: apps, settings: settings, clock: clock, metrics: metrics, scorer: scorer, factsCache: factsCache,

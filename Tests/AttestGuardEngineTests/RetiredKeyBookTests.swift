@@ -76,6 +76,29 @@ struct RetiredKeyBookTests {
         }
     }
 
+    @Test("a revocation is held over a supersession whatever their instants; the set is current only once read")
+    func revocationWins() async throws {
+        try await withTestStore(.sqlite) { (test: TestStore) async throws in
+            let keyId = Data(repeating: 7, count: 32)
+            let now = SimulatorFixtures.now
+            let book = RetiredKeyBook(horizon: 600)
+            #expect(!book.isCurrent, "never read")
+            book.note([RetiredKey(appId: Self.app, keyId: keyId, status: .superseded, changedAt: now)])
+            // Revoked through a process whose clock runs behind: still final.
+            book.note([RetiredKey(appId: Self.app, keyId: keyId, status: .revoked, changedAt: now.addingTimeInterval(-30))])
+            #expect(book.retirement(appId: Self.app, keyId: keyId) == .revoked)
+            book.note([RetiredKey(appId: Self.app, keyId: keyId, status: .superseded, changedAt: now.addingTimeInterval(30))])
+            #expect(book.retirement(appId: Self.app, keyId: keyId) == .revoked)
+
+            try await book.refresh(from: test.store, now: now)
+            #expect(book.isCurrent)
+            let strict = RetiredKeyBook(horizon: 600, staleAfter: .zero)
+            try await strict.refresh(from: test.store, now: now)
+            #expect(!strict.isCurrent, "older than staleAfter")
+            #expect(RetiredKeyBook(horizon: 0).isCurrent, "nothing to read")
+        }
+    }
+
     @Test("a book for a server without token apps holds nothing and reads nothing")
     func disabled() async throws {
         try await withTestStore(.sqlite) { (test: TestStore) async throws in

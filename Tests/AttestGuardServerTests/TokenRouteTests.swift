@@ -1,4 +1,6 @@
 import AttestGuardEngine
+import AttestGuardRuntime
+import AttestGuardStore
 import AttestGuardWire
 import AttestTestSupport
 import AttestVocabulary
@@ -6,6 +8,7 @@ import Crypto
 import DeviceSimulator
 import Foundation
 import HTTPTypes
+import Synchronization
 import Testing
 
 /// Forward-auth on `token` routes: a session token passes without an assertion or a store round trip, with the verdict
@@ -58,11 +61,12 @@ struct TokenRouteTests {
     }
 
     static func run(
-        _ backend: ServerBackend, environment extra: [String: String] = [:], postgresURL: String? = nil,
+        _ backend: ServerBackend, environment extra: [String: String] = [:], rules ruleText: String = rules, postgresURL: String? = nil,
+        wrapStore: @escaping (any RiskStore) -> any RiskStore = { $0 },
         _ body: @escaping @Sendable (APIClient) async throws -> Void
     ) async throws {
         let policies = try ForwardAuthHarness.directory(["shop.yaml": policy])
-        let rules = try ForwardAuthHarness.directory(["rules.yaml": rules])
+        let rules = try ForwardAuthHarness.directory(["rules.yaml": ruleText])
         defer {
             try? FileManager.default.removeItem(at: policies)
             try? FileManager.default.removeItem(at: rules)
@@ -70,7 +74,7 @@ struct TokenRouteTests {
         let environment = ForwardAuthHarness.environment(policies: policies, rules: rules)
             .merging(SessionTokenRouteTests.environment) { _, new in new }
             .merging(extra) { _, new in new }
-        try await ServerHarness.run(backend, extraEnvironment: environment, postgresURL: postgresURL, body)
+        try await ServerHarness.run(backend, extraEnvironment: environment, wrapStore: wrapStore, postgresURL: postgresURL, body)
     }
 
     /// A token for `app`'s attested key, exchanged through the app-facing route.
@@ -256,8 +260,86 @@ struct TokenRouteTests {
             #expect(forged.status == 200, "\(forged.text)")
             #expect(forged.header("X-AttestGuard-Monitor") == "session_token_invalid")
         }
-        await #expect(throws: (any Error).self) {
+        await #expect {
             try await Self.run(.sqlite, environment: ["ATTESTGUARD_APPS_MAIN_SESSION_TOKENS_ENABLED": "false"]) { _ in }
+        } throws: { error in
+            (error as? ConfigurationError)?.key == "gateway.policyDirectory" && String(describing: error).contains("issues no session tokens")
+        }
+    }
+
+    @Test("a token issued while the app monitored a request the rules denied is refused once the app enforces")
+    func monitorThenEnforce() async throws {
+        let denyAll = "version: 1\nrules:\n  - id: nobody-gets-a-session\n    when: request.action == \"session_token\"\n    decide: deny\n"
+        try await Self.run(.sqlite, environment: ["ATTESTGUARD_APPS_MAIN_MODE": "monitor"], rules: denyAll) { api in
+            var app = SimulatedApps.make(user: "mallory", device: "mallory-phone")
+            #expect(try await api.attest(app).status == 201)
+            let token = try await Self.token(api, &app)
+            let monitored = try await api.forwardAuth(Self.feed(user: "mallory", token: token))
+            #expect(monitored.status == 200, "\(monitored.text)")
+            #expect(monitored.header("X-AttestGuard-Decision") == "allow")
+            let change = Data(#"{"mode":"enforce"}"#.utf8)
+            let stored = try await api.send(.put, "/v1/admin/apps/\(ServerHarness.appId)/policy", body: change, apiKey: ServerHarness.adminKey)
+            #expect(stored.status == 200, "\(stored.text)")
+            let enforced = try await api.forwardAuth(Self.feed(user: "mallory", token: token))
+            #expect(enforced.status == 403, "\(enforced.text)")
+            #expect(enforced.errorCode == "request_denied")
+        }
+    }
+
+    @Test("a token route answers while the store fails key reads, scoring facts and retired-key reads")
+    func withoutTheStore() async throws {
+        let faulty = Mutex<FaultyScoringStore?>(nil)
+        try await Self.run(.sqlite, wrapStore: { store in
+            let wrapped = FaultyScoringStore(store)
+            faulty.withLock { $0 = wrapped }
+            return wrapped
+        }) { api in
+            let store = try #require(faulty.withLock { $0 })
+            var app = SimulatedApps.make(user: "alice", device: "alice-phone")
+            #expect(try await api.attest(app).status == 201)
+            let token = try await Self.token(api, &app)
+            let down = StoreError(.unavailable, "injected: the database stopped answering")
+            store.failKeyLookups(with: down)
+            store.failScoring(with: down)
+            store.failRetiredKeys(with: down)
+            let passed = try await api.forwardAuth(Self.feed(token: token))
+            #expect(passed.status == 200, "\(passed.text)")
+            #expect(passed.header("X-AttestGuard-Decision") == "allow")
+        }
+    }
+
+    @Test("a server that could not read the retired keys at start refuses tokens with 503 until it does")
+    func retiredKeysUnread() async throws {
+        let faulty = Mutex<FaultyScoringStore?>(nil)
+        let environment = ["ATTESTGUARD_SESSION_TOKENS_REVOCATION_REFRESH_SECONDS": "1"]
+        try await Self.run(.sqlite, environment: environment, wrapStore: { store in
+            let wrapped = FaultyScoringStore(store)
+            wrapped.failRetiredKeys(with: StoreError(.unavailable, "injected: the database stopped answering"))
+            faulty.withLock { $0 = wrapped }
+            return wrapped
+        }) { api in
+            let store = try #require(faulty.withLock { $0 })
+            var app = SimulatedApps.make(user: "alice", device: "alice-phone")
+            #expect(try await api.attest(app).status == 201)
+            let token = try await Self.token(api, &app)
+            let unread = try await api.forwardAuth(Self.feed(token: token))
+            #expect(unread.status == 403, "\(unread.text)")
+            #expect(unread.header("X-AttestGuard-Status") == "503")
+            #expect(unread.errorCode == "store_unavailable")
+            #expect(unread.header("Retry-After") == "5")
+            #expect(unread.header("Cache-Control") == "no-store")
+            // An assertion does not need the set.
+            #expect(try await api.forwardAuth(try await api.signed(Self.feed(token: nil), by: &app)).status == 200)
+
+            store.failRetiredKeys(with: nil)
+            // One refresh period is a second; the bound is wide for a busy machine, the answer comes long before.
+            let deadline = ContinuousClock.now + .seconds(60)
+            var status = unread.status
+            while status != 200, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+                status = try await api.forwardAuth(Self.feed(token: token)).status
+            }
+            #expect(status == 200, "the retired keys were never read")
         }
     }
 }

@@ -9,6 +9,7 @@ public final class FaultyScoringStore: RiskStore {
     private let base: any RiskStore
     private let scoringFault = Mutex<(any Error)?>(nil)
     private let keyFault = Mutex<(any Error)?>(nil)
+    private let retiredKeysFault = Mutex<(any Error)?>(nil)
 
     public init(_ base: any RiskStore) {
         self.base = base
@@ -22,6 +23,11 @@ public final class FaultyScoringStore: RiskStore {
     /// Makes every later ``key(appId:keyId:)`` throw `error` (`nil`: answer again): the first read of an assertion.
     public func failKeyLookups(with error: (any Error)?) {
         keyFault.withLock { $0 = error }
+    }
+
+    /// Makes every later ``retiredKeys(after:limit:)`` throw `error` (`nil`: answer again).
+    public func failRetiredKeys(with error: (any Error)?) {
+        retiredKeysFault.withLock { $0 = error }
     }
 
     public func scoringFacts(_ query: ScoringFactsQuery) async throws -> ScoringFacts {
@@ -44,7 +50,8 @@ public final class FaultyScoringStore: RiskStore {
     public func commitAssertion(_ commit: AssertionCommit) async throws -> AssertionCommitOutcome { try await base.commitAssertion(commit) }
     public func revokeKey(appId: String, keyId: Data, at: Date) async throws -> KeyRecord? { try await base.revokeKey(appId: appId, keyId: keyId, at: at) }
     public func retiredKeys(after cursor: RetiredKey.Cursor, limit: Int) async throws -> [RetiredKey] {
-        try await base.retiredKeys(after: cursor, limit: limit)
+        if let error = retiredKeysFault.withLock({ $0 }) { throw error }
+        return try await base.retiredKeys(after: cursor, limit: limit)
     }
     public func receipt(appId: String, keyId: Data) async throws -> ReceiptRecord? { try await base.receipt(appId: appId, keyId: keyId) }
     public func purgeChallenges(expiredBefore cutoff: Date) async throws -> Int { try await base.purgeChallenges(expiredBefore: cutoff) }

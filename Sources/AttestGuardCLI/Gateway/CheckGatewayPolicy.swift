@@ -14,7 +14,7 @@ struct CheckGatewayPolicy: ParsableCommand {
         print("\(directory): \(policies.apps.count) app(s), version \(policies.version)")
         for app in policies.apps.sorted(by: { $0.appId < $1.appId }) {
             let hosts = app.hosts.isEmpty ? "any host" : app.hosts.sorted().joined(separator: ", ")
-            print("\(app.appId): \(hosts), under \(app.pathPrefix); default \(app.defaultProtection), review \(app.review) (\(app.file))")
+            print("\(app.appId): \(hosts), under \(app.pathPrefix); default \(app.defaultProtection), review \(app.review)\(app.scoresTokens ? ", scoreTokens true" : "") (\(app.file))")
             for route in app.routes {
                 let methods = route.methods.isEmpty ? "any" : route.methods.sorted().joined(separator: ",")
                 let action = route.action.map { " action \($0)" } ?? ""

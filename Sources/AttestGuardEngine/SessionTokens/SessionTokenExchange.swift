@@ -39,25 +39,31 @@ public struct SessionTokenExchange: Sendable {
     }
 
     /// Whether `token` admits a request of `userId` to a `token` route of `appId`: signed by a published key,
-    /// unexpired, for this app and this user, and its key not retired. No store round trip.
+    /// unexpired, for this app (which issues tokens) and this user, and its key not retired. No store round trip. The
+    /// verdict is the rules' decision at issuance, under the app's mode now (in monitor mode: `allow`, not enforced).
     public func admit(_ token: String, appId: String, userId: Identifier) async -> Verdict<AdmittedSessionToken, SessionTokenService.Refusal> {
-        guard let service else { return .invalid(.invalid("this server has no session token keys")) }
+        guard let service, let app = try? apps.policy(for: appId), app.sessionTokenLifetime != nil else {
+            return .invalid(.invalid("app \(appId) issues no session tokens"))
+        }
+        guard retiredKeys.isCurrent else { return .invalid(.retiredKeysUnread) }
         let claims: SessionTokenClaims
         switch await service.verify(token, appId: appId) {
         case .valid(let verified): claims = verified
         case .invalid(let refusal): return .invalid(refusal)
         }
         guard let keyBytes = Base64Text.decodeURL(claims.sub.value), let keyId = try? KeyId(bytes: keyBytes),
-              let environment = AppAttestEnvironment(rawValue: claims.env), let decision = Decision(rawValue: claims.dec)
+              AppAttestEnvironment(rawValue: claims.env) != nil, let decision = Decision(rawValue: claims.dec)
         else {
             return .invalid(.invalid("its claims are not a session token's"))
         }
         guard claims.usr == keying.subject(.user, userId.value) else { return .invalid(.otherUser) }
         if let status = retiredKeys.retirement(appId: appId, keyId: keyId.bytes) { return .invalid(.keyRetired(status)) }
-        return .valid(AdmittedSessionToken(
-            keyId: keyId, environment: environment,
-            verdict: RiskVerdict(decision: decision, score: claims.scr, reasons: [], ruleSetVersion: claims.rsv), expiresAt: claims.exp.value
-        ))
+        let verdict =
+            switch app.mode {
+            case .enforce: RiskVerdict(decision: decision, score: claims.scr, reasons: [], ruleSetVersion: claims.rsv)
+            case .monitor: RiskVerdict(decision: .allow, score: claims.scr, reasons: [], ruleSetVersion: claims.rsv, enforced: false, ruleDecision: decision)
+            }
+        return .valid(AdmittedSessionToken(keyId: keyId, verdict: verdict, expiresAt: claims.exp.value))
     }
 
     /// Verifies `submission` and issues a token for its key.
@@ -92,8 +98,8 @@ public struct SessionTokenExchange: Sendable {
 /// A session token a `token` route admitted: the attested key it stands for and what was known at its issuance.
 public struct AdmittedSessionToken: Sendable, Hashable {
     public var keyId: KeyId
-    public var environment: AppAttestEnvironment
-    /// The verdict of the assertion the token was exchanged for (its decision, score and rule set; no reasons).
+    /// The verdict of the assertion the token was exchanged for (its decision, score and rule set; no reasons), under
+    /// the app's mode now.
     public var verdict: RiskVerdict
     public var expiresAt: Date
 }

@@ -21,6 +21,9 @@ public actor SessionTokenService {
         case otherUser
         /// Its key was revoked or superseded after it was issued (``RetiredKeyBook``).
         case keyRetired(KeyStatus)
+        /// This process has not read the retired keys recently (``RetiredKeyBook/isCurrent``): the token may not be
+        /// judged now.
+        case retiredKeysUnread
 
         /// The error code a `token` route refuses with.
         public var code: ErrorCode {
@@ -30,6 +33,7 @@ public actor SessionTokenService {
             case .otherApp: .sessionTokenAppMismatch
             case .otherUser: .keyUserMismatch
             case .keyRetired(let status): status == .revoked ? .keyRevoked : .keySuperseded
+            case .retiredKeysUnread: .storeUnavailable
             }
         }
 
@@ -41,6 +45,7 @@ public actor SessionTokenService {
             case .otherApp(let app): "the session token was issued for \(app)"
             case .otherUser: "the session token was issued to another user"
             case .keyRetired(let status): "the session token's key was \(status.rawValue) after it was issued; attest a new key"
+            case .retiredKeysUnread: "the retired keys could not be read recently; retry shortly"
             }
         }
     }
@@ -68,7 +73,7 @@ public actor SessionTokenService {
         let claims = SessionTokenClaims(
             iss: IssuerClaim(value: SessionTokenClaims.issuer), aud: AudienceClaim(value: [grant.appId]),
             sub: SubjectClaim(value: Base64Text.urlEncoded(grant.keyId.bytes)), usr: grant.userHash, env: grant.environment.rawValue,
-            dec: grant.verdict.decision.rawValue, scr: grant.verdict.score, rsv: grant.verdict.ruleSetVersion, iat: IssuedAtClaim(value: issuedAt), exp: ExpirationClaim(value: expiresAt),
+            dec: (grant.verdict.ruleDecision ?? grant.verdict.decision).rawValue, scr: grant.verdict.score, rsv: grant.verdict.ruleSetVersion, iat: IssuedAtClaim(value: issuedAt), exp: ExpirationClaim(value: expiresAt),
             jti: IDClaim(value: Base64Text.urlEncoded(SymmetricKey(size: .bits128).withUnsafeBytes { Array($0) }))
         )
         var header = JWTHeader()
@@ -128,7 +133,8 @@ public struct SessionTokenGrant: Sendable, Hashable {
     /// The keyed hash of the user (the decision log's), never the id.
     public var userHash: String
     public var environment: AppAttestEnvironment
-    /// The verdict of the assertion the token was exchanged for.
+    /// The verdict of the assertion the token was exchanged for: the token keeps what the rules decided
+    /// (`ruleDecision` in monitor mode), so that the app's mode when the token is shown decides what that means.
     public var verdict: RiskVerdict
 
     public init(appId: String, keyId: KeyId, userHash: String, environment: AppAttestEnvironment, verdict: RiskVerdict) {

@@ -33,6 +33,9 @@ public struct EngineSettings: Sendable {
     public var factsCache: ScoringFactsCache.Limits
     /// The keys session tokens are signed and verified with (`sessionTokens.*`); `nil`: the server issues none.
     public var sessionTokenKeys: SessionTokenKeys?
+    /// How often each process reads the keys retired through the others (`sessionTokens.revocationRefreshSeconds`):
+    /// a revoked or superseded key's session tokens stop passing everywhere within this period.
+    public var revocationRefresh: Duration = .seconds(10)
 
     public init(
         challengeTTL: Duration = .seconds(300),

@@ -98,9 +98,6 @@ public struct ServerConfiguration: Sendable {
     /// How often the stored app policy overrides, and each app's latest risk-metric baseline, are read again
     /// (`apps.policyReloadSeconds`): a change made through any process is in force in every process within this period.
     public var appPolicyReloadInterval: Duration = .seconds(5)
-    /// How often the keys retired through other processes are read (`sessionTokens.revocationRefreshSeconds`): a
-    /// revoked or superseded key's session tokens stop passing on every process within this period.
-    public var retiredKeysRefreshInterval: Duration = .seconds(10)
     /// The share of successful answers (2xx, 3xx) that get an access log line, in percent (`accessLog.successPercent`).
     public var accessLogSuccessPercent = 100
     /// The rule directory (`rules.directory`); `nil`: `Rules` in the working directory if there is one, else no

@@ -128,6 +128,7 @@ public enum ServerConfigurationLoader {
         let hashKey = configuredHashKey ?? "attestguard-simulator-hash-key:\(seed)"
         var engine = try EngineSettings(reading: values, trust: trust, receiptRefresh: receiptRefresh, hashKey: hashKey)
         engine.sessionTokenKeys = try values.recovering(nil) { try SessionTokenKeys.reading(values.scoped("sessionTokens"), environment: environment) }
+        engine.revocationRefresh = .seconds(try values.scoped("sessionTokens").int("revocationRefreshSeconds", default: 10, range: 1...300))
 
         let appValues = values.scoped("apps")
         let appNames = appValues.stringArray("names")
@@ -216,9 +217,6 @@ public enum ServerConfigurationLoader {
             try ConsoleSettings(reading: values.scoped("console"), environment: environment)
         }
         configuration.appPolicyReloadInterval = .seconds(try values.scoped("apps").int("policyReloadSeconds", default: 5, range: 1...3_600))
-        configuration.retiredKeysRefreshInterval = .seconds(
-            try values.scoped("sessionTokens").int("revocationRefreshSeconds", default: 10, range: 1...300)
-        )
         return configuration
     }
 }

@@ -10,12 +10,13 @@ package enum RetiredKeyRefreshService {
         try await engine.sessionTokens.retiredKeys.refresh(from: engine.store, now: engine.clock.now())
     }
 
-    /// The refresh that runs every `interval` beside the server; `nil` when no app issues session tokens.
-    package static func service(engine: Engine, interval: Duration, logger: Logger) -> PeriodicStoreRead? {
+    /// The refresh that runs every `sessionTokens.revocationRefreshSeconds` beside the server; `nil` when no app
+    /// issues session tokens.
+    package static func service(engine: Engine, logger: Logger) -> PeriodicStoreRead? {
         guard engine.sessionTokens.retiredKeys.horizon > 0 else { return nil }
         return PeriodicStoreRead(
-            subject: "retired keys", kept: "the retired keys held stay; keys retired through other processes pass their tokens until read",
-            interval: interval, logger: logger
+            subject: "retired keys", kept: "the retired keys held stay, and token routes answer 503 once they are older than \(engine.sessionTokens.retiredKeys.staleAfter)",
+            interval: engine.settings.revocationRefresh, logger: logger
         ) {
             try await load(engine: engine)
         }

@@ -43,7 +43,7 @@ public enum ServerAssembly {
         ScoreRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes))
             .register(on: router, keys: APIKeyRing(configuration.apiKeys))
         RuleAdminRoutes(reloader: rules, heartbeat: heartbeat).register(on: router, keys: APIKeyRing(configuration.apiKeys))
-        ForwardAuthRoutes(engine: engine, policies: gatewayPolicies, settings: configuration.gateway, tokenAnswerReuse: configuration.retiredKeysRefreshInterval)
+        ForwardAuthRoutes(engine: engine, policies: gatewayPolicies, settings: configuration.gateway)
             .register(on: router, keys: APIKeyRing(configuration.apiKeys))
         GatewayAdminRoutes(reloader: gatewayPolicies).register(on: router, keys: APIKeyRing(configuration.apiKeys))
         AppFacingRoutes(engine: engine, policies: gatewayPolicies, settings: configuration.gateway, body: JSONBody(maximumBytes: configuration.maxBodyBytes))
@@ -124,7 +124,7 @@ public enum ServerAssembly {
                 store: engine.store, book: engine.baselines, interval: configuration.appPolicyReloadInterval, logger: logger
             ),
         ] + backgroundServices
-        if let retiredKeys = RetiredKeyRefreshService.service(engine: engine, interval: configuration.retiredKeysRefreshInterval, logger: logger) {
+        if let retiredKeys = RetiredKeyRefreshService.service(engine: engine, logger: logger) {
             services.append(retiredKeys)
         }
         if let listener = configuration.operatorListener {
@@ -189,14 +189,12 @@ public enum ServerAssembly {
                     "error": .string(String(describing: error)),
                 ])
             }
-            if engine.sessionTokens.retiredKeys.horizon > 0 {
-                do {
-                    try await RetiredKeyRefreshService.load(engine: engine)
-                } catch {
-                    logger.warning("retired keys not read at start; keys retired through other processes pass their tokens until they are", metadata: [
-                        "error": .string(String(describing: error)),
-                    ])
-                }
+            do {
+                try await RetiredKeyRefreshService.load(engine: engine)
+            } catch {
+                logger.warning("retired keys not read at start; token routes answer 503 until they are", metadata: [
+                    "error": .string(String(describing: error)),
+                ])
             }
             do {
                 try await RiskBaselineReloadService.load(store: engine.store, into: engine.baselines, logger: logger)

@@ -52,7 +52,7 @@ struct ForwardAuthRefusal: Error, Sendable {
     }
 
     /// Whether the request failed a check of what it sent: a credential fault, or a build the app's build policy
-    /// refuses. Monitor mode passes these on `score` and `require-for-rollout` routes, and they count as `invalid`.
+    /// refuses. Monitor mode passes these on `score`, `token` and `require-for-rollout` routes, and they count as `invalid`.
     static func failsACheck(_ error: EngineError) -> Bool {
         isCredentialFault(error) || buildPolicyRefusals.contains(error.code)
     }

@@ -17,22 +17,19 @@ import AttestGuardRuntime
 ///
 /// An answer that admits a session token on a route that does not score tokens depends only on the token, the user,
 /// the host, the method and the path, so it says how long a gateway may reuse it (`Cache-Control: max-age`): at most
-/// ``tokenAnswerReuse`` (the retired-key refresh period, so that a retired key's tokens stop within twice that period)
-/// and never past the token's expiry. Every other answer is `no-store`.
+/// the retired-key refresh period (`sessionTokens.revocationRefreshSeconds`, so that a retired key's tokens stop within
+/// twice that period) and never past the token's expiry. Every other answer is `no-store`.
 struct ForwardAuthRoutes {
     let engine: Engine
     let policies: GatewayPolicyReloader
     let trusted: ForwardAuthHeaders.Trusted
     let answerWithin: Duration
-    /// The longest a gateway may reuse an answer admitting a session token.
-    let tokenAnswerReuse: Duration
 
-    init(engine: Engine, policies: GatewayPolicyReloader, settings: GatewaySettings, tokenAnswerReuse: Duration) {
+    init(engine: Engine, policies: GatewayPolicyReloader, settings: GatewaySettings) {
         self.engine = engine
         self.policies = policies
         self.trusted = ForwardAuthHeaders.Trusted(prefix: settings.trustedHeaderPrefix)
         self.answerWithin = settings.answerWithin
-        self.tokenAnswerReuse = tokenAnswerReuse
     }
 
     /// `HEAD` is routed as `GET` (``HeadAsGet``): the protected request's method is `X-Original-Method`.
@@ -111,9 +108,10 @@ struct ForwardAuthRoutes {
         }
     }
 
-    /// The verdict on a route that checks, and what the check found. In monitor mode (the app's `mode`), a `score`
-    /// or `require-for-rollout` route passes what enforcement would refuse (a missing, malformed or failing
-    /// assertion, or a build the build policy refuses), scored as unattested and marked
+    /// The verdict on a route that checks, and what the check found. A `token` route reads the session token only
+    /// when no assertion header came (an assertion is the stronger proof). In monitor mode (the app's `mode`), a
+    /// `score`, `token` or `require-for-rollout` route passes what enforcement would refuse (a missing, malformed or
+    /// failing assertion or session token, or a build the build policy refuses), scored as unattested and marked
     /// (``ForwardAuthVerdict/wouldRefuse``); `require` routes enforce in every mode.
     private func check(
         _ asked: ForwardAuthRequest, route: RouteDecision, context: AttestGuardRequestContext
@@ -175,6 +173,10 @@ struct ForwardAuthRoutes {
         let admitted: AdmittedSessionToken
         switch await engine.sessionTokens.admit(token, appId: app.appId, userId: user) {
         case .valid(let valid): admitted = valid
+        case .invalid(.retiredKeysUnread):
+            // Not the token's fault: refused in every mode, and the app keeps its token.
+            let refusal = SessionTokenService.Refusal.retiredKeysUnread
+            throw ForwardAuthRefusal(precise: APIError(.serviceUnavailable, code: refusal.code, refusal.message, retryAfterSeconds: 5), answer: .forbidden)
         case .invalid(let refusal):
             let status: HTTPResponse.Status = [.keyRevoked, .keySuperseded, .keyUserMismatch].contains(refusal.code) ? .unprocessableContent : .unauthorized
             throw ForwardAuthRefusal(precise: APIError(status, code: refusal.code, refusal.message), answer: .unauthorized)
@@ -182,7 +184,7 @@ struct ForwardAuthRoutes {
         guard route.scoresTokens else {
             var verdict = ForwardAuthVerdict(verdict: admitted.verdict, keyId: admitted.keyId, binding: .sessionToken, signedBodySha256: nil, route: route)
             let untilExpiry = Int(admitted.expiresAt.timeIntervalSince(engine.clock.now()).rounded(.down))
-            let reuse = min(untilExpiry, Int(tokenAnswerReuse.components.seconds))
+            let reuse = min(untilExpiry, Int(engine.settings.revocationRefresh.components.seconds))
             verdict.reusableSeconds = reuse >= 1 ? reuse : nil
             return verdict
         }

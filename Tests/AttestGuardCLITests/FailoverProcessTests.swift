@@ -55,11 +55,15 @@ struct FailoverProcessTests {
             clusters.append(standby)
             let url = "postgres://postgres@127.0.0.1:\(primary.port),127.0.0.1:\(standby.port)/postgres?sslmode=disable"
             var environment = ServerProcess.environment(databaseURL: url, sqlitePath: nil)
+            // The schema first, under the suite's own store deadline: on two busy cores the migration's one
+            // transaction can outlast the short deadline the servers run with.
+            let migrated = try await CommandLineRunner.run(["migrate"], environment: environment)
+            try #require(migrated.status == 0, "migrate: \(migrated.standardError)")
             environment["ATTESTGUARD_DATABASE_TIMEOUT_MILLISECONDS"] = "5000"
             // The store's own lines (host chosen, host lost) are at info; request lines are left out of what is printed.
             environment["ATTESTGUARD_LOG_LEVEL"] = "info"
-            // Started (and migrated, a few dozen commits) before replication is synchronous, so that a busy machine's
-            // standby cannot hold the migration past the deadline; commits wait for the standby from the reload on.
+            // Started before replication is synchronous, so that a busy machine's standby cannot hold their first
+            // writes past the deadline; commits wait for the standby from the reload on.
             servers.append(try await ServerProcess(environment: environment))
             servers.append(try await ServerProcess(environment: environment))
             // Named after the copy, so that the promoted standby does not wait for a standby of its own.

@@ -11,6 +11,9 @@ public enum AppFacingRoute: String, Sendable, Hashable, CaseIterable, CustomStri
     case deviceCheck = "devicecheck"
     /// `POST`: report an attestation attempt's outcome for the rollout, `{outcome, errorCode?}`.
     case attestationOutcomes = "attestation-outcomes"
+    /// `POST`, signed with an assertion of this very request (empty body): a session token,
+    /// `{token, expiresAt, expiresIn}`.
+    case sessionTokens = "session-tokens"
 
     /// The path under the gateway's prefix (`challenges`).
     public var pathComponent: String { rawValue }

@@ -31,6 +31,10 @@ final class ScriptedGateway: HTTPTransport {
         var sent: [URLRequest] = []
         var protectedAnswers: [Answer] = []
         var attestationAnswers: [Answer] = []
+        var tokenAnswers: [Answer] = []
+        var tokensIssued = 0
+        /// The `expiresIn` of the session tokens it issues.
+        var tokenLifetime = 600
         var challengesIssued: [String] = []
         var refuseOutcomeReports = false
         /// What `attestation-required` answers (the app's rollout for the user).
@@ -43,6 +47,12 @@ final class ScriptedGateway: HTTPTransport {
     func answerProtected(_ answers: Answer...) { state.withLock { $0.protectedAnswers += answers } }
     /// Queues answers for `POST attestations`, in order.
     func answerAttestations(_ answers: Answer...) { state.withLock { $0.attestationAnswers += answers } }
+    /// Queues answers for `POST session-tokens`, in order (201 with a new token `token-N` when none is queued).
+    func answerSessionTokens(_ answers: Answer...) { state.withLock { $0.tokenAnswers += answers } }
+    /// Sets the lifetime of the session tokens it issues.
+    func issueTokens(lasting seconds: Int) { state.withLock { $0.tokenLifetime = seconds } }
+    /// The session-token exchanges the client asked for.
+    var exchanges: [URLRequest] { sent.filter { $0.url?.lastPathComponent == AppFacingRoute.sessionTokens.pathComponent } }
 
     /// Sets what `attestation-required` answers.
     func advise(attest: Bool) { state.withLock { $0.attest = attest } }
@@ -77,6 +87,8 @@ final class ScriptedGateway: HTTPTransport {
                     return state.attestationAnswers.isEmpty ? .status(201) : state.attestationAnswers.removeFirst()
                 case AppFacingRoute.attestationOutcomes.pathComponent:
                     return state.refuseOutcomeReports ? .transportFailure : .status(204)
+                case AppFacingRoute.sessionTokens.pathComponent:
+                    return state.tokenAnswers.isEmpty ? .status(201) : state.tokenAnswers.removeFirst()
                 default:
                     return .status(200)
                 }
@@ -106,6 +118,13 @@ final class ScriptedGateway: HTTPTransport {
             return Data(#"{"attest":\#(state.withLock { $0.attest })}"#.utf8)
         case AppFacingRoute.attestations.pathComponent:
             return Data(#"{"keyId":"k","idempotent":false}"#.utf8)
+        case AppFacingRoute.sessionTokens.pathComponent:
+            let (number, lifetime) = state.withLock { state in
+                state.tokensIssued += 1
+                return (state.tokensIssued, state.tokenLifetime)
+            }
+            let expiresAt = ISO8601DateFormatter().string(from: Date().addingTimeInterval(Double(lifetime)))
+            return Data(#"{"token":"token-\#(number)","expiresAt":"\#(expiresAt)","expiresIn":\#(lifetime)}"#.utf8)
         default:
             return Data("ok".utf8)
         }
@@ -135,9 +154,11 @@ final class ScriptedClient: Sendable {
         )
     }
 
-    func client(hashConvention: AttestationHashConvention = .sha256, retry: RetryPolicy = RetryPolicy()) -> AttestGuardClient {
+    func client(hashConvention: AttestationHashConvention = .sha256, retry: RetryPolicy = RetryPolicy(), sessionTokens: Bool = false) -> AttestGuardClient {
         AttestGuardClient(
-            configuration: .init(gateway: ScriptedGateway.base, user: "alice", hashConvention: hashConvention, retry: retry, clock: clock),
+            configuration: .init(
+                gateway: ScriptedGateway.base, user: "alice", hashConvention: hashConvention, retry: retry, clock: clock, sessionTokens: sessionTokens
+            ),
             provider: provider,
             keyStore: keyStore,
             transport: gateway

@@ -12,6 +12,10 @@ public import FoundationNetworking
 /// session) or when a route answers `assertion_missing`: the rollout percentage limits how many devices call Apple's
 /// `attestKey`, as Apple's gradual-rollout guidance asks.
 ///
+/// With ``Configuration/sessionTokens``, requests carry a session token (bought with one assertion, held in memory,
+/// renewed before it expires) instead of an assertion; a route that refuses a token with `assertion_missing` gets an
+/// assertion, then and for the rest of the session.
+///
 /// ```swift
 /// let client = AttestGuardClient(
 ///     configuration: .init(gateway: URL(string: "https://shop.example/attestguard/")!, user: session.userId),
@@ -37,6 +41,9 @@ public struct AttestGuardClient: Sendable {
         public var retry: RetryPolicy
         /// The clock of challenge expiry and retry waits.
         public var clock: any ClientClock
+        /// Whether the app's server issues session tokens (`apps.<app>.sessionTokens.enabled`): requests then carry a
+        /// token where the gateway's route accepts one, and an assertion where it asks for one.
+        public var sessionTokens: Bool
 
         /// The settings of one signed-in user; the defaults suit an app (the `sha256` hash convention, the default
         /// retry policy, the system clock).
@@ -46,7 +53,8 @@ public struct AttestGuardClient: Sendable {
             deviceId: String? = nil,
             hashConvention: AttestationHashConvention = .sha256,
             retry: RetryPolicy = RetryPolicy(),
-            clock: any ClientClock = SystemClientClock()
+            clock: any ClientClock = SystemClientClock(),
+            sessionTokens: Bool = false
         ) {
             self.gateway = gateway
             self.user = user
@@ -54,6 +62,7 @@ public struct AttestGuardClient: Sendable {
             self.hashConvention = hashConvention
             self.retry = retry
             self.clock = clock
+            self.sessionTokens = sessionTokens
         }
     }
 
@@ -61,6 +70,8 @@ public struct AttestGuardClient: Sendable {
     private let keys: KeyLifecycle
     private let signer: RequestSigner
     private let advice: AttestationAdvice
+    /// The session token, when the app's server issues them.
+    private let tokens: SessionTokenHolder?
 
     /// Makes the client of one signed-in user on this install; nothing is attested or sent until it is used.
     ///
@@ -98,6 +109,7 @@ public struct AttestGuardClient: Sendable {
         self.keys = KeyLifecycle(account: configuration.user, settings: settings)
         self.advice = AttestationAdvice(routes: settings.routes)
         self.signer = RequestSigner(settings: settings, keys: keys, deviceCheck: SessionDeviceCheck(settings: settings), advice: advice)
+        self.tokens = configuration.sessionTokens ? SessionTokenHolder(settings: settings) : nil
     }
 
     /// Whether AttestGuard advises attesting this user now (the app's rollout): `{"attest": true|false}`. Advice
@@ -136,8 +148,15 @@ public struct AttestGuardClient: Sendable {
     /// key (the rollout had not asked the user to attest) and was refused `assertion_missing` attests a key and is
     /// signed again, once. After a transport error it sends again only a request whose method is idempotent. A
     /// revoked key throws ``AttestGuardClientError/Code/keyRevoked``.
+    ///
+    /// With session tokens, a request carries the token where no route refused one yet: `assertion_missing` sends it
+    /// again with an assertion (and the route gets assertions from then on), and a refused token
+    /// (`session_token_expired`, `session_token_invalid`, ...) is dropped and the request sent once more with a new
+    /// one.
     public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        var signed = try await signer.sign(request)
+        var signed = try await authenticated(request)
+        var fellBackToAssertion = false
+        var renewedToken = false
         var resignedForChallenge = false
         var resignedForCounter = 0
         var replacedKey = false
@@ -154,15 +173,28 @@ public struct AttestGuardClient: Sendable {
                     throw AttestGuardClientError(.transport, "no response; a \(request.httpMethod ?? "GET") is not sent twice", underlying: error)
                 }
                 resentAfterTransportError = true
-                signed = try await signer.sign(request)
+                signed = try await authenticated(request)
                 continue
             }
             guard response.statusCode >= 400, response.value(forHTTPHeaderField: ServerAnswer.errorHeader) != nil else { return (data, response) }
             let answer = ServerAnswer(response: response, body: data)
             guard let code = answer.code else { return (data, response) }
+            if let used = signed.sessionToken, let tokens, code == .keyRevoked || Self.keyRefusals.contains(code) {
+                await tokens.discard(used)
+            }
             if code == .keyRevoked {
                 throw AttestGuardClientError(.keyRevoked, "AttestGuard revoked this device's key", answer: answer)
-            } else if code == .assertionMissing, signed.keyId == nil, !attestedOnDemand {
+            } else if code == .assertionMissing, signed.sessionToken != nil, let tokens, !fellBackToAssertion {
+                // The route asks for an assertion where a token went: one now, and on this route from now on.
+                fellBackToAssertion = true
+                await tokens.requireAssertions(for: request)
+                settings.onEvent(.resigned(code: code))
+                signed = try await signer.sign(request)
+                continue
+            } else if ServerErrorCode.sessionTokenRefusals.contains(code), let used = signed.sessionToken, let tokens, !renewedToken {
+                renewedToken = true
+                await tokens.discard(used)
+            } else if code == .assertionMissing || code == .sessionTokenMissing, signed.keyId == nil, !attestedOnDemand {
                 // The route requires an assertion the rollout had not asked for yet: attest now and sign.
                 attestedOnDemand = true
                 settings.onEvent(.resigned(code: code))
@@ -191,8 +223,19 @@ public struct AttestGuardClient: Sendable {
                 return (data, response)
             }
             settings.onEvent(.resigned(code: code))
-            signed = try await signer.sign(request)
+            signed = try await authenticated(request)
         }
+    }
+
+    /// `request` with a session token where it may carry one and one can be had, else signed with an assertion.
+    private func authenticated(_ request: URLRequest) async throws -> RequestSigner.Signed {
+        guard let tokens, await tokens.mayCarryToken(request) else { return try await signer.sign(request) }
+        let signer = self.signer
+        guard let token = await tokens.token(signingWith: { try await signer.sign($0) }) else { return try await signer.sign(request) }
+        var carrying = request
+        for header in AppAttestHeader.allCases { carrying.setValue(nil, forHTTPHeaderField: header.rawValue) }
+        carrying.setValue(token.text, forHTTPHeaderField: AppAttestHeader.sessionToken.rawValue)
+        return RequestSigner.Signed(request: carrying, keyId: token.keyId, sessionToken: token.text)
     }
 
     /// Refusals of the signature's challenge: a new signature passes.
@@ -211,14 +254,15 @@ public struct AttestGuardClient: Sendable {
     func sending(through transport: any HTTPTransport) -> AttestGuardClient {
         var settings = settings
         settings.transport = transport
-        return AttestGuardClient(settings: settings, keys: keys, signer: signer, advice: advice)
+        return AttestGuardClient(settings: settings, keys: keys, signer: signer, advice: advice, tokens: tokens)
     }
 
-    private init(settings: ClientSettings, keys: KeyLifecycle, signer: RequestSigner, advice: AttestationAdvice) {
+    private init(settings: ClientSettings, keys: KeyLifecycle, signer: RequestSigner, advice: AttestationAdvice, tokens: SessionTokenHolder?) {
         self.settings = settings
         self.keys = keys
         self.signer = signer
         self.advice = advice
+        self.tokens = tokens
     }
 }
 

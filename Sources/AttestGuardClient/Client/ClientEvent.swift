@@ -17,4 +17,9 @@ public enum ClientEvent: Sendable, Hashable {
     case deviceValidated
     /// The session's DeviceCheck validation failed (the request still goes, scored without it).
     case deviceValidationFailed(reason: String)
+    /// A session token was bought with an assertion; it lives `expiresIn` seconds.
+    case sessionTokenIssued(expiresIn: Int)
+    /// No session token could be bought (`reason`: the error code, or `transport`): requests carry assertions until
+    /// the retry policy's token cooldown has passed (for `session_tokens_not_enabled`, for the session).
+    case sessionTokenUnavailable(reason: String)
 }

@@ -10,14 +10,20 @@ public struct RetryPolicy: Sendable, Hashable {
     /// After attestation gave up (`serverUnavailable` on every try), requests go unattested, with
     /// `X-AppAttest-Status: throttled`, for this many seconds before the client attests again.
     public var attestationCooldown: Double
+    /// After a session token could not be bought, requests carry assertions for this many seconds before the client
+    /// asks for a token again.
+    public var sessionTokenCooldown: Double
 
     /// The default tries App Attest four times, after waits of 1, 2 and 4 seconds, and then leaves attestation alone
-    /// for five minutes. Values below their minimum (one attempt, no wait) are raised to it.
-    public init(attempts: Int = 4, initialDelay: Double = 1, maximumDelay: Double = 16, attestationCooldown: Double = 300) {
+    /// for five minutes, and session tokens for one. Values below their minimum (one attempt, no wait) are raised to it.
+    public init(
+        attempts: Int = 4, initialDelay: Double = 1, maximumDelay: Double = 16, attestationCooldown: Double = 300, sessionTokenCooldown: Double = 60
+    ) {
         self.attempts = max(1, attempts)
         self.initialDelay = max(0, initialDelay)
         self.maximumDelay = max(0, maximumDelay)
         self.attestationCooldown = max(0, attestationCooldown)
+        self.sessionTokenCooldown = max(0, sessionTokenCooldown)
     }
 
     /// The wait after failed try number `attempt` (1 for the first).

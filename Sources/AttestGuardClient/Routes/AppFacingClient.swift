@@ -46,8 +46,20 @@ struct AppFacingClient: Sendable {
         _ = try await call(.attestationOutcomes, method: "POST", body: report)
     }
 
+    /// A session token for the key that signs the exchange: `sign` adds the assertion headers to the request (an
+    /// empty-bodied `POST <gateway>/session-tokens`), which AttestGuard verifies as it would any signed request.
+    func sessionToken(signedBy sign: (URLRequest) async throws -> URLRequest) async throws -> SessionTokenResponseBody {
+        let request = try await sign(try await prepared(.sessionTokens, method: "POST", body: Optional<AppDeviceCheckRequestBody>.none))
+        return try decode(SessionTokenResponseBody.self, from: try await perform(request, route: .sessionTokens), route: .sessionTokens)
+    }
+
     /// One call: 2xx gives the body, anything else is ``AttestGuardClientError/Code/refused`` with the answer.
     private func call(_ route: AppFacingRoute, method: String, body: (some Encodable)?) async throws -> Data {
+        try await perform(try await prepared(route, method: method, body: body), route: route)
+    }
+
+    /// The request of one call, with the app's authentication.
+    private func prepared(_ route: AppFacingRoute, method: String, body: (some Encodable)?) async throws -> URLRequest {
         var request = URLRequest(url: gateway.appendingPathComponent(route.pathComponent))
         request.httpMethod = method
         request.setValue("application/json", forHTTPHeaderField: "Accept")
@@ -56,6 +68,12 @@ struct AppFacingClient: Sendable {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         try await authorize(&request)
+        return request
+    }
+
+    /// Sends one call's request: 2xx gives the body, anything else is ``AttestGuardClientError/Code/refused``.
+    private func perform(_ request: URLRequest, route: AppFacingRoute) async throws -> Data {
+        let method = request.httpMethod ?? "GET"
         let data: Data
         let response: HTTPURLResponse
         do {

@@ -26,8 +26,20 @@ public struct ServerErrorCode: Sendable, Hashable, CustomStringConvertible {
     public static let keyRevoked = ServerErrorCode(rawValue: "key_revoked")
     /// The attestation's nonce is not what the server computes: often the other clientDataHash convention.
     public static let nonceMismatch = ServerErrorCode(rawValue: "nonce_mismatch")
-    /// The route needs an assertion and the request had none.
+    /// The route needs an assertion and the request had none (or only a session token).
     public static let assertionMissing = ServerErrorCode(rawValue: "assertion_missing")
+    /// A `token` route and the request had neither a session token nor an assertion.
+    public static let sessionTokenMissing = ServerErrorCode(rawValue: "session_token_missing")
+    /// The session token is not one the server issued (or no longer publishes the key of): get a new one.
+    public static let sessionTokenInvalid = ServerErrorCode(rawValue: "session_token_invalid")
+    /// The session token expired: get a new one.
+    public static let sessionTokenExpired = ServerErrorCode(rawValue: "session_token_expired")
+    /// The session token was issued for another app: get a new one.
+    public static let sessionTokenAppMismatch = ServerErrorCode(rawValue: "session_token_app_mismatch")
+    /// The key (or its session token) belongs to another user than the gateway's: get a new token.
+    public static let keyUserMismatch = ServerErrorCode(rawValue: "key_user_mismatch")
+    /// The app's server issues no session tokens: the client sends assertions for the rest of the session.
+    public static let sessionTokensNotEnabled = ServerErrorCode(rawValue: "session_tokens_not_enabled")
     /// The app's build policy refuses how this build was distributed (a development or re-signed build where only
     /// App Store and TestFlight builds are allowed): final for this build, surfaced to the app.
     public static let validationCategoryNotAllowed = ServerErrorCode(rawValue: "validation_category_not_allowed")
@@ -42,10 +54,14 @@ public struct ServerErrorCode: Sendable, Hashable, CustomStringConvertible {
     /// new key of the same build is refused the same way.
     public static let buildRefusals: Set<ServerErrorCode> = [.validationCategoryNotAllowed, .bundleVersionBelowMinimum, .authenticatorExtensionsMissing]
 
+    /// Refusals of a session token that a new token may pass: the client drops the token and gets another, once.
+    public static let sessionTokenRefusals: Set<ServerErrorCode> = [.sessionTokenInvalid, .sessionTokenExpired, .sessionTokenAppMismatch, .keyUserMismatch]
+
     /// Every code above.
     public static let all: [ServerErrorCode] = [
         .challengeExpired, .challengeUsed, .assertionAlreadyAccepted, .counterNotIncreasing, .keyNotFound, .keySuperseded, .keyRevoked,
-        .nonceMismatch, .assertionMissing, .validationCategoryNotAllowed, .bundleVersionBelowMinimum, .authenticatorExtensionsMissing,
+        .nonceMismatch, .assertionMissing, .sessionTokenMissing, .sessionTokenInvalid, .sessionTokenExpired, .sessionTokenAppMismatch,
+        .keyUserMismatch, .sessionTokensNotEnabled, .validationCategoryNotAllowed, .bundleVersionBelowMinimum, .authenticatorExtensionsMissing,
     ]
 
     public var description: String { rawValue }

@@ -24,10 +24,12 @@ struct RequestSigner: Sendable {
         case now
     }
 
-    /// A request as signed, and the key that signed it (nil when it goes unattested).
+    /// A request as signed, and the key that signed it (nil when it goes unattested), or the session token it carries
+    /// instead of an assertion.
     struct Signed: Sendable {
         var request: URLRequest
         var keyId: String?
+        var sessionToken: String?
     }
 
     func sign(_ request: URLRequest, attesting: Attesting = .ifAdvised) async throws -> Signed {
@@ -63,6 +65,7 @@ struct RequestSigner: Sendable {
                 if status == .unsupported { await deviceCheck.validateOnce() }
                 var unattested = request
                 unattested.setValue(status.rawValue, forHTTPHeaderField: AppAttestHeader.status.rawValue)
+                unattested.setValue(nil, forHTTPHeaderField: AppAttestHeader.sessionToken.rawValue)
                 return Signed(request: unattested, keyId: nil)
             }
             do {
@@ -72,6 +75,7 @@ struct RequestSigner: Sendable {
                 signed.setValue(Base64Text.encode(assertion), forHTTPHeaderField: AppAttestHeader.assertion.rawValue)
                 signed.setValue(Base64Text.urlEncoded(clientData), forHTTPHeaderField: AppAttestHeader.clientData.rawValue)
                 signed.setValue(nil, forHTTPHeaderField: AppAttestHeader.status.rawValue)
+                signed.setValue(nil, forHTTPHeaderField: AppAttestHeader.sessionToken.rawValue)
                 return Signed(request: signed, keyId: keyId)
             } catch let failure as AppAttestFailure where failure.code == .invalidKey {
                 // The key is gone from the device (a reinstall kept its Keychain entry): one new key, attested now.

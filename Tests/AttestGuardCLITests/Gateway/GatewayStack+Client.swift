@@ -30,11 +30,15 @@ extension GatewayStack {
         keychainService: String,
         port: Int,
         clock: InstantClientClock = InstantClientClock(),
-        events: ClientEventLog = ClientEventLog()
+        events: ClientEventLog = ClientEventLog(),
+        sessionTokens: Bool = false
     ) -> AttestGuardClient {
         let credentials = Self.basicAuthorization(authenticatedAs ?? user)
         return AttestGuardClient(
-            configuration: .init(gateway: Self.gatewayURL(port: port, path: "/attestguard/"), user: user, deviceId: "\(user)-device", clock: clock),
+            configuration: .init(
+                gateway: Self.gatewayURL(port: port, path: "/attestguard/"), user: user, deviceId: "\(user)-device", clock: clock,
+                sessionTokens: sessionTokens
+            ),
             provider: provider,
             deviceCheck: deviceCheck,
             keyStore: Self.keyStore(service: keychainService),

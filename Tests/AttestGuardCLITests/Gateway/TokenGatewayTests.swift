@@ -1,4 +1,6 @@
 import AttestCore
+import AttestGuardClient
+import AttestGuardClientTesting
 import AttestGuardWire
 import AttestTestSupport
 import Foundation
@@ -90,6 +92,34 @@ struct TokenGatewayTests {
             #expect(revoked.status == 422 && revoked.errorCode == "key_revoked", "\(revoked.status) \(revoked.text)")
             if gateway == .caddy { #expect(attempt == 0, "Caddy asks AttestGuard every time") }
             #expect(stack.upstream.requests.map(\.target) == passedTargets, "only what the gateway passed reached the upstream")
+        }
+    }
+
+    @Test("the client buys one token, carries it on the token route and an assertion where the route asks for one")
+    func clientThroughNginx() async throws {
+        try await GatewayStack.run(sessionTokens: true) { stack in
+            let nginx = try await stack.startNginx()
+            let phone = stack.device("alice-phone")
+            let client = stack.client(
+                user: "alice", provider: phone, keychainService: "tokens-\(UUID().uuidString)", port: nginx.port, sessionTokens: true
+            )
+            for page in 1...3 {
+                let target = "\(GatewayStack.tokenRoute)?page=\(page)"
+                #expect(try await client.send(GatewayStack.appRequest("GET", target, user: "alice", port: nginx.port)).1.statusCode == 200)
+                #expect(stack.received(target).first?.header("X-AttestGuard-Binding") == "session_token", "\(target)")
+            }
+            // One assertion bought the token; the rollout advice attested the key first.
+            #expect(await phone.calls[.attestKey] == 1)
+            #expect(await phone.calls[.generateAssertion] == 1)
+
+            // The promo route requires an assertion: the token is refused, the request signed, and the route remembered.
+            for ref in ["a", "b"] {
+                let target = "/api/promos/claim?ref=\(ref)"
+                let (_, answer) = try await client.send(GatewayStack.appRequest("POST", target, body: #"{"item":"sku-1"}"#, user: "alice", port: nginx.port))
+                #expect(answer.statusCode == 200, "\(target): \(answer.statusCode)")
+                #expect(stack.received(target).allSatisfy { $0.header("X-AttestGuard-Binding") == "v1" })
+            }
+            #expect(await phone.calls[.generateAssertion] == 3)
         }
     }
 }

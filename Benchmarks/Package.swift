@@ -40,6 +40,7 @@ let package = Package(
             dependencies: [
                 .product(name: "DeviceSimulator", package: "AttestGuard"),
                 .product(name: "AttestCore", package: "AttestGuard"),
+                .product(name: "AttestGuardWire", package: "AttestGuard"),
             ]
         ),
         // The reference of Benchmarks/http.sh's GET /healthz: a plain Hummingbird application with that one route, no

@@ -7,18 +7,22 @@
 #   - direct:   nginx (basic auth) -> upstream; no AttestGuard;
 #   - attested: nginx with the shipped Gateway/nginx/attestguard.conf and attestguard.js (njs: the body read and
 #               hashed, forward-auth asked once) -> upstream; every request carries a fresh single-use assertion that
-#               AttestGuard (release build, simulator mode, PostgreSQL, the shipped Rules/) verifies, commits and scores.
-# The request is the same in both: POST /api/orders with {"item":"sku-1"}, basic auth as the key's user. The upstream
-# is an nginx server answering 200 at once, so the difference is the gateway's forward-auth. Rounds alternate
-# (direct, attested, direct, ...) so that a change in the machine's load falls on both; the report gives each
-# round, the medians, the added latency (p50, p99), the throughput ratio, and where the added mean latency goes:
+#               AttestGuard (release build, simulator mode, PostgreSQL, the shipped Rules/) verifies, commits and scores
+#               on a `require` route;
+#   - token:    the same gateway on a `token` route: every request carries its key's session token (bought once per
+#               key with an assertion); nginx reuses AttestGuard's answer for the token as its Cache-Control allows.
+# The request is POST {"item":"sku-1"} with basic auth as the key's user, to /api/orders (direct, attested) or
+# /api/feed (token). The upstream is an nginx server answering 200 at once, so the difference is the gateway's
+# forward-auth. Rounds alternate (direct, attested, token, direct, ...) so that a change in the machine's load falls
+# on all; the report gives each round, the medians, the added latency (p50, p99), the throughput ratios, the token
+# route's p50 over the direct one's (the goal: at most 1.5), and where the attested rows' added mean latency goes:
 # inside AttestGuard (its own request-duration histogram for the forward-auth route, read from /metrics before and
 # after each attested round) or in nginx and the hop.
 #
 # Steps: build `attestguard` and `HTTPBenchPrep` (release, Benchmarks/.build); install wrk and nginx with njs when
 # missing; start a throw-away PostgreSQL and the server with a route policy requiring an assertion on
-# POST /api/orders; HTTPBenchPrep attests one key per connection and mints PER_KEY assertions per key in counter
-# order; nginx (one worker) runs the direct and the attested servers and the upstream; wrk (`-t C -c C`: each
+# POST /api/orders and a session token on POST /api/feed; HTTPBenchPrep attests one key per connection, exchanges one
+# assertion per key for a session token and mints PER_KEY assertions per key in counter order; nginx (one worker) runs the direct and the attested servers and the upstream; wrk (`-t C -c C`: each
 # connection sends its key's assertions one after another) runs the rounds. Everything it started is stopped on
 # exit, also on failure or Ctrl-C.
 #
@@ -48,6 +52,7 @@ lua="$here/gateway/gateway.lua"
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 missing=()
 command -v wrk >/dev/null 2>&1 || missing+=(wrk)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 [ -x /usr/sbin/nginx ] || missing+=(nginx)
 [ -f /usr/lib/nginx/modules/ngx_http_js_module.so ] || missing+=(libnginx-mod-http-js)
 if [ ${#missing[@]} -gt 0 ]; then
@@ -113,7 +118,11 @@ routes:
     methods: [POST]
     protection: require
     action: purchase
+  - path: /api/feed
+    methods: [POST]
+    protection: token
 POLICY
+openssl ecparam -name prime256v1 -genkey -noout 2>/dev/null | openssl pkcs8 -topk8 -nocrypt >"$work/session-token-key.pem"
 cat >"$work/config.yaml" <<CONFIG
 mode: simulator
 logLevel: warning
@@ -123,7 +132,8 @@ simulator: { seed: $seed }
 challenges: { ttlSeconds: 3600, maxPerUser: 1000000, quotaWindowSeconds: 1 }
 apps:
   names: [bench]
-  bench: { appId: $app_id, environments: [development] }
+  bench: { appId: $app_id, environments: [development], sessionTokens: { enabled: true, ttlSeconds: 3600 } }
+sessionTokens: { signingKeyFile: "$work/session-token-key.pem" }
 apiKeys:
   names: [bench, edge]
   bench: { secretEnv: BENCH_API_KEY, scopes: [verify, score, admin], apps: ["*"] }
@@ -141,7 +151,7 @@ done
 
 echo "== preparing $connections keys x $per_key assertions (through the API) =="
 "$bin/HTTPBenchPrep" --url "http://127.0.0.1:$port" --keys "$connections" --per-key "$per_key" --out "$work/bodies" \
-    --seed "$seed" --app-id "$app_id"
+    --seed "$seed" --app-id "$app_id" --session-tokens-via GATEWAY_KEY
 # Each key's file for wrk: its user's basic-auth value, then `keyId assertion clientData` per assertion.
 python3 - "$work/bodies" "$work/headers" "$connections" <<'PY'
 import base64, json, os, sys
@@ -153,6 +163,8 @@ for index in range(count):
         for line in lines:
             body = json.loads(line)
             out.write(f"{body['keyId']} {body['assertion']} {body['clientData']}\n")
+    with open(f"{source}/token-{index}.txt") as token, open(f"{target}/token-{index}.txt", "w") as out:
+        out.write(token.read())
 PY
 
 echo "== nginx =="
@@ -225,15 +237,17 @@ auth_seconds() {
 echo "== warm-up (2 s each) =="
 run warmup-direct direct "$direct_port" - - 2
 run warmup-attested attested "$gateway_port" - "$work/offsets-0" 2
+run warmup-token token "$gateway_port" - - 2
 offsets="$work/offsets-0"
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 for round in $(seq 1 "$rounds"); do
-    echo "== round $round: direct, then attested (${duration} s each) =="
+    echo "== round $round: direct, attested, then token (${duration} s each) =="
     run "direct-$round" direct "$direct_port" - -
     auth_seconds >"$work/attested-$round.auth-before"
     run "attested-$round" attested "$gateway_port" "$offsets" "$work/offsets-$round"
     auth_seconds >"$work/attested-$round.auth-after"
     offsets="$work/offsets-$round"
+    run "token-$round" token "$gateway_port" - -
 done
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -243,11 +257,11 @@ echo
 echo "== AttestGuard gateway benchmark =="
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; load average $load_before before measuring, $load_after after"
 echo "software: $(/usr/sbin/nginx -v 2>&1 | sed 's/^nginx version: //'), njs $(dpkg-query -W -f='${Version}' libnginx-mod-http-js 2>/dev/null || echo '?'); $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2); attestguard serve (release) on PostgreSQL (scripts/postgres-start.sh)"
-echo "load: wrk -t $connections -c $connections -d ${duration}s, closed loop, POST /api/orders {\"item\":\"sku-1\"}; nginx 1 worker; wrk, nginx, AttestGuard and PostgreSQL share the cores"
+echo "load: wrk -t $connections -c $connections -d ${duration}s, closed loop, POST /api/orders (token: /api/feed) {\"item\":\"sku-1\"}; nginx 1 worker; wrk, nginx, AttestGuard and PostgreSQL share the cores"
 echo
 printf '| %-12s | %9s | %8s | %8s | %9s | %-22s |\n' round "req/s" "p50 ms" "p99 ms" requests "non-200 / sock.err / ex"
 printf '|%s|%s|%s|%s|%s|%s|\n' --------------  ----------- ---------- ---------- ----------- ------------------------
-for name in $(for round in $(seq 1 "$rounds"); do echo "direct-$round attested-$round"; done); do
+for name in $(for round in $(seq 1 "$rounds"); do echo "direct-$round attested-$round token-$round"; done); do
     printf '| %-12s | %9.0f | %8.2f | %8.2f | %9d | %-22s |\n' "$name" "$(field "$name" rps)" "$(field "$name" p50_ms)" \
         "$(field "$name" p99_ms)" "$(field "$name" requests)" "$(field "$name" non200) / $(field "$name" socket_errors) / $(field "$name" exhausted)"
     if [ "$(field "$name" non200)" != 0 ] || [ "$(field "$name" socket_errors)" != 0 ] || [ "$(field "$name" exhausted)" != 0 ]; then
@@ -260,10 +274,14 @@ summary() { for round in $(seq 1 "$rounds"); do field "$1-$round" "$2"; done | m
 direct_rps=$(summary direct rps); attested_rps=$(summary attested rps)
 direct_p50=$(summary direct p50_ms); attested_p50=$(summary attested p50_ms)
 direct_p99=$(summary direct p99_ms); attested_p99=$(summary attested p99_ms)
+token_rps=$(summary token rps); token_p50=$(summary token p50_ms); token_p99=$(summary token p99_ms)
 echo
 awk -v dr="$direct_rps" -v ar="$attested_rps" -v d50="$direct_p50" -v a50="$attested_p50" -v d99="$direct_p99" -v a99="$attested_p99" 'BEGIN {
     printf "medians: direct %.0f req/s, p50 %.2f ms, p99 %.2f ms; attested %.0f req/s, p50 %.2f ms, p99 %.2f ms\n", dr, d50, d99, ar, a50, a99
     printf "forward-auth adds p50 %.2f ms, p99 %.2f ms; throughput ratio attested/direct %.3f\n", a50 - d50, a99 - d99, ar / dr
+}'
+awk -v dr="$direct_rps" -v tr="$token_rps" -v d50="$direct_p50" -v t50="$token_p50" -v d99="$direct_p99" -v t99="$token_p99" 'BEGIN {
+    printf "token: %.0f req/s, p50 %.2f ms, p99 %.2f ms; adds p50 %.2f ms, p99 %.2f ms; p50 token/direct %.2f (goal <= 1.5); throughput ratio token/direct %.3f\n", tr, t50, t99, t50 - d50, t99 - d99, t50 / d50, tr / dr
 }'
 # Where the added time goes: the mean through nginx, less the direct path's mean, less the mean inside AttestGuard's
 # forward-auth route; what is left is nginx's own work for forward-auth (njs reading and hashing the body, the

@@ -9,6 +9,7 @@
 --   MODE attested: also the X-AppAttest-* headers of the next line of the file (`keyId assertion clientData`, one
 --                  single-use assertion per line, in counter order), starting after the line OFFSETS_IN gives the
 --                  thread ("-": none); OFFSETS_OUT gets how far each thread got, so the next round never replays one.
+--   MODE token:    POST /api/feed with X-AppAttest-Token: the thread's session token (HEADER_DIR/token-<i>.txt).
 -- done() writes one line to RESULT_FILE:
 --   requests=N duration_s=S rps=R p50_ms=.. p99_ms=.. mean_ms=.. non200=N statuses=CODE:N,... socket_errors=N exhausted=N
 --   first_error=...
@@ -51,7 +52,14 @@ function init(args)
       direct_request = wrk.format("POST", "/api/orders", headers, body)
       return
    end
-   assert(mode == "attested", "mode must be direct or attested, got " .. tostring(mode))
+   if mode == "token" then
+      local file = assert(io.open(args[3] .. "/token-" .. id .. ".txt", "r"))
+      headers["X-AppAttest-Token"] = file:read("*l")
+      file:close()
+      direct_request = wrk.format("POST", "/api/feed", headers, body)
+      return
+   end
+   assert(mode == "attested", "mode must be direct, attested or token, got " .. tostring(mode))
    requests = {}
    for index = 2, #lines do
       local key_id, assertion, client_data = lines[index]:match("^(%S+) (%S+) (%S+)$")
@@ -64,7 +72,7 @@ function init(args)
 end
 
 function request()
-   if mode == "direct" then return direct_request end
+   if mode == "direct" or mode == "token" then return direct_request end
    if pos >= #requests then
       -- Out of single-use assertions: stop this thread (the run is reported as invalid). wrk still needs a request.
       exhausted = 1

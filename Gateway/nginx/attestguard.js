@@ -6,9 +6,7 @@
 //   1. refuses a client header with the trusted prefix that the config cannot overwrite (400);
 //   2. refuses a body nginx wrote to a temp file (413): only a body in memory can be hashed and passed on intact;
 //   3. hashes the exact body bytes (SHA-256, base64url without padding) into $attestguard_body_sha256;
-//   4. asks AttestGuard once, through the internal location /_attestguard (a subrequest); a request that shows a
-//      session token and no assertion may get an answer nginx kept for the same token (its hash in
-//      $attestguard_token_sha256), user, host, method and path;
+//   4. asks AttestGuard once, through the internal location /_attestguard (a subrequest);
 //   5. on 2xx stores the verdict headers in the $attestguard_* variables and redirects internally to
 //      @attestguard_upstream, which proxies the already-read body byte for byte with the verdict headers;
 //      on 401/403 answers with the precise status from X-AttestGuard-Status and AttestGuard's JSON body;
@@ -16,6 +14,8 @@
 //      $attestguard_failure_mode is "open", passes the request marked X-AttestGuard-Decision: unavailable.
 // An internal redirect back into the protected location (error_page, try_files with a URI) finds
 // $attestguard_passed set and goes straight to @attestguard_upstream: one forward-auth per client request.
+// A request that shows a session token and no assertion never reaches guard(): attestguard.conf sends it down the
+// token path (@attestguard_token, plain auth_request).
 
 const crypto = require('crypto');
 
@@ -80,13 +80,6 @@ async function guard(r) {
     // undefined without a body; an empty body is a zero-length Buffer that njs 0.7.9 cannot hash ("detached buffer").
     const body = r.requestBuffer;
     r.variables.attestguard_body_sha256 = crypto.createHash('sha256').update(body && body.length ? body : '').digest('base64url');
-
-    const token = r.headersIn['X-AppAttest-Token'];
-    const asserts = r.headersIn['X-AppAttest-KeyId'] || r.headersIn['X-AppAttest-Assertion'] || r.headersIn['X-AppAttest-ClientData'];
-    if (token && !asserts) {
-        r.variables.attestguard_token_sha256 = crypto.createHash('sha256').update(token).digest('base64url');
-        r.variables.attestguard_uncached = '';
-    }
 
     let reply;
     try {

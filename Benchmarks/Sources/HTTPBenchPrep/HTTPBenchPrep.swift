@@ -7,16 +7,21 @@
 //   3. mints M assertions for them in counter order (counter 1...M) and writes them as `POST /v1/assertions`
 //      request bodies, one JSON object per line, in counter order, to OUT/key-<i>.txt.
 // Each body is valid exactly once: replayed in file order by one connection, every one is accepted (200).
+// With --session-tokens-via GATEWAY_KEY_ENV it first exchanges one assertion per key for a session token, as the app
+// does through the gateway (POST /v1/app/session-tokens with the gateway's key from that variable, the app-facing
+// headers a gateway sets and the assertion over `POST /attestguard/session-tokens`), and writes it to OUT/token-<i>.txt.
 // With --score-keys S it also attests S more keys (user `bench-score-user-<i>`, device `bench-score-device-<i>`) and
 // writes one `POST /v1/score` body per key (key, user, device, an IP shared by 4 keys, an action) to
 // OUT/score.txt; score bodies are not single-use, so wrk sends them round and round.
 //
 // Usage: HTTPBenchPrep --url http://127.0.0.1:PORT --keys K --per-key M --out DIR [--score-keys S]
 //                      [--seed attestguard-bench] [--app-id ABCDE12345.com.example.bench] [--api-key-env BENCH_API_KEY]
+//                      [--session-tokens-via GATEWAY_KEY]
 // The seed must equal the server's `simulator.seed` (the server trusts that simulated PKI only).
 
 import DeviceSimulator
 import AttestCore
+import AttestGuardWire
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -31,6 +36,8 @@ struct Options {
     var seed = "attestguard-bench"
     var appId = "ABCDE12345.com.example.bench"
     var apiKeyEnv = "BENCH_API_KEY"
+    /// The variable holding the gateway key session tokens are exchanged with; none: no tokens.
+    var sessionTokensVia: String?
 
     static func parse(_ arguments: [String]) -> Options {
         var options = Options()
@@ -53,6 +60,7 @@ struct Options {
             case "--seed": options.seed = value(argument)
             case "--app-id": options.appId = value(argument)
             case "--api-key-env": options.apiKeyEnv = value(argument)
+            case "--session-tokens-via": options.sessionTokensVia = value(argument)
             case "--help", "-h":
                 print("usage: HTTPBenchPrep --url URL --keys K --per-key M --out DIR [--score-keys S] [--seed S] [--app-id A] [--api-key-env VAR]")
                 exit(0)
@@ -114,6 +122,23 @@ struct API: Sendable {
         return data
     }
 
+    /// Exchanges `signed` for a session token as a gateway passes the app's request on.
+    func sessionToken(_ signed: AssertionRequestBody, user: String, gatewayKey: String) async throws -> String {
+        var request = URLRequest(url: base.appendingPathComponent("v1/app/session-tokens"))
+        request.httpMethod = "POST"
+        request.setValue("Bearer \(gatewayKey)", forHTTPHeaderField: "Authorization")
+        request.setValue("/attestguard/session-tokens", forHTTPHeaderField: "X-Original-URI")
+        request.setValue(user, forHTTPHeaderField: "X-AttestGuard-User")
+        request.setValue("127.0.0.1", forHTTPHeaderField: "X-AttestGuard-Client-IP")
+        for (name, value) in signed.appAttestHeaders { request.setValue(value, forHTTPHeaderField: name.rawValue) }
+        let (data, response) = try await session.data(for: request)
+        let code = (response as? HTTPURLResponse)?.statusCode ?? -1
+        guard code == 201, let token = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["token"] as? String else {
+            fail("POST v1/app/session-tokens answered \(code): \(String(decoding: data, as: UTF8.self))")
+        }
+        return token
+    }
+
     func challenge(_ body: ChallengeBody) async throws -> String {
         let data = try await post("v1/challenges", body, expecting: 201)
         return try JSONDecoder().decode(ChallengeAnswer.self, from: data).challenge
@@ -136,6 +161,14 @@ func attest(
 func prepareKey(_ index: Int, options: Options, pki: SimulatedApplePKI, api: API) async throws -> Int {
     let userId = "bench-user-\(index)"
     var (client, keyId) = try await attest(device: "bench-device-\(index)", userId: userId, options: options, pki: pki, api: api)
+    if let variable = options.sessionTokensVia {
+        // Counter 1 buys the token, before the M assertions (counters 2...M+1) are minted.
+        guard let gatewayKey = ProcessInfo.processInfo.environment[variable], !gatewayKey.isEmpty else { fail("set the gateway key in $\(variable)") }
+        let challenge = try await api.challenge(ChallengeBody(appId: options.appId, purpose: "assertion", userId: userId, keyId: keyId))
+        let signed = client.assertion(challenge: challenge, method: "POST", path: "/attestguard/session-tokens", body: Data())
+        let token = try await api.sessionToken(signed, user: userId, gatewayKey: gatewayKey)
+        try Data((token + "\n").utf8).write(to: URL(fileURLWithPath: options.out).appendingPathComponent("token-\(index).txt"))
+    }
 
     // Challenges first (their order does not matter), then the assertions in counter order.
     var challenges: [String] = []

@@ -8,7 +8,6 @@ import Crypto
 import DeviceSimulator
 import Foundation
 import HTTPTypes
-import Synchronization
 import Testing
 
 /// Forward-auth on `token` routes: a session token passes without an assertion or a store round trip, with the verdict
@@ -288,13 +287,8 @@ struct TokenRouteTests {
 
     @Test("a token route answers while the store fails key reads, scoring facts and retired-key reads")
     func withoutTheStore() async throws {
-        let faulty = Mutex<FaultyScoringStore?>(nil)
-        try await Self.run(.sqlite, wrapStore: { store in
-            let wrapped = FaultyScoringStore(store)
-            faulty.withLock { $0 = wrapped }
-            return wrapped
-        }) { api in
-            let store = try #require(faulty.withLock { $0 })
+        try await Self.run(.sqlite, wrapStore: { FaultyScoringStore($0) }) { api in
+            let store = try #require(api.engine?.store as? FaultyScoringStore)
             var app = SimulatedApps.make(user: "alice", device: "alice-phone")
             #expect(try await api.attest(app).status == 201)
             let token = try await Self.token(api, &app)
@@ -310,15 +304,13 @@ struct TokenRouteTests {
 
     @Test("a server that could not read the retired keys at start refuses tokens with 503 until it does")
     func retiredKeysUnread() async throws {
-        let faulty = Mutex<FaultyScoringStore?>(nil)
         let environment = ["ATTESTGUARD_SESSION_TOKENS_REVOCATION_REFRESH_SECONDS": "1"]
         try await Self.run(.sqlite, environment: environment, wrapStore: { store in
             let wrapped = FaultyScoringStore(store)
             wrapped.failRetiredKeys(with: StoreError(.unavailable, "injected: the database stopped answering"))
-            faulty.withLock { $0 = wrapped }
             return wrapped
         }) { api in
-            let store = try #require(faulty.withLock { $0 })
+            let store = try #require(api.engine?.store as? FaultyScoringStore)
             var app = SimulatedApps.make(user: "alice", device: "alice-phone")
             #expect(try await api.attest(app).status == 201)
             let token = try await Self.token(api, &app)

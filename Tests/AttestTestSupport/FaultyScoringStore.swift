@@ -49,6 +49,13 @@ public final class FaultyScoringStore: RiskStore {
     }
     public func commitAssertion(_ commit: AssertionCommit) async throws -> AssertionCommitOutcome { try await base.commitAssertion(commit) }
     public func revokeKey(appId: String, keyId: Data, at: Date) async throws -> KeyRecord? { try await base.revokeKey(appId: appId, keyId: keyId, at: at) }
+    public func createDebugToken(_ token: DebugTokenRecord) async throws -> Bool { try await base.createDebugToken(token) }
+    public func debugTokens(appId: String, limit: Int) async throws -> [DebugTokenRecord] { try await base.debugTokens(appId: appId, limit: limit) }
+    public func debugToken(secretSha256: Data) async throws -> DebugTokenRecord? { try await base.debugToken(secretSha256: secretSha256) }
+    public func revokeDebugToken(appId: String, id: String, at: Date) async throws -> DebugTokenRecord? {
+        try await base.revokeDebugToken(appId: appId, id: id, at: at)
+    }
+    public func addDebugTokenUses(_ uses: [DebugTokenUse]) async throws { try await base.addDebugTokenUses(uses) }
     public func retiredKeys(after cursor: RetiredKey.Cursor, limit: Int) async throws -> [RetiredKey] {
         if let error = retiredKeysFault.withLock({ $0 }) { throw error }
         return try await base.retiredKeys(after: cursor, limit: limit)

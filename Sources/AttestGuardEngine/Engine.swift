@@ -30,6 +30,8 @@ public struct Engine: Sendable {
     public let factsCache: ScoringFactsCache
     /// Session tokens for verified assertions.
     public let sessionTokens: SessionTokenExchange
+    /// Debug tokens, which stand for App Attest on the Simulator and CI runners of apps that accept them.
+    public let debugTokens: DebugTokenService
     /// Bounds each user's attestation outcome reports (``AttestationOutcomes/report(_:appId:user:)``).
     let outcomeReportQuota = AttestationOutcomes.ReportQuota()
 
@@ -82,6 +84,7 @@ public struct Engine: Sendable {
             service: settings.sessionTokenKeys.map { SessionTokenService(keys: $0, clock: clock, clockSkew: settings.clockSkew.timeInterval) },
             retiredKeys: retiredKeys
         )
+        self.debugTokens = DebugTokenService(store: store, apps: apps, clock: clock)
         self.keys = KeyService(store: store, apps: apps, clock: clock, factsCache: factsCache, retiredKeys: retiredKeys)
         self.history = HistoryService(
             store: store, apps: apps, keying: settings.velocityKeying, clock: clock,

@@ -34,6 +34,9 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         case sessionTokenInvalid = "session_token_invalid"
         case sessionTokenExpired = "session_token_expired"
         case sessionTokenAppMismatch = "session_token_app_mismatch"
+        case debugTokenInvalid = "debug_token_invalid"
+        case debugTokenExpired = "debug_token_expired"
+        case debugTokenRevoked = "debug_token_revoked"
         case userMissing = "user_missing"
         case routeNotCovered = "route_not_covered"
         case requestTargetRefused = "request_target_refused"
@@ -47,6 +50,8 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         case keyNotFound = "key_not_found"
         case rampNotConfigured = "ramp_not_configured"
         case sessionTokensNotEnabled = "session_tokens_not_enabled"
+        case debugTokensNotEnabled = "debug_tokens_not_enabled"
+        case debugTokenNotFound = "debug_token_not_found"
         // Conflicts with stored state (409)
         case challengeUsed = "challenge_used"
         case assertionAlreadyAccepted = "assertion_already_accepted"
@@ -190,6 +195,13 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     public static let sessionTokenExpired = ErrorCode(.sessionTokenExpired)
     /// The session token was issued for another app (401).
     public static let sessionTokenAppMismatch = ErrorCode(.sessionTokenAppMismatch)
+    /// The debug token in `X-AppAttest-Token` is not one of the app's: malformed, unknown, or made for another app
+    /// (401).
+    public static let debugTokenInvalid = ErrorCode(.debugTokenInvalid)
+    /// The debug token is past the expiry its admin gave it (401): an admin makes a new one.
+    public static let debugTokenExpired = ErrorCode(.debugTokenExpired)
+    /// An admin revoked the debug token (401).
+    public static let debugTokenRevoked = ErrorCode(.debugTokenRevoked)
     /// The route requires an authenticated user and the gateway sent none (403).
     public static let userMissing = ErrorCode(.userMissing)
     /// No app's route policy owns the request's host and path (404, answered as 403).
@@ -220,6 +232,11 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     public static let rampNotConfigured = ErrorCode(.rampNotConfigured)
     /// The app issues no session tokens (`apps.<app>.sessionTokens.enabled`), or the server has no signing key.
     public static let sessionTokensNotEnabled = ErrorCode(.sessionTokensNotEnabled)
+    /// The app accepts no debug tokens (`apps.<app>.debugTokens.enabled`): 404 from the debug-token admin routes,
+    /// 401 in forward-auth for a request that carries one.
+    public static let debugTokensNotEnabled = ErrorCode(.debugTokensNotEnabled)
+    /// The app has no debug token with this id.
+    public static let debugTokenNotFound = ErrorCode(.debugTokenNotFound)
 
     // MARK: Conflicts with stored state (409)
 

@@ -11,6 +11,9 @@ public enum RequestBindingSignal: String, Sendable, Hashable, CaseIterable, Cust
     /// A session token stood for an assertion on a `token` route: the key was attested when the token was issued; the
     /// request itself is not signed.
     case sessionToken = "session_token"
+    /// A debug token stood for an assertion (the iOS Simulator, a CI runner): no device was attested and nothing is
+    /// signed.
+    case debugToken = "debug_token"
     /// No assertion came with the request.
     case none
 

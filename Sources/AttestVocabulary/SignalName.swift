@@ -3,6 +3,8 @@
 /// misspelled name does not compile; a test checks the two lists are the same.
 public enum FixedSignal: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     case keyStatus = "key.status"
+    case keyKind = "key.kind"
+    case keyDebugToken = "key.debug_token"
     case keyEnvironment = "key.environment"
     case keyAttestedAt = "key.attested_at"
     case keyAge = "key.age"

@@ -62,9 +62,17 @@ struct SignalCoverageTests {
             request.bundleVersion = "4.2"
             let outcome = try await engine.scorer.score(request)
             #expect(Set(outcome.signals.keys) == Set(FixedSignal.allCases.map(\.rawValue)), "the rule set reads exactly the fixed signals")
-            for signal in FixedSignal.allCases {
+            // A debug token stands where a key would: its id is there only without one.
+            for signal in FixedSignal.allCases where signal != .keyDebugToken {
                 #expect((outcome.signals[signal.rawValue] ?? nil) != nil, "\(signal) is missing")
             }
+            #expect(outcome.signals[FixedSignal.keyKind.rawValue] == .string("attested"))
+            var debugged = ScoreRequest(appId: ServerHarness.appId, userId: try Identifier("alice", field: "userId"), binding: .debugToken)
+            debugged.debugTokenId = "dbg_AAAAAAAAAAAA"
+            let debugOutcome = try await engine.scorer.score(debugged)
+            #expect(debugOutcome.signals[FixedSignal.keyKind.rawValue] == .string("debug"))
+            #expect(debugOutcome.signals[FixedSignal.keyDebugToken.rawValue] == .string("dbg_AAAAAAAAAAAA"))
+            #expect((debugOutcome.signals[FixedSignal.keyStatus.rawValue] ?? nil) == nil)
             #expect(outcome.signals[FixedSignal.keySupersededKeys.rawValue] == .number(1))
             #expect(outcome.signals[FixedSignal.receiptRiskMetricChange7d.rawValue] == .number(3))
         }

@@ -39,17 +39,22 @@ struct RuleSetLoadingTests {
         #expect(set.rules.map(\.id) == ["key-farm", "big-cart", "promo-already-claimed", "trusted-tester"])
         #expect(set.layout.namesRead == ["attributes.cart_total", "devicecheck.bit0", "receipt.risk_metric", "request.action", "request.user_id"])
         // The build signals every decision logs: the request's always, the key's since the rules read the key anyway.
+        // What stood for the key (an attested key, a debug token) always.
         #expect(set.layout.loggedOnly == [
             "request.validation_category", "request.bundle_version", "key.validation_category", "key.bundle_version", "key.os_version",
+            "key.kind", "key.debug_token",
         ])
         #expect(set.version.hasPrefix("sha256:") && set.version.count == 23)
     }
 
-    @Test("a rule set that never reads the key logs only the request's build, and pays no key read for it")
+    @Test("a rule set that never reads the key logs only the request's build and what stood for the key, and pays no key read for them")
     func loggedWithoutKey() throws {
         let set = try ruleSet("version: 1\nrules:\n  - id: promo\n    when: request.action == \"claim_promo\"\n    score: 10\n", lists: [:])
         #expect(set.layout.namesRead == ["request.action"])
-        #expect(set.layout.names == ["request.action", "request.bundle_version", "request.validation_category"])
+        #expect(set.layout.names == ["key.debug_token", "key.kind", "request.action", "request.bundle_version", "request.validation_category"])
+        // Reading only what stood for the key is no reason to log the key's build.
+        let kinds = try ruleSet("version: 1\nrules:\n  - id: debug\n    when: key.kind == \"debug\"\n    score: 10\n", lists: [:])
+        #expect(kinds.layout.names == ["key.debug_token", "key.kind", "request.bundle_version", "request.validation_category"])
     }
 
     @Test("scores add up, thresholds decide, reasons render; deny beats allow beats the score")

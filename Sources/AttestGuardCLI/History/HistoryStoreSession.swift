@@ -28,16 +28,20 @@ enum HistoryStoreSession {
     }
 
     /// Runs `body` with the configured store, opened for reading, and closes the store after it; the other read
-    /// commands (`receipts baseline`) use it directly.
+    /// commands (`receipts baseline`) use it directly. With `writing`, the store is opened as `labels import` opens
+    /// it, for the few commands that write a row or two (`debug-tokens`): on SQLite a server holding the file must
+    /// be stopped.
     static func reading<Result: Sendable>(
-        command: String, configuration: ServerConfiguration, _ body: @escaping @Sendable (any RiskStore) async throws -> Result
+        command: String, configuration: ServerConfiguration, writing: Bool = false, _ body: @escaping @Sendable (any RiskStore) async throws -> Result
     ) async throws -> Result {
         var logger = Logger(label: "attestguard")
         logger.logLevel = .warning
         let clock = SystemClock()
         let store: OpenedStore
         do {
-            store = try await OpenedStore.openForReading(configuration.database.coldPool, clock: { clock.now() }, logger: logger)
+            store = writing
+                ? try await OpenedStore.open(configuration.database.coldPool, clock: { clock.now() }, logger: logger)
+                : try await OpenedStore.openForReading(configuration.database.coldPool, clock: { clock.now() }, logger: logger)
         } catch {
             fail(command, "cannot open the store: \(error)", code: 3)
         }

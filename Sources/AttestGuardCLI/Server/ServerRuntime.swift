@@ -86,6 +86,12 @@ struct ServerRuntime {
             if let suggestion = warning.suggestion { metadata["suggestion"] = .string(suggestion) }
             logger.warning("configuration warning", metadata: metadata)
         }
+        for app in configuration.apps where app.debugTokens?.acceptedInProduction == true {
+            logger.warning(
+                "debug tokens pass the require routes of an app that accepts production keys (apps.<app>.debugTokens.allowInProduction)",
+                metadata: ["app": .string(app.appId)]
+            )
+        }
         Gauge(label: MetricFamily.mode.name, dimensions: [("mode", configuration.mode.rawValue)]).record(1)
         if configuration.mode == .simulator {
             logger.warning(

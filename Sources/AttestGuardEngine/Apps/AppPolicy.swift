@@ -46,6 +46,8 @@ public struct AppPolicy: Sendable, Hashable {
     public var build: AppBuildPolicy
     /// How long a session token of the app lives, in seconds; `nil`: the app issues none.
     public var sessionTokenLifetime: TimeInterval?
+    /// Whether and how the app accepts debug tokens; `nil`: it accepts none.
+    public var debugTokens: DebugTokenPolicy?
 
     public var appId: String { identity.appId }
 
@@ -71,7 +73,8 @@ public struct AppPolicy: Sendable, Hashable {
         sharesDeviceCheckBits: Bool = false,
         attestationRamp: AttestationRamp? = nil,
         build: AppBuildPolicy = AppBuildPolicy(),
-        sessionTokenLifetime: TimeInterval? = nil
+        sessionTokenLifetime: TimeInterval? = nil,
+        debugTokens: DebugTokenPolicy? = nil
     ) {
         self.identity = AppIdentity(appId: appId)
         self.environments = environments
@@ -84,5 +87,6 @@ public struct AppPolicy: Sendable, Hashable {
         self.attestationRamp = attestationRamp
         self.build = build
         self.sessionTokenLifetime = sessionTokenLifetime
+        self.debugTokens = debugTokens
     }
 }

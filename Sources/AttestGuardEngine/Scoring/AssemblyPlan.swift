@@ -26,7 +26,7 @@ struct AssemblyPlan: Sendable {
 
     init(_ layout: SignalLayout) {
         for name in layout.names {
-            if name.hasPrefix("key.") { key = true }
+            if name.hasPrefix("key."), !SignalSchema.keySignalsFromRequest.contains(name) { key = true }
             if name.hasPrefix("receipt.") { key = true; receipt = true }
             if name == FixedSignal.receiptRiskMetricChange7d.rawValue { history = true }
             if Self.validationSignals.contains(name) {

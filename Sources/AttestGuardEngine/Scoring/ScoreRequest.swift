@@ -9,6 +9,8 @@ public struct ScoreRequest: Sendable {
     /// What asked for the verdict (`request.endpoint`).
     public var endpoint: Endpoint
     public var keyId: KeyId?
+    /// The id of the debug token that stood for a key (`key.kind` = `debug`, `key.debug_token`); `nil` with a key.
+    public var debugTokenId: String?
     public var userId: Identifier?
     public var deviceId: Identifier?
     public var ip: ClientIP?

@@ -151,6 +151,9 @@ struct SignalAssembler: Sendable {
         values.set(.requestIp, request.ip.map { .string($0.text) })
         values.set(.requestDeviceId, request.deviceId.map { .string($0.value) })
         values.set(.requestBinding, .string((request.binding ?? RequestBindingSignal.none).rawValue))
+        let kind: KeyKind? = request.keyId != nil ? .attested : request.debugTokenId != nil ? .debug : nil
+        values.set(.keyKind, kind.map { .string($0.rawValue) })
+        values.set(.keyDebugToken, request.debugTokenId.map(SignalValue.string))
         values.set(.requestAttestStatus, request.attestStatus.map(SignalValue.string))
         values.set(.requestValidationCategory, request.validationCategory.map { .string($0.name) })
         values.set(.requestBundleVersion, request.bundleVersion.map(SignalValue.string))

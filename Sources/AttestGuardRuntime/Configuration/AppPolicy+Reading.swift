@@ -40,7 +40,8 @@ extension AppPolicy {
             sharesDeviceCheckBits: try app.bool("shareDeviceCheckBits", default: false),
             attestationRamp: try AttestationRamp.reading(app.scoped("ramp")),
             build: try AppBuildPolicy.reading(app.scoped("build")),
-            sessionTokenLifetime: try Self.sessionTokenLifetime(app.scoped("sessionTokens"))
+            sessionTokenLifetime: try Self.sessionTokenLifetime(app.scoped("sessionTokens")),
+            debugTokens: try Self.debugTokens(app.scoped("debugTokens"), production: environments.contains(.production))
         )
     }
 }
@@ -54,5 +55,22 @@ extension AppPolicy {
     static func sessionTokenLifetime(_ values: ConfigValues) throws -> TimeInterval? {
         let seconds = try values.int("ttlSeconds", default: defaultSessionTokenSeconds, range: 60...86_400)
         return try values.bool("enabled", default: false) ? TimeInterval(seconds) : nil
+    }
+}
+
+extension AppPolicy {
+    /// `apps.<app>.debugTokens.*`: the policy when `enabled`, else `nil`. An app that accepts production keys takes
+    /// debug tokens only with `allowInProduction: true`.
+    static func debugTokens(_ values: ConfigValues, production: Bool) throws -> DebugTokenPolicy? {
+        let days = try values.int("maxLifetimeDays", default: 30, range: 1...365)
+        let inProduction = try values.bool("allowInProduction", default: false)
+        guard try values.bool("enabled", default: false) else { return nil }
+        if production, !inProduction {
+            throw ConfigurationError(
+                key: values.path("allowInProduction"),
+                "the app accepts production keys: debug tokens would let anyone holding one past every require route of the live app; set allowInProduction: true if that is meant (the server warns of it at every start), or list only development in environments"
+            )
+        }
+        return DebugTokenPolicy(maximumLifetime: TimeInterval(days) * 86_400, acceptedInProduction: production)
     }
 }

@@ -78,12 +78,14 @@ package struct WriteBehindService: Service {
         let decisions = engine.scorer.decisionLog.dropQueued()
         let keyUses = engine.scorer.keyUse.dropPending()
         let gatewayChecks = engine.gatewayChecks.dropPending()
+        let debugTokenUses = engine.debugTokens.uses.dropPending()
         recordBacklog()
-        if velocity > 0 || decisions > 0 || keyUses > 0 || gatewayChecks > 0 {
+        if velocity > 0 || decisions > 0 || keyUses > 0 || gatewayChecks > 0 || debugTokenUses > 0 {
             logger.warning(
                 "shutdown flush did not finish in time; unwritten entries dropped",
                 metadata: ["velocity_buckets": .stringConvertible(velocity), "decision_log_entries": .stringConvertible(decisions),
                            "key_uses": .stringConvertible(keyUses), "gateway_checks": .stringConvertible(gatewayChecks),
+                           "debug_token_uses": .stringConvertible(debugTokenUses),
                            "budget": .string("\(shutdownBudget)")]
             )
         }
@@ -124,7 +126,16 @@ package struct WriteBehindService: Service {
         async let decisions: Void = flushDecisionLog(spreadingOver: spread)
         async let keyUse: Void = flushKeyUse()
         async let gatewayChecks: Void = flushGatewayChecks()
-        _ = await (velocity, decisions, keyUse, gatewayChecks)
+        async let debugTokenUses: Void = flushDebugTokenUses()
+        _ = await (velocity, decisions, keyUse, gatewayChecks, debugTokenUses)
+    }
+
+    private func flushDebugTokenUses() async {
+        do {
+            try await engine.debugTokens.uses.flush()
+        } catch {
+            logger.warning("debug token use write failed; uses kept for the next flush", metadata: ["error": .string(String(describing: error))])
+        }
     }
 
     private func flushGatewayChecks() async {

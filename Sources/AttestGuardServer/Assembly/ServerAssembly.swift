@@ -49,6 +49,7 @@ public enum ServerAssembly {
         AppFacingRoutes(engine: engine, policies: gatewayPolicies, settings: configuration.gateway, body: JSONBody(maximumBytes: configuration.maxBodyBytes))
             .register(on: router, keys: APIKeyRing(configuration.apiKeys))
         SessionTokenRoutes(engine: engine).register(on: router)
+        DebugTokenRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes)).register(on: router, keys: APIKeyRing(configuration.apiKeys))
         if configuration.operatorListener == nil {
             try ConsoleRoutes(engine: engine, keys: APIKeyRing(configuration.apiKeys), settings: configuration.console).register(on: router)
         }

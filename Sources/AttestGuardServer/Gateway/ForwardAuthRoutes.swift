@@ -109,7 +109,8 @@ struct ForwardAuthRoutes {
     }
 
     /// The verdict on a route that checks, and what the check found. A `token` route reads the session token only
-    /// when no assertion header came (an assertion is the stronger proof). In monitor mode (the app's `mode`), a
+    /// when no assertion header came (an assertion is the stronger proof); any such route reads a debug token
+    /// (`agdt_…` in the same header) then. In monitor mode (the app's `mode`), a
     /// `score`, `token` or `require-for-rollout` route passes what enforcement would refuse (a missing, malformed or
     /// failing assertion or session token, or a build the build policy refuses), scored as unattested and marked
     /// (``ForwardAuthVerdict/wouldRefuse``); `require` routes enforce in every mode.
@@ -123,6 +124,9 @@ struct ForwardAuthRoutes {
             throw ForwardAuthRefusal(precise: APIError(.forbidden, code: .userMissing, "this route needs the user the gateway authenticated"), answer: .forbidden)
         }
         do {
+            if !asked.carriesCredentials, let secret = try asked.sessionToken(), DebugTokenSecret.isDebugToken(secret), let user = asked.caller.user {
+                return (try await debugged(secret, user: user, asked, app: app, route: route, context: context), .debug)
+            }
             if route.protection == .token, !asked.carriesCredentials, let token = try asked.sessionToken(), let user = asked.caller.user {
                 return (try await admitted(token, user: user, asked, app: app, route: route, context: context), .token)
             }
@@ -195,6 +199,28 @@ struct ForwardAuthRoutes {
         scoreRequest.requestId = context.requestId
         let outcome = try await engine.scorer.score(scoreRequest)
         return ForwardAuthVerdict(verdict: outcome.verdict, keyId: admitted.keyId, binding: .sessionToken, signedBodySha256: nil, route: route)
+    }
+
+    /// The verdict for a request whose debug token the app accepts: the request scored with the token standing for a
+    /// key (`key.kind` `debug`, `request.binding` `debug_token`).
+    /// - Throws: 401 with the token's refusal code.
+    private func debugged(
+        _ secret: String, user: Identifier, _ asked: ForwardAuthRequest, app: AppPolicy, route: RouteDecision, context: AttestGuardRequestContext
+    ) async throws -> ForwardAuthVerdict {
+        let tokenId: String
+        switch try await engine.debugTokens.admit(secret, appId: app.appId) {
+        case .valid(let token): tokenId = token.id
+        case .invalid(let refusal):
+            throw ForwardAuthRefusal(precise: APIError(.unauthorized, code: refusal.code, refusal.message), answer: .unauthorized)
+        }
+        var scoreRequest = ScoreRequest(
+            appId: app.appId, endpoint: .score, userId: user, ip: asked.caller.ip, action: route.action, attestStatus: asked.clientAttestStatus,
+            binding: .debugToken
+        )
+        scoreRequest.debugTokenId = tokenId
+        scoreRequest.requestId = context.requestId
+        let outcome = try await engine.scorer.score(scoreRequest)
+        return ForwardAuthVerdict(verdict: outcome.verdict, keyId: nil, binding: .debugToken, signedBodySha256: nil, route: route)
     }
 
     /// The request scored without an assertion.

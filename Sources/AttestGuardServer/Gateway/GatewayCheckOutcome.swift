@@ -13,6 +13,8 @@ enum GatewayCheckOutcome: String, Sendable, CaseIterable {
     case verified
     /// A session token a `token` route admitted.
     case token
+    /// A debug token an app that accepts them admitted.
+    case debug
     /// No assertion, scored without one.
     case unattested
     /// An assertion the route asked for and the request lacked.

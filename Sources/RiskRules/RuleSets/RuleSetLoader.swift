@@ -79,7 +79,9 @@ public enum RuleSetLoader {
         }
         guard errors.isEmpty else { throw RuleSetLoadFailure(errors: errors) }
         var layout = compiler.layout
-        let readsKey = layout.names.contains { $0.hasPrefix("key.") || $0.hasPrefix("receipt.") }
+        let readsKey = layout.names.contains {
+            ($0.hasPrefix("key.") && !SignalSchema.keySignalsFromRequest.contains($0)) || $0.hasPrefix("receipt.")
+        }
         layout.keepLogged(SignalSchema.loggedWithEveryDecision(readsKey: readsKey))
         return RuleSet(
             version: PolicyFileVersion.of(hashed),

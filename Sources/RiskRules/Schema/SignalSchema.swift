@@ -32,6 +32,8 @@ public enum SignalSchema {
     /// The signals that do not depend on the rule set.
     public static let fixed: [SignalDefinition] = [
         SignalDefinition(.keyStatus, .string, .key, "`active`, `superseded`, `revoked`, or `unknown` when the key id is not registered to this app; missing without a key id"),
+        SignalDefinition(.keyKind, .string, .key, "`attested` (an App Attest key: an assertion, or a session token issued for one) or `debug` (a debug token an admin made for the Simulator or CI: no device was attested); missing when the request shows neither"),
+        SignalDefinition(.keyDebugToken, .string, .key, "the id of the debug token that stood for a key (`dbg_…`); missing otherwise"),
         SignalDefinition(.keyEnvironment, .string, .key, "`production` or `development`"),
         SignalDefinition(.keyAttestedAt, .timestamp, .key, "when the key was attested"),
         SignalDefinition(.keyAge, .duration, .key, "time since attestation"),
@@ -75,12 +77,16 @@ public enum SignalSchema {
 
     private static let fixedByName: [String: SignalDefinition] = Dictionary(uniqueKeysWithValues: fixed.map { ($0.name, $0) })
 
+    /// The `key.` signals the request itself says (what stood for a key), which need no read of the key.
+    public static let keySignalsFromRequest: Set<String> = [FixedSignal.keyKind.rawValue, FixedSignal.keyDebugToken.rawValue]
+
     /// The signals every decision logs whether or not a rule reads them, so that a backtest of a new rule over them
     /// has values: the build an attestation or assertion came from (iOS 27's map, free to assemble) and, when the
     /// rules read the key anyway (`readsKey`), the build and OS version the key was attested from; a rule set that
-    /// never reads the key does not pay a key read for them.
+    /// never reads the key does not pay a key read for them. What stood for the key (`key.kind`, `key.debug_token`)
+    /// is the request's, so a debug token's decisions are always marked.
     static func loggedWithEveryDecision(readsKey: Bool) -> [SignalDefinition] {
-        let request: [FixedSignal] = [.requestValidationCategory, .requestBundleVersion]
+        let request: [FixedSignal] = [.requestValidationCategory, .requestBundleVersion, .keyKind, .keyDebugToken]
         let key: [FixedSignal] = readsKey ? [.keyValidationCategory, .keyBundleVersion, .keyOsVersion] : []
         return (request + key).compactMap { fixedByName[$0.rawValue] }
     }

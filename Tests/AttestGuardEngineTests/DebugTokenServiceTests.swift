@@ -1,0 +1,112 @@
+@testable import AttestGuardEngine
+import AttestGuardStore
+import AttestTestSupport
+import AttestVocabulary
+import Foundation
+import Synchronization
+import Testing
+
+/// Debug tokens in the engine: the secret's shape, the lifetimes an app allows, admission by app, and the uses
+/// counted in memory and written behind the requests without losing any to a failed write.
+@Suite("Debug token service")
+struct DebugTokenServiceTests {
+    static let appId = "TEAMID1234.com.example.debug"
+    static let otherAppId = "TEAMID1234.com.example.other"
+
+    static func engine(_ store: any RiskStore, clock: ManualClock, maximumDays: Int = 30) -> Engine {
+        let apps = AppCatalog([
+            AppPolicy(appId: appId, environments: [.development], debugTokens: DebugTokenPolicy(maximumLifetime: TimeInterval(maximumDays) * 86_400)),
+            AppPolicy(appId: otherAppId, environments: [.development], debugTokens: DebugTokenPolicy()),
+            AppPolicy(appId: "TEAMID1234.com.example.plain", environments: [.development]),
+        ])
+        return Engine(store: store, apps: apps, settings: EngineSettings(), clock: clock)
+    }
+
+    @Test("a secret is agdt_ and 32 random bytes, an id dbg_ and 9; only the secret's shape is ever hashed")
+    func shapes() throws {
+        let (secret, id) = DebugTokenSecret.make()
+        #expect(secret.hasPrefix("agdt_") && secret.utf8.count == 48)
+        #expect(DebugTokenSecret.isId(id) && !DebugTokenSecret.isId(secret) && !DebugTokenSecret.isId("dbg_"))
+        #expect(DebugTokenSecret.digest(of: secret)?.count == 32)
+        #expect(DebugTokenSecret.digest(of: String(secret.dropLast())) == nil)
+        #expect(DebugTokenSecret.digest(of: "agdt_" + String(repeating: "!", count: 43)) == nil)
+        #expect(DebugTokenSecret.make().secret != secret)
+    }
+
+    @Test("lifetimes run from one day to the app's maximum; the default is a week or that maximum; other apps' tokens do not pass")
+    func lifetimesAndApps() async throws {
+        try await withTestStore(.sqlite) { (test: TestStore) async throws in
+            let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+            let engine = Self.engine(test.store, clock: clock, maximumDays: 3)
+            let name = try Identifier("ci-runner", field: "name")
+            let short = try await engine.debugTokens.create(appId: Self.appId, name: name, lifetimeDays: nil, createdBy: "test")
+            #expect(short.token.expiresAt == clock.now().addingTimeInterval(3 * 86_400))
+            let other = try await engine.debugTokens.create(appId: Self.otherAppId, name: name, lifetimeDays: nil, createdBy: "test")
+            #expect(other.token.expiresAt == clock.now().addingTimeInterval(7 * 86_400))
+            for days in [0, 4] {
+                let refused = await #expect(throws: EngineError.self) {
+                    try await engine.debugTokens.create(appId: Self.appId, name: name, lifetimeDays: days, createdBy: "test")
+                }
+                #expect(refused?.code == .invalidField)
+            }
+            let plain = await #expect(throws: EngineError.self) {
+                try await engine.debugTokens.create(appId: "TEAMID1234.com.example.plain", name: name, lifetimeDays: 1, createdBy: "test")
+            }
+            #expect(plain?.code == .debugTokensNotEnabled)
+
+            guard case .valid = try await engine.debugTokens.admit(short.secret, appId: Self.appId) else { Issue.record("refused"); return }
+            guard case .invalid(.unknown) = try await engine.debugTokens.admit(other.secret, appId: Self.appId) else { Issue.record("passed"); return }
+            guard case .invalid(.notAccepted) = try await engine.debugTokens.admit(short.secret, appId: "TEAMID1234.com.example.plain") else {
+                Issue.record("passed")
+                return
+            }
+            clock.advance(by: 3 * 86_400)
+            guard case .invalid(.expired) = try await engine.debugTokens.admit(short.secret, appId: Self.appId) else { Issue.record("passed"); return }
+            // Only the admitted use counts.
+            try await engine.debugTokens.uses.flush()
+            let listed = try await engine.debugTokens.list(appId: Self.appId)
+            #expect(listed.map(\.uses) == [1])
+        }
+    }
+
+    /// Fails the first write of uses, then passes them to the store under it.
+    final class FlakyUseStore: DebugTokenStore {
+        let base: any DebugTokenStore
+        let failures = Mutex(1)
+        init(_ base: any DebugTokenStore) { self.base = base }
+        func createDebugToken(_ token: DebugTokenRecord) async throws -> Bool { try await base.createDebugToken(token) }
+        func debugTokens(appId: String, limit: Int) async throws -> [DebugTokenRecord] { try await base.debugTokens(appId: appId, limit: limit) }
+        func debugToken(secretSha256: Data) async throws -> DebugTokenRecord? { try await base.debugToken(secretSha256: secretSha256) }
+        func revokeDebugToken(appId: String, id: String, at: Date) async throws -> DebugTokenRecord? {
+            try await base.revokeDebugToken(appId: appId, id: id, at: at)
+        }
+        func addDebugTokenUses(_ uses: [DebugTokenUse]) async throws {
+            let fail = failures.withLock { left in
+                defer { left = max(0, left - 1) }
+                return left > 0
+            }
+            if fail { throw StoreError(.unavailable, "injected") }
+            try await base.addDebugTokenUses(uses)
+        }
+    }
+
+    @Test("a failed write of uses keeps them, merged with the uses counted since, for the next")
+    func usesSurviveAFailedWrite() async throws {
+        try await withTestStore(.sqlite) { (test: TestStore) async throws in
+            let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+            let engine = Self.engine(test.store, clock: clock)
+            let made = try await engine.debugTokens.create(appId: Self.appId, name: try Identifier("a", field: "name"), lifetimeDays: 1, createdBy: "t")
+            let recorder = DebugTokenUseRecorder(store: FlakyUseStore(test.store))
+            recorder.note(id: made.token.id, at: clock.now())
+            recorder.note(id: made.token.id, at: clock.now().addingTimeInterval(5))
+            await #expect(throws: StoreError.self) { try await recorder.flush() }
+            recorder.note(id: made.token.id, at: clock.now().addingTimeInterval(2))
+            #expect(recorder.addingPending(made.token).uses == 3)
+            try await recorder.flush()
+            #expect(recorder.dropPending() == 0)
+            let stored = try #require(try await test.store.debugTokens(appId: Self.appId, limit: 5).first)
+            #expect(stored.uses == 3)
+            #expect(stored.lastUsedAt == clock.now().addingTimeInterval(5))
+        }
+    }
+}

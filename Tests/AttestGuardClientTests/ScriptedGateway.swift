@@ -154,14 +154,19 @@ final class ScriptedClient: Sendable {
         )
     }
 
-    func client(hashConvention: AttestationHashConvention = .sha256, retry: RetryPolicy = RetryPolicy(), sessionTokens: Bool = false) -> AttestGuardClient {
+    func client(
+        hashConvention: AttestationHashConvention = .sha256, retry: RetryPolicy = RetryPolicy(), sessionTokens: Bool = false, debugToken: String? = nil,
+        onEvent: @escaping @Sendable (ClientEvent) -> Void = { _ in }
+    ) -> AttestGuardClient {
         AttestGuardClient(
             configuration: .init(
-                gateway: ScriptedGateway.base, user: "alice", hashConvention: hashConvention, retry: retry, clock: clock, sessionTokens: sessionTokens
+                gateway: ScriptedGateway.base, user: "alice", hashConvention: hashConvention, retry: retry, clock: clock, sessionTokens: sessionTokens,
+                debugToken: debugToken
             ),
             provider: provider,
             keyStore: keyStore,
-            transport: gateway
+            transport: gateway,
+            onEvent: onEvent
         )
     }
 

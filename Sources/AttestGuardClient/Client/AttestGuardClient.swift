@@ -44,6 +44,11 @@ public struct AttestGuardClient: Sendable {
         /// Whether the app's server issues session tokens (`apps.<app>.sessionTokens.enabled`): requests then carry a
         /// token where the gateway's route accepts one, and an assertion where it asks for one.
         public var sessionTokens: Bool
+        /// A debug token an admin made for this app (`attestguard debug-tokens create`), for Simulator builds and CI
+        /// runners, which cannot attest: requests carry it instead of App Attest. It is used only where the provider
+        /// reports App Attest unsupported, and ignored on a device that can attest. Keep it out of release builds
+        /// (`#if targetEnvironment(simulator)`); the server accepts it only for apps that allow debug tokens.
+        public var debugToken: String?
 
         /// The settings of one signed-in user; the defaults suit an app (the `sha256` hash convention, the default
         /// retry policy, the system clock).
@@ -54,7 +59,8 @@ public struct AttestGuardClient: Sendable {
             hashConvention: AttestationHashConvention = .sha256,
             retry: RetryPolicy = RetryPolicy(),
             clock: any ClientClock = SystemClientClock(),
-            sessionTokens: Bool = false
+            sessionTokens: Bool = false,
+            debugToken: String? = nil
         ) {
             self.gateway = gateway
             self.user = user
@@ -63,6 +69,7 @@ public struct AttestGuardClient: Sendable {
             self.retry = retry
             self.clock = clock
             self.sessionTokens = sessionTokens
+            self.debugToken = debugToken
         }
     }
 
@@ -72,6 +79,8 @@ public struct AttestGuardClient: Sendable {
     private let advice: AttestationAdvice
     /// The session token, when the app's server issues them.
     private let tokens: SessionTokenHolder?
+    /// The debug token, when one is configured.
+    private let debugToken: DebugTokenCarrier?
 
     /// Makes the client of one signed-in user on this install; nothing is attested or sent until it is used.
     ///
@@ -110,6 +119,7 @@ public struct AttestGuardClient: Sendable {
         self.advice = AttestationAdvice(routes: settings.routes)
         self.signer = RequestSigner(settings: settings, keys: keys, deviceCheck: SessionDeviceCheck(settings: settings), advice: advice)
         self.tokens = configuration.sessionTokens ? SessionTokenHolder(settings: settings) : nil
+        self.debugToken = configuration.debugToken.map { DebugTokenCarrier(token: $0, settings: settings) }
     }
 
     /// Whether AttestGuard advises attesting this user now (the app's rollout): `{"attest": true|false}`. Advice
@@ -125,6 +135,7 @@ public struct AttestGuardClient: Sendable {
     /// ...), after which requests go unattested until the retry policy's cooldown has passed.
     @discardableResult
     public func prepare() async throws -> AppAttestStatus? {
+        if let debugToken, await debugToken.isCarried() { return nil }
         if try await !keys.hasRegisteredKey(), await !advice.attestNow() { return nil }
         switch try await keys.readyKey() {
         case .ready: return .supported
@@ -135,7 +146,8 @@ public struct AttestGuardClient: Sendable {
     /// `request` with its assertion headers (or, on a device that cannot attest, `X-AppAttest-Status`). The body
     /// must be `httpBody`, and the request must be sent as it is: another method, URL or body fails the check.
     public func signed(_ request: URLRequest) async throws -> URLRequest {
-        try await signer.sign(request).request
+        if let debugToken, await debugToken.isCarried() { return debugToken.carrying(request).request }
+        return try await signer.sign(request).request
     }
 
     /// Signs and sends `request` and returns the answer, the gateway's refusals included. It signs again once when
@@ -194,7 +206,7 @@ public struct AttestGuardClient: Sendable {
             } else if ServerErrorCode.sessionTokenRefusals.contains(code), let used = signed.sessionToken, let tokens, !renewedToken {
                 renewedToken = true
                 await tokens.discard(used)
-            } else if code == .assertionMissing || code == .sessionTokenMissing, signed.keyId == nil, !attestedOnDemand {
+            } else if code == .assertionMissing || code == .sessionTokenMissing, signed.keyId == nil, !attestedOnDemand, !carriesDebugToken(signed) {
                 // The route requires an assertion the rollout had not asked for yet: attest now and sign.
                 attestedOnDemand = true
                 settings.onEvent(.resigned(code: code))
@@ -227,8 +239,10 @@ public struct AttestGuardClient: Sendable {
         }
     }
 
-    /// `request` with a session token where it may carry one and one can be had, else signed with an assertion.
+    /// `request` with the debug token where one is carried; else with a session token where it may carry one and one
+    /// can be had; else signed with an assertion.
     private func authenticated(_ request: URLRequest) async throws -> RequestSigner.Signed {
+        if let debugToken, await debugToken.isCarried() { return debugToken.carrying(request) }
         guard let tokens, await tokens.mayCarryToken(request) else { return try await signer.sign(request) }
         let signer = self.signer
         guard let token = await tokens.token(signingWith: { try await signer.sign($0) }) else { return try await signer.sign(request) }
@@ -236,6 +250,11 @@ public struct AttestGuardClient: Sendable {
         for header in AppAttestHeader.allCases { carrying.setValue(nil, forHTTPHeaderField: header.rawValue) }
         carrying.setValue(token.text, forHTTPHeaderField: AppAttestHeader.sessionToken.rawValue)
         return RequestSigner.Signed(request: carrying, keyId: token.keyId, sessionToken: token.text)
+    }
+
+    /// Whether `signed` went with the debug token: nothing the client can attest changes the answer.
+    private func carriesDebugToken(_ signed: RequestSigner.Signed) -> Bool {
+        debugToken != nil && signed.request.value(forHTTPHeaderField: AppAttestHeader.sessionToken.rawValue) == debugToken?.token
     }
 
     /// Refusals of the signature's challenge: a new signature passes.
@@ -254,15 +273,19 @@ public struct AttestGuardClient: Sendable {
     func sending(through transport: any HTTPTransport) -> AttestGuardClient {
         var settings = settings
         settings.transport = transport
-        return AttestGuardClient(settings: settings, keys: keys, signer: signer, advice: advice, tokens: tokens)
+        return AttestGuardClient(settings: settings, keys: keys, signer: signer, advice: advice, tokens: tokens, debugToken: debugToken)
     }
 
-    private init(settings: ClientSettings, keys: KeyLifecycle, signer: RequestSigner, advice: AttestationAdvice, tokens: SessionTokenHolder?) {
+    private init(
+        settings: ClientSettings, keys: KeyLifecycle, signer: RequestSigner, advice: AttestationAdvice, tokens: SessionTokenHolder?,
+        debugToken: DebugTokenCarrier?
+    ) {
         self.settings = settings
         self.keys = keys
         self.signer = signer
         self.advice = advice
         self.tokens = tokens
+        self.debugToken = debugToken
     }
 }
 

@@ -22,4 +22,8 @@ public enum ClientEvent: Sendable, Hashable {
     /// No session token could be bought (`reason`: the error code, or `transport`): requests carry assertions until
     /// the retry policy's token cooldown has passed (for `session_tokens_not_enabled`, for the session).
     case sessionTokenUnavailable(reason: String)
+    /// The device cannot attest and a debug token is configured: requests carry the debug token instead of App Attest.
+    case debugTokenCarried
+    /// A debug token is configured on a device that can attest: it is ignored, and the client attests as usual.
+    case debugTokenIgnored
 }

@@ -40,6 +40,14 @@ public struct ServerErrorCode: Sendable, Hashable, CustomStringConvertible {
     public static let keyUserMismatch = ServerErrorCode(rawValue: "key_user_mismatch")
     /// The app's server issues no session tokens: the client sends assertions for the rest of the session.
     public static let sessionTokensNotEnabled = ServerErrorCode(rawValue: "session_tokens_not_enabled")
+    /// The debug token is not one of the app's (mistyped, or made for another app): final, surfaced to the app.
+    public static let debugTokenInvalid = ServerErrorCode(rawValue: "debug_token_invalid")
+    /// The debug token expired: final; an admin makes a new one (`attestguard debug-tokens create`).
+    public static let debugTokenExpired = ServerErrorCode(rawValue: "debug_token_expired")
+    /// An admin revoked the debug token: final.
+    public static let debugTokenRevoked = ServerErrorCode(rawValue: "debug_token_revoked")
+    /// The app's server accepts no debug tokens (`apps.<app>.debugTokens.enabled`): final.
+    public static let debugTokensNotEnabled = ServerErrorCode(rawValue: "debug_tokens_not_enabled")
     /// The app's build policy refuses how this build was distributed (a development or re-signed build where only
     /// App Store and TestFlight builds are allowed): final for this build, surfaced to the app.
     public static let validationCategoryNotAllowed = ServerErrorCode(rawValue: "validation_category_not_allowed")
@@ -62,6 +70,7 @@ public struct ServerErrorCode: Sendable, Hashable, CustomStringConvertible {
         .challengeExpired, .challengeUsed, .assertionAlreadyAccepted, .counterNotIncreasing, .keyNotFound, .keySuperseded, .keyRevoked,
         .nonceMismatch, .assertionMissing, .sessionTokenMissing, .sessionTokenInvalid, .sessionTokenExpired, .sessionTokenAppMismatch,
         .keyUserMismatch, .sessionTokensNotEnabled, .validationCategoryNotAllowed, .bundleVersionBelowMinimum, .authenticatorExtensionsMissing,
+        .debugTokenInvalid, .debugTokenExpired, .debugTokenRevoked, .debugTokensNotEnabled,
     ]
 
     public var description: String { rawValue }

@@ -31,13 +31,14 @@ extension GatewayStack {
         port: Int,
         clock: InstantClientClock = InstantClientClock(),
         events: ClientEventLog = ClientEventLog(),
-        sessionTokens: Bool = false
+        sessionTokens: Bool = false,
+        debugToken: String? = nil
     ) -> AttestGuardClient {
         let credentials = Self.basicAuthorization(authenticatedAs ?? user)
         return AttestGuardClient(
             configuration: .init(
                 gateway: Self.gatewayURL(port: port, path: "/attestguard/"), user: user, deviceId: "\(user)-device", clock: clock,
-                sessionTokens: sessionTokens
+                sessionTokens: sessionTokens, debugToken: debugToken
             ),
             provider: provider,
             deviceCheck: deviceCheck,

@@ -36,10 +36,12 @@ final class GatewayStack: @unchecked Sendable {
     ///   so that a test can take the database away; forward-auth then answers within 500 ms.
     /// - Parameter sessionTokens: Issues session tokens for the app (a fresh signing key) and adds the `token` route
     ///   ``tokenRoute`` to the shipped policy.
+    /// - Parameter debugTokens: The app accepts debug tokens (`apps.<app>.debugTokens.enabled`).
     static func run(
-        challengeSeconds: Int? = nil, cuttableStore: Bool = false, sessionTokens: Bool = false, _ body: (GatewayStack) async throws -> Void
+        challengeSeconds: Int? = nil, cuttableStore: Bool = false, sessionTokens: Bool = false, debugTokens: Bool = false,
+        _ body: (GatewayStack) async throws -> Void
     ) async throws {
-        let stack = try await start(challengeSeconds: challengeSeconds, cuttableStore: cuttableStore, sessionTokens: sessionTokens)
+        let stack = try await start(challengeSeconds: challengeSeconds, cuttableStore: cuttableStore, sessionTokens: sessionTokens, debugTokens: debugTokens)
         do {
             try await body(stack)
         } catch {
@@ -63,7 +65,7 @@ final class GatewayStack: @unchecked Sendable {
     /// The `token` route a stack with session tokens adds to the shipped policy.
     static let tokenRoute = "/api/feed"
 
-    private static func start(challengeSeconds: Int?, cuttableStore: Bool, sessionTokens: Bool) async throws -> GatewayStack {
+    private static func start(challengeSeconds: Int?, cuttableStore: Bool, sessionTokens: Bool, debugTokens: Bool) async throws -> GatewayStack {
         let (fakeApple, apple) = try await ReceiptBatchProcessTests.startFakeApple()
         let sqlite = FileManager.default.temporaryDirectory.appendingPathComponent("attestguard-gateway-\(UUID().uuidString).sqlite").path
         var environment = ServerProcess.environment(databaseURL: nil, sqlitePath: sqlite).merging(apple) { _, new in new }
@@ -110,6 +112,7 @@ final class GatewayStack: @unchecked Sendable {
             // Answers admitting a token are reused for at most a second: a revocation shows at the gateway in a test's time.
             environment["ATTESTGUARD_SESSION_TOKENS_REVOCATION_REFRESH_SECONDS"] = "1"
         }
+        if debugTokens { environment["ATTESTGUARD_APPS_MAIN_DEBUG_TOKENS_ENABLED"] = "true" }
         // Every user must attest: require-for-rollout routes require, and the rollout advice says so.
         environment["ATTESTGUARD_APPS_MAIN_ATTESTATION_REQUIRED_PERCENT"] = "100"
         do {

@@ -11,8 +11,9 @@ import Testing
 
 /// Session tokens through the shipped nginx (njs) and Caddy configurations: the app exchanges an assertion for a token
 /// at `/attestguard/session-tokens`, and a `token` route passes it with forward-auth's answer; a missing, forged,
-/// other-user or revoked-key token is refused with its code and never reaches the upstream.
-@Suite("Gateway: session tokens", .serialized, .enabled(if: GatewayBinaries.nginxAvailable, "nginx is not installed"))
+/// other-user or revoked-key token is refused with its code and never reaches the upstream. A debug token passes the
+/// `require` and `token` routes of an app that accepts them until it is revoked, and no route of an app that does not.
+@Suite("Gateway: session and debug tokens", .serialized, .enabled(if: GatewayBinaries.nginxAvailable, "nginx is not installed"))
 struct TokenGatewayTests {
     enum Gateway: String, CaseIterable {
         case nginx
@@ -120,6 +121,77 @@ struct TokenGatewayTests {
                 #expect(stack.received(target).allSatisfy { $0.header("X-AttestGuard-Binding") == "v1" })
             }
             #expect(await phone.calls[.generateAssertion] == 3)
+        }
+    }
+
+    /// A new debug token of the stack's app: its secret and id.
+    static func debugToken(_ stack: GatewayStack, name: String) async throws -> (secret: String, id: String) {
+        let made = try await stack.attestGuard.send(
+            "POST", "v1/admin/apps/\(GatewayStack.appId)/debug-tokens", body: Data(#"{"name":"\#(name)"}"#.utf8)
+        )
+        try #require(made.status == 201, "\(made.json)")
+        let secret = try #require(made.json["secret"] as? String)
+        return (secret, try #require((made.json["token"] as? [String: Any])?["id"] as? String))
+    }
+
+    @Test("a debug token passes the require and token routes of an app that accepts them, and stops at its revocation",
+          arguments: gateways)
+    func debugToken(gateway: Gateway) async throws {
+        try await GatewayStack.run(sessionTokens: true, debugTokens: true) { stack in
+            let port = try await (gateway == .nginx ? stack.startNginx() : stack.startCaddy()).port
+            let (secret, id) = try await Self.debugToken(stack, name: "ci-runner")
+            func carrying(_ token: String, _ method: String, _ target: String) -> GatewayRequest {
+                var request = GatewayRequest(method: method, target: target, body: method == "GET" ? [] : Array(#"{"item":"sku-1"}"#.utf8))
+                request.extraHeaders = [(AppAttestHeader.sessionToken.rawValue, token)]
+                return request
+            }
+            var passedTargets: [String] = []
+            for (method, target) in [("POST", "/api/promos/claim?debug"), ("GET", "\(GatewayStack.tokenRoute)?debug")] {
+                let answer = try await carrying(secret, method, target).send(to: port)
+                #expect(answer.status == 200, "\(target): \(answer.status) \(answer.text)")
+                passedTargets.append(target)
+                let received = try #require(stack.received(target).first)
+                #expect(received.header("X-AttestGuard-Binding") == "debug_token")
+                #expect(received.header("X-AttestGuard-Key-Id") == nil)
+                #expect(received.header("X-AttestGuard-Reasons") == "debug-token", "the shipped rules mark it")
+            }
+            let forged = try await carrying(String(secret.dropLast(2)) + "AA", "POST", "/api/promos/claim?forged").send(to: port)
+            #expect(forged.status == 401 && forged.errorCode == "debug_token_invalid", "\(forged.status) \(forged.text)")
+
+            let revoke = try await stack.attestGuard.send("POST", "v1/admin/apps/\(GatewayStack.appId)/debug-tokens/\(id)/revoke", body: Data("{}".utf8))
+            #expect(revoke.status == 200)
+            // Forward-auth reads the token on every use and marks its answers no-store: refused at once, nginx too.
+            for (method, target) in [("POST", "/api/promos/claim?revoked"), ("GET", "\(GatewayStack.tokenRoute)?revoked")] {
+                let answer = try await carrying(secret, method, target).send(to: port)
+                #expect(answer.status == 401 && answer.errorCode == "debug_token_revoked", "\(target): \(answer.status) \(answer.text)")
+            }
+            #expect(stack.upstream.requests.map(\.target) == passedTargets, "only what the gateway passed reached the upstream")
+        }
+    }
+
+    @Test("an app that accepts no debug tokens refuses one; the client on a device without App Attest carries one through nginx")
+    func debugTokenAcceptance() async throws {
+        try await GatewayStack.run { stack in
+            let nginx = try await stack.startNginx()
+            var request = GatewayRequest(target: "/api/promos/claim?refused")
+            request.extraHeaders = [(AppAttestHeader.sessionToken.rawValue, "agdt_" + String(repeating: "A", count: 43))]
+            let refused = try await request.send(to: nginx.port)
+            #expect(refused.status == 401 && refused.errorCode == "debug_tokens_not_enabled", "\(refused.status) \(refused.text)")
+            #expect(stack.upstream.requests.isEmpty)
+        }
+        try await GatewayStack.run(debugTokens: true) { stack in
+            let nginx = try await stack.startNginx()
+            let (secret, _) = try await Self.debugToken(stack, name: "alice-simulator")
+            let simulator = stack.device("alice-simulator", supported: false)
+            let client = stack.client(
+                user: "alice", provider: simulator, keychainService: "debug-\(UUID().uuidString)", port: nginx.port, debugToken: secret
+            )
+            for target in ["/api/promos/claim?ref=sim", "/api/orders"] {
+                let (_, answer) = try await client.send(GatewayStack.appRequest("POST", target, body: #"{"item":"sku-1"}"#, user: "alice", port: nginx.port))
+                #expect(answer.statusCode == 200, "\(target): \(answer.statusCode)")
+                #expect(stack.received(target).first?.header("X-AttestGuard-Binding") == "debug_token", "\(target)")
+            }
+            #expect(await simulator.calls[.generateKey] == nil)
         }
     }
 }

@@ -82,7 +82,7 @@ public struct MetricFamily: Sendable, Hashable {
     )
     public static let gatewayChecks = MetricFamily(
         name: "attestguard_gateway_checks_total", kind: .counter,
-        help: "Forward-auth answers (app; route: the policy route's path or default; outcome: open, verified, token, unattested, missing, invalid, replayed, denied or error; result: passed or refused)."
+        help: "Forward-auth answers (app; route: the policy route's path or default; outcome: open, verified, token, debug, unattested, missing, invalid, replayed, denied or error; result: passed or refused)."
     )
     public static let devicecheckRequests = MetricFamily(
         name: "attestguard_devicecheck_requests_total", kind: .counter,

@@ -1,4 +1,5 @@
 import AttestGuardStore
+import AttestVocabulary
 public import Foundation
 
 /// An app's forward-auth answers over a console range, per protected route: how many verified, came without an
@@ -15,8 +16,9 @@ public struct GatewayCheckReport: Sendable {
 
         public var total: Int64 { passed + refused }
 
-        /// The answers `require` would refuse: every one but an assertion that verified and passed the verdict
-        /// (`open` answers count too: an open route checks nothing).
+        /// The answers `require` would refuse: every one but an assertion that verified (or a debug token an app
+        /// that accepts them admitted) and passed the verdict (`open` answers count too: an open route checks
+        /// nothing).
         public var refusedUnderRequire: Int64 { total - verifiedAndPassed }
 
         var verifiedAndPassed: Int64
@@ -40,7 +42,7 @@ public struct GatewayCheckReport: Sendable {
             var route = routes[count.route] ?? Route(route: count.route, outcomes: [:], passed: 0, refused: 0, verifiedAndPassed: 0)
             route.outcomes[count.outcome, default: 0] += count.count
             if count.passed { route.passed += count.count } else { route.refused += count.count }
-            if count.passed, count.outcome == "verified" { route.verifiedAndPassed += count.count }
+            if count.passed, GatewayCheckOutcome(rawValue: count.outcome)?.satisfiesRequire == true { route.verifiedAndPassed += count.count }
             routes[count.route] = route
         }
         self.routes = routes.values.sorted { $0.route < $1.route }

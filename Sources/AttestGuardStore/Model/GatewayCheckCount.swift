@@ -10,7 +10,7 @@ public struct GatewayCheckCount: Sendable, Hashable {
     public var appId: String
     /// The policy route's path pattern, or `default`.
     public var route: String
-    /// What forward-auth found (`verified`, `token`, `unattested`, `missing`, `invalid`, `replayed`, `denied`, `open`, `error`).
+    /// What forward-auth found (`verified`, `token`, `debug`, `unattested`, `missing`, `invalid`, `replayed`, `denied`, `open`, `error`).
     public var outcome: String
     /// Whether the request was let through.
     public var passed: Bool

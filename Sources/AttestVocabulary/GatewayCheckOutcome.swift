@@ -1,12 +1,7 @@
-import AttestGuardEngine
-import AttestVocabulary
-import GatewayPolicy
-import Metrics
-
 /// What forward-auth found of a protected request, as `attestguard_gateway_checks_total` counts it per app and
 /// route: before an operator turns a route from `score` to `require`, the counts say how many requests it would
 /// refuse and why.
-enum GatewayCheckOutcome: String, Sendable, CaseIterable {
+public enum GatewayCheckOutcome: String, Sendable, CaseIterable, CustomStringConvertible {
     /// An `open` route: passed without a check.
     case open
     /// An assertion that verified.
@@ -29,7 +24,7 @@ enum GatewayCheckOutcome: String, Sendable, CaseIterable {
     case error
 
     /// The outcome of a refusal's code.
-    init(refusing code: ErrorCode, credentialFault: Bool) {
+    public init(refusing code: ErrorCode, credentialFault: Bool) {
         switch code {
         case .assertionAlreadyAccepted, .challengeUsed: self = .replayed
         case .assertionMissing, .sessionTokenMissing: self = .missing
@@ -38,13 +33,9 @@ enum GatewayCheckOutcome: String, Sendable, CaseIterable {
         }
     }
 
-    /// The `route` of an answer the policy's default protection gave (no route matched).
-    static let defaultRoute = "default"
+    public var description: String { rawValue }
 
-    /// Counts one answer in `attestguard_gateway_checks_total`.
-    static func record(_ outcome: GatewayCheckOutcome, route: RouteDecision, passed: Bool) {
-        Counter(label: MetricFamily.gatewayChecks.name, dimensions: [
-            ("app", route.appId), ("route", route.pattern ?? defaultRoute), ("outcome", outcome.rawValue), ("result", passed ? "passed" : "refused"),
-        ]).increment()
-    }
+    /// Whether the answer showed what a `require` route asks for: an assertion that verified, or a debug token of an
+    /// app that accepts them.
+    public var satisfiesRequire: Bool { self == .verified || self == .debug }
 }

@@ -62,6 +62,10 @@ final class GatewayStack: @unchecked Sendable {
     /// The policy directory written for a stack with session tokens.
     private var policies: URL?
 
+    /// How long a gateway may reuse a forward-auth answer that admitted a session token on a stack with session tokens
+    /// (the retired-key refresh period).
+    static let tokenReuse: Duration = .seconds(5)
+
     /// The `token` route a stack with session tokens adds to the shipped policy.
     static let tokenRoute = "/api/feed"
 
@@ -109,8 +113,9 @@ final class GatewayStack: @unchecked Sendable {
             environment["ATTESTGUARD_SESSION_TOKENS_SIGNING_KEY_ENV"] = "TEST_SESSION_TOKEN_KEY"
             environment["TEST_SESSION_TOKEN_KEY"] = P256.Signing.PrivateKey().pemRepresentation
             environment["ATTESTGUARD_APPS_MAIN_SESSION_TOKENS_ENABLED"] = "true"
-            // Answers admitting a token are reused for at most a second: a revocation shows at the gateway in a test's time.
-            environment["ATTESTGUARD_SESSION_TOKENS_REVOCATION_REFRESH_SECONDS"] = "1"
+            // Answers admitting a token are reused for at most five seconds: long enough that a test's next request
+            // meets the kept answer on a busy machine, short enough that a revocation shows at the gateway in its time.
+            environment["ATTESTGUARD_SESSION_TOKENS_REVOCATION_REFRESH_SECONDS"] = String(Int(tokenReuse.components.seconds))
         }
         if debugTokens { environment["ATTESTGUARD_APPS_MAIN_DEBUG_TOKENS_ENABLED"] = "true" }
         // Every user must attest: require-for-rollout routes require, and the rollout advice says so.

@@ -60,6 +60,7 @@ struct TokenGatewayTests {
             }
 
             let passed = try await send(feed("valid", token: token))
+            let firstAnswered = ContinuousClock.now
             #expect(passed.status == 200, "\(passed.text)")
             let received = try #require(stack.received("\(GatewayStack.tokenRoute)?valid").first)
             #expect(received.header("X-AttestGuard-Binding") == "session_token")
@@ -68,7 +69,15 @@ struct TokenGatewayTests {
             #expect(received.header("X-AttestGuard-Decision") == "allow")
             // The same token on the same path (another query): nginx answers from the answer it kept, Caddy asks again.
             #expect(try await send(feed("again", token: token)).status == 200)
-            #expect(try await Self.tokenPasses(stack) == (gateway == .nginx ? 1 : 2))
+            // nginx keeps the answer for GatewayStack.tokenReuse; a machine too busy to send the next request within
+            // most of it lets the kept answer lapse, and only then may nginx ask again.
+            let reusable = ContinuousClock.now - firstAnswered < GatewayStack.tokenReuse - .seconds(1)
+            let asked = try await Self.tokenPasses(stack)
+            switch gateway {
+            case .caddy: #expect(asked == 2, "Caddy asks AttestGuard every time")
+            case .nginx where reusable: #expect(asked == 1, "nginx answers from the answer it kept")
+            case .nginx: #expect((1...2).contains(asked))
+            }
             #expect(stack.received("\(GatewayStack.tokenRoute)?again").first?.header("X-AttestGuard-Binding") == "session_token")
 
             let missing = try await send(feed("missing", token: nil))
@@ -80,7 +89,7 @@ struct TokenGatewayTests {
 
             let revoke = try await stack.attestGuard.send("POST", "v1/apps/\(GatewayStack.appId)/keys/\(Base64Text.urlEncoded(app.key.keyId))/revoke")
             #expect(revoke.status == 200)
-            // AttestGuard refuses at once; nginx may answer from a kept answer for up to its max-age (one second here).
+            // AttestGuard refuses at once; nginx may answer from a kept answer for up to its max-age (tokenReuse).
             // The bound is wide for a busy machine; the refusal comes long before.
             let deadline = ContinuousClock.now + .seconds(30)
             var revoked = try await send(feed("revoked-0", token: token))

@@ -122,6 +122,10 @@ struct DebugTokenRouteTests {
                 #expect(refused.errorCode == "debug_token_invalid", "\(forged)")
             }
 
+            // A require route reads only debug tokens from the header: anything else there is no assertion.
+            let oversized = try await api.forwardAuth(Self.claim(String(repeating: "e", count: 3_000)))
+            #expect(oversized.status == 401 && oversized.errorCode == "assertion_missing", "\(oversized.text)")
+
             for (body, code) in [
                 (["name": "x", "lifetimeDays": 11] as [String: Any], "invalid_field"), (["name": "x", "lifetimeDays": 0], "invalid_field"),
                 (["name": ""], "missing_field"), (["lifetimeDays": 2], "missing_field"),

@@ -46,6 +46,14 @@ struct ForwardAuthRequest: Sendable {
         clientAttestStatus = headers[ForwardAuthHeaders.appAttestStatus].map { String($0.prefix(32)) }
     }
 
+    /// The app's debug token (`X-AppAttest-Token` starting `agdt_`), when it sent one; any checking route reads it. A
+    /// value of another shape is not one (a session token, read by `token` routes alone), so a route that does not
+    /// read session tokens never refuses one.
+    var debugToken: String? {
+        guard let token = credentialHeaders[ForwardAuthHeaders.appAttestToken], DebugTokenSecret.isDebugToken(token) else { return nil }
+        return token
+    }
+
     /// The app's session token (`X-AppAttest-Token`), when it sent one; read only by `token` routes.
     /// - Throws: 401 `session_token_invalid` for a value longer than any token this server issues.
     func sessionToken() throws(ForwardAuthRefusal) -> String? {

@@ -124,7 +124,7 @@ struct ForwardAuthRoutes {
             throw ForwardAuthRefusal(precise: APIError(.forbidden, code: .userMissing, "this route needs the user the gateway authenticated"), answer: .forbidden)
         }
         do {
-            if !asked.carriesCredentials, let secret = try asked.sessionToken(), DebugTokenSecret.isDebugToken(secret), let user = asked.caller.user {
+            if !asked.carriesCredentials, let secret = asked.debugToken, let user = asked.caller.user {
                 return (try await debugged(secret, user: user, asked, app: app, route: route, context: context), .debug)
             }
             if route.protection == .token, !asked.carriesCredentials, let token = try asked.sessionToken(), let user = asked.caller.user {

@@ -13,10 +13,12 @@ struct DebugTokenServiceTests {
     static let appId = "TEAMID1234.com.example.debug"
     static let otherAppId = "TEAMID1234.com.example.other"
 
-    static func engine(_ store: any RiskStore, clock: ManualClock, maximumDays: Int = 30) -> Engine {
+    static func engine(_ store: any RiskStore, clock: ManualClock, maximumDays: Int = 30, otherMaximumDays: Int = 30) -> Engine {
         let apps = AppCatalog([
             AppPolicy(appId: appId, environments: [.development], debugTokens: DebugTokenPolicy(maximumLifetime: TimeInterval(maximumDays) * 86_400)),
-            AppPolicy(appId: otherAppId, environments: [.development], debugTokens: DebugTokenPolicy()),
+            AppPolicy(
+                appId: otherAppId, environments: [.development], debugTokens: DebugTokenPolicy(maximumLifetime: TimeInterval(otherMaximumDays) * 86_400)
+            ),
             AppPolicy(appId: "TEAMID1234.com.example.plain", environments: [.development]),
         ])
         return Engine(store: store, apps: apps, settings: EngineSettings(), clock: clock)
@@ -62,6 +64,15 @@ struct DebugTokenServiceTests {
             }
             clock.advance(by: 3 * 86_400)
             guard case .invalid(.expired) = try await engine.debugTokens.admit(short.secret, appId: Self.appId) else { Issue.record("passed"); return }
+            // A lowered maximum shortens the tokens made before it.
+            let long = try await engine.debugTokens.create(appId: Self.otherAppId, name: name, lifetimeDays: 20, createdBy: "test")
+            clock.advance(by: 2 * 86_400)
+            guard case .valid = try await engine.debugTokens.admit(long.secret, appId: Self.otherAppId) else { Issue.record("refused"); return }
+            let lowered = Self.engine(test.store, clock: clock, maximumDays: 3, otherMaximumDays: 1)
+            guard case .invalid(.expired) = try await lowered.debugTokens.admit(long.secret, appId: Self.otherAppId) else {
+                Issue.record("a token longer than the app's maximum passed")
+                return
+            }
             // Only the admitted use counts.
             try await engine.debugTokens.uses.flush()
             let listed = try await engine.debugTokens.list(appId: Self.appId)

@@ -146,9 +146,18 @@ struct DebugTokenRouteTests {
             let made = try await api.post(Self.path, json: ["name": "x"], apiKey: ServerHarness.adminKey)
             #expect(made.status == 404)
             #expect(made.errorCode == "debug_tokens_not_enabled")
-            let refused = try await api.forwardAuth(Self.claim("agdt_" + String(repeating: "A", count: 43)))
-            #expect(refused.status == 401)
-            #expect(refused.errorCode == "debug_tokens_not_enabled")
+            // Named where the request is refused anyway (require and token routes); ignored where it is not.
+            let secret = "agdt_" + String(repeating: "A", count: 43)
+            for ask in [Self.claim(secret), TokenRouteTests.feed(token: secret)] {
+                let refused = try await api.forwardAuth(ask)
+                #expect(refused.status == 401)
+                #expect(refused.errorCode == "debug_tokens_not_enabled", "\(ask.target): \(refused.text)")
+            }
+            var account = GatewayAsk(method: "GET", target: "/api/account", body: Data())
+            account.extraHeaders = [(AppAttestHeader.sessionToken.rawValue, secret)]
+            let scored = try await api.forwardAuth(account)
+            #expect(scored.status == 200, "\(scored.text)")
+            #expect(scored.header("X-AttestGuard-Binding") == "none")
         }
         let monitoring = Self.accepting.merging(["ATTESTGUARD_APPS_MAIN_MODE": "monitor"]) { _, new in new }
         try await TokenRouteTests.run(.sqlite, environment: monitoring) { api in

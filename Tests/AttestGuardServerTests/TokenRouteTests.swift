@@ -37,6 +37,9 @@ struct TokenRouteTests {
             scoreTokens: true
             action: search
             review: refuse
+          - path: /api/account
+            methods: [GET]
+            protection: score
 
         """
 

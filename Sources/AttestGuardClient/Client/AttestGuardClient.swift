@@ -45,8 +45,9 @@ public struct AttestGuardClient: Sendable {
         /// token where the gateway's route accepts one, and an assertion where it asks for one.
         public var sessionTokens: Bool
         /// A debug token an admin made for this app (`attestguard debug-tokens create`), for Simulator builds and CI
-        /// runners, which cannot attest: requests carry it instead of App Attest. It is used only where the provider
-        /// reports App Attest unsupported, and ignored on a device that can attest. Keep it out of release builds
+        /// runners, which cannot attest: requests carry it instead of App Attest. It is used only by a Simulator or
+        /// debug build, where the provider reports App Attest unsupported; a release build for a device and a device
+        /// that can attest ignore it. Keep it out of release configurations all the same
         /// (`#if targetEnvironment(simulator)`); the server accepts it only for apps that allow debug tokens.
         public var debugToken: String?
 

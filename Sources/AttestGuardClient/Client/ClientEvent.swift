@@ -24,6 +24,7 @@ public enum ClientEvent: Sendable, Hashable {
     case sessionTokenUnavailable(reason: String)
     /// The device cannot attest and a debug token is configured: requests carry the debug token instead of App Attest.
     case debugTokenCarried
-    /// A debug token is configured on a device that can attest: it is ignored, and the client attests as usual.
+    /// A debug token is configured on a device that can attest, or in a release build for a device: it is ignored, and
+    /// the client attests as usual.
     case debugTokenIgnored
 }

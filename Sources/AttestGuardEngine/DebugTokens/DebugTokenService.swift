@@ -105,18 +105,21 @@ public struct DebugTokenService: Sendable {
         return uses.addingPending(token)
     }
 
-    /// Whether `secret` passes for `appId` now; a token that passes is counted as used.
+    /// Whether `secret` passes for `appId` now: a token of the app, not revoked, before its expiry and within the
+    /// app's longest lifetime now (a lowered `maxLifetimeDays` shortens the tokens made before). A token that passes
+    /// is counted as used, whatever the verdict on its request.
     /// - Throws: `store_unavailable`, `app_not_found`.
     public func admit(_ secret: String, appId: String) async throws -> Verdict<DebugTokenRecord, Refusal> {
         let app = try apps.policy(for: appId)
-        guard app.debugTokens != nil else { return .invalid(.notAccepted(appId: appId)) }
+        guard let policy = app.debugTokens else { return .invalid(.notAccepted(appId: appId)) }
         guard let digest = DebugTokenSecret.digest(of: secret),
               let token = try await withStore({ try await store.debugToken(secretSha256: digest) }),
               token.appId == appId
         else { return .invalid(.unknown) }
         let now = clock.now()
         if let revokedAt = token.revokedAt { return .invalid(.revoked(at: revokedAt)) }
-        guard now < token.expiresAt else { return .invalid(.expired(at: token.expiresAt)) }
+        let expiresAt = min(token.expiresAt, token.createdAt.addingTimeInterval(policy.maximumLifetime))
+        guard now < expiresAt else { return .invalid(.expired(at: expiresAt)) }
         uses.note(id: token.id, at: now)
         return .valid(token)
     }

@@ -124,10 +124,11 @@ struct ForwardAuthRoutes {
             throw ForwardAuthRefusal(precise: APIError(.forbidden, code: .userMissing, "this route needs the user the gateway authenticated"), answer: .forbidden)
         }
         do {
-            if !asked.carriesCredentials, let secret = asked.debugToken, let user = asked.caller.user {
+            if app.debugTokens != nil, !asked.carriesCredentials, let secret = asked.debugToken, let user = asked.caller.user {
                 return (try await debugged(secret, user: user, asked, app: app, route: route, context: context), .debug)
             }
-            if route.protection == .token, !asked.carriesCredentials, let token = try asked.sessionToken(), let user = asked.caller.user {
+            if route.protection == .token, !asked.carriesCredentials, asked.debugToken == nil, let token = try asked.sessionToken(),
+               let user = asked.caller.user {
                 return (try await admitted(token, user: user, asked, app: app, route: route, context: context), .token)
             }
             if let credentials = try asked.credentials(), let user = asked.caller.user {
@@ -156,11 +157,16 @@ struct ForwardAuthRoutes {
             case .score, .open: false
             }
         if assertionRequired {
-            let missing = route.protection == .token ? ErrorCode.sessionTokenMissing : .assertionMissing
+            // A debug token sent to an app that accepts none is named where the request is refused anyway, so that its
+            // developer learns why; elsewhere it is ignored, as any header the route does not read.
+            let missing = asked.debugToken != nil && !asked.carriesCredentials ? ErrorCode.debugTokensNotEnabled
+                : route.protection == .token ? .sessionTokenMissing : .assertionMissing
             if watching {
                 return (try await scored(asked, app: app, route: route, context: context, wouldRefuse: missing), .missing)
             }
-            let message = route.protection == .token
+            let message = missing == .debugTokensNotEnabled
+                ? DebugTokenService.Refusal.notAccepted(appId: app.appId).message
+                : route.protection == .token
                 ? "this route requires a session token (X-AppAttest-Token) or an App Attest assertion"
                 : "this route requires an App Attest assertion (X-AppAttest-KeyId, -Assertion, -ClientData)"
             throw ForwardAuthRefusal(precise: APIError(.unauthorized, code: missing, message), answer: .unauthorized)

@@ -19,7 +19,7 @@ struct DebugTokenRoutes {
         router.group("v1/admin/apps/:appId/debug-tokens").add(middleware: APIKeyMiddleware(ring: keys, scopes: [.admin, .analyst])).get(use: list)
         let admin = router.group("v1/admin/apps/:appId/debug-tokens").add(middleware: APIKeyMiddleware(ring: keys, scope: .admin))
         admin.post(use: create)
-        admin.post(":id/revoke", use: revoke)
+        admin.post(":debugTokenId/revoke", use: revoke)
     }
 
     @Sendable func create(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
@@ -47,7 +47,7 @@ struct DebugTokenRoutes {
 
     @Sendable func revoke(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
         let appId = try acceptingApp(context)
-        let token = try await engine.debugTokens.revoke(appId: appId, id: context.parameters.get("id") ?? "")
+        let token = try await engine.debugTokens.revoke(appId: appId, id: context.parameters.get("debugTokenId") ?? "")
         context.logger.info("debug token revoked", metadata: ["app": .string(appId), "debug_token": .string(token.id), "name": .string(token.name)])
         return try JSONResponse.make(DebugTokenBody(token, now: engine.clock.now()), status: .ok)
     }

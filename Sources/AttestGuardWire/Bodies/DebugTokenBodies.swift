@@ -34,7 +34,8 @@ public struct DebugTokenBody: Codable, Sendable, Hashable {
     public var revokedAt: Date?
     /// The name of the API key (or `cli`) that made it.
     public var createdBy: String
-    /// The requests it passed, as every process has counted them (a process adds its count within a few seconds).
+    /// The requests it was admitted on, whatever their verdict, as every process has counted them (a process adds its
+    /// count within a few seconds); approximate, as the contract says.
     public var uses: Int64
     public var lastUsedAt: Date?
 

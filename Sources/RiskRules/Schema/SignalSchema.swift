@@ -32,7 +32,7 @@ public enum SignalSchema {
     /// The signals that do not depend on the rule set.
     public static let fixed: [SignalDefinition] = [
         SignalDefinition(.keyStatus, .string, .key, "`active`, `superseded`, `revoked`, or `unknown` when the key id is not registered to this app; missing without a key id"),
-        SignalDefinition(.keyKind, .string, .key, "`attested` (an App Attest key: an assertion, or a session token issued for one) or `debug` (a debug token an admin made for the Simulator or CI: no device was attested); missing when the request shows neither"),
+        SignalDefinition(.keyKind, .string, .key, "what stood for a key in the request: `attested` (an App Attest key id: an assertion, a session token issued for one, or a `keyId` on `POST /v1/score`, registered or not: read `key.status` for that) or `debug` (a debug token an admin made for the Simulator or CI: no device was attested); missing when the request shows neither"),
         SignalDefinition(.keyDebugToken, .string, .key, "the id of the debug token that stood for a key (`dbg_…`); missing otherwise"),
         SignalDefinition(.keyEnvironment, .string, .key, "`production` or `development`"),
         SignalDefinition(.keyAttestedAt, .timestamp, .key, "when the key was attested"),

@@ -6,13 +6,13 @@ import AttestGuardStore
 /// The scoring-facts queries of a batch as statement parameters, for statements that read the facts of many
 /// entries at once (``CommitAssertionsStatement``, ``ScoringFactsBatchStatement``): each query's scalars as parallel
 /// arrays, unnested into the columns of the entry row `e` (with its position `e.i`), and each query's lists
-/// (DeviceCheck scopes and subjects, velocity sums) as flat arrays whose elements are tagged with the entry's
+/// (DeviceCheck scopes and subjects, velocity sums, label subjects) as flat arrays whose elements are tagged with the entry's
 /// position. ``facts`` is ``ScoringFactsSQL`` over those inputs, read through the parameter row `p`
 /// (``parameterColumns``).
 ///
 /// Arrays cannot carry NULL elements here, so each optional value is a presence flag and a placeholder.
 struct BatchedFactsParameters {
-    /// How many of the block's parameters are scalar arrays (one element per entry); the 8 after them are lists.
+    /// How many of the block's parameters are scalar arrays (one element per entry); the 11 after them are lists.
     static let scalarCount = 12
 
     /// The columns of `e` the scalar arrays unnest into, in order.
@@ -42,10 +42,10 @@ struct BatchedFactsParameters {
         }
     }
 
-    /// The element type of each parameter's array, in order: the 12 scalars, then the 8 lists.
+    /// The element type of each parameter's array, in order: the 12 scalars, then the 11 lists.
     private static let types: [ElementType] = [
         .text, .bool, .bytea, .bool, .bool, .timestamptz, .bool, .text, .bool, .text, .bool, .text,
-        .int8, .text, .int8, .text, .text, .int8, .bytea, .int8,
+        .int8, .text, .int8, .text, .text, .int8, .bytea, .int8, .int8, .text, .text,
     ]
 
     /// The block's `offset`th parameter (from 0) as a column of the parameter row `p` (``parameterColumns``).
@@ -101,6 +101,11 @@ struct BatchedFactsParameters {
                       AS l(entry, series, since, i)
                  WHERE l.entry = e.i) AS q
                 """,
+            labelSubjects: """
+                (SELECT l.kind, l.subject
+                 FROM unnest(\(parameter(list + 8)), \(parameter(list + 9)), \(parameter(list + 10))) AS l(entry, kind, subject)
+                 WHERE l.entry = e.i) AS lq
+                """,
             velocityWriter: "(CASE WHEN e.f_has_writer THEN e.f_writer END)",
             validationUserId: "(CASE WHEN e.f_has_validation_user THEN e.f_validation_user END)"
         ).text
@@ -125,6 +130,7 @@ struct BatchedFactsParameters {
         var scopeEntries: [Int64] = [], scopes: [String] = []
         var subjectEntries: [Int64] = [], subjectKinds: [String] = [], subjects: [String] = []
         var velocityEntries: [Int64] = [], series: [ByteBuffer] = [], since: [Int64] = []
+        var labelEntries: [Int64] = [], labelKinds: [String] = [], labelSubjects: [String] = []
         for (offset, query) in queries.enumerated() {
             let entry = Int64(offset + 1)
             for scope in query.deviceCheck?.scopes ?? [] {
@@ -135,6 +141,11 @@ struct BatchedFactsParameters {
                 subjectEntries.append(entry)
                 subjectKinds.append(subject.kind.rawValue)
                 subjects.append(subject.value)
+            }
+            for lookup in query.labelSubjects {
+                labelEntries.append(entry)
+                labelKinds.append(lookup.kind.rawValue)
+                labelSubjects.append(lookup.subject)
             }
             for sum in query.velocity {
                 velocityEntries.append(entry)
@@ -150,6 +161,9 @@ struct BatchedFactsParameters {
         bindings.append(velocityEntries)
         bindings.append(series)
         bindings.append(since)
+        bindings.append(labelEntries)
+        bindings.append(labelKinds)
+        bindings.append(labelSubjects)
     }
 
     /// The entry a row of a batch statement answers (column `batch_index`, from 1), as an index into a batch of

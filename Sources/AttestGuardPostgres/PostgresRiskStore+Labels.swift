@@ -67,6 +67,18 @@ extension PostgresRiskStore {
         ).map(FraudLabelRecord.init(postgres:))
     }
 
+    public func labels(appId: String, of subjects: [LabelLookup]) async throws -> [FraudLabelRecord] {
+        guard !subjects.isEmpty else { return [] }
+        return try await rows(
+            """
+            SELECT l.* FROM labels l
+            JOIN unnest(\(subjects.map(\.kind.rawValue))::text[], \(subjects.map(\.subject))::text[]) AS x(k, s)
+              ON l.app_id = \(appId) AND l.subject_kind = x.k AND l.subject = x.s
+            ORDER BY l.subject_kind COLLATE "C", l.subject COLLATE "C", l.source COLLATE "C"
+            """
+        ).map(FraudLabelRecord.init(postgres:))
+    }
+
     public func decision(appId: String, requestId: String) async throws -> DecisionLogEntry? {
         try await laggingRows(
             """

@@ -1,7 +1,7 @@
 /// The SQL of the store's hottest statements as it sends them, for tools that measure them outside the server
 /// (`Benchmarks/pooler.sh` runs them in pgbench). The statements themselves are internal.
 public enum PostgresStatementText {
-    /// The verdicts' facts of a batch (``ScoringFactsBatchStatement``): 20 array parameters, one element per verdict
+    /// The verdicts' facts of a batch (``ScoringFactsBatchStatement``): 23 array parameters, one element per verdict
     /// for the first 12 (``BatchedFactsParameters``).
     public static var scoringFactsBatch: String { ScoringFactsBatchStatement.sql }
 

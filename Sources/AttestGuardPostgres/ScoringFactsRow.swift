@@ -36,6 +36,21 @@ enum ScoringFactsRow {
                 validatedAt: validatedAt
             )
         }
+        if let kinds = try read("label_kinds", as: [String]?.self) {
+            let subjects = try read("label_subjects", as: [String].self), sources = try read("label_sources", as: [String].self)
+            let labels = try read("label_values", as: [String].self), times = try read("label_times", as: [Date].self)
+            guard subjects.count == kinds.count, sources.count == kinds.count, labels.count == kinds.count, times.count == kinds.count else {
+                throw StoreError(.corruptRow, "the scoring facts' label arrays differ in length")
+            }
+            facts.labels = try kinds.indices.map { index in
+                guard let kind = LabelSubjectKind(rawValue: kinds[index]), let label = FraudLabel(rawValue: labels[index]) else {
+                    throw StoreError(.corruptRow, "labels: a label \(labels[index]) of a \(kinds[index]) is not one this build reads")
+                }
+                return FraudLabelRecord(
+                    appId: query.appId, kind: kind, subject: subjects[index], source: sources[index], label: label, labelledAt: times[index]
+                )
+            }
+        }
         facts.velocity = VelocityReading(
             totals: try read("velocity_totals", as: [Int64]?.self) ?? [], flushedSequence: try read("velocity_flushed")
         )

@@ -5,7 +5,9 @@
 /// Each input is an SQL expression; the three lists are `FROM` items with the column names the query reads. One row
 /// always comes back: `key_found` says whether the key columns (`app_keys.*`) mean anything. Each part is skipped by
 /// its flag or an empty list; the receipt's bytes are never read. Velocity sums come as one array in the order asked,
-/// with the writer's flush sequence from the same snapshot.
+/// with the writer's flush sequence from the same snapshot; the labels of the subjects asked for as four parallel
+/// arrays (kind, subject, source, label, labelled-at: one element per source's label, each found by the primary key,
+/// ordered by kind, subject and source).
 struct ScoringFactsSQL {
     /// `text`: the app.
     var appId: String
@@ -25,10 +27,16 @@ struct ScoringFactsSQL {
     var deviceCheckSubjects: String
     /// A `FROM` item `q(series, since, i)`: the velocity sums asked for, in order.
     var velocitySums: String
+    /// A `FROM` item `lq(kind, subject)`: the subjects whose labels are read.
+    var labelSubjects: String
     /// `text`: the velocity writer whose latest flush is read (NULL: none).
     var velocityWriter: String
     /// `text`: the user whose latest DeviceCheck validation is read (NULL: none).
     var validationUserId: String
+
+    /// The order of the label arrays, each the same so that they stay parallel: by kind, subject and source, bytewise
+    /// (as SQLite's single reads order them).
+    static let labelOrder = #"ORDER BY lt.subject_kind COLLATE "C", lt.subject COLLATE "C", lt.source COLLATE "C""#
 
     var text: String {
         """
@@ -62,6 +70,12 @@ struct ScoringFactsSQL {
                 LEFT JOIN velocity_buckets v ON v.series = q.series AND v.bucket >= q.since
                 GROUP BY q.i
             ) AS t
+        ), lb AS (
+            SELECT array_agg(lt.subject_kind \(Self.labelOrder)) AS kinds, array_agg(lt.subject \(Self.labelOrder)) AS subjects,
+                   array_agg(lt.source \(Self.labelOrder)) AS sources, array_agg(lt.label \(Self.labelOrder)) AS labels,
+                   array_agg(lt.labelled_at \(Self.labelOrder)) AS labelled_at
+            FROM \(labelSubjects)
+            JOIN labels lt ON lt.app_id = \(appId) AND lt.subject_kind = lq.kind AND lt.subject = lq.subject
         )
         SELECT k.app_id IS NOT NULL AS key_found, k.*,
                r.receipt_type IS NOT NULL AS receipt_found, r.receipt_type AS r_receipt_type, r.risk_metric AS r_risk_metric,
@@ -73,10 +87,12 @@ struct ScoringFactsSQL {
                d.last_update_time AS dc_last_update_time, d.observed_at AS dc_observed_at,
                dv.environment AS dv_environment, dv.validated_at AS dv_validated_at,
                vs.totals AS velocity_totals,
+               lb.kinds AS label_kinds, lb.subjects AS label_subjects, lb.sources AS label_sources, lb.labels AS label_values,
+               lb.labelled_at AS label_times,
                coalesce((SELECT sequence FROM velocity_flushes WHERE writer = \(velocityWriter)), 0)::int8 AS velocity_flushed
         FROM (SELECT 1) AS one
         LEFT JOIN k ON true LEFT JOIN r ON true LEFT JOIN b ON true LEFT JOIN s ON true LEFT JOIN d ON true LEFT JOIN dv ON true
-        LEFT JOIN vs ON true
+        LEFT JOIN vs ON true LEFT JOIN lb ON true
         """
     }
 }

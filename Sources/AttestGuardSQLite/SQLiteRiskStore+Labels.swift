@@ -70,6 +70,19 @@ extension SQLiteRiskStore {
         ).map(FraudLabelRecord.init(sqlite:))
     }
 
+    public func labels(appId: String, of subjects: [LabelLookup]) async throws -> [FraudLabelRecord] {
+        guard !subjects.isEmpty else { return [] }
+        let pairs = (try? JSONSerialization.data(withJSONObject: subjects.map { [$0.kind.rawValue, $0.subject] })) ?? Data("[]".utf8)
+        return try await query(
+            """
+            SELECT l.* FROM json_each(?2) AS x
+            JOIN labels l ON l.app_id = ?1 AND l.subject_kind = json_extract(x.value, '$[0]') AND l.subject = json_extract(x.value, '$[1]')
+            ORDER BY l.subject_kind, l.subject, l.source
+            """,
+            [.text(appId), .text(String(decoding: pairs, as: UTF8.self))]
+        ).map(FraudLabelRecord.init(sqlite:))
+    }
+
     public func decision(appId: String, requestId: String) async throws -> DecisionLogEntry? {
         try await query(
             "SELECT * FROM decision_log WHERE app_id = ?1 AND request_id = ?2 ORDER BY decided_at DESC, seq DESC LIMIT 1",

@@ -36,6 +36,13 @@ public enum FixedSignal: String, Sendable, Hashable, CaseIterable, CustomStringC
     case devicecheckValidatedAt = "devicecheck.validated_at"
     case devicecheckValidatedAge = "devicecheck.validated_age"
 
+    case labelKey = "label.key"
+    case labelKeyAge = "label.key_age"
+    case labelUser = "label.user"
+    case labelUserAge = "label.user_age"
+    case labelDevice = "label.device"
+    case labelDeviceAge = "label.device_age"
+
     case requestAppId = "request.app_id"
     case requestEndpoint = "request.endpoint"
     case requestAction = "request.action"

@@ -1,4 +1,4 @@
-import AttestGuardEngine
+@testable import AttestGuardEngine
 import AttestGuardStore
 import AttestTestSupport
 import AttestVocabulary
@@ -7,8 +7,8 @@ import RiskRules
 import Testing
 
 /// The engine fills every fixed signal the schema defines: with a key that superseded another and made an
-/// assertion, a receipt redeemed twice a week apart, stored DeviceCheck bits, the user's DeviceCheck validation and a
-/// request that names everything, and the app's risk-metric baseline, a rule set that reads every fixed signal sees a value for each.
+/// assertion, a receipt redeemed twice a week apart, stored DeviceCheck bits, the user's DeviceCheck validation, labels
+/// of the key, user and device and a request that names everything, and the app's risk-metric baseline, a rule set that reads every fixed signal sees a value for each.
 @Suite("Signal coverage")
 struct SignalCoverageTests {
     /// A rule file with one rule per fixed signal, each reading it.
@@ -33,6 +33,19 @@ struct SignalCoverageTests {
             api.clock.advance(by: 8 * 86_400)
             try await ScoreRouteTests.redeem(api, keyId: keyId, metric: 5)
             #expect(try await api.assert(&app).status == 200)
+            // The fraud team's word on the key, the user and the device.
+            let labelled = api.clock.now().addingTimeInterval(-3_600)
+            _ = try await engine.store.storeLabels([
+                FraudLabelRecord(appId: ServerHarness.appId, kind: .key, subject: keyId, source: "chargebacks", label: .fraud, labelledAt: labelled),
+                FraudLabelRecord(
+                    appId: ServerHarness.appId, kind: .user, subject: engine.settings.velocityKeying.subject(.user, "alice"), source: "support",
+                    label: .legitimate, labelledAt: labelled
+                ),
+                FraudLabelRecord(
+                    appId: ServerHarness.appId, kind: .device, subject: engine.settings.velocityKeying.subject(.device, "alice-phone"), source: "support",
+                    label: .legitimate, labelledAt: labelled
+                ),
+            ])
             try await engine.store.storeDeviceCheckBits(DeviceCheckRecord(
                 scope: .app(ServerHarness.appId), environment: .development,
                 subject: DeviceCheckSubject(kind: .key, value: keyId), bit0: true, bit1: false, found: true,

@@ -131,5 +131,46 @@ struct ScoringFactsStoreTests {
             #expect(try await Self.facts(otherApp, in: store) == ScoringFacts(), "validations belong to their app")
         }
     }
-}
 
+    @Test("every source's labels of the key, user and device asked for, in this app only; beside an assertion's commit too", arguments: StoreBackend.available)
+    func labels(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = test.store
+            let key = try await StoreFixtures.register(StoreFixtures.key(), in: store)
+            let keyName = key.keyId.base64EncodedString()
+            func label(_ kind: LabelSubjectKind, _ subject: String, _ source: String, _ value: FraudLabel, app: String = key.appId) -> FraudLabelRecord {
+                FraudLabelRecord(appId: app, kind: kind, subject: subject, source: source, label: value, labelledAt: StoreFixtures.now)
+            }
+            let stored = [
+                label(.key, keyName, "chargebacks", .fraud), label(.key, keyName, "support", .legitimate), label(.user, "user-hash", "chargebacks", .fraud),
+                label(.device, "device-hash", "support", .legitimate), label(.device, "other-device", "support", .fraud),
+                label(.user, "user-hash", "chargebacks", .fraud, app: StoreFixtures.otherAppId), label(.decision, "req-1", "support", .fraud),
+            ]
+            _ = try await store.storeLabels(stored)
+            let subjects = [
+                LabelLookup(kind: .key, subject: keyName), LabelLookup(kind: .user, subject: "user-hash"), LabelLookup(kind: .device, subject: "device-hash"),
+            ]
+            let expected = [stored[3], stored[0], stored[1], stored[2]]
+            #expect(try await store.labels(appId: key.appId, of: subjects) == expected)
+            var asked = ScoringFactsQuery(appId: key.appId, keyId: key.keyId)
+            asked.labelSubjects = subjects
+            let facts = try await Self.facts(asked, in: store)
+            #expect(facts.labels == expected)
+            #expect(facts.key?.keyId == key.keyId)
+            var alone = ScoringFactsQuery(appId: key.appId, keyId: nil)
+            alone.labelSubjects = [LabelLookup(kind: .user, subject: "user-hash")]
+            #expect(try await Self.facts(alone, in: store).labels == [stored[2]])
+            alone.labelSubjects = [LabelLookup(kind: .user, subject: "nobody")]
+            #expect(try await Self.facts(alone, in: store) == ScoringFacts(), "no label: none")
+            #expect(try await Self.facts(ScoringFactsQuery(appId: key.appId, keyId: key.keyId), in: store).labels.isEmpty, "not asked")
+
+            // The labels come back with an assertion's commit as with a verdict's read.
+            let challenge = StoreFixtures.challenge(keyId: key.keyId)
+            _ = try await store.issueChallenge(challenge, quota: StoreFixtures.quota)
+            let commit = AssertionCommit(claim: StoreFixtures.claim(challenge, key: key), counter: 1, requestContext: nil)
+            let (outcome, committed) = try await store.commitAssertion(commit, readingFacts: asked)
+            #expect(outcome == .committed(previousCounter: 0))
+            #expect(committed?.labels == expected)
+        }
+    }
+}

@@ -138,6 +138,9 @@ public final class FaultyScoringStore: RiskStore {
     }
     public func labels(appId: String?) async throws -> [FraudLabelRecord] { try await base.labels(appId: appId) }
     public func labels(for decisions: [DecisionLogEntry]) async throws -> [FraudLabelRecord] { try await base.labels(for: decisions) }
+    public func labels(appId: String, of subjects: [LabelLookup]) async throws -> [FraudLabelRecord] {
+        try await base.labels(appId: appId, of: subjects)
+    }
     public func decision(appId: String, requestId: String) async throws -> DecisionLogEntry? {
         try await base.decision(appId: appId, requestId: requestId)
     }

@@ -22,6 +22,8 @@ struct AssemblyPlan: Sendable {
     /// The user's latest DeviceCheck validation (`devicecheck.validated_at`, `devicecheck.validated_age`).
     var deviceCheckValidation = false
     var superseded = false
+    /// The fraud team's labels of the request's key, user and device (`label.*`).
+    var labels = false
     var velocity: [VelocityRead] = []
 
     init(_ layout: SignalLayout) {
@@ -35,6 +37,7 @@ struct AssemblyPlan: Sendable {
                 deviceCheck = true
             }
             if name == FixedSignal.keySupersededKeys.rawValue { superseded = true }
+            if name.hasPrefix("label.") { labels = true }
             if name.hasPrefix("velocity.") {
                 let parts = name.split(separator: ".").map(String.init)
                 guard parts.count == 4, let event = VelocityEvent(rawValue: parts[1]),

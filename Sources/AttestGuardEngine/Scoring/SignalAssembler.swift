@@ -54,6 +54,7 @@ struct SignalAssembler: Sendable {
         try fillRequest(request, app: app, ruleSet: ruleSet, into: values)
         var query = try factsQuery(request, app: app, plan: plan, now: now)
         let held = factsCache.take(from: &query, at: now)
+        if plan.labels { query.labelSubjects = Self.labelSubjects(request, subjects: subjects) }
         let velocitySums = velocity.sums(plan.velocity, subjects: subjects, now: now)
         let localCounts = velocity.recorder.localCounts(appId: app.appId, velocitySums.map(\.sum))
         if !velocitySums.isEmpty {
@@ -108,6 +109,7 @@ struct SignalAssembler: Sendable {
                 values.set(.devicecheckAge, .duration(now.timeIntervalSince(updated)))
             }
         }
+        if plan.labels { Self.fillLabels(facts.labels, now: now, into: values) }
         if let validation = facts.deviceCheckValidation {
             values.set(.devicecheckValidatedAt, .timestamp(validation.validatedAt.timeIntervalSince1970))
             values.set(.devicecheckValidatedAge, .duration(now.timeIntervalSince(validation.validatedAt)))
@@ -141,6 +143,34 @@ struct SignalAssembler: Sendable {
             query.deviceCheckValidationUserId = request.userId?.value
         }
         return query
+    }
+
+    /// The subjects whose labels the rules read, named as labels name them: the key by its base64 id, the user and
+    /// the device by the decision log's keyed hashes.
+    static func labelSubjects(_ request: ScoreRequest, subjects: HashedSubjects) -> [LabelLookup] {
+        var lookups: [LabelLookup] = []
+        if let keyId = request.keyId { lookups.append(LabelLookup(kind: .key, subject: keyId.base64)) }
+        if let user = subjects.user { lookups.append(LabelLookup(kind: .user, subject: user)) }
+        if let device = subjects.device { lookups.append(LabelLookup(kind: .device, subject: device)) }
+        return lookups
+    }
+
+    /// `label.*` from every source's labels of the request's subjects: per subject, the label that applies
+    /// (``DecisionLabels/wins(_:over:)``, as the backtest judges them) and its age.
+    static func fillLabels(_ labels: [FraudLabelRecord], now: Date, into values: SignalValues) {
+        var applying: [LabelSubjectKind: FraudLabelRecord] = [:]
+        for label in labels {
+            if let held = applying[label.kind], !DecisionLabels.wins(label, over: held) { continue }
+            applying[label.kind] = label
+        }
+        let signals: [(LabelSubjectKind, FixedSignal, FixedSignal)] = [
+            (.key, .labelKey, .labelKeyAge), (.user, .labelUser, .labelUserAge), (.device, .labelDevice, .labelDeviceAge),
+        ]
+        for (kind, label, age) in signals {
+            guard let applied = applying[kind] else { continue }
+            values.set(label, .string(applied.label.rawValue))
+            values.set(age, .duration(max(0, now.timeIntervalSince(applied.labelledAt))))
+        }
     }
 
     private func fillRequest(_ request: ScoreRequest, app: AppPolicy, ruleSet: RuleSet, into values: SignalValues) throws {

@@ -44,7 +44,9 @@ public struct DecisionLabels: Sendable {
         }
     }
 
-    private static func wins(_ label: FraudLabelRecord, over held: FraudLabelRecord) -> Bool {
+    /// Whether `label` applies rather than `held`, two sources' labels of one subject: the later, `fraud` on a tie,
+    /// then the source name.
+    public static func wins(_ label: FraudLabelRecord, over held: FraudLabelRecord) -> Bool {
         if label.labelledAt != held.labelledAt { return label.labelledAt > held.labelledAt }
         if label.label != held.label { return label.label == .fraud }
         return label.source < held.source

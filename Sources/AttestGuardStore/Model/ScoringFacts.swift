@@ -20,6 +20,8 @@ public struct ScoringFactsQuery: Sendable, Hashable {
     /// Read velocity sums of the app, with `velocityWriter`'s latest committed flush (``VelocityStore``).
     public var velocity: [VelocitySum]
     public var velocityWriter: String?
+    /// Read the labels of these subjects (every source's, in the app).
+    public var labelSubjects: [LabelLookup] = []
 
     public init(
         appId: String, keyId: Data?, receipt: Bool = false, metricBaselineAt: Date? = nil, supersededKeys: Bool = false,
@@ -38,7 +40,21 @@ public struct ScoringFactsQuery: Sendable, Hashable {
     }
 
     /// Whether there is anything to read.
-    public var isEmpty: Bool { keyId == nil && deviceCheck == nil && deviceCheckValidationUserId == nil && velocity.isEmpty }
+    public var isEmpty: Bool {
+        keyId == nil && deviceCheck == nil && deviceCheckValidationUserId == nil && velocity.isEmpty && labelSubjects.isEmpty
+    }
+}
+
+/// A subject whose labels a verdict reads (the `label.*` signals): its kind and how labels name it (the key's base64
+/// id, the keyed hash of the user or device).
+public struct LabelLookup: Sendable, Hashable {
+    public var kind: LabelSubjectKind
+    public var subject: String
+
+    public init(kind: LabelSubjectKind, subject: String) {
+        self.kind = kind
+        self.subject = subject
+    }
 }
 
 /// Which stored DeviceCheck bits a verdict reads: the first of `subjects`, in order, with bits Apple found, in the
@@ -84,6 +100,9 @@ public struct ScoringFacts: Sendable, Hashable {
     public var deviceCheckValidation: DeviceCheckValidationRecord?
     /// The velocity sums asked for, in order, with the writer's latest committed flush in the same snapshot.
     public var velocity: VelocityReading
+    /// Every source's labels of the subjects asked for (``ScoringFactsQuery/labelSubjects``), ordered by kind, subject
+    /// and source.
+    public var labels: [FraudLabelRecord] = []
 
     public init(
         key: KeyRecord? = nil, receipt: ReceiptSummary? = nil, metricBaseline: Int? = nil, supersededKeys: Int? = nil,
@@ -155,6 +174,9 @@ extension RiskStore {
         }
         if let userId = query.deviceCheckValidationUserId {
             facts.deviceCheckValidation = try await deviceCheckValidation(appId: query.appId, userId: userId)
+        }
+        if !query.labelSubjects.isEmpty {
+            facts.labels = try await labels(appId: query.appId, of: query.labelSubjects)
         }
         return facts
     }

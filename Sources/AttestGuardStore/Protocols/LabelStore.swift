@@ -15,6 +15,10 @@ public protocol LabelStore: LabelReader {
     /// The labels of the subjects of `decisions`: their request ids, keys, users and devices, in their apps.
     func labels(for decisions: [DecisionLogEntry]) async throws -> [FraudLabelRecord]
 
+    /// Every source's labels of `subjects` in the app, ordered by kind, subject and source, read from the primary (a
+    /// verdict reads them: `label.*`).
+    func labels(appId: String, of subjects: [LabelLookup]) async throws -> [FraudLabelRecord]
+
     /// The logged decision with this request id in the app (the newest, should a caller reuse an id).
     func decision(appId: String, requestId: String) async throws -> DecisionLogEntry?
 }

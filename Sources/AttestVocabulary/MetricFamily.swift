@@ -42,6 +42,7 @@ public struct MetricFamily: Sendable, Hashable {
         receiptRedemptions, receiptRedemptionDuration, receiptQueueDepth, receiptRiskMetric, receiptDormantKeys,
         verdicts, ruleDecisions, ruleHits, scoreDuration, scoringFactsCacheLookups, shadowVerdicts,
         rulesLoaded, rulesReloads, rulesLastReloadSuccessful, rulesLastReloadSuccessTimestamp,
+        retiredKeysHeld, retiredKeysLastReadTimestamp,
         velocityPendingBuckets, velocityDropped, velocityRolledUpBuckets, decisionLogQueued, decisionLogDropped,
         storePrimaryUp, storeReplicaUp, storeReplicaLag, storeOperationsTimedOut, storeOperationsAbandoned, storeCommitsWaitingOnStandby,
         storeAssertionBatches, storeAssertionBatchEntries, storeReadBatches, storeReadBatchEntries,
@@ -204,6 +205,17 @@ public struct MetricFamily: Sendable, Hashable {
     public static let rulesLastReloadSuccessTimestamp = MetricFamily(
         name: "attestguard_rules_last_reload_success_timestamp_seconds", kind: .gauge,
         help: "When the rules in force were loaded, in seconds since 1970 (a reload of unchanged rules keeps it)."
+    )
+
+    // MARK: Session tokens
+
+    public static let retiredKeysHeld = MetricFamily(
+        name: "attestguard_retired_keys_held", kind: .gauge,
+        help: "Keys revoked or superseded within the longest session token lifetime that this process holds, as of its last read."
+    )
+    public static let retiredKeysLastReadTimestamp = MetricFamily(
+        name: "attestguard_retired_keys_last_read_timestamp_seconds", kind: .gauge,
+        help: "When this process last read the retired keys, in seconds since 1970; over three refresh periods (at least a minute) ago, token routes answer 503."
     )
 
     // MARK: Write-behind

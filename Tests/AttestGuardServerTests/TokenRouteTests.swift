@@ -111,6 +111,11 @@ struct TokenRouteTests {
             #expect(missing.header("WWW-Authenticate") == #"AppAttest error="session_token_missing""#)
             #expect(missing.header("Cache-Control") == "no-store")
 
+            // The retired keys were read at start, and the metrics say when.
+            let metrics = try await api.send(.get, "/metrics", apiKey: nil).text
+            #expect(metrics.contains("\nattestguard_retired_keys_last_read_timestamp_seconds "))
+            #expect(metrics.contains("\nattestguard_retired_keys_held "))
+
             // An assertion passes a token route too; a token never passes a require route.
             let asserted = try await api.forwardAuth(try await api.signed(Self.feed(token: nil), by: &app))
             #expect(asserted.status == 200, "\(asserted.text)")

@@ -198,11 +198,9 @@ struct ForwardAuthRoutes {
             verdict.reusableSeconds = reuse >= 1 ? reuse : nil
             return verdict
         }
-        var scoreRequest = ScoreRequest(
-            appId: app.appId, endpoint: .score, keyId: admitted.keyId, userId: user, ip: asked.caller.ip, action: route.action,
-            attestStatus: asked.clientAttestStatus, binding: .sessionToken
-        )
-        scoreRequest.requestId = context.requestId
+        var scoreRequest = Self.scoreRequest(asked, user: user, app: app, route: route, context: context)
+        scoreRequest.keyId = admitted.keyId
+        scoreRequest.binding = .sessionToken
         let outcome = try await engine.scorer.score(scoreRequest)
         return ForwardAuthVerdict(verdict: outcome.verdict, keyId: admitted.keyId, binding: .sessionToken, signedBodySha256: nil, route: route)
     }
@@ -219,12 +217,9 @@ struct ForwardAuthRoutes {
         case .invalid(let refusal):
             throw ForwardAuthRefusal(precise: APIError(.unauthorized, code: refusal.code, refusal.message), answer: .unauthorized)
         }
-        var scoreRequest = ScoreRequest(
-            appId: app.appId, endpoint: .score, userId: user, ip: asked.caller.ip, action: route.action, attestStatus: asked.clientAttestStatus,
-            binding: .debugToken
-        )
+        var scoreRequest = Self.scoreRequest(asked, user: user, app: app, route: route, context: context)
+        scoreRequest.binding = .debugToken
         scoreRequest.debugTokenId = tokenId
-        scoreRequest.requestId = context.requestId
         let outcome = try await engine.scorer.score(scoreRequest)
         return ForwardAuthVerdict(verdict: outcome.verdict, keyId: nil, binding: .debugToken, signedBodySha256: nil, route: route)
     }
@@ -233,12 +228,20 @@ struct ForwardAuthRoutes {
     private func scored(
         _ asked: ForwardAuthRequest, app: AppPolicy, route: RouteDecision, context: AttestGuardRequestContext, wouldRefuse: ErrorCode?
     ) async throws -> ForwardAuthVerdict {
-        var scoreRequest = ScoreRequest(
-            appId: app.appId, endpoint: .score, userId: asked.caller.user, ip: asked.caller.ip, action: route.action, attestStatus: asked.clientAttestStatus
-        )
-        scoreRequest.requestId = context.requestId
-        let outcome = try await engine.scorer.score(scoreRequest)
+        let outcome = try await engine.scorer.score(Self.scoreRequest(asked, user: asked.caller.user, app: app, route: route, context: context))
         return ForwardAuthVerdict(verdict: outcome.verdict, keyId: nil, binding: .none, signedBodySha256: nil, route: route, wouldRefuse: wouldRefuse)
+    }
+
+    /// What every forward-auth verdict is scored from: the app, the user, the client's address and App Attest status,
+    /// the route's action and the request id; a caller adds what stood for the key.
+    private static func scoreRequest(
+        _ asked: ForwardAuthRequest, user: Identifier?, app: AppPolicy, route: RouteDecision, context: AttestGuardRequestContext
+    ) -> ScoreRequest {
+        var request = ScoreRequest(
+            appId: app.appId, endpoint: .score, userId: user, ip: asked.caller.ip, action: route.action, attestStatus: asked.clientAttestStatus
+        )
+        request.requestId = context.requestId
+        return request
     }
 
     private static func pass(headers: HTTPFields) -> Response {

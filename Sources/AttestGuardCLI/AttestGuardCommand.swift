@@ -12,7 +12,7 @@ struct AttestGuardCommand: AsyncParsableCommand {
         commandName: "attestguard",
         abstract: "App Attest verification and risk server.",
         version: AttestGuardVersion.full,
-        subcommands: [Serve.self, Demo.self, Config.self, Migrate.self, Receipts.self, Rules.self, Keys.self, DecisionsCommand.self, Labels.self, DebugTokens.self, Gateway.self, Verify.self, Simulate.self, Reference.self]
+        subcommands: [Serve.self, Demo.self, Config.self, Migrate.self, Receipts.self, Rules.self, Keys.self, DecisionsCommand.self, Labels.self, Lists.self, DebugTokens.self, Gateway.self, Verify.self, Simulate.self, Reference.self]
     )
 
     /// Runs the command with AttestGuard's exit codes: 0 valid (or help), 1 invalid, 2 usage error.

@@ -32,6 +32,8 @@ public struct Engine: Sendable {
     public let sessionTokens: SessionTokenExchange
     /// Debug tokens, which stand for App Attest on the Simulator and CI runners of apps that accept them.
     public let debugTokens: DebugTokenService
+    /// Run-time lists: analysts change them, the rules read them (``ManagedListService/book``).
+    public let lists: ManagedListService
     /// Bounds each user's attestation outcome reports (``AttestationOutcomes/report(_:appId:user:)``).
     let outcomeReportQuota = AttestationOutcomes.ReportQuota()
 
@@ -59,11 +61,13 @@ public struct Engine: Sendable {
             client: deviceCheck, store: store, apps: apps, clock: clock, metrics: metrics, factsCache: factsCache
         )
         let velocity = VelocityRecorder(store: store, keying: settings.velocityKeying, clock: clock)
+        let lists = ManagedListService(store: store, clock: clock)
+        self.lists = lists
         let scorer = RiskScorer(
             rules: rules, apps: apps, store: store, deviceCheck: deviceCheckService, velocity: velocity,
             decisionLog: DecisionLogWriter(store: store, retentionDays: settings.decisionLogRetentionDays),
             keyUse: KeyUseRecorder(store: store), clock: clock, metrics: metrics,
-            shadow: shadowRules, baselines: baselines, factsCache: factsCache
+            shadow: shadowRules, baselines: baselines, factsCache: factsCache, lists: lists.book
         )
         self.velocity = velocity
         self.deviceCheck = deviceCheckService

@@ -24,6 +24,7 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         case notFound = "not_found"
         case httpError = "http_error"
         case tooManyLabels = "too_many_labels"
+        case listEntryInvalid = "list_entry_invalid"
         // Authentication (401, 403)
         case unauthorized = "unauthorized"
         case forbidden = "forbidden"
@@ -52,10 +53,14 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         case sessionTokensNotEnabled = "session_tokens_not_enabled"
         case debugTokensNotEnabled = "debug_tokens_not_enabled"
         case debugTokenNotFound = "debug_token_not_found"
+        case listNotFound = "list_not_found"
         // Conflicts with stored state (409)
         case challengeUsed = "challenge_used"
         case assertionAlreadyAccepted = "assertion_already_accepted"
         case keyAlreadyRegistered = "key_already_registered"
+        case listAlreadyExists = "list_already_exists"
+        case listFull = "list_full"
+        case tooManyLists = "too_many_lists"
         // A precondition of the request no longer holds (412)
         case preconditionFailed = "precondition_failed"
         // Checks on stored state (422)
@@ -170,6 +175,9 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     public static let httpError = ErrorCode(.httpError)
     /// A batch of fraud labels (`POST /v1/labels`) carries more than the most one request may (1,000).
     public static let tooManyLabels = ErrorCode(.tooManyLabels)
+    /// An entry of a run-time list is not of the list's kind (a `cidr` list takes IPv4 or IPv6 addresses and
+    /// blocks), is empty or too long, or expires in the past; a CSV body names its line.
+    public static let listEntryInvalid = ErrorCode(.listEntryInvalid)
 
     // MARK: Authentication (401, 403)
 
@@ -237,6 +245,8 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     public static let debugTokensNotEnabled = ErrorCode(.debugTokensNotEnabled)
     /// The app has no debug token with this id.
     public static let debugTokenNotFound = ErrorCode(.debugTokenNotFound)
+    /// No run-time list has this name (404): `POST /v1/lists` creates one.
+    public static let listNotFound = ErrorCode(.listNotFound)
 
     // MARK: Conflicts with stored state (409)
 
@@ -246,6 +256,12 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     public static let assertionAlreadyAccepted = ErrorCode(.assertionAlreadyAccepted)
     /// The key is registered already, with another attestation.
     public static let keyAlreadyRegistered = ErrorCode(.keyAlreadyRegistered)
+    /// A run-time list of this name exists already (409); its entries are replaced, added or removed instead.
+    public static let listAlreadyExists = ErrorCode(.listAlreadyExists)
+    /// The change would leave a run-time list with more entries than a list may hold (409); nothing changed.
+    public static let listFull = ErrorCode(.listFull)
+    /// The store holds as many run-time lists as it may (409): delete one first.
+    public static let tooManyLists = ErrorCode(.tooManyLists)
     /// A change named the revision it was made against (`If-Match`), and another change was stored since: read the
     /// resource again and redo the change on it.
     public static let preconditionFailed = ErrorCode(.preconditionFailed)

@@ -42,7 +42,7 @@ public struct MetricFamily: Sendable, Hashable {
         receiptRedemptions, receiptRedemptionDuration, receiptQueueDepth, receiptRiskMetric, receiptDormantKeys,
         verdicts, ruleDecisions, ruleHits, scoreDuration, scoringFactsCacheLookups, shadowVerdicts,
         rulesLoaded, rulesReloads, rulesLastReloadSuccessful, rulesLastReloadSuccessTimestamp,
-        retiredKeysHeld, retiredKeysLastReadTimestamp,
+        retiredKeysHeld, retiredKeysLastReadTimestamp, listEntries, listsLastReadTimestamp,
         velocityPendingBuckets, velocityDropped, velocityRolledUpBuckets, decisionLogQueued, decisionLogDropped,
         storePrimaryUp, storeReplicaUp, storeReplicaLag, storeOperationsTimedOut, storeOperationsAbandoned, storeCommitsWaitingOnStandby,
         storeAssertionBatches, storeAssertionBatchEntries, storeReadBatches, storeReadBatchEntries,
@@ -216,6 +216,17 @@ public struct MetricFamily: Sendable, Hashable {
     public static let retiredKeysLastReadTimestamp = MetricFamily(
         name: "attestguard_retired_keys_last_read_timestamp_seconds", kind: .gauge,
         help: "When this process last read the retired keys, in seconds since 1970; over three refresh periods (at least a minute) ago, token routes answer 503."
+    )
+
+    // MARK: Run-time lists
+
+    public static let listEntries = MetricFamily(
+        name: "attestguard_list_entries", kind: .gauge,
+        help: "Entries of each run-time list (list) as this process last read it, expired ones included until the list's next change."
+    )
+    public static let listsLastReadTimestamp = MetricFamily(
+        name: "attestguard_lists_last_read_timestamp_seconds", kind: .gauge,
+        help: "When this process last read the run-time lists, in seconds since 1970; rules see a list change at the first read after it."
     )
 
     // MARK: Write-behind

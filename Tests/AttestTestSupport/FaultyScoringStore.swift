@@ -56,6 +56,25 @@ public final class FaultyScoringStore: RiskStore {
         try await base.revokeDebugToken(appId: appId, id: id, at: at)
     }
     public func addDebugTokenUses(_ uses: [DebugTokenUse]) async throws { try await base.addDebugTokenUses(uses) }
+    public func createManagedList(_ list: ManagedListRecord, maximumLists: Int) async throws -> ManagedListCreateOutcome {
+        try await base.createManagedList(list, maximumLists: maximumLists)
+    }
+    public func managedLists() async throws -> [ManagedListRecord] { try await base.managedLists() }
+    public func managedList(name: String) async throws -> ManagedListRecord? { try await base.managedList(name: name) }
+    public func managedListEntries(name: String, now: Date) async throws -> [ManagedListEntryRecord] {
+        try await base.managedListEntries(name: name, now: now)
+    }
+    public func changeManagedList(
+        name: String, edit: ManagedListEdit, actor: String, at: Date, maximumEntries: Int
+    ) async throws -> ManagedListChangeOutcome {
+        try await base.changeManagedList(name: name, edit: edit, actor: actor, at: at, maximumEntries: maximumEntries)
+    }
+    public func deleteManagedList(name: String, actor: String, at: Date) async throws -> Bool {
+        try await base.deleteManagedList(name: name, actor: actor, at: at)
+    }
+    public func managedListChanges(name: String?, limit: Int) async throws -> [ManagedListChangeRecord] {
+        try await base.managedListChanges(name: name, limit: limit)
+    }
     public func retiredKeys(after cursor: RetiredKey.Cursor, limit: Int) async throws -> [RetiredKey] {
         if let error = retiredKeysFault.withLock({ $0 }) { throw error }
         return try await base.retiredKeys(after: cursor, limit: limit)

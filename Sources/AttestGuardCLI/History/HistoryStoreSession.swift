@@ -9,7 +9,8 @@ import RiskRules
 /// The store, opened for the analysts' read commands (`keys history`, `decisions`) as `rules backtest` opens it: a
 /// cold pool on PostgreSQL; on SQLite the file read-only, beside a server that holds it (no lock, no migration, no
 /// write). The commands write nothing, and a schema other than this build's is refused. This is the one place they open the store. Exit codes: 2 for a request the configuration
-/// makes invalid (an unknown app, a bad range), 1 for a key that is not registered, 3 when the store cannot be used.
+/// makes invalid (an unknown app, a bad range), 1 for a key that is not registered (or another missing thing, or a
+/// conflict with what is stored), 3 when the store cannot be used.
 enum HistoryStoreSession {
     /// Runs `body` with a ``HistoryService`` over the configured store and closes the store after it.
     static func run<Result: Sendable>(
@@ -71,7 +72,7 @@ enum HistoryStoreSession {
             switch error.kind {
             case .invalidInput: throw ValidationError(error.message)
             case .notFound where error.code == .appNotFound: throw ValidationError(error.message)
-            case .notFound: fail(command, error.message, code: 1)
+            case .notFound, .conflict: fail(command, error.message, code: 1)
             default: fail(command, "the store did not answer: \(error.message)", code: 3)
             }
         case .failure(let error as StoreUnusable):

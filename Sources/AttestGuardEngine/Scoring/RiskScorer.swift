@@ -47,7 +47,8 @@ public struct RiskScorer: Sendable {
     init(
         rules: RuleSetHolder, apps: AppCatalog, store: any RiskStore, deviceCheck: DeviceCheckService, velocity: VelocityRecorder,
         decisionLog: DecisionLogWriter, keyUse: KeyUseRecorder, clock: any EngineClock, metrics: EngineMetrics, shadow: RuleSetHolder? = nil,
-        baselines: RiskBaselineBook = RiskBaselineBook(), factsCache: ScoringFactsCache = ScoringFactsCache(limits: .disabled)
+        baselines: RiskBaselineBook = RiskBaselineBook(), factsCache: ScoringFactsCache = ScoringFactsCache(limits: .disabled),
+        lists: ManagedListBook = ManagedListBook()
     ) {
         self.metrics = metrics
         self.decisionLog = decisionLog
@@ -57,7 +58,7 @@ public struct RiskScorer: Sendable {
         self.apps = apps
         self.assembler = SignalAssembler(
             store: store, deviceCheck: deviceCheck, velocity: VelocitySignals(recorder: velocity), baselines: baselines,
-            factsCache: factsCache
+            factsCache: factsCache, lists: lists
         )
         self.velocity = velocity
         self.clock = clock

@@ -14,6 +14,8 @@ struct SignalAssembler: Sendable {
     let velocity: VelocitySignals
     let baselines: RiskBaselineBook
     let factsCache: ScoringFactsCache
+    /// The run-time lists, taken once per verdict.
+    let lists: ManagedListBook
     let plans = AssemblyPlanCache()
 
     /// What one verdict reads from the store, planned: the values filled from the request so far, the facts query,
@@ -49,7 +51,7 @@ struct SignalAssembler: Sendable {
 
     /// Plans the store read of `request`'s verdict; ``complete(_:facts:request:now:)`` fills the values from its answer.
     func plan(_ request: ScoreRequest, subjects: HashedSubjects, app: AppPolicy, ruleSet: RuleSet, now: Date) throws -> Reading {
-        let values = ruleSet.values(now: now.timeIntervalSince1970)
+        let values = ruleSet.values(now: now.timeIntervalSince1970, lists: ruleSet.managedLists.isEmpty ? .empty : lists.snapshot)
         let plan = plans.plan(for: ruleSet)
         try fillRequest(request, app: app, ruleSet: ruleSet, into: values)
         var query = try factsQuery(request, app: app, plan: plan, now: now)

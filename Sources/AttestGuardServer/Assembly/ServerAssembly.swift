@@ -50,6 +50,7 @@ public enum ServerAssembly {
             .register(on: router, keys: APIKeyRing(configuration.apiKeys))
         SessionTokenRoutes(engine: engine).register(on: router)
         DebugTokenRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes)).register(on: router, keys: APIKeyRing(configuration.apiKeys))
+        ManagedListRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes)).register(on: router, keys: APIKeyRing(configuration.apiKeys))
         if configuration.operatorListener == nil {
             try ConsoleRoutes(engine: engine, keys: APIKeyRing(configuration.apiKeys), settings: configuration.console).register(on: router)
         }
@@ -128,6 +129,8 @@ public enum ServerAssembly {
         if let retiredKeys = RetiredKeyRefreshService.service(engine: engine, logger: logger) {
             services.append(retiredKeys)
         }
+        let lists = ManagedListRefreshService(engine: engine, rules: rules, logger: logger)
+        services.append(lists.service(interval: configuration.appPolicyReloadInterval))
         if let listener = configuration.operatorListener {
             services.append(ListenerService(Application(
                 router: HeadAsGet(base: try operatorRouter(engine: engine, configuration: configuration, store: store, registry: registry)),
@@ -194,6 +197,13 @@ public enum ServerAssembly {
                 try await RetiredKeyRefreshService.load(engine: engine)
             } catch {
                 logger.warning("retired keys not read at start; token routes answer 503 until they are", metadata: [
+                    "error": .string(String(describing: error)),
+                ])
+            }
+            do {
+                try await lists.load()
+            } catch {
+                logger.warning("run-time lists not read at start; rules find nothing in them until they are", metadata: [
                     "error": .string(String(describing: error)),
                 ])
             }

@@ -4,15 +4,16 @@ public import Foundation
 /// refresh schedule and risk-metric history (``ReceiptScheduleStore``), DeviceCheck bits and validations
 /// (``DeviceCheckStore``), the analysts' reads of history and decisions (``HistoryStore``) and the console's bounded
 /// aggregates (``ConsoleStore``), the fraud team's labels (``LabelStore``), each app's daily risk-metric baselines
-/// (``RiskBaselineStore``) the keys retired, for session tokens (``RetiredKeyStore``), and the
-/// developers' debug tokens (``DebugTokenStore``).
+/// (``RiskBaselineStore``) the keys retired, for session tokens (``RetiredKeyStore``), the
+/// developers' debug tokens (``DebugTokenStore``) and the analysts' run-time lists (``ManagedListStore``).
 ///
 /// Every method that changes state does so atomically: a conditional statement per condition inside one
 /// transaction, never read-then-write. Refusals come back as ``StoreRejection`` values inside the outcome;
 /// thrown ``StoreError``s mean the store itself failed (``StoreError/Code/unavailable`` for an unreachable
 /// database).
 public protocol RiskStore: ReceiptScheduleStore, DeviceCheckStore, VelocityStore, DecisionLogStore, HistoryStore, ConsoleStore, GatewayCheckStore,
-    ServerProcessStore, AppPolicyOverrideStore, AttestationRampStore, LabelStore, RiskBaselineStore, RetiredKeyStore, DebugTokenStore
+    ServerProcessStore, AppPolicyOverrideStore, AttestationRampStore, LabelStore, RiskBaselineStore, RetiredKeyStore, DebugTokenStore,
+    ManagedListStore
 {
     /// Stores a challenge unless the user already holds `quota.maximumPerUser` challenges issued within
     /// `quota.window` (challenges without a user are not counted).

@@ -5,7 +5,9 @@ public import AttestVocabulary
 
 /// Rule test cases: `tests/*.yaml` beside the rule files. Each file has an optional `now` (ISO 8601, default
 /// 2026-01-01T00:00:00Z, the instant `age()` measures from) and `cases`, each with a `name`, `signals` (see
-/// ``SignalInput``) and `expect`: the `decision`, and optionally the exact set of rules `fired` and the `score`.
+/// ``SignalInput``), optionally `lists` (the entries of run-time lists the rules declare `managed: true`, which are
+/// otherwise empty: `{ blocked_ips: [203.0.113.0/24] }`) and `expect`: the `decision`, and optionally the exact set
+/// of rules `fired` and the `score`.
 public enum RuleTestCases {
     /// What a case's `expect` asks for.
     public struct Expectation: Sendable, Hashable {
@@ -102,12 +104,24 @@ public enum RuleTestCases {
         else {
             return .failure(RuleProblems([document.error(.invalidTestCase, at: node, "a case has `name`, `signals` and `expect`")]))
         }
+        let caseKeys = ["name", "signals", "lists", "expect"]
+        for (key, _) in mapping where !caseKeys.contains(key.scalar?.string ?? "") {
+            return .failure(RuleProblems([document.error(.invalidTestCase, at: key, "unknown case field `\(PolicyFileLimits.excerpt(key.scalar?.string ?? "?"))`",
+                                                         hint: "fields: \(caseKeys.joined(separator: ", "))")]))
+        }
         let signals: [String: SignalValue?]
         switch SignalInput.values(signalsNode, in: document, attributes: ruleSet.attributes) {
         case .success(let values): signals = values
         case .failure(let problems): return .failure(problems)
         }
-        let values = ruleSet.values(now: now)
+        var lists = ManagedListSnapshot.empty
+        if let listsNode = mapping["lists"] {
+            switch managedLists(listsNode, in: document, ruleSet: ruleSet) {
+            case .success(let snapshot): lists = snapshot
+            case .failure(let problems): return .failure(problems)
+            }
+        }
+        let values = ruleSet.values(now: now, lists: lists)
         for (signal, value) in signals { values.set(signal, value ?? nil) }
         let evaluation = ruleSet.evaluate(values)
         var failures: [String] = []
@@ -146,5 +160,36 @@ public enum RuleTestCases {
         return .success(Result(
             file: document.path, line: node.mark?.line ?? 0, name: name, expected: expectation, failures: failures, evaluation: evaluation
         ))
+    }
+
+    /// A case's `lists`: each a run-time list the rule set declares, with its entries (in any form the list's kind
+    /// takes, stored as the list would store them).
+    private static func managedLists(_ node: Node, in document: YAMLDocument, ruleSet: RuleSet) -> Swift.Result<ManagedListSnapshot, RuleProblems> {
+        guard case .mapping(let mapping) = node else {
+            return .failure(RuleProblems([document.error(.invalidTestCase, at: node, "`lists` maps run-time list names to their entries")]))
+        }
+        var lists: [String: ListContents] = [:]
+        for (key, value) in mapping {
+            let name = key.scalar?.string ?? ""
+            guard let kind = ruleSet.managedLists[name] else {
+                let declared = ruleSet.managedLists.keys.sorted()
+                return .failure(RuleProblems([document.error(
+                    .invalidTestCase, at: key, "the rules declare no run-time list \(PolicyFileLimits.excerpt(name))",
+                    hint: declared.isEmpty ? "declare one under `lists:` with `{ managed: true }`" : "run-time lists: \(declared.joined(separator: ", "))")]))
+            }
+            guard case .sequence(let items) = value else {
+                return .failure(RuleProblems([document.error(.invalidTestCase, at: value, "the entries of \(name) are a list, such as [203.0.113.0/24]")]))
+            }
+            var entries: [ListContents.Entry] = []
+            for item in items {
+                switch ListEntryText.normalise(item.scalar?.string ?? "", kind: kind) {
+                case .success(let entry): entries.append(ListContents.Entry(value: entry))
+                case .failure(let refusal):
+                    return .failure(RuleProblems([document.error(.invalidTestCase, at: item, "an entry of \(name): \(refusal.message)")]))
+                }
+            }
+            lists[name] = ListContents(kind: kind, entries: entries)
+        }
+        return .success(ManagedListSnapshot(lists: lists))
     }
 }

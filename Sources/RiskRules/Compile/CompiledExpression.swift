@@ -1,5 +1,5 @@
 /// A type-checked expression turned into a closure over ``SignalValues``. `nil` from a closure is a missing value.
-/// Lists are constant sets (list literals and `list("name")`), only ever the right side of `in`.
+/// Lists (list literals and `list("name")`) are only ever the right side of `in`.
 struct CompiledExpression: Sendable {
     typealias Evaluate<Value> = @Sendable (SignalValues) -> Value?
 
@@ -10,6 +10,8 @@ struct CompiledExpression: Sendable {
         case flag(Evaluate<Bool>)
         case textSet(Set<String>)
         case numericSet(Set<Double>)
+        /// A named list (`list("name")`): whether a text is in it, at the evaluation's instant.
+        case membership(name: String, contains: @Sendable (String, SignalValues) -> Bool)
     }
 
     /// The value's type; for a list, the type of its items.
@@ -40,7 +42,7 @@ struct CompiledExpression: Sendable {
         case .numeric(let evaluate): return { evaluate($0) == nil }
         case .text(let evaluate): return { evaluate($0) == nil }
         case .flag(let evaluate): return { evaluate($0) == nil }
-        case .textSet, .numericSet: return { _ in false }
+        case .textSet, .numericSet, .membership: return { _ in false }
         }
     }
 
@@ -62,6 +64,7 @@ struct CompiledExpression: Sendable {
         case .flag(let evaluate): return { evaluate($0).map { String($0) } }
         case .textSet(let set): return { _ in "[" + set.sorted().joined(separator: ", ") + "]" }
         case .numericSet(let set): return { _ in "[" + set.sorted().map(RuleValueFormat.number).joined(separator: ", ") + "]" }
+        case .membership(let name, _): return { _ in "list(\"\(name)\")" }
         }
     }
 }

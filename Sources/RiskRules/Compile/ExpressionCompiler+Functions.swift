@@ -4,7 +4,8 @@ import AttestVocabulary
 /// - `missing(x)`: true when `x` has no value (never missing itself);
 /// - `coalesce(x, fallback)`: `x`, or `fallback` when `x` is missing (same type);
 /// - `age(timestamp)`: the duration from the timestamp to the evaluation instant;
-/// - `list("name")`: a named list from the rule set's `lists:` (for `in`);
+/// - `list("name")`: a named list from the rule set's `lists:` (for `in`): a file's, or a run-time list's as the
+///   evaluation's ``ManagedListSnapshot`` holds it;
 /// - `min(a, b)`, `max(a, b)`: of two numbers or two durations (missing if either is);
 /// - `lower(s)`: a string in lower case;
 /// - `version_below(v, "4.2")`: a bundle version below a literal one (``DottedVersion``: number by number, `4.10`
@@ -36,16 +37,23 @@ extension ExpressionCompiler {
             guard case .string(let listName) = argument.expression else {
                 throw ExpressionError(.wrongArguments, "list() takes the list's name as a string literal", at: argument.range)
             }
-            guard let items = lists[listName] else {
+            guard let source = lists[listName] else {
                 let hint: String
                 if let near = SignalSchema.nearest(listName, in: lists.keys.sorted()) {
                     hint = "did you mean \"\(near)\"?"
                 } else {
-                    hint = "declare it under `lists:` with the path of a file of one item per line"
+                    hint = "declare it under `lists:` with the path of a file of one item per line, or `{ managed: true }`"
                 }
                 throw ExpressionError(.unknownList, "no list named \"\(listName)\"", at: argument.range, hint: hint)
             }
-            return CompiledExpression(type: .string, isList: true, form: .textSet(items))
+            let contains: @Sendable (String, SignalValues) -> Bool
+            switch source {
+            case .file(let contents):
+                contains = { text, values in contents.contains(text, at: values.now) }
+            case .managed(let kind):
+                contains = { text, values in values.lists.contains(text, list: listName, kind: kind, at: values.now) }
+            }
+            return CompiledExpression(type: .string, isList: true, form: .membership(name: listName, contains: contains))
         case "min", "max":
             let (first, second) = try two(arguments, of: name, range: range)
             let a = try compile(first)

@@ -1,3 +1,4 @@
+import AttestVocabulary
 /// Type-checks an expression against the signal schema and compiles it to closures, recording every signal it
 /// reads in the rule set's ``SignalLayout``.
 ///
@@ -9,8 +10,16 @@ struct ExpressionCompiler {
     var layout: SignalLayout
     /// Declared custom attributes.
     let attributes: [String: SignalType]
+    /// Where a named list's entries come from.
+    enum ListSource {
+        /// A list file, read with the rule set.
+        case file(ListContents)
+        /// A run-time list of this kind, looked up in the evaluation's ``ManagedListSnapshot``.
+        case managed(ListKind)
+    }
+
     /// Named lists (`list("testers")`).
-    let lists: [String: Set<String>]
+    let lists: [String: ListSource]
 
     /// Compiles a rule condition, which must be a boolean.
     mutating func condition(_ node: Expression.Node) throws(ExpressionError) -> CompiledExpression.Evaluate<Bool> {
@@ -134,6 +143,8 @@ struct ExpressionCompiler {
         switch (item.form, collection.form) {
         case (.text(let evaluate), .textSet(let set)):
             return .flag { values in evaluate(values).map { set.contains($0) != negated } }
+        case (.text(let evaluate), .membership(_, let contains)):
+            return .flag { values in evaluate(values).map { contains($0, values) != negated } }
         case (.numeric(let evaluate), .numericSet(let set)) where item.type == collection.type:
             return .flag { values in evaluate(values).map { set.contains($0) != negated } }
         default:

@@ -11,13 +11,16 @@ public final class SignalValues: @unchecked Sendable {
     public let layout: SignalLayout
     /// The instant `age()` measures from, in seconds since 1970.
     public let now: Double
+    /// The run-time lists as they stood when the evaluation began.
+    public let lists: ManagedListSnapshot
     let numbers: UnsafeMutablePointer<Double?>
     let strings: UnsafeMutablePointer<String?>
     let bools: UnsafeMutablePointer<Bool?>
 
-    public init(layout: SignalLayout, now: Double) {
+    public init(layout: SignalLayout, now: Double, lists: ManagedListSnapshot = .empty) {
         self.layout = layout
         self.now = now
+        self.lists = lists
         numbers = .allocate(capacity: max(layout.numberCount, 1))
         numbers.initialize(repeating: nil, count: max(layout.numberCount, 1))
         strings = .allocate(capacity: max(layout.stringCount, 1))

@@ -17,7 +17,7 @@ struct RuleFileReader {
     static let ruleKeys = ["id", "description", "when", "score", "decide", "reason", "enabled"]
 
     var thresholds: Located<DecisionThresholds>?
-    var listPaths: [String: Located<String>] = [:]
+    var lists: [String: Located<ListDeclaration>] = [:]
     var attributes: [String: Located<SignalType>] = [:]
     /// Every rule mapping, with its document.
     var ruleNodes: [(document: YAMLDocument, node: Node)] = []
@@ -36,10 +36,7 @@ struct RuleFileReader {
                     errors.append(document.error(.invalidField, at: value, "unsupported rule file version \(PolicyFileLimits.excerpt(value.scalar?.string ?? "?"))", hint: "write `version: 1`"))
                 }
             case "decisions": readThresholds(value, in: document)
-            case "lists":
-                for (name, located) in readNamedStrings(value, in: document, kind: "list", declared: listPaths.mapValues { ($0.document, $0.node) }) {
-                    listPaths[name] = located
-                }
+            case "lists": readLists(value, in: document)
             case "attributes": readAttributes(value, in: document)
             case "rules":
                 guard case .sequence(let sequence) = value else {
@@ -89,28 +86,90 @@ struct RuleFileReader {
         thresholds = Located(value: DecisionThresholds(review: review, deny: deny), document: document, node: node)
     }
 
-    private mutating func readAttributes(_ node: Node, in document: YAMLDocument) {
-        for (name, located) in readNamedStrings(node, in: document, kind: "attribute", declared: attributes.mapValues { ($0.document, $0.node) }) {
-            guard let type = SignalType(rawValue: located.value) else {
-                errors.append(document.error(.invalidField, at: located.node, "unknown type `\(PolicyFileLimits.excerpt(located.value))` for attribute \(name)",
-                                             hint: "types: \(SignalType.allCases.map(\.rawValue).joined(separator: ", "))"))
+    /// `lists:` maps each name to a file path (a `string` list), to `{ file: path, kind: cidr }`, or to
+    /// `{ managed: true, kind: string|cidr }` for a run-time list kept in the store.
+    private mutating func readLists(_ node: Node, in document: YAMLDocument) {
+        let declared = lists.mapValues { ($0.document, $0.node) }
+        for (name, value) in readNamedValues(node, in: document, kind: "list", declared: declared, mappingsToo: true) {
+            if let path = value.scalar?.string {
+                lists[name] = Located(value: ListDeclaration(source: .file(path), kind: .string), document: document, node: value)
                 continue
             }
-            attributes[name] = Located(value: type, document: located.document, node: located.node)
+            guard case .mapping(let fields) = value else { continue }
+            var file: String?
+            var managed = false
+            var kind = ListKind.string
+            var valid = true
+            for (key, field) in fields {
+                switch key.scalar?.string {
+                case "file":
+                    guard let path = field.scalar?.string, !path.isEmpty else {
+                        errors.append(document.error(.invalidField, at: field, "`file` is the list file's path, relative to the rule directory"))
+                        valid = false
+                        continue
+                    }
+                    file = path
+                case "managed":
+                    guard let flag = field.bool else {
+                        errors.append(document.error(.invalidField, at: field, "`managed` is true or false"))
+                        valid = false
+                        continue
+                    }
+                    managed = flag
+                case "kind":
+                    guard let parsed = field.scalar.flatMap({ ListKind(rawValue: $0.string) }) else {
+                        errors.append(document.error(.invalidField, at: field, "unknown list kind `\(PolicyFileLimits.excerpt(field.scalar?.string ?? "?"))`",
+                                                     hint: "kinds: \(ListKind.allCases.map(\.rawValue).joined(separator: ", "))"))
+                        valid = false
+                        continue
+                    }
+                    kind = parsed
+                default:
+                    let key = key.scalar?.string ?? "?"
+                    errors.append(document.error(.unknownField, at: field, "unknown list field `\(PolicyFileLimits.excerpt(key))`",
+                                                 hint: SignalSchema.nearest(key, in: ListDeclaration.fields).map { "did you mean `\($0)`?" }
+                                                     ?? "fields: \(ListDeclaration.fields.joined(separator: ", "))"))
+                    valid = false
+                }
+            }
+            guard valid else { continue }
+            switch (file, managed) {
+            case (let path?, false):
+                lists[name] = Located(value: ListDeclaration(source: .file(path), kind: kind), document: document, node: value)
+            case (nil, true):
+                lists[name] = Located(value: ListDeclaration(source: .managed, kind: kind), document: document, node: value)
+            case (_?, true):
+                errors.append(document.error(.invalidField, at: value, "the list \(name) is either a file or managed, not both",
+                                             hint: "a managed list's entries are kept in the store: `attestguard lists` and /v1/lists change them"))
+            case (nil, false):
+                errors.append(document.error(.missingField, at: value, "the list \(name) needs `file: path` or `managed: true`"))
+            }
         }
     }
 
-    /// A mapping of names to strings (list paths, attribute types), refusing names already `declared` (in an
-    /// earlier file) or given twice.
-    private mutating func readNamedStrings(
-        _ node: Node, in document: YAMLDocument, kind: String, declared: [String: (YAMLDocument, Node)]
-    ) -> [(String, Located<String>)] {
+    private mutating func readAttributes(_ node: Node, in document: YAMLDocument) {
+        for (name, value) in readNamedValues(node, in: document, kind: "attribute", declared: attributes.mapValues { ($0.document, $0.node) }) {
+            let text = value.scalar?.string ?? ""
+            guard let type = SignalType(rawValue: text) else {
+                errors.append(document.error(.invalidField, at: value, "unknown type `\(PolicyFileLimits.excerpt(text))` for attribute \(name)",
+                                             hint: "types: \(SignalType.allCases.map(\.rawValue).joined(separator: ", "))"))
+                continue
+            }
+            attributes[name] = Located(value: type, document: document, node: value)
+        }
+    }
+
+    /// A mapping of names to non-empty strings (list paths, attribute types) or, with `mappingsToo`, to mappings,
+    /// refusing names already `declared` (in an earlier file) or given twice.
+    private mutating func readNamedValues(
+        _ node: Node, in document: YAMLDocument, kind: String, declared: [String: (YAMLDocument, Node)], mappingsToo: Bool = false
+    ) -> [(String, Node)] {
         guard case .mapping(let mapping) = node else {
             errors.append(document.error(.invalidField, at: node, "`\(kind)s` maps names to values, e.g. { name: value }"))
             return []
         }
         var declared = declared
-        var found: [(String, Located<String>)] = []
+        var found: [(String, Node)] = []
         for (key, value) in mapping {
             if let name = key.scalar?.string, name.utf8.count > RuleSetLimits.nameBytes {
                 errors.append(document.error(.tooLong, at: key, "a \(kind) name is at most \(RuleSetLimits.nameBytes) bytes, this one \(name.utf8.count)"))
@@ -120,7 +179,8 @@ struct RuleFileReader {
                 errors.append(document.error(.invalidField, at: key, "a \(kind) name is letters, digits and _"))
                 continue
             }
-            guard let text = value.scalar?.string, !text.isEmpty else {
+            let isMapping = if case .mapping = value { true } else { false }
+            guard (mappingsToo && isMapping) || !(value.scalar?.string ?? "").isEmpty else {
                 errors.append(document.error(.invalidField, at: value, "the \(kind) \(name) needs a value"))
                 continue
             }
@@ -129,7 +189,7 @@ struct RuleFileReader {
                 continue
             }
             declared[name] = (document, value)
-            found.append((name, Located(value: text, document: document, node: value)))
+            found.append((name, value))
         }
         return found
     }

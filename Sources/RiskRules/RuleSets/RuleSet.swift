@@ -10,12 +10,15 @@ public struct RuleSet: Sendable {
     public let layout: SignalLayout
     /// Declared custom attributes and their types.
     public let attributes: [String: SignalType]
+    /// The run-time lists the rules read (`lists:` entries with `managed: true`) and the kind each is declared.
+    public let managedLists: [String: ListKind]
     /// The directory it was loaded from (empty for an in-memory set).
     public let directory: String
 
-    /// Empty values for one evaluation at `now` (seconds since 1970), to fill and pass to ``evaluate(_:)``.
-    public func values(now: Double) -> SignalValues {
-        SignalValues(layout: layout, now: now)
+    /// Empty values for one evaluation at `now` (seconds since 1970) against the run-time lists in `lists`, to fill
+    /// and pass to ``evaluate(_:)``.
+    public func values(now: Double, lists: ManagedListSnapshot = .empty) -> SignalValues {
+        SignalValues(layout: layout, now: now, lists: lists)
     }
 
     /// Runs every rule. The score is the sum of the modifiers of the rules that fire. The decision: `deny` if a

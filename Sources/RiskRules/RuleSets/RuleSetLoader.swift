@@ -1,4 +1,5 @@
 public import PolicyFiles
+import AttestVocabulary
 import Crypto
 import Foundation
 import Yams
@@ -35,26 +36,38 @@ public enum RuleSetLoader {
         parsed.forEach { reader.read($0) }
         errors += reader.errors
 
-        var lists: [String: Set<String>] = [:]
+        var lists: [String: ExpressionCompiler.ListSource] = [:]
         var hashed: [(String, String)] = documents.map { (PolicyFileVersion.nameInDirectory($0.path), $0.text) }
-        for (name, located) in reader.listPaths.sorted(by: { $0.key < $1.key }) {
-            guard located.value.utf8.count <= PolicyFileLimits.pathBytes else {
+        for (name, located) in reader.lists.sorted(by: { $0.key < $1.key }) {
+            let kind = located.value.kind
+            guard case .file(let path) = located.value.source else {
+                lists[name] = .managed(kind)
+                // A managed list's declaration, not its entries, is part of the set's version.
+                hashed.append(("list:\(name):managed:\(kind)", ""))
+                continue
+            }
+            // Until it reads, the list is empty, so that rules naming it report no second problem.
+            lists[name] = .file(ListContents(kind: kind, entries: []))
+            guard path.utf8.count <= PolicyFileLimits.pathBytes else {
                 errors.append(located.document.error(.tooLong, at: located.node,
-                                                     "the path of list \(name) is \(located.value.utf8.count) bytes, more than \(PolicyFileLimits.pathBytes)"))
-                lists[name] = []
+                                                     "the path of list \(name) is \(path.utf8.count) bytes, more than \(PolicyFileLimits.pathBytes)"))
                 continue
             }
             do {
-                let text = try readList(located.value)
-                lists[name] = ListFile.items(text)
-                hashed.append(("list:\(name):\(located.value)", text))
+                let text = try readList(path)
+                switch ListFile.entries(text, kind: kind) {
+                case .success(let entries):
+                    lists[name] = .file(ListContents(kind: kind, entries: entries.map { ListContents.Entry(value: $0) }))
+                case .failure(let problem):
+                    errors.append(located.document.error(.invalidField, at: located.node,
+                                                         "list \(name) at \(PolicyFileLimits.excerpt(path)), line \(problem.line): \(problem.refusal.message)"))
+                }
+                hashed.append(("list:\(name):\(path)", kind == .string ? text : "\(kind)\n\(text)"))
             } catch let problem as PolicyFileAccess.Problem {
-                lists[name] = []  // so that rules naming the list report no second problem
-                errors.append(located.document.error(problem.code, at: located.node, "list \(name) at \(PolicyFileLimits.excerpt(located.value)): \(problem.message)",
+                errors.append(located.document.error(problem.code, at: located.node, "list \(name) at \(PolicyFileLimits.excerpt(path)): \(problem.message)",
                                                      hint: "a list path is relative to the rule directory and stays inside it"))
             } catch {
-                lists[name] = []
-                errors.append(located.document.error(.unreadableFile, at: located.node, "cannot read the list file \(PolicyFileLimits.excerpt(located.value))",
+                errors.append(located.document.error(.unreadableFile, at: located.node, "cannot read the list file \(PolicyFileLimits.excerpt(path))",
                                                      hint: "paths are relative to the rule directory"))
             }
         }
@@ -89,17 +102,30 @@ public enum RuleSetLoader {
             rules: rules,
             layout: layout,
             attributes: attributes,
+            managedLists: lists.compactMapValues { if case .managed(let kind) = $0 { kind } else { nil } },
             directory: directory
         )
     }
 }
 
-/// A list file: one item per line; blank lines and lines starting with `#` are skipped; items are trimmed.
+/// A list file: one entry per line; blank lines and lines starting with `#` are skipped; entries take their stored
+/// form (``ListEntryText``), so a `cidr` file may write `203.0.113.7/24` and a bad line is named by its number.
 enum ListFile {
-    static func items(_ text: String) -> Set<String> {
-        Set(text.split(whereSeparator: \.isNewline).compactMap { line in
-            let item = line.trimmingCharacters(in: .whitespaces)
-            return item.isEmpty || item.hasPrefix("#") ? nil : item
-        })
+    struct Problem: Error {
+        var line: Int
+        var refusal: ListEntryText.Refusal
+    }
+
+    static func entries(_ text: String, kind: ListKind) -> Result<[String], Problem> {
+        var entries: [String] = []
+        for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            let item = line.trimmingWhitespace
+            if item.isEmpty || item.hasPrefix("#") { continue }
+            switch ListEntryText.normalise(item, kind: kind) {
+            case .success(let entry): entries.append(entry)
+            case .failure(let refusal): return .failure(Problem(line: index + 1, refusal: refusal))
+            }
+        }
+        return .success(entries)
     }
 }

@@ -110,7 +110,7 @@ public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
         ConfigurationKey("challenges.maxUnboundPerApp", "unexpired challenges without a user one app may hold (default 10000)"),
         ConfigurationKey("challenges.perApiKeyPerMinute", "per-process token bucket per API key; 0 = no limit (default)"),
         ConfigurationKey("apps.names", "the names of the configured apps", list: true),
-        ConfigurationKey("apps.policyReloadSeconds", "how often stored app policy overrides and risk-metric baselines are read again, 1-3600 (default 5)"),
+        ConfigurationKey("apps.policyReloadSeconds", "how often stored app policy overrides, risk-metric baselines and run-time lists are read again, 1-3600 (default 5)"),
         ConfigurationKey("apps.<app>.appId", "TEAMID.bundle.id"),
         ConfigurationKey("apps.<app>.environments", "development and/or production (default [production])", list: true),
         ConfigurationKey("apps.<app>.attestationClientDataHash", "sha256 (default) or raw"),

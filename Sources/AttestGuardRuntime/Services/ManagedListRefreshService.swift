@@ -48,14 +48,19 @@ package final class ManagedListRefreshService: Sendable {
         var declared = rules.holder.ruleSet.managedLists
         if let shadow = rules.shadow { declared.merge(shadow.holder.ruleSet.managedLists) { live, _ in live } }
         var created = false
+        var problems: [String: String] = [:]
         for (name, kind) in declared.sorted(by: { $0.key < $1.key }) where held[name] == nil {
-            if try await engine.lists.createDeclared(name: name, kind: kind) {
-                logger.notice("run-time list created, empty, as the rules declare it", metadata: ["list": .string(name), "kind": .string(kind.rawValue)])
+            do {
+                if try await engine.lists.createDeclared(name: name, kind: kind) {
+                    logger.notice("run-time list created, empty, as the rules declare it", metadata: ["list": .string(name), "kind": .string(kind.rawValue)])
+                }
+                created = true
+            } catch let error as EngineError where error.code == .tooManyLists {
+                // The lists held stay in force; only this one is missing, and matches nothing.
+                problems["\(name) not created"] = "the rules read run-time list \(name), which the store does not have and cannot take: \(error.message)"
             }
-            created = true
         }
         let kinds = created ? try await engine.lists.refresh().kinds : held
-        var problems: [String: String] = [:]
         for (name, kind) in declared {
             switch kinds[name] {
             case nil: break

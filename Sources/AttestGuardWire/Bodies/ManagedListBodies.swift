@@ -172,7 +172,7 @@ public struct ManagedListChangedBody: Codable, Sendable, Hashable {
     }
 }
 
-/// `GET /v1/lists/changes` and `GET /v1/lists/{name}/changes` response: the change log, newest first.
+/// `GET /v1/lists/{name}/changes` response (and `attestguard lists changes --json`): the change log, newest first.
 public struct ManagedListChangesBody: Codable, Sendable, Hashable {
     public var changes: [ManagedListChangeBody]
 

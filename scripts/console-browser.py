@@ -10,7 +10,13 @@ there), and per page its final URL, its number of <script> elements and the text
 Chromium is driven over the DevTools protocol on a pipe (--remote-debugging-pipe: file descriptors 3 and 4, JSON
 messages ended by NUL), so the Python standard library is enough. Exit 0 when every page loaded, 1 otherwise.
 
-usage: console-browser.py --base URL --key-file FILE --out DIR [--timeout S] name=path ...
+With --add-entries PATH=TEXT it also fills the entries form of the run-time list page PATH with TEXT and submits it,
+as an analyst would (browser.json's "added": where the browser landed and the entries the page then shows); with
+--forge it then submits, from a page of another origin (a data: URL), a form that posts entries to the same list
+without the console's token, as a hostile site would ("forged": where that landed and what it showed), and loads the
+list page again ("afterForgery": its entries).
+
+usage: console-browser.py --base URL --key-file FILE --out DIR [--timeout S] [--add-entries PATH=TEXT [--forge]] name=path ...
 """
 import argparse
 import base64
@@ -142,7 +148,9 @@ def main():
     parser.add_argument("--out", required=True, help="the folder the screenshots, DOMs and browser.json go to")
     parser.add_argument("--timeout", type=float, default=120, help="seconds one browser step may take")
     parser.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
-    parser.add_argument("pages", nargs="+", help="name=path, e.g. verdicts=/console?range=1h")
+    parser.add_argument("--add-entries", help="PATH=TEXT: submit TEXT in the entries form of the list page PATH")
+    parser.add_argument("--forge", action="store_true", help="then post entries to that list from another origin, without the token")
+    parser.add_argument("pages", nargs="*", help="name=path, e.g. verdicts=/console?range=1h")
     arguments = parser.parse_args()
     os.makedirs(arguments.out, exist_ok=True)
     with open(arguments.key_file) as file:
@@ -171,6 +179,33 @@ def main():
                 "actions": browser.evaluate("[...document.querySelectorAll('td.action')].map(cell => cell.textContent)"),
                 "stylesheetApplied": browser.evaluate("getComputedStyle(document.body).backgroundColor"),
             }
+        if arguments.add_entries:
+            path, text = arguments.add_entries.split("=", 1)
+            entries_js = "[...document.querySelectorAll('table.entries code')].map(cell => cell.textContent)"
+            browser.navigate(base + path)
+            browser.evaluate(
+                "document.querySelector('form.change textarea[name=entries]').value = " + json.dumps(text)
+                + "; document.querySelector('form.change').submit(); true"
+            )
+            browser.loaded()
+            keep(browser, arguments.out, "list-added")
+            report["added"] = {"url": browser.evaluate("location.href"), "entries": browser.evaluate(entries_js)}
+            if arguments.forge:
+                action = base + path.split("?", 1)[0] + "/add"
+                page = (
+                    "<form method=post action=" + json.dumps(action) + ">"
+                    "<input name=entries value='192.0.2.66'></form>"
+                )
+                browser.navigate("data:text/html;base64," + base64.b64encode(page.encode()).decode())
+                browser.evaluate("document.forms[0].submit(); true")
+                browser.loaded()
+                keep(browser, arguments.out, "list-forged")
+                report["forged"] = {
+                    "url": browser.evaluate("location.href"),
+                    "text": browser.evaluate("document.body ? document.body.innerText : ''"),
+                }
+                browser.navigate(base + path)
+                report["afterForgery"] = {"entries": browser.evaluate(entries_js)}
         report["cookies"] = browser.send("Network.getCookies", {"urls": [base + "/console"]})["result"]["cookies"]
         for cookie in report["cookies"]:
             cookie["value"] = "(%d characters)" % len(cookie.get("value", ""))

@@ -162,5 +162,35 @@ struct ConsoleBrowserProcessTests {
         #expect(Self.figure("decisions", in: search) == 1)
         #expect(pages["search"]?["actions"] as? [String] == [Self.hostileAction], "the action is the cell's text")
         #expect(search.contains("&lt;script&gt;alert(1)&lt;/script&gt;") && !search.contains(Self.hostileAction))
+
+        // A key that may change lists adds a block through the run-time list page's form, and the next verdict from
+        // inside it is denied; the same form posted from another site, without the page's token, changes nothing.
+        let writerKeyFile = try CommandLineRunner.temporaryFile(Array(ServerProcess.apiKey.utf8), name: "writer-key")
+        let listsOut = Self.artefacts.appendingPathComponent("lists")
+        let listPath = "/console/lists/blocked_ips"
+        let edit = try await CommandLineRunner.runShell(
+            "python3 scripts/console-browser.py --timeout 180 --base \"$BASE\" --key-file \"$KEY_FILE\" --out \"$OUT\" "
+                + "--add-entries \"$EDIT\" --forge 'lists=/console/lists'",
+            in: Self.repository,
+            environment: ProcessInfo.processInfo.environment.merging([
+                "BASE": operatorURL.absoluteString, "KEY_FILE": writerKeyFile, "OUT": listsOut.path,
+                "EDIT": "\(listPath)=203.0.113.7/24\n198.51.100.7",
+            ]) { _, new in new }
+        )
+        let listReport = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: listsOut.appendingPathComponent("browser.json"))) as? [String: Any]
+        )
+        #expect(edit.status == 0, "\(listReport["error"] ?? edit.standardError)")
+        let added = listReport["added"] as? [String: Any] ?? [:]
+        #expect((added["url"] as? String)?.contains(listPath) == true, "the form leads back to the list: \(added)")
+        #expect(Set(added["entries"] as? [String] ?? []) == ["198.51.100.7", "203.0.113.0/24"], "\(added)")
+        let forged = listReport["forged"] as? [String: Any] ?? [:]
+        #expect((forged["url"] as? String)?.contains(listPath + "/add") != true || (forged["text"] as? String)?.contains("forbidden") == true,
+                "the forged form got no change through: \(forged)")
+        #expect(Set((listReport["afterForgery"] as? [String: Any])?["entries"] as? [String] ?? []) == ["198.51.100.7", "203.0.113.0/24"])
+        let denied = try await server.send(
+            "POST", "v1/score", body: try JSONSerialization.data(withJSONObject: ["appId": Self.appId, "userId": "console-list", "ip": "203.0.113.99"])
+        )
+        #expect(denied.json["decision"] as? String == "deny", "\(denied.json)")
     }
 }

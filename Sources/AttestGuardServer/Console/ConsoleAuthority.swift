@@ -1,3 +1,4 @@
+import AttestGuardWire
 import AttestVocabulary
 import Crypto
 import Foundation
@@ -52,6 +53,26 @@ struct ConsoleAuthority: Sendable {
         let session = ConsoleSession.verify(token, key: signingKey, now: now) { name in ring.key(named: name)?.secretSHA256 }
         guard let session, let key = ring.key(named: session.keyName), !key.scopes.isDisjoint(with: Self.scopes) else { return nil }
         return key
+    }
+
+    /// The token the console's state-changing forms carry in a hidden `csrf` field: an HMAC of the request's session
+    /// cookie under the console's secret, so only a page drawn for this session holds it (another site can neither
+    /// read it nor make it). `nil` without a session cookie.
+    func formToken(of request: Request) -> String? {
+        guard let cookie = Self.cookieValue(ConsoleSession.cookieName, in: request.headers) else { return nil }
+        let code = HMAC<SHA256>.authenticationCode(for: Data("attestguard-console-form-v1|\(cookie)".utf8), using: signingKey)
+        return Base64Text.urlEncoded(code.withUnsafeBytes { Array($0) })
+    }
+
+    /// Refuses (403) a state-changing form posted from another site (``ConsoleRoutes/checkOrigin(_:)``) or without
+    /// this session's ``formToken(of:)``.
+    func checkForm(_ request: Request, token: String?) throws {
+        try ConsoleRoutes.checkOrigin(request)
+        guard let expected = formToken(of: request), let token,
+            ConsoleSession.constantTimeEquals(Array(expected.utf8), Array(token.utf8))
+        else {
+            throw APIError(.forbidden, code: .forbidden, "the form is not one this console drew for your session: reload the page and send it again")
+        }
     }
 
     /// Ends the request's session on this process, if it has a valid one: its cookie opens nothing any more.

@@ -26,6 +26,7 @@ struct ConsoleFrame: Sendable {
     /// The pages of the navigation: path under `/console` and label.
     static let pages: [(path: String, label: String)] = [
         ("", "Verdicts"), ("/rules", "Rule hits"), ("/shadow", "Shadow"), ("/rollout", "Rollout"), ("/risk", "Risk metric"), ("/search", "Search"),
+        ("/lists", "Lists"),
     ]
 
     var title: String
@@ -51,7 +52,9 @@ struct ConsoleFrame: Sendable {
         self.keyName = scope.key.name
         self.path = path
         let query = "?app=\(Self.encoded(scope.appId))&range=\(scope.range.rawValue)"
-        nav = Self.pages.map { page in NavItem(href: "/console\(page.path)\(query)", label: page.label, current: "/console\(page.path)" == path) }
+        nav = Self.pages.map { page in
+            NavItem(href: "/console\(page.path)\(query)", label: page.label, current: "/console\(page.path)" == path || (!page.path.isEmpty && path.hasPrefix("/console\(page.path)/")))
+        }
         apps = scope.apps.map { AppOption(id: $0, selected: $0 == scope.appId) }
         ranges = ConsoleRange.allCases.map { RangeOption(value: $0.rawValue, selected: $0 == scope.range) }
         self.to = to.map(ConsoleText.minute)

@@ -6,10 +6,11 @@ import Hummingbird
 import NIOCore
 import AttestGuardRuntime
 
-/// The analysts' console: read-only HTML pages under `/console`, on the operator listener when there is one.
+/// The analysts' console: HTML pages under `/console`, on the operator listener when there is one.
 /// `GET /console/login` and `POST /console/login` exchange an `analyst` or `admin` API key (in the form body, never a
 /// URL) for a session cookie; `POST /console/logout` ends it; every page needs the session and shows only the apps
-/// the key may use.
+/// the key may use. The pages read; the run-time list pages (``ListPages``) also change lists, by forms that carry the
+/// session's token.
 struct ConsoleRoutes {
     /// The largest login form read.
     static let maximumFormBytes = 4_096
@@ -41,6 +42,12 @@ struct ConsoleRoutes {
         signedIn.get("rollout", use: pages.rollout)
         signedIn.get("risk", use: pages.risk)
         signedIn.get("search", use: pages.search)
+        let lists = ListPages(engine: engine, templates: templates, authority: authority)
+        signedIn.get("lists", use: lists.lists)
+        signedIn.get("lists/:listName", use: lists.list)
+        signedIn.post("lists", use: lists.create)
+        signedIn.post("lists/:listName/add", use: lists.add)
+        signedIn.post("lists/:listName/remove", use: lists.remove)
     }
 
     @Sendable func stylesheet(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {

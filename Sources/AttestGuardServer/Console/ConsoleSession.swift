@@ -52,7 +52,7 @@ struct ConsoleSession: Sendable, Equatable {
         return Base64Text.urlEncoded(code.withUnsafeBytes { Array($0) })
     }
 
-    private static func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+    static func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
         guard lhs.count == rhs.count else { return false }
         var difference: UInt8 = 0
         for (left, right) in zip(lhs, rhs) { difference |= left ^ right }

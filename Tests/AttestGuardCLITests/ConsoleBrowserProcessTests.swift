@@ -183,11 +183,13 @@ struct ConsoleBrowserProcessTests {
         #expect(edit.status == 0, "\(listReport["error"] ?? edit.standardError)")
         let added = listReport["added"] as? [String: Any] ?? [:]
         #expect((added["url"] as? String)?.contains(listPath) == true, "the form leads back to the list: \(added)")
-        #expect(Set(added["entries"] as? [String] ?? []) == ["198.51.100.7", "203.0.113.0/24"], "\(added)")
+        // The blocked-range persona put its range there before: the form's entries join it.
+        let entries = Set(added["entries"] as? [String] ?? [])
+        #expect(entries.isSuperset(of: ["198.51.100.7", "203.0.113.0/24"]) && entries.count == 3, "\(added)")
         let forged = listReport["forged"] as? [String: Any] ?? [:]
         #expect((forged["url"] as? String)?.contains(listPath + "/add") != true || (forged["text"] as? String)?.contains("forbidden") == true,
                 "the forged form got no change through: \(forged)")
-        #expect(Set((listReport["afterForgery"] as? [String: Any])?["entries"] as? [String] ?? []) == ["198.51.100.7", "203.0.113.0/24"])
+        #expect(Set((listReport["afterForgery"] as? [String: Any])?["entries"] as? [String] ?? []) == entries, "the forged form added nothing")
         let denied = try await server.send(
             "POST", "v1/score", body: try JSONSerialization.data(withJSONObject: ["appId": Self.appId, "userId": "console-list", "ip": "203.0.113.99"])
         )

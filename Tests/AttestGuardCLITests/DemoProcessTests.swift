@@ -34,6 +34,7 @@ struct DemoProcessTests {
         #expect(byPersona["replayer"]?.actual == "409 assertion_already_accepted")
         #expect(byPersona["tamperer"]?.actual == "422 request_binding_mismatch")
         #expect(byPersona["unattested-outside-rollout"]?.actual == "review (score 30)")
+        #expect(byPersona["blocked-range"]?.actual == "deny (score 0)", "an analyst's block reaches the next verdict")
         // The last progress line (not a terminal: one line at a time) counts the farm's redeemed receipts.
         #expect(result.standardError.contains("35 on 22 keys"), "\(result.standardError)")
         #expect(result.standardError.contains("simulator mode"))
@@ -45,17 +46,18 @@ struct DemoProcessTests {
         #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
         let output = result.standardOutput
         let lines = output.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
-        #expect(output.contains("25 fraud, "), "\(output)")
+        #expect(output.contains("26 fraud, "), "\(output)")
         for expected in [
-            "key-farm ok 22 1.000 0.880 1.000 / 0.880",
-            "new-keys-burst ok 22 1.000 0.880 1.000 / 0.880",
-            "promo-already-claimed ok 1 1.000 0.040 1.000 / 0.040",
-            "non-store-build-claims-promo ok 1 1.000 0.040 1.000 / 0.040",
-            "assertion-burst ok 1 1.000 0.040 1.000 / 0.040",
+            "key-farm ok 22 1.000 0.846 1.000 / 0.846",
+            "new-keys-burst ok 22 1.000 0.846 1.000 / 0.846",
+            "promo-already-claimed ok 1 1.000 0.038 1.000 / 0.038",
+            "non-store-build-claims-promo ok 1 1.000 0.038 1.000 / 0.038",
+            "blocked-ip ok 1 1.000 0.038 1.000 / 0.038",
+            "assertion-burst ok 1 1.000 0.038 1.000 / 0.038",
             "attestation-required-but-missing ok 1 0.000 0.000 0.000 / 0.000",
-            "rule set: deny ok 1.000 0.960 1.000 / 0.960",
+            "rule set: deny ok 1.000 0.962 1.000 / 0.962",
             "unsupported-without-devicecheck ok 2 0.000 0.000 0.000 / 0.000",
-            "rule set: deny or review ok 0.926 1.000 0.926 / 1.000",
+            "rule set: deny or review ok 0.929 1.000 0.929 / 1.000",
         ] {
             #expect(lines.contains(expected), "no line \(expected) in\n\(output)")
         }

@@ -1,6 +1,6 @@
 import AttestGuardEngine
 import AttestGuardRuntime
-import AttestGuardStore
+import AttestGuardWire
 import AttestVocabulary
 import Foundation
 import Hummingbird
@@ -28,7 +28,7 @@ struct ListPages: Sendable {
         let lists = try await engine.lists.lists()
         let frame = ConsoleFrame(title: "Run-time lists", path: "/console/lists", scope: scope)
         return templates.page("lists", ListsView(
-            frame: frame, lists: lists.map { ListsView.Row($0, query: Self.query(scope)) }, csrf: canChange ? authority.formToken(of: request) : nil,
+            frame: frame, lists: lists.map { ListsView.Row(ManagedListBody($0), query: Self.query(scope)) }, csrf: canChange ? authority.formToken(of: request) : nil,
             kinds: ListKind.allCases.map(\.rawValue)
         ))
     }
@@ -40,7 +40,8 @@ struct ListPages: Sendable {
         let changes = try await engine.lists.changes(of: name, limit: Self.changesShown)
         let frame = ConsoleFrame(title: "List \(name)", path: "/console/lists/\(name)", scope: scope)
         return templates.page("list", ListView(
-            frame: frame, list: contents.list, entries: contents.entries, changes: changes, csrf: canChange ? authority.formToken(of: request) : nil,
+            frame: frame, list: ManagedListBody(contents.list), entries: contents.entries.map(ManagedListEntryBody.init),
+            changes: changes.map(ManagedListChangeBody.init), csrf: canChange ? authority.formToken(of: request) : nil,
             query: Self.query(scope)
         ))
     }
@@ -148,10 +149,10 @@ struct ListsView: Sendable {
         var updatedBy: String
         var description: String
 
-        init(_ list: ManagedListRecord, query: String) {
+        init(_ list: ManagedListBody, query: String) {
             name = list.name
             href = "/console/lists/\(list.name)\(query)"
-            kind = list.kind.rawValue
+            kind = list.kind
             entries = list.entryCount
             revision = list.revision
             updatedAt = ConsoleText.minute(list.updatedAt)
@@ -205,12 +206,12 @@ struct ListView: Sendable {
     var listsHref: String
 
     init(
-        frame: ConsoleFrame, list: ManagedListRecord, entries: [ManagedListEntryRecord], changes: [ManagedListChangeRecord], csrf: String?,
+        frame: ConsoleFrame, list: ManagedListBody, entries: [ManagedListEntryBody], changes: [ManagedListChangeBody], csrf: String?,
         query: String
     ) {
         self.frame = frame
         name = list.name
-        kind = list.kind.rawValue
+        kind = list.kind
         description = list.description
         revision = list.revision
         count = entries.count
@@ -220,7 +221,7 @@ struct ListView: Sendable {
         }
         more = max(0, entries.count - ListPages.entriesShown)
         self.changes = changes.map {
-            Change(at: ConsoleText.minute($0.at), actor: $0.actor, action: $0.action.rawValue, added: $0.added, removed: $0.removed, entries: $0.entries,
+            Change(at: ConsoleText.minute($0.at), actor: $0.actor, action: $0.action, added: $0.added, removed: $0.removed, entries: $0.entries,
                    values: $0.values.prefix(10).joined(separator: ", ") + ($0.values.count > 10 ? ", …" : ""))
         }
         self.csrf = csrf

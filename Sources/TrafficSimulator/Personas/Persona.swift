@@ -12,6 +12,7 @@ public enum Persona: String, Sendable, Hashable, CaseIterable, Codable, CustomSt
     case unattestedInsideRollout = "unattested-inside-rollout"
     case burst
     case resignedBuild = "resigned-build"
+    case blockedRange = "blocked-range"
 
     public var description: String { rawValue }
 
@@ -27,6 +28,7 @@ public enum Persona: String, Sendable, Hashable, CaseIterable, Codable, CustomSt
         case .unattestedInsideRollout: "no App Attest, inside the rollout"
         case .burst: "\(AssertionBurst.assertions) assertions from one key in a minute"
         case .resignedBuild: "a re-signed development build claims the promo"
+        case .blockedRange: "an analyst blocks its address range mid-run"
         }
     }
 

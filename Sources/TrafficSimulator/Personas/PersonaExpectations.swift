@@ -21,15 +21,16 @@ public enum PersonaExpectations {
         case .unattestedInsideRollout: .verdict(.review, firing: ["attestation-required-but-missing"])
         case .burst: .verdict(.review, firing: ["assertion-burst"])
         case .resignedBuild: .verdict(.deny, firing: ["non-store-build-claims-promo"])
+        case .blockedRange: .verdict(.deny, firing: ["blocked-ip"])
         }
     }
 
     /// How the fraud team labels a persona's checked requests in the demo's labelled history: the farm, the promotion
-    /// abuser and the burst are fraud; honest users and clients without App Attest are legitimate. The replayer's and
+    /// abuser, the re-signed build, the burst and the blocked range are fraud; honest users and clients without App Attest are legitimate. The replayer's and
     /// the tamperer's checked requests were refused before any verdict: there is nothing to label.
     public static func label(for persona: Persona) -> FraudLabel? {
         switch persona {
-        case .farm, .promoAbuser, .burst, .resignedBuild: .fraud
+        case .farm, .promoAbuser, .burst, .resignedBuild, .blockedRange: .fraud
         case .honest, .unattestedOutsideRollout, .unattestedInsideRollout: .legitimate
         case .replayer, .tamperer: nil
         }
@@ -37,26 +38,27 @@ public enum PersonaExpectations {
 
     /// The shipped rules over those labels. Fraud: the farm's 22 checked verdicts (deny, `key-farm` and
     /// `new-keys-burst`), the promotion abuser's 1 (deny, `promo-already-claimed`), the re-signed build's 1 (deny,
-    /// `non-store-build-claims-promo`) and the burst's 1 (review, `assertion-burst`), 25 in all. Legitimate: every
-    /// honest verdict (allow, no rule) and the two unattested clients (both `no-attested-key`,
-    /// `attestation-unavailable-on-client` and `unsupported-without-devicecheck`, a review; inside the rollout also
-    /// `attestation-required-but-missing`). So each fraud rule's precision is 1 and its recall its share of the 25; the
-    /// rules for clients without App Attest catch no fraud; 24 denies are all fraud, and of the 27 denies and reviews
-    /// 25 are.
+    /// `non-store-build-claims-promo`), the blocked range's 1 (deny, `blocked-ip`) and the burst's 1 (review,
+    /// `assertion-burst`), 26 in all. Legitimate: every honest verdict (allow, no rule) and the two unattested clients
+    /// (both `no-attested-key`, `attestation-unavailable-on-client` and `unsupported-without-devicecheck`, a review;
+    /// inside the rollout also `attestation-required-but-missing`). So each fraud rule's precision is 1 and its recall
+    /// its share of the 26; the rules for clients without App Attest catch no fraud; 25 denies are all fraud, and of the
+    /// 28 denies and reviews 26 are.
     public static let labelledHistory = LabelledHistoryExpectation(
-        fraud: DeviceFarm.devices + 3,
+        fraud: DeviceFarm.devices + 4,
         rules: [
-            "key-farm": .init(precision: 1, recall: 22.0 / 25),
-            "new-keys-burst": .init(precision: 1, recall: 22.0 / 25),
-            "promo-already-claimed": .init(precision: 1, recall: 1.0 / 25),
-            "non-store-build-claims-promo": .init(precision: 1, recall: 1.0 / 25),
-            "assertion-burst": .init(precision: 1, recall: 1.0 / 25),
+            "key-farm": .init(precision: 1, recall: 22.0 / 26),
+            "new-keys-burst": .init(precision: 1, recall: 22.0 / 26),
+            "promo-already-claimed": .init(precision: 1, recall: 1.0 / 26),
+            "non-store-build-claims-promo": .init(precision: 1, recall: 1.0 / 26),
+            "blocked-ip": .init(precision: 1, recall: 1.0 / 26),
+            "assertion-burst": .init(precision: 1, recall: 1.0 / 26),
             "no-attested-key": .init(precision: 0, recall: 0),
             "attestation-unavailable-on-client": .init(precision: 0, recall: 0),
             "attestation-required-but-missing": .init(precision: 0, recall: 0),
             "unsupported-without-devicecheck": .init(precision: 0, recall: 0),
         ],
-        deny: .init(precision: 1, recall: 24.0 / 25),
-        denyOrReview: .init(precision: 25.0 / 27, recall: 1)
+        deny: .init(precision: 1, recall: 25.0 / 26),
+        denyOrReview: .init(precision: 26.0 / 28, recall: 1)
     )
 }

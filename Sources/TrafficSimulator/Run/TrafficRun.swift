@@ -69,6 +69,7 @@ public struct TrafficRun: Sendable {
         case .unattestedInsideRollout: try await UnattestedClients.play(context, insideRollout: true)
         case .burst: try await AssertionBurst.play(context)
         case .resignedBuild: try await ResignedBuild.play(context)
+        case .blockedRange: try await BlockedRange.play(context)
         }
     }
 

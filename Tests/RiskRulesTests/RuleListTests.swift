@@ -61,7 +61,9 @@ struct RuleListTests {
                 let v4 = Bool.random(using: &random)
                 let address = Self.randomAddress(v4: v4, near: blocks.randomElement(using: &random)?.bytes, using: &random)
                 let bytes = Self.mapped(address, v4: v4)
-                let expected = blocks.contains { Self.samePrefix(bytes, $0.bytes, bits: $0.prefix) }
+                // An IPv4 client (IPv4-mapped) is only in blocks inside the mapped range.
+                let mapped = Array(bytes.prefix(12)) == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF]
+                let expected = blocks.contains { (!mapped || $0.prefix >= 96) && Self.samePrefix(bytes, $0.bytes, bits: $0.prefix) }
                 #expect(contents.contains(Self.text(address, v4: v4), at: 0) == expected, "\(Self.text(address, v4: v4)) in \(blocks.map(\.text))")
             }
         }
@@ -76,6 +78,17 @@ struct RuleListTests {
         #expect(contents.contains("2001:db8:ffff::1", at: 0))
         #expect(!contents.contains("2001:db9::1", at: 0))
         #expect(!contents.contains("not an address", at: 0) && !contents.contains("", at: 0))
+    }
+
+    @Test("an IPv6 block shorter than the IPv4-mapped range takes no IPv4 client; the mapped range itself takes them all")
+    func ipv6BlocksAndIPv4Clients() {
+        let everyIPv6 = ListContents(kind: .cidr, entries: [ListContents.Entry(value: "::/0")])
+        #expect(everyIPv6.contains("2001:db8::1", at: 0))
+        #expect(!everyIPv6.contains("203.0.113.9", at: 0) && !everyIPv6.contains("::ffff:203.0.113.9", at: 0))
+        #expect(ListEntryText.normalise("::ffff:0:0/96", kind: .cidr) == .success("0.0.0.0/0"))
+        #expect(ListEntryText.normalise("::ffff:1.2.3.0/120", kind: .cidr) == .success("1.2.3.0/24"))
+        let everyIPv4 = ListContents(kind: .cidr, entries: [ListContents.Entry(value: "0.0.0.0/0")])
+        #expect(everyIPv4.contains("203.0.113.9", at: 0) && !everyIPv4.contains("2001:db8::1", at: 0))
     }
 
     @Test("an entry matches until its expiry; of one value given twice the later expiry counts")

@@ -37,7 +37,7 @@ struct ListOptions: ParsableArguments {
         let configuration = try await self.configuration.load()
         let actor = "cli:\(ProcessInfo.processInfo.environment["USER"] ?? "unknown")"
         return try await HistoryStoreSession.reading(command: "lists \(command)", configuration: configuration, writing: writing) { store in
-            try await body(ManagedListService(store: store, clock: SystemClock()), actor)
+            try await body(ManagedListService(store: store, clock: SystemClock(), readsOwnChanges: false), actor)
         }
     }
 

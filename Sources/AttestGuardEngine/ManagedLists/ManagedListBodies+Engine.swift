@@ -50,11 +50,12 @@ extension ManagedListEntrySubmission {
     /// The CSV columns an entry file may have, in any order and case (``csv(_:)``).
     public static let csvColumns = ["value", "expiresAt", "ttlSeconds", "note"]
 
-    /// The entries of CSV text (RFC 4180, as spreadsheets write it): with a header row naming ``csvColumns`` (a
-    /// `value` column at least; others are ignored), or, when the first cell is not `value`, one entry a line in the
-    /// first column (so a pasted column of addresses is a file). Blank lines are skipped; errors name the line.
-    /// - Throws: `list_entry_invalid`.
-    public static func csv(_ text: String, ttlSeconds: Int? = nil, note: String? = nil) throws(EngineError) -> [ManagedListEntrySubmission] {
+    /// The entries of CSV text (RFC 4180, as spreadsheets write it): with a header row naming ``csvColumns`` in any
+    /// order and case (a `value` column at least; others are ignored), or one entry a line in the first column (so a
+    /// pasted column of addresses is a file). `header` says which (`text/csv; header=present|absent`); when `nil`,
+    /// a first row with a cell `value` is the header. Blank lines are skipped; errors name the line.
+    /// - Throws: `list_entry_invalid`, also for a header without a `value` column.
+    public static func csv(_ text: String, header: Bool? = nil, ttlSeconds: Int? = nil, note: String? = nil) throws(EngineError) -> [ManagedListEntrySubmission] {
         let records: [(line: Int, cells: [String])]
         do throws(CSVText.UnclosedQuote) {
             records = try CSVText.records(text).filter { !$0.cells.allSatisfy { $0.allSatisfy(\.isWhitespace) } }
@@ -63,8 +64,12 @@ extension ManagedListEntrySubmission {
         }
         guard let first = records.first else { return [] }
         let known = Dictionary(uniqueKeysWithValues: csvColumns.map { ($0.lowercased(), $0) })
-        let hasHeader = first.cells.first?.trimmingCharacters(in: .whitespaces).lowercased() == "value"
-        let columns: [String?] = hasHeader ? first.cells.map { known[$0.trimmingCharacters(in: .whitespaces).lowercased()] } : ["value"]
+        let named = first.cells.map { known[$0.trimmingCharacters(in: .whitespaces).lowercased()] }
+        let hasHeader = header ?? named.contains("value")
+        if hasHeader, !named.contains("value") {
+            throw EngineError.invalid(.listEntryInvalid, "line \(first.line): the header names no value column (columns: \(csvColumns.joined(separator: ", ")))")
+        }
+        let columns: [String?] = hasHeader ? named : ["value"]
         var entries: [ManagedListEntrySubmission] = []
         for record in hasHeader ? Array(records.dropFirst()) : records {
             let position = "line \(record.line)"

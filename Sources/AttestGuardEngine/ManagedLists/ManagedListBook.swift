@@ -18,9 +18,16 @@ public final class ManagedListBook: Sendable {
         public var kinds: [String: ListKind]
     }
 
+    /// What a list's entries were read at: a list deleted and made again restarts its revision, so its creation
+    /// instant tells the two apart.
+    private struct ReadAt: Sendable, Hashable {
+        var createdAt: Date
+        var revision: Int64
+    }
+
     private struct Held: Sendable {
         var snapshot = ManagedListSnapshot.empty
-        var revisions: [String: Int64] = [:]
+        var revisions: [String: ReadAt] = [:]
     }
 
     private let held = Mutex(Held())
@@ -38,11 +45,12 @@ public final class ManagedListBook: Sendable {
             let catalogue = try await store.managedLists()
             let (snapshot, revisions) = self.held.withLock { ($0.snapshot, $0.revisions) }
             var lists: [String: ListContents] = [:]
-            var newRevisions: [String: Int64] = [:]
+            var newRevisions: [String: ReadAt] = [:]
             var read: [String] = []
             for list in catalogue {
-                newRevisions[list.name] = list.revision
-                if revisions[list.name] == list.revision, let contents = snapshot.lists[list.name], contents.kind == list.kind {
+                let readAt = ReadAt(createdAt: list.createdAt, revision: list.revision)
+                newRevisions[list.name] = readAt
+                if revisions[list.name] == readAt, let contents = snapshot.lists[list.name], contents.kind == list.kind {
                     lists[list.name] = contents
                     continue
                 }

@@ -37,10 +37,15 @@ public struct ManagedListService: Sendable {
     /// The lists as this process holds them for the rules.
     public let book: ManagedListBook
 
-    public init(store: any RiskStore, clock: any EngineClock, book: ManagedListBook = ManagedListBook()) {
+    /// Whether a change is read into ``book`` at once (a server's verdicts see it), or left to the next refresh (the
+    /// CLI, which holds no verdicts and would read every list for nothing).
+    let readsOwnChanges: Bool
+
+    public init(store: any RiskStore, clock: any EngineClock, book: ManagedListBook = ManagedListBook(), readsOwnChanges: Bool = true) {
         self.store = store
         self.clock = clock
         self.book = book
+        self.readsOwnChanges = readsOwnChanges
     }
 
     /// Creates the empty list `name` of `kind`.
@@ -145,6 +150,7 @@ public struct ManagedListService: Sendable {
     /// After a change in this process: the process's own rules see it at once; if the read fails, the refresh
     /// loop reads it within its period.
     private func refreshQuietly() async {
+        guard readsOwnChanges else { return }
         _ = try? await book.refresh(from: store, now: clock.now())
     }
 

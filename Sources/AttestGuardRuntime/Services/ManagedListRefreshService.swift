@@ -17,6 +17,8 @@ package final class ManagedListRefreshService: Sendable {
     let logger: Logger
     /// Problems already logged, so that each is logged once while it lasts.
     private let reported = Mutex<Set<String>>([])
+    /// The lists whose entries this process last published.
+    private let published = Mutex<Set<String>>([])
 
     package init(engine: Engine, rules: RuleSetReloader, logger: Logger) {
         self.engine = engine
@@ -31,15 +33,27 @@ package final class ManagedListRefreshService: Sendable {
         let snapshot = engine.lists.book.snapshot
         Gauge(label: MetricFamily.listsLastReadTimestamp.name).record(engine.clock.now().timeIntervalSince1970)
         for name in refresh.read {
-            let entries = snapshot.lists[name]?.count ?? 0
-            Gauge(label: MetricFamily.listEntries.name, dimensions: [("list", name)]).record(entries)
-            logger.info("run-time list read", metadata: ["list": .string(name), "entries": .stringConvertible(entries)])
+            logger.info("run-time list read", metadata: ["list": .string(name), "entries": .stringConvertible(snapshot.lists[name]?.count ?? 0)])
         }
         for name in refresh.dropped {
-            Gauge(label: MetricFamily.listEntries.name, dimensions: [("list", name)]).record(0)
             logger.info("run-time list gone from the store", metadata: ["list": .string(name)])
         }
         try await checkDeclarations(held: refresh.kinds)
+        publishEntries(engine.lists.book.snapshot)
+    }
+
+    /// Every list's entries as this process holds them (also after a change this process made, which its own
+    /// refresh already read), and 0 for a list published before and gone since.
+    private func publishEntries(_ snapshot: ManagedListSnapshot) {
+        let gone = published.withLock { published in
+            let gone = published.subtracting(snapshot.lists.keys)
+            published = Set(snapshot.lists.keys)
+            return gone
+        }
+        for (name, contents) in snapshot.lists {
+            Gauge(label: MetricFamily.listEntries.name, dimensions: [("list", name)]).record(contents.count)
+        }
+        for name in gone { Gauge(label: MetricFamily.listEntries.name, dimensions: [("list", name)]).record(0) }
     }
 
     /// Creates the run-time lists the rule sets declare and the store lacks; names, once, each the store holds with

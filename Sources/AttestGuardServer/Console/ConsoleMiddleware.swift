@@ -25,7 +25,7 @@ struct ConsoleMiddleware: RouterMiddleware {
         } catch let error as EngineError {
             response = refusal(APIError(error, now: clock.now()))
         } catch is NIOTooManyBytesError {
-            response = refusal(APIError(.contentTooLarge, code: .bodyTooLarge, "the form is larger than \(ConsoleRoutes.maximumFormBytes) bytes"))
+            response = refusal(APIError(.contentTooLarge, code: .bodyTooLarge, "the form is larger than this page takes"))
         } catch let error as any HTTPResponseError where error.status.code < 500 {
             response = refusal(APIError(error.status, code: .httpError, "the request was refused (\(error.status.code))"))
         } catch {

@@ -71,7 +71,7 @@ struct ListPages: Sendable {
             ttlSeconds = Int(seconds)
         }
         let note = form["note"].flatMap { $0.isEmpty ? nil : $0 }
-        let entries = try ManagedListEntrySubmission.csv(form["entries"] ?? "", ttlSeconds: ttlSeconds, note: note)
+        let entries = try ManagedListEntrySubmission.csv(form["entries"] ?? "", header: false, ttlSeconds: ttlSeconds, note: note)
         guard !entries.isEmpty else { throw APIError.badRequest(.listEntryInvalid, "enter at least one entry, one a line") }
         try await apply(name, .add(entries), scope: scope, context: context)
         return Self.redirect(to: name, scope: scope)

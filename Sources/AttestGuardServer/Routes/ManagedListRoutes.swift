@@ -99,7 +99,9 @@ struct ManagedListRoutes {
                 throw APIError.badRequest(.listEntryInvalid, "the CSV body is not UTF-8 text")
             }
             let query = try QueryParameters(request.uri.query)
-            entries = try ManagedListEntrySubmission.csv(text, ttlSeconds: try query.integer("ttlSeconds"), note: query["note"])
+            entries = try ManagedListEntrySubmission.csv(
+                text, header: Self.csvHeader(type), ttlSeconds: try query.integer("ttlSeconds"), note: query["note"]
+            )
         } else {
             entries = try ManagedListEntrySubmission.entries(of: try await body.decode(ManagedListEntriesBody.self, from: request))
         }
@@ -121,6 +123,14 @@ struct ManagedListRoutes {
         let parts = value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         guard parts.first == "text/csv" else { return false }
         return parts.dropFirst().allSatisfy { ["charset=utf-8", "charset=\"utf-8\"", "header=present", "header=absent"].contains($0) }
+    }
+
+    /// What `header=` says (RFC 4180's parameter): `true` present, `false` absent, `nil` not given.
+    static func csvHeader(_ value: String) -> Bool? {
+        let parameters = value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        if parameters.contains("header=present") { return true }
+        if parameters.contains("header=absent") { return false }
+        return nil
     }
 
     private static func name(_ context: AttestGuardRequestContext) throws -> String {

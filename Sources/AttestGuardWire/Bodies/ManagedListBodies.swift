@@ -2,6 +2,14 @@ public import Foundation
 
 // Run-time lists (contract: "Run-time lists"): what an analyst sends to make and change one, and how one is shown.
 
+/// The paths of the run-time list routes that name a list, for the clients that call them.
+public enum ManagedListPaths {
+    /// `POST /v1/lists/{name}/entries` (add) and `PUT` (replace), with a ``ManagedListEntriesBody``.
+    public static func entries(_ name: String) -> String {
+        "/v1/lists/\(name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? name)/entries"
+    }
+}
+
 /// `POST /v1/lists` request body: a new, empty list.
 public struct ManagedListCreateBody: Codable, Sendable, Hashable {
     /// Letters, digits and `_`, starting with a letter or `_`, at most 64 bytes: what rules write in `list("name")`.

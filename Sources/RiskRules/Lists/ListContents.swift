@@ -55,7 +55,10 @@ public struct ListContents: Sendable {
             return expiry > now
         case .cidr:
             guard !prefixes.isEmpty, let (address, _) = IPAddressBits.parse(Substring(text)) else { return false }
-            for prefix in prefixes {
+            // An IPv4 address is held IPv4-mapped; an IPv6 block shorter than the mapped range (`::/0`) is no IPv4
+            // block, so it does not take IPv4 clients.
+            let shortest = address.isMappedIPv4 ? IPAddressBits.mappedIPv4Prefix : 0
+            for prefix in prefixes where prefix >= shortest {
                 if let expiry = blocks[prefix]?[address.masked(to: prefix)], expiry > now { return true }
             }
             return false

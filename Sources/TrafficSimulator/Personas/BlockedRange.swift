@@ -28,7 +28,7 @@ enum BlockedRange {
         // The analyst's step: the list exists when the rules declare it; creating it is harmless when it does.
         let created = try await context.api.post("/v1/lists", ManagedListCreateBody(name: list, kind: "cidr"))
         guard created.succeeded || created.status == 409 else { throw PersonaStepFailure(step: "list creation", outcome: created.outcome) }
-        let blocked = try await context.api.post("/v1/lists/\(list)/entries", ManagedListEntriesBody(
+        let blocked = try await context.api.post(ManagedListPaths.entries(list), ManagedListEntriesBody(
             entries: [ManagedListEntryInputBody(value: range(context.settings))], ttlSeconds: ttlSeconds,
             note: "attestguard simulate traffic: the blocked-range persona's farm"
         ))

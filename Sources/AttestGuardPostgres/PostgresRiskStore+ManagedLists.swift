@@ -1,4 +1,4 @@
-import AttestVocabulary
+public import AttestVocabulary
 public import Foundation
 import PostgresNIO
 public import AttestGuardStore
@@ -47,15 +47,16 @@ extension PostgresRiskStore {
     }
 
     public func changeManagedList(
-        name: String, edit: ManagedListEdit, actor: String, at: Date, maximumEntries: Int
+        name: String, edit: ManagedListEdit, actor: String, at: Date, maximumEntries: Int, expectedKind: ListKind?
     ) async throws -> ManagedListChangeOutcome {
         let logger = self.logger
         do {
             return try await transaction { connection in
                 // The list's row is the lock every change of its entries takes first.
-                guard try await !connection.query("SELECT 1 FROM managed_lists WHERE name = \(name) FOR UPDATE", logger: logger).collect().isEmpty else {
-                    return .notFound
-                }
+                let locked = try await connection.query("SELECT kind FROM managed_lists WHERE name = \(name) FOR UPDATE", logger: logger).collect()
+                guard let row = locked.first else { return .notFound }
+                let kind = try PostgresRowReader(row, table: "managed_lists").enumeration("kind", as: ListKind.self)
+                if let expectedKind, kind != expectedKind { return .kindChanged(kind) }
                 try await connection.query(
                     "DELETE FROM managed_list_entries WHERE list_name = \(name) AND expires_at <= \(at)", logger: logger
                 )

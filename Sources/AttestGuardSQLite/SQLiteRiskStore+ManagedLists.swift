@@ -1,4 +1,4 @@
-import AttestVocabulary
+public import AttestVocabulary
 public import Foundation
 import SQLiteNIO
 public import AttestGuardStore
@@ -43,14 +43,15 @@ extension SQLiteRiskStore {
     }
 
     public func changeManagedList(
-        name: String, edit: ManagedListEdit, actor: String, at: Date, maximumEntries: Int
+        name: String, edit: ManagedListEdit, actor: String, at: Date, maximumEntries: Int, expectedKind: ListKind?
     ) async throws -> ManagedListChangeOutcome {
         do {
             return try await transaction { connection in
                 // BEGIN IMMEDIATE holds the write lock: changes of one store apply one after the other.
-                guard try await !connection.query("SELECT 1 FROM managed_lists WHERE name = ?1", [.text(name)]).isEmpty else {
-                    return .notFound
-                }
+                let locked = try await connection.query("SELECT kind FROM managed_lists WHERE name = ?1", [.text(name)])
+                guard let row = locked.first else { return .notFound }
+                let kind = try SQLiteRowReader(row: row, table: "managed_lists").enumeration("kind", as: ListKind.self)
+                if let expectedKind, kind != expectedKind { return .kindChanged(kind) }
                 _ = try await connection.query(
                     "DELETE FROM managed_list_entries WHERE list_name = ?1 AND expires_at <= ?2", [.text(name), SQLiteValues.bind(at)]
                 )

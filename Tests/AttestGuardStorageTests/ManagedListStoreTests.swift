@@ -97,6 +97,26 @@ struct ManagedListStoreTests {
         }
     }
 
+    @Test("a change checked for one kind is refused by a list made again with another, and changes nothing", arguments: StoreBackend.available)
+    func kindChanged(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = test.store
+            _ = try await store.createManagedList(Self.list("mixed", kind: .cidr), maximumLists: 10)
+            let change = try await store.changeManagedList(
+                name: "mixed", edit: .add([Self.entry("alice")]), actor: "a", at: Self.start, maximumEntries: 10, expectedKind: .string
+            )
+            #expect(change == .kindChanged(.cidr))
+            #expect(try await store.managedList(name: "mixed")?.revision == 1)
+            #expect(try await store.managedListEntries(name: "mixed", now: Self.start).isEmpty)
+            guard case .changed = try await store.changeManagedList(
+                name: "mixed", edit: .add([Self.entry("10.0.0.1")]), actor: "a", at: Self.start, maximumEntries: 10, expectedKind: .cidr
+            ) else {
+                Issue.record("the right kind was refused")
+                return
+            }
+        }
+    }
+
     @Test("changes of one list from many writers at once each apply whole, one after another", arguments: StoreBackend.available)
     func concurrentChanges(backend: StoreBackend) async throws {
         try await withTestStore(backend) { (test: TestStore) async throws in

@@ -65,9 +65,9 @@ public final class FaultyScoringStore: RiskStore {
         try await base.managedListEntries(name: name, now: now)
     }
     public func changeManagedList(
-        name: String, edit: ManagedListEdit, actor: String, at: Date, maximumEntries: Int
+        name: String, edit: ManagedListEdit, actor: String, at: Date, maximumEntries: Int, expectedKind: ListKind?
     ) async throws -> ManagedListChangeOutcome {
-        try await base.changeManagedList(name: name, edit: edit, actor: actor, at: at, maximumEntries: maximumEntries)
+        try await base.changeManagedList(name: name, edit: edit, actor: actor, at: at, maximumEntries: maximumEntries, expectedKind: expectedKind)
     }
     public func deleteManagedList(name: String, actor: String, at: Date) async throws -> Bool {
         try await base.deleteManagedList(name: name, actor: actor, at: at)

@@ -99,7 +99,8 @@ public struct ManagedListService: Sendable {
     }
 
     /// Applies a change to the entries of `name`, checked whole first: every entry must take the list's kind.
-    /// - Throws: `list_not_found` (404); `list_entry_invalid` (400) naming the first bad entry; `list_full` (409).
+    /// - Throws: `list_not_found` (404); `list_entry_invalid` (400) naming the first bad entry; `list_full` (409);
+    ///   `precondition_failed` (412) when the list was made again with another kind between the check and the write.
     public func change(_ name: String, _ submission: ManagedListChangeSubmission, actor: String) async throws -> Change {
         try Self.checkName(name)
         guard let list = try await withStore({ try await store.managedList(name: name) }) else { throw Self.notFound(name) }
@@ -114,7 +115,9 @@ public struct ManagedListService: Sendable {
             throw EngineError(.conflict, code: .listFull, "a change names at most \(Self.maximumEntries) entries, not \(edit.values.count)")
         }
         let outcome = try await withStore {
-            try await store.changeManagedList(name: name, edit: edit, actor: actor, at: now, maximumEntries: Self.maximumEntries)
+            try await store.changeManagedList(
+                name: name, edit: edit, actor: actor, at: now, maximumEntries: Self.maximumEntries, expectedKind: list.kind
+            )
         }
         switch outcome {
         case .changed(let list, let change):
@@ -124,6 +127,11 @@ public struct ManagedListService: Sendable {
             throw Self.notFound(name)
         case .full(let entries):
             throw EngineError(.conflict, code: .listFull, "the list would hold \(entries) entries, more than \(Self.maximumEntries); nothing changed")
+        case .kindChanged(let kind):
+            throw EngineError(
+                .preconditionFailed, code: .preconditionFailed,
+                "the list \(name) was made again as a \(kind) list while this change was checked; nothing changed: send it again"
+            )
         }
     }
 

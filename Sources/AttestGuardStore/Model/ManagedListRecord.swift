@@ -129,6 +129,9 @@ public enum ManagedListChangeOutcome: Sendable, Hashable {
     case notFound
     /// The list would hold this many entries, more than allowed; nothing changed.
     case full(entries: Int)
+    /// The list is of this kind, not the one its entries were checked for (it was deleted and made again); nothing
+    /// changed.
+    case kindChanged(ListKind)
 }
 
 /// How the creation of a run-time list came out.

@@ -1,3 +1,4 @@
+public import AttestVocabulary
 public import Foundation
 
 /// Where run-time lists are kept, shared by every server process on the store: the lists, their entries and the log
@@ -18,9 +19,10 @@ public protocol ManagedListStore: Sendable {
     func managedListEntries(name: String, now: Date) async throws -> [ManagedListEntryRecord]
 
     /// Applies `edit` to the list `name` at `at` on behalf of `actor`: drops the entries expired at `at`, applies
-    /// the edit, and refuses the whole change when the list would hold more than `maximumEntries`.
+    /// the edit, and refuses the whole change when the list would hold more than `maximumEntries`, or, with
+    /// `expectedKind`, when the list (deleted and made again since its entries were checked) is of another kind.
     func changeManagedList(
-        name: String, edit: ManagedListEdit, actor: String, at: Date, maximumEntries: Int
+        name: String, edit: ManagedListEdit, actor: String, at: Date, maximumEntries: Int, expectedKind: ListKind?
     ) async throws -> ManagedListChangeOutcome
 
     /// Deletes the list and its entries, logging the deletion; `false` when there was none.
@@ -28,4 +30,13 @@ public protocol ManagedListStore: Sendable {
 
     /// The change log, newest first, at most `limit`: of one list (deleted lists' changes stay), or of all.
     func managedListChanges(name: String?, limit: Int) async throws -> [ManagedListChangeRecord]
+}
+
+extension ManagedListStore {
+    /// ``changeManagedList(name:edit:actor:at:maximumEntries:expectedKind:)`` whatever the list's kind.
+    public func changeManagedList(
+        name: String, edit: ManagedListEdit, actor: String, at: Date, maximumEntries: Int
+    ) async throws -> ManagedListChangeOutcome {
+        try await changeManagedList(name: name, edit: edit, actor: actor, at: at, maximumEntries: maximumEntries, expectedKind: nil)
+    }
 }

@@ -119,12 +119,12 @@ public enum TestPostgres {
              AND query NOT ILIKE '%decision_log_%'
             """ : ""
         // What a serving process does on its own schedule, whatever its requests: the heartbeat (every 5 s), the
-        // reads of stored policies, ramps and baselines, the challenge purge, the receipt poll. The assertion's own
-        // statement reads receipts and baselines too, and always counts.
+        // reads of stored policies, ramps, baselines and run-time lists, the challenge purge, the receipt poll. The
+        // assertion's own statement reads receipts and baselines too, and always counts.
         let background = excludingBackground ? """
              AND (query ILIKE '%attestguard_commit_assertion%' OR NOT (query ILIKE '%server_processes%'
                   OR query ILIKE '%app_policy_overrides%' OR query ILIKE '%attestation_ramp%' OR query ILIKE '%baseline%'
-                  OR query ILIKE '%DELETE FROM challenges%' OR query ILIKE '%receipt%'))
+                  OR query ILIKE '%DELETE FROM challenges%' OR query ILIKE '%receipt%' OR query ILIKE '%managed_list%'))
             """ : ""
         // postgres-nio's keep-alive (`SELECT 1;`, normalised to `SELECT $1`) reaches an idle connection every 30 s,
         // and the store asks its host every second whether it takes writes (`pg_is_in_recovery()`): a measured

@@ -41,6 +41,15 @@ struct ListOptions: ParsableArguments {
         }
     }
 
+    /// Applies `submission` to the list `name` on the store and prints the change, as `add`, `remove` and `replace` do.
+    func change(_ command: String, list name: String, _ submission: ManagedListChangeSubmission) async throws {
+        let changed = try await run(command, writing: true) { service, actor in
+            let changed = try await service.change(name, submission, actor: actor)
+            return ManagedListChangedBody(list: ManagedListBody(changed.list), change: ManagedListChangeBody(changed.change))
+        }
+        try print(changed, text: Self.line(changed))
+    }
+
     func print<Body: Encodable>(_ body: Body, text: @autoclosure () -> String) throws {
         Swift.print(json ? String(decoding: try WireJSON.encoder().encode(body), as: UTF8.self) : text())
     }
@@ -183,14 +192,7 @@ struct AddListEntriesCommand: AsyncParsableCommand {
     func run() async throws {
         let submissions = try entries.submissions()
         guard !submissions.isEmpty else { throw ValidationError("name entries as arguments or with --file") }
-        let name = self.name
-        let changed = try await options.run("add", writing: true) { service, actor in try await Self.change(service, name, .add(submissions), actor) }
-        try options.print(changed, text: ListOptions.line(changed))
-    }
-
-    static func change(_ service: ManagedListService, _ name: String, _ submission: ManagedListChangeSubmission, _ actor: String) async throws -> ManagedListChangedBody {
-        let changed = try await service.change(name, submission, actor: actor)
-        return ManagedListChangedBody(list: ManagedListBody(changed.list), change: ManagedListChangeBody(changed.change))
+        try await options.change("add", list: name, .add(submissions))
     }
 }
 
@@ -208,11 +210,7 @@ struct RemoveListEntriesCommand: AsyncParsableCommand {
     func run() async throws {
         let submissions = try entries.submissions()
         guard !submissions.isEmpty else { throw ValidationError("name entries as arguments or with --file") }
-        let name = self.name
-        let changed = try await options.run("remove", writing: true) { service, actor in
-            try await AddListEntriesCommand.change(service, name, .remove(submissions), actor)
-        }
-        try options.print(changed, text: ListOptions.line(changed))
+        try await options.change("remove", list: name, .remove(submissions))
     }
 }
 
@@ -233,11 +231,7 @@ struct ReplaceListCommand: AsyncParsableCommand {
     func run() async throws {
         let submissions = try entries.submissions()
         guard !submissions.isEmpty || allowEmpty else { throw ValidationError("no entries given; --allow-empty empties the list") }
-        let name = self.name
-        let changed = try await options.run("replace", writing: true) { service, actor in
-            try await AddListEntriesCommand.change(service, name, .replace(submissions), actor)
-        }
-        try options.print(changed, text: ListOptions.line(changed))
+        try await options.change("replace", list: name, .replace(submissions))
     }
 }
 

@@ -9,6 +9,14 @@ import Testing
 /// listens on, stopped with SIGTERM. Its standard error (the log) is collected as it runs.
 final class ServerProcess: @unchecked Sendable {
     static let apiKey = "process-test-key-0123456789"
+    /// The session requests to the servers go through. Foundation's default opens at most 6 connections to a host
+    /// and queues the rest: a load test's 8 concurrent clients would wait in the client for each other's answers,
+    /// and a request's measured time would hold another's.
+    static let session: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 64
+        return URLSession(configuration: configuration)
+    }()
     let process = Process()
     let baseURL: URL
     /// The operator listener's address, when `ATTESTGUARD_OPERATOR_PORT` configures one.
@@ -175,7 +183,7 @@ final class ServerProcess: @unchecked Sendable {
         request.httpBody = body
         request.setValue("Bearer \(Self.apiKey)", forHTTPHeaderField: "Authorization")
         if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
-        let (data, response) = try await URLSession.shared.dataShieldedFromCancellation(for: request)
+        let (data, response) = try await Self.session.dataShieldedFromCancellation(for: request)
         let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
         return Reply(status: (response as? HTTPURLResponse)?.statusCode ?? 0, json: json)
     }

@@ -34,6 +34,8 @@ public struct Engine: Sendable {
     public let debugTokens: DebugTokenService
     /// Run-time lists: analysts change them, the rules read them (``ManagedListService/book``).
     public let lists: ManagedListService
+    /// The actions fired rules ask for (`then:`), queued by the verdicts and run behind them.
+    public let ruleActions: RuleActionService
     /// Bounds each user's attestation outcome reports (``AttestationOutcomes/report(_:appId:user:)``).
     let outcomeReportQuota = AttestationOutcomes.ReportQuota()
 
@@ -63,11 +65,12 @@ public struct Engine: Sendable {
         let velocity = VelocityRecorder(store: store, keying: settings.velocityKeying, clock: clock)
         let lists = ManagedListService(store: store, clock: clock)
         self.lists = lists
+        let actionQueue = RuleActionQueue()
         let scorer = RiskScorer(
             rules: rules, apps: apps, store: store, deviceCheck: deviceCheckService, velocity: velocity,
             decisionLog: DecisionLogWriter(store: store, retentionDays: settings.decisionLogRetentionDays),
             keyUse: KeyUseRecorder(store: store), clock: clock, metrics: metrics,
-            shadow: shadowRules, baselines: baselines, factsCache: factsCache, lists: lists.book
+            shadow: shadowRules, baselines: baselines, factsCache: factsCache, lists: lists.book, actions: actionQueue
         )
         self.velocity = velocity
         self.deviceCheck = deviceCheckService
@@ -89,7 +92,9 @@ public struct Engine: Sendable {
             retiredKeys: retiredKeys
         )
         self.debugTokens = DebugTokenService(store: store, apps: apps, clock: clock)
-        self.keys = KeyService(store: store, apps: apps, clock: clock, factsCache: factsCache, retiredKeys: retiredKeys)
+        let keys = KeyService(store: store, apps: apps, clock: clock, factsCache: factsCache, retiredKeys: retiredKeys)
+        self.keys = keys
+        self.ruleActions = RuleActionService(queue: actionQueue, store: store, keys: keys, lists: lists)
         self.history = HistoryService(
             store: store, apps: apps, keying: settings.velocityKeying, clock: clock,
             ruleSets: { [rules.ruleSet] + (shadowRules.map { [$0.ruleSet] } ?? []) }

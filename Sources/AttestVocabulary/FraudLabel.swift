@@ -4,6 +4,9 @@ public enum FraudLabel: String, Sendable, Hashable, Codable, CaseIterable, Custo
     case fraud
     case legitimate
 
+    /// The longest source a label may name, in UTF-8 bytes (`chargebacks`, `rule:device-farm`).
+    public static let maximumSourceBytes = 128
+
     public var description: String { rawValue }
 }
 

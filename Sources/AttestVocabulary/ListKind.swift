@@ -9,3 +9,10 @@ public enum ListKind: String, Sendable, Hashable, CaseIterable, Codable, CustomS
 
     public var description: String { rawValue }
 }
+
+/// Bounds of a run-time list's entries that every writer checks: the API, the CLI, the console and the rules'
+/// `add_to_list` action.
+public enum ManagedListEntryLimits {
+    /// The longest an entry may live, in seconds (ten years).
+    public static let maximumLifetimeSeconds = 10 * 366 * 86_400
+}

@@ -42,7 +42,7 @@ public struct MetricFamily: Sendable, Hashable {
         receiptRedemptions, receiptRedemptionDuration, receiptQueueDepth, receiptRiskMetric, receiptDormantKeys,
         verdicts, ruleDecisions, ruleHits, scoreDuration, scoringFactsCacheLookups, shadowVerdicts,
         rulesLoaded, rulesReloads, rulesLastReloadSuccessful, rulesLastReloadSuccessTimestamp,
-        retiredKeysHeld, retiredKeysLastReadTimestamp, listEntries, listsLastReadTimestamp,
+        retiredKeysHeld, retiredKeysLastReadTimestamp, listEntries, listsLastReadTimestamp, ruleActions, ruleActionsQueued,
         velocityPendingBuckets, velocityDropped, velocityRolledUpBuckets, decisionLogQueued, decisionLogDropped,
         storePrimaryUp, storeReplicaUp, storeReplicaLag, storeOperationsTimedOut, storeOperationsAbandoned, storeCommitsWaitingOnStandby,
         storeAssertionBatches, storeAssertionBatchEntries, storeReadBatches, storeReadBatchEntries,
@@ -227,6 +227,17 @@ public struct MetricFamily: Sendable, Hashable {
     public static let listsLastReadTimestamp = MetricFamily(
         name: "attestguard_lists_last_read_timestamp_seconds", kind: .gauge,
         help: "When this process last read the run-time lists, in seconds since 1970; rules see a list change at the first read after it."
+    )
+
+    // MARK: Rule actions
+
+    public static let ruleActions = MetricFamily(
+        name: "attestguard_rule_actions_total", kind: .counter,
+        help: "Actions of fired rules (action, outcome): done, unchanged, failed, no_target, already_run, monitored (monitor mode), shadow (the shadow rule set), dropped (queue full)."
+    )
+    public static let ruleActionsQueued = MetricFamily(
+        name: "attestguard_rule_actions_queued", kind: .gauge,
+        help: "Actions of fired rules waiting to run; they run within a second or two, and a process that dies loses those still queued."
     )
 
     // MARK: Write-behind

@@ -10,6 +10,7 @@ public final class FaultyScoringStore: RiskStore {
     private let scoringFault = Mutex<(any Error)?>(nil)
     private let keyFault = Mutex<(any Error)?>(nil)
     private let retiredKeysFault = Mutex<(any Error)?>(nil)
+    private let ruleActionFault = Mutex<(any Error)?>(nil)
 
     public init(_ base: any RiskStore) {
         self.base = base
@@ -28,6 +29,11 @@ public final class FaultyScoringStore: RiskStore {
     /// Makes every later ``retiredKeys(after:limit:)`` throw `error` (`nil`: answer again).
     public func failRetiredKeys(with error: (any Error)?) {
         retiredKeysFault.withLock { $0 = error }
+    }
+
+    /// Makes every later ``claimRuleAction(_:)`` throw `error` (`nil`: answer again).
+    public func failRuleActionClaims(with error: (any Error)?) {
+        ruleActionFault.withLock { $0 = error }
     }
 
     public func scoringFacts(_ query: ScoringFactsQuery) async throws -> ScoringFacts {
@@ -180,4 +186,13 @@ public final class FaultyScoringStore: RiskStore {
     }
     public func purgeVelocity(granularity: Int, before: Int64) async throws -> Int { try await base.purgeVelocity(granularity: granularity, before: before) }
     public func purgeVelocityFlushes(before: Date) async throws -> Int { try await base.purgeVelocityFlushes(before: before) }
+    public func claimRuleAction(_ claim: RuleActionClaim) async throws -> Bool {
+        if let error = ruleActionFault.withLock({ $0 }) { throw error }
+        return try await base.claimRuleAction(claim)
+    }
+    public func finishRuleAction(_ claim: RuleActionClaim, outcome: RuleActionOutcome, detail: String) async throws {
+        try await base.finishRuleAction(claim, outcome: outcome, detail: detail)
+    }
+    public func ruleActionRuns(appId: String?, limit: Int) async throws -> [RuleActionRunRecord] { try await base.ruleActionRuns(appId: appId, limit: limit) }
+    public func purgeRuleActionRuns(heldUntilBefore instant: Date) async throws -> Int { try await base.purgeRuleActionRuns(heldUntilBefore: instant) }
 }

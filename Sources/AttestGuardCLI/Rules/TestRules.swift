@@ -58,6 +58,7 @@ struct TestRules: ParsableCommand {
                 print("FAIL \(result.name) (\(result.file):\(result.line)): \(result.failures.joined(separator: "; "))")
                 for fired in result.evaluation.fired {
                     print("     fired \(fired.id): \(fired.reason)")
+                    for action in fired.actions ?? [] { print("       then \(action)") }
                 }
             }
         }

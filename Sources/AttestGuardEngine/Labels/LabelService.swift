@@ -11,7 +11,7 @@ public struct LabelService: Sendable {
     /// The most labels one batch (one request) may carry.
     public static let maximumBatch = 1_000
     /// The longest source, in UTF-8 bytes.
-    public static let maximumSourceBytes = 128
+    public static let maximumSourceBytes = FraudLabel.maximumSourceBytes
     /// How far past the clock's now a label's time may be (a source's clock a little ahead).
     public static let futureTolerance: TimeInterval = 300
 

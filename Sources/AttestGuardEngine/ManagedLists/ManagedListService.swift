@@ -16,7 +16,7 @@ public struct ManagedListService: Sendable {
     public static let maximumDescriptionBytes = 512
     public static let maximumNoteBytes = 256
     /// The longest time to live an entry may be given: ten years.
-    public static let maximumTTLSeconds = 10 * 366 * 86_400
+    public static let maximumTTLSeconds = ManagedListEntryLimits.maximumLifetimeSeconds
     /// The most change-log records one read returns.
     public static let changeListingLimit = 1_000
 

@@ -41,6 +41,8 @@ public struct RiskScorer: Sendable {
     public let decisionLog: DecisionLogWriter
     /// The keys verdicts name, so that their receipts stay in the refresh schedule.
     public let keyUse: KeyUseRecorder
+    /// Where the actions of fired rules go, to run behind the verdict.
+    let actions: RuleActionQueue
     let clock: any EngineClock
     let metrics: EngineMetrics
 
@@ -48,8 +50,9 @@ public struct RiskScorer: Sendable {
         rules: RuleSetHolder, apps: AppCatalog, store: any RiskStore, deviceCheck: DeviceCheckService, velocity: VelocityRecorder,
         decisionLog: DecisionLogWriter, keyUse: KeyUseRecorder, clock: any EngineClock, metrics: EngineMetrics, shadow: RuleSetHolder? = nil,
         baselines: RiskBaselineBook = RiskBaselineBook(), factsCache: ScoringFactsCache = ScoringFactsCache(limits: .disabled),
-        lists: ManagedListBook = ManagedListBook()
+        lists: ManagedListBook = ManagedListBook(), actions: RuleActionQueue = RuleActionQueue()
     ) {
+        self.actions = actions
         self.metrics = metrics
         self.decisionLog = decisionLog
         self.keyUse = keyUse
@@ -136,6 +139,9 @@ public struct RiskScorer: Sendable {
         rules.hits.record(evaluation, endpoint: request.endpoint)
         let signalList = ruleSet.layout.names.map { (name: $0, value: values.value(of: $0)) }
         var outcome = Outcome(verdict: Self.verdict(evaluation, app: app), evaluation: evaluation, signalList: signalList)
+        if evaluation.fired.contains(where: { $0.actions != nil }) {
+            actions.submit(evaluation, request: request, subjects: subjects, mode: app.mode, now: now)
+        }
         if let shadow {
             outcome.shadow = await evaluateShadow(shadow.ruleSet, request: request, subjects: subjects, app: app, live: evaluation, now: now)
         }
@@ -170,6 +176,7 @@ public struct RiskScorer: Sendable {
         guard let values = try? await assembler.assemble(request, subjects: subjects, app: app, ruleSet: ruleSet, now: now) else { return nil }
         let evaluation = ruleSet.evaluate(values)
         shadow?.hits.record(evaluation, endpoint: request.endpoint)
+        actions.recordShadow(evaluation)
         Counter(label: MetricFamily.shadowVerdicts.name, dimensions: [("live", live.decision.rawValue), ("shadow", evaluation.decision.rawValue)]).increment()
         if evaluation.decision != live.decision,
             let heldBack = shadowLogSampler.admit("\(app.appId) \(request.endpoint) \(live.decision) \(evaluation.decision)", now: now)

@@ -8,7 +8,8 @@ import Synchronization
 
 /// Writes what the request path queued: the velocity increments (so other processes see them within about two
 /// intervals), the decision log entries, the keys verdicts named (``KeyUseRecorder``) and the forward-auth answers'
-/// counts (``GatewayCheckRecorder``, whose buckets past eight days it deletes with the decision log's days). A flush starts every `interval` and sends its chunks spread over
+/// counts (``GatewayCheckRecorder``, whose buckets past eight days it deletes with the decision log's days) and the
+/// actions of fired rules (``RuleActionService``, whose runs it deletes a day after their hold ends). A flush starts every `interval` and sends its chunks spread over
 /// `spread` of it, side by side, so that the database spends no more than about a millisecond of a core on one
 /// statement while requests wait; a flush that runs long delays the next one, never overlaps it. Beside the
 /// flushes, every `compactEvery` it rolls aged velocity buckets up into coarser ones (paced, see
@@ -79,13 +80,14 @@ package struct WriteBehindService: Service {
         let keyUses = engine.scorer.keyUse.dropPending()
         let gatewayChecks = engine.gatewayChecks.dropPending()
         let debugTokenUses = engine.debugTokens.uses.dropPending()
+        let ruleActions = engine.ruleActions.queue.dropQueued()
         recordBacklog()
-        if velocity > 0 || decisions > 0 || keyUses > 0 || gatewayChecks > 0 || debugTokenUses > 0 {
+        if velocity > 0 || decisions > 0 || keyUses > 0 || gatewayChecks > 0 || debugTokenUses > 0 || ruleActions > 0 {
             logger.warning(
                 "shutdown flush did not finish in time; unwritten entries dropped",
                 metadata: ["velocity_buckets": .stringConvertible(velocity), "decision_log_entries": .stringConvertible(decisions),
                            "key_uses": .stringConvertible(keyUses), "gateway_checks": .stringConvertible(gatewayChecks),
-                           "debug_token_uses": .stringConvertible(debugTokenUses),
+                           "debug_token_uses": .stringConvertible(debugTokenUses), "rule_actions": .stringConvertible(ruleActions),
                            "budget": .string("\(shutdownBudget)")]
             )
         }
@@ -116,6 +118,7 @@ package struct WriteBehindService: Service {
                 lastPurge = clock.now
                 await purgeDecisionLog()
                 await purgeGatewayChecks()
+                await purgeRuleActionRuns()
             }
         }
     }
@@ -127,7 +130,24 @@ package struct WriteBehindService: Service {
         async let keyUse: Void = flushKeyUse()
         async let gatewayChecks: Void = flushGatewayChecks()
         async let debugTokenUses: Void = flushDebugTokenUses()
-        _ = await (velocity, decisions, keyUse, gatewayChecks, debugTokenUses)
+        async let ruleActions: Void = runRuleActions()
+        _ = await (velocity, decisions, keyUse, gatewayChecks, debugTokenUses, ruleActions)
+    }
+
+    private func runRuleActions() async {
+        do {
+            try await engine.ruleActions.run()
+        } catch {
+            logger.warning("rule actions not claimed; kept for the next flush", metadata: ["error": .string(String(describing: error))])
+        }
+    }
+
+    private func purgeRuleActionRuns() async {
+        do {
+            _ = try await engine.ruleActions.purge(now: engine.clock.now())
+        } catch {
+            logger.warning("purge of old rule action runs failed", metadata: ["error": .string(String(describing: error))])
+        }
     }
 
     private func flushDebugTokenUses() async {
@@ -205,6 +225,7 @@ package struct WriteBehindService: Service {
         let log = engine.scorer.decisionLog.backlog
         Gauge(label: MetricFamily.decisionLogQueued.name).record(log.queued)
         droppedDecisions.advance(to: Double(log.dropped))
+        Gauge(label: MetricFamily.ruleActionsQueued.name).record(engine.ruleActions.queue.queued)
     }
 }
 

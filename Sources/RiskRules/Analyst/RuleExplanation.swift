@@ -1,5 +1,6 @@
 /// A readable account of one evaluation for analysts (`attestguard rules explain`): every rule with whether it
-/// fired, did not, or could not decide because a signal it reads is missing; the score, the decision and why.
+/// fired (with the actions it asks for), did not, or could not decide because a signal it reads is missing; the
+/// score, the decision and why.
 public enum RuleExplanation {
     public static func text(_ ruleSet: RuleSet, values: SignalValues) -> String {
         let evaluation = ruleSet.evaluate(values)
@@ -8,7 +9,9 @@ public enum RuleExplanation {
             let effect = [rule.score != 0 ? (rule.score > 0 ? "+" : "") + RuleValueFormat.number(rule.score) : nil, rule.decide.map { "decide \($0.rawValue)" }]
                 .compactMap { $0 }.joined(separator: ", ")
             switch rule.evaluate(values) {
-            case true?: lines.append("  FIRED    \(rule.id) (\(effect)): \(rule.reason(values))")
+            case true?:
+                lines.append("  FIRED    \(rule.id) (\(effect)): \(rule.reason(values))")
+                for action in rule.actions(values) { lines.append("             then \(action)") }
             case false?: lines.append("  -        \(rule.id)")
             case nil: lines.append("  missing  \(rule.id): \(rule.condition) (a signal it reads has no value)")
             }

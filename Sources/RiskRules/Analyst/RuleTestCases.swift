@@ -7,7 +7,8 @@ public import AttestVocabulary
 /// 2026-01-01T00:00:00Z, the instant `age()` measures from) and `cases`, each with a `name`, `signals` (see
 /// ``SignalInput``), optionally `lists` (the entries of run-time lists the rules declare `managed: true`, which are
 /// otherwise empty: `{ blocked_ips: [203.0.113.0/24] }`) and `expect`: the `decision`, and optionally the exact set
-/// of rules `fired` and the `score`.
+/// of rules `fired`, the `score` and the exact set of `actions` the fired rules ask for, each as it reads with its
+/// values (`revoke_key`, `'add_to_list("blocked_ips", "203.0.113.9", 1d)'`, `'label(fraud, "rule-farm", key)'`).
 public enum RuleTestCases {
     /// What a case's `expect` asks for.
     public struct Expectation: Sendable, Hashable {
@@ -16,6 +17,9 @@ public enum RuleTestCases {
         public var fired: [String]?
         /// `nil` when the case leaves it open.
         public var score: Double?
+        /// The exact set of actions, as ``RuleAction/description`` writes them, sorted; `nil` when the case leaves
+        /// it open.
+        public var actions: [String]?
     }
 
     /// One case's outcome.
@@ -109,6 +113,11 @@ public enum RuleTestCases {
             return .failure(RuleProblems([document.error(.invalidTestCase, at: key, "unknown case field `\(PolicyFileLimits.excerpt(key.scalar?.string ?? "?"))`",
                                                          hint: "fields: \(caseKeys.joined(separator: ", "))")]))
         }
+        let expectKeys = ["decision", "fired", "score", "actions"]
+        for (key, _) in expect where !expectKeys.contains(key.scalar?.string ?? "") {
+            return .failure(RuleProblems([document.error(.invalidTestCase, at: key, "unknown expectation `\(PolicyFileLimits.excerpt(key.scalar?.string ?? "?"))`",
+                                                         hint: "expect: \(expectKeys.joined(separator: ", "))")]))
+        }
         let signals: [String: SignalValue?]
         switch SignalInput.values(signalsNode, in: document, attributes: ruleSet.attributes) {
         case .success(let values): signals = values
@@ -155,6 +164,18 @@ public enum RuleTestCases {
             expectation.score = score
             if abs(score - evaluation.score) > 1e-9 {
                 failures.append("score \(RuleValueFormat.number(evaluation.score)), expected \(RuleValueFormat.number(score))")
+            }
+        }
+        if let actionsNode = expect["actions"] {
+            guard case .sequence(let list) = actionsNode, list.allSatisfy({ $0.scalar != nil }) else {
+                return .failure(RuleProblems([document.error(.invalidTestCase, at: actionsNode, "`expect.actions` is a list of actions as they read with their values",
+                                                             hint: "actions: [revoke_key, 'label(fraud, \"rule-farm\", key)']")]))
+            }
+            let expected = Set(list.compactMap { $0.scalar?.string })
+            expectation.actions = expected.sorted()
+            let actual = Set(evaluation.actions.map(\.action.description))
+            if actual != expected {
+                failures.append("actions [\(actual.sorted().joined(separator: ", "))], expected [\(expected.sorted().joined(separator: ", "))]")
             }
         }
         return .success(Result(

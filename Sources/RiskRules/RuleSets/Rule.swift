@@ -14,6 +14,11 @@ public struct Rule: Sendable {
     public let line: Int
     let evaluate: CompiledExpression.Evaluate<Bool>
     let reason: ReasonTemplate
+    /// What the rule's `then:` does when it fires, in the order written.
+    let actions: [RuleActionTemplate]
+
+    /// The names of the actions the rule's `then:` lists.
+    public var actionNames: [RuleActionName] { actions.map(\.name) }
 
     /// Whether the rule fires on these values (a missing condition does not fire).
     public func fires(_ values: SignalValues) -> Bool {
@@ -23,6 +28,11 @@ public struct Rule: Sendable {
     /// The rendered reason for these values.
     public func reason(_ values: SignalValues) -> String {
         reason.render(values)
+    }
+
+    /// The rule's actions for these values (those whose value is missing left out).
+    func actions(_ values: SignalValues) -> [RuleAction] {
+        actions.compactMap { $0.resolve(values) }
     }
 }
 

@@ -2,7 +2,8 @@ import PolicyFiles
 import Yams
 import AttestVocabulary
 
-/// Compiles one rule mapping (`id`, `when`, `score` and/or `decide`, optional `reason`, `description`, `enabled`).
+/// Compiles one rule mapping (`id`, `when`, `score`, `decide` and/or `then`, optional `reason`, `description`,
+/// `enabled`).
 enum RuleCompiler {
     /// The rule, its problems, or `nil` for a rule with `enabled: false` (checked all the same).
     static func compile(_ node: Node, in document: YAMLDocument, with compiler: inout ExpressionCompiler) -> Result<Rule, RuleProblems>? {
@@ -41,8 +42,8 @@ enum RuleCompiler {
                 problems.append(document.error(.invalidField, at: decideNode, "`decide` is allow, review or deny"))
             }
         }
-        if mapping["score"] == nil, mapping["decide"] == nil {
-            problems.append(document.error(.missingField, at: node, "rule \(name) has neither `score` nor `decide`", hint: "add `score: +N` or `decide: review`"))
+        if mapping["score"] == nil, mapping["decide"] == nil, mapping["then"] == nil {
+            problems.append(document.error(.missingField, at: node, "rule \(name) has no `score`, `decide` or `then`", hint: "add `score: +N` or `decide: review`"))
         }
         var enabled = true
         if let enabledNode = mapping["enabled"] {
@@ -78,13 +79,14 @@ enum RuleCompiler {
         } else {
             reason = ReasonTemplate(parts: [.text(summary ?? id)])
         }
+        let actions = mapping["then"].map { RuleActionCompiler.compile($0, in: document, with: &compiler, problems: &problems) } ?? []
         guard problems.isEmpty, let evaluate, let reason, let (conditionText, _) = condition else {
             return .failure(RuleProblems(problems))
         }
         guard enabled else { return nil }
         return .success(Rule(
             id: id, summary: summary, score: score, decide: decide, condition: conditionText,
-            file: document.path, line: node.mark?.line ?? 0, evaluate: evaluate, reason: reason
+            file: document.path, line: node.mark?.line ?? 0, evaluate: evaluate, reason: reason, actions: actions
         ))
     }
 

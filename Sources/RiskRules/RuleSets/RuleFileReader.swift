@@ -14,7 +14,7 @@ struct RuleFileReader {
     }
 
     static let topLevelKeys = ["version", "decisions", "lists", "attributes", "rules"]
-    static let ruleKeys = ["id", "description", "when", "score", "decide", "reason", "enabled"]
+    static let ruleKeys = ["id", "description", "when", "score", "decide", "then", "reason", "enabled"]
 
     var thresholds: Located<DecisionThresholds>?
     var lists: [String: Located<ListDeclaration>] = [:]

@@ -30,7 +30,9 @@ public struct RuleSet: Sendable {
         var hard: (deny: String?, allow: String?, review: String?) = (nil, nil, nil)
         for rule in rules where rule.fires(values) {
             score += rule.score
-            fired.append(RuleEvaluation.Fired(id: rule.id, score: rule.score, decide: rule.decide, reason: rule.reason(values)))
+            var firing = RuleEvaluation.Fired(id: rule.id, score: rule.score, decide: rule.decide, reason: rule.reason(values))
+            if !rule.actions.isEmpty { firing.actions = rule.actions(values) }
+            fired.append(firing)
             switch rule.decide {
             case .deny?: hard.deny = hard.deny ?? rule.id
             case .allow?: hard.allow = hard.allow ?? rule.id
@@ -54,13 +56,23 @@ public struct RuleSet: Sendable {
 }
 
 /// The outcome of one evaluation, with an explanation.
-public struct RuleEvaluation: Sendable, Hashable, Codable {
+public struct RuleEvaluation: Sendable, Hashable, Encodable {
     /// A rule that fired: what it added, what it decided, and its rendered reason.
-    public struct Fired: Sendable, Hashable, Codable {
+    public struct Fired: Sendable, Hashable, Encodable {
         public var id: String
         public var score: Double
         public var decide: Decision?
         public var reason: String
+        /// What the rule's `then:` asks for, with its values; `nil` for a rule without actions.
+        public var actions: [RuleAction]? = nil
+
+        public init(id: String, score: Double, decide: Decision?, reason: String, actions: [RuleAction]? = nil) {
+            self.id = id
+            self.score = score
+            self.decide = decide
+            self.reason = reason
+            self.actions = actions
+        }
     }
 
     public var score: Double
@@ -69,6 +81,11 @@ public struct RuleEvaluation: Sendable, Hashable, Codable {
     public var decidedBy: String?
     public var fired: [Fired]
     public var ruleSetVersion: String
+
+    /// Every action the fired rules ask for, with the rule that asks, in the rules' order.
+    public var actions: [(ruleId: String, action: RuleAction)] {
+        fired.flatMap { firing in (firing.actions ?? []).map { (firing.id, $0) } }
+    }
 
     public init(score: Double, decision: Decision, decidedBy: String?, fired: [Fired], ruleSetVersion: String) {
         self.score = score

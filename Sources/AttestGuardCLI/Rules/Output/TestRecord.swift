@@ -4,30 +4,34 @@ import RiskRules
 /// against (null when it did not load), every case in file and case order with what it expected and what came out,
 /// and the problems of the set or of the case files.
 struct TestRecord: Encodable {
-    /// What a case expected; `fired` and `score` are null when the case leaves them open.
+    /// What a case expected; `fired`, `score` and `actions` are null when the case leaves them open.
     struct Expected: Encodable {
         var decision: String
         var fired: [String]?
         var score: Double?
+        var actions: [String]?
 
-        private enum CodingKeys: String, CodingKey { case decision, fired, score }
+        private enum CodingKeys: String, CodingKey { case decision, fired, score, actions }
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(decision, forKey: .decision)
             try container.encode(fired, forKey: .fired)
             try container.encode(score, forKey: .score)
+            try container.encode(actions, forKey: .actions)
         }
     }
 
-    /// A rule that fired in a case, with its rendered reason; `decide` is null for a rule that only scores.
+    /// A rule that fired in a case, with its rendered reason and its actions as they read with the case's values;
+    /// `decide` is null for a rule that only scores.
     struct Fired: Encodable {
         var id: String
         var score: Double
         var decide: String?
         var reason: String
+        var actions: [String]
 
-        private enum CodingKeys: String, CodingKey { case id, score, decide, reason }
+        private enum CodingKeys: String, CodingKey { case id, score, decide, reason, actions }
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
@@ -35,6 +39,7 @@ struct TestRecord: Encodable {
             try container.encode(score, forKey: .score)
             try container.encode(decide, forKey: .decide)
             try container.encode(reason, forKey: .reason)
+            try container.encode(actions, forKey: .actions)
         }
     }
 
@@ -73,11 +78,15 @@ struct TestRecord: Encodable {
             line = result.line
             name = result.name
             passed = result.passed
-            expected = Expected(decision: result.expected.decision.rawValue, fired: result.expected.fired, score: result.expected.score)
+            expected = Expected(
+                decision: result.expected.decision.rawValue, fired: result.expected.fired, score: result.expected.score, actions: result.expected.actions
+            )
             let evaluation = result.evaluation
             actual = Actual(
                 decision: evaluation.decision.rawValue, score: evaluation.score, decidedBy: evaluation.decidedBy,
-                fired: evaluation.fired.map { Fired(id: $0.id, score: $0.score, decide: $0.decide?.rawValue, reason: $0.reason) }
+                fired: evaluation.fired.map {
+                    Fired(id: $0.id, score: $0.score, decide: $0.decide?.rawValue, reason: $0.reason, actions: ($0.actions ?? []).map(\.description))
+                }
             )
             failures = result.failures
             message = result.passed ? nil : result.failures.joined(separator: "; ")

@@ -1,0 +1,17 @@
+-- AttestGuard schema 31: the actions of fired rules (`then:` in the rules). One row per app, action and target holds
+-- the last run: a claim holds until `held_until`, so that each action runs at most once per target and period
+-- across every process, and the row then says how the run ended.
+CREATE TABLE rule_action_runs (
+    app_id       text        NOT NULL,
+    action       text        NOT NULL,
+    target       text        NOT NULL,
+    rule_id      text        NOT NULL,
+    description  text        NOT NULL,
+    claimed_at   timestamptz NOT NULL,
+    held_until   timestamptz NOT NULL,
+    outcome      text        NOT NULL CHECK (outcome IN ('running', 'done', 'unchanged', 'failed')),
+    detail       text        NOT NULL,
+    PRIMARY KEY (app_id, action, target)
+);
+CREATE INDEX rule_action_runs_claimed_at ON rule_action_runs (claimed_at DESC);
+CREATE INDEX rule_action_runs_held_until ON rule_action_runs (held_until);

@@ -94,7 +94,7 @@ public struct Engine: Sendable {
         self.debugTokens = DebugTokenService(store: store, apps: apps, clock: clock)
         let keys = KeyService(store: store, apps: apps, clock: clock, factsCache: factsCache, retiredKeys: retiredKeys)
         self.keys = keys
-        self.ruleActions = RuleActionService(queue: actionQueue, store: store, keys: keys, lists: lists)
+        self.ruleActions = RuleActionService(queue: actionQueue, store: store, keys: keys, lists: lists, deviceCheck: deviceCheckService)
         self.history = HistoryService(
             store: store, apps: apps, keying: settings.velocityKeying, clock: clock,
             ruleSets: { [rules.ruleSet] + (shadowRules.map { [$0.ruleSet] } ?? []) }

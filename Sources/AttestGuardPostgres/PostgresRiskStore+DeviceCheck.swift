@@ -31,6 +31,36 @@ extension PostgresRiskStore {
         ).first.map(DeviceCheckRecord.init(postgres:))
     }
 
+    public func markDeviceCheckBit1Pending(
+        scope: DeviceCheckScope, environment: AppAttestEnvironment, subject: DeviceCheckSubject, ruleId: String, at: Date
+    ) async throws {
+        _ = try await rows(
+            """
+            INSERT INTO devicecheck_bit1_pending (scope, environment, subject_kind, subject, rule_id, flagged_at)
+            VALUES (\(scope.rawValue), \(environment.rawValue), \(subject.kind.rawValue), \(subject.value), \(ruleId), \(at))
+            ON CONFLICT (scope, environment, subject_kind, subject) DO NOTHING
+            """
+        )
+    }
+
+    public func deviceCheckBit1Pending(scope: DeviceCheckScope, environment: AppAttestEnvironment, subject: DeviceCheckSubject) async throws -> Date? {
+        try await rows(
+            """
+            SELECT flagged_at FROM devicecheck_bit1_pending
+            WHERE scope = \(scope.rawValue) AND environment = \(environment.rawValue) AND subject_kind = \(subject.kind.rawValue) AND subject = \(subject.value)
+            """
+        ).first.map { try PostgresRowReader($0, table: "devicecheck_bit1_pending")("flagged_at", as: Date.self) }
+    }
+
+    public func clearDeviceCheckBit1Pending(scope: DeviceCheckScope, environment: AppAttestEnvironment, subject: DeviceCheckSubject) async throws {
+        _ = try await rows(
+            """
+            DELETE FROM devicecheck_bit1_pending
+            WHERE scope = \(scope.rawValue) AND environment = \(environment.rawValue) AND subject_kind = \(subject.kind.rawValue) AND subject = \(subject.value)
+            """
+        )
+    }
+
     public func purgeLegacyDeviceCheckBits(observedBefore cutoff: Date) async throws -> Int {
         try await rows(
             "DELETE FROM devicecheck_bits WHERE starts_with(scope, \(DeviceCheckScope.legacyPrefix)) AND observed_at < \(cutoff) RETURNING 1"

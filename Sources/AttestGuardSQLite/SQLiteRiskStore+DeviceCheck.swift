@@ -33,6 +33,32 @@ extension SQLiteRiskStore {
         ).first.map(DeviceCheckRecord.init(sqlite:))
     }
 
+    public func markDeviceCheckBit1Pending(
+        scope: DeviceCheckScope, environment: AppAttestEnvironment, subject: DeviceCheckSubject, ruleId: String, at: Date
+    ) async throws {
+        _ = try await query(
+            """
+            INSERT INTO devicecheck_bit1_pending (scope, environment, subject_kind, subject, rule_id, flagged_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+            ON CONFLICT (scope, environment, subject_kind, subject) DO NOTHING
+            """,
+            [.text(scope.rawValue), .text(environment.rawValue), .text(subject.kind.rawValue), .text(subject.value), .text(ruleId), SQLiteValues.bind(at)]
+        )
+    }
+
+    public func deviceCheckBit1Pending(scope: DeviceCheckScope, environment: AppAttestEnvironment, subject: DeviceCheckSubject) async throws -> Date? {
+        try await query(
+            "SELECT flagged_at FROM devicecheck_bit1_pending WHERE scope = ?1 AND environment = ?2 AND subject_kind = ?3 AND subject = ?4",
+            [.text(scope.rawValue), .text(environment.rawValue), .text(subject.kind.rawValue), .text(subject.value)]
+        ).first.map { try SQLiteRowReader(row: $0, table: "devicecheck_bit1_pending").date("flagged_at") }
+    }
+
+    public func clearDeviceCheckBit1Pending(scope: DeviceCheckScope, environment: AppAttestEnvironment, subject: DeviceCheckSubject) async throws {
+        _ = try await query(
+            "DELETE FROM devicecheck_bit1_pending WHERE scope = ?1 AND environment = ?2 AND subject_kind = ?3 AND subject = ?4",
+            [.text(scope.rawValue), .text(environment.rawValue), .text(subject.kind.rawValue), .text(subject.value)]
+        )
+    }
+
     public func purgeLegacyDeviceCheckBits(observedBefore cutoff: Date) async throws -> Int {
         try await query(
             "DELETE FROM devicecheck_bits WHERE substr(scope, 1, ?1) = ?2 AND observed_at < ?3 RETURNING 1",

@@ -195,4 +195,15 @@ public final class FaultyScoringStore: RiskStore {
     }
     public func ruleActionRuns(appId: String?, limit: Int) async throws -> [RuleActionRunRecord] { try await base.ruleActionRuns(appId: appId, limit: limit) }
     public func purgeRuleActionRuns(heldUntilBefore instant: Date) async throws -> Int { try await base.purgeRuleActionRuns(heldUntilBefore: instant) }
+    public func markDeviceCheckBit1Pending(
+        scope: DeviceCheckScope, environment: AppAttestEnvironment, subject: DeviceCheckSubject, ruleId: String, at: Date
+    ) async throws {
+        try await base.markDeviceCheckBit1Pending(scope: scope, environment: environment, subject: subject, ruleId: ruleId, at: at)
+    }
+    public func deviceCheckBit1Pending(scope: DeviceCheckScope, environment: AppAttestEnvironment, subject: DeviceCheckSubject) async throws -> Date? {
+        try await base.deviceCheckBit1Pending(scope: scope, environment: environment, subject: subject)
+    }
+    public func clearDeviceCheckBit1Pending(scope: DeviceCheckScope, environment: AppAttestEnvironment, subject: DeviceCheckSubject) async throws {
+        try await base.clearDeviceCheckBit1Pending(scope: scope, environment: environment, subject: subject)
+    }
 }

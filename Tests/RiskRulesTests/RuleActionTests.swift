@@ -56,6 +56,7 @@ struct RuleActionTests {
     @Test("actions are checked with the rule: each mistake is a problem at its line", arguments: [
         ("revoke_keys", "no action named `revoke_keys`", "did you mean revoke_key?"),
         ("revoke_key(1)", "revoke_key takes no arguments", nil),
+        ("'set_devicecheck_bit1(true)'", "set_devicecheck_bit1 takes no arguments", nil),
         (#"'add_to_list("blocked_ips", request.ip)'"#, "add_to_list takes the list, the value and how long it stays", nil),
         (#"'add_to_list("blocked_ip", request.ip, 1h)'"#, #"no list named "blocked_ip""#, #"did you mean "blocked_ips"?"#),
         (#"'add_to_list("testers", request.ip, 1h)'"#, #"list "testers" is a file"#, nil),

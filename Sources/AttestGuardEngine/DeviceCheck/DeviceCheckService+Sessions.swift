@@ -1,4 +1,5 @@
 import AttestGuardStore
+import AttestVocabulary
 import Foundation
 
 extension DeviceCheckService {
@@ -9,7 +10,8 @@ extension DeviceCheckService {
     /// for ``validate(appId:deviceToken:environment:)`` without a requested one, and on success records when, per
     /// (app, user), for scoring to read without Apple (`devicecheck.validated_at`). An app calls it once per
     /// session; the latest validation wins. Apple's refusals and outages are the same errors as for the other
-    /// DeviceCheck calls, and nothing is recorded then.
+    /// DeviceCheck calls, and nothing is recorded then. A rule's bit 1 waiting for the user (`set_devicecheck_bit1`)
+    /// goes to Apple with the token.
     /// - Parameters:
     ///   - appId: The app, as the gateway's route policy names it.
     ///   - userId: The user the gateway authenticated.
@@ -23,6 +25,14 @@ extension DeviceCheckService {
             // Told whatever the outcome: a write that timed out may still have committed.
             defer { factsCache.deviceCheckValidationChanged(appId: record.appId, userId: record.userId) }
             try await withStore { try await store.recordDeviceCheckValidation(record) }
+            // The user's token carries a rule's pending bit 1 to Apple.
+            let subject = DeviceCheckSubject(kind: .user, value: userId.value)
+            if try await bit1Pending(subject, in: target),
+                await sendPendingBit1(subject, deviceToken: deviceToken, in: target, client: try requireClient())
+            {
+                let now = clock.now()
+                _ = try await file(target.record(subject, bit0: nil, bit1: true, found: true, lastUpdateTime: Self.month(of: now), at: now))
+            }
             return (DeviceCheckValidation(record), Self.validResult)
         }
     }

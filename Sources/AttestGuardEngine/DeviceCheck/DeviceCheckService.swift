@@ -63,12 +63,24 @@ public struct DeviceCheckService: Sendable {
             try await checkOwned(subject, appId: target.appId)
             let client = try requireClient()
             let answer = try Self.unwrap(await client.query(deviceToken: deviceToken, environment: target.environment), deviceToken: deviceToken, now: clock.now())
-            let record: DeviceCheckRecord
+            var record: DeviceCheckRecord
             switch answer {
             case .bits(let bits):
                 record = target.record(subject, bit0: bits.bit0, bit1: bits.bit1, found: true, lastUpdateTime: bits.lastUpdateTime, at: clock.now())
             case .notFound:
                 record = target.record(subject, bit0: nil, bit1: nil, found: false, lastUpdateTime: nil, at: clock.now())
+            }
+            // A rule's bit 1 waiting for this subject's token goes to Apple now; sent or not, it stays set.
+            if filing, try await bit1Pending(subject, in: target) {
+                if record.bit1 == true {
+                    try await withStore { try await store.clearDeviceCheckBit1Pending(scope: target.scope, environment: target.environment, subject: subject) }
+                } else {
+                    if await sendPendingBit1(subject, deviceToken: deviceToken, in: target, client: client) {
+                        record.lastUpdateTime = Self.month(of: clock.now())
+                    }
+                    record.bit1 = true
+                    record.found = true
+                }
             }
             let bits = filing ? try await file(record) : DeviceCheckBits(record)
             return (bits, record.found ? Self.foundResult : Self.notFoundResult)
@@ -94,6 +106,9 @@ public struct DeviceCheckService: Sendable {
                 throw EngineError.invalid(.missingField, "bit0 or bit1 is required")
             }
             let client = try requireClient()
+            // An update of bit 0 alone carries a rule's pending bit 1 with it.
+            var bit1 = bit1
+            if bit1 == nil, try await bit1Pending(subject, in: target) { bit1 = true }
             try Self.unwrap(
                 await client.update(deviceToken: deviceToken, bit0: bit0, bit1: bit1, environment: target.environment),
                 deviceToken: deviceToken,
@@ -101,6 +116,10 @@ public struct DeviceCheckService: Sendable {
             )
             let now = clock.now()
             let record = target.record(subject, bit0: bit0, bit1: bit1, found: true, lastUpdateTime: Self.month(of: now), at: now)
+            // An update that sets bit 1 carries a rule's pending bit to Apple; one that clears it overrides the rule.
+            if bit1 != nil {
+                try await withStore { try await store.clearDeviceCheckBit1Pending(scope: target.scope, environment: target.environment, subject: subject) }
+            }
             return (try await file(record), Self.updatedResult)
         }
     }
@@ -187,7 +206,7 @@ public struct DeviceCheckService: Sendable {
         try Self.unwrap(await client.validate(deviceToken: deviceToken, environment: target.environment), deviceToken: deviceToken, now: clock.now())
     }
 
-    private func requireClient() throws -> any DeviceChecking {
+    func requireClient() throws -> any DeviceChecking {
         guard let client else {
             throw EngineError(.upstreamUnavailable(retryAt: nil), code: .devicecheckUnavailable, "DeviceCheck is not configured: the server has no Apple credentials")
         }
@@ -195,7 +214,7 @@ public struct DeviceCheckService: Sendable {
     }
 
     /// Stores the record and reads back what is now stored (a newer observation by another process may win).
-    private func file(_ record: DeviceCheckRecord) async throws -> DeviceCheckBits {
+    func file(_ record: DeviceCheckRecord) async throws -> DeviceCheckBits {
         // Told whatever the outcome: a write that timed out may still have committed.
         defer { factsCache.deviceCheckBitsChanged(scope: record.scope, environment: record.environment, subject: record.subject) }
         try await withStore { try await store.storeDeviceCheckBits(record) }

@@ -92,6 +92,7 @@ public final class RuleActionQueue: Sendable {
 
     /// Counts the actions the shadow rule set's `evaluation` asks for: never run.
     func recordShadow(_ evaluation: RuleEvaluation) {
+        guard evaluation.fired.contains(where: { $0.actions != nil }) else { return }
         for (_, action) in evaluation.actions { Self.count(action.name, .shadow) }
     }
 
@@ -138,6 +139,11 @@ enum RuleActionTarget {
     /// label, no user or device to label).
     static func of(_ action: RuleAction, request: ScoreRequest, subjects: HashedSubjects) -> (target: String, subject: String)? {
         switch action.detail {
+        case .setDeviceCheckBit1:
+            let subjects = deviceCheckSubjects(of: request)
+            guard !subjects.isEmpty else { return nil }
+            let text = subjects.map { "\($0.kind.rawValue):\($0.value)" }.joined(separator: "\n")
+            return (text, text)
         case .revokeKey:
             return request.keyId.map { ($0.base64, $0.base64) }
         case .addToList(let list, let value, _):
@@ -150,6 +156,24 @@ enum RuleActionTarget {
             case .decision: request.requestId
             }
             return subject.map { ("\(kind.rawValue):\($0)", $0) }
+        }
+    }
+
+    /// The DeviceCheck subjects a verdict reads bits under, in its order: the key, the device, the user.
+    static func deviceCheckSubjects(of request: ScoreRequest) -> [DeviceCheckSubject] {
+        [
+            request.keyId.map { DeviceCheckSubject(kind: .key, value: $0.base64) },
+            request.deviceId.map { DeviceCheckSubject(kind: .device, value: $0.value) },
+            request.userId.map { DeviceCheckSubject(kind: .user, value: $0.value) },
+        ].compactMap { $0 }
+    }
+
+    /// The subjects a `set_devicecheck_bit1` target names (``of(_:request:subjects:)``).
+    static func deviceCheckSubjects(in subject: String) -> [DeviceCheckSubject] {
+        subject.split(separator: "\n").compactMap { line -> DeviceCheckSubject? in
+            let parts = line.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, let kind = DeviceCheckSubject.Kind(rawValue: String(parts[0])) else { return nil }
+            return DeviceCheckSubject(kind: kind, value: String(parts[1]))
         }
     }
 }

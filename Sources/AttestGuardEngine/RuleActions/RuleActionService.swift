@@ -17,10 +17,12 @@ public struct RuleActionService: Sendable {
     let store: any RiskStore
     let keys: KeyService
     let lists: ManagedListService
+    let deviceCheck: DeviceCheckService
     static let logger = Logger(label: "attestguard.rules.actions")
 
-    init(queue: RuleActionQueue, store: any RiskStore, keys: KeyService, lists: ManagedListService) {
+    init(queue: RuleActionQueue, store: any RiskStore, keys: KeyService, lists: ManagedListService, deviceCheck: DeviceCheckService) {
         self.queue = queue
+        self.deviceCheck = deviceCheck
         self.store = store
         self.keys = keys
         self.lists = lists
@@ -68,6 +70,10 @@ public struct RuleActionService: Sendable {
     private func execute(_ pending: RuleActionQueue.Pending) async -> (RuleActionOutcome, String) {
         do {
             switch pending.action.detail {
+            case .setDeviceCheckBit1:
+                let subjects = RuleActionTarget.deviceCheckSubjects(in: pending.subject)
+                let changed = try await deviceCheck.flagBit1(appId: pending.appId, subjects: subjects, ruleId: pending.ruleId)
+                return changed ? (.done, "") : (.unchanged, "bit 1 is already set")
             case .revokeKey:
                 let keyId = try KeyId(base64: pending.subject)
                 guard let key = try await withStore({ try await store.key(appId: pending.appId, keyId: keyId.bytes) }) else {

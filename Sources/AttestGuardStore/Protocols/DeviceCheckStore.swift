@@ -20,4 +20,14 @@ public protocol DeviceCheckStore: Sendable {
 
     /// The user's latest DeviceCheck validation in the app, if any.
     func deviceCheckValidation(appId: String, userId: String) async throws -> DeviceCheckValidationRecord?
+
+    /// Marks bit 1 of a subject as set by rule `ruleId` and still to be sent to Apple with the subject's next device
+    /// token (a rule has none: tokens come only from the device). A mark already there keeps its instant.
+    func markDeviceCheckBit1Pending(scope: DeviceCheckScope, environment: AppAttestEnvironment, subject: DeviceCheckSubject, ruleId: String, at: Date) async throws
+
+    /// When bit 1 of the subject was marked to be sent to Apple; `nil` when nothing waits.
+    func deviceCheckBit1Pending(scope: DeviceCheckScope, environment: AppAttestEnvironment, subject: DeviceCheckSubject) async throws -> Date?
+
+    /// Clears the subject's mark: Apple has the bit.
+    func clearDeviceCheckBit1Pending(scope: DeviceCheckScope, environment: AppAttestEnvironment, subject: DeviceCheckSubject) async throws
 }

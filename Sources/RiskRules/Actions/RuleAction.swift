@@ -2,6 +2,9 @@ public import AttestVocabulary
 
 /// What a rule's `then:` does once the rule fires: the action's name in the rule language.
 public enum RuleActionName: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+    /// Sets DeviceCheck bit 1 (by convention: the device is flagged) for the request's key, device and user: filed at
+    /// once, sent to Apple with the next device token presented for one of them.
+    case setDeviceCheckBit1 = "set_devicecheck_bit1"
     /// Revokes the request's App Attest key: its next assertion is refused with `key_revoked`.
     case revokeKey = "revoke_key"
     /// Adds a value (usually `request.ip`) to a run-time list for a while.
@@ -18,6 +21,7 @@ public enum RuleActionName: String, Sendable, Hashable, Codable, CaseIterable, C
 public struct RuleAction: Sendable, Hashable, Encodable, CustomStringConvertible {
     /// The action and its arguments.
     public enum Detail: Sendable, Hashable {
+        case setDeviceCheckBit1
         case revokeKey
         /// `value` is the evaluated text, before the list's normalisation (`203.0.113.7/24` becomes `203.0.113.0/24`).
         case addToList(list: String, value: String, lifetimeSeconds: Double)
@@ -32,6 +36,7 @@ public struct RuleAction: Sendable, Hashable, Encodable, CustomStringConvertible
 
     public var name: RuleActionName {
         switch detail {
+        case .setDeviceCheckBit1: .setDeviceCheckBit1
         case .revokeKey: .revokeKey
         case .addToList: .addToList
         case .label: .label
@@ -49,6 +54,7 @@ public struct RuleAction: Sendable, Hashable, Encodable, CustomStringConvertible
     /// The action as a rule would write it, with its values: `add_to_list("blocked_ips", "203.0.113.9", 1d)`.
     public var description: String {
         switch detail {
+        case .setDeviceCheckBit1: "set_devicecheck_bit1"
         case .revokeKey: "revoke_key"
         case .addToList(let list, let value, let lifetime): "add_to_list(\"\(list)\", \"\(value)\", \(RuleValueFormat.duration(lifetime)))"
         case .label(let label, let source, let subject): "label(\(label), \"\(source)\", \(subject))"

@@ -3,6 +3,7 @@ import PolicyFiles
 import Yams
 
 /// Compiles a rule's `then:`, one action or a list of them, each written as the rule language writes a call:
+/// - `set_devicecheck_bit1`: sets DeviceCheck bit 1 for the request's key, device and user;
 /// - `revoke_key`: revokes the request's App Attest key;
 /// - `add_to_list("blocked_ips", request.ip, 24h)`: adds a value (any string expression) to a run-time list
 ///   declared with `managed: true`, for a duration from a minute to ten years;
@@ -77,6 +78,11 @@ enum RuleActionCompiler {
             throw ExpressionError(.unknownFunction, "no action named `\(name)`", at: node.range, hint: hint)
         }
         switch action {
+        case .setDeviceCheckBit1:
+            guard arguments.isEmpty else {
+                throw ExpressionError(.wrongArguments, "set_devicecheck_bit1 takes no arguments: it flags the request's key, device and user", at: node.range)
+            }
+            return RuleActionTemplate(text: text, name: action) { _ in RuleAction(.setDeviceCheckBit1) }
         case .revokeKey:
             guard arguments.isEmpty else {
                 throw ExpressionError(.wrongArguments, "revoke_key takes no arguments: it revokes the request's key", at: node.range)

@@ -23,7 +23,8 @@ public final class RuleActionQueue: Sendable {
         /// The store's name for what the action acts on (``RuleActionTarget``).
         var target: String
         /// What the action acts on as its store writes it: a key id in standard base64, the value added to a list,
-        /// a labelled subject as labels store it (a key id, a user's or device's keyed hash).
+        /// a labelled subject as labels store it (a key id, a user's or device's keyed hash), the DeviceCheck subjects
+        /// to flag (one `kind:id` a line).
         var subject: String
         var queuedAt: Date
         var heldUntil: Date
@@ -60,40 +61,48 @@ public final class RuleActionQueue: Sendable {
     /// Queues the actions of the live rule set's `evaluation` of `request` (in enforce mode), or counts and logs
     /// them as monitored (in monitor mode).
     func submit(_ evaluation: RuleEvaluation, request: ScoreRequest, subjects: HashedSubjects, mode: AppPolicy.Mode, now: Date) {
-        for (ruleId, action) in evaluation.actions {
-            guard let (target, subject) = RuleActionTarget.of(action, request: request, subjects: subjects) else {
-                Self.count(action.name, .noTarget)
-                continue
-            }
-            let lifetime = if case .addToList(_, _, let seconds) = action.detail { seconds } else { Self.period }
-            let pending = Pending(
-                appId: request.appId, ruleId: ruleId, action: action, target: target, subject: subject, queuedAt: now, heldUntil: now.addingTimeInterval(lifetime)
-            )
-            // (outcome, whether this process sees the action for the first time in its period); no outcome: queued.
-            let (outcome, first): (RuleActionOutcome?, Bool) = state.withLock { state in
-                // Monitored actions are remembered apart, so that an app switched to enforce runs them at once.
-                let key = "\(mode.rawValue)\u{0}\(pending.appId)\u{0}\(action.name.rawValue)\u{0}\(target)"
-                let seen = state.recent.value(for: key, at: now) != nil
-                if mode == .monitor {
-                    if !seen { state.recent.insert(true, for: key, expiresAt: pending.heldUntil, now: now) }
-                    return (.monitored, !seen)
-                }
-                guard !seen else { return (.alreadyRun, false) }
-                guard state.queue.count < maximumQueued else { return (.dropped, true) }
-                state.recent.insert(true, for: key, expiresAt: pending.heldUntil, now: now)
-                state.queue.append(pending)
-                return (nil, true)
-            }
-            if let outcome { Self.count(action.name, outcome) }
-            // One log line per target and period: the counter has the rest.
-            if outcome == .monitored, first { RuleActionService.logMonitored(pending) }
+        for firing in evaluation.fired {
+            guard let actions = firing.actions else { continue }
+            for action in actions { submit(action, ruleId: firing.id, request: request, subjects: subjects, mode: mode, now: now) }
         }
+    }
+
+    /// Queues one action of rule `ruleId`, or counts it.
+    private func submit(_ action: RuleAction, ruleId: String, request: ScoreRequest, subjects: HashedSubjects, mode: AppPolicy.Mode, now: Date) {
+        guard let (target, subject) = RuleActionTarget.of(action, request: request, subjects: subjects) else {
+            Self.count(action.name, .noTarget)
+            return
+        }
+        let lifetime = if case .addToList(_, _, let seconds) = action.detail { seconds } else { Self.period }
+        let pending = Pending(
+            appId: request.appId, ruleId: ruleId, action: action, target: target, subject: subject, queuedAt: now, heldUntil: now.addingTimeInterval(lifetime)
+        )
+        // (outcome, whether this process sees the action for the first time in its period); no outcome: queued.
+        let (outcome, first): (RuleActionOutcome?, Bool) = state.withLock { state in
+            // Monitored actions are remembered apart, so that an app switched to enforce runs them at once.
+            let key = "\(mode.rawValue)\u{0}\(pending.appId)\u{0}\(action.name.rawValue)\u{0}\(target)"
+            let seen = state.recent.value(for: key, at: now) != nil
+            if mode == .monitor {
+                if !seen { state.recent.insert(true, for: key, expiresAt: pending.heldUntil, now: now) }
+                return (.monitored, !seen)
+            }
+            guard !seen else { return (.alreadyRun, false) }
+            guard state.queue.count < maximumQueued else { return (.dropped, true) }
+            state.recent.insert(true, for: key, expiresAt: pending.heldUntil, now: now)
+            state.queue.append(pending)
+            return (nil, true)
+        }
+        if let outcome { Self.count(action.name, outcome) }
+        // One log line per target and period: the counter has the rest.
+        if outcome == .monitored, first { RuleActionService.logMonitored(pending) }
     }
 
     /// Counts the actions the shadow rule set's `evaluation` asks for: never run.
     func recordShadow(_ evaluation: RuleEvaluation) {
-        guard evaluation.fired.contains(where: { $0.actions != nil }) else { return }
-        for (_, action) in evaluation.actions { Self.count(action.name, .shadow) }
+        for firing in evaluation.fired {
+            guard let actions = firing.actions else { continue }
+            for action in actions { Self.count(action.name, .shadow) }
+        }
     }
 
     /// Takes every queued action, oldest first.
@@ -127,6 +136,8 @@ public final class RuleActionQueue: Sendable {
         return dropped.count
     }
 
+    // Not inlined: swift-frontend 6.3.1's release pipeline (CopyPropagation) crashed on a caller with it inlined.
+    @inline(never)
     static func count(_ action: RuleActionName, _ outcome: RuleActionOutcome) {
         Counter(label: MetricFamily.ruleActions.name, dimensions: [("action", action.rawValue), ("outcome", outcome.rawValue)]).increment()
     }

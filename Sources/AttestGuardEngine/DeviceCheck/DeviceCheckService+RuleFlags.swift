@@ -46,7 +46,7 @@ extension DeviceCheckService {
             metrics.recordDeviceCheck(operation: Self.ruleFlagOperation, result: Self.updatedResult)
             return true
         } catch {
-            let code = (error as? EngineError)?.code.rawValue ?? "store_unavailable"
+            let code = ((error as? EngineError)?.code ?? ErrorCode.storeUnavailable).rawValue
             metrics.recordDeviceCheck(operation: Self.ruleFlagOperation, result: code)
             Self.flagLogger.warning("a rule's DeviceCheck bit 1 not sent to Apple; kept for the next device token", metadata: [
                 "app": .string(target.appId), "subject_kind": .string(subject.kind.rawValue), "error": .string(code),

@@ -179,13 +179,19 @@ struct FailoverProcessTests {
             }
         }
 
-        // No request waited past the store's deadline (5 s) and a margin for two busy cores.
+        // No request waited past the store's deadline (5 s) and a margin for two busy cores, as each server timed it
+        // (its request lines). The client's own measure also holds the test process's share of the cores, which the
+        // rest of the suite runs on: there it only has to show that nothing hung.
+        let serverDurations = servers.flatMap { Self.requestDurations(in: $0.standardError) }
+        #expect(serverDurations.count >= all.filter { $0.status != 0 }.count, "every answer has its request line")
+        let serverSlowest = serverDurations.max() ?? .zero
+        #expect(serverSlowest < .seconds(5) + Self.margin, "a server took \(serverSlowest) to answer a request")
         let slowest = all.map(\.took).max() ?? .zero
         let slow = all.filter { $0.took > .seconds(5) }.map { attempt in
             "\(attempt.route.rawValue) to server \(attempt.server): sent \(attempt.at - attempt.took - killedAt) after the kill, "
                 + "answered \(attempt.status) \(attempt.code ?? "-") in \(attempt.took)"
         }
-        #expect(slowest < .seconds(5) + Self.margin, "a request took \(slowest); the slow ones: \(slow)")
+        #expect(slowest < .seconds(5) + Self.margin * 2, "a request took \(slowest); the slow ones: \(slow)")
 
         // Both servers serve again within 10 s of the promotion, without a restart.
         var recovery: [Duration] = []
@@ -201,7 +207,7 @@ struct FailoverProcessTests {
         print("""
             failover: primary killed; promotion \(promotedAt - killedAt) later; failures from \
             \(firstFailure.map { "\($0 - killedAt)" } ?? "-") to \(lastFailure.map { "\($0 - killedAt)" } ?? "-") after the kill \
-            (outage window \(window)); slowest answer \(slowest); first 200 after the promotion: \(recovery.map { "\($0)" }.joined(separator: ", ")); \
+            (outage window \(window)); slowest answer \(slowest) (\(serverSlowest) in the servers); first 200 after the promotion: \(recovery.map { "\($0)" }.joined(separator: ", ")); \
             assertions 200: \(accepted.count), 503: \(assertions.filter { $0.status == 503 }.count); challenges 201: \
             \(all.filter { $0.route == .challenge && $0.status == 201 }.count), 503: \(all.filter { $0.route == .challenge && $0.status == 503 }.count); \
             failed assertions accepted on replay: \(replayAccepted); answers by status: \(Dictionary(grouping: all, by: \.status).mapValues(\.count).sorted { $0.key < $1.key })
@@ -237,6 +243,16 @@ struct FailoverProcessTests {
                 ))
             }
             try? await Task.sleep(for: pace)
+        }
+    }
+
+    /// How long each request took, as a server's request lines (`msg=request ... duration_ms=12.3`) say.
+    static func requestDurations(in log: String) -> [Duration] {
+        log.split(separator: "\n").compactMap { line -> Duration? in
+            guard line.contains("msg=request "), let field = line.split(separator: " ").first(where: { $0.hasPrefix("duration_ms=") }),
+                let milliseconds = Double(field.dropFirst("duration_ms=".count))
+            else { return nil }
+            return .microseconds(Int64(milliseconds * 1_000))
         }
     }
 

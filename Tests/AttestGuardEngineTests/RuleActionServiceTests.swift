@@ -128,8 +128,10 @@ struct RuleActionServiceTests {
             let runs = try await engine.ruleActions.runs(appId: Self.appId, limit: 10)
             let failed = try #require(runs.first { $0.claim.action == "add_to_list" })
             #expect(failed.outcome == .failed && failed.detail.hasPrefix("list_not_found"), "\(failed)")
-            _ = try await engine.scorer.score(try Self.farmRequest(keyId, user: "other"))
-            #expect(try await engine.ruleActions.run() == 1, "only the new user's label: the failed entry holds its period")
+            // Another process queues the same actions: the store's claims hold the key's and the failed entry's.
+            let other = Self.engine(test.store, clock: clock)
+            _ = try await other.scorer.score(try Self.farmRequest(keyId, user: "other"))
+            #expect(try await other.ruleActions.run() == 1, "only the new user's label: the failed entry holds its period")
         }
         try await withTestStore(.sqlite) { (test: TestStore) async throws in
             let faulty = FaultyScoringStore(test.store)

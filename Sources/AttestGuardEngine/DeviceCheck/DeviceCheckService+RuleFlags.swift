@@ -15,14 +15,19 @@ extension DeviceCheckService {
     /// sent to Apple.
     /// - Returns: Whether anything changed (`false` when every subject already had bit 1 set).
     func flagBit1(appId: String, subjects: [DeviceCheckSubject], ruleId: String) async throws -> Bool {
-        let target = try target(appId: appId, environment: nil)
-        let now = clock.now()
+        // The environment verdicts read the bits in: the key's when the request names one, else the app's default.
+        var environment: AppAttestEnvironment?
+        if let key = subjects.first(where: { $0.kind == .key }), let keyId = try? KeyId(base64: key.value) {
+            environment = try await withStore { try await store.key(appId: appId, keyId: keyId.bytes) }?.environment
+        }
+        let target = try target(appId: appId, environment: environment)
         var changed = false
         for subject in subjects {
             try Self.check(subject)
             let stored = try await withStore { try await store.deviceCheckBits(scope: target.scope, environment: target.environment, subject: subject) }
             guard stored?.bit1 != true else { continue }
             changed = true
+            let now = clock.now()
             defer { factsCache.deviceCheckBitsChanged(scope: target.scope, environment: target.environment, subject: subject) }
             try await withStore {
                 try await store.markDeviceCheckBit1Pending(scope: target.scope, environment: target.environment, subject: subject, ruleId: ruleId, at: now)
@@ -42,11 +47,12 @@ extension DeviceCheckService {
     func sendPendingBit1(_ subject: DeviceCheckSubject, deviceToken: String, in target: DeviceCheckTarget, client: any DeviceChecking) async -> Bool {
         do {
             try Self.unwrap(await client.update(deviceToken: deviceToken, bit0: nil, bit1: true, environment: target.environment), deviceToken: deviceToken, now: clock.now())
-            try await withStore { try await store.clearDeviceCheckBit1Pending(scope: target.scope, environment: target.environment, subject: subject) }
             metrics.recordDeviceCheck(operation: Self.ruleFlagOperation, result: Self.updatedResult)
+            // Apple has it: a mark left by a store that did not answer only sends the bit once more.
+            try? await store.clearDeviceCheckBit1Pending(scope: target.scope, environment: target.environment, subject: subject)
             return true
         } catch {
-            let code = ((error as? EngineError)?.code ?? ErrorCode.storeUnavailable).rawValue
+            let code = error.code.rawValue
             metrics.recordDeviceCheck(operation: Self.ruleFlagOperation, result: code)
             Self.flagLogger.warning("a rule's DeviceCheck bit 1 not sent to Apple; kept for the next device token", metadata: [
                 "app": .string(target.appId), "subject_kind": .string(subject.kind.rawValue), "error": .string(code),

@@ -26,12 +26,14 @@ extension DeviceCheckService {
             defer { factsCache.deviceCheckValidationChanged(appId: record.appId, userId: record.userId) }
             try await withStore { try await store.recordDeviceCheckValidation(record) }
             // The user's token carries a rule's pending bit 1 to Apple.
+            // Best effort: the validation is recorded, and a mark the store does not show waits for the next token.
             let subject = DeviceCheckSubject(kind: .user, value: userId.value)
-            if try await bit1Pending(subject, in: target),
-                await sendPendingBit1(subject, deviceToken: deviceToken, in: target, client: try requireClient())
+            if (try? await bit1Pending(subject, in: target)) == true,
+                let client = try? requireClient(),
+                await sendPendingBit1(subject, deviceToken: deviceToken, in: target, client: client)
             {
                 let now = clock.now()
-                _ = try await file(target.record(subject, bit0: nil, bit1: true, found: true, lastUpdateTime: Self.month(of: now), at: now))
+                _ = try? await file(target.record(subject, bit0: nil, bit1: true, found: true, lastUpdateTime: Self.month(of: now), at: now))
             }
             return (DeviceCheckValidation(record), Self.validResult)
         }

@@ -117,10 +117,11 @@ public struct DeviceCheckService: Sendable {
             let now = clock.now()
             let record = target.record(subject, bit0: bit0, bit1: bit1, found: true, lastUpdateTime: Self.month(of: now), at: now)
             // An update that sets bit 1 carries a rule's pending bit to Apple; one that clears it overrides the rule.
+            let filed = try await file(record)
             if bit1 != nil {
-                try await withStore { try await store.clearDeviceCheckBit1Pending(scope: target.scope, environment: target.environment, subject: subject) }
+                try? await store.clearDeviceCheckBit1Pending(scope: target.scope, environment: target.environment, subject: subject)
             }
-            return (try await file(record), Self.updatedResult)
+            return (filed, Self.updatedResult)
         }
     }
 

@@ -80,7 +80,7 @@ public final class RuleActionQueue: Sendable {
         // (outcome, whether this process sees the action for the first time in its period); no outcome: queued.
         let (outcome, first): (RuleActionOutcome?, Bool) = state.withLock { state in
             // Monitored actions are remembered apart, so that an app switched to enforce runs them at once.
-            let key = "\(mode.rawValue)\u{0}\(pending.appId)\u{0}\(action.name.rawValue)\u{0}\(target)"
+            let key = Self.recentKey(pending, mode: mode)
             let seen = state.recent.value(for: key, at: now) != nil
             if mode == .monitor {
                 if !seen { state.recent.insert(true, for: key, expiresAt: pending.heldUntil, now: now) }
@@ -113,16 +113,24 @@ public final class RuleActionQueue: Sendable {
         }
     }
 
-    /// Puts actions that could not be claimed (the store did not answer) back at the front, in their order.
+    /// Puts actions that could not be claimed (the store did not answer) back at the front, in their order; past the
+    /// bound the newest are dropped, and forgotten, so that a later verdict queues them again.
     func putBack(_ actions: [Pending]) {
         let dropped = state.withLock { state -> [Pending] in
             state.queue.prepend(contentsOf: actions)
             let excess = state.queue.count - maximumQueued
             guard excess > 0 else { return [] }
-            defer { state.queue.removeLast(excess) }
-            return Array(state.queue.suffix(excess))
+            let dropped = Array(state.queue.suffix(excess))
+            state.queue.removeLast(excess)
+            for pending in dropped { state.recent.remove(Self.recentKey(pending, mode: .enforce)) }
+            return dropped
         }
         for pending in dropped { Self.count(pending.action.name, .dropped) }
+    }
+
+    /// What the in-process once-per-period check remembers an action by.
+    private static func recentKey(_ pending: Pending, mode: AppPolicy.Mode) -> String {
+        "\(mode.rawValue)\u{0}\(pending.appId)\u{0}\(pending.action.name.rawValue)\u{0}\(pending.target)"
     }
 
     /// Actions waiting to run.
@@ -159,14 +167,15 @@ enum RuleActionTarget {
             return request.keyId.map { ($0.base64, $0.base64) }
         case .addToList(let list, let value, _):
             return ("\(list):\(value)", value)
-        case .label(_, _, let kind):
+        case .label(let label, let source, let kind):
             let subject: String? = switch kind {
             case .key: request.keyId?.base64
             case .user: subjects.user
             case .device: subjects.device
             case .decision: request.requestId
             }
-            return subject.map { ("\(kind.rawValue):\($0)", $0) }
+            // The label and its source are part of the target: two rules' labels of one subject are two actions.
+            return subject.map { ("\(kind.rawValue):\($0) \(label.rawValue) \(source)", $0) }
         }
     }
 

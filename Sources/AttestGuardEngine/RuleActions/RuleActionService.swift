@@ -85,8 +85,9 @@ public struct RuleActionService: Sendable {
             case .addToList(let list, let value, let lifetime):
                 // An entry already on the list for at least as long (an analyst's longer block, a wider range) is
                 // left as it is: adding would cut its expiry short.
+                // Only for a single value: a block's first address inside a narrower entry is no sign the block is.
                 let until = pending.queuedAt.timeIntervalSince1970 + lifetime
-                if lists.book.snapshot.lists[list]?.contains(value, at: until) == true {
+                if !value.contains("/"), lists.book.snapshot.lists[list]?.contains(value, at: until) == true {
                     return (.unchanged, "already on the list for at least as long")
                 }
                 let entry = ManagedListEntrySubmission(value: value, ttlSeconds: Int(lifetime), note: "rule \(pending.ruleId)", position: "the rule's value")

@@ -48,6 +48,7 @@ package struct WriteBehindService: Service {
         let loops = Task {
             await withDiscardingTaskGroup { group in
                 group.addTask { await flushLoop() }
+                group.addTask { await ruleActionLoop() }
                 group.addTask { await maintenanceLoop() }
             }
         }
@@ -61,7 +62,10 @@ package struct WriteBehindService: Service {
     /// The flush runs as a task of its own, which is cancelled but not awaited past the budget: a statement stuck
     /// behind a lock does not always return on cancellation, and waiting for it would make the budget no bound.
     package func finalFlush() async {
-        let flushing = Task { await flush(spreadingOver: .zero) }
+        let flushing = Task {
+            await flush(spreadingOver: .zero)
+            await runRuleActions()
+        }
         let budget = shutdownBudget
         let finished = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let first = FirstAnswer(continuation)
@@ -130,8 +134,18 @@ package struct WriteBehindService: Service {
         async let keyUse: Void = flushKeyUse()
         async let gatewayChecks: Void = flushGatewayChecks()
         async let debugTokenUses: Void = flushDebugTokenUses()
-        async let ruleActions: Void = runRuleActions()
-        _ = await (velocity, decisions, keyUse, gatewayChecks, debugTokenUses, ruleActions)
+        _ = await (velocity, decisions, keyUse, gatewayChecks, debugTokenUses)
+    }
+
+    /// Runs the rule actions every `interval`, apart from the flushes: a burst of actions (each a few statements)
+    /// never holds back the velocity counts or the decision log.
+    private func ruleActionLoop() async {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            _ = await cancelWhenGracefulShutdown { try? await Task.sleep(for: interval) }
+            if Task.isCancelled || Task.isShuttingDownGracefully { return }
+            await runRuleActions()
+            recordBacklog()
+        }
     }
 
     private func runRuleActions() async {

@@ -21,8 +21,8 @@ struct RuleActionRoutes {
         let query = try QueryParameters(request.uri.query)
         let appId = query["appId"]
         if let appId {
-            try context.requireAccess(to: appId)
             _ = try engine.apps.policy(for: appId)
+            try context.requireAccess(to: appId)
         } else {
             try context.requireAccessToEveryApp(for: "a read of every app's rule actions")
         }

@@ -42,6 +42,11 @@ extension DeviceCheckService {
         try await withStore { try await store.deviceCheckBit1Pending(scope: target.scope, environment: target.environment, subject: subject) } != nil
     }
 
+    /// Clears the mark of `subject`: Apple has the bit, or an update settled it.
+    func clearBit1Pending(_ subject: DeviceCheckSubject, in target: DeviceCheckTarget) async throws {
+        try await withStore { try await store.clearDeviceCheckBit1Pending(scope: target.scope, environment: target.environment, subject: subject) }
+    }
+
     /// Sends a rule's pending bit 1 to Apple with `deviceToken`, the subject's, and clears the mark.
     /// - Returns: Whether Apple took it; a refusal or an outage is logged and the mark stays for the next token.
     func sendPendingBit1(_ subject: DeviceCheckSubject, deviceToken: String, in target: DeviceCheckTarget, client: any DeviceChecking) async -> Bool {
@@ -49,7 +54,7 @@ extension DeviceCheckService {
             try Self.unwrap(await client.update(deviceToken: deviceToken, bit0: nil, bit1: true, environment: target.environment), deviceToken: deviceToken, now: clock.now())
             metrics.recordDeviceCheck(operation: Self.ruleFlagOperation, result: Self.updatedResult)
             // Apple has it: a mark left by a store that did not answer only sends the bit once more.
-            try? await store.clearDeviceCheckBit1Pending(scope: target.scope, environment: target.environment, subject: subject)
+            try? await clearBit1Pending(subject, in: target)
             return true
         } catch {
             let code = error.code.rawValue

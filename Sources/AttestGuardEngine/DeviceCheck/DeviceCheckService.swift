@@ -73,7 +73,7 @@ public struct DeviceCheckService: Sendable {
             // A rule's bit 1 waiting for this subject's token goes to Apple now; sent or not, it stays set.
             if filing, try await bit1Pending(subject, in: target) {
                 if record.bit1 == true {
-                    try await withStore { try await store.clearDeviceCheckBit1Pending(scope: target.scope, environment: target.environment, subject: subject) }
+                    try await clearBit1Pending(subject, in: target)
                 } else {
                     if await sendPendingBit1(subject, deviceToken: deviceToken, in: target, client: client) {
                         record.lastUpdateTime = Self.month(of: clock.now())
@@ -119,7 +119,7 @@ public struct DeviceCheckService: Sendable {
             // An update that sets bit 1 carries a rule's pending bit to Apple; one that clears it overrides the rule.
             let filed = try await file(record)
             if bit1 != nil {
-                try? await store.clearDeviceCheckBit1Pending(scope: target.scope, environment: target.environment, subject: subject)
+                try? await clearBit1Pending(subject, in: target)
             }
             return (filed, Self.updatedResult)
         }

@@ -23,9 +23,11 @@ public final class RuleActionQueue: Sendable {
         /// The store's name for what the action acts on (``RuleActionTarget``).
         var target: String
         /// What the action acts on as its store writes it: a key id in standard base64, the value added to a list,
-        /// a labelled subject as labels store it (a key id, a user's or device's keyed hash), the DeviceCheck subjects
-        /// to flag (one `kind:id` a line).
+        /// a labelled subject as labels store it (a key id, a user's or device's keyed hash); the target's text for
+        /// `set_devicecheck_bit1`, whose subjects are ``deviceCheckSubjects``.
         var subject: String
+        /// The DeviceCheck subjects `set_devicecheck_bit1` flags; empty for the other actions.
+        var deviceCheckSubjects: [DeviceCheckSubject] = []
         var queuedAt: Date
         var heldUntil: Date
 
@@ -74,9 +76,10 @@ public final class RuleActionQueue: Sendable {
             return
         }
         let lifetime = if case .addToList(_, _, let seconds) = action.detail { seconds } else { Self.period }
-        let pending = Pending(
+        var pending = Pending(
             appId: request.appId, ruleId: ruleId, action: action, target: target, subject: subject, queuedAt: now, heldUntil: now.addingTimeInterval(lifetime)
         )
+        if case .setDeviceCheckBit1 = action.detail { pending.deviceCheckSubjects = request.deviceCheckSubjects }
         // (outcome, whether this process sees the action for the first time in its period); no outcome: queued.
         let (outcome, first): (RuleActionOutcome?, Bool) = state.withLock { state in
             // Monitored actions are remembered apart, so that an app switched to enforce runs them at once.
@@ -159,7 +162,7 @@ enum RuleActionTarget {
     static func of(_ action: RuleAction, request: ScoreRequest, subjects: HashedSubjects) -> (target: String, subject: String)? {
         switch action.detail {
         case .setDeviceCheckBit1:
-            let subjects = deviceCheckSubjects(of: request)
+            let subjects = request.deviceCheckSubjects
             guard !subjects.isEmpty else { return nil }
             let text = subjects.map { "\($0.kind.rawValue):\($0.value)" }.joined(separator: "\n")
             return (text, text)
@@ -176,24 +179,6 @@ enum RuleActionTarget {
             }
             // The label and its source are part of the target: two rules' labels of one subject are two actions.
             return subject.map { ("\(kind.rawValue):\($0) \(label.rawValue) \(source)", $0) }
-        }
-    }
-
-    /// The DeviceCheck subjects a verdict reads bits under, in its order: the key, the device, the user.
-    static func deviceCheckSubjects(of request: ScoreRequest) -> [DeviceCheckSubject] {
-        [
-            request.keyId.map { DeviceCheckSubject(kind: .key, value: $0.base64) },
-            request.deviceId.map { DeviceCheckSubject(kind: .device, value: $0.value) },
-            request.userId.map { DeviceCheckSubject(kind: .user, value: $0.value) },
-        ].compactMap { $0 }
-    }
-
-    /// The subjects a `set_devicecheck_bit1` target names (``of(_:request:subjects:)``).
-    static func deviceCheckSubjects(in subject: String) -> [DeviceCheckSubject] {
-        subject.split(separator: "\n").compactMap { line -> DeviceCheckSubject? in
-            let parts = line.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2, let kind = DeviceCheckSubject.Kind(rawValue: String(parts[0])) else { return nil }
-            return DeviceCheckSubject(kind: kind, value: String(parts[1]))
         }
     }
 }

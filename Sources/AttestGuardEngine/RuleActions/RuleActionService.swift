@@ -71,8 +71,7 @@ public struct RuleActionService: Sendable {
         do {
             switch pending.action.detail {
             case .setDeviceCheckBit1:
-                let subjects = RuleActionTarget.deviceCheckSubjects(in: pending.subject)
-                let changed = try await deviceCheck.flagBit1(appId: pending.appId, subjects: subjects, ruleId: pending.ruleId)
+                let changed = try await deviceCheck.flagBit1(appId: pending.appId, subjects: pending.deviceCheckSubjects, ruleId: pending.ruleId)
                 return changed ? (.done, "") : (.unchanged, "bit 1 is already set")
             case .revokeKey:
                 let keyId = try KeyId(base64: pending.subject)

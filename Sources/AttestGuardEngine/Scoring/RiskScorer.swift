@@ -139,9 +139,7 @@ public struct RiskScorer: Sendable {
         rules.hits.record(evaluation, endpoint: request.endpoint)
         let signalList = ruleSet.layout.names.map { (name: $0, value: values.value(of: $0)) }
         var outcome = Outcome(verdict: Self.verdict(evaluation, app: app), evaluation: evaluation, signalList: signalList)
-        if evaluation.fired.contains(where: { $0.actions != nil }) {
-            actions.submit(evaluation, request: request, subjects: subjects, mode: app.mode, now: now)
-        }
+        actions.submit(evaluation, request: request, subjects: subjects, mode: app.mode, now: now)
         if let shadow {
             outcome.shadow = await evaluateShadow(shadow.ruleSet, request: request, subjects: subjects, app: app, live: evaluation, now: now)
         }

@@ -57,6 +57,15 @@ public struct ScoreRequest: Sendable {
         self.counterJump = counterJump
     }
 
+    /// The DeviceCheck subjects a verdict reads bits under, in its order of preference: the key, the device, the user.
+    var deviceCheckSubjects: [DeviceCheckSubject] {
+        [
+            keyId.map { DeviceCheckSubject(kind: .key, value: $0.base64) },
+            deviceId.map { DeviceCheckSubject(kind: .device, value: $0.value) },
+            userId.map { DeviceCheckSubject(kind: .user, value: $0.value) },
+        ].compactMap { $0 }
+    }
+
     /// The subjects velocity counts this request under.
     var velocitySubjects: VelocitySubjects {
         VelocitySubjects(key: keyId?.bytes, user: userId?.value, device: deviceId?.value, ip: ip)

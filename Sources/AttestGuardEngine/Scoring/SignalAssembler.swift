@@ -128,10 +128,7 @@ struct SignalAssembler: Sendable {
         query.metricBaselineAt = plan.history ? now.addingTimeInterval(-7 * 86_400) : nil
         query.supersededKeys = plan.superseded
         if plan.deviceCheck {
-            var subjects: [DeviceCheckSubject] = []
-            if let keyId = request.keyId { subjects.append(DeviceCheckSubject(kind: .key, value: keyId.base64)) }
-            if let deviceId = request.deviceId { subjects.append(DeviceCheckSubject(kind: .device, value: deviceId.value)) }
-            if let userId = request.userId { subjects.append(DeviceCheckSubject(kind: .user, value: userId.value)) }
+            let subjects = request.deviceCheckSubjects
             for subject in subjects { try DeviceCheckService.check(subject) }
             if !subjects.isEmpty {
                 query.deviceCheck = DeviceCheckQuery(

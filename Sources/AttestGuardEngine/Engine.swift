@@ -20,6 +20,9 @@ public struct Engine: Sendable {
     public let scorer: RiskScorer
     /// Velocity events counted by this process, flushed to the store by ``VelocityRecorder/flush()``.
     public let velocity: VelocityRecorder
+    /// The subjects every verdict saw together, for distinct counts, flushed to the store by
+    /// ``DistinctRecorder/flush()``.
+    public let distinct: DistinctRecorder
     /// Each app's latest risk-metric baseline, held in memory for the `app.risk_metric.*` and
     /// `receipt.risk_metric_percentile` signals; the server fills it from the store.
     public let baselines: RiskBaselineBook
@@ -63,6 +66,8 @@ public struct Engine: Sendable {
             client: deviceCheck, store: store, apps: apps, clock: clock, metrics: metrics, factsCache: factsCache
         )
         let velocity = VelocityRecorder(store: store, keying: settings.velocityKeying, clock: clock)
+        let distinct = DistinctRecorder(store: store)
+        self.distinct = distinct
         let lists = ManagedListService(store: store, clock: clock)
         self.lists = lists
         let actionQueue = RuleActionQueue()
@@ -70,7 +75,8 @@ public struct Engine: Sendable {
             rules: rules, apps: apps, store: store, deviceCheck: deviceCheckService, velocity: velocity,
             decisionLog: DecisionLogWriter(store: store, retentionDays: settings.decisionLogRetentionDays),
             keyUse: KeyUseRecorder(store: store), clock: clock, metrics: metrics,
-            shadow: shadowRules, baselines: baselines, factsCache: factsCache, lists: lists.book, actions: actionQueue
+            shadow: shadowRules, baselines: baselines, factsCache: factsCache, lists: lists.book, actions: actionQueue,
+            distinct: distinct
         )
         self.velocity = velocity
         self.deviceCheck = deviceCheckService

@@ -6,13 +6,13 @@ import AttestGuardStore
 /// The scoring-facts queries of a batch as statement parameters, for statements that read the facts of many
 /// entries at once (``CommitAssertionsStatement``, ``ScoringFactsBatchStatement``): each query's scalars as parallel
 /// arrays, unnested into the columns of the entry row `e` (with its position `e.i`), and each query's lists
-/// (DeviceCheck scopes and subjects, velocity sums, label subjects) as flat arrays whose elements are tagged with the entry's
+/// (DeviceCheck scopes and subjects, velocity sums, label subjects, distinct counts and the members each leaves out) as flat arrays whose elements are tagged with the entry's
 /// position. ``facts`` is ``ScoringFactsSQL`` over those inputs, read through the parameter row `p`
 /// (``parameterColumns``).
 ///
 /// Arrays cannot carry NULL elements here, so each optional value is a presence flag and a placeholder.
 struct BatchedFactsParameters {
-    /// How many of the block's parameters are scalar arrays (one element per entry); the 11 after them are lists.
+    /// How many of the block's parameters are scalar arrays (one element per entry); the 16 after them are lists.
     static let scalarCount = 12
 
     /// The columns of `e` the scalar arrays unnest into, in order.
@@ -42,10 +42,10 @@ struct BatchedFactsParameters {
         }
     }
 
-    /// The element type of each parameter's array, in order: the 12 scalars, then the 11 lists.
+    /// The element type of each parameter's array, in order: the 12 scalars, then the 16 lists.
     private static let types: [ElementType] = [
         .text, .bool, .bytea, .bool, .bool, .timestamptz, .bool, .text, .bool, .text, .bool, .text,
-        .int8, .text, .int8, .text, .text, .int8, .bytea, .int8, .int8, .text, .text,
+        .int8, .text, .int8, .text, .text, .int8, .bytea, .int8, .int8, .text, .text, .int8, .bytea, .int8, .int8, .bytea,
     ]
 
     /// The block's `offset`th parameter (from 0) as a column of the parameter row `p` (``parameterColumns``).
@@ -106,6 +106,14 @@ struct BatchedFactsParameters {
                  FROM unnest(\(parameter(list + 8)), \(parameter(list + 9)), \(parameter(list + 10))) AS l(entry, kind, subject)
                  WHERE l.entry = e.i) AS lq
                 """,
+            distinctCounts: """
+                (SELECT l.series, l.since, l.i, ARRAY(
+                     SELECT x.member FROM unnest(\(parameter(list + 14)), \(parameter(list + 15))) AS x(read_index, member) WHERE x.read_index = l.i
+                 ) AS excluding
+                 FROM unnest(\(parameter(list + 11)), \(parameter(list + 12)), \(parameter(list + 13))) WITH ORDINALITY
+                      AS l(entry, series, since, i)
+                 WHERE l.entry = e.i) AS dq
+                """,
             velocityWriter: "(CASE WHEN e.f_has_writer THEN e.f_writer END)",
             validationUserId: "(CASE WHEN e.f_has_validation_user THEN e.f_validation_user END)"
         ).text
@@ -131,6 +139,9 @@ struct BatchedFactsParameters {
         var subjectEntries: [Int64] = [], subjectKinds: [String] = [], subjects: [String] = []
         var velocityEntries: [Int64] = [], series: [ByteBuffer] = [], since: [Int64] = []
         var labelEntries: [Int64] = [], labelKinds: [String] = [], labelSubjects: [String] = []
+        // Each excluded member is tagged with its count's position among all the batch's counts (from 1).
+        var distinctEntries: [Int64] = [], distinctSeries: [ByteBuffer] = [], distinctSince: [Int64] = []
+        var excludedCounts: [Int64] = [], excludedMembers: [ByteBuffer] = []
         for (offset, query) in queries.enumerated() {
             let entry = Int64(offset + 1)
             for scope in query.deviceCheck?.scopes ?? [] {
@@ -152,6 +163,15 @@ struct BatchedFactsParameters {
                 series.append(ByteBuffer(bytes: VelocitySeriesId.make(appId: query.appId, subject: sum.subject, event: sum.event)))
                 since.append(sum.since)
             }
+            for read in query.distinct {
+                distinctEntries.append(entry)
+                distinctSeries.append(ByteBuffer(bytes: read.series))
+                distinctSince.append(read.since)
+                for member in read.excluding {
+                    excludedCounts.append(Int64(distinctEntries.count))
+                    excludedMembers.append(ByteBuffer(bytes: member))
+                }
+            }
         }
         bindings.append(scopeEntries)
         bindings.append(scopes)
@@ -164,6 +184,11 @@ struct BatchedFactsParameters {
         bindings.append(labelEntries)
         bindings.append(labelKinds)
         bindings.append(labelSubjects)
+        bindings.append(distinctEntries)
+        bindings.append(distinctSeries)
+        bindings.append(distinctSince)
+        bindings.append(excludedCounts)
+        bindings.append(excludedMembers)
     }
 
     /// The entry a row of a batch statement answers (column `batch_index`, from 1), as an index into a batch of

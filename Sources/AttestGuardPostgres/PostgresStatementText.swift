@@ -1,13 +1,13 @@
 /// The SQL of the store's hottest statements as it sends them, for tools that measure them outside the server
 /// (`Benchmarks/pooler.sh` runs them in pgbench). The statements themselves are internal.
 public enum PostgresStatementText {
-    /// The verdicts' facts of a batch (``ScoringFactsBatchStatement``): 23 array parameters, one element per verdict
+    /// The verdicts' facts of a batch (``ScoringFactsBatchStatement``): 28 array parameters, one element per verdict
     /// for the first 12 (``BatchedFactsParameters``).
     public static var scoringFactsBatch: String { ScoringFactsBatchStatement.sql }
 
     /// ``scoringFactsBatch`` as it is sent unnamed, behind a pooler in transaction mode (planned at every call).
     public static var scoringFactsBatchUnnamed: String { ScoringFactsBatchStatement.unnamedSQL }
 
-    /// A batch of accepted assertions and their facts (``CommitAssertionsStatement``): 30 array parameters.
+    /// A batch of accepted assertions and their facts (``CommitAssertionsStatement``): 38 array parameters.
     public static var commitAssertions: String { CommitAssertionsStatement.sql }
 }

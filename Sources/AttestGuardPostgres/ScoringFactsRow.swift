@@ -51,6 +51,7 @@ enum ScoringFactsRow {
                 )
             }
         }
+        facts.distinct = try read("distinct_totals", as: [Int64]?.self) ?? []
         facts.velocity = VelocityReading(
             totals: try read("velocity_totals", as: [Int64]?.self) ?? [], flushedSequence: try read("velocity_flushed")
         )

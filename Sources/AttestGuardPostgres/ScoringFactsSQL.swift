@@ -1,3 +1,5 @@
+import AttestVocabulary
+
 /// The text of the scoring-facts query over its inputs, so that one query serves every verdict of a batch of reads
 /// (``ScoringFactsBatchStatement``) and every assertion of a batch of commits (``CommitAssertionsStatement``), its
 /// inputs from the batch's entry row (``BatchedFactsParameters``): the facts are written once.
@@ -7,7 +9,8 @@
 /// its flag or an empty list; the receipt's bytes are never read. Velocity sums come as one array in the order asked,
 /// with the writer's flush sequence from the same snapshot; the labels of the subjects asked for as four parallel
 /// arrays (kind, subject, source, label, labelled-at: one element per source's label, each found by the primary key,
-/// ordered by kind, subject and source).
+/// ordered by kind, subject and source); the distinct counts as one array in the order asked, each counting at most
+/// `DistinctCount.maximum` members by the `distinct_sightings_recent` index.
 struct ScoringFactsSQL {
     /// `text`: the app.
     var appId: String
@@ -29,6 +32,9 @@ struct ScoringFactsSQL {
     var velocitySums: String
     /// A `FROM` item `lq(kind, subject)`: the subjects whose labels are read.
     var labelSubjects: String
+    /// A `FROM` item `dq(series, since, excluding, i)`: the distinct counts asked for, in order, each with the
+    /// members it leaves out (`bytea[]`).
+    var distinctCounts: String
     /// `text`: the velocity writer whose latest flush is read (NULL: none).
     var velocityWriter: String
     /// `text`: the user whose latest DeviceCheck validation is read (NULL: none).
@@ -70,6 +76,17 @@ struct ScoringFactsSQL {
                 LEFT JOIN velocity_buckets v ON v.series = q.series AND v.bucket >= q.since
                 GROUP BY q.i
             ) AS t
+        ), ds AS (
+            SELECT array_agg(t.total ORDER BY t.i) AS totals FROM (
+                SELECT dq.i, (
+                    SELECT count(*) FROM (
+                        SELECT 1 FROM distinct_sightings m
+                        WHERE m.series = dq.series AND m.last_seen >= dq.since AND m.member <> ALL (dq.excluding)
+                        LIMIT \(DistinctCount.maximum)
+                    ) AS c
+                )::int8 AS total
+                FROM \(distinctCounts)
+            ) AS t
         ), lb AS (
             SELECT array_agg(lt.subject_kind \(Self.labelOrder)) AS kinds, array_agg(lt.subject \(Self.labelOrder)) AS subjects,
                    array_agg(lt.source \(Self.labelOrder)) AS sources, array_agg(lt.label \(Self.labelOrder)) AS labels,
@@ -86,13 +103,13 @@ struct ScoringFactsSQL {
                d.subject_kind AS dc_subject_kind, d.subject AS dc_subject, d.bit0 AS dc_bit0, d.bit1 AS dc_bit1,
                d.last_update_time AS dc_last_update_time, d.observed_at AS dc_observed_at,
                dv.environment AS dv_environment, dv.validated_at AS dv_validated_at,
-               vs.totals AS velocity_totals,
+               vs.totals AS velocity_totals, ds.totals AS distinct_totals,
                lb.kinds AS label_kinds, lb.subjects AS label_subjects, lb.sources AS label_sources, lb.labels AS label_values,
                lb.labelled_at AS label_times,
                coalesce((SELECT sequence FROM velocity_flushes WHERE writer = \(velocityWriter)), 0)::int8 AS velocity_flushed
         FROM (SELECT 1) AS one
         LEFT JOIN k ON true LEFT JOIN r ON true LEFT JOIN b ON true LEFT JOIN s ON true LEFT JOIN d ON true LEFT JOIN dv ON true
-        LEFT JOIN vs ON true LEFT JOIN lb ON true
+        LEFT JOIN vs ON true LEFT JOIN ds ON true LEFT JOIN lb ON true
         """
     }
 }

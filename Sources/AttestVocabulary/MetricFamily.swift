@@ -43,7 +43,7 @@ public struct MetricFamily: Sendable, Hashable {
         verdicts, ruleDecisions, ruleHits, scoreDuration, scoringFactsCacheLookups, shadowVerdicts,
         rulesLoaded, rulesReloads, rulesLastReloadSuccessful, rulesLastReloadSuccessTimestamp,
         retiredKeysHeld, retiredKeysLastReadTimestamp, listEntries, listsLastReadTimestamp, ruleActions, ruleActionsQueued,
-        velocityPendingBuckets, velocityDropped, velocityRolledUpBuckets, decisionLogQueued, decisionLogDropped,
+        velocityPendingBuckets, velocityDropped, velocityRolledUpBuckets, distinctPendingMembers, distinctDropped, decisionLogQueued, decisionLogDropped,
         storePrimaryUp, storeReplicaUp, storeReplicaLag, storeOperationsTimedOut, storeOperationsAbandoned, storeCommitsWaitingOnStandby,
         storeAssertionBatches, storeAssertionBatchEntries, storeReadBatches, storeReadBatchEntries,
     ]
@@ -253,6 +253,14 @@ public struct MetricFamily: Sendable, Hashable {
     public static let velocityRolledUpBuckets = MetricFamily(
         name: "attestguard_velocity_rolled_up_buckets_total", kind: .counter,
         help: "Aged minute buckets of velocity rolled up into hour buckets."
+    )
+    public static let distinctPendingMembers = MetricFamily(
+        name: "attestguard_distinct_pending_members", kind: .gauge,
+        help: "Sightings for distinct counts (a subject seen with another) waiting to be written."
+    )
+    public static let distinctDropped = MetricFamily(
+        name: "attestguard_distinct_dropped_total", kind: .counter,
+        help: "Sightings for distinct counts dropped because the pending ones reached their bound."
     )
     public static let decisionLogQueued = MetricFamily(
         name: "attestguard_decision_log_queued", kind: .gauge,

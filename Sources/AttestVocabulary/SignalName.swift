@@ -60,8 +60,8 @@ public enum FixedSignal: String, Sendable, Hashable, CaseIterable, CustomStringC
     public var description: String { rawValue }
 }
 
-/// The name of any signal a rule reads: a ``FixedSignal``, a velocity count (`velocity.<event>.<per>.<window>`) or
-/// a custom attribute a rule set declares (`attributes.<name>`).
+/// The name of any signal a rule reads: a ``FixedSignal``, a velocity count (`velocity.<event>.<per>.<window>`), a
+/// distinct count (`distinct.<counted>.<per>.<window>`) or a custom attribute a rule set declares (`attributes.<name>`).
 public struct SignalName: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The name as rules write it.
     public let rawValue: String
@@ -74,6 +74,13 @@ public struct SignalName: Sendable, Hashable, Comparable, CustomStringConvertibl
     /// A velocity count: `.velocity(.newKeys, per: .ip, window: .hours(24))` is `velocity.new_keys.ip.24h`.
     public static func velocity(_ event: VelocityEvent, per dimension: VelocityDimension, window: SignalWindow) -> SignalName {
         SignalName(rawValue: "velocity.\(event.rawValue).\(dimension.rawValue).\(window)")
+    }
+
+    /// A distinct count: `.distinct(.user, per: .device, window: .hours(24))` is `distinct.users.device.24h`.
+    /// - Precondition: `counted` and `per` differ.
+    public static func distinct(_ counted: VelocityDimension, per: VelocityDimension, window: SignalWindow) -> SignalName {
+        precondition(counted != per, "a distinct count counts one subject per another")
+        return SignalName(rawValue: "distinct.\(counted.plural).\(per.rawValue).\(window)")
     }
 
     /// A custom attribute: `.attribute("account_age")` is `attributes.account_age`.

@@ -38,7 +38,7 @@ struct RuleReloadTests {
             let initial = try await api.send(.get, "/v1/admin/rules", apiKey: ServerHarness.adminKey)
             #expect(initial.status == 200, "\(initial.text)")
             let version = try #require(initial["version"] as? String)
-            #expect(initial["rules"] as? Int == 28)
+            #expect(initial["rules"] as? Int == 29)
             let listed = try #require(initial["processes"] as? [[String: Any]], "\(initial.text)")
             #expect(listed.count == 1 && listed[0]["current"] as? Bool == true && listed[0]["version"] as? String == version)
             #expect(listed[0]["processId"] as? String == initial["processId"] as? String)
@@ -111,7 +111,7 @@ struct RuleReloadTests {
         let configuration = try await ServerConfigurationLoader.load(file: nil, environment: environment)
         let reloader = try RuleSetStartup.load(configuration, clock: SystemClock(), logger: ServerHarness.logger, fallbackDirectory: nil)
         #expect(reloader.directory == nil && reloader.holder.ruleSet.rules.isEmpty)
-        #expect(reloader.shadow?.holder.ruleSet.rules.count == 28)
+        #expect(reloader.shadow?.holder.ruleSet.rules.count == 29)
         #expect(reloader.status.shadowVersion == reloader.shadow?.holder.ruleSet.version)
     }
 

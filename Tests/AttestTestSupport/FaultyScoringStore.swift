@@ -186,6 +186,11 @@ public final class FaultyScoringStore: RiskStore {
     }
     public func purgeVelocity(granularity: Int, before: Int64) async throws -> Int { try await base.purgeVelocity(granularity: granularity, before: before) }
     public func purgeVelocityFlushes(before: Date) async throws -> Int { try await base.purgeVelocityFlushes(before: before) }
+    public func addDistinctSightings(_ sightings: [DistinctSighting]) async throws { try await base.addDistinctSightings(sightings) }
+    public func distinctCounts(_ reads: [DistinctCountRead]) async throws -> [Int64] { try await base.distinctCounts(reads) }
+    public func purgeDistinctSightings(before: Int64, seriesFirstBytes: ClosedRange<UInt8>) async throws -> Int {
+        try await base.purgeDistinctSightings(before: before, seriesFirstBytes: seriesFirstBytes)
+    }
     public func claimRuleAction(_ claim: RuleActionClaim) async throws -> Bool {
         if let error = ruleActionFault.withLock({ $0 }) { throw error }
         return try await base.claimRuleAction(claim)

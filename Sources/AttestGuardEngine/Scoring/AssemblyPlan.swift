@@ -4,13 +4,20 @@ import RiskRules
 import Synchronization
 
 /// What assembling one rule set's signals takes, worked out once per rule-set version rather than per request:
-/// which store facts the rules read, and which velocity sums (parsed from their signal names).
+/// which store facts the rules read, and which velocity sums and distinct counts (parsed from their signal names).
 struct AssemblyPlan: Sendable {
     /// A `velocity.<event>.<per>.<window>` signal the rules read.
     struct VelocityRead: Sendable {
         var name: String
         var event: VelocityEvent
         var dimension: VelocityDimension
+        var window: TimeInterval
+    }
+
+    /// A `distinct.<counted>.<per>.<window>` signal the rules read.
+    struct DistinctRead: Sendable {
+        var name: String
+        var count: DistinctCount
         var window: TimeInterval
     }
 
@@ -25,6 +32,7 @@ struct AssemblyPlan: Sendable {
     /// The fraud team's labels of the request's key, user and device (`label.*`).
     var labels = false
     var velocity: [VelocityRead] = []
+    var distinct: [DistinctRead] = []
 
     init(_ layout: SignalLayout) {
         for name in layout.names {
@@ -44,6 +52,13 @@ struct AssemblyPlan: Sendable {
                     let dimension = VelocityDimension(rawValue: parts[2]), let window = SignalSchema.velocityWindow(parts[3])
                 else { continue }
                 velocity.append(VelocityRead(name: name, event: event, dimension: dimension, window: window))
+            }
+            if name.hasPrefix("distinct.") {
+                let parts = name.split(separator: ".")
+                guard parts.count == 4, let counted = VelocityDimension(plural: parts[1]), let per = VelocityDimension(rawValue: String(parts[2])),
+                    let count = DistinctCount(counted: counted, per: per), let window = SignalSchema.velocityWindow(String(parts[3]))
+                else { continue }
+                distinct.append(DistinctRead(name: name, count: count, window: window))
             }
         }
     }

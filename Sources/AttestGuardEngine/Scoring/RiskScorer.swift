@@ -37,6 +37,8 @@ public struct RiskScorer: Sendable {
     let apps: AppCatalog
     let assembler: SignalAssembler
     let velocity: VelocityRecorder
+    /// Where every verdict's subjects are recorded as seen together, for distinct counts.
+    let distinct: DistinctRecorder
     /// Every verdict is queued here for the decision log.
     public let decisionLog: DecisionLogWriter
     /// The keys verdicts name, so that their receipts stay in the refresh schedule.
@@ -50,8 +52,9 @@ public struct RiskScorer: Sendable {
         rules: RuleSetHolder, apps: AppCatalog, store: any RiskStore, deviceCheck: DeviceCheckService, velocity: VelocityRecorder,
         decisionLog: DecisionLogWriter, keyUse: KeyUseRecorder, clock: any EngineClock, metrics: EngineMetrics, shadow: RuleSetHolder? = nil,
         baselines: RiskBaselineBook = RiskBaselineBook(), factsCache: ScoringFactsCache = ScoringFactsCache(limits: .disabled),
-        lists: ManagedListBook = ManagedListBook(), actions: RuleActionQueue = RuleActionQueue()
+        lists: ManagedListBook = ManagedListBook(), actions: RuleActionQueue = RuleActionQueue(), distinct: DistinctRecorder
     ) {
+        self.distinct = distinct
         self.actions = actions
         self.metrics = metrics
         self.decisionLog = decisionLog
@@ -60,7 +63,8 @@ public struct RiskScorer: Sendable {
         self.rules = rules
         self.apps = apps
         self.assembler = SignalAssembler(
-            store: store, deviceCheck: deviceCheck, velocity: VelocitySignals(recorder: velocity), baselines: baselines,
+            store: store, deviceCheck: deviceCheck, velocity: VelocitySignals(recorder: velocity),
+            distinct: DistinctSignals(recorder: distinct), baselines: baselines,
             factsCache: factsCache, lists: lists
         )
         self.velocity = velocity
@@ -195,6 +199,7 @@ public struct RiskScorer: Sendable {
             enforced: outcome.verdict.enforced, duration: ContinuousClock.now - started
         )
         apps.recordVerdict(appId: request.appId, attested: request.keyId != nil)
+        distinct.record(appId: request.appId, hashed: subjects, at: now)
         if let keyId = request.keyId { keyUse.note(appId: request.appId, keyId: keyId.bytes, at: now) }
         decisionLog.append(DecisionLogEntry(
             appId: request.appId,

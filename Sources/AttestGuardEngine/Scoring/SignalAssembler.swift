@@ -4,14 +4,15 @@ import Foundation
 import RiskRules
 import AttestGuardStore
 /// Fills a rule set's signals for one request from the request itself and from the store: the key, its receipt
-/// and risk-metric history, stored DeviceCheck bits and the user's last DeviceCheck validation (never Apple) and
-/// velocity. Only what the rule set reads is fetched, in one store round trip (``RiskStore/scoringFacts(_:)``), and
+/// and risk-metric history, stored DeviceCheck bits and the user's last DeviceCheck validation (never Apple),
+/// velocity and distinct counts. Only what the rule set reads is fetched, in one store round trip (``RiskStore/scoringFacts(_:)``), and
 /// of the facts that change about daily only those ``ScoringFactsCache`` does not hold. The app's risk-metric
 /// baseline comes from memory (``RiskBaselineBook``), never from the store.
 struct SignalAssembler: Sendable {
     let store: any RiskStore
     let deviceCheck: DeviceCheckService
     let velocity: VelocitySignals
+    let distinct: DistinctSignals
     let baselines: RiskBaselineBook
     let factsCache: ScoringFactsCache
     /// The run-time lists, taken once per verdict.
@@ -31,6 +32,8 @@ struct SignalAssembler: Sendable {
         var localCounts: VelocityRecorder.LocalCounts
         /// Events recorded after the store was read, per sum: neither the reading nor the local counts hold them.
         var recordedSince: [Int64]
+        /// The distinct counts to read, in the query's order.
+        var distinctReads: [DistinctSignals.Read]
 
         /// Counts one event of `event` recorded after the store was read (an accepted assertion's own, recorded
         /// after its commit read the facts), in every sum of that event: the sums are this request's subjects.
@@ -63,9 +66,11 @@ struct SignalAssembler: Sendable {
             query.velocity = velocitySums.map(\.sum)
             query.velocityWriter = velocity.recorder.writer
         }
+        let distinctReads = distinct.reads(plan.distinct, appId: app.appId, subjects: subjects, now: now)
+        query.distinct = distinctReads.map(\.store)
         return Reading(
             values: values, query: query, held: held, plan: plan, velocitySums: velocitySums, localCounts: localCounts,
-            recordedSince: Array(repeating: 0, count: velocitySums.count)
+            recordedSince: Array(repeating: 0, count: velocitySums.count), distinctReads: distinctReads
         )
     }
 
@@ -83,6 +88,9 @@ struct SignalAssembler: Sendable {
         if !velocitySums.isEmpty {
             let totals = velocity.recorder.totals(reading.localCounts, reading: facts.velocity)
             velocity.set(values, velocitySums, zip(totals, reading.recordedSince).map { $0 + $1 })
+        }
+        if !reading.distinctReads.isEmpty {
+            distinct.set(values, reading.distinctReads, facts.distinct)
         }
         if plan.key, request.keyId != nil {
             fillKey(facts.key, request: request, now: now, into: values)

@@ -6,14 +6,15 @@ import Metrics
 import ServiceLifecycle
 import Synchronization
 
-/// Writes what the request path queued: the velocity increments (so other processes see them within about two
-/// intervals), the decision log entries, the keys verdicts named (``KeyUseRecorder``) and the forward-auth answers'
+/// Writes what the request path queued: the velocity increments and distinct counts' sightings (so other processes
+/// see them within about two intervals), the decision log entries, the keys verdicts named (``KeyUseRecorder``) and the forward-auth answers'
 /// counts (``GatewayCheckRecorder``, whose buckets past eight days it deletes with the decision log's days) and the
 /// actions of fired rules (``RuleActionService``, whose runs it deletes a day after their hold ends). A flush starts every `interval` and sends its chunks spread over
 /// `spread` of it, side by side, so that the database spends no more than about a millisecond of a core on one
 /// statement while requests wait; a flush that runs long delays the next one, never overlaps it. Beside the
 /// flushes, every `compactEvery` it rolls aged velocity buckets up into coarser ones (paced, see
-/// ``VelocityRecorder/compact(now:batch:dutyCycle:)``) and deletes expired ones, and every `purgeEvery` it drops
+/// ``VelocityRecorder/compact(now:batch:dutyCycle:)``), deletes expired ones and a slice of the expired sightings
+/// (``DistinctRecorder/purge(now:)``), and every `purgeEvery` it drops
 /// expired decision log days: in a task of their own, so that an hour's rollup never holds back a flush. It flushes
 /// once more, at once, on shutdown, within `shutdownBudget`: what that flush has not written by then is dropped,
 /// counted as dropped and logged at warning with the counts, so that a database that stopped answering cannot hold
@@ -32,6 +33,7 @@ package struct WriteBehindService: Service {
     package var shutdownBudget: Duration
     /// The queues' drops since start, as counters.
     private let droppedVelocity = CumulativeCounter { FloatingPointCounter(label: MetricFamily.velocityDropped.name).increment(by: $0) }
+    private let droppedDistinct = CumulativeCounter { FloatingPointCounter(label: MetricFamily.distinctDropped.name).increment(by: $0) }
     private let droppedDecisions = CumulativeCounter { FloatingPointCounter(label: MetricFamily.decisionLogDropped.name).increment(by: $0) }
 
     package init(engine: Engine, logger: Logger, shutdownBudget: Duration) {
@@ -80,16 +82,18 @@ package struct WriteBehindService: Service {
         }
         if !finished { flushing.cancel() }
         let velocity = engine.velocity.dropPending()
+        let sightings = engine.distinct.dropPending()
         let decisions = engine.scorer.decisionLog.dropQueued()
         let keyUses = engine.scorer.keyUse.dropPending()
         let gatewayChecks = engine.gatewayChecks.dropPending()
         let debugTokenUses = engine.debugTokens.uses.dropPending()
         let ruleActions = engine.ruleActions.queue.dropQueued()
         recordBacklog()
-        if velocity > 0 || decisions > 0 || keyUses > 0 || gatewayChecks > 0 || debugTokenUses > 0 || ruleActions > 0 {
+        if velocity > 0 || sightings > 0 || decisions > 0 || keyUses > 0 || gatewayChecks > 0 || debugTokenUses > 0 || ruleActions > 0 {
             logger.warning(
                 "shutdown flush did not finish in time; unwritten entries dropped",
-                metadata: ["velocity_buckets": .stringConvertible(velocity), "decision_log_entries": .stringConvertible(decisions),
+                metadata: ["velocity_buckets": .stringConvertible(velocity), "distinct_sightings": .stringConvertible(sightings),
+                           "decision_log_entries": .stringConvertible(decisions),
                            "key_uses": .stringConvertible(keyUses), "gateway_checks": .stringConvertible(gatewayChecks),
                            "debug_token_uses": .stringConvertible(debugTokenUses), "rule_actions": .stringConvertible(ruleActions),
                            "budget": .string("\(shutdownBudget)")]
@@ -118,6 +122,7 @@ package struct WriteBehindService: Service {
             // A paced rollup can take a while: shutdown cancels it (each statement commits whole or not at all).
             await cancelWhenGracefulShutdown { await compactVelocity() }
             if Task.isShuttingDownGracefully { return }
+            await purgeDistinct()
             if clock.now - lastPurge >= purgeEvery {
                 lastPurge = clock.now
                 await purgeDecisionLog()
@@ -130,11 +135,12 @@ package struct WriteBehindService: Service {
     private func flush(spreadingOver spread: Duration) async {
         defer { recordBacklog() }
         async let velocity: Void = flushVelocity(spreadingOver: spread)
+        async let distinct: Void = flushDistinct()
         async let decisions: Void = flushDecisionLog(spreadingOver: spread)
         async let keyUse: Void = flushKeyUse()
         async let gatewayChecks: Void = flushGatewayChecks()
         async let debugTokenUses: Void = flushDebugTokenUses()
-        _ = await (velocity, decisions, keyUse, gatewayChecks, debugTokenUses)
+        _ = await (velocity, distinct, decisions, keyUse, gatewayChecks, debugTokenUses)
     }
 
     /// Runs the rule actions every `interval`, apart from the flushes: a burst of actions (each a few statements)
@@ -196,6 +202,14 @@ package struct WriteBehindService: Service {
         }
     }
 
+    private func flushDistinct() async {
+        do {
+            try await engine.distinct.flush()
+        } catch {
+            logger.warning("distinct count sightings write failed; sightings kept for the next flush", metadata: ["error": .string(String(describing: error))])
+        }
+    }
+
     private func flushDecisionLog(spreadingOver spread: Duration) async {
         do {
             try await engine.scorer.decisionLog.flush(spreadingOver: spread)
@@ -213,6 +227,14 @@ package struct WriteBehindService: Service {
             // rest moves next time.
         } catch {
             logger.warning("velocity rollup failed; aged buckets stay where they are until the next round", metadata: ["error": .string(String(describing: error))])
+        }
+    }
+
+    private func purgeDistinct() async {
+        do {
+            _ = try await engine.distinct.purge(now: engine.clock.now())
+        } catch {
+            logger.warning("purge of expired distinct count sightings failed", metadata: ["error": .string(String(describing: error))])
         }
     }
 
@@ -236,6 +258,9 @@ package struct WriteBehindService: Service {
         let velocity = engine.velocity.backlog
         Gauge(label: MetricFamily.velocityPendingBuckets.name).record(velocity.pending)
         droppedVelocity.advance(to: Double(velocity.dropped))
+        let distinct = engine.distinct.backlog
+        Gauge(label: MetricFamily.distinctPendingMembers.name).record(distinct.pending)
+        droppedDistinct.advance(to: Double(distinct.dropped))
         let log = engine.scorer.decisionLog.backlog
         Gauge(label: MetricFamily.decisionLogQueued.name).record(log.queued)
         droppedDecisions.advance(to: Double(log.dropped))

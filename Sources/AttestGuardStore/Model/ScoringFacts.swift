@@ -22,6 +22,8 @@ public struct ScoringFactsQuery: Sendable, Hashable {
     public var velocityWriter: String?
     /// Read the labels of these subjects (every source's, in the app).
     public var labelSubjects: [LabelLookup] = []
+    /// Read these distinct counts.
+    public var distinct: [DistinctCountRead] = []
 
     public init(
         appId: String, keyId: Data?, receipt: Bool = false, metricBaselineAt: Date? = nil, supersededKeys: Bool = false,
@@ -41,7 +43,7 @@ public struct ScoringFactsQuery: Sendable, Hashable {
 
     /// Whether there is anything to read.
     public var isEmpty: Bool {
-        keyId == nil && deviceCheck == nil && deviceCheckValidationUserId == nil && velocity.isEmpty && labelSubjects.isEmpty
+        keyId == nil && deviceCheck == nil && deviceCheckValidationUserId == nil && velocity.isEmpty && labelSubjects.isEmpty && distinct.isEmpty
     }
 }
 
@@ -103,6 +105,8 @@ public struct ScoringFacts: Sendable, Hashable {
     /// Every source's labels of the subjects asked for (``ScoringFactsQuery/labelSubjects``), ordered by kind, subject
     /// and source.
     public var labels: [FraudLabelRecord] = []
+    /// The distinct counts asked for (``ScoringFactsQuery/distinct``), in order.
+    public var distinct: [Int64] = []
 
     public init(
         key: KeyRecord? = nil, receipt: ReceiptSummary? = nil, metricBaseline: Int? = nil, supersededKeys: Int? = nil,
@@ -177,6 +181,9 @@ extension RiskStore {
         }
         if !query.labelSubjects.isEmpty {
             facts.labels = try await labels(appId: query.appId, of: query.labelSubjects)
+        }
+        if !query.distinct.isEmpty {
+            facts.distinct = try await distinctCounts(query.distinct)
         }
         return facts
     }

@@ -5,14 +5,15 @@ public import Foundation
 /// (``DeviceCheckStore``), the analysts' reads of history and decisions (``HistoryStore``) and the console's bounded
 /// aggregates (``ConsoleStore``), the fraud team's labels (``LabelStore``), each app's daily risk-metric baselines
 /// (``RiskBaselineStore``) the keys retired, for session tokens (``RetiredKeyStore``), the
-/// developers' debug tokens (``DebugTokenStore``) and the analysts' run-time lists (``ManagedListStore``).
+/// developers' debug tokens (``DebugTokenStore``), the analysts' run-time lists (``ManagedListStore``) and the
+/// sightings behind distinct counts (``DistinctCountStore``).
 ///
 /// Every method that changes state does so atomically: a conditional statement per condition inside one
 /// transaction, never read-then-write. Refusals come back as ``StoreRejection`` values inside the outcome;
 /// thrown ``StoreError``s mean the store itself failed (``StoreError/Code/unavailable`` for an unreachable
 /// database).
 public protocol RiskStore: ReceiptScheduleStore, DeviceCheckStore, VelocityStore, DecisionLogStore, HistoryStore, ConsoleStore, GatewayCheckStore,
-    ServerProcessStore, AppPolicyOverrideStore, AttestationRampStore, LabelStore, RiskBaselineStore, RetiredKeyStore, DebugTokenStore,
+    ServerProcessStore, AppPolicyOverrideStore, DistinctCountStore, AttestationRampStore, LabelStore, RiskBaselineStore, RetiredKeyStore, DebugTokenStore,
     ManagedListStore, RuleActionStore
 {
     /// Stores a challenge unless the user already holds `quota.maximumPerUser` challenges issued within

@@ -4,7 +4,7 @@ public import AttestVocabulary
 public struct SignalDefinition: Sendable, Hashable {
     /// Where the value comes from, for grouping in the documentation.
     public enum Source: String, Sendable, Hashable, CaseIterable {
-        case key, receipt, app, devicecheck, label, velocity, request, attributes, rollout
+        case key, receipt, app, devicecheck, label, velocity, distinct, request, attributes, rollout
     }
 
     public var name: String

@@ -1,7 +1,7 @@
 import AttestVocabulary
 
 /// Every signal the rule language knows, in one place: the fixed signals, the velocity family
-/// `velocity.<event>.<per>.<window>` and the custom attributes a rule set declares (`attributes.<name>`).
+/// `velocity.<event>.<per>.<window>`, the distinct counts `distinct.<counted>.<per>.<window>` and the custom attributes a rule set declares (`attributes.<name>`).
 /// The signal table of `docs/reference/signals.md` and `attestguard rules signals` are printed from here.
 public enum SignalSchema {
     /// Events counted for velocity.
@@ -104,6 +104,7 @@ public enum SignalSchema {
         let parts = name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         switch parts.first {
         case "velocity": return velocity(parts, name: name)
+        case "distinct": return distinct(parts, name: name)
         case "attributes":
             guard parts.count == 2, let type = attributes[parts[1]] else {
                 let declared = attributes.keys.sorted().map { "attributes.\($0)" }
@@ -150,6 +151,41 @@ public enum SignalSchema {
         }
         let summary = "\(velocityEvents.first { $0.name == parts[1] }!.summary) for this \(parts[2]) in the last \(RuleValueFormat.duration(window))"
         return .success(SignalDefinition(name, .number, .velocity, summary))
+    }
+
+    private static func distinct(_ parts: [String], name: String) -> Result<SignalDefinition, SignalLookupFailure> {
+        let shape = "distinct.<counted>.<per>.<window>, e.g. distinct.users.device.24h"
+        guard parts.count == 4 else {
+            return .failure(SignalLookupFailure(message: "`\(name)` is not a distinct count", hint: shape))
+        }
+        let counted = VelocityDimension.allCases.map(\.plural)
+        guard let countedDimension = VelocityDimension(plural: parts[1]) else {
+            return .failure(SignalLookupFailure(
+                message: "a distinct count cannot count `\(parts[1])`",
+                hint: nearest(parts[1], in: counted).map { "did you mean `\($0)`?" } ?? "it counts \(counted.joined(separator: ", "))"
+            ))
+        }
+        guard let per = VelocityDimension(rawValue: parts[2]) else {
+            let dimensions = VelocityDimension.allCases.map(\.rawValue)
+            return .failure(SignalLookupFailure(
+                message: "distinct counts are not kept per `\(parts[2])`",
+                hint: nearest(parts[2], in: dimensions).map { "did you mean `\($0)`?" } ?? "kept per \(dimensions.joined(separator: ", "))"
+            ))
+        }
+        guard DistinctCount(counted: countedDimension, per: per) != nil else {
+            return .failure(SignalLookupFailure(
+                message: "`\(name)` counts \(parts[1]) per \(per.rawValue): always 1",
+                hint: "count another subject per \(per.rawValue), e.g. distinct.\(per == .user ? "devices" : "users").\(per.rawValue).\(parts[3])"
+            ))
+        }
+        guard let window = velocityWindow(parts[3]) else {
+            return .failure(SignalLookupFailure(
+                message: "`\(parts[3])` is not a distinct count's window",
+                hint: "a whole number of minutes from 1m to 30d, written like 1m, 15m, 1h, 24h, 7d"
+            ))
+        }
+        let summary = "distinct \(parts[1]) seen with this \(per.rawValue) in the last \(RuleValueFormat.duration(window))"
+        return .success(SignalDefinition(name, .number, .distinct, summary))
     }
 
     /// The window of a velocity segment (`15m`, `24h`, `7d`, `2w`) in seconds, if it is a whole number of minutes

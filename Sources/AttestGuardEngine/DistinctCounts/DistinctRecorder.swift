@@ -1,0 +1,193 @@
+public import AttestGuardStore
+import AttestVocabulary
+public import Foundation
+import EventLoopConcurrency
+import Synchronization
+
+/// The sightings behind distinct counts (`distinct.users.device.24h`), written without a write on the request
+/// path: a verdict records which subjects it saw together (``record(appId:hashed:at:)``), to the minute, in a bounded
+/// in-process map, and a flusher writes them to the store every interval. A member seen again in the same minute is
+/// not written again, so a busy device costs one row per member and minute, not one per request.
+///
+/// Reads never wait for a flush: a read leaves this process's unwritten members out of the store's count and adds
+/// them itself (``localMembers(of:since:)``), so a member is counted once whether or not the store holds it yet,
+/// and a process always sees its own sightings; other processes see them after its next flush.
+///
+/// When the map holds more than `maximumPending` sightings (the store is down for a long while), the oldest tenth is
+/// dropped at once and counted in `dropped`.
+public final class DistinctRecorder: Sendable {
+    let store: any DistinctCountStore
+    let maximumPending: Int
+    /// About how many sightings one statement of a flush writes.
+    let chunkRows: Int
+    private let flushes = AsyncSerialGate()
+    private let state = Mutex(State())
+
+    /// Members by series, each with the minute it was last seen.
+    typealias Batch = [DistinctSeries: [String: Int64]]
+
+    private struct Seen: Hashable {
+        var series: DistinctSeries
+        var member: String
+    }
+
+    private struct State {
+        var pending: Batch = [:]
+        var count = 0
+        var dropped = 0
+        /// The running flush's sightings until they commit.
+        var inFlight: Batch = [:]
+        /// The sightings recorded in `minute`, written or not: seen again in that minute, they are not recorded again.
+        var minute: Int64 = 0
+        var seen: Set<Seen> = []
+
+        mutating func add(_ series: DistinctSeries, member: String, minute: Int64) {
+            let before = pending[series]?[member]
+            if before == nil { count += 1 }
+            pending[series, default: [:]][member] = max(before ?? minute, minute)
+        }
+
+        mutating func returnInFlight() {
+            for (series, members) in inFlight {
+                for (member, minute) in members { add(series, member: member, minute: minute) }
+            }
+            inFlight = [:]
+        }
+    }
+
+    public init(store: any DistinctCountStore, maximumPending: Int = 200_000, chunkRows: Int = 500) {
+        self.store = store
+        self.maximumPending = maximumPending
+        self.chunkRows = max(1, chunkRows)
+    }
+
+    /// The start of the minute holding `instant`, in seconds since 1970: what sightings and windows are kept to.
+    static func minute(of instant: Date) -> Int64 {
+        let second = Int64(instant.timeIntervalSince1970.rounded(.down))
+        return second - ((second % 60) + 60) % 60
+    }
+
+    /// Records that the request's subjects were seen together at `instant`: one sighting per distinct count whose
+    /// two subjects the request has.
+    func record(appId: String, hashed: HashedSubjects, at instant: Date) {
+        let sightings = hashed.distinctSightings
+        guard !sightings.isEmpty else { return }
+        let minute = Self.minute(of: instant)
+        state.withLock { state in
+            if minute > state.minute || state.seen.count > maximumPending {
+                state.minute = max(state.minute, minute)
+                state.seen.removeAll(keepingCapacity: true)
+            }
+            for sighting in sightings {
+                let series = DistinctSeries(appId: appId, count: sighting.series.count, subject: sighting.series.subject)
+                if minute == state.minute, !state.seen.insert(Seen(series: series, member: sighting.member)).inserted { continue }
+                state.add(series, member: sighting.member, minute: minute)
+            }
+            if state.count > maximumPending { Self.dropOldest(&state, excess: state.count - maximumPending + maximumPending / 10) }
+        }
+    }
+
+    private static func dropOldest(_ state: inout State, excess: Int) {
+        var entries = state.pending.flatMap { series, members in members.map { (series, $0.key, $0.value) } }
+        entries.sort { $0.2 < $1.2 }
+        for (series, member, _) in entries.prefix(excess) {
+            state.pending[series]?[member] = nil
+            if state.pending[series]?.isEmpty == true { state.pending[series] = nil }
+            state.count -= 1
+            state.dropped += 1
+        }
+    }
+
+    /// This process's members of `series` seen at or after `since` that the store may not hold yet (pending, or in a
+    /// flush not yet committed).
+    func localMembers(of series: DistinctSeries, since: Int64) -> [String] {
+        state.withLock { state in
+            var members = Set<String>()
+            for batch in [state.pending, state.inFlight] {
+                for (member, minute) in batch[series] ?? [:] where minute >= since { members.insert(member) }
+            }
+            return Array(members)
+        }
+    }
+
+    /// Writes the pending sightings, in statements of about `chunkRows`. On a failure the sightings not yet
+    /// committed go back to pending and the error is thrown.
+    public func flush() async throws {
+        try await flushes.run { try await self.flushOnce() }
+    }
+
+    private func flushOnce() async throws {
+        let batch = state.withLock { state -> Batch in
+            let batch = state.pending
+            state.pending.removeAll(keepingCapacity: true)
+            state.count = 0
+            state.inFlight = batch
+            return batch
+        }
+        guard !batch.isEmpty else { return }
+        var chunk: [DistinctSighting] = [], chunkSeries: [DistinctSeries] = []
+        for (series, members) in batch {
+            let id = series.id
+            for (member, minute) in members {
+                chunk.append(DistinctSighting(series: id, member: DistinctSeries.member(member), lastSeen: minute))
+            }
+            chunkSeries.append(series)
+            if chunk.count >= chunkRows {
+                try await write(chunk, of: chunkSeries)
+                chunk.removeAll(keepingCapacity: true)
+                chunkSeries.removeAll(keepingCapacity: true)
+            }
+        }
+        try await write(chunk, of: chunkSeries)
+        state.withLock { $0.inFlight = [:] }
+    }
+
+    private func write(_ chunk: [DistinctSighting], of series: [DistinctSeries]) async throws {
+        guard !chunk.isEmpty else { return }
+        do {
+            try await store.addDistinctSightings(chunk)
+        } catch {
+            state.withLock { $0.returnInFlight() }
+            throw error
+        }
+        state.withLock { state in
+            for written in series { state.inFlight[written] = nil }
+        }
+    }
+
+    /// Sightings not yet written, and sightings dropped because the map was full.
+    public var backlog: (pending: Int, dropped: Int) {
+        state.withLock { ($0.count, $0.dropped) }
+    }
+
+    /// Drops every pending sighting, counting it in `dropped`, and returns how many: for a shutdown whose last flush
+    /// ran out of time. Call it once no flush runs.
+    public func dropPending() -> Int {
+        state.withLock { state in
+            state.returnInFlight()
+            let count = state.count
+            state.pending.removeAll()
+            state.count = 0
+            state.dropped += count
+            return count
+        }
+    }
+
+    /// How many slices a purge sweeps the series ids in: each purge deletes the expired sightings of one slice, so
+    /// that it reads a bounded part of the index, and `slices` purges cover them all.
+    static let purgeSlices = 16
+    private let purgeSlice = Mutex(0)
+
+    /// Deletes the sightings of the next slice of series that no window reaches any more (seen before the longest
+    /// window, 30 days, and a minute); returns how many. Run it every minute or so: sixteen runs sweep every series.
+    public func purge(now: Date) async throws -> Int {
+        let slice = purgeSlice.withLock { slice in
+            defer { slice = (slice + 1) % Self.purgeSlices }
+            return slice
+        }
+        let width = 256 / Self.purgeSlices
+        let first = UInt8(slice * width), last = UInt8(slice * width + width - 1)
+        let horizon = Self.minute(of: now) - Int64(SignalWindow.secondsRange.upperBound) - 60
+        return try await store.purgeDistinctSightings(before: horizon, seriesFirstBytes: first...last)
+    }
+}

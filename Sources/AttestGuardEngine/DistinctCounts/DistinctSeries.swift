@@ -1,0 +1,36 @@
+import AttestCore
+import AttestVocabulary
+import Crypto
+import Foundation
+
+/// One series of a distinct count: the subjects of one kind (users) seen with one subject of another (this device),
+/// in one app. The subject is its keyed hash (``VelocityKeying``), as the members are.
+struct DistinctSeries: Sendable, Hashable {
+    var appId: String
+    var count: DistinctCount
+    /// The keyed hash of the subject counted per.
+    var subject: String
+
+    /// The series' 16-byte id in the store: the first 16 bytes of SHA-256 over the app, what is counted per what and
+    /// the subject, NUL-separated (none of them holds a NUL: app ids and dimension names are restricted, the subject is
+    /// hex).
+    var id: [UInt8] {
+        let text = "\(appId)\u{0}\(count.per.rawValue)\u{0}\(count.counted.rawValue)\u{0}\(subject)"
+        return Array(SHA256.hash(data: Array(text.utf8)).prefix(16))
+    }
+
+    /// A member (a counted subject's keyed hash, hex) as the store keeps it: its 16 bytes.
+    static func member(_ hash: String) -> [UInt8] {
+        Hex.decode(hash) ?? Array(hash.utf8)
+    }
+}
+
+extension HashedSubjects {
+    /// Every series and member this request's subjects make: one per distinct count whose two subjects it has.
+    var distinctSightings: [(series: (count: DistinctCount, subject: String), member: String)] {
+        DistinctCount.all.compactMap { count in
+            guard let subject = value(of: count.per), let member = value(of: count.counted) else { return nil }
+            return ((count, subject), member)
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import AttestGuardStore
+import AttestVocabulary
+import Foundation
+import RiskRules
+
+/// The `distinct.<counted>.<per>.<window>` signals a rule set uses for one request: which store counts they are
+/// (``reads(_:appId:subjects:now:)``), read in the same round trip as the other scoring facts, and their values once
+/// the store has answered. Each count leaves out the members this process knows of that the store may not hold yet,
+/// the request's own among them, and adds them itself (``DistinctRecorder``). A signal whose per subject the
+/// request lacks (no device id, say) stays missing.
+struct DistinctSignals: Sendable {
+    let recorder: DistinctRecorder
+
+    /// One count to read, with the signal it fills and the members added to the store's count.
+    struct Read: Sendable {
+        var name: String
+        var store: DistinctCountRead
+        var localMembers: Int
+    }
+
+    /// The counts to read at `now`: members seen from the start of the minute holding the window's start.
+    func reads(_ wanted: [AssemblyPlan.DistinctRead], appId: String, subjects: HashedSubjects, now: Date) -> [Read] {
+        wanted.compactMap { read in
+            guard let subject = subjects.value(of: read.count.per) else { return nil }
+            let series = DistinctSeries(appId: appId, count: read.count, subject: subject)
+            let since = DistinctRecorder.minute(of: now.addingTimeInterval(-read.window))
+            var local = Set(recorder.localMembers(of: series, since: since))
+            if let own = subjects.value(of: read.count.counted) { local.insert(own) }
+            let excluding = local.sorted().map(DistinctSeries.member)
+            return Read(name: read.name, store: DistinctCountRead(series: series.id, since: since, excluding: excluding), localMembers: local.count)
+        }
+    }
+
+    /// Sets the signals from the store's counts (in the order of `reads`), each at most `DistinctCount.maximum`.
+    func set(_ values: SignalValues, _ reads: [Read], _ counts: [Int64]) {
+        for (index, read) in reads.enumerated() where index < counts.count {
+            values.set(read.name, .number(Double(min(Int64(DistinctCount.maximum), counts[index] + Int64(read.localMembers)))))
+        }
+    }
+}

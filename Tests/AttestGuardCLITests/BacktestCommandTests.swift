@@ -60,6 +60,10 @@ struct BacktestCommandTests {
         #expect((report["hitsAfter"] as? [String: Int])?["key-farm"] == metrics.filter { $0 >= 20 }.count)
         #expect((report["hitsBefore"] as? [String: Int])?["key-farm"] == metrics.filter { $0 >= 10 }.count)
         #expect(report["touchedByMissing"] as? Int == Self.count, "the shipped rules read signals these snapshots never had")
+        #expect(
+            report["recomputedSignals"] as? [String: Int] == ["distinct.users.device.24h": Self.count, "distinct.devices.user.7d": Self.count],
+            "the shipped rules' distinct counts, which these snapshots lack, come from the logged subjects"
+        )
 
         let text = try await CommandLineRunner.run(["rules", "backtest", "--rules", candidate, "--since", "7d"], environment: environment)
         #expect(text.standardOutput.contains("logged \\ candidate"))

@@ -37,6 +37,11 @@ enum BacktestReport {
             let signals = report.missingSignals.sorted { $0.value > $1.value }.prefix(10).map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
             lines.append("\(report.touchedByMissing) decisions read signals their snapshot lacks (evaluated as missing): \(signals)")
         }
+        if !report.recomputedSignals.isEmpty {
+            lines.append("")
+            let signals = report.recomputedSignals.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
+            lines.append("distinct counts the snapshots lack, recomputed from the decisions the log holds: \(signals)")
+        }
         if report.unreadable > 0 { lines.append("\(report.unreadable) snapshots were unreadable and skipped") }
         if labels { lines += BacktestLabelReport.text(report.labels) }
         return lines.joined(separator: "\n")
@@ -54,6 +59,7 @@ enum BacktestReport {
             "hitsAfter": report.hitsAfter,
             "touchedByMissing": report.touchedByMissing,
             "missingSignals": report.missingSignals,
+            "recomputedSignals": report.recomputedSignals,
             "unreadable": report.unreadable,
         ]
         if labels { object["labels"] = BacktestLabelReport.json(report.labels) }

@@ -4,7 +4,8 @@ public import AttestVocabulary
 /// Replays a candidate rule set over logged decisions: each logged signal snapshot is evaluated with the candidate
 /// at the instant it was decided, and the report says how decisions move (a matrix from the logged rules' decision
 /// to the candidate's), how often each rule fires before and after, and how many decisions read a signal their
-/// snapshot lacks (it evaluates as missing: a signal new to the candidate, or a raw id the log never keeps).
+/// snapshot lacks (it evaluates as missing: a signal new to the candidate, or a raw id the log never keeps; a
+/// distinct count is recomputed from the log's subjects instead, ``DistinctReplay``).
 public struct Backtest: Sendable {
     /// One logged decision, as the backtest needs it.
     public struct LoggedDecision: Sendable {
@@ -16,13 +17,18 @@ public struct Backtest: Sendable {
         public var signals: String
         /// What the fraud team labelled the decision, if anything (its own label, else its key's, user's, device's).
         public var label: FraudLabel?
+        /// The decision's subjects, from which the distinct counts its snapshot lacks are recomputed; `nil`: none are.
+        public var subjects: DistinctReplay.Subjects?
 
-        public init(decidedAt: Date, decision: Decision, fired: [String], signals: String, label: FraudLabel? = nil) {
+        public init(
+            decidedAt: Date, decision: Decision, fired: [String], signals: String, label: FraudLabel? = nil, subjects: DistinctReplay.Subjects? = nil
+        ) {
             self.decidedAt = decidedAt
             self.decision = decision
             self.fired = fired
             self.signals = signals
             self.label = label
+            self.subjects = subjects
         }
     }
 
@@ -36,6 +42,8 @@ public struct Backtest: Sendable {
         /// Decisions that read at least one signal missing from their snapshot, and which signals.
         public var touchedByMissing = 0
         public var missingSignals: [String: Int] = [:]
+        /// Distinct counts the snapshots lacked, recomputed from the log's subjects (``DistinctReplay``), by signal.
+        public var recomputedSignals: [String: Int] = [:]
         /// Snapshots that are not a JSON object (skipped).
         public var unreadable = 0
         /// The rules of both sets measured against the labelled decisions.
@@ -56,12 +64,21 @@ public struct Backtest: Sendable {
 
     public let candidate: RuleSet
     public private(set) var report = Report()
+    /// The sightings of the decisions recorded so far, for the distinct counts snapshots lack.
+    private var distinct = DistinctReplay()
 
     public init(candidate: RuleSet) {
         self.candidate = candidate
     }
 
+    /// Records a decision before the replayed range as a sighting of its subjects only (the lead-in of the distinct
+    /// counts, ``DistinctReplay/leadIn(for:)``).
+    public mutating func recordLeadIn(_ subjects: DistinctReplay.Subjects) {
+        distinct.record(subjects)
+    }
+
     public mutating func replay(_ decision: LoggedDecision) {
+        if let subjects = decision.subjects { distinct.record(subjects) }
         guard let object = try? JSONDecoder().decode([String: SnapshotValue].self, from: Data(decision.signals.utf8)) else {
             report.unreadable += 1
             return
@@ -70,6 +87,11 @@ public struct Backtest: Sendable {
         var lacking = false
         for (name, slot) in candidate.layout.slots {
             guard let raw = object[name] else {
+                if let subjects = decision.subjects, DistinctReplay.signal(name) != nil {
+                    values.set(name, distinct.value(name, for: subjects).map(SignalValue.number))
+                    report.recomputedSignals[name, default: 0] += 1
+                    continue
+                }
                 lacking = true
                 report.missingSignals[name, default: 0] += 1
                 continue

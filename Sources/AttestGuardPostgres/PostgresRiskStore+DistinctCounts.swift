@@ -16,16 +16,43 @@ extension PostgresRiskStore {
         return try await scoringFacts(query).distinct
     }
 
+    /// Deletes in statements of at most ``purgeBatch`` rows, each its own short transaction, until a statement finds
+    /// fewer: a slice that expired all at once never holds its rows' locks, or a database core, for long.
     public func purgeDistinctSightings(before: Int64, seriesFirstBytes: ClosedRange<UInt8>) async throws -> Int {
         let (lower, upper) = DistinctSeriesSlice.bounds(seriesFirstBytes)
-        // Bounds the planner can read as an index range: a slice ending at 255 has no upper bound.
-        let lowerBound = ByteBuffer(bytes: lower)
-        guard let upper else {
-            return try await rows("DELETE FROM distinct_sightings WHERE series >= \(lowerBound) AND last_seen < \(before) RETURNING 1").count
+        let lowerBound = ByteBuffer(bytes: lower), limit = Int64(Self.purgeBatch)
+        var deleted = 0
+        while true {
+            try Task.checkCancellation()
+            // Bounds the planner reads as an index range: a slice ending at 255 has no upper bound.
+            let rows = if let upper {
+                try await rows(
+                    """
+                    WITH gone AS (
+                        DELETE FROM distinct_sightings WHERE ctid IN (
+                            SELECT ctid FROM distinct_sightings
+                            WHERE series >= \(lowerBound) AND series < \(ByteBuffer(bytes: upper)) AND last_seen < \(before) LIMIT \(limit)
+                        ) RETURNING 1
+                    ) SELECT count(*) FROM gone
+                    """
+                )
+            } else {
+                try await rows(
+                    """
+                    WITH gone AS (
+                        DELETE FROM distinct_sightings WHERE ctid IN (
+                            SELECT ctid FROM distinct_sightings WHERE series >= \(lowerBound) AND last_seen < \(before) LIMIT \(limit)
+                        ) RETURNING 1
+                    ) SELECT count(*) FROM gone
+                    """
+                )
+            }
+            let count = Int(try rows.first?.decode(Int64.self) ?? 0)
+            deleted += count
+            if count < Self.purgeBatch { return deleted }
         }
-        let upperBound = ByteBuffer(bytes: upper)
-        return try await rows(
-            "DELETE FROM distinct_sightings WHERE series >= \(lowerBound) AND series < \(upperBound) AND last_seen < \(before) RETURNING 1"
-        ).count
     }
+
+    /// The most sightings one statement of a purge deletes.
+    static let purgeBatch = 5_000
 }

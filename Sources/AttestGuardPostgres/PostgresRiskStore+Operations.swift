@@ -93,6 +93,9 @@ extension PostgresRiskStore {
         guard facts.velocity.totals.count == query.velocity.count else {
             throw StoreError(.queryFailed, "scoringFacts returned \(facts.velocity.totals.count) velocity sums for \(query.velocity.count)")
         }
+        guard facts.distinct.count == query.distinct.count else {
+            throw StoreError(.queryFailed, "scoringFacts returned \(facts.distinct.count) distinct counts for \(query.distinct.count)")
+        }
         return facts
     }
 

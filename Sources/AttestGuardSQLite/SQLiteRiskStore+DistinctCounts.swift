@@ -43,10 +43,17 @@ extension SQLiteRiskStore {
     }
 
     public func purgeDistinctSightings(before: Int64, seriesFirstBytes: ClosedRange<UInt8>) async throws -> Int {
+        // Bounds SQLite reads as an index range: a slice ending at 255 has no upper bound.
         let (lower, upper) = DistinctSeriesSlice.bounds(seriesFirstBytes)
+        guard let upper else {
+            return try await query(
+                "DELETE FROM distinct_sightings WHERE series >= ?1 AND last_seen < ?2 RETURNING 1",
+                [.blob(ByteBuffer(bytes: lower)), .integer(Int(before))]
+            ).count
+        }
         return try await query(
-            "DELETE FROM distinct_sightings WHERE series >= ?1 AND (?2 IS NULL OR series < ?2) AND last_seen < ?3 RETURNING 1",
-            [.blob(ByteBuffer(bytes: lower)), upper.map { .blob(ByteBuffer(bytes: $0)) } ?? .null, .integer(Int(before))]
+            "DELETE FROM distinct_sightings WHERE series >= ?1 AND series < ?2 AND last_seen < ?3 RETURNING 1",
+            [.blob(ByteBuffer(bytes: lower)), .blob(ByteBuffer(bytes: upper)), .integer(Int(before))]
         ).count
     }
 }

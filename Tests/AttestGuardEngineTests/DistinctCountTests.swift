@@ -12,7 +12,7 @@ struct DistinctCountTests {
     static let appId = "ABCDE12345.com.example.attestguard"
     static let start = Date(timeIntervalSince1970: 1_767_225_600)
 
-    /// Users per device over 1 minute and a day, devices per user over a week, keys per IP over 30 days.
+    /// Users per device over 1 minute, a day and 30 days, devices per user over a week, keys per IP over 30 days.
     static let rules: RuleSet = {
         let yaml = """
             version: 1
@@ -26,6 +26,9 @@ struct DistinctCountTests {
                 score: 1
               - id: busy-ip
                 when: distinct.keys.ip.30d > 100
+                score: 1
+              - id: busy-device
+                when: distinct.users.device.30d > 100
                 score: 1
             """
         do { return try RuleSetLoader.compile(documents: [("d.yaml", yaml)]) { _ in "" } } catch { preconditionFailure("\(error)") }
@@ -174,6 +177,78 @@ struct DistinctCountTests {
         }
     }
 
+    @Test("a flush that fails after its first statement committed keeps only the rest, and counts each member once")
+    func partlyFailedFlush() async throws {
+        try await withTestStore(.sqlite) { (test: TestStore) async throws in
+            let store = RefusingDistinctStore(base: test.store, refusingFromCall: 2)
+            let recorder = DistinctRecorder(store: store, chunkRows: 1)
+            let keying = VelocityKeying.publicTestKey
+            for user in ["a", "b", "c"] {
+                recorder.record(appId: Self.appId, hashed: keying.hash(VelocitySubjects(user: user, device: "d")), at: Self.start)
+            }
+            await #expect(throws: StoreError.self) { try await recorder.flush() }
+            // The first statement committed one series (the device's three users, or one user's device); the rest went
+            // back to pending.
+            #expect([3, 5].contains(recorder.backlog.pending), "\(recorder.backlog)")
+            let users = DistinctSeries(appId: Self.appId, count: DistinctCount(counted: .user, per: .device)!, subject: keying.subject(.device, "d"))
+            let local = recorder.localMembers(of: users, since: 0).count
+            let stored = try await test.store.distinctCounts([DistinctCountRead(series: users.id, since: 0)])[0]
+            #expect(local + Int(stored) == 3, "each of the three users is either written or still this process's")
+            store.refusing.withLock { $0 = false }
+            try await recorder.flush()
+            #expect(recorder.backlog.pending == 0)
+            #expect(try await test.store.distinctCounts([DistinctCountRead(series: users.id, since: 0)]) == [3])
+        }
+    }
+
+    @Test("a count stops at the maximum, with members in the store, this process's own, or both")
+    func maximum() async throws {
+        try await withTestStore(.sqlite) { (test: TestStore) async throws in
+            let clock = ManualClock(Self.start)
+            let engine = Self.engine(test.store, clock: clock)
+            let keying = engine.velocity.keying
+            let users = DistinctSeries(appId: Self.appId, count: DistinctCount(counted: .user, per: .device)!, subject: keying.subject(.device, "d"))
+            let minute = DistinctRecorder.minute(of: clock.now())
+            try await test.store.addDistinctSightings((0..<(DistinctCount.maximum - 1)).map {
+                DistinctSighting(series: users.id, member: DistinctSeries.member(keying.subject(.user, "stored-\($0)")), lastSeen: minute)
+            })
+            #expect(Self.count(try await Self.score(engine, user: "new-1", device: "d"), "distinct.users.device.24h") == Double(DistinctCount.maximum))
+            #expect(Self.count(try await Self.score(engine, user: "new-2", device: "d"), "distinct.users.device.24h") == Double(DistinctCount.maximum))
+            // A process that alone holds the maximum (the store down for a while) answers it without asking the store.
+            let other = DistinctRecorder(store: RefusingDistinctStore(base: nil))
+            for index in 0..<DistinctCount.maximum {
+                other.record(appId: Self.appId, hashed: keying.hash(VelocitySubjects(user: "local-\(index)", device: "d")), at: clock.now())
+            }
+            let reads = DistinctSignals(recorder: other).reads(
+                [AssemblyPlan.DistinctRead(name: "distinct.users.device.24h", count: users.count, window: 86_400)], appId: Self.appId,
+                subjects: keying.hash(VelocitySubjects(user: "local-0", device: "d")), now: clock.now()
+            )
+            #expect(reads.count == 1)
+            #expect(reads.first?.store == nil)
+            #expect(reads.first?.localMembers == DistinctCount.maximum)
+        }
+    }
+
+    @Test("a sighting exactly 30 days old still counts in a 30-day window and survives the purge; two minutes later it is gone")
+    func retentionBoundary() async throws {
+        try await withTestStore(.sqlite) { (test: TestStore) async throws in
+            let clock = ManualClock(Self.start)
+            let engine = Self.engine(test.store, clock: clock)
+            _ = try await Self.score(engine, user: "old", device: "d")
+            try await engine.distinct.flush()
+            clock.advance(by: 30 * 86_400)
+            var purged = 0
+            for _ in 0..<DistinctRecorder.purgeSlices { purged += try await engine.distinct.purge(now: clock.now()) }
+            #expect(purged == 0)
+            #expect(Self.count(try await Self.score(engine, user: "new", device: "d"), "distinct.users.device.30d") == 2)
+            try await engine.distinct.flush()
+            clock.advance(by: 120)
+            for _ in 0..<DistinctRecorder.purgeSlices { purged += try await engine.distinct.purge(now: clock.now()) }
+            #expect(purged == 4, "the pairs of `old` with the device and the IP; the device and the IP were seen together again")
+            #expect(Self.count(try await Self.score(engine, user: "new", device: "d"), "distinct.users.device.30d") == 1)
+        }
+    }
+
     @Test("past its bound the recorder drops the oldest sightings and counts them")
     func bounded() {
         let recorder = DistinctRecorder(store: RefusingDistinctStore(base: nil), maximumPending: 20)
@@ -190,15 +265,26 @@ struct DistinctCountTests {
     }
 }
 
-/// Passes distinct sightings to a base store, or refuses them while told to.
+/// Passes distinct sightings to a base store, or refuses them while told to (from its `refusingFromCall`th write on,
+/// when given).
 final class RefusingDistinctStore: DistinctCountStore {
     let base: (any DistinctCountStore)?
     let refusing = Mutex(false)
+    private let refusingFromCall: Int?
+    private let calls = Mutex(0)
 
-    init(base: (any DistinctCountStore)?) { self.base = base }
+    init(base: (any DistinctCountStore)?, refusingFromCall: Int? = nil) {
+        self.base = base
+        self.refusingFromCall = refusingFromCall
+        if refusingFromCall != nil { refusing.withLock { $0 = true } }
+    }
 
     func addDistinctSightings(_ sightings: [DistinctSighting]) async throws {
-        if refusing.withLock({ $0 }) { throw StoreError(.unavailable, "refusing") }
+        let call = calls.withLock { calls in
+            calls += 1
+            return calls
+        }
+        if refusing.withLock({ $0 }), call >= (refusingFromCall ?? 1) { throw StoreError(.unavailable, "refusing") }
         try await base?.addDistinctSightings(sightings)
     }
 

@@ -176,7 +176,9 @@ public final class DistinctRecorder: Sendable {
     /// How many slices a purge sweeps the series ids in: each purge deletes the expired sightings of one slice, so
     /// that it reads a bounded part of the index, and `slices` purges cover them all.
     static let purgeSlices = 16
-    private let purgeSlice = Mutex(0)
+    /// The next slice to purge: each process starts at a random one, so that processes started together sweep
+    /// different slices.
+    private let purgeSlice = Mutex(Int.random(in: 0..<DistinctRecorder.purgeSlices))
 
     /// Deletes the sightings of the next slice of series that no window reaches any more (seen before the longest
     /// window, 30 days, and a minute); returns how many. Run it every minute or so: sixteen runs sweep every series.

@@ -11,10 +11,12 @@ import RiskRules
 struct DistinctSignals: Sendable {
     let recorder: DistinctRecorder
 
-    /// One count to read, with the signal it fills and the members added to the store's count.
+    /// One count, with the signal it fills and the members added to the store's count: read from the store
+    /// (`store`), or not at all when this process alone knows of `DistinctCount.maximum` members (after an outage
+    /// of the store), which also keeps the list a read leaves out below that bound.
     struct Read: Sendable {
         var name: String
-        var store: DistinctCountRead
+        var store: DistinctCountRead?
         var localMembers: Int
     }
 
@@ -26,15 +28,23 @@ struct DistinctSignals: Sendable {
             let since = DistinctRecorder.minute(of: now.addingTimeInterval(-read.window))
             var local = Set(recorder.localMembers(of: series, since: since))
             if let own = subjects.value(of: read.count.counted) { local.insert(own) }
+            guard local.count < DistinctCount.maximum else { return Read(name: read.name, store: nil, localMembers: local.count) }
             let excluding = local.sorted().map(DistinctSeries.member)
             return Read(name: read.name, store: DistinctCountRead(series: series.id, since: since, excluding: excluding), localMembers: local.count)
         }
     }
 
-    /// Sets the signals from the store's counts (in the order of `reads`), each at most `DistinctCount.maximum`.
+    /// Sets the signals from the store's counts (one per read that has a `store` part, in order), each at most
+    /// `DistinctCount.maximum`.
     func set(_ values: SignalValues, _ reads: [Read], _ counts: [Int64]) {
-        for (index, read) in reads.enumerated() where index < counts.count {
-            values.set(read.name, .number(Double(min(Int64(DistinctCount.maximum), counts[index] + Int64(read.localMembers)))))
+        var stored = counts.makeIterator()
+        for read in reads {
+            var count = Int64(read.localMembers)
+            if read.store != nil {
+                guard let fromStore = stored.next() else { return }
+                count += fromStore
+            }
+            values.set(read.name, .number(Double(min(Int64(DistinctCount.maximum), count))))
         }
     }
 }

@@ -67,7 +67,7 @@ struct SignalAssembler: Sendable {
             query.velocityWriter = velocity.recorder.writer
         }
         let distinctReads = distinct.reads(plan.distinct, appId: app.appId, subjects: subjects, now: now)
-        query.distinct = distinctReads.map(\.store)
+        query.distinct = distinctReads.compactMap(\.store)
         return Reading(
             values: values, query: query, held: held, plan: plan, velocitySums: velocitySums, localCounts: localCounts,
             recordedSince: Array(repeating: 0, count: velocitySums.count), distinctReads: distinctReads

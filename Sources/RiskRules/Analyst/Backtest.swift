@@ -65,10 +65,11 @@ public struct Backtest: Sendable {
     public let candidate: RuleSet
     public private(set) var report = Report()
     /// The sightings of the decisions recorded so far, for the distinct counts snapshots lack.
-    private var distinct = DistinctReplay()
+    private var distinct: DistinctReplay
 
     public init(candidate: RuleSet) {
         self.candidate = candidate
+        self.distinct = DistinctReplay(for: candidate)
     }
 
     /// Records a decision before the replayed range as a sighting of its subjects only (the lead-in of the distinct

@@ -6,9 +6,12 @@ public import Foundation
 /// every live verdict is, and a count is the members seen from the start of the minute holding the window's start,
 /// the decision's own included, at most `DistinctCount.maximum`: the live rules, over the verdicts the log kept.
 ///
-/// It counts only what the log holds: verdicts dropped from it, and sightings before the replay began, are not
-/// there, so a count may be lower than the live one was. ``record(_:)`` the decisions of a lead-in as long as the
-/// longest window first (``DistinctReplay/leadIn(for:)``), and each replayed decision before its counts are read.
+/// It counts what the log holds, which may differ from what a live verdict read either way: verdicts dropped from
+/// the log, and sightings before the replay began, are not there (lower); every process's sightings are there at
+/// once, while a live verdict sees another process's only after that process wrote them, about a second later, and
+/// the live recorder may have dropped some past its bound during an outage (higher). ``record(_:)`` the decisions of
+/// a lead-in as long as the longest window first (``DistinctReplay/leadIn(for:)``), and each replayed decision
+/// before its counts are read.
 public struct DistinctReplay: Sendable {
     /// A logged decision's subjects, as the log names them (a key by its id, the others by their keyed hashes).
     public struct Subjects: Sendable, Hashable {
@@ -52,8 +55,13 @@ public struct DistinctReplay: Sendable {
 
     /// Members by series, each with the minute it was last seen.
     private var members: [Series: [String: Int64]] = [:]
+    /// The counts recorded: those a candidate reads, so that a long replay holds no others.
+    private let counts: [DistinctCount]
 
-    public init() {}
+    /// A replay of the distinct counts `ruleSet` reads.
+    public init(for ruleSet: RuleSet) {
+        counts = DistinctCount.all.filter { count in ruleSet.layout.names.contains { Self.signal($0)?.count == count } }
+    }
 
     /// The count and window of a `distinct.<counted>.<per>.<window>` name; `nil` for any other name.
     static func signal(_ name: String) -> Signal? {
@@ -79,7 +87,7 @@ public struct DistinctReplay: Sendable {
     /// Records that a decision saw its subjects together.
     public mutating func record(_ subjects: Subjects) {
         let minute = Self.minute(of: subjects.decidedAt)
-        for count in DistinctCount.all {
+        for count in counts {
             guard let subject = subjects.value(of: count.per), let member = subjects.value(of: count.counted) else { continue }
             let series = Series(appId: subjects.appId, count: count, subject: subject)
             members[series, default: [:]][member] = max(members[series]?[member] ?? minute, minute)

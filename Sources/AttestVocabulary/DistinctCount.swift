@@ -23,6 +23,13 @@ public struct DistinctCount: Sendable, Hashable, CustomStringConvertible {
     /// one read never walks more than this many entries. Rules compare against far smaller numbers.
     public static let maximum = 1_000
 
+    /// The start of the minute holding an instant given in seconds since 1970, in seconds since 1970: distinct counts
+    /// keep each sighting to its minute, and a window starts at the minute holding its first instant.
+    public static func minute(ofSecondsSince1970 seconds: Double) -> Int64 {
+        let second = Int64(seconds.rounded(.down))
+        return second - ((second % 60) + 60) % 60
+    }
+
     /// `users.device`: the name's middle segments.
     public var description: String { "\(counted.plural).\(per.rawValue)" }
 }

@@ -61,11 +61,8 @@ public final class DistinctRecorder: Sendable {
         self.chunkRows = max(1, chunkRows)
     }
 
-    /// The start of the minute holding `instant`, in seconds since 1970: what sightings and windows are kept to.
-    static func minute(of instant: Date) -> Int64 {
-        let second = Int64(instant.timeIntervalSince1970.rounded(.down))
-        return second - ((second % 60) + 60) % 60
-    }
+    /// The start of the minute holding `instant` (``DistinctCount/minute(ofSecondsSince1970:)``).
+    static func minute(of instant: Date) -> Int64 { DistinctCount.minute(ofSecondsSince1970: instant.timeIntervalSince1970) }
 
     /// Records that the request's subjects were seen together at `instant`: one sighting per distinct count whose
     /// two subjects the request has.

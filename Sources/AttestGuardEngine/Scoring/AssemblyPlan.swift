@@ -53,12 +53,8 @@ struct AssemblyPlan: Sendable {
                 else { continue }
                 velocity.append(VelocityRead(name: name, event: event, dimension: dimension, window: window))
             }
-            if name.hasPrefix("distinct.") {
-                let parts = name.split(separator: ".")
-                guard parts.count == 4, let counted = VelocityDimension(plural: parts[1]), let per = VelocityDimension(rawValue: String(parts[2])),
-                    let count = DistinctCount(counted: counted, per: per), let window = SignalSchema.velocityWindow(String(parts[3]))
-                else { continue }
-                distinct.append(DistinctRead(name: name, count: count, window: window))
+            if let read = SignalSchema.distinctCount(named: name) {
+                distinct.append(DistinctRead(name: name, count: read.count, window: read.window))
             }
         }
     }

@@ -65,12 +65,7 @@ public struct DistinctReplay: Sendable {
 
     /// The count and window of a `distinct.<counted>.<per>.<window>` name; `nil` for any other name.
     static func signal(_ name: String) -> Signal? {
-        let parts = name.split(separator: ".")
-        guard parts.count == 4, parts[0] == "distinct", let counted = VelocityDimension(plural: parts[1]),
-            let per = VelocityDimension(rawValue: String(parts[2])), let count = DistinctCount(counted: counted, per: per),
-            let window = SignalSchema.velocityWindow(String(parts[3]))
-        else { return nil }
-        return Signal(count: count, window: window)
+        SignalSchema.distinctCount(named: name).map { Signal(count: $0.count, window: $0.window) }
     }
 
     /// How far before the replayed range to record sightings for `ruleSet`'s distinct counts: its longest window (0
@@ -79,10 +74,7 @@ public struct DistinctReplay: Sendable {
         ruleSet.layout.names.compactMap { signal($0)?.window }.max() ?? 0
     }
 
-    static func minute(of instant: Date) -> Int64 {
-        let second = Int64(instant.timeIntervalSince1970.rounded(.down))
-        return second - ((second % 60) + 60) % 60
-    }
+    static func minute(of instant: Date) -> Int64 { DistinctCount.minute(ofSecondsSince1970: instant.timeIntervalSince1970) }
 
     /// Records that a decision saw its subjects together.
     public mutating func record(_ subjects: Subjects) {

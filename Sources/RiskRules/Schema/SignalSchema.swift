@@ -1,4 +1,4 @@
-import AttestVocabulary
+public import AttestVocabulary
 
 /// Every signal the rule language knows, in one place: the fixed signals, the velocity family
 /// `velocity.<event>.<per>.<window>`, the distinct counts `distinct.<counted>.<per>.<window>` and the custom attributes a rule set declares (`attributes.<name>`).
@@ -186,6 +186,17 @@ public enum SignalSchema {
         }
         let summary = "distinct \(parts[1]) seen with this \(per.rawValue) in the last \(RuleValueFormat.duration(window))"
         return .success(SignalDefinition(name, .number, .distinct, summary))
+    }
+
+    /// What a valid `distinct.<counted>.<per>.<window>` name counts, and its window in seconds; `nil` for any other
+    /// name.
+    public static func distinctCount(named name: String) -> (count: DistinctCount, window: Double)? {
+        let parts = name.split(separator: ".")
+        guard parts.count == 4, parts[0] == "distinct", let counted = VelocityDimension(plural: parts[1]),
+            let per = VelocityDimension(rawValue: String(parts[2])), let count = DistinctCount(counted: counted, per: per),
+            let window = velocityWindow(String(parts[3]))
+        else { return nil }
+        return (count, window)
     }
 
     /// The window of a velocity segment (`15m`, `24h`, `7d`, `2w`) in seconds, if it is a whole number of minutes

@@ -135,7 +135,7 @@ struct Demo: AsyncParsableCommand {
     /// first (the personas are cancelled; the servers stop on the same signal).
     private func playUntilInterrupted(serverURL: String, fakeAppleURL: String, apiKey: String) async throws -> Played? {
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let client = HTTPClient.forSimulatedTraffic()
         let tally = TrafficTally()
         let settings = TrafficSettings(
             appId: ServerConfigurationLoader.sampleAppId,

@@ -37,7 +37,7 @@ struct DemoLabelledHistory {
     ) async throws -> DemoLabelledHistory {
         let appId = ServerConfigurationLoader.sampleAppId
         let labels = CaseLabels.labels(for: results, appId: appId)
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let client = HTTPClient.forSimulatedTraffic()
         do {
             let api = AttestGuardAPI(baseURL: serverURL, apiKey: apiKey, client: client)
             for batch in CaseLabels.batches(labels) {

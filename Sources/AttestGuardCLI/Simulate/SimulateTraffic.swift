@@ -60,7 +60,7 @@ struct SimulateTraffic: AsyncParsableCommand {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw ValidationError("cannot read --api-key-file \(path)") }
             return text.trimmingCharacters(in: .whitespacesAndNewlines)
         } ?? apiKey
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let client = HTTPClient.forSimulatedTraffic()
         do {
             let report = try await play(client: client, apiKey: key)
             try await client.shutdown()

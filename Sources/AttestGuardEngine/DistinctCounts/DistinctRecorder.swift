@@ -67,7 +67,7 @@ public final class DistinctRecorder: Sendable {
     /// Records that the request's subjects were seen together at `instant`: one sighting per distinct count whose
     /// two subjects the request has.
     func record(appId: String, hashed: HashedSubjects, at instant: Date) {
-        let sightings = hashed.distinctSightings
+        let sightings = hashed.distinctSightings(appId: appId)
         guard !sightings.isEmpty else { return }
         let minute = Self.minute(of: instant)
         state.withLock { state in
@@ -75,10 +75,9 @@ public final class DistinctRecorder: Sendable {
                 state.minute = max(state.minute, minute)
                 state.seen.removeAll(keepingCapacity: true)
             }
-            for sighting in sightings {
-                let series = DistinctSeries(appId: appId, count: sighting.series.count, subject: sighting.series.subject)
-                if minute == state.minute, !state.seen.insert(Seen(series: series, member: sighting.member)).inserted { continue }
-                state.add(series, member: sighting.member, minute: minute)
+            for (series, member) in sightings {
+                if minute == state.minute, !state.seen.insert(Seen(series: series, member: member)).inserted { continue }
+                state.add(series, member: member, minute: minute)
             }
             if state.count > maximumPending { Self.dropOldest(&state, excess: state.count - maximumPending + maximumPending / 10) }
         }

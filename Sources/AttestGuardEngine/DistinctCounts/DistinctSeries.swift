@@ -26,11 +26,12 @@ struct DistinctSeries: Sendable, Hashable {
 }
 
 extension HashedSubjects {
-    /// Every series and member this request's subjects make: one per distinct count whose two subjects it has.
-    var distinctSightings: [(series: (count: DistinctCount, subject: String), member: String)] {
+    /// Every series of `appId` and member this request's subjects make: one per distinct count whose two subjects
+    /// it has.
+    func distinctSightings(appId: String) -> [(series: DistinctSeries, member: String)] {
         DistinctCount.all.compactMap { count in
             guard let subject = value(of: count.per), let member = value(of: count.counted) else { return nil }
-            return ((count, subject), member)
+            return (DistinctSeries(appId: appId, count: count, subject: subject), member)
         }
     }
 }

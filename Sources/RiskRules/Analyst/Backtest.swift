@@ -88,7 +88,7 @@ public struct Backtest: Sendable {
         var lacking = false
         for (name, slot) in candidate.layout.slots {
             guard let raw = object[name] else {
-                if let subjects = decision.subjects, DistinctReplay.signal(name) != nil {
+                if let subjects = decision.subjects, SignalSchema.distinctCount(named: name) != nil {
                     values.set(name, distinct.value(name, for: subjects).map(SignalValue.number))
                     report.recomputedSignals[name, default: 0] += 1
                     continue

@@ -41,12 +41,6 @@ public struct DistinctReplay: Sendable {
         }
     }
 
-    /// A `distinct.*` signal: the count and its window.
-    struct Signal: Sendable {
-        var count: DistinctCount
-        var window: Double
-    }
-
     private struct Series: Hashable {
         var appId: String
         var count: DistinctCount
@@ -60,18 +54,13 @@ public struct DistinctReplay: Sendable {
 
     /// A replay of the distinct counts `ruleSet` reads.
     public init(for ruleSet: RuleSet) {
-        counts = DistinctCount.all.filter { count in ruleSet.layout.names.contains { Self.signal($0)?.count == count } }
-    }
-
-    /// The count and window of a `distinct.<counted>.<per>.<window>` name; `nil` for any other name.
-    static func signal(_ name: String) -> Signal? {
-        SignalSchema.distinctCount(named: name).map { Signal(count: $0.count, window: $0.window) }
+        counts = DistinctCount.all.filter { count in ruleSet.layout.names.contains { SignalSchema.distinctCount(named: $0)?.count == count } }
     }
 
     /// How far before the replayed range to record sightings for `ruleSet`'s distinct counts: its longest window (0
     /// when it reads none).
     public static func leadIn(for ruleSet: RuleSet) -> TimeInterval {
-        ruleSet.layout.names.compactMap { signal($0)?.window }.max() ?? 0
+        ruleSet.layout.names.compactMap { SignalSchema.distinctCount(named: $0)?.window }.max() ?? 0
     }
 
     static func minute(of instant: Date) -> Int64 { DistinctCount.minute(ofSecondsSince1970: instant.timeIntervalSince1970) }
@@ -89,7 +78,7 @@ public struct DistinctReplay: Sendable {
     /// The value of the distinct signal `name` for a decision with `subjects` (recorded first): `nil` when the
     /// decision lacks the subject counted per, or `name` is no distinct count.
     func value(_ name: String, for subjects: Subjects) -> Double? {
-        guard let signal = Self.signal(name), let subject = subjects.value(of: signal.count.per) else { return nil }
+        guard let signal = SignalSchema.distinctCount(named: name), let subject = subjects.value(of: signal.count.per) else { return nil }
         let since = Self.minute(of: subjects.decidedAt.addingTimeInterval(-signal.window))
         let seen = members[Series(appId: subjects.appId, count: signal.count, subject: subject)] ?? [:]
         return Double(min(DistinctCount.maximum, seen.values.reduce(0) { $0 + ($1 >= since ? 1 : 0) }))

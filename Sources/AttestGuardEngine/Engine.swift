@@ -39,6 +39,8 @@ public struct Engine: Sendable {
     public let lists: ManagedListService
     /// The actions fired rules ask for (`then:`), queued by the verdicts and run behind them.
     public let ruleActions: RuleActionService
+    /// Each app's review queue: opened by review verdicts of chosen actions, decided by analysts.
+    public let reviews: ReviewService
     /// Bounds each user's attestation outcome reports (``AttestationOutcomes/report(_:appId:user:)``).
     let outcomeReportQuota = AttestationOutcomes.ReportQuota()
 
@@ -71,12 +73,13 @@ public struct Engine: Sendable {
         let lists = ManagedListService(store: store, clock: clock)
         self.lists = lists
         let actionQueue = RuleActionQueue()
+        let reviewRecorder = ReviewQueueRecorder(store: store)
         let scorer = RiskScorer(
             rules: rules, apps: apps, store: store, deviceCheck: deviceCheckService, velocity: velocity,
             decisionLog: DecisionLogWriter(store: store, retentionDays: settings.decisionLogRetentionDays),
             keyUse: KeyUseRecorder(store: store), clock: clock, metrics: metrics,
             shadow: shadowRules, baselines: baselines, factsCache: factsCache, lists: lists.book, actions: actionQueue,
-            distinct: distinct
+            distinct: distinct, reviews: reviewRecorder
         )
         self.velocity = velocity
         self.deviceCheck = deviceCheckService
@@ -101,6 +104,10 @@ public struct Engine: Sendable {
         let keys = KeyService(store: store, apps: apps, clock: clock, factsCache: factsCache, retiredKeys: retiredKeys)
         self.keys = keys
         self.ruleActions = RuleActionService(queue: actionQueue, store: store, keys: keys, lists: lists, deviceCheck: deviceCheckService)
+        self.reviews = ReviewService(
+            recorder: reviewRecorder, store: store, apps: apps, keys: keys, deviceCheck: deviceCheckService, clock: clock,
+            retentionDays: settings.decisionLogRetentionDays
+        )
         self.history = HistoryService(
             store: store, apps: apps, keying: settings.velocityKeying, clock: clock,
             ruleSets: { [rules.ruleSet] + (shadowRules.map { [$0.ruleSet] } ?? []) }

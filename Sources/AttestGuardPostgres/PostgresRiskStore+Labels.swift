@@ -10,18 +10,7 @@ extension PostgresRiskStore {
     public func storeLabels(_ labels: [FraudLabelRecord]) async throws -> [LabelWriteOutcome] {
         guard !labels.isEmpty else { return [] }
         let (folded, positions) = FraudLabelRecord.folded(labels)
-        let written = try await rows(
-            """
-            INSERT INTO labels AS stored (app_id, subject_kind, subject, source, label, labelled_at)
-            SELECT a, k, s, o, l, t
-            FROM unnest(\(folded.map(\.appId))::text[], \(folded.map(\.kind.rawValue))::text[], \(folded.map(\.subject))::text[],
-                        \(folded.map(\.source))::text[], \(folded.map(\.label.rawValue))::text[], \(folded.map(\.labelledAt))::timestamptz[])
-                 AS x(a, k, s, o, l, t)
-            ON CONFLICT (app_id, subject_kind, subject, source) DO UPDATE SET label = excluded.label, labelled_at = excluded.labelled_at
-            WHERE stored.label <> excluded.label AND excluded.labelled_at >= stored.labelled_at
-            RETURNING app_id, subject_kind, subject, source, (xmax = 0) AS created
-            """
-        )
+        let written = try await rows(Self.labelUpsert(folded))
         var outcomes: [FraudLabelRecord.Identity: LabelWriteOutcome] = [:]
         for row in written {
             let read = PostgresRowReader(row, table: "labels")
@@ -32,6 +21,21 @@ extension PostgresRiskStore {
             outcomes[identity] = try read("created", as: Bool.self) ? .created : .replaced
         }
         return FraudLabelRecord.outcomes(positions: positions, folded: folded.map { outcomes[$0.identity] ?? .unchanged })
+    }
+
+    /// The insert that stores labels of distinct identities, each replacing a stored one only when it differs and is
+    /// as late or later; it returns a row per label written, `created` telling an insert from an update.
+    static func labelUpsert(_ folded: [FraudLabelRecord]) -> PostgresQuery {
+        """
+        INSERT INTO labels AS stored (app_id, subject_kind, subject, source, label, labelled_at)
+        SELECT a, k, s, o, l, t
+        FROM unnest(\(folded.map(\.appId))::text[], \(folded.map(\.kind.rawValue))::text[], \(folded.map(\.subject))::text[],
+                    \(folded.map(\.source))::text[], \(folded.map(\.label.rawValue))::text[], \(folded.map(\.labelledAt))::timestamptz[])
+             AS x(a, k, s, o, l, t)
+        ON CONFLICT (app_id, subject_kind, subject, source) DO UPDATE SET label = excluded.label, labelled_at = excluded.labelled_at
+        WHERE stored.label <> excluded.label AND excluded.labelled_at >= stored.labelled_at
+        RETURNING app_id, subject_kind, subject, source, (xmax = 0) AS created
+        """
     }
 
     public func deleteLabels(appId: String, kind: LabelSubjectKind, subject: String, source: String?) async throws -> Int {

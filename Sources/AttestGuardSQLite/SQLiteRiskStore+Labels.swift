@@ -4,43 +4,42 @@ import SQLiteNIO
 public import AttestGuardStore
 
 extension SQLiteRiskStore {
-    /// One transaction for the whole batch; each label is an insert that does nothing on a label of the same
-    /// identity, then an update that lands only when the new label differs and is as late or later
-    /// (``FraudLabelRecord/replaces(_:)``). Either statement's returned row says what it did.
+    /// One transaction for the whole batch, each label written by ``write(_:on:)`` (``FraudLabelRecord/replaces(_:)``).
     public func storeLabels(_ labels: [FraudLabelRecord]) async throws -> [LabelWriteOutcome] {
         guard !labels.isEmpty else { return [] }
         let (folded, positions) = FraudLabelRecord.folded(labels)
         let outcomes = try await transaction { connection in
             var outcomes: [LabelWriteOutcome] = []
-            for label in folded {
-                let binds: [SQLiteData] = [
-                    .text(label.appId), .text(label.kind.rawValue), .text(label.subject), .text(label.source), .text(label.label.rawValue),
-                    SQLiteValues.bind(label.labelledAt),
-                ]
-                let inserted = try await connection.query(
-                    """
-                    INSERT INTO labels (app_id, subject_kind, subject, source, label, labelled_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                    ON CONFLICT (app_id, subject_kind, subject, source) DO NOTHING RETURNING 1
-                    """,
-                    binds
-                )
-                if !inserted.isEmpty {
-                    outcomes.append(.created)
-                    continue
-                }
-                let replaced = try await connection.query(
-                    """
-                    UPDATE labels SET label = ?5, labelled_at = ?6
-                    WHERE app_id = ?1 AND subject_kind = ?2 AND subject = ?3 AND source = ?4 AND label <> ?5 AND labelled_at <= ?6
-                    RETURNING 1
-                    """,
-                    binds
-                )
-                outcomes.append(replaced.isEmpty ? .unchanged : .replaced)
-            }
+            for label in folded { outcomes.append(try await Self.write(label, on: connection)) }
             return outcomes
         }
         return FraudLabelRecord.outcomes(positions: positions, folded: outcomes)
+    }
+
+    /// Stores one label inside a transaction: an insert that does nothing on a label of the same identity, then an
+    /// update that lands only when the new label differs and is as late or later.
+    static func write(_ label: FraudLabelRecord, on connection: SQLiteConnection) async throws -> LabelWriteOutcome {
+        let binds: [SQLiteData] = [
+            .text(label.appId), .text(label.kind.rawValue), .text(label.subject), .text(label.source), .text(label.label.rawValue),
+            SQLiteValues.bind(label.labelledAt),
+        ]
+        let inserted = try await connection.query(
+            """
+            INSERT INTO labels (app_id, subject_kind, subject, source, label, labelled_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+            ON CONFLICT (app_id, subject_kind, subject, source) DO NOTHING RETURNING 1
+            """,
+            binds
+        )
+        guard inserted.isEmpty else { return .created }
+        let replaced = try await connection.query(
+            """
+            UPDATE labels SET label = ?5, labelled_at = ?6
+            WHERE app_id = ?1 AND subject_kind = ?2 AND subject = ?3 AND source = ?4 AND label <> ?5 AND labelled_at <= ?6
+            RETURNING 1
+            """,
+            binds
+        )
+        return replaced.isEmpty ? .unchanged : .replaced
     }
 
     public func deleteLabels(appId: String, kind: LabelSubjectKind, subject: String, source: String?) async throws -> Int {

@@ -54,6 +54,7 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         case debugTokensNotEnabled = "debug_tokens_not_enabled"
         case debugTokenNotFound = "debug_token_not_found"
         case listNotFound = "list_not_found"
+        case reviewItemNotFound = "review_item_not_found"
         // Conflicts with stored state (409)
         case challengeUsed = "challenge_used"
         case assertionAlreadyAccepted = "assertion_already_accepted"
@@ -61,6 +62,8 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         case listAlreadyExists = "list_already_exists"
         case listFull = "list_full"
         case tooManyLists = "too_many_lists"
+        case reviewItemClaimed = "review_item_claimed"
+        case reviewItemClosed = "review_item_closed"
         // A precondition of the request no longer holds (412)
         case preconditionFailed = "precondition_failed"
         // Checks on stored state (422)
@@ -247,6 +250,8 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     public static let debugTokenNotFound = ErrorCode(.debugTokenNotFound)
     /// No run-time list has this name (404): `POST /v1/lists` creates one.
     public static let listNotFound = ErrorCode(.listNotFound)
+    /// The app's review queue has no item with this id (404).
+    public static let reviewItemNotFound = ErrorCode(.reviewItemNotFound)
 
     // MARK: Conflicts with stored state (409)
 
@@ -262,6 +267,10 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     public static let listFull = ErrorCode(.listFull)
     /// The store holds as many run-time lists as it may (409): delete one first.
     public static let tooManyLists = ErrorCode(.tooManyLists)
+    /// Another analyst claimed the review item less than half an hour ago (409): leave it to them, or wait.
+    public static let reviewItemClaimed = ErrorCode(.reviewItemClaimed)
+    /// The review item is decided or expired already (409); nothing changed.
+    public static let reviewItemClosed = ErrorCode(.reviewItemClosed)
     /// A change named the revision it was made against (`If-Match`), and another change was stored since: read the
     /// resource again and redo the change on it.
     public static let preconditionFailed = ErrorCode(.preconditionFailed)

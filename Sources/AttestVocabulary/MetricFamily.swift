@@ -43,6 +43,7 @@ public struct MetricFamily: Sendable, Hashable {
         verdicts, ruleDecisions, ruleHits, scoreDuration, scoringFactsCacheLookups, shadowVerdicts,
         rulesLoaded, rulesReloads, rulesLastReloadSuccessful, rulesLastReloadSuccessTimestamp,
         retiredKeysHeld, retiredKeysLastReadTimestamp, listEntries, listsLastReadTimestamp, ruleActions, ruleActionsQueued,
+        reviewItemsOpened, reviewOpeningsQueued, reviewOpeningsDropped, reviewDecisions,
         velocityPendingBuckets, velocityDropped, velocityRolledUpBuckets, distinctPendingMembers, distinctDropped, decisionLogQueued, decisionLogDropped,
         storePrimaryUp, storeReplicaUp, storeReplicaLag, storeOperationsTimedOut, storeOperationsAbandoned, storeCommitsWaitingOnStandby,
         storeAssertionBatches, storeAssertionBatchEntries, storeReadBatches, storeReadBatchEntries,
@@ -238,6 +239,25 @@ public struct MetricFamily: Sendable, Hashable {
     public static let ruleActionsQueued = MetricFamily(
         name: "attestguard_rule_actions_queued", kind: .gauge,
         help: "Actions of fired rules waiting to run; they run within a second or two, and a process that dies loses those still queued."
+    )
+
+    // MARK: Review queue
+
+    public static let reviewItemsOpened = MetricFamily(
+        name: "attestguard_review_openings_total", kind: .counter,
+        help: "Review verdicts of the apps' chosen actions noted for the review queue (app); repeats about one subject fold into its pending item."
+    )
+    public static let reviewOpeningsQueued = MetricFamily(
+        name: "attestguard_review_openings_queued", kind: .gauge,
+        help: "Review verdicts waiting to be written into the review queue (one per subject); written every second."
+    )
+    public static let reviewOpeningsDropped = MetricFamily(
+        name: "attestguard_review_openings_dropped_total", kind: .counter,
+        help: "Review verdicts not written into the review queue because the pending ones reached their bound."
+    )
+    public static let reviewDecisions = MetricFamily(
+        name: "attestguard_review_decisions_total", kind: .counter,
+        help: "Review items decided by analysts (decision: approve or reject)."
     )
 
     // MARK: Write-behind

@@ -200,6 +200,16 @@ public final class FaultyScoringStore: RiskStore {
     }
     public func ruleActionRuns(appId: String?, limit: Int) async throws -> [RuleActionRunRecord] { try await base.ruleActionRuns(appId: appId, limit: limit) }
     public func purgeRuleActionRuns(heldUntilBefore instant: Date) async throws -> Int { try await base.purgeRuleActionRuns(heldUntilBefore: instant) }
+    public func openReviewItems(_ openings: [ReviewOpening], now: Date) async throws { try await base.openReviewItems(openings, now: now) }
+    public func reviewItems(appId: String, filter: ReviewItemFilter, cursor: Int64?, limit: Int, now: Date) async throws -> [ReviewItemRecord] {
+        try await base.reviewItems(appId: appId, filter: filter, cursor: cursor, limit: limit, now: now)
+    }
+    public func reviewItem(appId: String, id: Int64) async throws -> ReviewItemRecord? { try await base.reviewItem(appId: appId, id: id) }
+    public func changeReviewItem(_ change: ReviewItemChange) async throws -> ReviewItemChangeOutcome { try await base.changeReviewItem(change) }
+    public func recordReviewFollowUps(appId: String, id: Int64, followUps: String) async throws {
+        try await base.recordReviewFollowUps(appId: appId, id: id, followUps: followUps)
+    }
+    public func purgeReviewItems(closedBefore instant: Date) async throws -> Int { try await base.purgeReviewItems(closedBefore: instant) }
     public func markDeviceCheckBit1Pending(
         scope: DeviceCheckScope, environment: AppAttestEnvironment, subject: DeviceCheckSubject, ruleId: String, at: Date
     ) async throws {

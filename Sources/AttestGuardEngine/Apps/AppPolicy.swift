@@ -48,6 +48,8 @@ public struct AppPolicy: Sendable, Hashable {
     public var sessionTokenLifetime: TimeInterval?
     /// Whether and how the app accepts debug tokens; `nil`: it accepts none.
     public var debugTokens: DebugTokenPolicy?
+    /// Which `review` verdicts open items in the app's review queue; `nil`: none do.
+    public var review: ReviewPolicy?
 
     public var appId: String { identity.appId }
 
@@ -74,7 +76,8 @@ public struct AppPolicy: Sendable, Hashable {
         attestationRamp: AttestationRamp? = nil,
         build: AppBuildPolicy = AppBuildPolicy(),
         sessionTokenLifetime: TimeInterval? = nil,
-        debugTokens: DebugTokenPolicy? = nil
+        debugTokens: DebugTokenPolicy? = nil,
+        review: ReviewPolicy? = nil
     ) {
         self.identity = AppIdentity(appId: appId)
         self.environments = environments
@@ -88,5 +91,6 @@ public struct AppPolicy: Sendable, Hashable {
         self.build = build
         self.sessionTokenLifetime = sessionTokenLifetime
         self.debugTokens = debugTokens
+        self.review = review
     }
 }

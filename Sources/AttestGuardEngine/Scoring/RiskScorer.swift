@@ -45,6 +45,8 @@ public struct RiskScorer: Sendable {
     public let keyUse: KeyUseRecorder
     /// Where the actions of fired rules go, to run behind the verdict.
     let actions: RuleActionQueue
+    /// Where review verdicts of the apps' chosen actions go, to open review items behind the verdict.
+    let reviews: ReviewQueueRecorder
     let clock: any EngineClock
     let metrics: EngineMetrics
 
@@ -52,8 +54,10 @@ public struct RiskScorer: Sendable {
         rules: RuleSetHolder, apps: AppCatalog, store: any RiskStore, deviceCheck: DeviceCheckService, velocity: VelocityRecorder,
         decisionLog: DecisionLogWriter, keyUse: KeyUseRecorder, clock: any EngineClock, metrics: EngineMetrics, shadow: RuleSetHolder? = nil,
         baselines: RiskBaselineBook = RiskBaselineBook(), factsCache: ScoringFactsCache = ScoringFactsCache(limits: .disabled),
-        lists: ManagedListBook = ManagedListBook(), actions: RuleActionQueue = RuleActionQueue(), distinct: DistinctRecorder
+        lists: ManagedListBook = ManagedListBook(), actions: RuleActionQueue = RuleActionQueue(), distinct: DistinctRecorder,
+        reviews: ReviewQueueRecorder
     ) {
+        self.reviews = reviews
         self.distinct = distinct
         self.actions = actions
         self.metrics = metrics
@@ -201,6 +205,9 @@ public struct RiskScorer: Sendable {
         apps.recordVerdict(appId: request.appId, attested: request.keyId != nil)
         distinct.record(appId: request.appId, hashed: subjects, at: now)
         if let keyId = request.keyId { keyUse.note(appId: request.appId, keyId: keyId.bytes, at: now) }
+        if outcome.evaluation.decision == .review, let policy = (try? apps.policy(for: request.appId))?.review {
+            reviews.note(outcome.evaluation, request: request, subjects: subjects, policy: policy, at: now)
+        }
         decisionLog.append(DecisionLogEntry(
             appId: request.appId,
             decidedAt: now,

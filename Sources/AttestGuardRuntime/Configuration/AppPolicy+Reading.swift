@@ -41,7 +41,8 @@ extension AppPolicy {
             attestationRamp: try AttestationRamp.reading(app.scoped("ramp")),
             build: try AppBuildPolicy.reading(app.scoped("build")),
             sessionTokenLifetime: try Self.sessionTokenLifetime(app.scoped("sessionTokens")),
-            debugTokens: try Self.debugTokens(app.scoped("debugTokens"), production: environments.contains(.production))
+            debugTokens: try Self.debugTokens(app.scoped("debugTokens"), production: environments.contains(.production)),
+            review: try Self.review(app.scoped("reviewQueue"))
         )
     }
 }
@@ -72,5 +73,18 @@ extension AppPolicy {
             )
         }
         return DebugTokenPolicy(maximumLifetime: TimeInterval(days) * 86_400, acceptedInProduction: production)
+    }
+}
+
+extension AppPolicy {
+    /// `apps.<app>.reviewQueue.*`: the policy when `actions` names any (`*` for every verdict), else `nil`.
+    static func review(_ values: ConfigValues) throws -> ReviewPolicy? {
+        let hours = try values.int("itemLifetimeHours", default: ReviewPolicy.defaultItemLifetimeHours, range: 1...720)
+        let actions = values.stringArray("actions")
+        guard !actions.isEmpty else { return nil }
+        for action in actions where action != "*" && !ReviewPolicy.isWellFormed(action: action) {
+            throw ConfigurationError(key: values.path("actions"), "an action is 1-64 characters, or *; got an empty one or a longer one")
+        }
+        return ReviewPolicy(actions: actions.contains("*") ? nil : Set(actions), itemLifetime: TimeInterval(hours) * 3_600)
     }
 }

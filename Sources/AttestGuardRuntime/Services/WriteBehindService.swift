@@ -9,7 +9,9 @@ import Synchronization
 /// Writes what the request path queued: the velocity increments and distinct counts' sightings (so other processes
 /// see them within about two intervals), the decision log entries, the keys verdicts named (``KeyUseRecorder``) and the forward-auth answers'
 /// counts (``GatewayCheckRecorder``, whose buckets past eight days it deletes with the decision log's days) and the
-/// actions of fired rules (``RuleActionService``, whose runs it deletes a day after their hold ends). A flush starts every `interval` and sends its chunks spread over
+/// actions of fired rules (``RuleActionService``, whose runs it deletes a day after their hold ends) and the review
+/// verdicts that open review items (``ReviewQueueRecorder``, whose closed items it deletes after the decision log's
+/// retention). A flush starts every `interval` and sends its chunks spread over
 /// `spread` of it, side by side, so that the database spends no more than about a millisecond of a core on one
 /// statement while requests wait; a flush that runs long delays the next one, never overlaps it. Beside the
 /// flushes, every `compactEvery` it rolls aged velocity buckets up into coarser ones (paced, see
@@ -88,14 +90,18 @@ package struct WriteBehindService: Service {
         let gatewayChecks = engine.gatewayChecks.dropPending()
         let debugTokenUses = engine.debugTokens.uses.dropPending()
         let ruleActions = engine.ruleActions.queue.dropQueued()
+        let reviewOpenings = engine.reviews.recorder.dropPending()
         recordBacklog()
-        if velocity > 0 || sightings > 0 || decisions > 0 || keyUses > 0 || gatewayChecks > 0 || debugTokenUses > 0 || ruleActions > 0 {
+        if velocity > 0 || sightings > 0 || decisions > 0 || keyUses > 0 || gatewayChecks > 0 || debugTokenUses > 0 || ruleActions > 0
+            || reviewOpenings > 0
+        {
             logger.warning(
                 "shutdown flush did not finish in time; unwritten entries dropped",
                 metadata: ["velocity_buckets": .stringConvertible(velocity), "distinct_sightings": .stringConvertible(sightings),
                            "decision_log_entries": .stringConvertible(decisions),
                            "key_uses": .stringConvertible(keyUses), "gateway_checks": .stringConvertible(gatewayChecks),
                            "debug_token_uses": .stringConvertible(debugTokenUses), "rule_actions": .stringConvertible(ruleActions),
+                           "review_openings": .stringConvertible(reviewOpenings),
                            "budget": .string("\(shutdownBudget)")]
             )
         }
@@ -128,6 +134,7 @@ package struct WriteBehindService: Service {
                 await purgeDecisionLog()
                 await purgeGatewayChecks()
                 await purgeRuleActionRuns()
+                await purgeReviewItems()
             }
         }
     }
@@ -140,7 +147,8 @@ package struct WriteBehindService: Service {
         async let keyUse: Void = flushKeyUse()
         async let gatewayChecks: Void = flushGatewayChecks()
         async let debugTokenUses: Void = flushDebugTokenUses()
-        _ = await (velocity, distinct, decisions, keyUse, gatewayChecks, debugTokenUses)
+        async let reviewOpenings: Void = flushReviewOpenings()
+        _ = await (velocity, distinct, decisions, keyUse, gatewayChecks, debugTokenUses, reviewOpenings)
     }
 
     /// Runs the rule actions every `interval`, apart from the flushes: a burst of actions (each a few statements)
@@ -167,6 +175,22 @@ package struct WriteBehindService: Service {
             _ = try await engine.ruleActions.purge(now: engine.clock.now())
         } catch {
             logger.warning("purge of old rule action runs failed", metadata: ["error": .string(String(describing: error))])
+        }
+    }
+
+    private func flushReviewOpenings() async {
+        do {
+            try await engine.reviews.recorder.flush(now: engine.clock.now())
+        } catch {
+            logger.warning("review queue write failed; openings kept for the next flush", metadata: ["error": .string(String(describing: error))])
+        }
+    }
+
+    private func purgeReviewItems() async {
+        do {
+            _ = try await engine.reviews.purge(now: engine.clock.now())
+        } catch {
+            logger.warning("purge of closed review items failed", metadata: ["error": .string(String(describing: error))])
         }
     }
 
@@ -265,6 +289,7 @@ package struct WriteBehindService: Service {
         Gauge(label: MetricFamily.decisionLogQueued.name).record(log.queued)
         droppedDecisions.advance(to: Double(log.dropped))
         Gauge(label: MetricFamily.ruleActionsQueued.name).record(engine.ruleActions.queue.queued)
+        Gauge(label: MetricFamily.reviewOpeningsQueued.name).record(engine.reviews.recorder.queued)
     }
 }
 

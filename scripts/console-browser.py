@@ -16,7 +16,13 @@ as an analyst would (browser.json's "added": where the browser landed and the en
 without the console's token, as a hostile site would ("forged": where that landed and what it showed), and loads the
 list page again ("afterForgery": its entries).
 
-usage: console-browser.py --base URL --key-file FILE --out DIR [--timeout S] [--add-entries PATH=TEXT [--forge]] name=path ...
+With --review PATH it works the review queue page PATH as an analyst would: it opens the first item, claims it by its
+form and approves it with a note; opens the next, claims it and rejects it; and, with --forge, posts a decision on a
+third item from a page of another origin without the console's token ("review": per step the page's URL and the
+item's status as the page shows it, and the third item's status after the forgery).
+
+usage: console-browser.py --base URL --key-file FILE --out DIR [--timeout S] [--add-entries PATH=TEXT] [--review PATH] [--forge]
+                          name=path ...
 """
 import argparse
 import base64
@@ -141,6 +147,44 @@ def keep(browser, folder, name):
         file.write(base64.b64decode(shot["result"]["data"]))
 
 
+def work_review_queue(browser, base, path, folder, forge):
+    """Claims and approves the queue's first item, claims and rejects the second, by the pages' forms; with `forge`,
+    posts a decision on the third from another origin without the token. Returns what each step showed."""
+    status_js = "(document.querySelector('[data-figure=status]') || {}).textContent"
+    browser.navigate(base + path)
+    keep(browser, folder, "review-queue")
+    items = browser.evaluate("[...document.querySelectorAll('table.review-items a')].map(link => link.href)") or []
+    if len(items) < (3 if forge else 2):
+        raise RuntimeError(f"the review queue shows {len(items)} items")
+    steps = {"items": len(items)}
+    for name, url, decision in (("approved", items[0], "approve"), ("rejected", items[1], "reject")):
+        browser.navigate(url)
+        browser.evaluate("document.querySelector('form.change button[name=claim]').form.submit(); true")
+        browser.loaded()
+        claimed = browser.evaluate(status_js)
+        browser.evaluate(
+            "const form = document.querySelector('form.change textarea[name=note]').form;"
+            + f" form.querySelector('input[name=decision][value={decision}]').checked = true;"
+            + f" form.querySelector('textarea[name=note]').value = {json.dumps('decided in the browser: ' + decision)};"
+            + " form.submit(); true"
+        )
+        browser.loaded()
+        keep(browser, folder, f"review-{name}")
+        steps[name] = {"url": browser.evaluate("location.href"), "claimed": claimed, "status": browser.evaluate(status_js),
+                       "note": browser.evaluate("document.body.innerText.includes('decided in the browser: ' + " + json.dumps(decision) + ")")}
+    if forge:
+        action = items[2].split("?", 1)[0] + "/decide"
+        page = "<form method=post action=" + json.dumps(action) + "><input name=decision value=reject></form>"
+        browser.navigate("data:text/html;base64," + base64.b64encode(page.encode()).decode())
+        browser.evaluate("document.forms[0].submit(); true")
+        browser.loaded()
+        keep(browser, folder, "review-forged")
+        steps["forged"] = {"url": browser.evaluate("location.href"), "text": browser.evaluate("document.body ? document.body.innerText : ''")}
+        browser.navigate(items[2])
+        steps["afterForgery"] = {"status": browser.evaluate(status_js)}
+    return steps
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--base", required=True, help="the listener serving /console, e.g. http://127.0.0.1:9090")
@@ -149,7 +193,8 @@ def main():
     parser.add_argument("--timeout", type=float, default=120, help="seconds one browser step may take")
     parser.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
     parser.add_argument("--add-entries", help="PATH=TEXT: submit TEXT in the entries form of the list page PATH")
-    parser.add_argument("--forge", action="store_true", help="then post entries to that list from another origin, without the token")
+    parser.add_argument("--forge", action="store_true", help="then post to that list, or decide a third review item, from another origin, without the token")
+    parser.add_argument("--review", help="PATH: claim and approve the first item of the review queue page PATH, reject the second")
     parser.add_argument("pages", nargs="*", help="name=path, e.g. verdicts=/console?range=1h")
     arguments = parser.parse_args()
     os.makedirs(arguments.out, exist_ok=True)
@@ -206,6 +251,8 @@ def main():
                 }
                 browser.navigate(base + path)
                 report["afterForgery"] = {"entries": browser.evaluate(entries_js)}
+        if arguments.review:
+            report["review"] = work_review_queue(browser, base, arguments.review, arguments.out, arguments.forge)
         report["cookies"] = browser.send("Network.getCookies", {"urls": [base + "/console"]})["result"]["cookies"]
         for cookie in report["cookies"]:
             cookie["value"] = "(%d characters)" % len(cookie.get("value", ""))

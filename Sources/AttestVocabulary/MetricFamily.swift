@@ -43,7 +43,7 @@ public struct MetricFamily: Sendable, Hashable {
         verdicts, ruleDecisions, ruleHits, scoreDuration, scoringFactsCacheLookups, shadowVerdicts,
         rulesLoaded, rulesReloads, rulesLastReloadSuccessful, rulesLastReloadSuccessTimestamp,
         retiredKeysHeld, retiredKeysLastReadTimestamp, listEntries, listsLastReadTimestamp, ruleActions, ruleActionsQueued,
-        reviewItemsOpened, reviewOpeningsQueued, reviewOpeningsDropped, reviewDecisions,
+        reviewOpenings, reviewOpeningsQueued, reviewOpeningsDropped, reviewDecisions,
         velocityPendingBuckets, velocityDropped, velocityRolledUpBuckets, distinctPendingMembers, distinctDropped, decisionLogQueued, decisionLogDropped,
         storePrimaryUp, storeReplicaUp, storeReplicaLag, storeOperationsTimedOut, storeOperationsAbandoned, storeCommitsWaitingOnStandby,
         storeAssertionBatches, storeAssertionBatchEntries, storeReadBatches, storeReadBatchEntries,
@@ -243,7 +243,7 @@ public struct MetricFamily: Sendable, Hashable {
 
     // MARK: Review queue
 
-    public static let reviewItemsOpened = MetricFamily(
+    public static let reviewOpenings = MetricFamily(
         name: "attestguard_review_openings_total", kind: .counter,
         help: "Review verdicts of the apps' chosen actions noted for the review queue (app); repeats about one subject fold into its pending item."
     )

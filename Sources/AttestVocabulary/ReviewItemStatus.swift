@@ -58,3 +58,37 @@ public enum ReviewFollowUp: String, Sendable, Hashable, Codable, CaseIterable, C
 
     public var description: String { rawValue }
 }
+
+/// Which items of an app's queue a listing reads.
+public enum ReviewItemFilter: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// Open or claimed, unexpired: the queue, oldest first.
+    case pending
+    case open
+    case claimed
+    /// Approved or rejected, latest first.
+    case decided
+    case approved
+    case rejected
+    case expired
+    /// Every item, latest first.
+    case all
+
+    /// Whether the listing runs oldest first (the queue's order) rather than latest first.
+    public var oldestFirst: Bool { self == .pending || self == .open || self == .claimed }
+
+    /// Whether an item of status `status` belongs in the listing.
+    public func admits(_ status: ReviewItemStatus) -> Bool {
+        switch self {
+        case .pending: status.isPending
+        case .decided: status == .approved || status == .rejected
+        case .all: true
+        case .open: status == .open
+        case .claimed: status == .claimed
+        case .approved: status == .approved
+        case .rejected: status == .rejected
+        case .expired: status == .expired
+        }
+    }
+
+    public var description: String { rawValue }
+}

@@ -10,6 +10,8 @@ import AttestTestSupport
 /// signs in through the login form and loads every page. The figures on the pages must equal the traffic's own tally
 /// (every answer of every persona, by decision), a decision whose action is a script must show as text, no page may
 /// hold a script or break its CSP, and the session cookie must be HttpOnly, Secure, SameSite=Strict with an expiry.
+/// A key that may change things then works the forms: a run-time list's entries, and the review queue (claim,
+/// approve, reject); the same forms posted from another site change nothing.
 /// The screenshots and DOMs stay in `test-artefacts/console/` (git-ignored).
 @Suite("Process: the console in headless Chromium after demo traffic")
 struct ConsoleBrowserProcessTests {
@@ -25,7 +27,7 @@ struct ConsoleBrowserProcessTests {
     static let pages: [(name: String, path: String)] = [
         ("verdicts", "/console?range=1h"), ("rules", "/console/rules?range=1h"), ("shadow", "/console/shadow?range=1h"),
         ("rollout", "/console/rollout?range=1h"), ("risk", "/console/risk?range=1h"),
-        ("search", "/console/search?range=1h&by=user&q=console-xss"),
+        ("search", "/console/search?range=1h&by=user&q=console-xss"), ("review", "/console/review-queue?range=1h"),
     ]
 
     /// The number a page shows under `data-figure="name"`.
@@ -56,6 +58,7 @@ struct ConsoleBrowserProcessTests {
         environment["ATTESTGUARD_RULES_DIRECTORY"] = DemoProcessTests.rules.path
         environment["ATTESTGUARD_RULES_SHADOW_DIRECTORY"] = shadow.path
         environment["ATTESTGUARD_APPS_MAIN_ATTESTATION_REQUIRED_PERCENT"] = "50"
+        environment["ATTESTGUARD_APPS_MAIN_REVIEW_QUEUE_ACTIONS"] = "*"
         environment["ATTESTGUARD_API_KEYS_NAMES"] = "gateway,analyst"
         environment["ATTESTGUARD_API_KEYS_GATEWAY_SCOPES"] = "verify,score,admin,devicecheck:write"
         environment["ATTESTGUARD_API_KEYS_ANALYST_SECRET_ENV"] = "CONSOLE_ANALYST_KEY"
@@ -85,6 +88,17 @@ struct ConsoleBrowserProcessTests {
             for (answer, count) in answers where Self.decisions.contains(answer) { tally[answer, default: 0] += count }
         }
         #expect(tally["deny", default: 0] > 0 && tally["review", default: 0] > 0 && tally["allow", default: 0] > 0, "\(tally)")
+
+        // Three verdicts the shipped rules review (a client that says it cannot attest, never DeviceCheck-validated),
+        // so that the review queue holds at least three items whatever the personas did.
+        for index in 1...3 {
+            let reviewed = try await server.send(
+                "POST", "v1/score",
+                body: try JSONSerialization.data(withJSONObject: ["appId": Self.appId, "userId": "console-review-\(index)", "attestStatus": "unsupported"])
+            )
+            #expect(reviewed.json["decision"] as? String == "review", "\(reviewed.json)")
+            tally[reviewed.json["decision"] as? String ?? "?", default: 0] += 1
+        }
 
         // One more verdict, whose action is a script.
         let hostile = try await server.send(
@@ -194,5 +208,29 @@ struct ConsoleBrowserProcessTests {
             "POST", "v1/score", body: try JSONSerialization.data(withJSONObject: ["appId": Self.appId, "userId": "console-list", "ip": "203.0.113.99"])
         )
         #expect(denied.json["decision"] as? String == "deny", "\(denied.json)")
+        #expect(!(html["review"] ?? "").contains("name=\"csrf\""), "a read-only analyst gets no review forms")
+
+        // The review queue: the demo's review verdicts opened items; the browser claims and approves one, claims and
+        // rejects another, and a decision posted from another site leaves a third open.
+        let reviewOut = Self.artefacts.appendingPathComponent("review")
+        let review = try await CommandLineRunner.runShell(
+            "python3 scripts/console-browser.py --timeout 180 --base \"$BASE\" --key-file \"$KEY_FILE\" --out \"$OUT\" --review '/console/review-queue?range=1h' --forge",
+            in: Self.repository,
+            environment: ProcessInfo.processInfo.environment.merging([
+                "BASE": operatorURL.absoluteString, "KEY_FILE": writerKeyFile, "OUT": reviewOut.path,
+            ]) { _, new in new }
+        )
+        let reviewReport = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: reviewOut.appendingPathComponent("browser.json"))) as? [String: Any]
+        )
+        #expect(review.status == 0, "\(reviewReport["error"] ?? review.standardError)")
+        let steps = reviewReport["review"] as? [String: Any] ?? [:]
+        for (step, status) in [("approved", "approved"), ("rejected", "rejected")] {
+            let shown = steps[step] as? [String: Any] ?? [:]
+            #expect(shown["claimed"] as? String == "claimed" && shown["status"] as? String == status && shown["note"] as? Bool == true, "\(step): \(shown)")
+        }
+        #expect((steps["afterForgery"] as? [String: Any])?["status"] as? String == "open", "the forged decision changed nothing: \(steps)")
+        let decided = try await server.send("GET", "v1/apps/\(Self.appId)/review-items", query: "status=decided")
+        #expect((decided.json["items"] as? [[String: Any]])?.compactMap { $0["decidedBy"] as? String } == ["gateway", "gateway"], "\(decided.json)")
     }
 }

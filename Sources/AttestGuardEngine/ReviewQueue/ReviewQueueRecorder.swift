@@ -30,9 +30,8 @@ public final class ReviewQueueRecorder: Sendable {
     /// Notes `outcome` when it opens an item under the app's review policy: the rules decided `review` (not a
     /// fallback for a store outage or a failed verdict, which say nothing about the subject) for a chosen action.
     func note(_ evaluation: RuleEvaluation, request: ScoreRequest, subjects: HashedSubjects, policy: ReviewPolicy?, at now: Date) {
-        guard let policy, evaluation.decision == .review, evaluation.decidedBy.flatMap(FallbackReason.init(rawValue:)) == nil,
-            policy.opens(action: request.action)
-        else { return }
+        let fallback = evaluation.fired.isEmpty && evaluation.decidedBy.flatMap(FallbackReason.init(rawValue:)) != nil
+        guard let policy, evaluation.decision == .review, !fallback, policy.opens(action: request.action) else { return }
         let keyId = request.keyId?.base64
         let subject: (LabelSubjectKind, String)? =
             if let keyId { (.key, keyId) }
@@ -48,7 +47,7 @@ public final class ReviewQueueRecorder: Sendable {
         )
         let admitted = add([opening])
         if admitted == 1 {
-            Counter(label: MetricFamily.reviewItemsOpened.name, dimensions: [("app", request.appId)]).increment()
+            Counter(label: MetricFamily.reviewOpenings.name, dimensions: [("app", request.appId)]).increment()
         }
     }
 

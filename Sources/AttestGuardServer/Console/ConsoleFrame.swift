@@ -26,7 +26,7 @@ struct ConsoleFrame: Sendable {
     /// The pages of the navigation: path under `/console` and label.
     static let pages: [(path: String, label: String)] = [
         ("", "Verdicts"), ("/rules", "Rule hits"), ("/shadow", "Shadow"), ("/rollout", "Rollout"), ("/risk", "Risk metric"), ("/search", "Search"),
-        ("/lists", "Lists"),
+        ("/lists", "Lists"), ("/review-queue", "Review"),
     ]
 
     var title: String

@@ -9,8 +9,8 @@ import AttestGuardRuntime
 /// The analysts' console: HTML pages under `/console`, on the operator listener when there is one.
 /// `GET /console/login` and `POST /console/login` exchange an `analyst` or `admin` API key (in the form body, never a
 /// URL) for a session cookie; `POST /console/logout` ends it; every page needs the session and shows only the apps
-/// the key may use. The pages read; the run-time list pages (``ListPages``) also change lists, by forms that carry the
-/// session's token.
+/// the key may use. The pages read; the run-time list pages (``ListPages``) also change lists, and the review pages
+/// (``ReviewPages``) claim and decide review items, by forms that carry the session's token.
 struct ConsoleRoutes {
     /// The largest login form read.
     static let maximumFormBytes = 4_096
@@ -48,6 +48,11 @@ struct ConsoleRoutes {
         signedIn.post("lists", use: lists.create)
         signedIn.post("lists/:listName/add", use: lists.add)
         signedIn.post("lists/:listName/remove", use: lists.remove)
+        let reviews = ReviewPages(engine: engine, templates: templates, authority: authority)
+        signedIn.get("review-queue", use: reviews.queue)
+        signedIn.get("review-queue/:itemId", use: reviews.item)
+        signedIn.post("review-queue/:itemId/claim", use: reviews.claim)
+        signedIn.post("review-queue/:itemId/decide", use: reviews.decide)
     }
 
     @Sendable func stylesheet(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {

@@ -96,16 +96,9 @@ struct ListPages: Sendable {
     /// A form that changes a list: from this console's page for this session, by a key that may change lists.
     private func changing(_ request: Request, _ context: AttestGuardRequestContext) async throws -> (ConsoleScope, FormFields) {
         let (scope, canChange) = try Self.access(request, context, catalog: engine.apps)
-        guard canChange else {
-            throw APIError(.forbidden, code: .forbidden, "changing a list takes a key with the analyst:write or admin scope")
-        }
-        guard let type = request.headers[.contentType], type.lowercased().hasPrefix("application/x-www-form-urlencoded") else {
-            throw APIError(.unsupportedMediaType, code: .unsupportedMediaType, "send the form as application/x-www-form-urlencoded")
-        }
-        var request = request
-        let body = try await request.collectBody(upTo: Self.maximumFormBytes)
-        let form = try FormFields(String(buffer: body))
-        try authority.checkForm(request, token: form["csrf"])
+        let form = try await ConsoleForm.read(
+            request, authority: authority, canChange: canChange, what: "changing a list", maximumBytes: Self.maximumFormBytes
+        )
         return (scope, form)
     }
 

@@ -1,5 +1,4 @@
 import AttestGuardEngine
-import AttestGuardStore
 import AttestGuardWire
 import AttestVocabulary
 import Hummingbird
@@ -8,7 +7,7 @@ import AttestGuardRuntime
 /// Each app's review queue (contract: "Review queue"), limited to the key's apps. Reads (`GET
 /// /v1/apps/{appId}/review-items`, `GET .../review-items/{itemId}`) take scope `analyst`, `analyst:write` or `admin`;
 /// a claim (`POST .../{itemId}/claim`) and a decision (`POST .../{itemId}/decision`) take `analyst:write` or `admin`,
-/// and name the key as the analyst.
+/// and name the key as the analyst; a decision's actions on the item's key take `admin`.
 struct ReviewRoutes {
     let engine: Engine
     let body: JSONBody
@@ -69,19 +68,37 @@ struct ReviewRoutes {
             }
             return followUp
         }
+        try Self.requireActionScope(context.apiKey, for: followUps)
         let item = try await engine.reviews.decide(
             appId: appId, id: id, analyst: Self.analyst(context), decision: decision, note: asked.note ?? "", followUps: followUps
         )
         return try JSONResponse.make(ReviewItemBody(item, at: engine.clock.now()), status: .ok)
     }
 
+    /// Whether `key` may ask a decision for `followUps`: acting on a key (revoking it, setting its DeviceCheck bit)
+    /// takes `admin`, as the key and DeviceCheck routes do; `analyst:write` decides and labels.
+    static func mayAct(_ key: APIKey?) -> Bool {
+        key?.scopes.contains(.admin) == true
+    }
+
+    /// Refuses (403) follow-ups asked by a key that may not act on keys.
+    static func requireActionScope(_ key: APIKey?, for followUps: [ReviewFollowUp]) throws {
+        guard followUps.isEmpty || mayAct(key) else {
+            throw APIError(.forbidden, code: .forbidden, "actions on the item's key take the admin scope; analyst:write decides and labels")
+        }
+    }
+
     /// The app and item of the path: the app percent-decoded, the item a positive decimal id.
     static func itemPath(_ context: AttestGuardRequestContext) throws -> (appId: String, id: Int64) {
-        let appId = try appId(context)
+        (try appId(context), try itemId(context))
+    }
+
+    /// The path's item id: a positive decimal number, else 400 `invalid_field`.
+    static func itemId(_ context: AttestGuardRequestContext) throws -> Int64 {
         guard let text = context.parameters.get("itemId"), isDecimal(text), let id = Int64(text), id > 0 else {
             throw APIError.badRequest(.invalidField, "an item id is a positive decimal number")
         }
-        return (appId, id)
+        return id
     }
 
     /// Digits only: `Int64` alone would take `+5` and `-0`.

@@ -1,3 +1,4 @@
+public import AttestVocabulary
 public import Foundation
 
 /// Each app's review queue: items opened by `review` verdicts of the app's chosen actions, claimed and decided by

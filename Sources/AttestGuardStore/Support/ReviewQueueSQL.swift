@@ -1,3 +1,4 @@
+public import AttestVocabulary
 /// The review queue's SQL that SQLite and PostgreSQL share (placeholders differ: each passes its own).
 public enum ReviewQueueSQL {
     /// Marks pending items past their expiry (the placeholder `now`) expired.

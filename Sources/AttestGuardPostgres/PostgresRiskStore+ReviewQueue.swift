@@ -4,31 +4,22 @@ import PostgresNIO
 public import AttestGuardStore
 
 extension PostgresRiskStore {
-    /// One transaction: the sweep, then one upsert per opening (the recorder folds repeats first, and review verdicts
-    /// of chosen actions are few, so a statement each costs less than building arrays for them).
+    /// One transaction: the sweep, then one upsert per opening in ``ReviewQueueSQL/writingOrder(_:)`` (the recorder
+    /// folds repeats first, and review verdicts of chosen actions are few, so a statement each costs less than building
+    /// arrays for them).
     public func openReviewItems(_ openings: [ReviewOpening], now: Date) async throws {
         let logger = self.logger
         try await transaction { connection in
             try await connection.query(Self.sweep(now), logger: logger)
-            for opening in openings {
+            for opening in ReviewQueueSQL.writingOrder(openings) {
                 try await connection.query(
                     """
-                    INSERT INTO review_items (app_id, subject_kind, subject, key_id, user_hash, device_hash, endpoint, action, score, fired,
-                        rule_set_version, first_request_id, last_request_id, verdicts, opened_at, last_verdict_at, expires_at, status)
+                    INSERT INTO review_items (\(unescaped: ReviewQueueSQL.openingColumns))
                     VALUES (\(opening.appId), \(opening.subjectKind.rawValue), \(opening.subject), \(opening.keyId), \(opening.userHash),
                         \(opening.deviceHash), \(opening.endpoint.rawValue), \(opening.action), \(opening.score), \(opening.fired),
                         \(opening.ruleSetVersion), \(opening.firstRequestId), \(opening.lastRequestId), \(Int64(opening.verdicts)),
                         \(opening.firstVerdictAt), \(opening.lastVerdictAt), \(opening.expiresAt), 'open')
-                    ON CONFLICT (app_id, subject_kind, subject) WHERE status IN ('open', 'claimed') DO UPDATE SET
-                        key_id = coalesce(review_items.key_id, excluded.key_id),
-                        user_hash = coalesce(review_items.user_hash, excluded.user_hash),
-                        device_hash = coalesce(review_items.device_hash, excluded.device_hash),
-                        endpoint = excluded.endpoint, action = excluded.action, score = excluded.score, fired = excluded.fired,
-                        rule_set_version = excluded.rule_set_version,
-                        first_request_id = coalesce(review_items.first_request_id, excluded.first_request_id),
-                        last_request_id = coalesce(excluded.last_request_id, review_items.last_request_id),
-                        verdicts = review_items.verdicts + excluded.verdicts,
-                        last_verdict_at = greatest(review_items.last_verdict_at, excluded.last_verdict_at)
+                    \(unescaped: ReviewQueueSQL.fold(greatest: "greatest"))
                     """,
                     logger: logger
                 )

@@ -7,22 +7,12 @@ extension SQLiteRiskStore {
     public func openReviewItems(_ openings: [ReviewOpening], now: Date) async throws {
         try await transaction { connection in
             _ = try await connection.query(ReviewQueueSQL.sweep(now: "?1"), [SQLiteValues.bind(now)])
-            for opening in openings {
+            for opening in ReviewQueueSQL.writingOrder(openings) {
                 _ = try await connection.query(
                     """
-                    INSERT INTO review_items (app_id, subject_kind, subject, key_id, user_hash, device_hash, endpoint, action, score, fired,
-                        rule_set_version, first_request_id, last_request_id, verdicts, opened_at, last_verdict_at, expires_at, status)
+                    INSERT INTO review_items (\(ReviewQueueSQL.openingColumns))
                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, 'open')
-                    ON CONFLICT (app_id, subject_kind, subject) WHERE status IN ('open', 'claimed') DO UPDATE SET
-                        key_id = coalesce(review_items.key_id, excluded.key_id),
-                        user_hash = coalesce(review_items.user_hash, excluded.user_hash),
-                        device_hash = coalesce(review_items.device_hash, excluded.device_hash),
-                        endpoint = excluded.endpoint, action = excluded.action, score = excluded.score, fired = excluded.fired,
-                        rule_set_version = excluded.rule_set_version,
-                        first_request_id = coalesce(review_items.first_request_id, excluded.first_request_id),
-                        last_request_id = coalesce(excluded.last_request_id, review_items.last_request_id),
-                        verdicts = review_items.verdicts + excluded.verdicts,
-                        last_verdict_at = max(review_items.last_verdict_at, excluded.last_verdict_at)
+                    \(ReviewQueueSQL.fold(greatest: "max"))
                     """,
                     [
                         .text(opening.appId), .text(opening.subjectKind.rawValue), .text(opening.subject), SQLiteValues.bind(opening.keyId),

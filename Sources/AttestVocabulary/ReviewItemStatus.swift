@@ -56,6 +56,9 @@ public enum ReviewFollowUp: String, Sendable, Hashable, Codable, CaseIterable, C
     /// Sets DeviceCheck bit 1 for the item's key.
     case setDeviceCheckBit1 = "set_devicecheck_bit1"
 
+    /// The outcome an item shows for a follow-up asked for that has not run (yet).
+    public static let notRun = "not run"
+
     public var description: String { rawValue }
 }
 
@@ -75,20 +78,6 @@ public enum ReviewItemFilter: String, Sendable, Hashable, CaseIterable, CustomSt
 
     /// Whether the listing runs oldest first (the queue's order) rather than latest first.
     public var oldestFirst: Bool { self == .pending || self == .open || self == .claimed }
-
-    /// Whether an item of status `status` belongs in the listing.
-    public func admits(_ status: ReviewItemStatus) -> Bool {
-        switch self {
-        case .pending: status.isPending
-        case .decided: status == .approved || status == .rejected
-        case .all: true
-        case .open: status == .open
-        case .claimed: status == .claimed
-        case .approved: status == .approved
-        case .rejected: status == .rejected
-        case .expired: status == .expired
-        }
-    }
 
     public var description: String { rawValue }
 }

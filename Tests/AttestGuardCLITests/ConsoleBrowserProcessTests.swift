@@ -210,8 +210,16 @@ struct ConsoleBrowserProcessTests {
         #expect(denied.json["decision"] as? String == "deny", "\(denied.json)")
         #expect(!(html["review"] ?? "").contains("name=\"csrf\""), "a read-only analyst gets no review forms")
 
-        // The review queue: the demo's review verdicts opened items; the browser claims and approves one, claims and
-        // rejects another, and a decision posted from another site leaves a third open.
+        // The review queue: the review verdicts (the seeded three, and the personas') opened items; the browser claims
+        // and approves the oldest, claims and rejects the next, and a decision posted from another site leaves a third
+        // open.
+        // The seeded review verdicts reach the queue with the write-behind's next flush: wait for them.
+        let queued = ContinuousClock.now
+        while ContinuousClock.now - queued < .seconds(60) {
+            let pending = try await server.send("GET", "v1/apps/\(Self.appId)/review-items", query: "status=pending")
+            if (pending.json["items"] as? [Any])?.count ?? 0 >= 3 { break }
+            try await Task.sleep(for: .milliseconds(200))
+        }
         let reviewOut = Self.artefacts.appendingPathComponent("review")
         let review = try await CommandLineRunner.runShell(
             "python3 scripts/console-browser.py --timeout 180 --base \"$BASE\" --key-file \"$KEY_FILE\" --out \"$OUT\" --review '/console/review-queue?range=1h' --forge",

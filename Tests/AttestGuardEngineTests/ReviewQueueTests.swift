@@ -58,7 +58,7 @@ struct ReviewQueueTests {
                 let outcome = try await engine.scorer.score(try Self.request(keyId, requestId: "req-\(index)"))
                 #expect(outcome.verdict.decision == .review)
             }
-            _ = try await engine.scorer.score(try Self.request(keyId, action: "promo_claim"))
+            _ = try await engine.scorer.score(try Self.request(keyId, action: "claim_promo"))
             _ = try await engine.scorer.score(try Self.request(keyId, amount: 9_000))
             _ = try await engine.scorer.score(try Self.request(nil, user: "walter"))
             #expect(engine.reviews.recorder.queued == 2)
@@ -161,6 +161,26 @@ struct ReviewQueueTests {
             } catch let error as EngineError {
                 #expect(error.code == .reviewItemClosed && error.message.contains("expired"))
             }
+        }
+    }
+
+    @Test("a write that fails keeps its openings, and a later verdict about the subject folds into them as the later one")
+    func failedWrite() async throws {
+        try await withTestStore(.sqlite) { (test: TestStore) async throws in
+            let faulty = FaultyScoringStore(test.store)
+            let clock = ManualClock(Self.start)
+            let engine = Self.engine(faulty, clock: clock)
+            _ = try await engine.scorer.score(try Self.request(nil, amount: 600, requestId: "first"))
+            faulty.failReviewOpenings(with: StoreError(.unavailable, "down"))
+            await #expect(throws: EngineError.self) { try await engine.reviews.recorder.flush(now: clock.now()) }
+            clock.advance(by: 5)
+            _ = try await engine.scorer.score(try Self.request(nil, amount: 700, requestId: "second"))
+            #expect(engine.reviews.recorder.queued == 1)
+            faulty.failReviewOpenings(with: nil)
+            try await engine.reviews.recorder.flush(now: clock.now())
+            let item = try #require(try await engine.reviews.items(appId: Self.appId, filter: .pending, cursor: nil, limit: 5).items.first)
+            #expect(item.verdicts == 2 && item.firstRequestId == "first" && item.lastRequestId == "second")
+            #expect(item.openedAt == Self.start && item.lastVerdictAt == Self.start.addingTimeInterval(5))
         }
     }
 }

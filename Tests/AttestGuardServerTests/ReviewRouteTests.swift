@@ -71,6 +71,8 @@ struct ReviewRouteTests {
             #expect(badAction.status == 400 && badAction.errorCode == "invalid_field", "\(badAction.text)")
             let badDecision = try await api.post("\(base)/\(id)/decision", json: ["decision": "maybe"], apiKey: Self.writerKey)
             #expect(badDecision.status == 400 && badDecision.errorCode == "invalid_field", "\(badDecision.text)")
+            let control = try await api.post("\(base)/\(id)/decision", json: ["decision": "approve", "note": "a\u{0}b"], apiKey: Self.writerKey)
+            #expect(control.status == 400 && control.errorCode == "invalid_field", "\(control.text)")
             let misspelled = try await api.post("\(base)/\(id)/decision", json: ["decision": "approve", "nots": "x"], apiKey: Self.writerKey)
             #expect(misspelled.status == 400 && misspelled.errorCode == "invalid_field", "\(misspelled.text)")
 
@@ -86,7 +88,7 @@ struct ReviewRouteTests {
             let decidedList = try await api.send(.get, "\(base)?status=decided&limit=1", apiKey: reader)
             #expect((decidedList["items"] as? [Any])?.count == 1 && decidedList["next"] as? String == id, "\(decidedList.text)")
             #expect((try await api.send(.get, base, apiKey: reader)["items"] as? [Any])?.isEmpty == true, "the queue is empty")
-            for query in ["status=bogus", "limit=0", "limit=501", "cursor=%2B5", "cursor=x"] {
+            for query in ["status=bogus", "limit=0", "limit=501", "cursor=%2B5", "cursor=x", "cursor=00000000000000000001"] {
                 let refused = try await api.send(.get, "\(base)?\(query)", apiKey: reader)
                 #expect(refused.status == 400 && refused.errorCode == "invalid_field", "\(query): \(refused.text)")
             }

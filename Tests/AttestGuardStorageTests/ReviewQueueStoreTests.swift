@@ -36,6 +36,10 @@ struct ReviewQueueStoreTests {
             #expect(first.verdicts == 2 && first.score == 60 && first.firstRequestId == "r1" && first.lastRequestId == "r2")
             #expect(first.expiresAt == Self.start.addingTimeInterval(3_600), "a folded verdict keeps the item's expiry")
             #expect(first.lastVerdictAt == Self.start.addingTimeInterval(10) && first.userHash == "user-hash")
+            // Another process writes an earlier verdict late: it counts, and the item keeps its latest facts.
+            try await store.openReviewItems([Self.opening("key-a", requestId: "r0", score: 5, at: 5)], now: Self.start)
+            let late = try #require(try await store.reviewItem(appId: Self.app, id: first.id))
+            #expect(late.verdicts == 3 && late.score == 60 && late.lastRequestId == "r2" && late.lastVerdictAt == Self.start.addingTimeInterval(10))
             #expect(try await store.reviewItems(appId: "TEAMID1234.com.example.other", filter: .all, cursor: nil, limit: 10, now: Self.start).isEmpty)
             #expect(try await store.reviewItem(appId: "TEAMID1234.com.example.other", id: first.id) == nil, "an item is read with its app")
         }

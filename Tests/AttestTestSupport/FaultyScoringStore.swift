@@ -11,6 +11,7 @@ public final class FaultyScoringStore: RiskStore {
     private let keyFault = Mutex<(any Error)?>(nil)
     private let retiredKeysFault = Mutex<(any Error)?>(nil)
     private let ruleActionFault = Mutex<(any Error)?>(nil)
+    private let reviewOpeningFault = Mutex<(any Error)?>(nil)
 
     public init(_ base: any RiskStore) {
         self.base = base
@@ -29,6 +30,11 @@ public final class FaultyScoringStore: RiskStore {
     /// Makes every later ``retiredKeys(after:limit:)`` throw `error` (`nil`: answer again).
     public func failRetiredKeys(with error: (any Error)?) {
         retiredKeysFault.withLock { $0 = error }
+    }
+
+    /// Makes every later ``openReviewItems(_:now:)`` throw `error` (`nil`: answer again).
+    public func failReviewOpenings(with error: (any Error)?) {
+        reviewOpeningFault.withLock { $0 = error }
     }
 
     /// Makes every later ``claimRuleAction(_:)`` throw `error` (`nil`: answer again).
@@ -200,7 +206,10 @@ public final class FaultyScoringStore: RiskStore {
     }
     public func ruleActionRuns(appId: String?, limit: Int) async throws -> [RuleActionRunRecord] { try await base.ruleActionRuns(appId: appId, limit: limit) }
     public func purgeRuleActionRuns(heldUntilBefore instant: Date) async throws -> Int { try await base.purgeRuleActionRuns(heldUntilBefore: instant) }
-    public func openReviewItems(_ openings: [ReviewOpening], now: Date) async throws { try await base.openReviewItems(openings, now: now) }
+    public func openReviewItems(_ openings: [ReviewOpening], now: Date) async throws {
+        if let error = reviewOpeningFault.withLock({ $0 }) { throw error }
+        try await base.openReviewItems(openings, now: now)
+    }
     public func reviewItems(appId: String, filter: ReviewItemFilter, cursor: Int64?, limit: Int, now: Date) async throws -> [ReviewItemRecord] {
         try await base.reviewItems(appId: appId, filter: filter, cursor: cursor, limit: limit, now: now)
     }

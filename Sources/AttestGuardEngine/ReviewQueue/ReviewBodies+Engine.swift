@@ -20,7 +20,7 @@ extension ReviewActionBody {
     /// The actions an item records, one `action: outcome` a line.
     static func parse(_ followUps: String) -> [ReviewActionBody] {
         followUps.split(separator: "\n").map { line in
-            let parts = line.split(separator: ":", maxSplits: 1)
+            let parts = line.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
             return ReviewActionBody(
                 action: String(parts[0]), outcome: parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
             )

@@ -3,7 +3,7 @@ public import Foundation
 /// Which of an app's `review` verdicts open items in its review queue (`apps.<app>.reviewQueue.*`), and how long an item
 /// waits for an analyst.
 public struct ReviewPolicy: Sendable, Hashable {
-    /// The request actions (`purchase`, `promo_claim`) whose review verdicts open items; `nil`: every verdict's,
+    /// The request actions (`purchase`, `claim_promo`) whose review verdicts open items; `nil`: every verdict's,
     /// those naming no action included (`*`).
     public var actions: Set<String>?
     /// How long an item stays in the queue undecided before it expires.

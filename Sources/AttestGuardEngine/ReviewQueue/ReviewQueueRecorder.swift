@@ -1,5 +1,6 @@
 public import AttestGuardStore
 import AttestVocabulary
+import EventLoopConcurrency
 public import Foundation
 import Metrics
 import RiskRules
@@ -14,12 +15,11 @@ public final class ReviewQueueRecorder: Sendable {
     /// The most subjects waiting to be written.
     public let maximumPending: Int
     let store: any ReviewQueueStore
-    private let pending = Mutex(Pending())
-    /// The openings by subject, each with the order its subject was first noted in, so that items open in that order.
-    private struct Pending {
-        var openings: [String: (order: Int, opening: ReviewOpening)] = [:]
-        var noted = 0
-    }
+    /// The openings by subject (``ReviewOpening/identity``).
+    private let pending = Mutex<[String: ReviewOpening]>([:])
+    /// Flushes run one at a time, so that a flush returns only once every opening noted before it began is written
+    /// (or back in the map after a failure): a caller never races the write-behind service's flush in flight.
+    private let flushes = AsyncSerialGate()
     private let dropped = Counter(label: MetricFamily.reviewOpeningsDropped.name)
 
     public init(store: any ReviewQueueStore, maximumPending: Int = 10_000) {
@@ -45,60 +45,71 @@ public final class ReviewQueueRecorder: Sendable {
             endpoint: request.endpoint, action: request.action, score: evaluation.score, fired: evaluation.fired.map(\.id).joined(separator: ","),
             ruleSetVersion: evaluation.ruleSetVersion, requestId: request.requestId, at: now, expiresAt: now.addingTimeInterval(policy.itemLifetime)
         )
-        let admitted = add([opening])
-        if admitted == 1 {
-            Counter(label: MetricFamily.reviewOpenings.name, dimensions: [("app", request.appId)]).increment()
-        }
-    }
-
-    /// Folds `openings` into the pending ones; returns how many found room.
-    @discardableResult
-    private func add(_ openings: [ReviewOpening]) -> Int {
-        let (admitted, refused) = pending.withLock { pending -> (Int, Int) in
-            var admitted = 0
-            for opening in openings {
-                if var held = pending.openings[opening.identity] {
-                    held.opening.fold(opening)
-                    pending.openings[opening.identity] = held
-                } else if pending.openings.count < maximumPending {
-                    pending.noted += 1
-                    pending.openings[opening.identity] = (pending.noted, opening)
-                } else {
-                    continue
-                }
-                admitted += 1
+        let admitted = pending.withLock { pending -> Bool in
+            if var held = pending[opening.identity] {
+                held.fold(opening)
+                pending[opening.identity] = held
+                return true
             }
-            return (admitted, openings.count - admitted)
+            guard pending.count < maximumPending else { return false }
+            pending[opening.identity] = opening
+            return true
         }
-        if refused > 0 { dropped.increment(by: refused) }
-        return admitted
+        if admitted {
+            Counter(label: MetricFamily.reviewOpenings.name, dimensions: [("app", request.appId)]).increment()
+        } else {
+            dropped.increment()
+        }
     }
 
     /// How many subjects wait to be written.
-    public var queued: Int { pending.withLock { $0.openings.count } }
+    public var queued: Int { pending.withLock { $0.count } }
 
-    /// Writes every pending opening in one transaction; on failure they go back to wait for the next flush (folded
-    /// with any noted meanwhile).
+    /// Writes every pending opening in one transaction; on failure they go back to wait for the next flush, the
+    /// verdicts noted meanwhile folded into them (they are the later ones). A flush called while another runs waits
+    /// for it, then writes what is left.
     public func flush(now: Date) async throws {
-        // In the order the subjects were first noted, so that the items' ids follow it.
+        try await flushes.run { try await self.flushOnce(now: now) }
+    }
+
+    private func flushOnce(now: Date) async throws {
         let openings = pending.withLock { pending in
-            defer { pending.openings.removeAll() }
-            return pending.openings.values.sorted { $0.order < $1.order }.map(\.opening)
+            defer { pending.removeAll() }
+            return Array(pending.values)
         }
         guard !openings.isEmpty else { return }
         do {
             try await withStore { try await store.openReviewItems(openings, now: now) }
         } catch {
-            add(openings)
+            putBack(openings)
             throw error
         }
+    }
+
+    /// Returns openings a failed write took: each keeps its place, and a later opening of its subject folds into it;
+    /// past the bound the rest are dropped and counted.
+    private func putBack(_ openings: [ReviewOpening]) {
+        let refused = pending.withLock { pending -> Int in
+            var refused = 0
+            for var opening in openings {
+                if let later = pending[opening.identity] {
+                    opening.fold(later)
+                } else if pending.count >= maximumPending {
+                    refused += 1
+                    continue
+                }
+                pending[opening.identity] = opening
+            }
+            return refused
+        }
+        if refused > 0 { dropped.increment(by: refused) }
     }
 
     /// Drops every pending opening, counting them: for a shutdown whose last flush ran out of time.
     public func dropPending() -> Int {
         let count = pending.withLock { pending in
-            defer { pending.openings.removeAll() }
-            return pending.openings.count
+            defer { pending.removeAll() }
+            return pending.count
         }
         if count > 0 { dropped.increment(by: count) }
         return count

@@ -41,15 +41,19 @@ public struct ReviewService: Sendable {
     /// when the page may not be the last.
     /// - Throws: `app_not_found` (404), `invalid_field` (400) for a limit out of 1...``listingLimit``,
     ///   `store_unavailable` (503).
-    public func items(appId: String, filter: ReviewItemFilter, cursor: Int64?, limit: Int) async throws -> (items: [ReviewItemRecord], next: Int64?) {
+    /// `at` is the instant the listing was read at, for showing each item's status as the listing chose it.
+    public func items(
+        appId: String, filter: ReviewItemFilter, cursor: Int64?, limit: Int
+    ) async throws -> (items: [ReviewItemRecord], next: Int64?, at: Date) {
         _ = try apps.policy(for: appId)
         guard (1...Self.listingLimit).contains(limit) else {
             throw EngineError.invalid(.invalidField, "limit is 1 to \(Self.listingLimit)")
         }
+        let now = clock.now()
         let items = try await withStore {
-            try await store.reviewItems(appId: appId, filter: filter, cursor: cursor, limit: limit, now: clock.now())
+            try await store.reviewItems(appId: appId, filter: filter, cursor: cursor, limit: limit, now: now)
         }
-        return (items, items.count == limit ? items.last?.id : nil)
+        return (items, items.count == limit ? items.last?.id : nil, now)
     }
 
     /// One item of an app.
@@ -82,6 +86,10 @@ public struct ReviewService: Sendable {
         guard note.utf8.count <= Self.maximumNoteBytes else {
             throw EngineError.invalid(.invalidField, "note is at most \(Self.maximumNoteBytes) bytes")
         }
+        // Lines and tabs are a note's; other control characters (NUL, which PostgreSQL's text refuses, escapes) are not.
+        guard !note.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && !"\n\r\t".unicodeScalars.contains($0) }) else {
+            throw EngineError.invalid(.invalidField, "note holds a control character other than a line break or a tab")
+        }
         let followUps = ReviewFollowUp.allCases.filter(followUps.contains)
         if !followUps.isEmpty, decision != .reject {
             throw EngineError.invalid(.invalidField, "actions go with reject only: an approved subject is not acted against")
@@ -90,7 +98,7 @@ public struct ReviewService: Sendable {
         if !followUps.isEmpty, current.keyId == nil {
             throw EngineError.invalid(.invalidField, "the item names no key, so \(followUps.map(\.rawValue).joined(separator: " and ")) has nothing to act on")
         }
-        let asked = followUps.map { "\($0.rawValue): not run" }.joined(separator: "\n")
+        let asked = followUps.map { "\($0.rawValue): \(ReviewFollowUp.notRun)" }.joined(separator: "\n")
         let change = ReviewItemChange(
             appId: appId, itemId: id, analyst: analyst, kind: .decide(decision, note: note, followUps: asked), at: clock.now()
         )
@@ -103,7 +111,9 @@ public struct ReviewService: Sendable {
         guard !followUps.isEmpty, let keyId = item.keyId else { return item }
         var results: [String] = []
         for followUp in followUps {
-            results.append("\(followUp.rawValue): \(await run(followUp, appId: appId, keyId: keyId, itemId: id))")
+            // One line per follow-up: an error's own line breaks would split it.
+            let outcome = await run(followUp, appId: appId, keyId: keyId, itemId: id).replacingOccurrences(of: "\n", with: " ")
+            results.append("\(followUp.rawValue): \(outcome)")
         }
         item.followUps = results.joined(separator: "\n")
         // The deeds are done whatever this write does: a failed one leaves `not run` on the item, and the log line says.

@@ -129,7 +129,7 @@ public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
         ConfigurationKey("apps.<app>.debugTokens.enabled", "accept debug tokens, which admins make for the iOS Simulator and CI runners (default false)"),
         ConfigurationKey("apps.<app>.debugTokens.maxLifetimeDays", "the longest lifetime an admin may give a debug token, 1-365 days (default 30)"),
         ConfigurationKey("apps.<app>.debugTokens.allowInProduction", "let an app whose environments include production accept debug tokens; the server warns of it at every start (default false)"),
-        ConfigurationKey("apps.<app>.reviewQueue.actions", "the request actions (purchase, promo_claim; * for every verdict) whose review verdicts open items in the app's review queue (default: none)", list: true),
+        ConfigurationKey("apps.<app>.reviewQueue.actions", "the request actions (purchase, claim_promo; * for every verdict) whose review verdicts open items in the app's review queue (default: none)", list: true),
         ConfigurationKey("apps.<app>.reviewQueue.itemLifetimeHours", "how long a review item waits undecided before it expires, 1-720 hours (default 72)"),
         ConfigurationKey("apps.<app>.ramp.enabled", "follow an automatic attestation rollout ramp (default true when another ramp key is set)"),
         ConfigurationKey("apps.<app>.ramp.startPercent", "the ramp's first attestation-required percentage, 1-100 (default 1)"),

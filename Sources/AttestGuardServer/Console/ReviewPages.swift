@@ -29,12 +29,11 @@ struct ReviewPages: Sendable {
             throw APIError.badRequest(.invalidField, "status is \(ReviewItemFilter.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         let page = try await engine.reviews.items(appId: scope.appId, filter: filter, cursor: nil, limit: Self.itemsShown)
-        let now = engine.clock.now()
         let base = ListPages.query(scope)
         return templates.page("review-queue", ReviewQueueView(
             frame: ConsoleFrame(title: "Review queue", path: "/console/review-queue", scope: scope),
             filters: Self.filters.map { ReviewQueueView.Filter(label: $0.rawValue, href: "/console/review-queue\(base)&status=\($0.rawValue)", current: $0 == filter) },
-            items: page.items.map { ReviewQueueView.Row(ReviewItemBody($0, at: now), query: base) },
+            items: page.items.map { ReviewQueueView.Row(ReviewItemBody($0, at: page.at), query: base) },
             more: page.next != nil, pendingShown: filter == .pending
         ))
     }
@@ -198,6 +197,8 @@ struct ReviewItemView: Sendable {
     /// The session's form token, when the key may change the item and it is pending (the forms show only then).
     var csrf: String?
     var formAction: String
+    /// The page's app and range, for the forms' actions.
+    var formQuery: String
     var queueHref: String
     /// The console's search for the item's key, when it names one.
     var keySearchHref: String?
@@ -235,13 +236,15 @@ struct ReviewItemView: Sendable {
         formAction = "/console/review-queue/\(item.id)"
         queueHref = "/console/review-queue\(query)"
         keySearchHref = item.keyId.map { "/console/search\(query)&by=key&q=\(ConsoleFrame.encoded($0))" }
-        followUps = item.keyId == nil || !mayAct ? [] : [
-            FollowUp(name: ReviewFollowUp.revokeKey.rawValue, label: "revoke the key"),
-            FollowUp(name: ReviewFollowUp.setDeviceCheckBit1.rawValue, label: "set the key's DeviceCheck bit 1"),
-        ]
-        self.formQuery = query
+        followUps = item.keyId == nil || !mayAct ? [] : ReviewFollowUp.allCases.map { FollowUp(name: $0.rawValue, label: Self.label(of: $0)) }
+        formQuery = query
     }
 
-    /// The page's app and range, for the forms' actions.
-    var formQuery: String
+    /// What a follow-up's checkbox says.
+    private static func label(of followUp: ReviewFollowUp) -> String {
+        switch followUp {
+        case .revokeKey: "revoke the key"
+        case .setDeviceCheckBit1: "set the key's DeviceCheck bit 1"
+        }
+    }
 }

@@ -32,12 +32,13 @@ struct ReviewRoutes {
             throw APIError.badRequest(.invalidField, "status is \(ReviewItemFilter.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         let cursor = try query["cursor"].map { text in
-            guard Self.isDecimal(text), let id = Int64(text) else { throw APIError.badRequest(.invalidField, "cursor is a page's next value") }
+            guard Self.isDecimal(text), text.utf8.count <= 19, let id = Int64(text) else { throw APIError.badRequest(.invalidField, "cursor is a page's next value") }
             return id
         }
         let page = try await engine.reviews.items(appId: appId, filter: filter, cursor: cursor, limit: try query.integer("limit") ?? 50)
-        let now = engine.clock.now()
-        return try JSONResponse.make(ReviewItemsBody(items: page.items.map { ReviewItemBody($0, at: now) }, next: page.next.map(String.init)), status: .ok)
+        return try JSONResponse.make(
+            ReviewItemsBody(items: page.items.map { ReviewItemBody($0, at: page.at) }, next: page.next.map(String.init)), status: .ok
+        )
     }
 
     @Sendable func item(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {

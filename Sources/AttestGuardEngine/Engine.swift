@@ -41,6 +41,8 @@ public struct Engine: Sendable {
     public let ruleActions: RuleActionService
     /// Each app's review queue: opened by review verdicts of chosen actions, decided by analysts.
     public let reviews: ReviewService
+    /// The nightly sweep of every active key with a named rule set, whose actions run as the rules' do.
+    public let sweep: KeySweep
     /// Bounds each user's attestation outcome reports (``AttestationOutcomes/report(_:appId:user:)``).
     let outcomeReportQuota = AttestationOutcomes.ReportQuota()
 
@@ -103,7 +105,11 @@ public struct Engine: Sendable {
         self.debugTokens = DebugTokenService(store: store, apps: apps, clock: clock)
         let keys = KeyService(store: store, apps: apps, clock: clock, factsCache: factsCache, retiredKeys: retiredKeys)
         self.keys = keys
-        self.ruleActions = RuleActionService(queue: actionQueue, store: store, keys: keys, lists: lists, deviceCheck: deviceCheckService)
+        let ruleActions = RuleActionService(queue: actionQueue, store: store, keys: keys, lists: lists, deviceCheck: deviceCheckService)
+        self.ruleActions = ruleActions
+        self.sweep = KeySweep(
+            store: store, apps: apps, assembler: scorer.assembler, keying: settings.velocityKeying, actions: ruleActions, clock: clock
+        )
         self.reviews = ReviewService(
             recorder: reviewRecorder, store: store, apps: apps, keys: keys, deviceCheck: deviceCheckService, clock: clock,
             retentionDays: settings.decisionLogRetentionDays

@@ -46,3 +46,20 @@ extension PostgresRiskStore {
         }
     }
 }
+
+extension PostgresRiskStore {
+    /// By the primary key's range (app, key id), from the replica when one is configured: a sweep reads what the
+    /// night's refresh wrote, and a key a few seconds late is swept the next night.
+    public func activeKeys(appId: String, after: Data?, limit: Int) async throws -> [ActiveKey] {
+        try await laggingRows(
+            """
+            SELECT key_id, user_id, device_id FROM app_keys
+            WHERE app_id = \(appId) AND status = 'active' AND key_id > \(after ?? Data())
+            ORDER BY key_id LIMIT \(Int32(clamping: max(limit, 0)))
+            """
+        ).map { row in
+            let read = PostgresRowReader(row, table: "app_keys")
+            return ActiveKey(keyId: try read("key_id"), userId: try read("user_id"), deviceId: try read("device_id"))
+        }
+    }
+}

@@ -46,3 +46,15 @@ extension SQLiteRiskStore {
         }
     }
 }
+
+extension SQLiteRiskStore {
+    public func activeKeys(appId: String, after: Data?, limit: Int) async throws -> [ActiveKey] {
+        try await query(
+            "SELECT key_id, user_id, device_id FROM app_keys WHERE app_id = ?1 AND status = 'active' AND key_id > ?2 ORDER BY key_id LIMIT ?3",
+            [.text(appId), SQLiteValues.bind(after ?? Data()), .integer(max(limit, 0))]
+        ).map { row in
+            let read = SQLiteRowReader(row: row, table: "app_keys")
+            return ActiveKey(keyId: try read.blob("key_id"), userId: try read.text("user_id"), deviceId: try read.optionalText("device_id"))
+        }
+    }
+}

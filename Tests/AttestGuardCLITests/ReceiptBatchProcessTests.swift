@@ -51,7 +51,9 @@ struct ReceiptBatchProcessTests {
             return try JSONDecoder().decode(FakeAppleStats.self, from: data)
         }
 
-        func batch() throws -> BatchProcess { try BatchProcess(environment: environment) }
+        func batch(_ extra: [String: String] = [:]) throws -> BatchProcess {
+            try BatchProcess(environment: environment.merging(extra) { _, new in new })
+        }
 
         /// Every key holds a RECEIPT with its scenario metric and exactly one history row per stored metric.
         func checkEveryKey() async throws -> (wrong: Int, historyRows: Int) {
@@ -171,7 +173,15 @@ struct ReceiptBatchProcessTests {
         let keyCount = Self.sharedKeyCount
         let rig = try await Rig.start(keyCount: keyCount)
         do {
-            let (first, second) = (try rig.batch(), try rig.batch())
+            // Each then sweeps every key with a rule that reviews a key with a risk metric: by then every receipt is
+            // redeemed (a batch ends when nothing is due or held anywhere).
+            let sweep = FileManager.default.temporaryDirectory.appendingPathComponent("sweep-rules-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: sweep, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: sweep) }
+            try "version: 1\nrules:\n  - id: refreshed\n    when: receipt.risk_metric >= 0\n    decide: review\n"
+                .write(to: sweep.appendingPathComponent("sweep.yaml"), atomically: true, encoding: .utf8)
+            let sweeping = ["ATTESTGUARD_RULES_SWEEP_DIRECTORY": sweep.path]
+            let (first, second) = (try rig.batch(sweeping), try rig.batch(sweeping))
             let (one, two) = (await first.wait(), await second.wait())
             #expect(one.status == 0 && two.status == 0, "\(one.standardError) \(two.standardError)")
             let (redeemedOne, redeemedTwo) = (one.json["redeemed"] as? Int ?? 0, two.json["redeemed"] as? Int ?? 0)
@@ -179,6 +189,10 @@ struct ReceiptBatchProcessTests {
             #expect(redeemedOne + redeemedTwo >= keyCount)
             // Each ends with the day's risk-metric baselines: the one configured app's is computed by one of them.
             #expect((one.json["baselines"] as? Int ?? -1) + (two.json["baselines"] as? Int ?? -1) == 1, "\(one.standardOutput) \(two.standardOutput)")
+            for summary in [one.json, two.json] {
+                let swept = (summary["sweep"] as? [String: [String: Int]])?["ABCDE12345.com.example.attestguard"]
+                #expect(swept == ["keys": keyCount, "flagged": keyCount, "failed": 0], "\(summary)")
+            }
             let stats = try await rig.stats()
             let injected = stats.injected(.throttled) + stats.injected(.serverError) + stats.injected(.dropped)
             #expect(stats.redemptionRequests - keyCount <= injected)

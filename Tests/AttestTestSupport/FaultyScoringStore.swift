@@ -219,6 +219,9 @@ public final class FaultyScoringStore: RiskStore {
         try await base.recordReviewFollowUps(appId: appId, id: id, followUps: followUps)
     }
     public func purgeReviewItems(closedBefore instant: Date) async throws -> Int { try await base.purgeReviewItems(closedBefore: instant) }
+    public func activeKeys(appId: String, after: Data?, limit: Int) async throws -> [ActiveKey] {
+        try await base.activeKeys(appId: appId, after: after, limit: limit)
+    }
     public func markDeviceCheckBit1Pending(
         scope: DeviceCheckScope, environment: AppAttestEnvironment, subject: DeviceCheckSubject, ruleId: String, at: Date
     ) async throws {

@@ -21,7 +21,17 @@ struct BatchSummary: Encodable {
     var newlyDormant: [String: Int]
     /// Apps whose risk-metric baseline the batch computed for the day (absent when the job failed).
     var baselines: Int?
+    /// The sweep at the batch's end, per app: keys scored and flagged (absent when no sweep is configured or it
+    /// failed; `attestguard receipts sweep --json` prints the whole report).
+    var sweep: [String: SweepCounts]?
     var seconds: Double
+
+    /// One app's sweep in the summary.
+    struct SweepCounts: Encodable {
+        var keys: Int
+        var flagged: Int
+        var failed: Int
+    }
     var perSecond: Double
 
     init(report: ReceiptBatchReport, elapsed: Duration) {
@@ -40,6 +50,9 @@ struct BatchSummary: Encodable {
         dormant = report.dormant
         newlyDormant = report.newlyDormantPerApp
         baselines = report.baselinesComputed
+        sweep = report.sweep.map { sweep in
+            Dictionary(uniqueKeysWithValues: sweep.apps.map { ($0.appId, SweepCounts(keys: $0.keys, flagged: $0.flagged, failed: $0.failed)) })
+        }
         seconds = (elapsed.timeInterval * 1000).rounded() / 1000
         perSecond = seconds > 0 ? (Double(report.settled) / seconds).rounded() : 0
     }

@@ -5,7 +5,7 @@ extension AttestGuardCommand {
     struct Receipts: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Redeem App Attest receipts with Apple for fresh risk metrics.",
-            subcommands: [RefreshReceipts.self, BaselineCommand.self]
+            subcommands: [RefreshReceipts.self, BaselineCommand.self, SweepKeys.self]
         )
     }
 }

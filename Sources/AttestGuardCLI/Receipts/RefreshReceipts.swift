@@ -4,6 +4,7 @@ import AttestGuardEngine
 import AttestGuardRuntime
 import Foundation
 import Logging
+import RiskRules
 
 /// `attestguard receipts refresh`: the nightly batch. Redeems every due receipt, retrying transient failures,
 /// and exits when nothing due, leased or backing off remains.
@@ -12,6 +13,9 @@ struct RefreshReceipts: AsyncParsableCommand {
         commandName: "refresh",
         abstract: "Redeem every due receipt once (a cron-friendly batch); several processes may share one PostgreSQL.",
         discussion: """
+            With rules.sweepDirectory set, it then sweeps every active key with that rule set (see `attestguard \
+            receipts sweep`) and the summary's `sweep` holds each app's keys and flagged keys.
+
             Prints one JSON summary line on stdout. Progress goes to stderr: a bar on a terminal, a log line every \
             --log-every seconds otherwise.
 
@@ -54,7 +58,18 @@ struct RefreshReceipts: AsyncParsableCommand {
             Self.fail("cannot open the store: \(error)", code: 3)
         }
         let services = store.services
-        let scheduler = ReceiptRefreshScheduler(store: store, apple: apple, configuration: configuration, clock: clock, logger: logger)
+        var scheduler = ReceiptRefreshScheduler(store: store, apple: apple, configuration: configuration, clock: clock, logger: logger)
+        if let directory = configuration.sweepRulesDirectory {
+            // The sweep after the batch (and its baselines): the rule set loads before any receipt is redeemed.
+            let ruleSet: RuleSet
+            do {
+                ruleSet = try RuleSetLoader.load(directory: directory)
+            } catch {
+                await store.close()
+                Self.fail("the sweep rule set (rules.sweepDirectory) does not load: \(error)", code: 2)
+            }
+            scheduler.sweep = KeySweepJob(engine: SweepKeys.engine(store: store.store, configuration: configuration, ruleSet: ruleSet), ruleSet: ruleSet)
+        }
         let printer = BatchProgressPrinter(logEvery: .seconds(logEvery))
         let outcome: Result<ReceiptBatchReport, any Error> = await {
             do {

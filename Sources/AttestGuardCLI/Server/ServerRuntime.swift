@@ -6,6 +6,7 @@ import Foundation
 import Logging
 import Metrics
 import Prometheus
+import RiskRules
 import ServiceLifecycle
 
 /// A server assembled from its configuration, ready to run in a service group: the store, the engine, receipt
@@ -46,9 +47,21 @@ struct ServerRuntime {
         )
         var background: [any Service] = []
         if let apple, configuration.receiptRefreshEnabled {
-            let scheduler = ReceiptRefreshScheduler(
+            var scheduler = ReceiptRefreshScheduler(
                 store: store, apple: apple, configuration: configuration, clock: clock, logger: logger, factsCache: engine.factsCache
             )
+            if let directory = configuration.sweepRulesDirectory {
+                // Read at start: a sweep rule set that does not load stops the start, as the live one does.
+                let ruleSet: RuleSet
+                do {
+                    ruleSet = try RuleSetLoader.load(directory: directory)
+                } catch {
+                    await store.close()
+                    throw error
+                }
+                scheduler.sweep = KeySweepJob(engine: engine, ruleSet: ruleSet)
+                logger.info("key sweep: once a UTC day after the day's first refresh pass", metadata: ["rule_set": .string(ruleSet.version)])
+            }
             background.append(ReceiptRefreshService(scheduler: scheduler))
             logger.info("receipt refresh: continuous", metadata: ["owner": .string(scheduler.owner)])
         } else {

@@ -63,6 +63,8 @@ public struct ReceiptBatchReport: Sendable, Hashable {
     /// Apps whose risk-metric baseline for the day the batch computed at its end (``RiskBaselineJob``); nil when no
     /// job ran or it failed.
     public var baselinesComputed: Int?
+    /// What the sweep (``KeySweepJob``) at the batch's end found; nil when none is configured or it failed.
+    public var sweep: KeySweepReport?
 
     public init() {}
 

@@ -29,6 +29,9 @@ public struct ReceiptRefreshScheduler: Sendable {
     public let owner: String
     /// The daily risk-metric baseline job, run at the end of a batch and once a UTC day by the continuous loop.
     public var baselines: RiskBaselineJob?
+    /// The nightly sweep, run after the baselines at the end of a batch and once a UTC day by the continuous loop;
+    /// `nil` without `rules.sweepDirectory`.
+    public var sweep: KeySweepJob?
     let refresher: ReceiptRefresher
     let metrics: ReceiptRefreshMetrics
     let logger: Logger
@@ -97,6 +100,14 @@ public struct ReceiptRefreshScheduler: Sendable {
             // A failed baseline is logged by the job; the receipts the batch refreshed stand.
             report.baselinesComputed = try? await baselines.run().count
         }
+        if let sweep {
+            // A failed sweep is logged; the receipts the batch refreshed stand, and the next night sweeps again.
+            do {
+                report.sweep = try await sweep.run()
+            } catch {
+                logger.warning("key sweep failed", metadata: ["error": .string(String(describing: error))])
+            }
+        }
         return report
     }
 
@@ -114,6 +125,11 @@ public struct ReceiptRefreshScheduler: Sendable {
                 metrics.recordBacklog(try await store.receiptBacklog(at: clock.now(), retryingSince: clock.now()))
                 // The day's baselines after its first pass; a failure is the job's to log, and is retried next pass.
                 _ = try? await baselines?.runIfDue()
+                do {
+                    _ = try await sweep?.runIfDue()
+                } catch {
+                    logger.warning("key sweep failed; tried again after the next pass", metadata: ["error": .string(String(describing: error))])
+                }
             } catch is CancellationError {
                 return
             } catch {

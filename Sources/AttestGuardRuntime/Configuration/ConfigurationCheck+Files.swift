@@ -1,10 +1,11 @@
 import AttestGuardEngine
 import Foundation
 import Logging
+import RiskRules
 
 extension ConfigurationCheck {
     /// The check with the files the configuration names opened as `serve` opens them at start-up: the TLS
-    /// certificate chain and key readable, the rule sets (`rules.directory` and `rules.shadowDirectory`) and the
+    /// certificate chain and key readable, the rule sets (`rules.directory`, `rules.shadowDirectory` and `rules.sweepDirectory`) and the
     /// gateway policies (`gateway.policyDirectory`) loading. Nothing is opened when there are problems already.
     /// - Parameter rulesFallback: The rule directory `serve` uses when none is configured and it exists.
     public func openingNamedFiles(rulesFallback: String? = "Rules") -> ConfigurationCheck {
@@ -22,6 +23,13 @@ extension ConfigurationCheck {
             _ = try RuleSetStartup.load(configuration, clock: clock, logger: logger, fallbackDirectory: rulesFallback)
         } catch {
             found.append(error as? ConfigurationError ?? ConfigurationError(key: "rules.directory", String(describing: error)))
+        }
+        if let sweep = configuration.sweepRulesDirectory {
+            do {
+                _ = try RuleSetLoader.load(directory: sweep)
+            } catch {
+                found.append(ConfigurationError(key: "rules.sweepDirectory", String(describing: error)))
+            }
         }
         do {
             _ = try GatewayPolicyReloader(settings: configuration.gateway, apps: AppCatalog(configuration.apps), clock: clock, logger: logger)

@@ -160,6 +160,7 @@ public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
         ConfigurationKey("receipts.refresh.dormantAfterDays", "keys unused this long leave the schedule until their next use; 0 = never (default 30)"),
         ConfigurationKey("rules.directory", "the rule set (default ./Rules if present, else none)"),
         ConfigurationKey("rules.shadowDirectory", "a rule set evaluated beside the live one, logged, never enforced"),
+        ConfigurationKey("rules.sweepDirectory", "the rule set `attestguard receipts sweep` evaluates over every active key, running its rules' actions (default: none)"),
         ConfigurationKey("rules.hitMetricsLimit", "rules with a hit series of their own in attestguard_rule_hits_total; the rest count as _other (default 500)"),
         ConfigurationKey("gateway.policyDirectory", "the app route policies forward-auth decides by (none: forward-auth refuses every request)"),
         ConfigurationKey("gateway.trustedHeaderPrefix", "the prefix of the headers only the gateway sets: User, Client-IP, Body-Sha256 (default X-AttestGuard-)"),

@@ -105,6 +105,8 @@ public struct ServerConfiguration: Sendable {
     public var rulesDirectory: String? = nil
     /// A shadow rule directory (`rules.shadowDirectory`): evaluated beside the live set and logged, never enforced.
     public var shadowRulesDirectory: String? = nil
+    /// The rule set the nightly sweep evaluates over every active key (`rules.sweepDirectory`); `nil`: no sweep.
+    public var sweepRulesDirectory: String? = nil
     /// Rules with a hit series of their own (`rules.hitMetricsLimit`); the rest count as `rule="_other"`.
     public var ruleHitMetricsLimit = RuleHitCounters.defaultLimit
     /// The forward-auth endpoint's route policies and trusted header prefix (`gateway.*`).

@@ -204,6 +204,7 @@ public enum ServerConfigurationLoader {
         )
         configuration.gateway = try values.recovering(GatewaySettings()) { try GatewaySettings(reading: values.scoped("gateway")) }
         configuration.logFormat = try values.choice("logFormat", default: LogFormat.text)
+        configuration.sweepRulesDirectory = rules.string("sweepDirectory")
         configuration.ruleHitMetricsLimit = try rules.int("hitMetricsLimit", default: RuleHitCounters.defaultLimit, range: 0...100_000)
         let operatorValues = values.scoped("operator")
         if operatorValues.string("port") != nil {

@@ -1,0 +1,141 @@
+public import AttestGuardStore
+import AttestVocabulary
+public import Foundation
+public import Logging
+public import RiskRules
+
+/// The nightly sweep: a named rule set (`sweep.rulesDirectory`) evaluated over every active key of every app, as a
+/// verdict about the key would be (its receipt's risk metric fresh from the night's refresh, its DeviceCheck bits,
+/// the labels, velocity and distinct counts of its key, user and device; no request, so `request.*` signals are
+/// missing), and the actions of the rules that fire queued as a verdict's are (``RuleActionQueue``: at most once per
+/// target and period, monitored in monitor mode) and run between pages. Nothing is logged in the decision log and no
+/// velocity or distinct count is recorded: the sweep reads, it is not traffic. A dry run counts the actions without
+/// queueing any.
+public struct KeySweep: Sendable {
+    let store: any RiskStore
+    let apps: AppCatalog
+    let assembler: SignalAssembler
+    let keying: VelocityKeying
+    let actions: RuleActionService
+    let clock: any EngineClock
+    let logger = Logger(label: "attestguard.sweep")
+
+    /// Keys read per store round trip, and run between two action runs.
+    public static let pageSize = 500
+    /// Keys scored at once.
+    public static let concurrency = 8
+    /// Flagged keys a report lists per app; the counts cover them all.
+    public static let flaggedListed = 100
+
+    init(store: any RiskStore, apps: AppCatalog, assembler: SignalAssembler, keying: VelocityKeying, actions: RuleActionService, clock: any EngineClock) {
+        self.store = store
+        self.apps = apps
+        self.assembler = assembler
+        self.keying = keying
+        self.actions = actions
+        self.clock = clock
+    }
+
+    /// Sweeps the apps `appIds` (every configured app when `nil`) with `ruleSet`.
+    /// - Throws: `app_not_found` for an unknown app; `store_unavailable` when a page of keys cannot be read or the
+    ///   actions cannot be claimed (what was queued stays queued for the next run).
+    /// - Parameter pageSize: Keys read per store round trip (``pageSize`` but in tests).
+    public func run(_ ruleSet: RuleSet, appIds: [String]? = nil, dryRun: Bool, pageSize: Int = KeySweep.pageSize) async throws -> KeySweepReport {
+        let startedAt = clock.now()
+        let policies = try (appIds ?? apps.all.map(\.appId)).map { try apps.policy(for: $0) }
+        var reports: [KeySweepReport.App] = []
+        for app in policies {
+            reports.append(try await sweep(app, ruleSet: ruleSet, dryRun: dryRun, pageSize: max(1, pageSize)))
+        }
+        let report = KeySweepReport(ruleSetVersion: ruleSet.version, dryRun: dryRun, startedAt: startedAt, finishedAt: clock.now(), apps: reports)
+        for app in report.apps {
+            logger.notice("key sweep finished", metadata: [
+                "app": .string(app.appId), "keys": .stringConvertible(app.keys), "flagged": .stringConvertible(app.flagged),
+                "failed": .stringConvertible(app.failed), "dry_run": .stringConvertible(dryRun), "rule_set": .string(ruleSet.version),
+            ])
+        }
+        return report
+    }
+
+    private func sweep(_ app: AppPolicy, ruleSet: RuleSet, dryRun: Bool, pageSize: Int) async throws -> KeySweepReport.App {
+        var report = KeySweepReport.App(appId: app.appId)
+        var after: Data?
+        while true {
+            let page = try await withStore { try await store.activeKeys(appId: app.appId, after: after, limit: pageSize) }
+            guard let last = page.last else { break }
+            after = last.keyId
+            let now = clock.now()
+            let outcomes = try await withThrowingTaskGroup(of: (Int, Outcome).self) { group in
+                var outcomes = [Outcome?](repeating: nil, count: page.count)
+                var next = 0
+                func start(_ index: Int) {
+                    group.addTask { (index, await self.score(page[index], app: app, ruleSet: ruleSet, dryRun: dryRun, now: now)) }
+                }
+                while next < min(Self.concurrency, page.count) {
+                    start(next)
+                    next += 1
+                }
+                for try await (index, outcome) in group {
+                    outcomes[index] = outcome
+                    if next < page.count {
+                        start(next)
+                        next += 1
+                    }
+                }
+                return outcomes.compactMap { $0 }
+            }
+            for outcome in outcomes { report.add(outcome) }
+            // Between pages, so that a night that flags many keys never fills the action queue.
+            if !dryRun { try await actions.run() }
+            if page.count < pageSize { break }
+        }
+        return report
+    }
+
+    /// What scoring one key gave.
+    enum Outcome: Sendable {
+        case scored(keyId: String, evaluation: RuleEvaluation)
+        case failed
+    }
+
+    private func score(_ key: ActiveKey, app: AppPolicy, ruleSet: RuleSet, dryRun: Bool, now: Date) async -> Outcome {
+        do {
+            var request = ScoreRequest(appId: app.appId, keyId: try KeyId(bytes: key.keyId))
+            // The ids were checked when the key was registered; one that no longer passes is left out, not the key.
+            request.userId = try? Identifier(key.userId, field: "userId")
+            request.deviceId = try key.deviceId.map { try? Identifier($0, field: "deviceId") } ?? nil
+            let subjects = keying.hash(request.velocitySubjects)
+            let values = try await assembler.assemble(request, subjects: subjects, app: app, ruleSet: ruleSet, now: now)
+            let evaluation = ruleSet.evaluate(values)
+            if !dryRun { actions.queue.submit(evaluation, request: request, subjects: subjects, mode: app.mode, now: now) }
+            return .scored(keyId: request.keyId?.base64 ?? "", evaluation: evaluation)
+        } catch {
+            logger.warning("key sweep could not score a key; it is swept the next time", metadata: [
+                "app": .string(app.appId), "error": .string(String(describing: error)),
+            ])
+            return .failed
+        }
+    }
+}
+
+extension KeySweepReport.App {
+    /// Counts one key's outcome.
+    mutating func add(_ outcome: KeySweep.Outcome) {
+        guard case .scored(let keyId, let evaluation) = outcome else {
+            failed += 1
+            return
+        }
+        keys += 1
+        for firing in evaluation.fired { rules[firing.id, default: 0] += 1 }
+        let asked = evaluation.actions
+        guard !asked.isEmpty || evaluation.decision != .allow else { return }
+        flagged += 1
+        for (_, action) in asked { actions[action.name.rawValue, default: 0] += 1 }
+        if flaggedKeys.count < KeySweep.flaggedListed {
+            flaggedKeys.append(KeySweepReport.FlaggedKey(
+                keyId: keyId, decision: evaluation.decision.rawValue, score: evaluation.score, rules: evaluation.fired.map(\.id),
+                actions: asked.map(\.action.description)
+            ))
+        }
+    }
+}

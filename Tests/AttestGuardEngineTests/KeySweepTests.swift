@@ -1,0 +1,86 @@
+@testable import AttestGuardEngine
+import AttestGuardStore
+import AttestTestSupport
+import AttestVocabulary
+import Foundation
+import RiskRules
+import Testing
+
+/// The nightly sweep in the engine: every active key, a page at a time, scored with the sweep rule set; the fired
+/// rules' actions queued and run as a verdict's, never in a dry run, monitored in monitor mode.
+@Suite("The nightly sweep in the engine")
+struct KeySweepTests {
+    static let appId = SimulatorFixtures.app.appId
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+    static let rules: RuleSet = {
+        let yaml = """
+            version: 1
+            rules:
+              - id: labelled-user
+                when: label.user == "fraud"
+                decide: deny
+                then: revoke_key
+              - id: every-key
+                when: key.status == "active"
+                score: 1
+            """
+        do { return try RuleSetLoader.compile(documents: [("a.yaml", yaml)]) { _ in "" } } catch { preconditionFailure("\(error)") }
+    }()
+
+    static func engine(_ store: any RiskStore, clock: ManualClock, mode: AppPolicy.Mode = .enforce) -> Engine {
+        Engine(
+            store: store, apps: AppCatalog([AppPolicy(appId: appId, environments: [.development], mode: mode)]), settings: EngineSettings(),
+            clock: clock, rules: RuleSetHolder(rules)
+        )
+    }
+
+    @Test("pages through every active key; reads the key's user; a dry run queues nothing; the sweep revokes", arguments: TestStoreBackend.available)
+    func sweep(backend: TestStoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let clock = ManualClock(Self.start)
+            let engine = Self.engine(test.store, clock: clock)
+            let keys = try await ReceiptFleet.register(count: 5, in: test.store, at: Self.start, placeholderReceipts: true, parallelism: 1)
+            let flaggedKey = try #require(keys.first)
+            let user = try #require(try await test.store.key(appId: Self.appId, keyId: flaggedKey.keyId)?.userId)
+            _ = try await test.store.storeLabels([FraudLabelRecord(
+                appId: Self.appId, kind: .user, subject: EngineSettings().velocityKeying.subject(.user, user), source: "chargebacks", label: .fraud,
+                labelledAt: Self.start
+            )])
+            _ = try await engine.keys.revoke(appId: Self.appId, keyId: keys[4].keyId)
+
+            let dry = try await engine.sweep.run(Self.rules, dryRun: true, pageSize: 2)
+            let dryApp = try #require(dry.apps.first)
+            #expect(dryApp.keys == 4 && dryApp.flagged == 1 && dryApp.failed == 0, "a revoked key is not swept: \(dryApp)")
+            #expect(dryApp.rules == ["labelled-user": 1, "every-key": 4] && dryApp.actions == ["revoke_key": 1])
+            #expect(dryApp.flaggedKeys.map(\.keyId) == [flaggedKey.keyId.base64EncodedString()])
+            #expect(engine.ruleActions.queue.queued == 0)
+            #expect(try await test.store.key(appId: Self.appId, keyId: flaggedKey.keyId)?.status == .active)
+
+            let swept = try await engine.sweep.run(Self.rules, dryRun: false, pageSize: 2)
+            #expect(swept.apps.first?.flagged == 1)
+            #expect(try await test.store.key(appId: Self.appId, keyId: flaggedKey.keyId)?.status == .revoked, "the action ran between pages")
+            let runs = try await engine.ruleActions.runs(appId: Self.appId, limit: 5)
+            #expect(runs.map { "\($0.claim.action) \($0.claim.ruleId) \($0.outcome)" } == ["revoke_key labelled-user done"])
+            #expect(try await engine.sweep.run(Self.rules, dryRun: false).apps.first?.keys == 3)
+        }
+    }
+
+    @Test("an app in monitor mode: flagged and counted, nothing run")
+    func monitor() async throws {
+        try await withTestStore(.sqlite) { (test: TestStore) async throws in
+            let clock = ManualClock(Self.start)
+            let engine = Self.engine(test.store, clock: clock, mode: .monitor)
+            let keys = try await ReceiptFleet.register(count: 1, in: test.store, at: Self.start, placeholderReceipts: true, parallelism: 1)
+            let user = try #require(try await test.store.key(appId: Self.appId, keyId: keys[0].keyId)?.userId)
+            _ = try await test.store.storeLabels([FraudLabelRecord(
+                appId: Self.appId, kind: .user, subject: EngineSettings().velocityKeying.subject(.user, user), source: "chargebacks", label: .fraud,
+                labelledAt: Self.start
+            )])
+            let report = try await KeySweepJob(engine: engine, ruleSet: Self.rules).run()
+            #expect(report.apps.first?.flagged == 1 && report.dryRun == false)
+            #expect(engine.ruleActions.queue.queued == 0)
+            #expect(try await test.store.key(appId: Self.appId, keyId: keys[0].keyId)?.status == .active)
+            #expect(try await KeySweepJob(engine: engine, ruleSet: Self.rules).runIfDue() != nil, "a new job has not swept today")
+        }
+    }
+}

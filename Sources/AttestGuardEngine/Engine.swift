@@ -107,8 +107,14 @@ public struct Engine: Sendable {
         self.keys = keys
         let ruleActions = RuleActionService(queue: actionQueue, store: store, keys: keys, lists: lists, deviceCheck: deviceCheckService)
         self.ruleActions = ruleActions
+        // The sweep's own assembler: the same reads, without the facts cache, which a night of every key would fill
+        // with keys no verdict asks about.
+        let sweepAssembler = SignalAssembler(
+            store: store, deviceCheck: deviceCheckService, velocity: VelocitySignals(recorder: velocity), distinct: DistinctSignals(recorder: distinct),
+            baselines: baselines, factsCache: ScoringFactsCache(limits: .disabled), lists: lists.book
+        )
         self.sweep = KeySweep(
-            store: store, apps: apps, assembler: scorer.assembler, keying: settings.velocityKeying, actions: ruleActions, clock: clock
+            store: store, apps: apps, assembler: sweepAssembler, keying: settings.velocityKeying, actions: ruleActions, clock: clock
         )
         self.reviews = ReviewService(
             recorder: reviewRecorder, store: store, apps: apps, keys: keys, deviceCheck: deviceCheckService, clock: clock,

@@ -48,6 +48,7 @@ extension SQLiteRiskStore {
 }
 
 extension SQLiteRiskStore {
+    /// By the primary key's range (app, key id).
     public func activeKeys(appId: String, after: Data?, limit: Int) async throws -> [ActiveKey] {
         try await query(
             "SELECT key_id, user_id, device_id FROM app_keys WHERE app_id = ?1 AND status = 'active' AND key_id > ?2 ORDER BY key_id LIMIT ?3",

@@ -80,7 +80,10 @@ struct KeySweepTests {
             #expect(report.apps.first?.flagged == 1 && report.dryRun == false)
             #expect(engine.ruleActions.queue.queued == 0)
             #expect(try await test.store.key(appId: Self.appId, keyId: keys[0].keyId)?.status == .active)
-            #expect(try await KeySweepJob(engine: engine, ruleSet: Self.rules).runIfDue() != nil, "a new job has not swept today")
+            let job = KeySweepJob(engine: engine, ruleSet: Self.rules)
+            #expect(job.startToday() && !job.startToday(), "a day's sweep starts once")
+            clock.advance(by: 86_400)
+            #expect(job.startToday(), "the next day's starts")
         }
     }
 }

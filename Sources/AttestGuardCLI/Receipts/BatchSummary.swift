@@ -21,17 +21,10 @@ struct BatchSummary: Encodable {
     var newlyDormant: [String: Int]
     /// Apps whose risk-metric baseline the batch computed for the day (absent when the job failed).
     var baselines: Int?
-    /// The sweep at the batch's end, per app: keys scored and flagged (absent when no sweep is configured or it
-    /// failed; `attestguard receipts sweep --json` prints the whole report).
+    /// The sweep at the batch's end, per app: keys scored, flagged and not scored (absent when no sweep is configured
+    /// or it failed; `attestguard receipts sweep --json` prints the whole report).
     var sweep: [String: SweepCounts]?
     var seconds: Double
-
-    /// One app's sweep in the summary.
-    struct SweepCounts: Encodable {
-        var keys: Int
-        var flagged: Int
-        var failed: Int
-    }
     var perSecond: Double
 
     init(report: ReceiptBatchReport, elapsed: Duration) {
@@ -61,5 +54,14 @@ struct BatchSummary: Encodable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return (try? encoder.encode(self)).flatMap { String(data: $0, encoding: .utf8) } ?? "{}"
+    }
+}
+
+extension BatchSummary {
+    /// One app's sweep in the summary.
+    struct SweepCounts: Encodable {
+        var keys: Int
+        var flagged: Int
+        var failed: Int
     }
 }

@@ -59,16 +59,16 @@ struct RefreshReceipts: AsyncParsableCommand {
         }
         let services = store.services
         var scheduler = ReceiptRefreshScheduler(store: store, apple: apple, configuration: configuration, clock: clock, logger: logger)
-        if let directory = configuration.sweepRulesDirectory {
-            // The sweep after the batch (and its baselines): the rule set loads before any receipt is redeemed.
-            let ruleSet: RuleSet
-            do {
-                ruleSet = try RuleSetLoader.load(directory: directory)
-            } catch {
-                await store.close()
-                Self.fail("the sweep rule set (rules.sweepDirectory) does not load: \(error)", code: 2)
-            }
-            scheduler.sweep = KeySweepJob(engine: SweepKeys.engine(store: store.store, configuration: configuration, ruleSet: ruleSet), ruleSet: ruleSet)
+        // The sweep after the batch (and its baselines): its rule set loads before any receipt is redeemed.
+        let sweepRules: RuleSet?
+        do {
+            sweepRules = try RuleSetStartup.loadSweep(configuration, logger: logger)
+        } catch {
+            await store.close()
+            Self.fail("\(error)", code: 2)
+        }
+        if let sweepRules {
+            scheduler.sweep = KeySweepJob(engine: SweepKeys.engine(store: store.store, configuration: configuration, ruleSet: sweepRules), ruleSet: sweepRules)
         }
         let printer = BatchProgressPrinter(logEvery: .seconds(logEvery))
         let outcome: Result<ReceiptBatchReport, any Error> = await {

@@ -8,8 +8,8 @@ import RiskRules
 /// `attestguard receipts sweep [--rules DIR] [--app ID] [--dry-run] [--json]`: the nightly sweep (``KeySweep``).
 /// Evaluates the sweep rule set (`rules.sweepDirectory`, or `--rules`) over every active key of the configured apps
 /// (or one) and runs the actions of the rules that fire, as the server runs a verdict's; prints what it flagged.
-/// Exit 0 swept, 2 usage or configuration (no sweep rule set, a rule set that does not load, an app that is not
-/// configured), 3 the store is unusable.
+/// Exit 0 swept, 1 some keys or apps were not swept (the report says which), 2 usage or configuration (no sweep rule
+/// set, a rule set that does not load, an app that is not configured), 3 the store is unusable.
 struct SweepKeys: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sweep",
@@ -18,7 +18,8 @@ struct SweepKeys: AsyncParsableCommand {
             Run it after `attestguard receipts refresh`, so that the rules read each key's fresh risk metric. A dry \
             run counts what the rules would do and changes nothing.
 
-            Exit status: 0 swept; 2 usage or configuration error; 3 the store is unusable.
+            Exit status: 0 swept; 1 some keys or apps were not swept (see the report); 2 usage or configuration error; \
+            3 the store is unusable.
             """
     )
 
@@ -64,6 +65,7 @@ struct SweepKeys: AsyncParsableCommand {
         } else {
             print(Self.text(report), terminator: "")
         }
+        if !report.complete { throw ExitCode(1) }
     }
 
     /// An engine over `store` for a sweep outside a server: the configured apps and settings, `ruleSet` as its rules.
@@ -77,7 +79,8 @@ struct SweepKeys: AsyncParsableCommand {
     static func text(_ report: KeySweepReport) -> String {
         var lines = ["sweep with rule set \(report.ruleSetVersion)\(report.dryRun ? " (dry run: no action queued)" : "")"]
         for app in report.apps {
-            lines.append("\(app.appId): \(app.keys) keys, \(app.flagged) flagged, \(app.failed) not scored")
+            lines.append("\(app.appId): \(app.keys) keys, \(app.flagged) flagged, \(app.failed) not scored"
+                + (app.error.map { "; stopped: \($0)" } ?? ""))
             if !app.rules.isEmpty {
                 lines.append("  rules: " + app.rules.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
             }

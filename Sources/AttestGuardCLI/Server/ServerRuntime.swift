@@ -6,7 +6,6 @@ import Foundation
 import Logging
 import Metrics
 import Prometheus
-import RiskRules
 import ServiceLifecycle
 
 /// A server assembled from its configuration, ready to run in a service group: the store, the engine, receipt
@@ -34,6 +33,8 @@ struct ServerRuntime {
         announce(configuration, logger: logger)
         let clock = SystemClock()
         let rules = try RuleSetStartup.load(configuration, clock: clock, logger: logger, fallbackDirectory: rulesFallback)
+        // Read at start, with or without a refresh to run it: a sweep rule set that does not load stops the start.
+        let sweepRules = try RuleSetStartup.loadSweep(configuration, logger: logger)
         let store = try await OpenedStore.open(configuration.database, clock: { clock.now() }, logger: logger)
         let apple = AppleClients(configuration.apple, clock: clock)
         let engine = Engine(
@@ -50,17 +51,9 @@ struct ServerRuntime {
             var scheduler = ReceiptRefreshScheduler(
                 store: store, apple: apple, configuration: configuration, clock: clock, logger: logger, factsCache: engine.factsCache
             )
-            if let directory = configuration.sweepRulesDirectory {
-                // Read at start: a sweep rule set that does not load stops the start, as the live one does.
-                let ruleSet: RuleSet
-                do {
-                    ruleSet = try RuleSetLoader.load(directory: directory)
-                } catch {
-                    await store.close()
-                    throw error
-                }
-                scheduler.sweep = KeySweepJob(engine: engine, ruleSet: ruleSet)
-                logger.info("key sweep: once a UTC day after the day's first refresh pass", metadata: ["rule_set": .string(ruleSet.version)])
+            if let sweepRules {
+                scheduler.sweep = KeySweepJob(engine: engine, ruleSet: sweepRules)
+                logger.info("key sweep: once a UTC day after the day's first refresh pass", metadata: ["rule_set": .string(sweepRules.version)])
             }
             background.append(ReceiptRefreshService(scheduler: scheduler))
             logger.info("receipt refresh: continuous", metadata: ["owner": .string(scheduler.owner)])

@@ -15,7 +15,7 @@ public struct RiskBaselineJob: Sendable {
     let owner: String
     let logger: Logger
     /// The UTC day of the last run that succeeded, shared by copies of the job.
-    private let lastDay = LastDay()
+    private let lastDay = UTCDayMark()
 
     public init(store: any RiskBaselineStore, appIds: [String], clock: any EngineClock, owner: String, logger: Logger) {
         self.store = store
@@ -69,6 +69,7 @@ public struct RiskBaselineJob: Sendable {
     }
 }
 
-private final class LastDay: Sendable {
+/// The UTC day a daily job last ran, shared by the copies of the job that hold it.
+final class UTCDayMark: Sendable {
     let value = Mutex<String?>(nil)
 }

@@ -29,8 +29,8 @@ public struct ReceiptRefreshScheduler: Sendable {
     public let owner: String
     /// The daily risk-metric baseline job, run at the end of a batch and once a UTC day by the continuous loop.
     public var baselines: RiskBaselineJob?
-    /// The nightly sweep, run after the baselines at the end of a batch and once a UTC day by the continuous loop;
-    /// `nil` without `rules.sweepDirectory`.
+    /// The nightly sweep, run after the baselines at the end of a batch, and started beside the continuous loop once
+    /// a UTC day; `nil` without `rules.sweepDirectory`.
     public var sweep: KeySweepJob?
     let refresher: ReceiptRefresher
     let metrics: ReceiptRefreshMetrics
@@ -111,35 +111,48 @@ public struct ReceiptRefreshScheduler: Sendable {
         return report
     }
 
-    /// Refreshes due receipts until the task is cancelled, looking for new work every poll interval.
+    /// Refreshes due receipts until the task is cancelled, looking for new work every poll interval. The day's sweep
+    /// runs beside the passes, so that a night of every key never holds a redemption back; cancelling the refresh
+    /// cancels it.
     public func runContinuously() async throws {
-        var rejoined = false
-        while !Task.isCancelled {
-            do {
-                if !rejoined {
-                    try await rejoinUsedReceipts()
-                    rejoined = true
-                }
-                _ = try await parkDormantReceipts()
-                try await runPass { _, _ in }
-                metrics.recordBacklog(try await store.receiptBacklog(at: clock.now(), retryingSince: clock.now()))
-                // The day's baselines after its first pass; a failure is the job's to log, and is retried next pass.
-                _ = try? await baselines?.runIfDue()
+        await withDiscardingTaskGroup { group in
+            var rejoined = false
+            while !Task.isCancelled {
                 do {
-                    _ = try await sweep?.runIfDue()
+                    if !rejoined {
+                        try await rejoinUsedReceipts()
+                        rejoined = true
+                    }
+                    _ = try await parkDormantReceipts()
+                    try await runPass { _, _ in }
+                    metrics.recordBacklog(try await store.receiptBacklog(at: clock.now(), retryingSince: clock.now()))
+                    // The day's baselines after its first pass; a failure is the job's to log, and is retried next pass.
+                    _ = try? await baselines?.runIfDue()
+                    if let sweep, sweep.startToday() {
+                        group.addTask { await self.sweepInBackground(sweep) }
+                    }
+                } catch is CancellationError {
+                    return
                 } catch {
-                    logger.warning("key sweep failed; tried again after the next pass", metadata: ["error": .string(String(describing: error))])
+                    logger.warning("receipt refresh pass failed", metadata: ["error": .string(String(describing: error))])
                 }
-            } catch is CancellationError {
-                return
-            } catch {
-                logger.warning("receipt refresh pass failed", metadata: ["error": .string(String(describing: error))])
+                do {
+                    try await clock.sleep(until: clock.now().addingTimeInterval(settings.pollInterval.timeInterval))
+                } catch {
+                    return
+                }
             }
-            do {
-                try await clock.sleep(until: clock.now().addingTimeInterval(settings.pollInterval.timeInterval))
-            } catch {
-                return
-            }
+        }
+    }
+
+    /// The day's sweep in the continuous refresher: a failure is logged, and the next day sweeps again.
+    private func sweepInBackground(_ sweep: KeySweepJob) async {
+        do {
+            try await sweep.runStarted()
+        } catch is CancellationError {
+            return
+        } catch {
+            logger.warning("key sweep failed; the next day sweeps again", metadata: ["error": .string(String(describing: error))])
         }
     }
 

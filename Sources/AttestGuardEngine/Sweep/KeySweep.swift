@@ -4,10 +4,10 @@ public import Foundation
 public import Logging
 public import RiskRules
 
-/// The nightly sweep: a named rule set (`sweep.rulesDirectory`) evaluated over every active key of every app, as a
-/// verdict about the key would be (its receipt's risk metric fresh from the night's refresh, its DeviceCheck bits,
-/// the labels, velocity and distinct counts of its key, user and device; no request, so `request.*` signals are
-/// missing), and the actions of the rules that fire queued as a verdict's are (``RuleActionQueue``: at most once per
+/// The nightly sweep: a named rule set (`rules.sweepDirectory`) evaluated over every active key of every app, as a
+/// `POST /v1/score` naming the key and the user and device it was registered with would be (its receipt's risk metric
+/// fresh from the night's refresh, its DeviceCheck bits, the labels, velocity and distinct counts of its key, user and
+/// device; no address, action, attributes or attest status), and the actions of the rules that fire queued as a verdict's are (``RuleActionQueue``: at most once per
 /// target and period, monitored in monitor mode) and run between pages. Nothing is logged in the decision log and no
 /// velocity or distinct count is recorded: the sweep reads, it is not traffic. A dry run counts the actions without
 /// queueing any.
@@ -36,16 +36,26 @@ public struct KeySweep: Sendable {
         self.clock = clock
     }
 
-    /// Sweeps the apps `appIds` (every configured app when `nil`) with `ruleSet`.
-    /// - Throws: `app_not_found` for an unknown app; `store_unavailable` when a page of keys cannot be read or the
-    ///   actions cannot be claimed (what was queued stays queued for the next run).
+    /// Sweeps the apps `appIds` (every configured app when `nil`) with `ruleSet`. An app whose keys cannot be listed or
+    /// whose actions cannot be claimed stops there (``KeySweepReport/App/error``; what was queued stays queued for the
+    /// next run), and the sweep goes on with the next app.
+    /// - Throws: `app_not_found` for an unknown app; `CancellationError` when the task is cancelled.
     /// - Parameter pageSize: Keys read per store round trip (``pageSize`` but in tests).
     public func run(_ ruleSet: RuleSet, appIds: [String]? = nil, dryRun: Bool, pageSize: Int = KeySweep.pageSize) async throws -> KeySweepReport {
         let startedAt = clock.now()
         let policies = try (appIds ?? apps.all.map(\.appId)).map { try apps.policy(for: $0) }
         var reports: [KeySweepReport.App] = []
         for app in policies {
-            reports.append(try await sweep(app, ruleSet: ruleSet, dryRun: dryRun, pageSize: max(1, pageSize)))
+            var report = KeySweepReport.App(appId: app.appId)
+            do {
+                try await sweep(app, ruleSet: ruleSet, dryRun: dryRun, pageSize: max(1, pageSize), into: &report)
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                report.error = String(describing: error)
+                logger.warning("key sweep of an app stopped", metadata: ["app": .string(app.appId), "error": .string(report.error ?? "")])
+            }
+            reports.append(report)
         }
         let report = KeySweepReport(ruleSetVersion: ruleSet.version, dryRun: dryRun, startedAt: startedAt, finishedAt: clock.now(), apps: reports)
         for app in report.apps {
@@ -57,15 +67,15 @@ public struct KeySweep: Sendable {
         return report
     }
 
-    private func sweep(_ app: AppPolicy, ruleSet: RuleSet, dryRun: Bool, pageSize: Int) async throws -> KeySweepReport.App {
-        var report = KeySweepReport.App(appId: app.appId)
+    private func sweep(_ app: AppPolicy, ruleSet: RuleSet, dryRun: Bool, pageSize: Int, into report: inout KeySweepReport.App) async throws {
         var after: Data?
         while true {
+            try Task.checkCancellation()
             let page = try await withStore { try await store.activeKeys(appId: app.appId, after: after, limit: pageSize) }
             guard let last = page.last else { break }
             after = last.keyId
             let now = clock.now()
-            let outcomes = try await withThrowingTaskGroup(of: (Int, Outcome).self) { group in
+            let outcomes = await withTaskGroup(of: (Int, Outcome).self) { group in
                 var outcomes = [Outcome?](repeating: nil, count: page.count)
                 var next = 0
                 func start(_ index: Int) {
@@ -75,7 +85,7 @@ public struct KeySweep: Sendable {
                     start(next)
                     next += 1
                 }
-                for try await (index, outcome) in group {
+                for await (index, outcome) in group {
                     outcomes[index] = outcome
                     if next < page.count {
                         start(next)
@@ -84,18 +94,26 @@ public struct KeySweep: Sendable {
                 }
                 return outcomes.compactMap { $0 }
             }
+            try Task.checkCancellation()
             for outcome in outcomes { report.add(outcome) }
+            // One line a page, not one a key: an outage fails them all.
+            let failures = outcomes.compactMap { if case .failed(let error) = $0 { error } else { nil } }
+            if let first = failures.first {
+                logger.warning("key sweep could not score keys; they are swept the next time", metadata: [
+                    "app": .string(app.appId), "keys": .stringConvertible(failures.count), "error": .string(first),
+                ])
+            }
             // Between pages, so that a night that flags many keys never fills the action queue.
             if !dryRun { try await actions.run() }
             if page.count < pageSize { break }
         }
-        return report
     }
 
     /// What scoring one key gave.
     enum Outcome: Sendable {
         case scored(keyId: String, evaluation: RuleEvaluation)
-        case failed
+        /// Why its facts could not be read.
+        case failed(String)
     }
 
     private func score(_ key: ActiveKey, app: AppPolicy, ruleSet: RuleSet, dryRun: Bool, now: Date) async -> Outcome {
@@ -103,17 +121,14 @@ public struct KeySweep: Sendable {
             var request = ScoreRequest(appId: app.appId, keyId: try KeyId(bytes: key.keyId))
             // The ids were checked when the key was registered; one that no longer passes is left out, not the key.
             request.userId = try? Identifier(key.userId, field: "userId")
-            request.deviceId = try key.deviceId.map { try? Identifier($0, field: "deviceId") } ?? nil
+            request.deviceId = key.deviceId.flatMap { try? Identifier($0, field: "deviceId") }
             let subjects = keying.hash(request.velocitySubjects)
             let values = try await assembler.assemble(request, subjects: subjects, app: app, ruleSet: ruleSet, now: now)
             let evaluation = ruleSet.evaluate(values)
             if !dryRun { actions.queue.submit(evaluation, request: request, subjects: subjects, mode: app.mode, now: now) }
             return .scored(keyId: request.keyId?.base64 ?? "", evaluation: evaluation)
         } catch {
-            logger.warning("key sweep could not score a key; it is swept the next time", metadata: [
-                "app": .string(app.appId), "error": .string(String(describing: error)),
-            ])
-            return .failed
+            return .failed(String(describing: error))
         }
     }
 }

@@ -3,16 +3,17 @@ public import RiskRules
 import Synchronization
 
 /// The sweep as the receipt refresh runs it (``ReceiptRefreshScheduler/sweep``): at the end of `attestguard receipts
-/// refresh`, and in `serve`'s continuous refresher once a UTC day, after the day's first pass and its baselines, so
-/// that the rules read the risk metrics the refresh just stored.
+/// refresh`, and in `serve`'s continuous refresher once a UTC day per process, beside the refresh (which goes on),
+/// started after the day's first pass and its baselines, so that the rules read the risk metrics the refresh just
+/// stored. A day's sweep is tried once: one that fails is logged and waits for the next day.
 public struct KeySweepJob: Sendable {
     let sweep: KeySweep
     /// The sweep rule set (`rules.sweepDirectory`), read when the process starts.
     public let ruleSet: RuleSet
     /// Reads what the rules read beside the store's facts (the run-time lists, the day's baselines) before a sweep.
     public let prepare: @Sendable () async throws -> Void
-    /// The UTC day of the last sweep that finished, shared by copies of the job.
-    private let lastDay = SweptDay()
+    /// The UTC day of the last sweep started, shared by copies of the job.
+    private let lastDay = UTCDayMark()
 
     public init(sweep: KeySweep, ruleSet: RuleSet, prepare: @escaping @Sendable () async throws -> Void) {
         self.sweep = sweep
@@ -33,21 +34,26 @@ public struct KeySweepJob: Sendable {
     /// Sweeps every app now.
     @discardableResult
     public func run() async throws -> KeySweepReport {
+        lastDay.value.withLock { $0 = RiskBaselineJob.day(of: sweep.clock.now()) }
         try await prepare()
-        let report = try await sweep.run(ruleSet, dryRun: false)
-        lastDay.value.withLock { $0 = RiskBaselineJob.day(of: report.startedAt) }
-        return report
+        return try await sweep.run(ruleSet, dryRun: false)
     }
 
-    /// ``run()`` unless this job swept today (UTC) already; for the continuous refresher's loop.
-    @discardableResult
-    public func runIfDue() async throws -> KeySweepReport? {
+    /// Whether today's (UTC) sweep is still to start, marking it started when it is: the continuous refresher asks
+    /// after each pass and starts the sweep beside it.
+    public func startToday() -> Bool {
         let today = RiskBaselineJob.day(of: sweep.clock.now())
-        guard lastDay.value.withLock({ $0 }) != today else { return nil }
-        return try await run()
+        return lastDay.value.withLock { day in
+            guard day != today else { return false }
+            day = today
+            return true
+        }
     }
-}
 
-private final class SweptDay: Sendable {
-    let value = Mutex<String?>(nil)
+    /// Sweeps every app, as a day's sweep marked by ``startToday()``.
+    @discardableResult
+    public func runStarted() async throws -> KeySweepReport {
+        try await prepare()
+        return try await sweep.run(ruleSet, dryRun: false)
+    }
 }

@@ -19,6 +19,9 @@ public struct KeySweepReport: Sendable, Hashable, Codable {
         public var actions: [String: Int]
         /// The first ``KeySweep/flaggedListed`` flagged keys, in key id order.
         public var flaggedKeys: [FlaggedKey]
+        /// Why the app's sweep stopped before its last key (its keys could not be listed, its actions not claimed);
+        /// `nil` when it finished.
+        public var error: String?
 
         public init(appId: String) {
             self.appId = appId
@@ -31,7 +34,11 @@ public struct KeySweepReport: Sendable, Hashable, Codable {
         }
     }
 
-    /// One flagged key: what the sweep rule set decided about it and why.
+    /// Whether every key of every app was scored.
+    public var complete: Bool { apps.allSatisfy { $0.error == nil && $0.failed == 0 } }
+
+    /// One flagged key: what the sweep rule set decided about it (the rules' own decision, whatever the app's mode)
+    /// and why.
     public struct FlaggedKey: Sendable, Hashable, Codable {
         /// The key id, standard base64.
         public var keyId: String

@@ -1,7 +1,6 @@
 import AttestGuardEngine
 import Foundation
 import Logging
-import RiskRules
 
 extension ConfigurationCheck {
     /// The check with the files the configuration names opened as `serve` opens them at start-up: the TLS
@@ -24,12 +23,10 @@ extension ConfigurationCheck {
         } catch {
             found.append(error as? ConfigurationError ?? ConfigurationError(key: "rules.directory", String(describing: error)))
         }
-        if let sweep = configuration.sweepRulesDirectory {
-            do {
-                _ = try RuleSetLoader.load(directory: sweep)
-            } catch {
-                found.append(ConfigurationError(key: "rules.sweepDirectory", String(describing: error)))
-            }
+        do {
+            _ = try RuleSetStartup.loadSweep(configuration, logger: logger)
+        } catch {
+            found.append(error as? ConfigurationError ?? ConfigurationError(key: "rules.sweepDirectory", String(describing: error)))
         }
         do {
             _ = try GatewayPolicyReloader(settings: configuration.gateway, apps: AppCatalog(configuration.apps), clock: clock, logger: logger)

@@ -1,7 +1,7 @@
 public import AttestGuardEngine
 import Foundation
 public import Logging
-import RiskRules
+public import RiskRules
 
 /// The rule set a server starts with. A configured directory must load: a server never starts on rules with
 /// problems (they are logged, each at its file, line and column). Without one, `Rules` in the working directory
@@ -30,6 +30,11 @@ public enum RuleSetStartup {
         }
         let live = try load(directory, key: "rules.directory", logger: logger)
         return RuleSetReloader(holder: RuleSetHolder(live, hitMetricsLimit: limit), directory: directory, shadow: shadow, clock: clock, logger: logger)
+    }
+
+    /// The sweep's rule set (`rules.sweepDirectory`), which must load as the live one must; `nil` without one.
+    public static func loadSweep(_ configuration: ServerConfiguration, logger: Logger) throws -> RuleSet? {
+        try configuration.sweepRulesDirectory.map { try load($0, key: "rules.sweepDirectory", logger: logger) }
     }
 
     private static func load(_ directory: String, key: String, logger: Logger) throws -> RuleSet {

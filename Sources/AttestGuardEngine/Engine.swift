@@ -117,7 +117,7 @@ public struct Engine: Sendable {
             store: store, apps: apps, assembler: sweepAssembler, keying: settings.velocityKeying, actions: ruleActions, clock: clock
         )
         self.reviews = ReviewService(
-            recorder: reviewRecorder, store: store, apps: apps, keys: keys, deviceCheck: deviceCheckService, clock: clock,
+            recorder: reviewRecorder, store: store, apps: apps, actions: ruleActions, clock: clock,
             retentionDays: settings.decisionLogRetentionDays
         )
         self.history = HistoryService(

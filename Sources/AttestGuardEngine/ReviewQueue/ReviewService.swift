@@ -13,8 +13,8 @@ public struct ReviewService: Sendable {
     public let recorder: ReviewQueueRecorder
     let store: any RiskStore
     let apps: AppCatalog
-    let keys: KeyService
-    let deviceCheck: DeviceCheckService
+    /// Where the follow-ups' deeds are: the rule actions of their names.
+    let actions: RuleActionService
     let clock: any EngineClock
     let retentionDays: Int
     static let logger = Logger(label: "attestguard.review")
@@ -25,14 +25,13 @@ public struct ReviewService: Sendable {
     public static let maximumNoteBytes = 2_000
 
     init(
-        recorder: ReviewQueueRecorder, store: any RiskStore, apps: AppCatalog, keys: KeyService, deviceCheck: DeviceCheckService,
-        clock: any EngineClock, retentionDays: Int
+        recorder: ReviewQueueRecorder, store: any RiskStore, apps: AppCatalog, actions: RuleActionService, clock: any EngineClock,
+        retentionDays: Int
     ) {
         self.recorder = recorder
         self.store = store
         self.apps = apps
-        self.keys = keys
-        self.deviceCheck = deviceCheck
+        self.actions = actions
         self.clock = clock
         self.retentionDays = retentionDays
     }
@@ -149,29 +148,18 @@ public struct ReviewService: Sendable {
         }
     }
 
-    /// Runs one follow-up on the item's key; returns how it ended (`done`, `unchanged: …`, `failed: …`).
+    /// Runs one follow-up on the item's key, as the rule action of its name runs; returns how it ended (`done`,
+    /// `unchanged: …`, `failed: …`).
     private func run(_ followUp: ReviewFollowUp, appId: String, keyId: String, itemId: Int64) async -> String {
-        do {
-            let key = try KeyId(base64: keyId)
+        let (outcome, detail) = await RuleActionService.outcome {
             switch followUp {
             case .revokeKey:
-                guard let stored = try await withStore({ try await store.key(appId: appId, keyId: key.bytes) }) else {
-                    return "\(RuleActionOutcome.unchanged): no such key"
-                }
-                guard stored.status != .revoked else { return "\(RuleActionOutcome.unchanged): the key is already revoked" }
-                _ = try await keys.revoke(appId: appId, keyId: key.bytes)
+                try await actions.revokeKey(appId: appId, keyId: keyId)
             case .setDeviceCheckBit1:
-                let changed = try await deviceCheck.flagBit1(
-                    appId: appId, subjects: [DeviceCheckSubject(kind: .key, value: keyId)], ruleId: "review:\(itemId)"
-                )
-                guard changed else { return "\(RuleActionOutcome.unchanged): bit 1 is already set" }
+                try await actions.setDeviceCheckBit1(appId: appId, subjects: [DeviceCheckSubject(kind: .key, value: keyId)], by: "review:\(itemId)")
             }
-            return RuleActionOutcome.done.rawValue
-        } catch let error as EngineError {
-            return "\(RuleActionOutcome.failed): \(error.description)"
-        } catch {
-            return "\(RuleActionOutcome.failed): \(error)"
         }
+        return detail.isEmpty ? outcome.rawValue : "\(outcome.rawValue): \(detail)"
     }
 
     static func notFound(_ id: Int64) -> EngineError {

@@ -68,19 +68,12 @@ public struct RuleActionService: Sendable {
     }
 
     private func execute(_ pending: RuleActionQueue.Pending) async -> (RuleActionOutcome, String) {
-        do {
+        await Self.outcome {
             switch pending.action.detail {
             case .setDeviceCheckBit1:
-                let changed = try await deviceCheck.flagBit1(appId: pending.appId, subjects: pending.deviceCheckSubjects, ruleId: pending.ruleId)
-                return changed ? (.done, "") : (.unchanged, "bit 1 is already set")
+                return try await setDeviceCheckBit1(appId: pending.appId, subjects: pending.deviceCheckSubjects, by: pending.ruleId)
             case .revokeKey:
-                let keyId = try KeyId(base64: pending.subject)
-                guard let key = try await withStore({ try await store.key(appId: pending.appId, keyId: keyId.bytes) }) else {
-                    return (.unchanged, "no such key")
-                }
-                guard key.status != .revoked else { return (.unchanged, "the key is already revoked") }
-                _ = try await keys.revoke(appId: pending.appId, keyId: keyId.bytes)
-                return (.done, "")
+                return try await revokeKey(appId: pending.appId, keyId: pending.subject)
             case .addToList(let list, let value, let lifetime):
                 // An entry already on the list for at least as long (an analyst's longer block, a wider range) is
                 // left as it is: adding would cut its expiry short.
@@ -99,6 +92,30 @@ public struct RuleActionService: Sendable {
                 let written = try await withStore { try await store.storeLabels([record]) }
                 return (written.first == .unchanged ? .unchanged : .done, "")
             }
+        }
+    }
+
+    /// Revokes the key (standard base64 id) unless it is unknown or revoked already: how that ended, and why when
+    /// nothing changed. A rule's `revoke_key` and a review's rejection both act through it.
+    func revokeKey(appId: String, keyId: String) async throws -> (RuleActionOutcome, String) {
+        let key = try KeyId(base64: keyId)
+        guard let stored = try await withStore({ try await store.key(appId: appId, keyId: key.bytes) }) else {
+            return (.unchanged, "no such key")
+        }
+        guard stored.status != .revoked else { return (.unchanged, "the key is already revoked") }
+        _ = try await keys.revoke(appId: appId, keyId: key.bytes)
+        return (.done, "")
+    }
+
+    /// Sets DeviceCheck bit 1 under `subjects`, filed for `actor` (a rule id, `review:<item>`): how that ended.
+    func setDeviceCheckBit1(appId: String, subjects: [DeviceCheckSubject], by actor: String) async throws -> (RuleActionOutcome, String) {
+        try await deviceCheck.flagBit1(appId: appId, subjects: subjects, ruleId: actor) ? (.done, "") : (.unchanged, "bit 1 is already set")
+    }
+
+    /// What `deed` did, or `failed` with why it threw.
+    static func outcome(_ deed: () async throws -> (RuleActionOutcome, String)) async -> (RuleActionOutcome, String) {
+        do {
+            return try await deed()
         } catch let error as EngineError {
             return (.failed, error.description)
         } catch {

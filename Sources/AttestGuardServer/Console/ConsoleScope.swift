@@ -37,4 +37,12 @@ struct ConsoleScope: Sendable {
             appId = first
         }
     }
+
+    /// The scope of a signed-in console request, and whether its key may change things (`analyst:write` or `admin`).
+    static func signedIn(
+        _ query: QueryParameters, _ context: AttestGuardRequestContext, catalog: AppCatalog
+    ) throws -> (scope: ConsoleScope, canChange: Bool) {
+        guard let key = context.apiKey else { throw APIError(.unauthorized, code: .unauthorized, "sign in at /console/login") }
+        return (try ConsoleScope(key: key, query: query, catalog: catalog), !key.scopes.isDisjoint(with: [.analystWrite, .admin]))
+    }
 }

@@ -107,12 +107,10 @@ struct ListPages: Sendable {
     private static func access(
         _ request: Request, _ context: AttestGuardRequestContext, catalog: AppCatalog
     ) throws -> (ConsoleScope, canChange: Bool) {
-        guard let key = context.apiKey else { throw APIError(.unauthorized, code: .unauthorized, "sign in at /console/login") }
-        guard key.apps == nil else {
+        if let key = context.apiKey, key.apps != nil {
             throw APIError(.forbidden, code: .forbidden, "run-time lists serve every app's rules: they take a key for every app")
         }
-        let scope = try ConsoleScope(key: key, query: try QueryParameters(request.uri.query), catalog: catalog)
-        return (scope, !key.scopes.isDisjoint(with: [.analystWrite, .admin]))
+        return try ConsoleScope.signedIn(try QueryParameters(request.uri.query), context, catalog: catalog)
     }
 
     private static func name(_ context: AttestGuardRequestContext) throws -> String {

@@ -23,7 +23,7 @@ struct ReviewPages: Sendable {
 
     @Sendable func queue(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
         let query = try QueryParameters(request.uri.query)
-        let (scope, _) = try Self.access(query, context, catalog: engine.apps)
+        let (scope, _) = try ConsoleScope.signedIn(query, context, catalog: engine.apps)
         let filterName = query["status"] ?? ReviewItemFilter.pending.rawValue
         guard let filter = ReviewItemFilter(rawValue: filterName) else {
             throw APIError.badRequest(.invalidField, "status is \(ReviewItemFilter.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -40,7 +40,7 @@ struct ReviewPages: Sendable {
 
     @Sendable func item(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
         let query = try QueryParameters(request.uri.query)
-        let (scope, canChange) = try Self.access(query, context, catalog: engine.apps)
+        let (scope, canChange) = try ConsoleScope.signedIn(query, context, catalog: engine.apps)
         let id = try Self.id(context)
         let item = ReviewItemBody(try await engine.reviews.item(appId: scope.appId, id: id), at: engine.clock.now())
         let pending = ReviewItemStatus(rawValue: item.status)?.isPending == true
@@ -74,19 +74,11 @@ struct ReviewPages: Sendable {
     }
 
     private func changing(_ request: Request, _ context: AttestGuardRequestContext) async throws -> (ConsoleScope, FormFields) {
-        let (scope, canChange) = try Self.access(try QueryParameters(request.uri.query), context, catalog: engine.apps)
+        let (scope, canChange) = try ConsoleScope.signedIn(try QueryParameters(request.uri.query), context, catalog: engine.apps)
         let form = try await ConsoleForm.read(
             request, authority: authority, canChange: canChange, what: "working the review queue", maximumBytes: Self.maximumFormBytes
         )
         return (scope, form)
-    }
-
-    /// The page's scope (an app the key may use) and whether the key may claim and decide.
-    private static func access(
-        _ query: QueryParameters, _ context: AttestGuardRequestContext, catalog: AppCatalog
-    ) throws -> (ConsoleScope, canChange: Bool) {
-        guard let key = context.apiKey else { throw APIError(.unauthorized, code: .unauthorized, "sign in at /console/login") }
-        return (try ConsoleScope(key: key, query: query, catalog: catalog), !key.scopes.isDisjoint(with: [.analystWrite, .admin]))
     }
 
     private static func id(_ context: AttestGuardRequestContext) throws -> Int64 {

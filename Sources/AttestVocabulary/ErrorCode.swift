@@ -55,6 +55,7 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         case debugTokenNotFound = "debug_token_not_found"
         case listNotFound = "list_not_found"
         case reviewItemNotFound = "review_item_not_found"
+        case webhookEventNotFound = "webhook_event_not_found"
         // Conflicts with stored state (409)
         case challengeUsed = "challenge_used"
         case assertionAlreadyAccepted = "assertion_already_accepted"
@@ -252,6 +253,9 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     public static let listNotFound = ErrorCode(.listNotFound)
     /// The app's review queue has no item with this id (404).
     public static let reviewItemNotFound = ErrorCode(.reviewItemNotFound)
+    /// The webhook outbox holds no event with this id (404); delivered and given-up events are purged after the
+    /// decision log's retention.
+    public static let webhookEventNotFound = ErrorCode(.webhookEventNotFound)
 
     // MARK: Conflicts with stored state (409)
 

@@ -44,6 +44,7 @@ public struct MetricFamily: Sendable, Hashable {
         rulesLoaded, rulesReloads, rulesLastReloadSuccessful, rulesLastReloadSuccessTimestamp,
         retiredKeysHeld, retiredKeysLastReadTimestamp, listEntries, listsLastReadTimestamp, ruleActions, ruleActionsQueued,
         reviewOpenings, reviewOpeningsQueued, reviewOpeningsDropped, reviewDecisions,
+        webhookEvents, webhookEventsQueued, webhookEventsDropped, webhookDeliveries, webhookBacklog, webhookOldestPending,
         velocityPendingBuckets, velocityDropped, velocityRolledUpBuckets, distinctPendingMembers, distinctDropped, decisionLogQueued, decisionLogDropped,
         storePrimaryUp, storeReplicaUp, storeReplicaLag, storeOperationsTimedOut, storeOperationsAbandoned, storeCommitsWaitingOnStandby,
         storeAssertionBatches, storeAssertionBatchEntries, storeReadBatches, storeReadBatchEntries,
@@ -258,6 +259,33 @@ public struct MetricFamily: Sendable, Hashable {
     public static let reviewDecisions = MetricFamily(
         name: "attestguard_review_decisions_total", kind: .counter,
         help: "Review items decided by analysts (decision: approve or reject)."
+    )
+
+    // MARK: Webhooks
+
+    public static let webhookEvents = MetricFamily(
+        name: "attestguard_webhook_events_total", kind: .counter,
+        help: "Webhook events written to the outbox (type), once per event whatever the number of receivers it goes to."
+    )
+    public static let webhookEventsQueued = MetricFamily(
+        name: "attestguard_webhook_events_queued", kind: .gauge,
+        help: "Webhook events waiting in this process to be written to the outbox; written every second."
+    )
+    public static let webhookEventsDropped = MetricFamily(
+        name: "attestguard_webhook_events_dropped_total", kind: .counter,
+        help: "Webhook events never written to the outbox because the events waiting in this process reached their bound."
+    )
+    public static let webhookDeliveries = MetricFamily(
+        name: "attestguard_webhook_deliveries_total", kind: .counter,
+        help: "Webhook delivery attempts (webhook, outcome: delivered, retry, failed)."
+    )
+    public static let webhookBacklog = MetricFamily(
+        name: "attestguard_webhook_backlog", kind: .gauge,
+        help: "Webhook events in the outbox not yet delivered nor given up on (webhook), as the store last answered."
+    )
+    public static let webhookOldestPending = MetricFamily(
+        name: "attestguard_webhook_oldest_pending_seconds", kind: .gauge,
+        help: "Age of the oldest webhook event not yet delivered nor given up on (webhook); 0 when none waits."
     )
 
     // MARK: Write-behind

@@ -233,4 +233,17 @@ public final class FaultyScoringStore: RiskStore {
     public func clearDeviceCheckBit1Pending(scope: DeviceCheckScope, environment: AppAttestEnvironment, subject: DeviceCheckSubject) async throws {
         try await base.clearDeviceCheckBit1Pending(scope: scope, environment: environment, subject: subject)
     }
+    public func enqueueWebhookEvents(_ drafts: [WebhookEventDraft]) async throws { try await base.enqueueWebhookEvents(drafts) }
+    public func claimWebhookEvents(now: Date, leaseUntil: Date, token: String, limit: Int) async throws -> [WebhookEventRecord] {
+        try await base.claimWebhookEvents(now: now, leaseUntil: leaseUntil, token: token, limit: limit)
+    }
+    public func finishWebhookAttempt(_ attempt: WebhookAttempt) async throws -> Bool { try await base.finishWebhookAttempt(attempt) }
+    public func webhookEvents(filter: WebhookEventFilter, cursor: Int64?, limit: Int) async throws -> [WebhookEventRecord] {
+        try await base.webhookEvents(filter: filter, cursor: cursor, limit: limit)
+    }
+    public func webhookEvent(id: Int64) async throws -> WebhookEventRecord? { try await base.webhookEvent(id: id) }
+    public func webhookAttempts(eventRow: Int64) async throws -> [WebhookAttemptRecord] { try await base.webhookAttempts(eventRow: eventRow) }
+    public func redeliverWebhookEvent(id: Int64, now: Date) async throws -> WebhookEventRecord? { try await base.redeliverWebhookEvent(id: id, now: now) }
+    public func webhookBacklog() async throws -> [WebhookBacklog] { try await base.webhookBacklog() }
+    public func purgeWebhookEvents(finishedBefore instant: Date) async throws -> Int { try await base.purgeWebhookEvents(finishedBefore: instant) }
 }

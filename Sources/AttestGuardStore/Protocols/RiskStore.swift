@@ -6,7 +6,8 @@ public import Foundation
 /// aggregates (``ConsoleStore``), the fraud team's labels (``LabelStore``), each app's daily risk-metric baselines
 /// (``RiskBaselineStore``) the keys retired, for session tokens (``RetiredKeyStore``), the
 /// developers' debug tokens (``DebugTokenStore``), the analysts' run-time lists (``ManagedListStore``) and the
-/// sightings behind distinct counts (``DistinctCountStore``) and the analysts' review queue (``ReviewQueueStore``).
+/// sightings behind distinct counts (``DistinctCountStore``), the analysts' review queue (``ReviewQueueStore``) and the
+/// webhook outbox (``WebhookOutboxStore``).
 ///
 /// Every method that changes state does so atomically: a conditional statement per condition inside one
 /// transaction, never read-then-write. Refusals come back as ``StoreRejection`` values inside the outcome;
@@ -14,7 +15,7 @@ public import Foundation
 /// database).
 public protocol RiskStore: ReceiptScheduleStore, DeviceCheckStore, VelocityStore, DecisionLogStore, HistoryStore, ConsoleStore, GatewayCheckStore,
     ServerProcessStore, AppPolicyOverrideStore, DistinctCountStore, AttestationRampStore, LabelStore, RiskBaselineStore, RetiredKeyStore, DebugTokenStore,
-    ManagedListStore, RuleActionStore, ReviewQueueStore, ActiveKeyListing
+    ManagedListStore, RuleActionStore, ReviewQueueStore, ActiveKeyListing, WebhookOutboxStore
 {
     /// Stores a challenge unless the user already holds `quota.maximumPerUser` challenges issued within
     /// `quota.window` (challenges without a user are not counted).

@@ -1,0 +1,39 @@
+-- AttestGuard schema 34: the webhook outbox. Each event is written once per receiver and delivered at least once:
+-- a process claims due events (a lease, so that one that dies mid-attempt leaves the event to another after the
+-- lease), signs and sends each, and records the outcome. Only the first pending event of a receiver and subject can
+-- be claimed, so that events about one subject reach a receiver in writing order. Every attempt is logged in
+-- webhook_attempts. Delivered and given-up events go after the decision log's retention.
+CREATE TABLE webhook_events (
+    id              integer PRIMARY KEY AUTOINCREMENT,
+    event_id        text    NOT NULL,
+    webhook         text    NOT NULL,
+    app_id          text,
+    subject         text    NOT NULL,
+    type            text    NOT NULL,
+    payload         text    NOT NULL,
+    created_at      integer NOT NULL,
+    retry_since     integer NOT NULL,
+    status          text    NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+    attempts        integer NOT NULL DEFAULT 0,
+    next_attempt_at integer NOT NULL,
+    lease_token     text,
+    lease_until     integer,
+    finished_at     integer,
+    last_status     integer,
+    last_error      text    NOT NULL DEFAULT ''
+);
+CREATE UNIQUE INDEX webhook_events_event ON webhook_events (event_id, webhook);
+CREATE INDEX webhook_events_pending ON webhook_events (webhook, subject, id) WHERE status = 'pending';
+CREATE INDEX webhook_events_finished ON webhook_events (finished_at) WHERE status <> 'pending';
+CREATE TABLE webhook_attempts (
+    id           integer PRIMARY KEY AUTOINCREMENT,
+    event_row    integer NOT NULL,
+    attempt      integer NOT NULL,
+    outcome      text    NOT NULL CHECK (outcome IN ('delivered', 'retry', 'failed')),
+    attempted_at integer NOT NULL,
+    duration_ms  integer NOT NULL,
+    status_code  integer,
+    error        text    NOT NULL,
+    process      text    NOT NULL
+);
+CREATE INDEX webhook_attempts_event ON webhook_attempts (event_row, id);

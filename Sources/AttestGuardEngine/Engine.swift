@@ -43,6 +43,8 @@ public struct Engine: Sendable {
     public let reviews: ReviewService
     /// The nightly sweep of every active key with a named rule set, whose actions run as the rules' do.
     public let sweep: KeySweep
+    /// The webhook events this process publishes, and the outbox's delivery log.
+    public let webhooks: WebhookService
     /// Bounds each user's attestation outcome reports (``AttestationOutcomes/report(_:appId:user:)``).
     let outcomeReportQuota = AttestationOutcomes.ReportQuota()
 
@@ -72,7 +74,9 @@ public struct Engine: Sendable {
         let velocity = VelocityRecorder(store: store, keying: settings.velocityKeying, clock: clock)
         let distinct = DistinctRecorder(store: store)
         self.distinct = distinct
-        let lists = ManagedListService(store: store, clock: clock)
+        let publisher = WebhookPublisher(endpoints: settings.webhooks, store: store)
+        self.webhooks = WebhookService(publisher: publisher, store: store, clock: clock, retentionDays: settings.decisionLogRetentionDays)
+        let lists = ManagedListService(store: store, clock: clock, webhooks: publisher)
         self.lists = lists
         let actionQueue = RuleActionQueue()
         let reviewRecorder = ReviewQueueRecorder(store: store)
@@ -81,7 +85,7 @@ public struct Engine: Sendable {
             decisionLog: DecisionLogWriter(store: store, retentionDays: settings.decisionLogRetentionDays),
             keyUse: KeyUseRecorder(store: store), clock: clock, metrics: metrics,
             shadow: shadowRules, baselines: baselines, factsCache: factsCache, lists: lists.book, actions: actionQueue,
-            distinct: distinct, reviews: reviewRecorder
+            distinct: distinct, reviews: reviewRecorder, webhooks: publisher
         )
         self.velocity = velocity
         self.deviceCheck = deviceCheckService
@@ -103,7 +107,7 @@ public struct Engine: Sendable {
             retiredKeys: retiredKeys
         )
         self.debugTokens = DebugTokenService(store: store, apps: apps, clock: clock)
-        let keys = KeyService(store: store, apps: apps, clock: clock, factsCache: factsCache, retiredKeys: retiredKeys)
+        let keys = KeyService(store: store, apps: apps, clock: clock, factsCache: factsCache, retiredKeys: retiredKeys, webhooks: publisher)
         self.keys = keys
         let ruleActions = RuleActionService(queue: actionQueue, store: store, keys: keys, lists: lists, deviceCheck: deviceCheckService)
         self.ruleActions = ruleActions
@@ -118,7 +122,7 @@ public struct Engine: Sendable {
         )
         self.reviews = ReviewService(
             recorder: reviewRecorder, store: store, apps: apps, actions: ruleActions, clock: clock,
-            retentionDays: settings.decisionLogRetentionDays
+            retentionDays: settings.decisionLogRetentionDays, webhooks: publisher
         )
         self.history = HistoryService(
             store: store, apps: apps, keying: settings.velocityKeying, clock: clock,

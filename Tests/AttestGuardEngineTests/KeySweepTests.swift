@@ -46,7 +46,7 @@ struct KeySweepTests {
                 appId: Self.appId, kind: .user, subject: EngineSettings().velocityKeying.subject(.user, user), source: "chargebacks", label: .fraud,
                 labelledAt: Self.start
             )])
-            _ = try await engine.keys.revoke(appId: Self.appId, keyId: keys[4].keyId)
+            _ = try await engine.keys.revoke(appId: Self.appId, keyId: keys[4].keyId, by: "test")
 
             let dry = try await engine.sweep.run(Self.rules, dryRun: true, pageSize: 2)
             let dryApp = try #require(dry.apps.first)

@@ -10,6 +10,8 @@ import Testing
 struct ConfigurationKeyTests {
     /// A new file in a folder of its own under the temporary directory, which `removeFiles()` deletes.
     static let folder = FileManager.default.temporaryDirectory.appendingPathComponent("attestguard-keys-\(UUID().uuidString)")
+    /// A signing secret in Standard Webhooks' form.
+    static let webhookSecret = "whsec_" + Data(repeating: 7, count: 32).base64EncodedString()
 
     static func file(_ text: String, suffix: String = ".yaml") throws -> String {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -36,6 +38,7 @@ struct ConfigurationKeyTests {
         defer { Self.removeFiles() }
         let secret = try Self.file("a-secret-of-at-least-thirty-two-characters")
         let p8 = try Self.file(P256.Signing.PrivateKey().pemRepresentation)
+        let webhookSecret = try Self.file(Self.webhookSecret)
         let everythingByFile = """
             mode: simulator
             logLevel: debug
@@ -79,6 +82,9 @@ struct ConfigurationKeyTests {
             apiKeys:
               names: [gateway]
               gateway: { secretFile: \(secret), scopes: [verify], apps: ["*"] }
+            webhooks:
+              names: [support]
+              support: { url: "https://support.example.com/hooks", secretFile: \(webhookSecret), events: [key.revoked], apps: ["*"] }
             """
         let byEnvironment = """
             mode: production
@@ -87,6 +93,7 @@ struct ConfigurationKeyTests {
             apple: { teamId: ABCDE12345, keyId: KEY1234567, privateKeyEnv: APPLE_P8 }
             privacy: { hashKeyEnv: HASH_KEY }
             apiKeys: { names: [gateway], gateway: { secretEnv: GATEWAY_KEY, scopes: [score] } }
+            webhooks: { names: [support], support: { url: "http://127.0.0.1:9000/", secretEnv: WEBHOOK_SECRET } }
             """
         let passwordByEnvironment = """
             mode: simulator
@@ -94,7 +101,7 @@ struct ConfigurationKeyTests {
             """
         let environment = [
             "APPLE_P8": P256.Signing.PrivateKey().pemRepresentation, "HASH_KEY": "a-hash-key-of-at-least-thirty-two-characters",
-            "GATEWAY_KEY": "gateway-secret-0123456789", "DB_PASSWORD": "p@ss",
+            "GATEWAY_KEY": "gateway-secret-0123456789", "DB_PASSWORD": "p@ss", "WEBHOOK_SECRET": Self.webhookSecret,
         ]
         var read: Set<String> = []
         var lists: Set<String> = []
@@ -120,7 +127,7 @@ struct ConfigurationKeyTests {
     @Test("every key's environment variable is the one swift-configuration reads for it")
     func environmentVariableNames() async throws {
         for key in ConfigurationKey.all {
-            for path in key.concretePaths(apps: ["shop"], apiKeys: ["edge"]) {
+            for path in key.concretePaths(apps: ["shop"], apiKeys: ["edge"], webhooks: ["support"]) {
                 let variable = ConfigurationKey.environmentVariable(forPath: path)
                 let sources = try await ServerConfigurationLoader.Sources(file: nil, environment: [variable: "x"], recorder: nil, problems: nil)
                 #expect(sources.values.string(path) == "x", "\(path): \(variable) is not read")

@@ -50,6 +50,8 @@ public struct AppPolicy: Sendable, Hashable {
     public var debugTokens: DebugTokenPolicy?
     /// Which `review` verdicts open items in the app's review queue; `nil`: none do.
     public var review: ReviewPolicy?
+    /// The actions whose `deny` and `review` verdicts go to the webhooks that take `verdict.*` events; `nil`: none.
+    public var verdictWebhooks: RequestActions?
 
     public var appId: String { identity.appId }
 
@@ -77,7 +79,8 @@ public struct AppPolicy: Sendable, Hashable {
         build: AppBuildPolicy = AppBuildPolicy(),
         sessionTokenLifetime: TimeInterval? = nil,
         debugTokens: DebugTokenPolicy? = nil,
-        review: ReviewPolicy? = nil
+        review: ReviewPolicy? = nil,
+        verdictWebhooks: RequestActions? = nil
     ) {
         self.identity = AppIdentity(appId: appId)
         self.environments = environments
@@ -92,5 +95,6 @@ public struct AppPolicy: Sendable, Hashable {
         self.sessionTokenLifetime = sessionTokenLifetime
         self.debugTokens = debugTokens
         self.review = review
+        self.verdictWebhooks = verdictWebhooks
     }
 }

@@ -57,8 +57,11 @@ public struct AppPolicyChanges: Sendable {
     let clock: any EngineClock
     let overrides: AppPolicyOverrides
     let ramps: AttestationRampController
+    /// Told of every change of the mode in force (`app.mode_changed`).
+    let webhooks: WebhookPublisher?
 
-    public init(store: any RiskStore, apps: AppCatalog, clock: any EngineClock, logger: Logger) {
+    public init(store: any RiskStore, apps: AppCatalog, clock: any EngineClock, logger: Logger, webhooks: WebhookPublisher? = nil) {
+        self.webhooks = webhooks
         self.store = store
         self.apps = apps
         self.clock = clock
@@ -88,6 +91,11 @@ public struct AppPolicyChanges: Sendable {
             guard try await withStore({ try await store.replaceAppPolicyOverride(next, expectedRevision: revision) }) else { continue }
             _ = try await withStore { try await overrides.refresh() }
             record(app: appId, from: stored, to: next.isEmpty ? nil : next, apiKey: apiKey, logger: logger)
+            if let webhooks, let configured = apps.configuredPolicy(for: appId) {
+                let old = stored?.mode.flatMap(AppPolicy.Mode.init(rawValue:)) ?? configured.mode
+                let new = values?.mode ?? configured.mode
+                if old != new { await webhooks.publish(.modeChanged(appId: appId, from: old, to: new, by: apiKey, at: next.updatedAt)) }
+            }
             return
         }
         throw EngineError(.preconditionFailed, code: .preconditionFailed, "the app's policy kept changing while this change was stored: try again")

@@ -40,8 +40,14 @@ public struct ManagedListService: Sendable {
     /// Whether a change is read into ``book`` at once (a server's verdicts see it), or left to the next refresh (the
     /// CLI, which holds no verdicts and would read every list for nothing).
     let readsOwnChanges: Bool
+    /// Told of every change (`list.changed`).
+    let webhooks: WebhookPublisher?
 
-    public init(store: any RiskStore, clock: any EngineClock, book: ManagedListBook = ManagedListBook(), readsOwnChanges: Bool = true) {
+    public init(
+        store: any RiskStore, clock: any EngineClock, book: ManagedListBook = ManagedListBook(), readsOwnChanges: Bool = true,
+        webhooks: WebhookPublisher? = nil
+    ) {
+        self.webhooks = webhooks
         self.store = store
         self.clock = clock
         self.book = book
@@ -61,6 +67,7 @@ public struct ManagedListService: Sendable {
         switch try await withStore({ try await store.createManagedList(record, maximumLists: Self.maximumLists) }) {
         case .created(let created):
             await refreshQuietly()
+            await webhooks?.publish(.listChanged(name, .created, by: actor, at: created.createdAt))
             return created
         case .exists(let existing):
             throw EngineError(.conflict, code: .listAlreadyExists, "a list named \(name) exists (kind \(existing.kind), made \(existing.createdAt.formatted(.iso8601)) by \(existing.createdBy))")
@@ -78,7 +85,9 @@ public struct ManagedListService: Sendable {
             name: name, kind: kind, description: "declared by the rules (lists: { \(name): { managed: true } })", createdAt: clock.now(), createdBy: "rules"
         )
         switch try await withStore({ try await store.createManagedList(record, maximumLists: Self.maximumLists) }) {
-        case .created: return true
+        case .created:
+            await webhooks?.publish(.listChanged(name, .created, by: record.createdBy, at: record.createdAt))
+            return true
         case .exists: return false
         case .tooMany: throw EngineError(.conflict, code: .tooManyLists, "the store holds \(Self.maximumLists) lists, the most it may")
         }
@@ -122,6 +131,7 @@ public struct ManagedListService: Sendable {
         switch outcome {
         case .changed(let list, let change):
             await refreshQuietly()
+            await webhooks?.publish(.listChanged(change))
             return Change(list: list, change: change)
         case .notFound:
             throw Self.notFound(name)
@@ -139,8 +149,10 @@ public struct ManagedListService: Sendable {
     /// - Throws: `list_not_found` (404).
     public func delete(_ name: String, actor: String) async throws {
         try Self.checkName(name)
-        guard try await withStore({ try await store.deleteManagedList(name: name, actor: actor, at: clock.now()) }) else { throw Self.notFound(name) }
+        let now = clock.now()
+        guard try await withStore({ try await store.deleteManagedList(name: name, actor: actor, at: now) }) else { throw Self.notFound(name) }
         await refreshQuietly()
+        await webhooks?.publish(.listChanged(name, .deleted, by: actor, at: now))
     }
 
     /// The change log, newest first: of one list (also after it was deleted), or of every list.

@@ -17,6 +17,8 @@ public struct ReviewService: Sendable {
     let actions: RuleActionService
     let clock: any EngineClock
     let retentionDays: Int
+    /// Told of every decision (`review.decided`).
+    let webhooks: WebhookPublisher?
     static let logger = Logger(label: "attestguard.review")
 
     /// The most items one listing answers.
@@ -26,8 +28,9 @@ public struct ReviewService: Sendable {
 
     init(
         recorder: ReviewQueueRecorder, store: any RiskStore, apps: AppCatalog, actions: RuleActionService, clock: any EngineClock,
-        retentionDays: Int
+        retentionDays: Int, webhooks: WebhookPublisher? = nil
     ) {
+        self.webhooks = webhooks
         self.recorder = recorder
         self.store = store
         self.apps = apps
@@ -107,6 +110,8 @@ public struct ReviewService: Sendable {
             "app": .string(appId), "item": .stringConvertible(id), "analyst": .string(analyst), "decision": .string(decision.rawValue),
             "subject": .string(item.subjectKind.rawValue), "actions": .string(followUps.map(\.rawValue).joined(separator: ",")),
         ])
+        // Before the follow-ups: a receiver learns of the decision, then of the revocation it asked for.
+        await webhooks?.publish(.reviewDecided(item, decision: decision, followUps: followUps, at: change.at))
         guard !followUps.isEmpty, let keyId = item.keyId else { return item }
         var results: [String] = []
         for followUp in followUps {
@@ -154,7 +159,7 @@ public struct ReviewService: Sendable {
         let (outcome, detail) = await RuleActionService.outcome {
             switch followUp {
             case .revokeKey:
-                try await actions.revokeKey(appId: appId, keyId: keyId)
+                try await actions.revokeKey(appId: appId, keyId: keyId, by: "review:\(itemId)")
             case .setDeviceCheckBit1:
                 try await actions.setDeviceCheckBit1(appId: appId, subjects: [DeviceCheckSubject(kind: .key, value: keyId)], by: "review:\(itemId)")
             }

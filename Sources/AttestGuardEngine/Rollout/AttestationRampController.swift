@@ -21,8 +21,11 @@ public struct AttestationRampController: Sendable {
     let apps: AppCatalog
     let clock: any EngineClock
     let logger: Logger
+    /// Told of every pause this process takes (`ramp.paused`).
+    let webhooks: WebhookPublisher?
 
-    public init(store: any RiskStore, apps: AppCatalog, clock: any EngineClock, logger: Logger) {
+    public init(store: any RiskStore, apps: AppCatalog, clock: any EngineClock, logger: Logger, webhooks: WebhookPublisher? = nil) {
+        self.webhooks = webhooks
         self.store = store
         self.apps = apps
         self.clock = clock
@@ -102,6 +105,7 @@ public struct AttestationRampController: Sendable {
         guard let evaluated else { return nil }
         let step = Step(appId: appId, action: evaluated.action, from: stored.percent, to: evaluated.percent, outcome: outcome, period: last)
         record(step)
+        if step.action == .pause { await webhooks?.publish(.rampPaused(step, at: now)) }
         return step
     }
 

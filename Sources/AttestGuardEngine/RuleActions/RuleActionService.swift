@@ -73,7 +73,7 @@ public struct RuleActionService: Sendable {
             case .setDeviceCheckBit1:
                 return try await setDeviceCheckBit1(appId: pending.appId, subjects: pending.deviceCheckSubjects, by: pending.ruleId)
             case .revokeKey:
-                return try await revokeKey(appId: pending.appId, keyId: pending.subject)
+                return try await revokeKey(appId: pending.appId, keyId: pending.subject, by: "rule:\(pending.ruleId)")
             case .addToList(let list, let value, let lifetime):
                 // An entry already on the list for at least as long (an analyst's longer block, a wider range) is
                 // left as it is: adding would cut its expiry short.
@@ -97,13 +97,13 @@ public struct RuleActionService: Sendable {
 
     /// Revokes the key (standard base64 id) unless it is unknown or revoked already: how that ended, and why when
     /// nothing changed. A rule's `revoke_key` and a review's rejection both act through it.
-    func revokeKey(appId: String, keyId: String) async throws -> (RuleActionOutcome, String) {
+    func revokeKey(appId: String, keyId: String, by actor: String) async throws -> (RuleActionOutcome, String) {
         let key = try KeyId(base64: keyId)
         guard let stored = try await withStore({ try await store.key(appId: appId, keyId: key.bytes) }) else {
             return (.unchanged, "no such key")
         }
         guard stored.status != .revoked else { return (.unchanged, "the key is already revoked") }
-        _ = try await keys.revoke(appId: appId, keyId: key.bytes)
+        _ = try await keys.revoke(appId: appId, keyId: key.bytes, by: actor)
         return (.done, "")
     }
 

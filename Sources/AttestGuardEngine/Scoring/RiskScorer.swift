@@ -47,6 +47,8 @@ public struct RiskScorer: Sendable {
     let actions: RuleActionQueue
     /// Where review verdicts of the apps' chosen actions go, to open review items behind the verdict.
     let reviews: ReviewQueueRecorder
+    /// Where `deny` and `review` verdicts of the apps' chosen actions go, for the webhooks that take them.
+    let webhooks: WebhookPublisher
     let clock: any EngineClock
     let metrics: EngineMetrics
 
@@ -55,8 +57,9 @@ public struct RiskScorer: Sendable {
         decisionLog: DecisionLogWriter, keyUse: KeyUseRecorder, clock: any EngineClock, metrics: EngineMetrics, shadow: RuleSetHolder? = nil,
         baselines: RiskBaselineBook = RiskBaselineBook(), factsCache: ScoringFactsCache = ScoringFactsCache(limits: .disabled),
         lists: ManagedListBook = ManagedListBook(), actions: RuleActionQueue = RuleActionQueue(), distinct: DistinctRecorder,
-        reviews: ReviewQueueRecorder
+        reviews: ReviewQueueRecorder, webhooks: WebhookPublisher
     ) {
+        self.webhooks = webhooks
         self.reviews = reviews
         self.distinct = distinct
         self.actions = actions
@@ -205,8 +208,14 @@ public struct RiskScorer: Sendable {
         apps.recordVerdict(appId: request.appId, attested: request.keyId != nil)
         distinct.record(appId: request.appId, hashed: subjects, at: now)
         if let keyId = request.keyId { keyUse.note(appId: request.appId, keyId: keyId.bytes, at: now) }
-        if outcome.evaluation.decision == .review, let policy = (try? apps.policy(for: request.appId))?.review {
-            reviews.note(outcome.evaluation, request: request, subjects: subjects, policy: policy, at: now)
+        if outcome.evaluation.decision != .allow, let app = try? apps.policy(for: request.appId) {
+            if outcome.evaluation.decision == .review, let policy = app.review {
+                reviews.note(outcome.evaluation, request: request, subjects: subjects, policy: policy, at: now)
+            }
+            if let chosen = app.verdictWebhooks, chosen.includes(request.action),
+                let event = WebhookEvent.verdict(outcome.evaluation, request: request, subjects: subjects, enforced: outcome.verdict.enforced, at: now) {
+                webhooks.note(event)
+            }
         }
         decisionLog.append(DecisionLogEntry(
             appId: request.appId,

@@ -36,6 +36,8 @@ public struct EngineSettings: Sendable {
     /// How often each process reads the keys retired through the others (`sessionTokens.revocationRefreshSeconds`):
     /// a revoked or superseded key's session tokens stop passing everywhere within this period.
     public var revocationRefresh: Duration = .seconds(10)
+    /// The receivers of webhook events (`webhooks.*`); none: no event is written.
+    public var webhooks: [WebhookEndpoint] = []
 
     public init(
         challengeTTL: Duration = .seconds(300),

@@ -42,7 +42,8 @@ extension AppPolicy {
             build: try AppBuildPolicy.reading(app.scoped("build")),
             sessionTokenLifetime: try Self.sessionTokenLifetime(app.scoped("sessionTokens")),
             debugTokens: try Self.debugTokens(app.scoped("debugTokens"), production: environments.contains(.production)),
-            review: try Self.review(app.scoped("reviewQueue"))
+            review: try Self.review(app.scoped("reviewQueue")),
+            verdictWebhooks: try Self.verdictWebhooks(app.scoped("webhooks"))
         )
     }
 }
@@ -73,6 +74,19 @@ extension AppPolicy {
             )
         }
         return DebugTokenPolicy(maximumLifetime: TimeInterval(days) * 86_400, acceptedInProduction: production)
+    }
+}
+
+extension AppPolicy {
+    /// `apps.<app>.webhooks.verdictActions`: the actions whose deny and review verdicts become webhook events (`*` for
+    /// every verdict); `nil` when none is named.
+    static func verdictWebhooks(_ values: ConfigValues) throws -> RequestActions? {
+        let actions = values.stringArray("verdictActions")
+        guard !actions.isEmpty else { return nil }
+        for action in actions where action != "*" && !ReviewPolicy.isWellFormed(action: action) {
+            throw ConfigurationError(key: values.path("verdictActions"), "an action is 1-64 characters, or *; got an empty one or a longer one")
+        }
+        return actions.contains("*") ? .every : RequestActions(names: Set(actions))
     }
 }
 

@@ -1,12 +1,23 @@
 extension ConfigurationCheck {
-    /// The names the placeholders of ``ConfigurationKey/all`` stand for: `apps.names` and `apiKeys.names`.
+    /// The names the placeholders of ``ConfigurationKey/all`` stand for: `apps.names`, `apiKeys.names` and
+    /// `webhooks.names`.
     struct Names {
         var apps: [String]
         var apiKeys: [String]
+        var webhooks: [String] = []
 
         /// Every concrete path the server reads for these names.
         var knownPaths: [String] {
-            ConfigurationKey.all.flatMap { $0.concretePaths(apps: apps, apiKeys: apiKeys) }
+            ConfigurationKey.all.flatMap { $0.concretePaths(apps: apps, apiKeys: apiKeys, webhooks: webhooks) }
+        }
+
+        /// The list that names what `placeholder` stands for, and the names it holds.
+        func list(for placeholder: Substring) -> (key: String, names: [String]) {
+            switch placeholder {
+            case "<app>": ("apps.names", apps)
+            case "<webhook>": ("webhooks.names", webhooks)
+            default: ("apiKeys.names", apiKeys)
+            }
         }
     }
 
@@ -49,7 +60,7 @@ extension ConfigurationCheck {
         let segments = pattern.path.split(separator: ".")
         guard let index = segments.firstIndex(where: { $0.hasPrefix("<") }) else { return nil }
         let name = String(path.split(separator: ".")[index])
-        let (list, configured) = segments[index] == "<app>" ? ("apps.names", names.apps) : ("apiKeys.names", names.apiKeys)
+        let (list, configured) = names.list(for: segments[index])
         guard !configured.contains(name) else { return nil }
         return ConfigurationError(
             key: path, "unknown key: \(list) does not list \(name)", code: .unknownKey, suggestion: NearestName.nearest(to: name, among: configured)

@@ -56,7 +56,10 @@ public struct ConfigurationCheck: Sendable {
         } catch let problem as ConfigurationError {
             collected.append(problem)
         }
-        let names = Names(apps: values.scoped("apps").stringArray("names"), apiKeys: values.scoped("apiKeys").stringArray("names"))
+        let names = Names(
+            apps: values.scoped("apps").stringArray("names"), apiKeys: values.scoped("apiKeys").stringArray("names"),
+            webhooks: values.scoped("webhooks").stringArray("names")
+        )
         var problems = collected.all
         var warnings: [ConfigurationError] = []
         if let file {
@@ -72,7 +75,7 @@ public struct ConfigurationCheck: Sendable {
             }
         }
         let secretVariables = ConfigurationKey.all.filter { $0.path.hasSuffix("Env") }
-            .flatMap { $0.concretePaths(apps: names.apps, apiKeys: names.apiKeys) }
+            .flatMap { $0.concretePaths(apps: names.apps, apiKeys: names.apiKeys, webhooks: names.webhooks) }
             .compactMap { values.string($0) }
         warnings += unknownVariables(in: environment, names: names, secretVariables: Set(secretVariables))
         configuration?.warnings = warnings

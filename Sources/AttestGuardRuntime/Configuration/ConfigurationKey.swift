@@ -1,5 +1,5 @@
-/// One configuration key the server reads, as a configuration file writes it: a dotted path in which `<app>` and
-/// `<apiKey>` stand for a name listed in `apps.names` and `apiKeys.names`.
+/// One configuration key the server reads, as a configuration file writes it: a dotted path in which `<app>`,
+/// `<apiKey>` and `<webhook>` stand for a name listed in `apps.names`, `apiKeys.names` and `webhooks.names`.
 ///
 /// ``all`` is the one list of every key: the settings types read exactly these (a test records every key a full
 /// configuration reads and compares), so a check of a configuration file can name the keys the server ignores.
@@ -47,10 +47,14 @@ public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
 
     /// The concrete paths of the key for the configured names: `apps.<app>.appId` once for each app in `apps`,
     /// `apiKeys.<apiKey>.scopes` once for each key in `apiKeys`, any other key as it is.
-    package func concretePaths(apps: [String], apiKeys: [String]) -> [String] {
+    package func concretePaths(apps: [String], apiKeys: [String], webhooks: [String] = []) -> [String] {
         let segments = path.split(separator: ".").map(String.init)
         guard let index = segments.firstIndex(where: { $0.hasPrefix("<") }) else { return [path] }
-        let names = segments[index] == "<app>" ? apps : apiKeys
+        let names = switch segments[index] {
+        case "<app>": apps
+        case "<webhook>": webhooks
+        default: apiKeys
+        }
         return names.map { name in
             var concrete = segments
             concrete[index] = name
@@ -130,6 +134,7 @@ public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
         ConfigurationKey("apps.<app>.debugTokens.maxLifetimeDays", "the longest lifetime an admin may give a debug token, 1-365 days (default 30)"),
         ConfigurationKey("apps.<app>.debugTokens.allowInProduction", "let an app whose environments include production accept debug tokens; the server warns of it at every start (default false)"),
         ConfigurationKey("apps.<app>.reviewQueue.actions", "the request actions (purchase, claim_promo; * for every verdict) whose review verdicts open items in the app's review queue (default: none)", list: true),
+        ConfigurationKey("apps.<app>.webhooks.verdictActions", "the request actions (purchase; * for every verdict) whose deny and review verdicts go to the webhooks that take verdict.deny and verdict.review events (default: none)", list: true),
         ConfigurationKey("apps.<app>.reviewQueue.itemLifetimeHours", "how long a review item waits undecided before it expires, 1-720 hours (default 72)"),
         ConfigurationKey("apps.<app>.ramp.enabled", "follow an automatic attestation rollout ramp (default true when another ramp key is set)"),
         ConfigurationKey("apps.<app>.ramp.startPercent", "the ramp's first attestation-required percentage, 1-100 (default 1)"),
@@ -178,6 +183,12 @@ public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
         ConfigurationKey("console.sessionSecretFile", "a file holding the key the console's session cookies are signed with (32+ characters, the same on every server; none: a random key per process)"),
         ConfigurationKey("console.sessionSecretEnv", "an environment variable holding that key"),
         ConfigurationKey("console.sessionMinutes", "how long a console session lasts after login, 1-10080 (default 60)"),
+        ConfigurationKey("webhooks.names", "the names of the webhook receivers (1-64 letters, digits, _ and -)", list: true),
+        ConfigurationKey("webhooks.<webhook>.url", "where the receiver takes events: an http or https URL, POSTed one signed event at a time"),
+        ConfigurationKey("webhooks.<webhook>.secretFile", "a file holding the receiver's signing secret: whsec_ and the base64 of 24 or more random bytes"),
+        ConfigurationKey("webhooks.<webhook>.secretEnv", "an environment variable holding that secret"),
+        ConfigurationKey("webhooks.<webhook>.events", "the event types it takes: verdict.deny, verdict.review, key.revoked, review.decided, ramp.paused, app.mode_changed, list.changed (default: every type)", list: true),
+        ConfigurationKey("webhooks.<webhook>.apps", "the app ids whose events it takes ([\"*\"] or none: every app's, and list changes)", list: true),
         ConfigurationKey("apiKeys.names", "the names of the configured API keys", list: true),
         ConfigurationKey("apiKeys.<apiKey>.secretFile", "a file holding the API key"),
         ConfigurationKey("apiKeys.<apiKey>.secretEnv", "an environment variable holding the API key"),

@@ -138,6 +138,12 @@ public enum ServerConfigurationLoader {
         var apiKeys = try keyNames.compactMap { name in
             try values.recovering(nil) { try APIKey(name: name, reading: keyValues.scoped(name), environment: environment) }
         }
+        let webhookValues = values.scoped("webhooks")
+        engine.webhooks = try webhookValues.stringArray("names").compactMap { name in
+            try values.recovering(nil) {
+                try WebhookEndpoint(name: name, reading: webhookValues.scoped(name), environment: environment, apps: apps.map(\.appId))
+            }
+        }
         // A bearer token names one key: two keys with one secret would give its holder whichever scopes won the lookup.
         var keyNamesBySecret: [Data: String] = [:]
         for key in apiKeys {

@@ -11,7 +11,8 @@ import Synchronization
 /// counts (``GatewayCheckRecorder``, whose buckets past eight days it deletes with the decision log's days) and the
 /// actions of fired rules (``RuleActionService``, whose runs it deletes a day after their hold ends) and the review
 /// verdicts that open review items (``ReviewQueueRecorder``, whose closed items it deletes after the decision log's
-/// retention). A flush starts every `interval` and sends its chunks spread over
+/// retention) and the verdicts' webhook events (``WebhookPublisher``, whose delivered events it deletes after the
+/// decision log's retention). A flush starts every `interval` and sends its chunks spread over
 /// `spread` of it, side by side, so that the database spends no more than about a millisecond of a core on one
 /// statement while requests wait; a flush that runs long delays the next one, never overlaps it. Beside the
 /// flushes, every `compactEvery` it rolls aged velocity buckets up into coarser ones (paced, see
@@ -91,9 +92,10 @@ package struct WriteBehindService: Service {
         let debugTokenUses = engine.debugTokens.uses.dropPending()
         let ruleActions = engine.ruleActions.queue.dropQueued()
         let reviewOpenings = engine.reviews.recorder.dropPending()
+        let webhookEvents = engine.webhooks.publisher.dropPending()
         recordBacklog()
         if velocity > 0 || sightings > 0 || decisions > 0 || keyUses > 0 || gatewayChecks > 0 || debugTokenUses > 0 || ruleActions > 0
-            || reviewOpenings > 0
+            || reviewOpenings > 0 || webhookEvents > 0
         {
             logger.warning(
                 "shutdown flush did not finish in time; unwritten entries dropped",
@@ -101,7 +103,7 @@ package struct WriteBehindService: Service {
                            "decision_log_entries": .stringConvertible(decisions),
                            "key_uses": .stringConvertible(keyUses), "gateway_checks": .stringConvertible(gatewayChecks),
                            "debug_token_uses": .stringConvertible(debugTokenUses), "rule_actions": .stringConvertible(ruleActions),
-                           "review_openings": .stringConvertible(reviewOpenings),
+                           "review_openings": .stringConvertible(reviewOpenings), "webhook_events": .stringConvertible(webhookEvents),
                            "budget": .string("\(shutdownBudget)")]
             )
         }
@@ -135,6 +137,7 @@ package struct WriteBehindService: Service {
                 await purgeGatewayChecks()
                 await purgeRuleActionRuns()
                 await purgeReviewItems()
+                await purgeWebhookEvents()
             }
         }
     }
@@ -148,7 +151,8 @@ package struct WriteBehindService: Service {
         async let gatewayChecks: Void = flushGatewayChecks()
         async let debugTokenUses: Void = flushDebugTokenUses()
         async let reviewOpenings: Void = flushReviewOpenings()
-        _ = await (velocity, distinct, decisions, keyUse, gatewayChecks, debugTokenUses, reviewOpenings)
+        async let webhookEvents: Void = flushWebhookEvents()
+        _ = await (velocity, distinct, decisions, keyUse, gatewayChecks, debugTokenUses, reviewOpenings, webhookEvents)
     }
 
     /// Runs the rule actions every `interval`, apart from the flushes: a burst of actions (each a few statements)
@@ -183,6 +187,22 @@ package struct WriteBehindService: Service {
             try await engine.reviews.recorder.flush(now: engine.clock.now())
         } catch {
             logger.warning("review queue write failed; openings kept for the next flush", metadata: ["error": .string(String(describing: error))])
+        }
+    }
+
+    private func flushWebhookEvents() async {
+        do {
+            try await engine.webhooks.publisher.flush()
+        } catch {
+            logger.warning("webhook outbox write failed; events kept for the next flush", metadata: ["error": .string(String(describing: error))])
+        }
+    }
+
+    private func purgeWebhookEvents() async {
+        do {
+            _ = try await engine.webhooks.purge(now: engine.clock.now())
+        } catch {
+            logger.warning("purge of finished webhook events failed", metadata: ["error": .string(String(describing: error))])
         }
     }
 
@@ -290,6 +310,7 @@ package struct WriteBehindService: Service {
         droppedDecisions.advance(to: Double(log.dropped))
         Gauge(label: MetricFamily.ruleActionsQueued.name).record(engine.ruleActions.queue.queued)
         Gauge(label: MetricFamily.reviewOpeningsQueued.name).record(engine.reviews.recorder.queued)
+        Gauge(label: MetricFamily.webhookEventsQueued.name).record(engine.webhooks.publisher.queued)
     }
 }
 

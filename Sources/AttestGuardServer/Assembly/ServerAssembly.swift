@@ -58,7 +58,9 @@ public enum ServerAssembly {
         }
         AppPolicyRoutes(
             engine: engine,
-            changes: AppPolicyChanges(store: engine.store, apps: engine.apps, clock: engine.clock, logger: Logger(label: "attestguard.apps")),
+            changes: AppPolicyChanges(
+                store: engine.store, apps: engine.apps, clock: engine.clock, logger: Logger(label: "attestguard.apps"), webhooks: engine.webhooks.publisher
+            ),
             gateway: gatewayPolicies, body: JSONBody(maximumBytes: configuration.maxBodyBytes), reloadInterval: configuration.appPolicyReloadInterval
         ).register(on: router, keys: APIKeyRing(configuration.apiKeys))
         // Last: it applies to requests no route above matched.
@@ -121,7 +123,9 @@ public enum ServerAssembly {
                 logger: appPolicies.logger, read: { _ = try await appPolicies.refresh() }
             ),
             AttestationRampService(
-                controller: AttestationRampController(store: engine.store, apps: engine.apps, clock: engine.clock, logger: logger),
+                controller: AttestationRampController(
+                    store: engine.store, apps: engine.apps, clock: engine.clock, logger: logger, webhooks: engine.webhooks.publisher
+                ),
                 clock: engine.clock, logger: logger
             ),
             RiskBaselineReloadService.service(
@@ -130,6 +134,9 @@ public enum ServerAssembly {
         ] + backgroundServices
         if let retiredKeys = RetiredKeyRefreshService.service(engine: engine, logger: logger) {
             services.append(retiredKeys)
+        }
+        if let webhooks = WebhookDeliveryService.service(engine: engine, process: heartbeat.processId, logger: logger) {
+            services.append(webhooks)
         }
         let lists = ManagedListRefreshService(engine: engine, rules: rules, logger: logger)
         services.append(lists.service(interval: configuration.appPolicyReloadInterval))

@@ -88,7 +88,7 @@ struct VerificationRoutes {
     @Sendable func revoke(_ request: Request, context: AttestGuardRequestContext) async throws -> Response {
         let (appId, keyId) = try Self.keyPath(context)
         try context.requireAccess(to: appId)
-        let details = try await engine.keys.revoke(appId: appId, keyId: keyId)
+        let details = try await engine.keys.revoke(appId: appId, keyId: keyId, by: context.apiKey?.name ?? "-")
         return try JSONResponse.make(KeyBody(details.key, receipt: details.receipt), status: .ok)
     }
 

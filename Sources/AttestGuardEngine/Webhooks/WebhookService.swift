@@ -1,4 +1,5 @@
 public import AttestGuardStore
+public import AttestGuardWire
 public import AttestVocabulary
 public import Foundation
 import Logging
@@ -38,23 +39,33 @@ public struct WebhookService: Sendable {
         return (events, events.count == limit ? events.last?.id : nil)
     }
 
-    /// One event with its delivery log.
-    /// - Throws: `webhook_event_not_found` (404), `store_unavailable` (503).
-    public func event(id: Int64) async throws -> (event: WebhookEventRecord, attempts: [WebhookAttemptRecord]) {
+    /// One page of the outbox as the delivery-log route answers it.
+    public func page(webhook: String?, status: WebhookDeliveryStatus?, appId: String?, cursor: Int64?, limit: Int) async throws -> WebhookDeliveriesBody {
+        let page = try await events(filter: WebhookEventFilter(webhook: webhook, status: status, appId: appId), cursor: cursor, limit: limit)
+        return WebhookDeliveriesBody(events: page.events.map { WebhookDeliveryBody($0) }, next: page.next.map(String.init))
+    }
+
+    /// One event with its delivery log; `access` is asked first with the event's app (`nil`: a list change's) and
+    /// throws when the caller may not read it.
+    /// - Throws: `webhook_event_not_found` (404), `store_unavailable` (503), what `access` throws.
+    public func event(id: Int64, access: (String?) throws -> Void) async throws -> WebhookDeliveryBody {
         guard let event = try await withStore({ try await store.webhookEvent(id: id) }) else { throw Self.notFound(id) }
+        try access(event.appId)
         let attempts = try await withStore { try await store.webhookAttempts(eventRow: id) }
-        return (event, attempts)
+        return WebhookDeliveryBody(event, attempts: attempts)
     }
 
     /// Sends a delivered or given-up event again, due now with a fresh retry window (a pending one is left as it
-    /// is); logged with who asked.
-    /// - Throws: `webhook_event_not_found` (404), `store_unavailable` (503).
-    public func redeliver(id: Int64, by actor: String) async throws -> WebhookEventRecord {
+    /// is); logged with who asked. `access` is asked first, as ``event(id:access:)`` asks it.
+    /// - Throws: `webhook_event_not_found` (404), `store_unavailable` (503), what `access` throws.
+    public func redeliver(id: Int64, by actor: String, access: (String?) throws -> Void) async throws -> WebhookDeliveryBody {
+        guard let stored = try await withStore({ try await store.webhookEvent(id: id) }) else { throw Self.notFound(id) }
+        try access(stored.appId)
         guard let event = try await withStore({ try await store.redeliverWebhookEvent(id: id, now: clock.now()) }) else { throw Self.notFound(id) }
         WebhookPublisher.logger.notice("webhook event queued for redelivery", metadata: [
             "webhook": .string(event.webhook), "event": .string(event.eventId), "api_key": .string(actor),
         ])
-        return event
+        return WebhookDeliveryBody(event)
     }
 
     /// Deletes events delivered or given up on longer ago than the decision log's retention; returns how many.

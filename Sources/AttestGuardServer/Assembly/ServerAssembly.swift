@@ -53,6 +53,7 @@ public enum ServerAssembly {
         ManagedListRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes)).register(on: router, keys: APIKeyRing(configuration.apiKeys))
         RuleActionRoutes(engine: engine).register(on: router, keys: APIKeyRing(configuration.apiKeys))
         ReviewRoutes(engine: engine, body: JSONBody(maximumBytes: configuration.maxBodyBytes)).register(on: router, keys: APIKeyRing(configuration.apiKeys))
+        WebhookRoutes(engine: engine).register(on: router, keys: APIKeyRing(configuration.apiKeys))
         if configuration.operatorListener == nil {
             try ConsoleRoutes(engine: engine, keys: APIKeyRing(configuration.apiKeys), settings: configuration.console).register(on: router)
         }

@@ -175,3 +175,87 @@ public struct WebhookListBody: Codable, Sendable, Hashable {
         self.by = by
     }
 }
+
+/// `GET /v1/webhooks/events`: one page of the webhook outbox, newest first; `next` continues it.
+public struct WebhookDeliveriesBody: Codable, Sendable, Hashable {
+    public var events: [WebhookDeliveryBody]
+    /// The cursor of the next page, when this one may not be the last.
+    public var next: String?
+
+    public init(events: [WebhookDeliveryBody], next: String?) {
+        self.events = events
+        self.next = next
+    }
+}
+
+/// One event for one receiver in the outbox: where its delivery stands, the event as sent, and (`GET
+/// /v1/webhooks/events/{id}`) every attempt.
+public struct WebhookDeliveryBody: Codable, Sendable, Hashable {
+    /// The outbox row's id: what the routes take.
+    public var id: String
+    /// The event's id (`webhook-id`), the same for every receiver.
+    public var eventId: String
+    public var webhook: String
+    public var type: String
+    public var appId: String?
+    public var subject: String
+    /// `pending`, `delivered` or `failed` (given up on after its retry window).
+    public var status: String
+    public var attempts: Int
+    public var createdAt: Date
+    /// When a pending event is tried next.
+    public var nextAttemptAt: Date?
+    /// When it was delivered or given up on.
+    public var finishedAt: Date?
+    /// The receiver's last HTTP status (absent when none came) and why the last attempt failed (empty after a
+    /// delivery).
+    public var lastStatus: Int?
+    public var lastError: String
+    /// The body sent.
+    public var event: WebhookEventBody?
+    /// Every attempt, first first: only on the one event's route.
+    public var log: [WebhookAttemptBody]?
+
+    public init(
+        id: String, eventId: String, webhook: String, type: String, appId: String?, subject: String, status: String, attempts: Int, createdAt: Date,
+        nextAttemptAt: Date?, finishedAt: Date?, lastStatus: Int?, lastError: String, event: WebhookEventBody?, log: [WebhookAttemptBody]?
+    ) {
+        self.id = id
+        self.eventId = eventId
+        self.webhook = webhook
+        self.type = type
+        self.appId = appId
+        self.subject = subject
+        self.status = status
+        self.attempts = attempts
+        self.createdAt = createdAt
+        self.nextAttemptAt = nextAttemptAt
+        self.finishedAt = finishedAt
+        self.lastStatus = lastStatus
+        self.lastError = lastError
+        self.event = event
+        self.log = log
+    }
+}
+
+/// One delivery attempt: when, how long, what the receiver answered, and which process made it.
+public struct WebhookAttemptBody: Codable, Sendable, Hashable {
+    public var attempt: Int
+    /// `delivered`, `retry` or `failed`.
+    public var outcome: String
+    public var attemptedAt: Date
+    public var durationMilliseconds: Int
+    public var statusCode: Int?
+    public var error: String
+    public var process: String
+
+    public init(attempt: Int, outcome: String, attemptedAt: Date, durationMilliseconds: Int, statusCode: Int?, error: String, process: String) {
+        self.attempt = attempt
+        self.outcome = outcome
+        self.attemptedAt = attemptedAt
+        self.durationMilliseconds = durationMilliseconds
+        self.statusCode = statusCode
+        self.error = error
+        self.process = process
+    }
+}

@@ -1,5 +1,6 @@
 import AttestGuardEngine
 import AttestGuardStore
+import AttestGuardWire
 import AttestTestSupport
 import Foundation
 import HTTPTypes
@@ -79,9 +80,18 @@ struct AttestationRampTests {
                 let engine = try #require(api.engine)
                 let logger = Logger(label: "test.ramp")
                 // Two server processes: each its own catalog, both on one store.
-                let first = AttestationRampController(store: engine.store, apps: engine.apps, clock: api.clock, logger: logger)
+                // Each with a webhook publisher: the pause is published once, by the process that took the step.
+                let secret = try #require(WebhookSecret(text: "whsec_" + Data(repeating: 3, count: 32).base64EncodedString()))
+                let receivers = [WebhookEndpoint(name: "ops", url: URL(string: "https://ops.example.com/hooks")!, secret: secret, events: [.rampPaused])]
+                let first = AttestationRampController(
+                    store: engine.store, apps: engine.apps, clock: api.clock, logger: logger,
+                    webhooks: WebhookPublisher(endpoints: receivers, store: engine.store)
+                )
                 let otherCatalog = AppCatalog(engine.apps.all)
-                let second = AttestationRampController(store: engine.store, apps: otherCatalog, clock: api.clock, logger: logger)
+                let second = AttestationRampController(
+                    store: engine.store, apps: otherCatalog, clock: api.clock, logger: logger,
+                    webhooks: WebhookPublisher(endpoints: receivers, store: engine.store)
+                )
 
                 /// Both controllers at the boundary; returns the percentage and state after, checking one step at most.
                 func boundary() async throws -> (steps: [AttestationRampController.Step], percent: Int, state: String) {
@@ -129,6 +139,10 @@ struct AttestationRampTests {
                 try await Self.simulate(Period(attested: 4, failed: [4, 4, 1], accepted: 4), api: api, index: 4)
                 result = try await boundary()
                 #expect(result.percent == 40 && result.state == "paused" && result.steps.map(\.action) == [.pause])
+                let events = try await engine.store.webhookEvents(filter: WebhookEventFilter(webhook: "ops"), cursor: nil, limit: 10)
+                #expect(events.map(\.type) == [.rampPaused] && events.first?.subject == "app:\(ServerHarness.appId)")
+                let pause = try #require(try events.first.map { try WireJSON.decoder().decode(WebhookEventBody.self, from: Data($0.payload.utf8)) }?.ramp)
+                #expect(pause.percent == 40 && pause.attempts == 6 && pause.rateLimitedShare == 2.0 / 6.0)
                 let paused = try await Self.ramp(api)
                 #expect(paused["periodAttempts"] as? Int == 6)
                 #expect(paused["periodRateLimitedShare"] as? Double == 2.0 / 6.0)

@@ -25,7 +25,8 @@ extension AttestGuardCommand {
 }
 
 /// What the `lists` commands share: the configured store (``HistoryStoreSession``), JSON output as the routes
-/// answer, and the actor they log (`cli:` and the user). Exit codes: 2 usage or a bad entry; 1 no such list, or a
+/// answer, and the actor they log (`cli:` and the user); a change publishes its `list.changed` event to the configured
+/// webhook receivers. Exit codes: 2 usage or a bad entry; 1 no such list, or a
 /// change the store refuses (a name taken, a list full); 3 the store is unusable.
 struct ListOptions: ParsableArguments {
     @OptionGroup var configuration: ConfigurationOption
@@ -37,7 +38,9 @@ struct ListOptions: ParsableArguments {
         let configuration = try await self.configuration.load()
         let actor = "cli:\(ProcessInfo.processInfo.environment["USER"] ?? "unknown")"
         return try await HistoryStoreSession.reading(command: "lists \(command)", configuration: configuration, writing: writing) { store in
-            try await body(ManagedListService(store: store, clock: SystemClock(), readsOwnChanges: false), actor)
+            // A change is published to the configured webhook receivers, as a server's is; the servers deliver it.
+            let webhooks = WebhookPublisher(endpoints: configuration.engine.webhooks, store: store)
+            return try await body(ManagedListService(store: store, clock: SystemClock(), readsOwnChanges: false, webhooks: webhooks), actor)
         }
     }
 

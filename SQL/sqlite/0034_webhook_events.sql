@@ -1,7 +1,8 @@
 -- AttestGuard schema 34: the webhook outbox. Each event is written once per receiver and delivered at least once:
 -- a process claims due events (a lease, so that one that dies mid-attempt leaves the event to another after the
 -- lease), signs and sends each, and records the outcome. Only the first pending event of a receiver and subject can
--- be claimed, so that events about one subject reach a receiver in writing order. Every attempt is logged in
+-- be claimed, so that events about one subject reach a receiver in writing order; the others wait parked (their
+-- next_attempt_at far ahead) until the one before them finishes, so that a claim reads only due events. Every attempt is logged in
 -- webhook_attempts. Delivered and given-up events go after the decision log's retention.
 CREATE TABLE webhook_events (
     id              integer PRIMARY KEY AUTOINCREMENT,
@@ -24,6 +25,7 @@ CREATE TABLE webhook_events (
 );
 CREATE UNIQUE INDEX webhook_events_event ON webhook_events (event_id, webhook);
 CREATE INDEX webhook_events_pending ON webhook_events (webhook, subject, id) WHERE status = 'pending';
+CREATE INDEX webhook_events_due ON webhook_events (next_attempt_at, id) WHERE status = 'pending';
 CREATE INDEX webhook_events_finished ON webhook_events (finished_at) WHERE status <> 'pending';
 CREATE TABLE webhook_attempts (
     id           integer PRIMARY KEY AUTOINCREMENT,

@@ -75,7 +75,9 @@ public struct Engine: Sendable {
         let distinct = DistinctRecorder(store: store)
         self.distinct = distinct
         let publisher = WebhookPublisher(endpoints: settings.webhooks, store: store)
-        self.webhooks = WebhookService(publisher: publisher, store: store, clock: clock, retentionDays: settings.decisionLogRetentionDays)
+        self.webhooks = WebhookService(
+            publisher: publisher, store: store, apps: apps, clock: clock, retentionDays: settings.decisionLogRetentionDays
+        )
         let lists = ManagedListService(store: store, clock: clock, webhooks: publisher)
         self.lists = lists
         let actionQueue = RuleActionQueue()

@@ -4,21 +4,50 @@ import PostgresNIO
 public import AttestGuardStore
 
 extension PostgresRiskStore {
-    /// One transaction, one insert per draft in order: the outbox ids follow the order the events were published in.
+    /// The most drafts one insert statement carries.
+    static let webhookInsertChunk = 500
+
+    /// One transaction: the advisory lock of every receiver and subject written (in one order, so that writers never
+    /// deadlock), then the drafts in order, `webhookInsertChunk` a statement. A draft is parked when an earlier draft
+    /// of its subject is in the same write or a pending event of it is in the outbox.
     public func enqueueWebhookEvents(_ drafts: [WebhookEventDraft]) async throws {
         guard !drafts.isEmpty else { return }
         let logger = self.logger
+        var seen: Set<String> = []
+        let follows = drafts.map { !seen.insert(WebhookOutboxSQL.lockKey(webhook: $0.webhook, subject: $0.subject)).inserted }
+        let keys = seen.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         try await transaction { connection in
-            for draft in drafts {
-                try await connection.query(
-                    """
+            try await connection.query(
+                """
+                SELECT pg_advisory_xact_lock(hashtextextended(k, 0))
+                FROM (SELECT k FROM unnest(\(keys)::text[]) WITH ORDINALITY AS t(k, n) ORDER BY n) AS ordered
+                """,
+                logger: logger
+            ).collect()
+            for start in stride(from: 0, to: drafts.count, by: Self.webhookInsertChunk) {
+                let chunk = start..<min(start + Self.webhookInsertChunk, drafts.count)
+                let part = drafts[chunk]
+                var binds = PostgresBindings()
+                binds.append(part.map(\.eventId))
+                binds.append(part.map(\.webhook))
+                binds.append(part.map { $0.appId ?? "" })
+                binds.append(part.map(\.subject))
+                binds.append(part.map(\.type.rawValue))
+                binds.append(part.map(\.payload))
+                binds.append(part.map(\.createdAt))
+                binds.append(Array(follows[chunk]))
+                binds.append(WebhookOutboxSQL.parkedUntil)
+                let sql = """
                     INSERT INTO webhook_events (event_id, webhook, app_id, subject, type, payload, created_at, retry_since, status, next_attempt_at)
-                    VALUES (\(draft.eventId), \(draft.webhook), \(draft.appId), \(draft.subject), \(draft.type.rawValue), \(draft.payload),
-                        \(draft.createdAt), \(draft.createdAt), 'pending', \(draft.createdAt))
+                    SELECT d.event_id, d.webhook, NULLIF(d.app_id, ''), d.subject, d.type, d.payload, d.created_at, d.created_at, 'pending',
+                        CASE WHEN d.follows OR \(WebhookOutboxSQL.hasPending(webhook: "d.webhook", subject: "d.subject")) THEN $9::timestamptz
+                             ELSE d.created_at END
+                    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::bool[])
+                        WITH ORDINALITY AS d(event_id, webhook, app_id, subject, type, payload, created_at, follows, n)
+                    ORDER BY d.n
                     ON CONFLICT (event_id, webhook) DO NOTHING
-                    """,
-                    logger: logger
-                )
+                    """
+                try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
             }
         }
     }
@@ -36,6 +65,14 @@ extension PostgresRiskStore {
     public func finishWebhookAttempt(_ attempt: WebhookAttempt) async throws -> Bool {
         let logger = self.logger
         return try await transaction { connection in
+            // The subject's lock first: a writer that parks an event behind this one either committed before (and the
+            // release below sees its event) or waits until this commits (and finds this one finished).
+            try await connection.query(
+                """
+                SELECT pg_advisory_xact_lock(hashtextextended(webhook || E'\\n' || subject, 0)) FROM webhook_events WHERE id = \(attempt.eventRow)
+                """,
+                logger: logger
+            ).collect()
             try await connection.query(
                 """
                 INSERT INTO webhook_attempts (\(unescaped: WebhookOutboxSQL.attemptColumns))
@@ -56,7 +93,16 @@ extension PostgresRiskStore {
             let sql = WebhookOutboxSQL.finish(
                 row: "$1", token: "$2", status: "$3", next: "$4::timestamptz", finished: "$5::timestamptz", code: "$6::integer", error: "$7"
             )
-            return try await !connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).collect().isEmpty
+            let recorded = try await !connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).collect().isEmpty
+            if recorded, status != .pending {
+                var release = PostgresBindings()
+                release.append(attempt.eventRow)
+                release.append(attempt.attemptedAt)
+                try await connection.query(
+                    PostgresQuery(unsafeSQL: WebhookOutboxSQL.release(row: "$1", at: "$2::timestamptz"), binds: release), logger: logger
+                )
+            }
+            return recorded
         }
     }
 

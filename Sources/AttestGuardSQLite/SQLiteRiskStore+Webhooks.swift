@@ -4,6 +4,8 @@ import SQLiteNIO
 public import AttestGuardStore
 
 extension SQLiteRiskStore {
+    /// One `BEGIN IMMEDIATE` transaction, one insert per draft in order: a draft is parked when a pending event of its
+    /// subject (an earlier draft of this write included) is in the outbox.
     public func enqueueWebhookEvents(_ drafts: [WebhookEventDraft]) async throws {
         guard !drafts.isEmpty else { return }
         try await transaction { connection in
@@ -11,11 +13,11 @@ extension SQLiteRiskStore {
                 _ = try await connection.query(
                     """
                     INSERT INTO webhook_events (event_id, webhook, app_id, subject, type, payload, created_at, retry_since, status, next_attempt_at)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, 'pending', ?7)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, 'pending', CASE WHEN \(WebhookOutboxSQL.hasPending(webhook: "?2", subject: "?4")) THEN ?8 ELSE ?7 END)
                     ON CONFLICT (event_id, webhook) DO NOTHING
                     """,
                     [.text(draft.eventId), .text(draft.webhook), SQLiteValues.bind(draft.appId), .text(draft.subject), .text(draft.type.rawValue),
-                     .text(draft.payload), SQLiteValues.bind(draft.createdAt)]
+                     .text(draft.payload), SQLiteValues.bind(draft.createdAt), SQLiteValues.bind(WebhookOutboxSQL.parkedUntil)]
                 )
             }
         }
@@ -38,11 +40,17 @@ extension SQLiteRiskStore {
                  .integer(attempt.durationMilliseconds), SQLiteValues.bind(attempt.statusCode.map(Int64.init)), .text(attempt.error), .text(attempt.process)]
             )
             let status = WebhookOutboxSQL.status(after: attempt.outcome)
-            return try await !connection.query(
+            let recorded = try await !connection.query(
                 WebhookOutboxSQL.finish(row: "?1", token: "?2", status: "?3", next: "?4", finished: "?5", code: "?6", error: "?7"),
                 [SQLiteValues.bind(attempt.eventRow), .text(attempt.leaseToken), .text(status.rawValue), SQLiteValues.bind(attempt.nextAttemptAt),
                  SQLiteValues.bind(status == .pending ? nil : attempt.attemptedAt), SQLiteValues.bind(attempt.statusCode.map(Int64.init)), .text(attempt.error)]
             ).isEmpty
+            if recorded, status != .pending {
+                _ = try await connection.query(
+                    WebhookOutboxSQL.release(row: "?1", at: "?2"), [SQLiteValues.bind(attempt.eventRow), SQLiteValues.bind(attempt.attemptedAt)]
+                )
+            }
+            return recorded
         }
     }
 

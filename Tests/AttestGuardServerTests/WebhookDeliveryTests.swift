@@ -163,6 +163,49 @@ struct WebhookDeliveryTests {
         }
     }
 
+    @Test("a receiver that answers a head and stalls fails the attempt at the timeout; the claim's other events go on")
+    func stalledReceiver() async throws {
+        try await withTestStore(.sqlite) { (test: TestStore) async throws in
+            let clock = ManualClock(Self.start)
+            let port = try LoopbackPort.free()
+            let secret = try #require(WebhookSecret(text: Self.secretText))
+            let router = Router()
+            router.post("/stall") { _, _ -> Response in
+                Response(status: .ok, body: ResponseBody { writer in
+                    try await writer.write(ByteBuffer(string: "{"))
+                    try await Task.sleep(for: .seconds(120))
+                })
+            }
+            router.post("/fine") { _, _ -> Response in Response(status: .noContent) }
+            let listening = AsyncStream<Void>.makeStream()
+            let app = Application(
+                router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
+                onServerRunning: { _ in listening.continuation.yield() }, logger: Logger(label: "test.receiver")
+            )
+            let serving = Task { try await app.runService(gracefulShutdownSignals: []) }
+            defer { serving.cancel() }
+            for await _ in listening.stream { break }
+            let endpoints = [
+                WebhookEndpoint(name: "stalling", url: URL(string: "http://127.0.0.1:\(port)/stall")!, secret: secret),
+                WebhookEndpoint(name: "fine", url: URL(string: "http://127.0.0.1:\(port)/fine")!, secret: secret),
+            ]
+            let publisher = WebhookPublisher(endpoints: endpoints, store: test.store)
+            await publisher.publish(.listChanged("blocked_ips", .created, by: "ana", at: Self.start))
+            let transport = HTTPWebhookTransport()
+            defer { Task { await transport.shutdown() } }
+            let dispatcher = WebhookDispatcher(
+                endpoints: endpoints, store: test.store, transport: transport, clock: clock, timeout: .seconds(1), process: "test"
+            )
+            let started = ContinuousClock.now
+            #expect(try await dispatcher.deliverDue() == 2)
+            #expect(ContinuousClock.now - started < .seconds(30), "the attempt ends at its timeout, not the receiver's")
+            let events = try await test.store.webhookEvents(filter: WebhookEventFilter(), cursor: nil, limit: 10)
+            let stalled = try #require(events.first { $0.webhook == "stalling" })
+            #expect(stalled.status == .pending && stalled.lastError == "no complete answer within 1000 ms", "\(stalled.lastError)")
+            #expect(events.first { $0.webhook == "fine" }?.status == .delivered)
+        }
+    }
+
     @Test("the signature is Standard Webhooks': the reference library's value for a fixed secret, id, instant and body")
     func standardSignature() throws {
         // From the `standardwebhooks` Python package (Webhook(secret).sign) for these inputs.

@@ -27,9 +27,9 @@ struct WebhookRouteTests {
         let environment = [
             "ATTESTGUARD_RULES_DIRECTORY": directory.path,
             "ATTESTGUARD_APPS_MAIN_WEBHOOKS_VERDICT_ACTIONS": "purchase",
-            // Nothing listens on the discard port: deliveries fail and the events stay pending.
+            // Nothing listens on the receiver's port: deliveries fail at once and the events stay pending.
             "ATTESTGUARD_WEBHOOKS_NAMES": "support",
-            "ATTESTGUARD_WEBHOOKS_SUPPORT_URL": "http://127.0.0.1:9/hooks",
+            "ATTESTGUARD_WEBHOOKS_SUPPORT_URL": "http://127.0.0.1:\(try LoopbackPort.free())/hooks",
             "ATTESTGUARD_WEBHOOKS_SUPPORT_SECRET_ENV": "TEST_WEBHOOK_SECRET",
             "TEST_WEBHOOK_SECRET": Self.secret,
             "ATTESTGUARD_API_KEYS_NAMES": "gateway,narrow,operator,appadmin",
@@ -79,7 +79,8 @@ struct WebhookRouteTests {
                 ("/v1/webhooks/events/999999", "webhook_event_not_found"), ("/v1/webhooks/events/-1", "invalid_field"),
                 ("/v1/webhooks/events/12345678901234567890", "invalid_field"), ("/v1/webhooks/events?status=lost", "invalid_field"),
                 ("/v1/webhooks/events?webhook=nobody", "invalid_field"), ("/v1/webhooks/events?limit=0", "invalid_field"),
-                ("/v1/webhooks/events?cursor=%2B5", "invalid_field"),
+                ("/v1/webhooks/events?cursor=%2B5", "invalid_field"), ("/v1/webhooks/events?appId=%00", "invalid_field"),
+                ("/v1/webhooks/events?appId=ABCDE12345.com.example.unknown", "app_not_found"),
             ] {
                 let reply = try await api.send(.get, path, apiKey: admin)
                 #expect(reply.errorCode == code && (400..<500).contains(reply.status), "\(path): \(reply.text)")

@@ -38,6 +38,8 @@ struct WebhookOutboxStoreTests {
                 Self.draft("e1", subject: "key:a", webhook: "ledger"),
             ])
             try await store.enqueueWebhookEvents([Self.draft("e1", subject: "key:a")])
+            let parked = try await store.webhookEvents(filter: WebhookEventFilter(webhook: "support"), cursor: nil, limit: 10)
+            #expect(parked.map(\.nextAttemptAt) == [Self.start, WebhookOutboxSQL.parkedUntil, Self.start], "e2 waits parked behind e1")
             let first = try await Self.claim(store, at: 1)
             #expect(first.map(\.eventId) == ["e1", "e3", "e1"] && first.map(\.webhook) == ["support", "support", "ledger"])
             #expect(first.allSatisfy { $0.attempts == 1 && $0.leaseToken == "t" && $0.status == .pending })
@@ -49,7 +51,7 @@ struct WebhookOutboxStoreTests {
             #expect(again.map(\.eventId) == ["e1"] && again[0].attempts == 2 && again[0].lastStatus == 503 && again[0].lastError == "HTTP 503")
             #expect(try await store.finishWebhookAttempt(Self.attempt(again[0], .delivered, at: 21)))
             let next = try await Self.claim(store, at: 21)
-            #expect(next.map(\.eventId) == ["e2"])
+            #expect(next.map(\.eventId) == ["e2"] && next.first?.nextAttemptAt == Self.start.addingTimeInterval(21), "released by e1's delivery")
             let delivered = try #require(try await store.webhookEvent(id: again[0].id))
             #expect(delivered.status == .delivered && delivered.finishedAt == Self.start.addingTimeInterval(21) && delivered.leaseToken == nil)
             #expect(delivered.lastStatus == 204 && delivered.lastError.isEmpty)

@@ -8,7 +8,7 @@ extension WebhookDeliveryBody {
         self.init(
             id: String(record.id), eventId: record.eventId, webhook: record.webhook, type: record.type.rawValue, appId: record.appId,
             subject: record.subject, status: record.status.rawValue, attempts: record.attempts, createdAt: record.createdAt,
-            nextAttemptAt: record.status == .pending ? record.nextAttemptAt : nil, finishedAt: record.finishedAt, lastStatus: record.lastStatus,
+            nextAttemptAt: record.status == .pending && record.nextAttemptAt < WebhookOutboxSQL.parkedUntil ? record.nextAttemptAt : nil, finishedAt: record.finishedAt, lastStatus: record.lastStatus,
             lastError: record.lastError, event: try? WireJSON.decoder().decode(WebhookEventBody.self, from: Data(record.payload.utf8)),
             log: attempts?.map { attempt in
                 WebhookAttemptBody(

@@ -37,8 +37,8 @@ public struct WebhookRetryPolicy: Sendable, Hashable {
 /// `attestguard_webhook_deliveries_total{webhook,outcome}`, and failures are logged at most once a minute per
 /// receiver. Several processes may deliver from one outbox; each event is out with one of them at a time.
 public struct WebhookDispatcher: Sendable {
-    /// The longest a receiver may take to answer.
-    public static let timeout: Duration = .seconds(10)
+    /// The longest a receiver may take to answer, by default.
+    public static let defaultTimeout: Duration = .seconds(10)
     /// How long a claim holds its events: past the timeout, so that only a process that died loses them to another.
     public static let lease: TimeInterval = 60
     /// The most events one claim takes (sent at once, each of another subject).
@@ -49,14 +49,17 @@ public struct WebhookDispatcher: Sendable {
     let transport: any WebhookTransport
     let clock: any EngineClock
     let retry: WebhookRetryPolicy
+    /// The longest one attempt may take, connection to the answer's end.
+    let timeout: Duration
     /// Who makes the attempts, in the delivery log.
     let process: String
     private let failureLog = LogSampler(interval: 60)
 
     public init(
         endpoints: [WebhookEndpoint], store: any WebhookOutboxStore, transport: any WebhookTransport, clock: any EngineClock,
-        retry: WebhookRetryPolicy = WebhookRetryPolicy(), process: String
+        retry: WebhookRetryPolicy = WebhookRetryPolicy(), timeout: Duration = defaultTimeout, process: String
     ) {
+        self.timeout = min(timeout, .seconds(Int64(Self.lease / 2)))
         self.endpoints = Dictionary(endpoints.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.store = store
         self.transport = transport
@@ -70,7 +73,7 @@ public struct WebhookDispatcher: Sendable {
     @discardableResult
     public func deliverDue(rounds: Int = 16) async throws -> Int {
         var attempts = 0
-        for _ in 0..<rounds {
+        for _ in 0..<rounds where !Task.isCancelled {
             let now = clock.now()
             let token = UUID().uuidString
             let claimed = try await withStore {
@@ -99,7 +102,7 @@ public struct WebhookDispatcher: Sendable {
             let headers = [("content-type", "application/json")]
                 + WebhookSignature.headers(id: event.eventId, at: sentAt, body: body, secret: endpoint.secret)
             do {
-                status = try await transport.post(to: endpoint.url, headers: headers, body: body, timeout: Self.timeout)
+                status = try await transport.post(to: endpoint.url, headers: headers, body: body, timeout: timeout)
                 if let status, !(200..<300).contains(status) { problem = "HTTP \(status)" }
             } catch {
                 problem = String(String(describing: error).prefix(500))

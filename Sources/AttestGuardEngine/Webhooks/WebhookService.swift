@@ -9,14 +9,16 @@ import Logging
 public struct WebhookService: Sendable {
     public let publisher: WebhookPublisher
     let store: any RiskStore
+    let apps: AppCatalog
     let clock: any EngineClock
     let retentionDays: Int
 
     /// The most events one listing answers.
     public static let listingLimit = 500
 
-    init(publisher: WebhookPublisher, store: any RiskStore, clock: any EngineClock, retentionDays: Int) {
+    init(publisher: WebhookPublisher, store: any RiskStore, apps: AppCatalog, clock: any EngineClock, retentionDays: Int) {
         self.publisher = publisher
+        self.apps = apps
         self.store = store
         self.clock = clock
         self.retentionDays = retentionDays
@@ -40,7 +42,9 @@ public struct WebhookService: Sendable {
     }
 
     /// One page of the outbox as the delivery-log route answers it.
+    /// - Throws: as ``events(filter:cursor:limit:)``; `app_not_found` (404) for an app not configured.
     public func page(webhook: String?, status: WebhookDeliveryStatus?, appId: String?, cursor: Int64?, limit: Int) async throws -> WebhookDeliveriesBody {
+        if let appId { _ = try apps.policy(for: appId) }
         let page = try await events(filter: WebhookEventFilter(webhook: webhook, status: status, appId: appId), cursor: cursor, limit: limit)
         return WebhookDeliveriesBody(events: page.events.map { WebhookDeliveryBody($0) }, next: page.next.map(String.init))
     }

@@ -38,7 +38,8 @@ package struct WebhookDeliveryService: Service {
         var failing = false
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
-                try await dispatcher.deliverDue()
+                // A shutdown cancels the attempts in flight: they are recorded as failed and sent again later.
+                try await cancelWhenGracefulShutdown { try await dispatcher.deliverDue() }
                 if failing { logger.info("webhook outbox readable again") }
                 failing = false
             } catch {

@@ -45,7 +45,7 @@ public struct WebhookEventBody: Codable, Sendable, Hashable {
 public struct WebhookVerdictBody: Codable, Sendable, Hashable {
     /// The request's `X-Request-Id`, which finds its decision in the log.
     public var requestId: String?
-    /// `assertion`, `attestation`, `score` or `gateway`.
+    /// `assertion`, `attestation` or `score`.
     public var endpoint: String
     public var action: String?
     /// The rules' decision, `deny` or `review`.

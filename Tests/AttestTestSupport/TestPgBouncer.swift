@@ -51,12 +51,18 @@ public struct TestPgBouncer: Sendable {
     /// A new role owning a schema of its name (``TestPostgres/freshRoleURL(prefix:)``) and a URL that reaches it
     /// through PgBouncer: no `search_path`, the role's default (`"$user", public`) finds the schema.
     public func freshRoleURL(prefix: String = "b") async throws -> (url: String, role: String) {
+        let fresh = try await freshRole(prefix: prefix)
+        return (fresh.url, fresh.role)
+    }
+
+    /// ``freshRoleURL(prefix:)`` with the role's direct URL to PostgreSQL beside it (its schema in `search_path`).
+    public func freshRole(prefix: String = "b") async throws -> (url: String, direct: String, role: String) {
         let (direct, role) = try await TestPostgres.freshRoleURL(prefix: prefix)
         guard var components = URLComponents(string: direct) else { throw TestPostgres.Missing() }
         components.host = "127.0.0.1"
         components.port = port
         components.queryItems = components.queryItems?.filter { $0.name != "search_path" }
-        return (components.string ?? direct, role)
+        return (components.string ?? direct, direct, role)
     }
 
     private static func start() async throws -> TestPgBouncer {

@@ -26,7 +26,7 @@ public enum TestStoreBackend: String, CaseIterable, Sendable {
 }
 
 /// A fresh, migrated store of one backend: a temp SQLite file, a new PostgreSQL schema on the test server, or a new
-/// role with a schema of its own reached through PgBouncer (migrated through it too).
+/// role with a schema of its own reached through PgBouncer (migrated on PostgreSQL directly, then opened through it).
 public struct TestStore: Sendable {
     public let store: any RiskStore
     public let backend: TestStoreBackend
@@ -49,8 +49,14 @@ public struct TestStore: Sendable {
         case .postgres:
             return try await postgres(url: try await TestPostgres.freshSchemaURL(), poolSize: poolSize)
         case .pgbouncer:
-            let url = try await TestPgBouncer.shared().freshRoleURL().url
-            return try await postgres(url: url, poolSize: poolSize, pooler: .transaction)
+            // The schema is migrated on PostgreSQL directly: a migration is one long transaction, which through
+            // PgBouncer holds one of its server connections throughout, and the suite's many stores migrating at once
+            // starved each other's roles of connections for minutes. Migrating through PgBouncer has tests of its own
+            // (PoolerTests, the server's PgBouncer suite); the store is then opened through PgBouncer, which reads
+            // the schema version through it.
+            let role = try await TestPgBouncer.shared().freshRole()
+            try await (postgres(url: role.direct, poolSize: 1)).close()
+            return try await postgres(url: role.url, poolSize: poolSize, pooler: .transaction)
         }
     }
 

@@ -30,18 +30,11 @@ public final class ReviewQueueRecorder: Sendable {
     /// Notes `outcome` when it opens an item under the app's review policy: the rules decided `review` (not a
     /// fallback for a store outage or a failed verdict, which say nothing about the subject) for a chosen action.
     func note(_ evaluation: RuleEvaluation, request: ScoreRequest, subjects: HashedSubjects, policy: ReviewPolicy?, at now: Date) {
-        let fallback = evaluation.fired.isEmpty && evaluation.decidedBy.flatMap(FallbackReason.init(rawValue:)) != nil
-        guard let policy, evaluation.decision == .review, !fallback, policy.opens(action: request.action) else { return }
-        let keyId = request.keyId?.base64
-        let subject: (LabelSubjectKind, String)? =
-            if let keyId { (.key, keyId) }
-            else if let user = subjects.user { (.user, user) }
-            else if let device = subjects.device { (.device, device) }
-            else if let requestId = request.requestId { (.decision, requestId) }
-            else { nil }
-        guard let (kind, value) = subject else { return }
+        guard let policy, evaluation.decision == .review, !evaluation.isFallback, policy.opens(action: request.action),
+            let subject = VerdictSubject(request: request, subjects: subjects)
+        else { return }
         let opening = ReviewOpening(
-            appId: request.appId, subjectKind: kind, subject: value, keyId: keyId, userHash: subjects.user, deviceHash: subjects.device,
+            appId: request.appId, subjectKind: subject.kind, subject: subject.value, keyId: request.keyId?.base64, userHash: subjects.user, deviceHash: subjects.device,
             endpoint: request.endpoint, action: request.action, score: evaluation.score, fired: evaluation.fired.map(\.id).joined(separator: ","),
             ruleSetVersion: evaluation.ruleSetVersion, requestId: request.requestId, at: now, expiresAt: now.addingTimeInterval(policy.itemLifetime)
         )

@@ -18,8 +18,11 @@ public struct WebhookEvent: Sendable {
         self.body = body
     }
 
-    /// The subject events about a key are ordered by.
-    static func keySubject(_ keyId: String) -> String { "key:\(keyId)" }
+    /// The subject a receiver orders events about `kind` and `value` by: `key:`, `user:`, `device:`, or `request:` for a
+    /// request's own (kind `decision`).
+    static func subject(_ kind: LabelSubjectKind, _ value: String) -> String {
+        "\(kind == .decision ? "request" : kind.rawValue):\(value)"
+    }
 
     /// `verdict.deny` or `verdict.review` for the rules' own decision (not a fallback, which says nothing about the
     /// subject); `nil` for any other decision. Ordered by the key, else the user, the device, the request.
@@ -32,13 +35,10 @@ public struct WebhookEvent: Sendable {
         case .review: type = .verdictReview
         case .allow: return nil
         }
-        if evaluation.fired.isEmpty, evaluation.decidedBy.flatMap(FallbackReason.init(rawValue:)) != nil { return nil }
+        if evaluation.isFallback { return nil }
         let keyId = request.keyId?.base64
-        let subject =
-            if let keyId { keySubject(keyId) }
-            else if let user = subjects.user { "user:\(user)" }
-            else if let device = subjects.device { "device:\(device)" }
-            else { "request:\(request.requestId ?? UUID().uuidString.lowercased())" }
+        let subject = VerdictSubject(request: request, subjects: subjects).map { Self.subject($0.kind, $0.value) }
+            ?? Self.subject(.decision, UUID().uuidString.lowercased())
         return WebhookEvent(type, appId: request.appId, subject: subject, at: instant) { body in
             body.verdict = WebhookVerdictBody(
                 requestId: request.requestId, endpoint: request.endpoint.rawValue, action: request.action, decision: evaluation.decision.rawValue,
@@ -49,12 +49,12 @@ public struct WebhookEvent: Sendable {
     }
 
     static func keyRevoked(appId: String, keyId: String, by actor: String, at instant: Date) -> WebhookEvent {
-        WebhookEvent(.keyRevoked, appId: appId, subject: keySubject(keyId), at: instant) { $0.key = WebhookKeyBody(keyId: keyId, by: actor) }
+        WebhookEvent(.keyRevoked, appId: appId, subject: subject(.key, keyId), at: instant) { $0.key = WebhookKeyBody(keyId: keyId, by: actor) }
     }
 
     /// Ordered with the item's subject's other events: a key's revocation by the same rejection comes after it.
     static func reviewDecided(_ item: ReviewItemRecord, decision: ReviewDecision, followUps: [ReviewFollowUp], at instant: Date) -> WebhookEvent {
-        let subject = item.keyId.map(keySubject) ?? "\(item.subjectKind.rawValue):\(item.subject)"
+        let subject = item.keyId.map { Self.subject(.key, $0) } ?? Self.subject(item.subjectKind, item.subject)
         return WebhookEvent(.reviewDecided, appId: item.appId, subject: subject, at: instant) { body in
             body.review = WebhookReviewBody(
                 itemId: String(item.id), decision: decision.rawValue, label: decision.label.rawValue, analyst: item.decidedBy ?? "",

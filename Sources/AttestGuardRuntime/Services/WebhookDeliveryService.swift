@@ -39,7 +39,7 @@ package struct WebhookDeliveryService: Service {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 // A shutdown cancels the attempts in flight: they are recorded as failed and sent again later.
-                try await cancelWhenGracefulShutdown { try await dispatcher.deliverDue() }
+                _ = try await cancelWhenGracefulShutdown { try await dispatcher.deliverDue() }
                 if failing { logger.info("webhook outbox readable again") }
                 failing = false
             } catch {

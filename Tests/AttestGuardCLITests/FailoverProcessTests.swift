@@ -110,7 +110,10 @@ struct FailoverProcessTests {
         let killedAt: ContinuousClock.Instant
         let promotedAt: ContinuousClock.Instant
         do {
-            try await Task.sleep(for: .seconds(2))
+            // The load first answers assertions: on two busy cores the first rounds can take longer than any fixed wait.
+            try await PostgresCluster.waitUntil("the load has assertions accepted", within: .seconds(120)) {
+                load.recorded.contains { $0.route == .assertion && $0.status == 200 }
+            }
             // The kill lands inside commits: the standby stops confirming, commits pile up waiting for it (committed on
             // the primary, unconfirmed), and the primary dies under them. None of them may be answered 200.
             try await standby.freeze(true)

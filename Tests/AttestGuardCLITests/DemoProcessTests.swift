@@ -40,13 +40,20 @@ struct DemoProcessTests {
         #expect(result.standardError.contains("simulator mode"))
     }
 
-    @Test("the labelled history: the checked requests labelled through /v1/labels, each rule's precision and recall as expected")
+    @Test("the labelled history: checked requests labelled through /v1/labels and by review items approved in the console")
     func labelledHistory() async throws {
         let result = try await CommandLineRunner.run(["demo", "--duration", "1"])
         #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
         let output = result.standardOutput
         let lines = output.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
         #expect(output.contains("26 fraud, "), "\(output)")
+        // The two clients without App Attest are labelled by the analyst's approvals alone: without them, the rules
+        // that fire on those clients would fire on no labelled decision and `deny or review` would gain precision.
+        #expect(lines.contains { $0.hasPrefix("posted to /v1/labels: ") }, "\(output)")
+        #expect(lines.contains("review items decided in the console: 2, now 2 labels of source review"), "\(output)")
+        for persona in PersonaExpectations.decidedInReviewQueue {
+            #expect(lines.contains { $0.hasPrefix("item ") && $0.hasSuffix("(\(persona.rawValue)): approved") }, "\(persona) in\n\(output)")
+        }
         for expected in [
             "key-farm ok 22 1.000 0.846 1.000 / 0.846",
             "new-keys-burst ok 22 1.000 0.846 1.000 / 0.846",

@@ -13,7 +13,8 @@ import UnixSignals
 /// default rule set, and a fake Apple, in this process; plays every persona (honest users, a device farm, a
 /// promotion abuser, a replayer, a tamperer, unattested clients, a burst) over real HTTP; shows progress; ends with
 /// the table of what each persona got against what it should, then the labelled history (the fraud team's labels on
-/// the checked requests, and the rules' precision and recall against them), and exits 1 if anything differs.
+/// the checked requests, some posted and some given by approving review items in the console, and the rules'
+/// precision and recall against them), and exits 1 if anything differs.
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a server and a fake Apple, play every persona against them, and show what each one got.",
@@ -88,10 +89,18 @@ struct Demo: AsyncParsableCommand {
                 try await tasks.waitForAll()
                 throw ExitCode(130)
             }
-            let history = try await DemoLabelledHistory.measure(
-                results: played.results, serverURL: serverURL, apiKey: apiKey, server: server, rulesDirectory: workspace.rulesDirectory,
-                since: started.addingTimeInterval(-60)
-            )
+            let history: DemoLabelledHistory
+            do {
+                history = try await DemoLabelledHistory.measure(
+                    results: played.results, serverURL: serverURL, apiKey: apiKey, server: server, rulesDirectory: workspace.rulesDirectory,
+                    since: started.addingTimeInterval(-60)
+                )
+            } catch {
+                // The servers stop as after the table, closing the store, before the error ends the demo.
+                await server.stop()
+                try? await tasks.waitForAll()
+                throw error
+            }
             FileHandle.standardOutput.write(json ? try played.report.json() + Data("\n".utf8) : Data((played.report.text + "\n" + history.text).utf8))
             if keepServing {
                 FileHandle.standardError.write(Data(banner.keepServing(farmKey: played.farmKey, farmAddress: played.farmAddress).utf8))

@@ -50,6 +50,8 @@ struct DemoBanner {
             ]
         }
         lines += [
+            "# the review items the analyst decided (in the console: \(consoleURL)/review-queue?status=decided)",
+            "curl -s '\(serverURL)/v1/apps/\(app)/review-items?status=decided' \(auth)",
             "# edit \(workspace.rulesDirectory)/default.yaml, then reload the rules (a set with problems is refused, with them listed)",
             "curl -s -X POST \(serverURL)/v1/admin/rules/reload \(auth)",
             "# Prometheus metrics",

@@ -1,11 +1,13 @@
 import AttestGuardRuntime
 import AttestVocabulary
 import Foundation
+import TrafficSimulator
 
 /// The configuration of the demo's server, as the `ATTESTGUARD_*` variables an operator would set: simulator mode on
-/// an SQLite file, one app accepting development keys with half its users in the attestation-required rollout, one
-/// API key with every scope, and Apple's receipt and DeviceCheck hosts pointed at the demo's fake Apple with a
-/// provider key made for the run. Receipts are redeemed a second after attestation so that a farm shows at once.
+/// an SQLite file, one app accepting development keys with half its users in the attestation-required rollout and a
+/// review queue for the actions ``PersonaExpectations/reviewQueueActions`` names, one API key with every scope, and
+/// Apple's receipt and DeviceCheck hosts pointed at the demo's fake Apple with a provider key made for the run.
+/// Receipts are redeemed a second after attestation so that a farm shows at once.
 struct DemoEnvironment {
     static let teamId = "ABCDE12345"
     static let providerKeyId = "DEMOKEY123"
@@ -36,6 +38,7 @@ struct DemoEnvironment {
             "ATTESTGUARD_APPS_DEMO_APP_ID": appId,
             "ATTESTGUARD_APPS_DEMO_ENVIRONMENTS": AppAttestEnvironment.development.rawValue,
             "ATTESTGUARD_APPS_DEMO_ATTESTATION_REQUIRED_PERCENT": String(Self.attestationRequiredPercent),
+            "ATTESTGUARD_APPS_DEMO_REVIEW_QUEUE_ACTIONS": PersonaExpectations.reviewQueueActions.joined(separator: ","),
             "ATTESTGUARD_API_KEYS_NAMES": "demo",
             "ATTESTGUARD_API_KEYS_DEMO_SECRET_ENV": Self.apiKeyVariable,
             "ATTESTGUARD_API_KEYS_DEMO_SCOPES": Scope.allCases.map(\.rawValue).joined(separator: ","),

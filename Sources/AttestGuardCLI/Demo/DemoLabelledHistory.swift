@@ -1,12 +1,14 @@
 import AsyncHTTPClient
 import AttestGuardRuntime
 import AttestGuardStore
+import AttestVocabulary
 import Foundation
 import RiskRules
 import TrafficSimulator
 
-/// The demo's labelled-history step: the fraud team labels the personas' checked requests through `POST /v1/labels`
-/// (``CaseLabels``), then the rules are replayed over the server's decision log with those labels, as
+/// The demo's labelled-history step: the fraud team labels the personas' checked requests, most through `POST
+/// /v1/labels` (``CaseLabels``) and the clients without App Attest by approving their review items in the console
+/// (``DemoConsoleAnalyst``); then the rules are replayed over the server's decision log with the stored labels, as
 /// `rules backtest --labels` does. Its table shows each rule's precision and recall, and the rule set's, against
 /// ``PersonaExpectations/labelledHistory``.
 struct DemoLabelledHistory {
@@ -22,21 +24,29 @@ struct DemoLabelledHistory {
     }
 
     let posted: Int
+    /// Review items the analyst decided in the console.
+    let decided: [DemoConsoleAnalyst.Decided]
+    /// The labels the store holds from review decisions (source ``ReviewDecision/labelSource``).
+    let reviewLabels: Int
     let fraud: Int
     let legitimate: Int
     let expectedFraud: Int
     let rows: [Row]
 
-    /// Every figure is the expected one, over the expected number of fraud-labelled decisions.
-    var allMatched: Bool { fraud == expectedFraud && rows.allSatisfy(\.matched) }
+    /// Every figure is the expected one, over the expected number of fraud-labelled decisions, and each decision in
+    /// the console became a label.
+    var allMatched: Bool { fraud == expectedFraud && reviewLabels == decided.count && rows.allSatisfy(\.matched) }
 
-    /// Posts the labels of `results`' checked verdicts, waits for the decision log to hold every verdict, and replays
-    /// the rule set in `rulesDirectory` over the log since `since` with the stored labels.
+    /// Posts the labels of `results`' checked verdicts, decides the review items of the others in the console, waits
+    /// for the decision log to hold every verdict, and replays the rule set in `rulesDirectory` over the log since
+    /// `since` with the stored labels.
     static func measure(
         results: [PersonaResult], serverURL: String, apiKey: String, server: DemoServer, rulesDirectory: String, since: Date
     ) async throws -> DemoLabelledHistory {
         let appId = ServerConfigurationLoader.sampleAppId
         let labels = CaseLabels.labels(for: results, appId: appId)
+        try await server.flushDecisionLog()
+        try await server.flushReviewOpenings()
         let client = HTTPClient.forSimulatedTraffic()
         do {
             let api = AttestGuardAPI(baseURL: serverURL, apiKey: apiKey, client: client)
@@ -51,17 +61,23 @@ struct DemoLabelledHistory {
             try? await client.shutdown()
             throw error
         }
-        try await server.flushDecisionLog()
+        let decided = try await DemoConsoleAnalyst(serverURL: serverURL, apiKey: apiKey, appId: appId).decide(results)
         let store = server.store
+        let stored = try await store.labels(appId: appId)
         let report = try await DecisionLogReplay.report(
-            log: store, labels: DecisionLabels(try await store.labels(appId: appId)), candidate: try RuleSetArgument.load(rulesDirectory),
+            log: store, labels: DecisionLabels(stored), candidate: try RuleSetArgument.load(rulesDirectory),
             from: since, until: Date()
         )
-        return DemoLabelledHistory(posted: labels.count, scores: report.labels, expectation: PersonaExpectations.labelledHistory)
+        return DemoLabelledHistory(
+            posted: labels.count, decided: decided, reviewLabels: stored.count { $0.source == ReviewDecision.labelSource },
+            scores: report.labels, expectation: PersonaExpectations.labelledHistory
+        )
     }
 
-    init(posted: Int, scores: LabelScores, expectation: LabelledHistoryExpectation) {
+    init(posted: Int, decided: [DemoConsoleAnalyst.Decided], reviewLabels: Int, scores: LabelScores, expectation: LabelledHistoryExpectation) {
         self.posted = posted
+        self.decided = decided
+        self.reviewLabels = reviewLabels
         fraud = scores.fraud
         legitimate = scores.legitimate
         expectedFraud = expectation.fraud
@@ -102,8 +118,14 @@ struct DemoLabelledHistory {
                 .trimmingCharacters(in: .whitespaces)
         }
         var lines = [
-            "The fraud team's labels on the checked requests (\(posted) posted to /v1/labels): \(fraud) fraud, \(legitimate) legitimate"
+            "The fraud team's labels on the checked requests: \(fraud) fraud, \(legitimate) legitimate"
                 + (fraud == expectedFraud ? "" : " (UNEXPECTED: \(expectedFraud) fraud expected)"),
+            "  posted to /v1/labels: \(posted)",
+            "  review items decided in the console: \(decided.count), now \(reviewLabels) label\(reviewLabels == 1 ? "" : "s")"
+                + " of source \(ReviewDecision.labelSource)" + (reviewLabels == decided.count ? "" : " (UNEXPECTED: one per decision expected)"),
+        ]
+        lines += decided.map { "    item \($0.itemId) (\($0.persona.rawValue)): \($0.decision.status.rawValue)" }
+        lines += [
             "",
             line(header), line(widths.map { String(repeating: "-", count: $0) }),
         ]

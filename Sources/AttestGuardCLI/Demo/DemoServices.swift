@@ -92,4 +92,9 @@ struct DemoServer: Sendable {
     func flushDecisionLog() async throws {
         try await runtime.engine.scorer.decisionLog.flush()
     }
+
+    /// Opens the review items of every review verdict decided so far, without waiting for the write-behind service.
+    func flushReviewOpenings() async throws {
+        try await runtime.engine.reviews.recorder.flush(now: runtime.engine.clock.now())
+    }
 }

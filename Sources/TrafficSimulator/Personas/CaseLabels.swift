@@ -9,10 +9,13 @@ public enum CaseLabels {
     /// The most labels the route takes in one request.
     public static let batchSize = 1_000
 
-    /// The labels of `results`' checked verdicts, persona by persona; verdicts without a request id are skipped.
+    /// The labels of `results`' checked verdicts, persona by persona; verdicts without a request id are skipped, and
+    /// so are the personas the analyst labels in the review queue (``PersonaExpectations/decidedInReviewQueue``).
     public static func labels(for results: [PersonaResult], appId: String) -> [LabelFields] {
         results.flatMap { result -> [LabelFields] in
-            guard let label = PersonaExpectations.label(for: result.persona) else { return [] }
+            guard !PersonaExpectations.decidedInReviewQueue.contains(result.persona),
+                let label = PersonaExpectations.label(for: result.persona)
+            else { return [] }
             return result.outcomes.compactMap { $0.verdict?.requestId }.map {
                 LabelFields(appId: appId, requestId: $0, label: label.rawValue, source: source)
             }

@@ -36,6 +36,16 @@ public enum PersonaExpectations {
         }
     }
 
+    /// The request actions whose `review` verdicts open items in the demo app's review queue
+    /// (`apps.<app>.reviewQueue.actions`): the purchases of the clients without App Attest.
+    public static let reviewQueueActions = ["purchase"]
+
+    /// The personas whose checked request opens a review item in the demo (a `review` verdict on a purchase), and whom
+    /// the demo's analyst labels by deciding that item in the console rather than through `/v1/labels`: the decision
+    /// labels the item's subject, the user, whose one verdict is the checked one, so the labelled history is the same
+    /// either way. The burst's review verdicts (on `view_orders`) open none: its key's other verdicts are not checked.
+    public static let decidedInReviewQueue: Set<Persona> = [.unattestedOutsideRollout, .unattestedInsideRollout]
+
     /// The shipped rules over those labels. Fraud: the farm's 22 checked verdicts (deny, `key-farm` and
     /// `new-keys-burst`), the promotion abuser's 1 (deny, `promo-already-claimed`), the re-signed build's 1 (deny,
     /// `non-store-build-claims-promo`), the blocked range's 1 (deny, `blocked-ip`) and the burst's 1 (review,

@@ -2,6 +2,7 @@ import AttestVocabulary
 import Foundation
 @testable import AttestGuardRuntime
 @testable import AttestGuardServer
+import RiskRules
 import Testing
 
 @Suite("Metrics: the catalog's names, types and HELP texts")
@@ -65,9 +66,11 @@ struct MetricCatalogTests {
                 #"attestguard_http_errors_total{status_class="5xx",code="devicecheck_unavailable"}"#,
                 #"attestguard_http_errors_total{status_class="4xx",code="nonce_mismatch"}"#,
                 "attestguard_velocity_dropped_total", "attestguard_decision_log_dropped_total",
+                "attestguard_distinct_dropped_total", "attestguard_review_openings_dropped_total",
+                "attestguard_webhook_events_dropped_total",
                 "attestguard_velocity_rolled_up_buckets_total", "attestguard_rules_last_reload_successful",
                 "attestguard_rules_last_reload_success_timestamp_seconds",
-            ] {
+            ] + RuleActionName.allCases.map { #"attestguard_rule_actions_total{action=""# + $0.rawValue + #"",outcome="dropped"}"# } {
                 #expect(metrics.contains("\n" + series + " "), "\(series)")
             }
             // Codes only the gateways answer are not published by the server.

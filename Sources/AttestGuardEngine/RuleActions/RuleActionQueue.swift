@@ -58,6 +58,12 @@ public final class RuleActionQueue: Sendable {
     public init(maximumQueued: Int = 10_000, recentCapacity: Int = 100_000) {
         self.maximumQueued = max(1, maximumQueued)
         self.state = Mutex(State(recent: ExpiringTable(capacity: max(1, recentCapacity))))
+        // The drops are published at 0 from the start, so that `increase()` (AttestGuardRuleActionsDropped) sees the
+        // first one.
+        for action in RuleActionName.allCases {
+            Counter(label: MetricFamily.ruleActions.name, dimensions: [("action", action.rawValue), ("outcome", RuleActionOutcome.dropped.rawValue)])
+                .increment(by: 0)
+        }
     }
 
     /// Queues the actions of the live rule set's `evaluation` of `request` (in enforce mode), or counts and logs

@@ -222,4 +222,21 @@ struct WebhookDeliveryTests {
         #expect(!receiver.verifies(id: "evt_test", timestamp: "1799999000", signature: signature, body: body), "an old timestamp is refused")
         #expect(WebhookSecret(text: "whsec_c2hvcnQ=") == nil && WebhookSecret(text: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=") == nil)
     }
+
+    @Test("during a rotation each delivery carries one signature per secret, and a receiver holding either verifies it")
+    func rotationSignsWithEverySecret() throws {
+        let current = try #require(WebhookSecret(text: "whsec_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="))
+        let previous = try #require(WebhookSecret(text: "whsec_" + Data(repeating: 7, count: 32).base64EncodedString()))
+        let body = Data(#"{"type":"key.revoked"}"#.utf8)
+        let signature = WebhookSignature.sign(id: "evt_test", timestamp: 1_800_000_000, body: body, secrets: [current, previous])
+        // The first is the reference library's value for the current secret (above); the standard separates them by a space.
+        #expect(signature.hasPrefix("v1,4qgAYp0ZIusx3O7hBuNy8AS43yk6vLZVdslB05M2/Iw= v1,"))
+        #expect(signature == [current, previous].map { WebhookSignature.sign(id: "evt_test", timestamp: 1_800_000_000, body: body, secret: $0) }.joined(separator: " "))
+        for secret in [current, previous] {
+            let receiver = Receiver(key: secret.key, clock: ManualClock(Self.start))
+            #expect(receiver.verifies(id: "evt_test", timestamp: "1800000000", signature: signature, body: body))
+        }
+        let stranger = Receiver(key: Data(repeating: 9, count: 32), clock: ManualClock(Self.start))
+        #expect(!stranger.verifies(id: "evt_test", timestamp: "1800000000", signature: signature, body: body))
+    }
 }

@@ -100,7 +100,7 @@ public struct WebhookDispatcher: Sendable {
         if let endpoint = endpoints[event.webhook] {
             let body = Data(event.payload.utf8)
             let headers = [("content-type", "application/json")]
-                + WebhookSignature.headers(id: event.eventId, at: sentAt, body: body, secret: endpoint.secret)
+                + WebhookSignature.headers(id: event.eventId, at: sentAt, body: body, secrets: endpoint.secrets)
             do {
                 status = try await transport.post(to: endpoint.url, headers: headers, body: body, timeout: timeout)
                 if let status, !(200..<300).contains(status) { problem = "HTTP \(status)" }

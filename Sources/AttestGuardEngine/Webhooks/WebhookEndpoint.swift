@@ -1,24 +1,34 @@
 public import AttestVocabulary
 public import Foundation
 
-/// One receiver of webhook events (`webhooks.<webhook>.*`): where they go, the secret they are signed with, and which
-/// events of which apps it takes.
+/// One receiver of webhook events (`webhooks.<webhook>.*`): where they go, the secrets they are signed with, and
+/// which events of which apps it takes.
 public struct WebhookEndpoint: Sendable, Hashable {
     /// Its name in `webhooks.names`: the outbox and the delivery log name it by this.
     public var name: String
     public var url: URL
-    public var secret: WebhookSecret
+    /// The secrets each delivery is signed with, one signature each: one, or during a rotation the new and the old.
+    public var secrets: [WebhookSecret]
     /// The event types it takes.
     public var events: Set<WebhookEventType>
     /// The apps whose events it takes; `nil`: every app's (and list changes, which belong to no app).
     public var apps: Set<String>?
 
-    public init(name: String, url: URL, secret: WebhookSecret, events: Set<WebhookEventType> = Set(WebhookEventType.allCases), apps: Set<String>? = nil) {
+    /// - Parameter secrets: At least one.
+    public init(
+        name: String, url: URL, secrets: [WebhookSecret], events: Set<WebhookEventType> = Set(WebhookEventType.allCases), apps: Set<String>? = nil
+    ) {
+        precondition(!secrets.isEmpty, "a webhook receiver needs a secret")
         self.name = name
         self.url = url
-        self.secret = secret
+        self.secrets = secrets
         self.events = events
         self.apps = apps
+    }
+
+    /// A receiver with one secret.
+    public init(name: String, url: URL, secret: WebhookSecret, events: Set<WebhookEventType> = Set(WebhookEventType.allCases), apps: Set<String>? = nil) {
+        self.init(name: name, url: url, secrets: [secret], events: events, apps: apps)
     }
 
     /// Whether it takes an event of `type` about `appId` (`nil`: an event of no app, which only a receiver of every
@@ -52,4 +62,15 @@ public struct WebhookSecret: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "whsec_…" }
+
+    /// The most secrets one receiver is signed with at once.
+    public static let maximumSecrets = 4
+
+    /// Reads the secrets of `text`, separated by whitespace (a file may hold one a line), in their order: `nil` when
+    /// there is none, more than ``maximumSecrets``, or one that ``init(text:)`` refuses.
+    public static func list(text: String) -> [WebhookSecret]? {
+        let secrets = text.split(whereSeparator: \.isWhitespace).map { WebhookSecret(text: String($0)) }
+        guard (1...maximumSecrets).contains(secrets.count), !secrets.contains(nil) else { return nil }
+        return secrets.compactMap(\.self)
+    }
 }

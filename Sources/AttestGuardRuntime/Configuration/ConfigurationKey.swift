@@ -185,8 +185,11 @@ public struct ConfigurationKey: Sendable, Hashable, CustomStringConvertible {
         ConfigurationKey("console.sessionMinutes", "how long a console session lasts after login, 1-10080 (default 60)"),
         ConfigurationKey("webhooks.names", "the names of the webhook receivers (1-64 letters, digits, _ and -)", list: true),
         ConfigurationKey("webhooks.<webhook>.url", "where the receiver takes events: an http or https URL, POSTed one signed event at a time"),
-        ConfigurationKey("webhooks.<webhook>.secretFile", "a file holding the receiver's signing secret: whsec_ and the base64 of 24 or more random bytes"),
-        ConfigurationKey("webhooks.<webhook>.secretEnv", "an environment variable holding that secret"),
+        ConfigurationKey(
+            "webhooks.<webhook>.secretFile",
+            "a file holding the receiver's signing secret: whsec_ and the base64 of 24 or more random bytes (while rotating it, the new and the old one, one a line: each delivery is signed with both)"
+        ),
+        ConfigurationKey("webhooks.<webhook>.secretEnv", "an environment variable holding that secret (or those secrets, separated by spaces)"),
         ConfigurationKey("webhooks.<webhook>.events", "the event types it takes: verdict.deny, verdict.review, key.revoked, review.decided, ramp.paused, app.mode_changed, list.changed (default: every type)", list: true),
         ConfigurationKey("webhooks.<webhook>.apps", "the app ids whose events it takes ([\"*\"] or none: every app's, and list changes)", list: true),
         ConfigurationKey("apiKeys.names", "the names of the configured API keys", list: true),

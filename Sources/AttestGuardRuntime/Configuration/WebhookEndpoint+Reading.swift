@@ -4,7 +4,7 @@ import Foundation
 
 extension WebhookEndpoint {
     /// Reads one receiver (`webhooks.<name>.*`): its URL (http or https), its secret (by file or environment variable,
-    /// never inline; Standard Webhooks' `whsec_` form), the event types it takes (none listed: every type) and the apps
+    /// never inline; Standard Webhooks' `whsec_` form; several separated by whitespace during a rotation), the event types it takes (none listed: every type) and the apps
     /// whose events it takes (`["*"]` or none listed: every app's, list changes included).
     init(name: String, reading values: ConfigValues, environment: [String: String], apps: [String]) throws {
         guard !name.isEmpty, name.utf8.count <= 64, name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "_" || $0 == "-") }) else {
@@ -18,10 +18,11 @@ extension WebhookEndpoint {
         guard let secretText = try values.secret("secret", environment: environment) else {
             throw ConfigurationError(key: values.path("secretFile"), "webhook \(name) needs secretFile or secretEnv", code: .missingSecret)
         }
-        guard let secret = WebhookSecret(text: secretText) else {
+        guard let secrets = WebhookSecret.list(text: secretText) else {
             throw ConfigurationError(
                 key: values.path("secretFile"),
                 "webhook \(name)'s secret is not whsec_ and the base64 of \(WebhookSecret.minimumBytes) or more bytes: printf 'whsec_%s\\n' \"$(openssl rand -base64 32)\""
+                    + " (during a rotation, 2-\(WebhookSecret.maximumSecrets) such secrets separated by line breaks)"
             )
         }
         let events = try values.stringArray("events").map { word in
@@ -37,7 +38,7 @@ extension WebhookEndpoint {
             throw ConfigurationError(key: values.path("apps"), "\(app) is not an app of apps.names")
         }
         self.init(
-            name: name, url: url, secret: secret, events: events.isEmpty ? Set(WebhookEventType.allCases) : Set(events),
+            name: name, url: url, secrets: secrets, events: events.isEmpty ? Set(WebhookEventType.allCases) : Set(events),
             apps: chosenApps.isEmpty || chosenApps.contains("*") ? nil : Set(chosenApps)
         )
     }

@@ -80,10 +80,35 @@ struct KeySweepTests {
             #expect(report.apps.first?.flagged == 1 && report.dryRun == false)
             #expect(engine.ruleActions.queue.queued == 0)
             #expect(try await test.store.key(appId: Self.appId, keyId: keys[0].keyId)?.status == .active)
-            let job = KeySweepJob(engine: engine, ruleSet: Self.rules)
-            #expect(job.startToday() && !job.startToday(), "a day's sweep starts once")
+        }
+    }
+
+    @Test("serve's daily sweep: one process of those sharing the store claims the day; a stopped one's is taken over")
+    func dailyClaim() async throws {
+        try await withTestStore(.sqlite) { (test: TestStore) async throws in
+            let clock = ManualClock(Self.start)
+            let engine = Self.engine(test.store, clock: clock)
+            _ = try await ReceiptFleet.register(count: 3, in: test.store, at: Self.start, placeholderReceipts: true, parallelism: 1)
+            // Two processes' jobs on one store (each job keeps its own day mark).
+            let first = KeySweepJob(engine: engine, ruleSet: Self.rules)
+            let second = KeySweepJob(engine: engine, ruleSet: Self.rules)
+            let day = try #require(try await first.claimToday(owner: "first"))
+            #expect(try await first.claimToday(owner: "first") == nil, "a process starts its day's sweep once")
+            #expect(try await second.claimToday(owner: "second") == nil, "another process leaves a claimed day alone")
+            #expect(try await first.runClaimed(day: day, owner: "first").apps.first?.keys == 3)
+            clock.advance(by: KeySweepJob.staleAfter + 1)
+            #expect(try await second.claimToday(owner: "second") == nil, "a finished day is not swept again")
+
+            // The next day: the first process claims it and stops before finishing; the second takes it over once the
+            // claim is stale, not before.
             clock.advance(by: 86_400)
-            #expect(job.startToday(), "the next day's starts")
+            let next = try #require(try await first.claimToday(owner: "first"))
+            #expect(next != day)
+            clock.advance(by: KeySweepJob.staleAfter - 1)
+            #expect(try await second.claimToday(owner: "second") == nil)
+            clock.advance(by: 2)
+            #expect(try await second.claimToday(owner: "second") == next)
+            #expect(try await second.runClaimed(day: next, owner: "second").apps.first?.keys == 3)
         }
     }
 }

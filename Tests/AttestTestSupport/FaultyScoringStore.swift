@@ -238,6 +238,15 @@ public final class FaultyScoringStore: RiskStore {
         try await base.claimWebhookEvents(now: now, leaseUntil: leaseUntil, token: token, limit: limit)
     }
     public func finishWebhookAttempt(_ attempt: WebhookAttempt) async throws -> Bool { try await base.finishWebhookAttempt(attempt) }
+    public func claimKeySweepDay(_ day: String, owner: String, at now: Date, staleBefore: Date) async throws -> Bool {
+        try await base.claimKeySweepDay(day, owner: owner, at: now, staleBefore: staleBefore)
+    }
+    public func renewKeySweepDay(_ day: String, owner: String, at now: Date) async throws -> Bool {
+        try await base.renewKeySweepDay(day, owner: owner, at: now)
+    }
+    public func finishKeySweepDay(_ day: String, owner: String, at now: Date) async throws {
+        try await base.finishKeySweepDay(day, owner: owner, at: now)
+    }
     public func webhookEvents(filter: WebhookEventFilter, cursor: Int64?, limit: Int) async throws -> [WebhookEventRecord] {
         try await base.webhookEvents(filter: filter, cursor: cursor, limit: limit)
     }

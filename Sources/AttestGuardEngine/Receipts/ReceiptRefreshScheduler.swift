@@ -30,7 +30,7 @@ public struct ReceiptRefreshScheduler: Sendable {
     /// The daily risk-metric baseline job, run at the end of a batch and once a UTC day by the continuous loop.
     public var baselines: RiskBaselineJob?
     /// The nightly sweep, run after the baselines at the end of a batch, and started beside the continuous loop once
-    /// a UTC day; `nil` without `rules.sweepDirectory`.
+    /// a UTC day by the one process sharing the store that claims the day; `nil` without `rules.sweepDirectory`.
     public var sweep: KeySweepJob?
     let refresher: ReceiptRefresher
     let metrics: ReceiptRefreshMetrics
@@ -128,8 +128,10 @@ public struct ReceiptRefreshScheduler: Sendable {
                     metrics.recordBacklog(try await store.receiptBacklog(at: clock.now(), retryingSince: clock.now()))
                     // The day's baselines after its first pass; a failure is the job's to log, and is retried next pass.
                     _ = try? await baselines?.runIfDue()
-                    if let sweep, sweep.startToday() {
-                        group.addTask { await self.sweepInBackground(sweep) }
+                    // The day's sweep, by the process that claims it; a claim the store does not answer is asked
+                    // for again after the next pass.
+                    if let sweep, let day = try? await sweep.claimToday(owner: owner) {
+                        group.addTask { await self.sweepInBackground(sweep, day: day) }
                     }
                 } catch is CancellationError {
                     return
@@ -146,9 +148,9 @@ public struct ReceiptRefreshScheduler: Sendable {
     }
 
     /// The day's sweep in the continuous refresher: a failure is logged, and the next day sweeps again.
-    private func sweepInBackground(_ sweep: KeySweepJob) async {
+    private func sweepInBackground(_ sweep: KeySweepJob, day: String) async {
         do {
-            try await sweep.runStarted()
+            try await sweep.runClaimed(day: day, owner: owner)
         } catch is CancellationError {
             return
         } catch {

@@ -40,15 +40,20 @@ public struct KeySweep: Sendable {
     /// whose actions cannot be claimed stops there (``KeySweepReport/App/error``; what was queued stays queued for the
     /// next run), and the sweep goes on with the next app.
     /// - Throws: `app_not_found` for an unknown app; `CancellationError` when the task is cancelled.
-    /// - Parameter pageSize: Keys read per store round trip (``pageSize`` but in tests).
-    public func run(_ ruleSet: RuleSet, appIds: [String]? = nil, dryRun: Bool, pageSize: Int = KeySweep.pageSize) async throws -> KeySweepReport {
+    /// - Parameters:
+    ///   - pageSize: Keys read per store round trip (``pageSize`` but in tests).
+    ///   - betweenPages: Called after each page (a running sweep's claim is renewed there).
+    public func run(
+        _ ruleSet: RuleSet, appIds: [String]? = nil, dryRun: Bool, pageSize: Int = KeySweep.pageSize,
+        betweenPages: @Sendable () async -> Void = {}
+    ) async throws -> KeySweepReport {
         let startedAt = clock.now()
         let policies = try (appIds ?? apps.all.map(\.appId)).map { try apps.policy(for: $0) }
         var reports: [KeySweepReport.App] = []
         for app in policies {
             var report = KeySweepReport.App(appId: app.appId)
             do {
-                try await sweep(app, ruleSet: ruleSet, dryRun: dryRun, pageSize: max(1, pageSize), into: &report)
+                try await sweep(app, ruleSet: ruleSet, dryRun: dryRun, pageSize: max(1, pageSize), betweenPages: betweenPages, into: &report)
             } catch is CancellationError {
                 throw CancellationError()
             } catch {
@@ -67,7 +72,9 @@ public struct KeySweep: Sendable {
         return report
     }
 
-    private func sweep(_ app: AppPolicy, ruleSet: RuleSet, dryRun: Bool, pageSize: Int, into report: inout KeySweepReport.App) async throws {
+    private func sweep(
+        _ app: AppPolicy, ruleSet: RuleSet, dryRun: Bool, pageSize: Int, betweenPages: @Sendable () async -> Void, into report: inout KeySweepReport.App
+    ) async throws {
         var after: Data?
         while true {
             try Task.checkCancellation()
@@ -105,6 +112,7 @@ public struct KeySweep: Sendable {
             }
             // Between pages, so that a night that flags many keys never fills the action queue.
             if !dryRun { try await actions.run() }
+            await betweenPages()
             if page.count < pageSize { break }
         }
     }

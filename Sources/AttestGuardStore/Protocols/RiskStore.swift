@@ -15,7 +15,7 @@ public import Foundation
 /// database).
 public protocol RiskStore: ReceiptScheduleStore, DeviceCheckStore, VelocityStore, DecisionLogStore, HistoryStore, ConsoleStore, GatewayCheckStore,
     ServerProcessStore, AppPolicyOverrideStore, DistinctCountStore, AttestationRampStore, LabelStore, RiskBaselineStore, RetiredKeyStore, DebugTokenStore,
-    ManagedListStore, RuleActionStore, ReviewQueueStore, ActiveKeyListing, WebhookOutboxStore
+    ManagedListStore, RuleActionStore, ReviewQueueStore, ActiveKeyListing, WebhookOutboxStore, KeySweepClaimStore
 {
     /// Stores a challenge unless the user already holds `quota.maximumPerUser` challenges issued within
     /// `quota.window` (challenges without a user are not counted).

@@ -89,26 +89,52 @@ struct KeySweepTests {
             let clock = ManualClock(Self.start)
             let engine = Self.engine(test.store, clock: clock)
             _ = try await ReceiptFleet.register(count: 3, in: test.store, at: Self.start, placeholderReceipts: true, parallelism: 1)
-            // Two processes' jobs on one store (each job keeps its own day mark).
+            // Two processes' jobs on one store (each job keeps its own view of the days).
             let first = KeySweepJob(engine: engine, ruleSet: Self.rules)
             let second = KeySweepJob(engine: engine, ruleSet: Self.rules)
             let day = try #require(try await first.claimToday(owner: "first"))
             #expect(try await first.claimToday(owner: "first") == nil, "a process starts its day's sweep once")
             #expect(try await second.claimToday(owner: "second") == nil, "another process leaves a claimed day alone")
-            #expect(try await first.runClaimed(day: day, owner: "first").apps.first?.keys == 3)
+            // Past midnight with its sweep still to end, the first process claims no second day beside it.
+            clock.advance(by: 86_400)
+            #expect(try await first.claimToday(owner: "first") == nil)
+            #expect(try await first.runClaimed(day: day, owner: "first", pageSize: 2).apps.first?.keys == 3)
+            let next = try #require(try await first.claimToday(owner: "first"), "its sweep over, it claims the new day")
+            #expect(next != day)
+            #expect(try await first.runClaimed(day: next, owner: "first").apps.first?.keys == 3)
             clock.advance(by: KeySweepJob.staleAfter + 1)
             #expect(try await second.claimToday(owner: "second") == nil, "a finished day is not swept again")
 
-            // The next day: the first process claims it and stops before finishing; the second takes it over once the
-            // claim is stale, not before.
+            // The next day: the first process claims it and stops; the second asks again only every so often, and
+            // takes the day over once the claim is stale, not before. The first, renewing at its first page, stops.
             clock.advance(by: 86_400)
-            let next = try #require(try await first.claimToday(owner: "first"))
-            #expect(next != day)
-            clock.advance(by: KeySweepJob.staleAfter - 1)
+            let third = try #require(try await first.claimToday(owner: "first"))
             #expect(try await second.claimToday(owner: "second") == nil)
-            clock.advance(by: 2)
-            #expect(try await second.claimToday(owner: "second") == next)
-            #expect(try await second.runClaimed(day: next, owner: "second").apps.first?.keys == 3)
+            clock.advance(by: KeySweepJob.staleAfter - 1)
+            #expect(try await second.claimToday(owner: "second") == nil, "held within the stale bound")
+            clock.advance(by: KeySweepJob.askAgainAfter - 1)
+            #expect(try await second.claimToday(owner: "second") == nil, "stale, but asked too lately to ask again")
+            clock.advance(by: 1)
+            #expect(try await second.claimToday(owner: "second") == third)
+            await #expect(throws: KeySweepStopped.self) { try await first.runClaimed(day: third, owner: "first", pageSize: 1) }
+            #expect(try await second.runClaimed(day: third, owner: "second").apps.first?.keys == 3)
+        }
+    }
+
+    @Test("a claimed sweep that fails gives its day up to another process; this one does not try it again")
+    func failedSweepReleasesTheDay() async throws {
+        try await withTestStore(.sqlite) { (test: TestStore) async throws in
+            let clock = ManualClock(Self.start)
+            let engine = Self.engine(test.store, clock: clock)
+            _ = try await ReceiptFleet.register(count: 2, in: test.store, at: Self.start, placeholderReceipts: true, parallelism: 1)
+            struct Unreadable: Error {}
+            let failing = KeySweepJob(sweep: engine.sweep, ruleSet: Self.rules) { throw Unreadable() }
+            let other = KeySweepJob(engine: engine, ruleSet: Self.rules)
+            let day = try #require(try await failing.claimToday(owner: "failing"))
+            await #expect(throws: Unreadable.self) { try await failing.runClaimed(day: day, owner: "failing") }
+            #expect(try await failing.claimToday(owner: "failing") == nil, "one try a day per process")
+            #expect(try await other.claimToday(owner: "other") == day, "the released day is taken at once")
+            #expect(try await other.runClaimed(day: day, owner: "other").apps.first?.keys == 2)
         }
     }
 }

@@ -3,8 +3,8 @@ import AttestGuardStore
 import Foundation
 import Testing
 
-/// The claims that let one process of a fleet sweep a UTC day's keys: held while renewed, taken over once stale,
-/// never after the day finished, and one owner at a time however many ask at once.
+/// The claims that let one process of a fleet sweep a UTC day's keys: held while renewed, taken over once stale or
+/// released, never after the day finished, and one owner at a time however many ask at once.
 @Suite("Key sweep days in the store")
 struct KeySweepClaimStoreTests {
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
@@ -12,28 +12,33 @@ struct KeySweepClaimStoreTests {
 
     static func at(_ offset: TimeInterval) -> Date { start.addingTimeInterval(offset) }
 
-    @Test("a claim holds while renewed; a stale one is taken over; a finished day stays finished", arguments: TestStoreBackend.available)
+    @Test("a claim holds while renewed; a stale or released one is taken over; a finished day stays finished", arguments: TestStoreBackend.available)
     func claimRenewTakeOverFinish(backend: TestStoreBackend) async throws {
         try await withTestStore(backend) { test in
             let store = test.store
             let stale: TimeInterval = 600
-            func claim(_ owner: String, at offset: TimeInterval) async throws -> Bool {
-                try await store.claimKeySweepDay(Self.day, owner: owner, at: Self.at(offset), staleBefore: Self.at(offset - stale))
+            func claim(_ owner: String, at offset: TimeInterval, day: String = Self.day) async throws -> KeySweepClaim {
+                try await store.claimKeySweepDay(day, owner: owner, at: Self.at(offset), staleBefore: Self.at(offset - stale))
             }
-            #expect(try await claim("a", at: 0))
-            #expect(try await claim("a", at: 10), "its holder claims it again")
-            #expect(try await !claim("b", at: 20))
+            #expect(try await claim("a", at: 0) == .claimed)
+            #expect(try await claim("a", at: 10) == .claimed, "its holder claims it again")
+            #expect(try await claim("b", at: 20) == .heldElsewhere)
             #expect(try await store.renewKeySweepDay(Self.day, owner: "a", at: Self.at(500)))
-            #expect(try await !claim("b", at: 1_000), "renewed 500 s before: still held")
-            #expect(try await claim("b", at: 1_101), "unrenewed for longer than the bound: taken over")
+            #expect(try await claim("b", at: 1_000) == .heldElsewhere, "renewed 500 s before: still held")
+            #expect(try await claim("b", at: 1_101) == .claimed, "unrenewed for longer than the bound: taken over")
             #expect(try await !store.renewKeySweepDay(Self.day, owner: "a", at: Self.at(1_102)), "the old holder no longer holds it")
             try await store.finishKeySweepDay(Self.day, owner: "a", at: Self.at(1_103))
-            #expect(try await store.renewKeySweepDay(Self.day, owner: "b", at: Self.at(1_104)), "a finish by a former holder changes nothing")
-            try await store.finishKeySweepDay(Self.day, owner: "b", at: Self.at(1_200))
-            #expect(try await !claim("c", at: 90_000), "a finished day is never claimed again")
-            #expect(try await !claim("b", at: 90_000))
-            #expect(try await !store.renewKeySweepDay(Self.day, owner: "b", at: Self.at(90_001)))
-            #expect(try await store.claimKeySweepDay("2027-01-16", owner: "c", at: Self.at(90_000), staleBefore: Self.at(89_400)), "the next day is free")
+            try await store.releaseKeySweepDay(Self.day, owner: "a")
+            #expect(try await store.renewKeySweepDay(Self.day, owner: "b", at: Self.at(1_104)), "a former holder's finish and release change nothing")
+            try await store.releaseKeySweepDay(Self.day, owner: "b")
+            #expect(try await claim("c", at: 1_105) == .claimed, "a released claim is taken at once")
+            try await store.finishKeySweepDay(Self.day, owner: "c", at: Self.at(1_200))
+            #expect(try await claim("d", at: 90_000) == .finished, "a finished day is never claimed again")
+            #expect(try await claim("c", at: 90_000) == .finished)
+            #expect(try await !store.renewKeySweepDay(Self.day, owner: "c", at: Self.at(90_001)))
+            try await store.releaseKeySweepDay(Self.day, owner: "c")
+            #expect(try await claim("d", at: 90_002) == .finished, "releasing a finished day reopens nothing")
+            #expect(try await claim("d", at: 90_000, day: "2027-01-16") == .claimed, "the next day is free")
         }
     }
 
@@ -41,13 +46,14 @@ struct KeySweepClaimStoreTests {
     func oneOfManyClaims(backend: TestStoreBackend) async throws {
         try await withTestStore(backend) { test in
             let store = test.store
-            let won = try await withThrowingTaskGroup(of: Bool.self) { group in
+            let claims = try await withThrowingTaskGroup(of: KeySweepClaim.self) { group in
                 for owner in 0..<8 {
                     group.addTask { try await store.claimKeySweepDay(Self.day, owner: "p\(owner)", at: Self.start, staleBefore: Self.at(-600)) }
                 }
-                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+                return try await group.reduce(into: []) { $0.append($1) }
             }
-            #expect(won == 1)
+            #expect(claims.filter { $0 == .claimed }.count == 1)
+            #expect(claims.filter { $0 == .heldElsewhere }.count == 7)
         }
     }
 }

@@ -238,9 +238,10 @@ public final class FaultyScoringStore: RiskStore {
         try await base.claimWebhookEvents(now: now, leaseUntil: leaseUntil, token: token, limit: limit)
     }
     public func finishWebhookAttempt(_ attempt: WebhookAttempt) async throws -> Bool { try await base.finishWebhookAttempt(attempt) }
-    public func claimKeySweepDay(_ day: String, owner: String, at now: Date, staleBefore: Date) async throws -> Bool {
+    public func claimKeySweepDay(_ day: String, owner: String, at now: Date, staleBefore: Date) async throws -> KeySweepClaim {
         try await base.claimKeySweepDay(day, owner: owner, at: now, staleBefore: staleBefore)
     }
+    public func releaseKeySweepDay(_ day: String, owner: String) async throws { try await base.releaseKeySweepDay(day, owner: owner) }
     public func renewKeySweepDay(_ day: String, owner: String, at now: Date) async throws -> Bool {
         try await base.renewKeySweepDay(day, owner: owner, at: now)
     }

@@ -53,7 +53,7 @@ struct ServerRuntime {
             )
             if let sweepRules {
                 scheduler.sweep = KeySweepJob(engine: engine, ruleSet: sweepRules)
-                logger.info("key sweep: once a UTC day after the day's first refresh pass", metadata: ["rule_set": .string(sweepRules.version)])
+                logger.info("key sweep: once a UTC day for the processes sharing the store, after the day's first refresh pass", metadata: ["rule_set": .string(sweepRules.version)])
             }
             background.append(ReceiptRefreshService(scheduler: scheduler))
             logger.info("receipt refresh: continuous", metadata: ["owner": .string(scheduler.owner)])

@@ -147,14 +147,18 @@ public struct ReceiptRefreshScheduler: Sendable {
         }
     }
 
-    /// The day's sweep in the continuous refresher: a failure is logged, and the next day sweeps again.
+    /// The day's sweep in the continuous refresher: a failure is logged (the job gave the day up for another process).
     private func sweepInBackground(_ sweep: KeySweepJob, day: String) async {
         do {
             try await sweep.runClaimed(day: day, owner: owner)
         } catch is CancellationError {
             return
+        } catch let stopped as KeySweepStopped {
+            logger.notice("key sweep stopped: another process sweeps the day", metadata: ["day": .string(day), "reason": .string(stopped.description)])
         } catch {
-            logger.warning("key sweep failed; the next day sweeps again", metadata: ["error": .string(String(describing: error))])
+            logger.warning("key sweep failed; another process may take its day, this one sweeps the next", metadata: [
+                "day": .string(day), "error": .string(String(describing: error)),
+            ])
         }
     }
 

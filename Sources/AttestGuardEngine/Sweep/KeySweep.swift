@@ -42,10 +42,11 @@ public struct KeySweep: Sendable {
     /// - Throws: `app_not_found` for an unknown app; `CancellationError` when the task is cancelled.
     /// - Parameters:
     ///   - pageSize: Keys read per store round trip (``pageSize`` but in tests).
-    ///   - betweenPages: Called after each page (a running sweep's claim is renewed there).
+    ///   - betweenPages: Called after each page (a running sweep's claim is renewed there); a ``KeySweepStopped`` it
+    ///     throws stops the whole sweep.
     public func run(
         _ ruleSet: RuleSet, appIds: [String]? = nil, dryRun: Bool, pageSize: Int = KeySweep.pageSize,
-        betweenPages: @Sendable () async -> Void = {}
+        betweenPages: @Sendable () async throws -> Void = {}
     ) async throws -> KeySweepReport {
         let startedAt = clock.now()
         let policies = try (appIds ?? apps.all.map(\.appId)).map { try apps.policy(for: $0) }
@@ -56,6 +57,8 @@ public struct KeySweep: Sendable {
                 try await sweep(app, ruleSet: ruleSet, dryRun: dryRun, pageSize: max(1, pageSize), betweenPages: betweenPages, into: &report)
             } catch is CancellationError {
                 throw CancellationError()
+            } catch let stopped as KeySweepStopped {
+                throw stopped
             } catch {
                 report.error = String(describing: error)
                 logger.warning("key sweep of an app stopped", metadata: ["app": .string(app.appId), "error": .string(report.error ?? "")])
@@ -73,7 +76,7 @@ public struct KeySweep: Sendable {
     }
 
     private func sweep(
-        _ app: AppPolicy, ruleSet: RuleSet, dryRun: Bool, pageSize: Int, betweenPages: @Sendable () async -> Void, into report: inout KeySweepReport.App
+        _ app: AppPolicy, ruleSet: RuleSet, dryRun: Bool, pageSize: Int, betweenPages: @Sendable () async throws -> Void, into report: inout KeySweepReport.App
     ) async throws {
         var after: Data?
         while true {
@@ -112,7 +115,7 @@ public struct KeySweep: Sendable {
             }
             // Between pages, so that a night that flags many keys never fills the action queue.
             if !dryRun { try await actions.run() }
-            await betweenPages()
+            try await betweenPages()
             if page.count < pageSize { break }
         }
     }
@@ -161,4 +164,9 @@ extension KeySweepReport.App {
             ))
         }
     }
+}
+
+/// Why a sweep stopped before its end on purpose: its process no longer holds the day's claim.
+public struct KeySweepStopped: Error, CustomStringConvertible {
+    public var description: String
 }

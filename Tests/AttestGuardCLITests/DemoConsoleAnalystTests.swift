@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import AttestGuardCLI
 
@@ -16,6 +17,21 @@ struct DemoConsoleAnalystTests {
         #expect(form.action == "/console/review-queue/7/decide?app=TEAM.app&range=24h")
         #expect(form.csrf == "a'b&c")
         #expect(DemoConsoleAnalyst.decisionForm(in: "<p>decided</p>") == nil)
+    }
+
+    @Test("the console's own item template, filled as the server fills it, gives its decision form")
+    func decisionFormOfTheTemplate() throws {
+        let template = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Console/templates/review-item.mustache")
+        var page = try String(contentsOf: template, encoding: .utf8)
+        // The values as Mustache writes them, escaped; every other tag (sections, other fields) left out.
+        for (tag, value) in [("formAction", "/console/review-queue/42"), ("formQuery", "?app=TEAM.app&amp;range=24h"), ("csrf", "tok&amp;en")] {
+            page = page.replacingOccurrences(of: "{{" + tag + "}}", with: value)
+        }
+        page = page.replacing(/\{\{[^}]*\}\}/, with: "")
+        let form = try #require(DemoConsoleAnalyst.decisionForm(in: page), "\(page)")
+        #expect(form.action == "/console/review-queue/42/decide?app=TEAM.app&range=24h")
+        #expect(form.csrf == "tok&en")
     }
 
     @Test("form fields are URL-encoded: a space as +, reserved and non-ASCII bytes percent-encoded")

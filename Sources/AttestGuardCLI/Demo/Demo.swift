@@ -96,7 +96,9 @@ struct Demo: AsyncParsableCommand {
                     since: started.addingTimeInterval(-60)
                 )
             } catch {
-                // The servers stop as after the table, closing the store, before the error ends the demo.
+                // The personas' table stands on its own: it is printed, then the servers stop as after it, closing the
+                // store, before the error ends the demo.
+                FileHandle.standardOutput.write(json ? try played.report.json() + Data("\n".utf8) : Data(played.report.text.utf8))
                 await server.stop()
                 try? await tasks.waitForAll()
                 throw error

@@ -36,10 +36,17 @@ struct DemoConsoleAnalyst {
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
+    /// What the analyst did: the items decided, and the checked requests that opened none (each a line saying so).
+    struct Work {
+        var decided: [Decided] = []
+        var missing: [String] = []
+    }
+
     /// Decides every reviewed persona's item, approving a legitimate persona's and rejecting a fraudulent one's
-    /// (``PersonaExpectations/label(for:)``), then closes the client.
-    /// - Throws: ``DemoError`` when a checked request opened no item, or the console refused a step.
-    func decide(_ results: [PersonaResult]) async throws -> [Decided] {
+    /// (``PersonaExpectations/label(for:)``), then closes the client. A checked request that opened no item (its
+    /// persona got no `review` on a purchase, with another rule set) is listed in ``Work/missing``.
+    /// - Throws: ``DemoError`` when the console refused a step.
+    func decide(_ results: [PersonaResult]) async throws -> Work {
         do {
             let decided = try await decideEach(results)
             try await client.shutdown()
@@ -50,22 +57,27 @@ struct DemoConsoleAnalyst {
         }
     }
 
-    private func decideEach(_ results: [PersonaResult]) async throws -> [Decided] {
+    private func decideEach(_ results: [PersonaResult]) async throws -> Work {
         let cookie = try await signIn()
         let pending = try await pendingItems()
-        var decided: [Decided] = []
+        var work = Work()
         for result in results where PersonaExpectations.decidedInReviewQueue.contains(result.persona) {
             guard let label = PersonaExpectations.label(for: result.persona) else { continue }
             let decision: ReviewDecision = label == .fraud ? .reject : .approve
-            for requestId in result.outcomes.compactMap({ $0.verdict?.requestId }) {
+            let requestIds = result.outcomes.compactMap { $0.verdict?.requestId }
+            if requestIds.isEmpty { work.missing.append("\(result.persona.rawValue): no checked verdict") }
+            for requestId in requestIds {
                 guard let item = pending.first(where: { $0.lastRequestId == requestId || $0.firstRequestId == requestId }) else {
-                    throw DemoError("the \(result.persona.rawValue) persona's checked request \(requestId) opened no review item")
+                    work.missing.append("\(result.persona.rawValue): request \(requestId) opened no review item")
+                    continue
                 }
+                // Verdicts about one subject fold into one item: it is decided once.
+                guard !work.decided.contains(where: { $0.itemId == item.id }) else { continue }
                 try await decide(itemId: item.id, decision, cookie: cookie)
-                decided.append(Decided(persona: result.persona, itemId: item.id, decision: decision))
+                work.decided.append(Decided(persona: result.persona, itemId: item.id, decision: decision))
             }
         }
-        return decided
+        return work
     }
 
     /// `POST /console/login` with the key: the session cookie's `name=value`.

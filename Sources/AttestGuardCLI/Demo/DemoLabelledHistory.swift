@@ -26,6 +26,8 @@ struct DemoLabelledHistory {
     let posted: Int
     /// Review items the analyst decided in the console.
     let decided: [DemoConsoleAnalyst.Decided]
+    /// Checked requests of the reviewed personas that opened no review item.
+    let missing: [String]
     /// The labels the store holds from review decisions (source ``ReviewDecision/labelSource``).
     let reviewLabels: Int
     let fraud: Int
@@ -35,7 +37,7 @@ struct DemoLabelledHistory {
 
     /// Every figure is the expected one, over the expected number of fraud-labelled decisions, and each decision in
     /// the console became a label.
-    var allMatched: Bool { fraud == expectedFraud && reviewLabels == decided.count && rows.allSatisfy(\.matched) }
+    var allMatched: Bool { fraud == expectedFraud && missing.isEmpty && reviewLabels == decided.count && rows.allSatisfy(\.matched) }
 
     /// Posts the labels of `results`' checked verdicts, decides the review items of the others in the console, waits
     /// for the decision log to hold every verdict, and replays the rule set in `rulesDirectory` over the log since
@@ -61,7 +63,7 @@ struct DemoLabelledHistory {
             try? await client.shutdown()
             throw error
         }
-        let decided = try await DemoConsoleAnalyst(serverURL: serverURL, apiKey: apiKey, appId: appId).decide(results)
+        let work = try await DemoConsoleAnalyst(serverURL: serverURL, apiKey: apiKey, appId: appId).decide(results)
         let store = server.store
         let stored = try await store.labels(appId: appId)
         let report = try await DecisionLogReplay.report(
@@ -69,14 +71,18 @@ struct DemoLabelledHistory {
             from: since, until: Date()
         )
         return DemoLabelledHistory(
-            posted: labels.count, decided: decided, reviewLabels: stored.count { $0.source == ReviewDecision.labelSource },
+            posted: labels.count, decided: work.decided, missing: work.missing, reviewLabels: stored.count { $0.source == ReviewDecision.labelSource },
             scores: report.labels, expectation: PersonaExpectations.labelledHistory
         )
     }
 
-    init(posted: Int, decided: [DemoConsoleAnalyst.Decided], reviewLabels: Int, scores: LabelScores, expectation: LabelledHistoryExpectation) {
+    init(
+        posted: Int, decided: [DemoConsoleAnalyst.Decided], missing: [String] = [], reviewLabels: Int, scores: LabelScores,
+        expectation: LabelledHistoryExpectation
+    ) {
         self.posted = posted
         self.decided = decided
+        self.missing = missing
         self.reviewLabels = reviewLabels
         fraud = scores.fraud
         legitimate = scores.legitimate
@@ -125,6 +131,7 @@ struct DemoLabelledHistory {
                 + " of source \(ReviewDecision.labelSource)" + (reviewLabels == decided.count ? "" : " (UNEXPECTED: one per decision expected)"),
         ]
         lines += decided.map { "    item \($0.itemId) (\($0.persona.rawValue)): \($0.decision.status.rawValue)" }
+        lines += missing.map { "    UNEXPECTED: \($0)" }
         lines += [
             "",
             line(header), line(widths.map { String(repeating: "-", count: $0) }),

@@ -33,6 +33,22 @@ struct WebhookConfigurationTests {
         #expect(rotating.engine.webhooks.first?.secrets.map(\.key) == [Data(repeating: 2, count: 32), Data(repeating: 1, count: 32)])
     }
 
+    @Test("by an environment variable, the secrets are separated by spaces")
+    func rotationByEnvironment() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("attestguard-webhook-env-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("attestguard.yaml")
+        try """
+            mode: simulator
+            webhooks: { names: [support], support: { url: "https://support.example.com/hooks", secretEnv: SUPPORT_WEBHOOK_SECRETS } }
+            """.write(to: file, atomically: true, encoding: .utf8)
+        let configuration = try await ServerConfigurationLoader.load(
+            file: file.path, environment: ["SUPPORT_WEBHOOK_SECRETS": "\(Self.secret(3)) \(Self.secret(4))"]
+        )
+        #expect(configuration.engine.webhooks.first?.secrets.map(\.key) == [Data(repeating: 3, count: 32), Data(repeating: 4, count: 32)])
+    }
+
     @Test("no secret, a bad one beside a good one, or more than four are refused, naming the key", arguments: [
         "\n", "\(secret(1))\nwhsec_c2hvcnQ=\n", (1...5).map { secret(UInt8($0)) }.joined(separator: "\n"),
     ])

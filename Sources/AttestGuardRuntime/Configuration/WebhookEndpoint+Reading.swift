@@ -22,7 +22,7 @@ extension WebhookEndpoint {
             throw ConfigurationError(
                 key: values.path("secretFile"),
                 "webhook \(name)'s secret is not whsec_ and the base64 of \(WebhookSecret.minimumBytes) or more bytes: printf 'whsec_%s\\n' \"$(openssl rand -base64 32)\""
-                    + " (during a rotation, 2-\(WebhookSecret.maximumSecrets) such secrets separated by line breaks)"
+                    + " (during a rotation, 2-\(WebhookSecret.maximumSecrets) such secrets separated by whitespace: one a line in a file, by spaces in a variable)"
             )
         }
         let events = try values.stringArray("events").map { word in

@@ -83,12 +83,19 @@ struct KeySweepTests {
         }
     }
 
-    @Test("serve's daily sweep: one process of those sharing the store claims the day; a stopped one's is taken over")
-    func dailyClaim() async throws {
+    /// Runs `body` with an engine on a fresh SQLite store holding `count` registered keys, its clock at ``start``.
+    static func withFleet(of count: Int, _ body: (ManualClock, Engine) async throws -> Void) async throws {
         try await withTestStore(.sqlite) { (test: TestStore) async throws in
             let clock = ManualClock(Self.start)
             let engine = Self.engine(test.store, clock: clock)
-            _ = try await ReceiptFleet.register(count: 3, in: test.store, at: Self.start, placeholderReceipts: true, parallelism: 1)
+            _ = try await ReceiptFleet.register(count: count, in: test.store, at: Self.start, placeholderReceipts: true, parallelism: 1)
+            try await body(clock, engine)
+        }
+    }
+
+    @Test("serve's daily sweep: one process of those sharing the store claims the day; a stopped one's is taken over")
+    func dailyClaim() async throws {
+        try await Self.withFleet(of: 3) { clock, engine in
             // Two processes' jobs on one store (each job keeps its own view of the days).
             let first = KeySweepJob(engine: engine, ruleSet: Self.rules)
             let second = KeySweepJob(engine: engine, ruleSet: Self.rules)
@@ -123,10 +130,7 @@ struct KeySweepTests {
 
     @Test("a claimed sweep that fails gives its day up to another process; this one does not try it again")
     func failedSweepReleasesTheDay() async throws {
-        try await withTestStore(.sqlite) { (test: TestStore) async throws in
-            let clock = ManualClock(Self.start)
-            let engine = Self.engine(test.store, clock: clock)
-            _ = try await ReceiptFleet.register(count: 2, in: test.store, at: Self.start, placeholderReceipts: true, parallelism: 1)
+        try await Self.withFleet(of: 2) { _, engine in
             struct Unreadable: Error {}
             let failing = KeySweepJob(sweep: engine.sweep, ruleSet: Self.rules) { throw Unreadable() }
             let other = KeySweepJob(engine: engine, ruleSet: Self.rules)

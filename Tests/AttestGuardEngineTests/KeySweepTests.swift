@@ -128,6 +128,35 @@ struct KeySweepTests {
         }
     }
 
+    @Test("serve's continuous refresher claims the day after its first pass and sweeps: a labelled user's key is revoked")
+    func continuousRefresherSweeps() async throws {
+        try await withTestStore(.sqlite) { (test: TestStore) async throws in
+            let clock = ManualClock(RefreshHarness.batchAt)
+            let engine = Self.engine(test.store, clock: clock)
+            let keys = try await ReceiptFleet.register(count: 2, in: test.store, parallelism: 1)
+            let user = try #require(try await test.store.key(appId: Self.appId, keyId: keys[0].keyId)?.userId)
+            _ = try await test.store.storeLabels([FraudLabelRecord(
+                appId: Self.appId, kind: .user, subject: EngineSettings().velocityKeying.subject(.user, user), source: "chargebacks", label: .fraud,
+                labelledAt: RefreshHarness.batchAt
+            )])
+            try await RefreshHarness.withScheduler(store: test.store, clock: clock) { _, scheduler in
+                var scheduler = scheduler
+                scheduler.sweep = KeySweepJob(engine: engine, ruleSet: Self.rules)
+                let configured = scheduler
+                let loop = Task { try await configured.runContinuously() }
+                var status = try await test.store.key(appId: Self.appId, keyId: keys[0].keyId)?.status
+                for _ in 0..<1_200 where status != .revoked {
+                    try await Task.sleep(for: .milliseconds(50))
+                    status = try await test.store.key(appId: Self.appId, keyId: keys[0].keyId)?.status
+                }
+                loop.cancel()
+                _ = await loop.result
+                #expect(status == .revoked, "the loop's sweep ran the rule's revoke_key")
+                #expect(try await test.store.key(appId: Self.appId, keyId: keys[1].keyId)?.status == .active)
+            }
+        }
+    }
+
     @Test("a claimed sweep that fails gives its day up to another process; this one does not try it again")
     func failedSweepReleasesTheDay() async throws {
         try await Self.withFleet(of: 2) { _, engine in

@@ -99,11 +99,12 @@ struct KeySweepTests {
             // Two processes' jobs on one store (each job keeps its own view of the days).
             let first = KeySweepJob(engine: engine, ruleSet: Self.rules)
             let second = KeySweepJob(engine: engine, ruleSet: Self.rules)
+            clock.set(Self.start.addingTimeInterval(57_300))  // 23:55 UTC
             let day = try #require(try await first.claimToday(owner: "first"))
             #expect(try await first.claimToday(owner: "first") == nil, "a process starts its day's sweep once")
             #expect(try await second.claimToday(owner: "second") == nil, "another process leaves a claimed day alone")
             // Past midnight with its sweep still to end, the first process claims no second day beside it.
-            clock.advance(by: 86_400)
+            clock.advance(by: 400)
             #expect(try await first.claimToday(owner: "first") == nil)
             #expect(try await first.runClaimed(day: day, owner: "first", pageSize: 2).apps.first?.keys == 3)
             let next = try #require(try await first.claimToday(owner: "first"), "its sweep over, it claims the new day")
@@ -125,6 +126,14 @@ struct KeySweepTests {
             #expect(try await second.claimToday(owner: "second") == third)
             await #expect(throws: KeySweepStopped.self) { try await first.runClaimed(day: third, owner: "first", pageSize: 1) }
             #expect(try await second.runClaimed(day: third, owner: "second").apps.first?.keys == 3)
+
+            // A sweep that shows no progress for longer than the stale bound holds the next day back no more.
+            let stuck = KeySweepJob(engine: engine, ruleSet: Self.rules)
+            clock.advance(by: 86_400)
+            let fourth = try #require(try await stuck.claimToday(owner: "stuck"))
+            clock.advance(by: 86_400)
+            let fifth = try #require(try await stuck.claimToday(owner: "stuck"))
+            #expect(fifth != fourth)
         }
     }
 

@@ -98,7 +98,7 @@ struct Demo: AsyncParsableCommand {
             } catch {
                 // The personas' table stands on its own: it is printed, then the servers stop as after it, closing the
                 // store, before the error ends the demo.
-                FileHandle.standardOutput.write(json ? try played.report.json() + Data("\n".utf8) : Data(played.report.text.utf8))
+                FileHandle.standardOutput.write(json ? ((try? played.report.json()) ?? Data()) + Data("\n".utf8) : Data(played.report.text.utf8))
                 await server.stop()
                 try? await tasks.waitForAll()
                 throw error

@@ -68,7 +68,10 @@ struct DemoConsoleAnalyst {
             if requestIds.isEmpty { work.missing.append("\(result.persona.rawValue): no checked verdict") }
             for requestId in requestIds {
                 guard let item = pending.first(where: { $0.lastRequestId == requestId || $0.firstRequestId == requestId }) else {
-                    work.missing.append("\(result.persona.rawValue): request \(requestId) opened no review item")
+                    // A verdict between an item's first and last folded into it; the item names only those two.
+                    if !work.decided.contains(where: { $0.persona == result.persona }) {
+                        work.missing.append("\(result.persona.rawValue): request \(requestId) opened no review item")
+                    }
                     continue
                 }
                 // Verdicts about one subject fold into one item: it is decided once.

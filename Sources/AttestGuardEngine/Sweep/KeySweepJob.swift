@@ -7,8 +7,8 @@ public import AttestGuardStore
 /// refresh`, and in `serve`'s continuous refresher once a UTC day for all the processes sharing the store (the one that
 /// claims the day, ``KeySweepClaimStore``), beside the refresh (which goes on), started after the day's first pass and
 /// its baselines, so that the rules read the risk metrics the refresh just stored. A day's sweep is tried once per
-/// process: one that fails gives the claim up for another process to try, and is logged; one whose process stops or
-/// dies before it finishes is taken over by another process once its claim has gone unrenewed for ``staleAfter``.
+/// process: one that fails as a whole, or whose process stops, gives the claim up for another process to try; one
+/// whose process dies before it finishes is taken over once its claim has gone unrenewed for ``staleAfter``.
 public struct KeySweepJob: Sendable {
     let sweep: KeySweep
     /// The sweep rule set (`rules.sweepDirectory`), read when the process starts.
@@ -25,12 +25,12 @@ public struct KeySweepJob: Sendable {
     /// How long a process waits before asking again for a day another process holds.
     public static let askAgainAfter: TimeInterval = 300
 
-    /// What this process knows of the days: the last it started or saw finished, whether its sweep runs, and when to
-    /// ask again for a day another process holds.
+    /// What this process knows of the days: the last it started or saw finished, when its running sweep last showed
+    /// progress (claimed, or ended a page), and when to ask again for a day another process holds.
     private final class Days: Sendable {
         struct State {
             var done: String?
-            var running = false
+            var sweepProgressAt: Date?
             var askAgain: (day: String, at: Date)?
         }
         let state = Mutex(State())
@@ -62,15 +62,16 @@ public struct KeySweepJob: Sendable {
     }
 
     /// Claims today's (UTC) sweep for `owner`, unless this process started it (or saw it finished) already, its own
-    /// sweep still runs (a sweep past midnight), or another process held it when last asked less than
-    /// ``askAgainAfter`` ago: the continuous refresher asks after each pass and, given the day, starts
+    /// sweep still runs and made progress within ``staleAfter`` (a sweep past midnight; one stuck longer does not hold
+    /// the next day back), or another process held it when last asked less than ``askAgainAfter`` ago: the continuous refresher asks after each pass and, given the day, starts
     /// ``runClaimed(day:owner:)`` beside it. A day another process holds is asked for again, so that it is taken over
     /// when that process stops renewing it.
     public func claimToday(owner: String) async throws -> String? {
         let now = sweep.clock.now()
         let today = RiskBaselineJob.day(of: now)
         let ask = days.state.withLock { state in
-            guard !state.running, state.done != today else { return false }
+            if let progress = state.sweepProgressAt, now.timeIntervalSince(progress) < Self.staleAfter { return false }
+            guard state.done != today else { return false }
             if let wait = state.askAgain, wait.day == today, now < wait.at { return false }
             return true
         }
@@ -80,7 +81,7 @@ public struct KeySweepJob: Sendable {
             switch claim {
             case .claimed:
                 state.done = today
-                state.running = true
+                state.sweepProgressAt = now
                 return today
             case .finished:
                 state.done = today
@@ -93,22 +94,26 @@ public struct KeySweepJob: Sendable {
     }
 
     /// Sweeps every app as `day`'s sweep, claimed by ``claimToday(owner:)``, renewing the claim between pages. A sweep
-    /// that ends with every app swept finishes the day; one that failed, or left an app unswept, gives the claim up so
-    /// that another process tries (this one does not try the day again). One whose claim another process took over
-    /// stops (``KeySweepStopped``), and a cancelled one (the process stopping) leaves the day to another process after
-    /// ``staleAfter``.
+    /// that ends finishes the day, also when an app could not be swept (``KeySweepReport/App/error``, logged), so that
+    /// a failure that recurs costs one sweep a day, not one per process. One that fails as a whole (the lists or the
+    /// baselines it reads first, an unknown app) or is cancelled (the process stopping) gives the claim up, so that
+    /// another process tries the day at once; this one does not try it again. One whose claim another process took
+    /// over stops (``KeySweepStopped``).
     /// - Parameter pageSize: Keys read per store round trip (``KeySweep/pageSize`` but in tests).
     @discardableResult
     public func runClaimed(day: String, owner: String, pageSize: Int = KeySweep.pageSize) async throws -> KeySweepReport {
         let (store, clock) = (sweep.store, sweep.clock)
-        defer { days.state.withLock { $0.running = false } }
-        // The first page renews: a claim taken over before the sweep began is found out at once.
+        defer { days.state.withLock { $0.sweepProgressAt = nil } }
+        // The first page's end renews: a claim taken over before the sweep began is found out there.
         let lastRenewal = Mutex(Date.distantPast)
+        let days = self.days
         let renew: @Sendable () async throws -> Void = {
             let now = clock.now()
+            days.state.withLock { if $0.sweepProgressAt != nil { $0.sweepProgressAt = now } }
             guard lastRenewal.withLock({ now.timeIntervalSince($0) >= Self.renewEvery }) else { return }
             lastRenewal.withLock { $0 = now }
-            // A renewal the store does not answer is tried again after the next page; the claim holds meanwhile.
+            // A renewal the store does not answer is tried again at the next page a minute later; the claim holds
+            // meanwhile.
             guard let held = try? await store.renewKeySweepDay(day, owner: owner, at: now) else { return }
             if !held { throw KeySweepStopped(description: "another process took the sweep of \(day) over") }
         }
@@ -119,26 +124,24 @@ public struct KeySweepJob: Sendable {
         } catch let error as KeySweepStopped {
             throw error
         } catch is CancellationError {
+            // In a task of its own: this one is cancelled, and the release should still reach the store.
+            await Task { try? await store.releaseKeySweepDay(day, owner: owner) }.value
             throw CancellationError()
         } catch {
             try? await store.releaseKeySweepDay(day, owner: owner)
             throw error
         }
-        if report.apps.contains(where: { $0.error != nil }) {
-            try? await store.releaseKeySweepDay(day, owner: owner)
-        } else {
-            // Retried: a finish that is lost leaves the day to be swept again once the claim is stale.
-            for attempt in 1...3 {
-                do {
-                    try await store.finishKeySweepDay(day, owner: owner, at: clock.now())
-                    break
-                } catch where attempt < 3 {
-                    continue
-                } catch {
-                    sweep.logger.warning("key sweep finished; marking its day finished failed", metadata: [
-                        "day": .string(day), "error": .string(String(describing: error)),
-                    ])
-                }
+        // Retried a second apart: a finish that is lost leaves the day to be swept again once the claim is stale.
+        for attempt in 1...3 {
+            do {
+                try await store.finishKeySweepDay(day, owner: owner, at: clock.now())
+                break
+            } catch where attempt < 3 {
+                try? await clock.sleep(until: clock.now().addingTimeInterval(1))
+            } catch {
+                sweep.logger.warning("key sweep finished; marking its day finished failed", metadata: [
+                    "day": .string(day), "error": .string(String(describing: error)),
+                ])
             }
         }
         return report

@@ -25,7 +25,7 @@ public struct KeySweepJob: Sendable {
     /// How long a process waits before asking again for a day another process holds.
     public static let askAgainAfter: TimeInterval = 300
 
-    /// What this process knows of the days: the last it started or saw finished, when its running sweep last showed
+    /// What this process knows of the days: the last it claimed or saw finished, when its running sweep last showed
     /// progress (claimed, or ended a page), and when to ask again for a day another process holds.
     private final class Days: Sendable {
         struct State {
@@ -52,11 +52,9 @@ public struct KeySweepJob: Sendable {
         }
     }
 
-    /// Sweeps every app now, whoever swept today.
+    /// Sweeps every app now, whoever swept today; it claims no day and marks none.
     @discardableResult
     public func run() async throws -> KeySweepReport {
-        let today = RiskBaselineJob.day(of: sweep.clock.now())
-        days.state.withLock { $0.done = today }
         try await prepare()
         return try await sweep.run(ruleSet, dryRun: false)
     }

@@ -4,8 +4,9 @@ import Foundation
 
 extension WebhookEndpoint {
     /// Reads one receiver (`webhooks.<name>.*`): its URL (http or https), its secret (by file or environment variable,
-    /// never inline; Standard Webhooks' `whsec_` form; several separated by whitespace during a rotation), the event types it takes (none listed: every type) and the apps
-    /// whose events it takes (`["*"]` or none listed: every app's, list changes included).
+    /// never inline; Standard Webhooks' `whsec_` form; several separated by whitespace during a rotation), the event
+    /// types it takes (none listed: every type) and the apps whose events it takes (`["*"]` or none listed: every
+    /// app's, list changes included).
     init(name: String, reading values: ConfigValues, environment: [String: String], apps: [String]) throws {
         guard !name.isEmpty, name.utf8.count <= 64, name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "_" || $0 == "-") }) else {
             throw ConfigurationError(key: "webhooks.names", "a webhook's name is 1-64 letters, digits, _ and -, got \(name)")

@@ -30,8 +30,11 @@
 #   GATEWAY_BENCH_CONNECTIONS [8]    connections = wrk threads = simulated keys
 #   GATEWAY_BENCH_DURATION [10]      seconds per round
 #   GATEWAY_BENCH_ROUNDS [3]         rounds of each kind
-#   GATEWAY_BENCH_PER_KEY [8000]     assertions prepared per key; must outlast the attested rounds (the run fails
-#                                    with "exhausted" otherwise)
+#   GATEWAY_BENCH_PER_KEY [12000]    assertions prepared per key; must outlast the attested rounds, closed loop and
+#                                    paced (the run fails with "exhausted" otherwise)
+#   GATEWAY_BENCH_PACED_ROUNDS [3]   paced rounds of each kind (direct, attested); 0: none
+#   GATEWAY_BENCH_PACED_LOAD [0.5]   the paced rate as a fraction of the attested closed loop's median req/s
+#   GATEWAY_BENCH_RATE []            a fixed paced rate in req/s instead (to compare two builds at one load)
 #   GATEWAY_BENCH_NO_BUILD [0]       1: use the binaries already in Benchmarks/.build/release
 #   GATEWAY_BENCH_KEEP [0]           1: keep the work folder (configurations, logs, wrk outputs)
 #   SWIFT                            swift binary (default: swift on PATH)
@@ -43,7 +46,9 @@ root="$(cd "$here/.." && pwd)"
 connections="${GATEWAY_BENCH_CONNECTIONS:-8}"
 duration="${GATEWAY_BENCH_DURATION:-10}"
 rounds="${GATEWAY_BENCH_ROUNDS:-3}"
-per_key="${GATEWAY_BENCH_PER_KEY:-8000}"
+per_key="${GATEWAY_BENCH_PER_KEY:-12000}"
+paced_rounds="${GATEWAY_BENCH_PACED_ROUNDS:-3}"
+paced_load="${GATEWAY_BENCH_PACED_LOAD:-0.5}"
 swift="${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}"
 seed="attestguard-bench"
 app_id="ABCDE12345.com.example.bench"
@@ -218,10 +223,14 @@ NGINX
 nginx_pid=$!
 for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$gateway_port/" && break; sleep 0.1; done
 
-# run NAME MODE PORT OFFSETS_IN OFFSETS_OUT [SECONDS]: one wrk round; its RESULT line in $work/NAME.result.
+# run NAME MODE PORT OFFSETS_IN OFFSETS_OUT [SECONDS [RATE]]: one wrk round (RATE: req/s over all connections,
+# paced; absent: closed loop); its RESULT line in $work/NAME.result.
 run() {
+    local per_connection=-
+    [ -n "${7:-}" ] && per_connection="$(awk -v r="$7" -v c="$connections" 'BEGIN { printf "%.4f", r / c }')"
     wrk -t "$connections" -c "$connections" -d "${6:-$duration}s" --latency --timeout 10s -s "$lua" "http://127.0.0.1:$3" \
-        -- "$2" "$work/$1.result" "$work/headers" "$4" "$5" >"$work/$1.out" 2>&1 || { cat "$work/$1.out" >&2; exit 1; }
+        -- "$2" "$work/$1.result" "$work/headers" "$4" "$5" "$per_connection" "$connections" >"$work/$1.out" 2>&1 ||
+        { cat "$work/$1.out" >&2; exit 1; }
     [ -s "$work/$1.result" ] || { cat "$work/$1.out" >&2; echo "wrk wrote no result ($1)" >&2; exit 1; }
 }
 field() { sed 's/ first_error=.*//' "$work/$1.result" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1; }
@@ -249,6 +258,17 @@ for round in $(seq 1 "$rounds"); do
     offsets="$work/offsets-$round"
     run "token-$round" token "$gateway_port" - -
 done
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+summary() { for round in $(seq 1 "$rounds"); do field "$1-$round" "$2"; done | median; }
+paced_rate="${GATEWAY_BENCH_RATE:-$(awk -v r="$(summary attested rps)" -v f="$paced_load" 'BEGIN { printf "%.0f", r * f }')}"
+for round in $(seq 1 "$paced_rounds"); do
+    echo "== paced round $round at $paced_rate req/s: direct, then attested (${duration} s each) =="
+    run "direct-paced-$round" direct "$direct_port" - - "$duration" "$paced_rate"
+    auth_seconds >"$work/attested-paced-$round.auth-before"
+    run "attested-paced-$round" attested "$gateway_port" "$offsets" "$work/offsets-paced-$round" "$duration" "$paced_rate"
+    auth_seconds >"$work/attested-paced-$round.auth-after"
+    offsets="$work/offsets-paced-$round"
+done
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ---- report ----
@@ -257,20 +277,19 @@ echo
 echo "== AttestGuard gateway benchmark =="
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; load average $load_before before measuring, $load_after after"
 echo "software: $(/usr/sbin/nginx -v 2>&1 | sed 's/^nginx version: //'), njs $(dpkg-query -W -f='${Version}' libnginx-mod-http-js 2>/dev/null || echo '?'); $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2); attestguard serve (release) on PostgreSQL (scripts/postgres-start.sh)"
-echo "load: wrk -t $connections -c $connections -d ${duration}s, closed loop, POST /api/orders (token: /api/feed) {\"item\":\"sku-1\"}; nginx 1 worker; wrk, nginx, AttestGuard and PostgreSQL share the cores"
+echo "load: wrk -t $connections -c $connections -d ${duration}s, closed loop, then $paced_rounds paced rounds of direct and attested at $paced_rate req/s (latency from the scheduled send); POST /api/orders (token: /api/feed) {\"item\":\"sku-1\"}; nginx 1 worker; wrk, nginx, AttestGuard and PostgreSQL share the cores"
 echo
-printf '| %-12s | %9s | %8s | %8s | %9s | %-22s |\n' round "req/s" "p50 ms" "p99 ms" requests "non-200 / sock.err / ex"
-printf '|%s|%s|%s|%s|%s|%s|\n' --------------  ----------- ---------- ---------- ----------- ------------------------
-for name in $(for round in $(seq 1 "$rounds"); do echo "direct-$round attested-$round token-$round"; done); do
-    printf '| %-12s | %9.0f | %8.2f | %8.2f | %9d | %-22s |\n' "$name" "$(field "$name" rps)" "$(field "$name" p50_ms)" \
+printf '| %-18s | %9s | %8s | %8s | %9s | %-22s |\n' round "req/s" "p50 ms" "p99 ms" requests "non-200 / sock.err / ex"
+printf '|%s|%s|%s|%s|%s|%s|\n' --------------------  ----------- ---------- ---------- ----------- ------------------------
+for name in $(for round in $(seq 1 "$rounds"); do echo "direct-$round attested-$round token-$round"; done) \
+    $(for round in $(seq 1 "$paced_rounds"); do echo "direct-paced-$round attested-paced-$round"; done); do
+    printf '| %-18s | %9.0f | %8.2f | %8.2f | %9d | %-22s |\n' "$name" "$(field "$name" rps)" "$(field "$name" p50_ms)" \
         "$(field "$name" p99_ms)" "$(field "$name" requests)" "$(field "$name" non200) / $(field "$name" socket_errors) / $(field "$name" exhausted)"
     if [ "$(field "$name" non200)" != 0 ] || [ "$(field "$name" socket_errors)" != 0 ] || [ "$(field "$name" exhausted)" != 0 ]; then
         failed=1
         echo "   $name: $(sed -n 's/.* first_error=//p' "$work/$name.result")"
     fi
 done
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-summary() { for round in $(seq 1 "$rounds"); do field "$1-$round" "$2"; done | median; }
 direct_rps=$(summary direct rps); attested_rps=$(summary attested rps)
 direct_p50=$(summary direct p50_ms); attested_p50=$(summary attested p50_ms)
 direct_p99=$(summary direct p99_ms); attested_p99=$(summary attested p99_ms)
@@ -286,15 +305,27 @@ awk -v dr="$direct_rps" -v tr="$token_rps" -v d50="$direct_p50" -v t50="$token_p
 # Where the added time goes: the mean through nginx, less the direct path's mean, less the mean inside AttestGuard's
 # forward-auth route; what is left is nginx's own work for forward-auth (njs reading and hashing the body, the
 # subrequest) and the loopback hop to AttestGuard and back.
+# server_mean KIND ROUNDS: the median over the rounds of the mean time inside AttestGuard's forward-auth route.
 server_mean() {
-    for round in $(seq 1 "$rounds"); do
-        read -r sum0 count0 <"$work/attested-$round.auth-before"
-        read -r sum1 count1 <"$work/attested-$round.auth-after"
+    for round in $(seq 1 "$2"); do
+        read -r sum0 count0 <"$work/$1-$round.auth-before"
+        read -r sum1 count1 <"$work/$1-$round.auth-after"
         awk -v s0="$sum0" -v s1="$sum1" -v c="$((count1 - count0))" 'BEGIN { printf "%.3f\n", (c > 0 ? 1000 * (s1 - s0) / c : 0) }'
     done | median
 }
-direct_mean=$(summary direct mean_ms); attested_mean=$(summary attested mean_ms); inside_mean=$(server_mean)
+direct_mean=$(summary direct mean_ms); attested_mean=$(summary attested mean_ms); inside_mean=$(server_mean attested "$rounds")
 awk -v d="$direct_mean" -v a="$attested_mean" -v i="$inside_mean" 'BEGIN {
     printf "mean latency (medians of the rounds): direct %.2f ms, attested %.2f ms: forward-auth adds %.2f ms, of which %.2f ms inside AttestGuard (its forward-auth route, head to answer) and %.2f ms in nginx (njs, the subrequest) and the hop\n", d, a, a - d, i, a - d - i
 }'
+if [ "$paced_rounds" -gt 0 ]; then
+    paced() { for round in $(seq 1 "$paced_rounds"); do field "$1-paced-$round" "$2"; done | median; }
+    awk -v rate="$paced_rate" -v n="$paced_rounds" -v d50="$(paced direct p50_ms)" -v d99="$(paced direct p99_ms)" \
+        -v a50="$(paced attested p50_ms)" -v a99="$(paced attested p99_ms)" -v dm="$(paced direct mean_ms)" \
+        -v am="$(paced attested mean_ms)" -v i="$(server_mean attested-paced "$paced_rounds")" \
+        -v late="$(for round in $(seq 1 "$paced_rounds"); do field "direct-paced-$round" late_ms_p99; field "attested-paced-$round" late_ms_p99; done | sort -g | tail -1)" 'BEGIN {
+        printf "paced at %s req/s (medians of %d rounds, latency from the scheduled send): direct p50 %.2f ms, p99 %.2f ms; attested p50 %.2f ms, p99 %.2f ms\n", rate, n, d50, d99, a50, a99
+        printf "paced: forward-auth adds p50 %.2f ms, p99 %.2f ms; mean %.2f ms, of which %.2f ms inside AttestGuard and %.2f ms in nginx and the hop; client p99 send lateness at most %.2f ms\n", a50 - d50, a99 - d99, am - dm, i, am - dm - i, late
+        printf "goal for forward-auth (adds under 2 ms at p50 and under 5 ms at p99, paced): %s\n", (a50 - d50 < 2 && a99 - d99 < 5) ? "MET" : "MISSED"
+    }'
+fi
 [ "$failed" = 0 ] || { echo "some requests failed: the figures are not valid" >&2; exit 1; }

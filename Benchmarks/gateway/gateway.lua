@@ -1,7 +1,7 @@
 -- wrk script of Benchmarks/gateway.sh. Run wrk with `-t C -c C` (one connection per thread, so each thread's
 -- requests go out one after another, in order) and:
 --
---   wrk ... -s gateway.lua URL -- MODE RESULT_FILE HEADER_DIR OFFSETS_IN OFFSETS_OUT
+--   wrk ... -s gateway.lua URL -- MODE RESULT_FILE HEADER_DIR OFFSETS_IN OFFSETS_OUT [RATE CONNECTIONS]
 --
 -- Every request is the one the assertions were signed for: POST /api/orders with {"item":"sku-1"}, basic auth as
 -- thread i's user (line 1 of HEADER_DIR/key-<i>.txt: the Authorization value).
@@ -10,9 +10,13 @@
 --                  single-use assertion per line, in counter order), starting after the line OFFSETS_IN gives the
 --                  thread ("-": none); OFFSETS_OUT gets how far each thread got, so the next round never replays one.
 --   MODE token:    POST /api/feed with X-AppAttest-Token: the thread's session token (HEADER_DIR/token-<i>.txt).
+-- RATE (requests/s per connection; absent or "-": closed loop) paces every connection on a fixed schedule, with
+-- latency charged from the scheduled send (Benchmarks/http/schedule.lua, the clock of every request either way).
 -- done() writes one line to RESULT_FILE:
---   requests=N duration_s=S rps=R p50_ms=.. p99_ms=.. mean_ms=.. non200=N statuses=CODE:N,... socket_errors=N exhausted=N
---   first_error=...
+--   requests=N duration_s=S rps=R p50_ms=.. p99_ms=.. mean_ms=.. late_ms_p99=.. non200=N statuses=CODE:N,...
+--   socket_errors=N exhausted=N first_error=...
+
+local schedule = dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "../http/schedule.lua")
 
 local threads = {}
 local next_id = 0
@@ -45,6 +49,8 @@ function init(args)
    result_file = args[2]
    offsets_out = args[5]
    non200, exhausted, first_error, statuses = 0, 0, "", {}
+   local paced = args[6] and args[6] ~= "-" and tonumber(args[6]) or nil
+   schedule.start(paced, id, paced and assert(tonumber(args[7]), "a paced run needs the connection count") or 1)
    local lines = {}
    for line in io.lines(args[3] .. "/key-" .. id .. ".txt") do lines[#lines + 1] = line end
    local headers = { ["Content-Type"] = "application/json", ["Authorization"] = lines[1] }
@@ -72,7 +78,10 @@ function init(args)
 end
 
 function request()
-   if mode == "direct" or mode == "token" then return direct_request end
+   if mode == "direct" or mode == "token" then
+      schedule.sent()
+      return direct_request
+   end
    if pos >= #requests then
       -- Out of single-use assertions: stop this thread (the run is reported as invalid). wrk still needs a request.
       exhausted = 1
@@ -80,10 +89,12 @@ function request()
       return direct_request or wrk.format("GET", "/")
    end
    pos = pos + 1
+   schedule.sent()
    return requests[pos]
 end
 
 function response(status, headers, response_body)
+   schedule.answered()
    if status ~= 200 then
       non200 = non200 + 1
       statuses[status] = (statuses[status] or 0) + 1
@@ -112,9 +123,10 @@ function done(summary, latency, requests_done)
    table.sort(codes)
    local errors = summary.errors
    local seconds = summary.duration / 1e6
+   local figures = schedule.figures(schedule.collect(threads))
    local line = string.format(
-      "requests=%d duration_s=%.3f rps=%.1f p50_ms=%.3f p99_ms=%.3f mean_ms=%.3f non200=%d statuses=%s socket_errors=%d exhausted=%d first_error=%s",
-      summary.requests, seconds, summary.requests / seconds, latency:percentile(50) / 1000, latency:percentile(99) / 1000, latency.mean / 1000,
+      "requests=%d duration_s=%.3f rps=%.1f p50_ms=%.3f p99_ms=%.3f mean_ms=%.3f late_ms_p99=%.3f non200=%d statuses=%s socket_errors=%d exhausted=%d first_error=%s",
+      summary.requests, seconds, summary.requests / seconds, figures.p50, figures.p99, figures.mean, figures.late_p99,
       non200_total, #codes > 0 and table.concat(codes, ",") or "-",
       errors.connect + errors.read + errors.write + errors.timeout, exhausted_total, (first:gsub("\n", " ")):sub(1, 200))
    local file = assert(io.open(out, "w"))

@@ -10,6 +10,9 @@
 --                  single-use assertion per line, in counter order), starting after the line OFFSETS_IN gives the
 --                  thread ("-": none); OFFSETS_OUT gets how far each thread got, so the next round never replays one.
 --   MODE token:    POST /api/feed with X-AppAttest-Token: the thread's session token (HEADER_DIR/token-<i>.txt).
+--   MODE auth:     straight to AttestGuard, no nginx: GET /v1/gateway/auth with the headers attestguard.conf's
+--                  forward-auth subrequest sends for an attested request (the gateway key $GATEWAY_KEY, the user
+--                  bench-user-<i>, the body's hash $BENCH_BODY_SHA256, the next single-use assertion as in attested).
 -- RATE (requests/s per connection; absent or "-": closed loop) paces every connection on a fixed schedule, with
 -- latency charged from the scheduled send (Benchmarks/http/schedule.lua, the clock of every request either way).
 -- done() writes one line to RESULT_FILE:
@@ -65,14 +68,28 @@ function init(args)
       direct_request = wrk.format("POST", "/api/feed", headers, body)
       return
    end
-   assert(mode == "attested", "mode must be direct, attested or token, got " .. tostring(mode))
+   assert(mode == "attested" or mode == "auth", "mode must be direct, attested, token or auth, got " .. tostring(mode))
+   if mode == "auth" then
+      headers = {
+         ["Authorization"] = "Bearer " .. assert(os.getenv("GATEWAY_KEY"), "set GATEWAY_KEY"),
+         ["X-Original-Method"] = "POST",
+         ["X-Original-URI"] = "/api/orders",
+         ["X-AttestGuard-User"] = "bench-user-" .. id,
+         ["X-AttestGuard-Client-IP"] = "127.0.0.1",
+         ["X-AttestGuard-Body-Sha256"] = assert(os.getenv("BENCH_BODY_SHA256"), "set BENCH_BODY_SHA256"),
+      }
+   end
    requests = {}
    for index = 2, #lines do
       local key_id, assertion, client_data = lines[index]:match("^(%S+) (%S+) (%S+)$")
       headers["X-AppAttest-KeyId"] = key_id
       headers["X-AppAttest-Assertion"] = assertion
       headers["X-AppAttest-ClientData"] = client_data
-      requests[#requests + 1] = wrk.format("POST", "/api/orders", headers, body)
+      if mode == "auth" then
+         requests[#requests + 1] = wrk.format("GET", "/v1/gateway/auth", headers)
+      else
+         requests[#requests + 1] = wrk.format("POST", "/api/orders", headers, body)
+      end
    end
    pos = read_offsets(args[4])[id] or 0
 end
@@ -111,9 +128,9 @@ function done(summary, latency, requests_done)
       exhausted_total = exhausted_total + (thread:get("exhausted") or 0)
       for code, count in pairs(thread:get("statuses") or {}) do by_status[code] = (by_status[code] or 0) + count end
       if first == "" then first = thread:get("first_error") or "" end
-      if run_mode == "attested" then positions[#positions + 1] = string.format("%d %d", thread:get("id"), thread:get("pos")) end
+      if run_mode == "attested" or run_mode == "auth" then positions[#positions + 1] = string.format("%d %d", thread:get("id"), thread:get("pos")) end
    end
-   if run_mode == "attested" and offsets_path and offsets_path ~= "-" then
+   if (run_mode == "attested" or run_mode == "auth") and offsets_path and offsets_path ~= "-" then
       local file = assert(io.open(offsets_path, "w"))
       file:write(table.concat(positions, "\n"), "\n")
       file:close()

@@ -98,12 +98,12 @@ struct Demo: AsyncParsableCommand {
             } catch {
                 // The personas' table stands on its own: it is printed, then the servers stop as after it, closing the
                 // store, before the error ends the demo.
-                FileHandle.standardOutput.write(json ? ((try? played.report.json()) ?? Data()) + Data("\n".utf8) : Data(played.report.text.utf8))
+                FileHandle.standardOutput.write((try? Self.output(played.report, history: nil, json: json)) ?? Data())
                 await server.stop()
                 try? await tasks.waitForAll()
                 throw error
             }
-            FileHandle.standardOutput.write(json ? try played.report.json() + Data("\n".utf8) : Data((played.report.text + "\n" + history.text).utf8))
+            FileHandle.standardOutput.write(try Self.output(played.report, history: history, json: json))
             if keepServing {
                 FileHandle.standardError.write(Data(banner.keepServing(farmKey: played.farmKey, farmAddress: played.farmAddress).utf8))
             } else {
@@ -113,6 +113,13 @@ struct Demo: AsyncParsableCommand {
             try await tasks.waitForAll()
             if !played.report.allMatched || !history.allMatched { throw ExitCode(1) }
         }
+    }
+
+    /// What the demo prints on standard output: the personas' table (JSON with `--json`), and in text the labelled
+    /// history after it when it was measured.
+    private static func output(_ report: TrafficReport, history: DemoLabelledHistory?, json: Bool) throws -> Data {
+        if json { return try report.json() + Data("\n".utf8) }
+        return Data((report.text + (history.map { "\n" + $0.text } ?? "")).utf8)
     }
 
     /// The listener's address once it listens. When it stopped first, the error it stopped with, once the other

@@ -108,8 +108,12 @@ public struct KeySweepJob: Sendable {
         let renew: @Sendable () async throws -> Void = {
             let now = clock.now()
             days.state.withLock { if $0.sweepProgressAt != nil { $0.sweepProgressAt = now } }
-            guard lastRenewal.withLock({ now.timeIntervalSince($0) >= Self.renewEvery }) else { return }
-            lastRenewal.withLock { $0 = now }
+            let due = lastRenewal.withLock { last in
+                guard now.timeIntervalSince(last) >= Self.renewEvery else { return false }
+                last = now
+                return true
+            }
+            guard due else { return }
             // A renewal the store does not answer is tried again at the next page a minute later; the claim holds
             // meanwhile.
             guard let held = try? await store.renewKeySweepDay(day, owner: owner, at: now) else { return }

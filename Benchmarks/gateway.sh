@@ -268,7 +268,8 @@ for round in $(seq 1 "$rounds"); do
     run "token-$round" token "$gateway_port" - -
 done
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-summary() { for round in $(seq 1 "$rounds"); do field "$1-$round" "$2"; done | median; }
+# summary KIND FIELD [ROUNDS]: the median of FIELD over the rounds KIND-1 ... KIND-ROUNDS (default: the closed-loop rounds).
+summary() { for round in $(seq 1 "${3:-$rounds}"); do field "$1-$round" "$2"; done | median; }
 paced_rate="${GATEWAY_BENCH_RATE:-$(awk -v r="$(summary attested rps)" -v f="$paced_load" 'BEGIN { printf "%.0f", r * f }')}"
 for round in $(seq 1 "$paced_rounds"); do
     echo "== paced round $round at $paced_rate req/s: direct, attested, then AttestGuard alone (${duration} s each) =="
@@ -328,7 +329,7 @@ awk -v d="$direct_mean" -v a="$attested_mean" -v i="$inside_mean" 'BEGIN {
     printf "mean latency (medians of the rounds): direct %.2f ms, attested %.2f ms: forward-auth adds %.2f ms, of which %.2f ms inside AttestGuard (its forward-auth route, head to answer) and %.2f ms in nginx (njs, the subrequest) and the hop\n", d, a, a - d, i, a - d - i
 }'
 if [ "$paced_rounds" -gt 0 ]; then
-    paced() { for round in $(seq 1 "$paced_rounds"); do field "$1-paced-$round" "$2"; done | median; }
+    paced() { summary "$1-paced" "$2" "$paced_rounds"; }
     awk -v rate="$paced_rate" -v n="$paced_rounds" -v d50="$(paced direct p50_ms)" -v d99="$(paced direct p99_ms)" \
         -v a50="$(paced attested p50_ms)" -v a99="$(paced attested p99_ms)" -v dm="$(paced direct mean_ms)" \
         -v am="$(paced attested mean_ms)" -v i="$(server_mean attested-paced "$paced_rounds")" \

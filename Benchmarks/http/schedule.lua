@@ -6,8 +6,8 @@
 -- behind a slow one is charged its wait, as a gateway's user would be (no coordinated omission, as in wrk2).
 --
 -- Per thread: schedule.start(rate or nil, id, thread_count) in init(); schedule.sent() in request() when the request
--- returned is a measured one; schedule.answered() in response(). In done(): schedule.collect(threads) gathers every
--- thread's figures, and schedule.figures(collected) gives the percentiles.
+-- returned is a measured one; schedule.answered() in response(). In done(): schedule.collect(threads, with_samples)
+-- gathers every thread's figures, and schedule.figures(collected) gives the percentiles.
 
 local ffi = require("ffi")
 ffi.cdef [[
@@ -67,8 +67,9 @@ function schedule.answered()
    starts[#starts + 1] = started
 end
 
--- Every timed thread's latencies, send lateness and (start, latency) samples; timed is false when no thread timed.
-function schedule.collect(threads)
+-- Every timed thread's latencies and send lateness, and with_samples its (start, latency) samples as lines; timed is
+-- false when no thread timed.
+function schedule.collect(threads, with_samples)
    local collected = { timed = false, measured = {}, late = {}, samples = {} }
    for _, thread in ipairs(threads) do
       if thread:get("own_clock") then
@@ -76,7 +77,9 @@ function schedule.collect(threads)
          local thread_starts = thread:get("starts") or {}
          for index, value in ipairs(thread:get("latencies") or {}) do
             collected.measured[#collected.measured + 1] = value
-            collected.samples[#collected.samples + 1] = string.format("%.3f %.3f", thread_starts[index], value)
+            if with_samples then
+               collected.samples[#collected.samples + 1] = string.format("%.3f %.3f", thread_starts[index], value)
+            end
          end
          for _, value in ipairs(thread:get("lateness") or {}) do collected.late[#collected.late + 1] = value end
       end

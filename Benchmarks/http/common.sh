@@ -285,7 +285,7 @@ bench_exit_valid() {
     done
     for name in $2; do
         if [ "$(field "$name" exhausted)" != 0 ]; then
-            echo "INVALID: $(field "$name" exhausted) connections ran out of assertion bodies in $name: raise HTTP_BENCH_PER_KEY (now $per_key)" >&2
+            echo "INVALID: $(field "$name" exhausted) connections ran out of assertion bodies in $name: raise ${per_key_knob:-HTTP_BENCH_PER_KEY} (now $per_key)" >&2
             failed=1
         fi
     done

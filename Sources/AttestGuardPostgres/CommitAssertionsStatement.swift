@@ -29,7 +29,7 @@ struct CommitAssertionsStatement: PostgresPreparedStatement, UnnamedStatementTex
     /// One entry's answer: its position in ``entries`` (from 0), the function's answer and the facts.
     typealias Row = (index: Int, answer: Answer, facts: ScoringFacts)
 
-    static let name = "attestguard_commit_assertions_v2"
+    static let name = "attestguard_commit_assertions_v3"
 
     static let sql = text(keepingPlan: true)
     static let unnamedSQL = text(keepingPlan: false)

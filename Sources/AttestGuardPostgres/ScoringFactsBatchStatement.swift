@@ -7,7 +7,7 @@ struct ScoringFactsBatchStatement: PostgresPreparedStatement, UnnamedStatementTe
     /// One query's facts: its position in ``queries`` (from 0) and what was found.
     typealias Row = (index: Int, facts: ScoringFacts)
 
-    static let name = "attestguard_scoring_facts_batch_v2"
+    static let name = "attestguard_scoring_facts_batch_v3"
 
     private static let facts = BatchedFactsParameters(first: 1)
 

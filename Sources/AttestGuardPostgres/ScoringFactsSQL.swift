@@ -6,11 +6,13 @@ import AttestVocabulary
 ///
 /// Each input is an SQL expression; the three lists are `FROM` items with the column names the query reads. One row
 /// always comes back: `key_found` says whether the key columns (`app_keys.*`) mean anything. Each part is skipped by
-/// its flag or an empty list; the receipt's bytes are never read. Velocity sums come as one array in the order asked,
-/// with the writer's flush sequence from the same snapshot; the labels of the subjects asked for as four parallel
-/// arrays (kind, subject, source, label, labelled-at: one element per source's label, each found by the primary key,
-/// ordered by kind, subject and source); the distinct counts as one array in the order asked, each counting at most
-/// `DistinctCount.maximum` members by the `distinct_sightings_recent` index.
+/// its flag or an empty list; the receipt's bytes are never read. Velocity sums come as one array in the order asked
+/// (empty when none is asked), with the writer's flush sequence from the same snapshot; the labels of the subjects
+/// asked for as four parallel arrays (kind, subject, source, label, labelled-at: one element per source's label, each
+/// found by the primary key, ordered by kind, subject and source); the distinct counts as one array in the order
+/// asked, each counting at most `DistinctCount.maximum` members by the `distinct_sightings_recent` index. Each sum and
+/// each count is a scalar subquery in an `ARRAY(...)`: one index probe per element, without the join, grouping and
+/// sorted aggregate of a `GROUP BY`.
 struct ScoringFactsSQL {
     /// `text`: the app.
     var appId: String
@@ -70,23 +72,23 @@ struct ScoringFactsSQL {
             SELECT environment, validated_at FROM devicecheck_validations
             WHERE \(validationUserId)::text IS NOT NULL AND app_id = \(appId) AND user_id = \(validationUserId)
         ), vs AS (
-            SELECT array_agg(t.total ORDER BY t.i) AS totals FROM (
-                SELECT q.i, coalesce(sum(v.count), 0)::int8 AS total
+            SELECT ARRAY(
+                SELECT coalesce((SELECT sum(v.count) FROM velocity_buckets v WHERE v.series = q.series AND v.bucket >= q.since), 0)::int8
                 FROM \(velocitySums)
-                LEFT JOIN velocity_buckets v ON v.series = q.series AND v.bucket >= q.since
-                GROUP BY q.i
-            ) AS t
+                ORDER BY q.i
+            ) AS totals
         ), ds AS (
-            SELECT array_agg(t.total ORDER BY t.i) AS totals FROM (
-                SELECT dq.i, (
+            SELECT ARRAY(
+                SELECT (
                     SELECT count(*) FROM (
                         SELECT 1 FROM distinct_sightings m
                         WHERE m.series = dq.series AND m.last_seen >= dq.since AND m.member <> ALL (dq.excluding)
                         LIMIT \(DistinctCount.maximum)
                     ) AS c
-                )::int8 AS total
+                )::int8
                 FROM \(distinctCounts)
-            ) AS t
+                ORDER BY dq.i
+            ) AS totals
         ), lb AS (
             SELECT array_agg(lt.subject_kind \(Self.labelOrder)) AS kinds, array_agg(lt.subject \(Self.labelOrder)) AS subjects,
                    array_agg(lt.source \(Self.labelOrder)) AS sources, array_agg(lt.label \(Self.labelOrder)) AS labels,

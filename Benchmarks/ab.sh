@@ -134,16 +134,11 @@ measure() {
     local variant=$1 name=$2 route=$3 seconds=$4 bodies="$work/$1/bodies"
     local arguments=()
     case "$route" in
-    healthz) arguments=(healthz "$work/$name.result") ;;
-    score) arguments=(score "$work/$name.result" "$bodies/score.txt" - "$connections") ;;
-    assertions) arguments=(assertions "$work/$name.result" "$bodies" "${offsets[$variant]}" "$work/$name.offsets") ;;
+    healthz) arguments=() ;;
+    score) arguments=("$bodies/score.txt" - "$connections") ;;
+    assertions) arguments=("$bodies" "${offsets[$variant]}" "$work/$name.offsets") ;;
     esac
-    cpu_mark "$name"
-    run_child wrk -t "$connections" -c "$connections" -d "${seconds}s" --latency --timeout 10s -s "$lua" "$url" \
-        -- "${arguments[@]}" >"$work/$name.out" 2>"$work/$name.err" ||
-        { cat "$work/$name.err" >&2; echo "wrk failed ($name)" >&2; exit 1; }
-    cpu_record "$name"
-    [ -s "$work/$name.result" ] || { cat "$work/$name.out" "$work/$name.err" >&2; echo "wrk wrote no result ($name)" >&2; exit 1; }
+    bench_run_wrk "$name" "$seconds" "$route" "${arguments[@]}"
     bench_servers_alive "$name"
     if [ "$route" = assertions ]; then
         offsets[$variant]="$work/$name.offsets"
@@ -196,7 +191,7 @@ for route in $routes; do
             n = 0
             for (r in rounds) {
                 n++
-                ra[n] = rps["a", r]; rb[n] = rps["b", r]; ca[n] = cpu["a", r]; cb[n] = cpu["b", r]
+                ra[n] = rps["a", r]; rb[n] = rps["b", r]
                 sa[n] = server["a", r]; sb[n] = server["b", r]; pa[n] = pg["a", r]; pb[n] = pg["b", r]; qa[n] = p99["a", r]; qb[n] = p99["b", r]
                 ratio[n] = rps["b", r] / rps["a", r]; cratio[n] = cpu["b", r] / cpu["a", r]
                 if (ratio[n] > 1) won++

@@ -101,18 +101,11 @@ bench_prepare "$url" "$connections" "$per_key" "$score_keys"
 
 consumed_assertions() { psql_ "SELECT count(*) FROM challenges WHERE purpose = 'assertion' AND consumed_at IS NOT NULL"; }
 
-# run_wrk NAME SECONDS MODE [ARGS...]: wrk output in $work/NAME.out, the RESULT line in $work/NAME.result,
-# CPU seconds (wrk user+sys, server, postgres, whole machine) in $work/NAME.cpu.
+# run_wrk NAME SECONDS MODE [ARGS...]: bench_run_wrk (wrk output in $work/NAME.out, the RESULT line in $work/NAME.result,
+# CPU seconds in $work/NAME.cpu), then exits if the server measured ($server_pid) died meanwhile.
 run_wrk() {
-    local name=$1 seconds=$2 mode=$3
-    shift 3
-    cpu_mark "$name"
-    run_child wrk -t "$connections" -c "$connections" -d "${seconds}s" --latency --timeout 10s -s "$lua" "$url" \
-        -- "$mode" "$work/$name.result" "$@" >"$work/$name.out" 2>"$work/$name.err" ||
-        { cat "$work/$name.err" >&2; echo "wrk failed ($name)" >&2; exit 1; }
-    cpu_record "$name"
-    [ -s "$work/$name.result" ] || { cat "$work/$name.out" "$work/$name.err" >&2; echo "wrk wrote no result ($name)" >&2; exit 1; }
-    kill -0 "$server_pid" 2>/dev/null || { echo "the server died during $name" >&2; exit 1; }
+    bench_run_wrk "$@"
+    kill -0 "$server_pid" 2>/dev/null || { echo "the server died during $1" >&2; exit 1; }
 }
 
 # start_profile NAME / stop_profile: with HTTP_BENCH_PROFILE=1, perf samples the server and PostgreSQL (postmaster

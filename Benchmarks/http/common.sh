@@ -250,6 +250,21 @@ cpu_record() {
         "$work/$1.times0" "$work/$1.times1" >"$work/$1.cpu"
 }
 
+# bench_run_wrk NAME SECONDS MODE [ARGS...]: one wrk run of Benchmarks/http/bench.lua ($lua) against $url with
+# $connections connections, one per thread: wrk's output in $work/NAME.out (and .err), the RESULT line in
+# $work/NAME.result, the CPU seconds around it in $work/NAME.cpu (cpu_mark/cpu_record). Exits when wrk fails or writes
+# no result; whether the server lived through it is the caller's check.
+bench_run_wrk() {
+    local name=$1 seconds=$2 mode=$3
+    shift 3
+    cpu_mark "$name"
+    run_child wrk -t "$connections" -c "$connections" -d "${seconds}s" --latency --timeout 10s -s "$lua" "$url" \
+        -- "$mode" "$work/$name.result" "$@" >"$work/$name.out" 2>"$work/$name.err" ||
+        { cat "$work/$name.err" >&2; echo "wrk failed ($name)" >&2; exit 1; }
+    cpu_record "$name"
+    [ -s "$work/$name.result" ] || { cat "$work/$name.out" "$work/$name.err" >&2; echo "wrk wrote no result ($name)" >&2; exit 1; }
+}
+
 field() { # NAME KEY: a value of the RESULT line in $work/NAME.result (first_error is last and may contain spaces)
     if [ "$2" = first_error ]; then sed -n 's/.* first_error=//p' "$work/$1.result"; return; fi
     sed 's/ first_error=.*//' "$work/$1.result" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1

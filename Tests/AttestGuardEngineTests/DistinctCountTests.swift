@@ -249,6 +249,30 @@ struct DistinctCountTests {
         }
     }
 
+    @Test("a request repeating subjects seen together this minute records only the pairs it adds")
+    func sharedSubjects() throws {
+        let recorder = DistinctRecorder(store: RefusingDistinctStore(base: nil))
+        let keying = VelocityKeying.publicTestKey
+        let ip = try ClientIP("203.0.113.9", field: "ip")
+        func record(_ subjects: VelocitySubjects, after seconds: Double) {
+            recorder.record(appId: Self.appId, hashed: keying.hash(subjects), at: Self.start.addingTimeInterval(seconds))
+        }
+        record(VelocitySubjects(user: "u", device: "d"), after: 0)
+        #expect(recorder.backlog.pending == 2, "users per device, devices per user")
+        record(VelocitySubjects(user: "u", device: "d"), after: 10)
+        #expect(recorder.backlog.pending == 2)
+        record(VelocitySubjects(user: "u", device: "d", ip: ip), after: 20)
+        #expect(recorder.backlog.pending == 6, "the IP's four pairs with the user and the device")
+        record(VelocitySubjects(user: "u2", device: "d", ip: ip), after: 30)
+        #expect(recorder.backlog.pending == 10, "u2's pairs with the device and the IP, both ways; the device and the IP were seen together")
+        record(VelocitySubjects(user: "u", device: "d"), after: 40)
+        #expect(recorder.backlog.pending == 10)
+        record(VelocitySubjects(user: "u"), after: 50)
+        #expect(recorder.backlog.pending == 10, "one subject makes no pair")
+        record(VelocitySubjects(user: "u", device: "d"), after: 60)
+        #expect(recorder.backlog.pending == 10, "the next minute's pairs replace the pending ones' minute")
+    }
+
     @Test("past its bound the recorder drops the oldest sightings and counts them")
     func bounded() {
         let recorder = DistinctRecorder(store: RefusingDistinctStore(base: nil), maximumPending: 20)

@@ -31,6 +31,13 @@ public final class DistinctRecorder: Sendable {
         var member: String
     }
 
+    /// A request's subjects in one app. Seen again in the same minute, every sighting they make is already recorded:
+    /// one look-up answers for all of them (up to twelve pairs, each a look-up in `seen` otherwise).
+    private struct SeenTogether: Hashable {
+        var appId: String
+        var subjects: HashedSubjects
+    }
+
     private struct State {
         var pending: Batch = [:]
         var count = 0
@@ -40,6 +47,8 @@ public final class DistinctRecorder: Sendable {
         /// The sightings recorded in `minute`, written or not: seen again in that minute, they are not recorded again.
         var minute: Int64 = 0
         var seen: Set<Seen> = []
+        /// The subjects recorded together in `minute`: a request that repeats them records nothing new.
+        var seenTogether: Set<SeenTogether> = []
 
         mutating func add(_ series: DistinctSeries, member: String, minute: Int64) {
             let before = pending[series]?[member]
@@ -67,15 +76,16 @@ public final class DistinctRecorder: Sendable {
     /// Records that the request's subjects were seen together at `instant`: one sighting per distinct count whose
     /// two subjects the request has.
     func record(appId: String, hashed: HashedSubjects, at instant: Date) {
-        let sightings = hashed.distinctSightings(appId: appId)
-        guard !sightings.isEmpty else { return }
+        guard hashed.subjectCount >= 2 else { return }
         let minute = Self.minute(of: instant)
         state.withLock { state in
-            if minute > state.minute || state.seen.count > maximumPending {
+            if minute > state.minute || state.seen.count > maximumPending || state.seenTogether.count > maximumPending {
                 state.minute = max(state.minute, minute)
                 state.seen.removeAll(keepingCapacity: true)
+                state.seenTogether.removeAll(keepingCapacity: true)
             }
-            for (series, member) in sightings {
+            if minute == state.minute, !state.seenTogether.insert(SeenTogether(appId: appId, subjects: hashed)).inserted { return }
+            for (series, member) in hashed.distinctSightings(appId: appId) {
                 if minute == state.minute, !state.seen.insert(Seen(series: series, member: member)).inserted { continue }
                 state.add(series, member: member, minute: minute)
             }

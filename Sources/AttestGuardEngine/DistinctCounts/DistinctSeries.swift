@@ -26,6 +26,11 @@ struct DistinctSeries: Sendable, Hashable {
 }
 
 extension HashedSubjects {
+    /// How many of the four subjects the request has: a distinct count needs two.
+    var subjectCount: Int {
+        (key == nil ? 0 : 1) + (user == nil ? 0 : 1) + (device == nil ? 0 : 1) + (ip == nil ? 0 : 1)
+    }
+
     /// Every series of `appId` and member this request's subjects make: one per distinct count whose two subjects
     /// it has.
     func distinctSightings(appId: String) -> [(series: DistinctSeries, member: String)] {

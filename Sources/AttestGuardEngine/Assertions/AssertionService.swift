@@ -130,7 +130,7 @@ public struct AssertionService: Sendable {
         scoreRequest.bundleVersion = verified.extensions?.bundleVersion
         // The verdict's facts are read in the commit's round trip; a request whose read cannot be planned (a
         // malformed DeviceCheck subject, say) is scored after the commit, where a failure answers `review`.
-        let planned = try? scorer.plan(scoreRequest, under: ruleSet)
+        let planned = try? scorer.plan(scoreRequest, under: ruleSet, app: app)
         let (outcome, facts) = try await withStore {
             if let planned { try await store.commitAssertion(commit, readingFacts: planned.query) } else { (try await store.commitAssertion(commit), nil) }
         }

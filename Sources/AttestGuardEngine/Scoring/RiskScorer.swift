@@ -96,7 +96,7 @@ public struct RiskScorer: Sendable {
         } catch {
             let outcome = Self.fallback(.storeUnavailable, decision: app.onStoreError, ruleSetVersion: ruleSet.version,
                                         message: "the store did not answer; the app's onStoreError decides")
-            record(outcome, request: request, subjects: subjects, at: now, since: started)
+            record(outcome, request: request, app: app, subjects: subjects, at: now, since: started)
             return outcome
         }
         return await evaluate(values, request: request, app: app, ruleSet: ruleSet, subjects: subjects, now: now, since: started)
@@ -122,9 +122,10 @@ public struct RiskScorer: Sendable {
         }
     }
 
-    /// Plans the verdict of `request` under `ruleSet` (the rule set in force when `nil`).
-    func plan(_ request: ScoreRequest, under ruleSet: RuleSet? = nil) throws -> PlannedVerdict {
-        let app = try apps.policy(for: request.appId)
+    /// Plans the verdict of `request` under `ruleSet` (the rule set in force when `nil`) for `app`, the policy of the
+    /// request's app as the caller found it (looked up when `nil`).
+    func plan(_ request: ScoreRequest, under ruleSet: RuleSet? = nil, app: AppPolicy? = nil) throws -> PlannedVerdict {
+        let app = try app ?? apps.policy(for: request.appId)
         let ruleSet = ruleSet ?? rules.ruleSet
         let now = clock.now()
         let subjects = velocity.keying.hash(request.velocitySubjects)
@@ -154,7 +155,7 @@ public struct RiskScorer: Sendable {
         if let shadow {
             outcome.shadow = await evaluateShadow(shadow.ruleSet, request: request, subjects: subjects, app: app, live: evaluation, now: now)
         }
-        record(outcome, request: request, subjects: subjects, at: now, since: started)
+        record(outcome, request: request, app: app, subjects: subjects, at: now, since: started)
         return outcome
     }
 
@@ -171,7 +172,10 @@ public struct RiskScorer: Sendable {
             ])
             let outcome = Self.fallback(.scoringFailed, decision: .review, ruleSetVersion: ruleSet.version,
                                         message: "the verdict could not be computed; the request is committed")
-            record(outcome, request: request, subjects: velocity.keying.hash(request.velocitySubjects), at: clock.now(), since: .now)
+            record(
+                outcome, request: request, app: try? apps.policy(for: request.appId), subjects: velocity.keying.hash(request.velocitySubjects),
+                at: clock.now(), since: .now
+            )
             return outcome
         }
     }
@@ -199,8 +203,11 @@ public struct RiskScorer: Sendable {
         return evaluation
     }
 
-    /// Metrics, and the decision log entry (queued; written off the request path).
-    private func record(_ outcome: Outcome, request: ScoreRequest, subjects: HashedSubjects, at now: Date, since started: ContinuousClock.Instant) {
+    /// Metrics, and the decision log entry (queued; written off the request path). `app` is the request's app's policy
+    /// the verdict was made under (`nil` when it could not be found).
+    private func record(
+        _ outcome: Outcome, request: ScoreRequest, app: AppPolicy?, subjects: HashedSubjects, at now: Date, since started: ContinuousClock.Instant
+    ) {
         metrics.recordVerdict(
             endpoint: request.endpoint, decision: outcome.verdict.decision, ruleDecision: outcome.evaluation.decision,
             enforced: outcome.verdict.enforced, duration: ContinuousClock.now - started
@@ -208,7 +215,7 @@ public struct RiskScorer: Sendable {
         apps.recordVerdict(appId: request.appId, attested: request.keyId != nil)
         distinct.record(appId: request.appId, hashed: subjects, at: now)
         if let keyId = request.keyId { keyUse.note(appId: request.appId, keyId: keyId.bytes, at: now) }
-        if outcome.evaluation.decision != .allow, let app = try? apps.policy(for: request.appId) {
+        if outcome.evaluation.decision != .allow, let app {
             if outcome.evaluation.decision == .review, let policy = app.review {
                 reviews.note(outcome.evaluation, request: request, subjects: subjects, policy: policy, at: now)
             }

@@ -3,16 +3,22 @@ import NIOCore
 import PostgresNIO
 import AttestGuardStore
 
-/// A batch of accepted assertions and their verdicts' facts in one statement: for each entry, in order, a call of
-/// `attestguard_commit_assertion` (schema 15) and the scoring-facts query (``ScoringFactsSQL``) over the entry's
-/// inputs. One prepared statement serves any batch size: the entries come as parallel arrays, their facts' inputs as
-/// ``BatchedFactsParameters``.
+/// A batch of accepted assertions and their verdicts' facts in one statement: the batch's commits side by side, and
+/// the scoring-facts query (``ScoringFactsSQL``) over each entry's inputs. One prepared statement serves any batch
+/// size: the entries come as parallel arrays, their facts' inputs as ``BatchedFactsParameters``.
 ///
-/// Every entry keeps its own outcome: a refusal is the function's answer (`failed_step`), not an error, so it never
-/// takes the others down. The entries run in the order given, each call seeing the commits of the calls before it
-/// (the function is volatile); the facts are read from the statement's snapshot, taken before any call ran, and the
-/// caller advances them by what its own commit changed (``ScoringFacts/committing(_:)``). The caller orders the
-/// entries so that batches lock keys in one order (``PostgresRiskStore``).
+/// Each entry commits as `attestguard_commit_assertion` (schema 15) would, with set-wide statements instead of four
+/// statements per entry: the statement locks the challenges that may be consumed (unused, unexpired, this app and
+/// purpose, this user and key where bound), then, for those, the keys that are active with a lower counter, both in
+/// the entries' order; it advances those keys' counters and consumes their challenges, and answers each entry with
+/// the step that failed (`challenge`, `counter`) or the key's previous counter. A refusal is an answer, not an
+/// error, so it never takes the others down. A row another transaction changed is locked in its committed version and
+/// its condition checked again there (READ COMMITTED), so 64 racers still have one winner.
+///
+/// The entries must name distinct keys and distinct challenges (the caller splits a batch that repeats one,
+/// ``PostgresRiskStore``): two entries of one key would both be checked against the stored counter. The facts are
+/// read from the statement's snapshot, taken before any commit, and the caller advances them by what its own commit
+/// changed (``ScoringFacts/committing(_:)``). The caller orders the entries so that batches lock keys in one order.
 struct CommitAssertionsStatement: PostgresPreparedStatement, UnnamedStatementText {
     /// One assertion to commit and the facts its verdict reads.
     struct Entry: Sendable {
@@ -20,36 +26,64 @@ struct CommitAssertionsStatement: PostgresPreparedStatement, UnnamedStatementTex
         var query: ScoringFactsQuery
     }
 
-    /// The function's answer for one entry: the step that failed, or the key's previous counter.
+    /// The answer for one entry: the step that failed, or the key's previous counter.
     struct Answer: Sendable {
         var failedStep: RollbackSignal.Step?
         var previousCounter: Int64?
     }
 
-    /// One entry's answer: its position in ``entries`` (from 0), the function's answer and the facts.
+    /// One entry's answer: its position in ``entries`` (from 0), the commit's answer and the facts.
     typealias Row = (index: Int, answer: Answer, facts: ScoringFacts)
 
-    static let name = "attestguard_commit_assertions_v3"
+    static let name = "attestguard_commit_assertions_v4"
 
     static let sql = text(keepingPlan: true)
     static let unnamedSQL = text(keepingPlan: false)
 
+    /// The statement's text. The parameter row `p` is a CTE read by the commit's entries and by the facts' entry
+    /// rows; prepared once (`keepingPlan`) it is materialized, an optimisation barrier as
+    /// ``BatchedFactsParameters/planBarrier(keepingPlan:)`` explains; planned at every call, it is folded in.
     private static func text(keepingPlan: Bool) -> String {
         """
-        SELECT e.i AS batch_index, c.failed_step, c.previous_counter, f.*
-        FROM (
+        WITH p AS \(keepingPlan ? "MATERIALIZED" : "NOT MATERIALIZED") (
             SELECT $1::bytea[] AS p1, $2::text[] AS p2, $3::text[] AS p3, $4::text[] AS p4, $5::bytea[] AS p5, $6::timestamptz[] AS p6,
                    $7::timestamptz[] AS p7, $8::int8[] AS p8, $9::bool[] AS p9, $10::text[] AS p10, \(facts.parameterColumns)
-            \(BatchedFactsParameters.planBarrier(keepingPlan: keepingPlan))
-        ) AS p
-        CROSS JOIN LATERAL unnest(p.p1, p.p2, p.p3, p.p4, p.p5, p.p6, p.p7, p.p8, p.p9, p.p10, \(facts.scalarArrays)) WITH ORDINALITY AS e(
-            challenge, app_id, purpose, user_id, key_id, at, expiry_threshold, counter, has_request, request,
-            \(BatchedFactsParameters.scalarColumns), i
+        ), entry AS (
+            SELECT x.* FROM p CROSS JOIN LATERAL unnest(p.p1, p.p2, p.p3, p.p4, p.p5, p.p6, p.p7, p.p8, p.p9, p.p10) WITH ORDINALITY AS x(
+                challenge, app_id, purpose, user_id, key_id, at, expiry_threshold, counter, has_request, request, i
+            )
+        ), open_challenge AS (
+            SELECT entry.i FROM entry JOIN challenges c ON c.id = entry.challenge
+            WHERE c.app_id = entry.app_id AND c.purpose = entry.purpose AND c.consumed_at IS NULL
+              AND c.expires_at > entry.expiry_threshold
+              AND (c.user_id IS NULL OR c.user_id = entry.user_id) AND (c.key_id IS NULL OR c.key_id = entry.key_id)
+            ORDER BY entry.i
+            FOR UPDATE OF c
+        ), advancing_key AS (
+            SELECT entry.i, a.counter AS previous_counter
+            FROM open_challenge JOIN entry ON entry.i = open_challenge.i
+            JOIN app_keys a ON a.app_id = entry.app_id AND a.key_id = entry.key_id
+            WHERE a.status = 'active' AND a.counter < entry.counter
+            ORDER BY entry.i
+            FOR UPDATE OF a
+        ), advanced AS (
+            UPDATE app_keys a SET counter = entry.counter, last_assertion_at = entry.at
+            FROM advancing_key JOIN entry ON entry.i = advancing_key.i
+            WHERE a.app_id = entry.app_id AND a.key_id = entry.key_id
+        ), consumed AS (
+            UPDATE challenges c
+            SET consumed_at = entry.at, consumed_key_id = entry.key_id, consumed_counter = entry.counter,
+                consumed_request = CASE WHEN entry.has_request THEN entry.request::jsonb END
+            FROM advancing_key JOIN entry ON entry.i = advancing_key.i
+            WHERE c.id = entry.challenge
         )
-        CROSS JOIN LATERAL attestguard_commit_assertion(
-            e.challenge, e.app_id, e.purpose, e.user_id, e.key_id, e.at, e.expiry_threshold, e.counter,
-            CASE WHEN e.has_request THEN e.request::jsonb END
-        ) AS c
+        SELECT e.i AS batch_index,
+               CASE WHEN open_challenge.i IS NULL THEN 'challenge' WHEN advancing_key.i IS NULL THEN 'counter' END AS failed_step,
+               advancing_key.previous_counter, f.*
+        FROM p
+        CROSS JOIN LATERAL unnest(\(facts.scalarArrays)) WITH ORDINALITY AS e(\(BatchedFactsParameters.scalarColumns), i)
+        LEFT JOIN open_challenge ON open_challenge.i = e.i
+        LEFT JOIN advancing_key ON advancing_key.i = e.i
         CROSS JOIN LATERAL (\(facts.facts)) AS f
         """
     }
@@ -90,14 +124,14 @@ struct CommitAssertionsStatement: PostgresPreparedStatement, UnnamedStatementTex
         return (index, try Self.answer(row), try ScoringFactsRow.facts(in: row, asked: entries[index].query))
     }
 
-    /// The function's answer in `row` (columns `failed_step`, `previous_counter`).
+    /// The commit's answer in `row` (columns `failed_step`, `previous_counter`).
     private static func answer(_ row: PostgresRow) throws -> Answer {
-        let read = PostgresRowReader(row, table: "attestguard_commit_assertion")
+        let read = PostgresRowReader(row, table: "committed assertions")
         let step: RollbackSignal.Step? = switch try read("failed_step", as: String?.self) {
         case nil: nil
         case "challenge": .challenge
         case "counter": .counter
-        case let other?: throw StoreError(.corruptRow, "attestguard_commit_assertion answered the unknown step \(other)")
+        case let other?: throw StoreError(.corruptRow, "the assertions' commit answered the unknown step \(other)")
         }
         return Answer(failedStep: step, previousCounter: try read("previous_counter", as: Int64?.self))
     }

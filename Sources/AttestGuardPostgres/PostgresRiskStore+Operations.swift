@@ -214,13 +214,15 @@ extension PostgresRiskStore {
         return try await assertionCommits.submit(entry) { entries, oldest in try await self.commitBatch(entries, waitingSince: oldest) }
     }
 
-    /// Commits a batch of assertions in one statement and answers each in the order given.
+    /// Commits a batch of assertions and answers each in the order given: in one statement
+    /// (``CommitAssertionsStatement``), or in one statement per round when the batch repeats a key or a challenge.
     ///
     /// The statement runs the entries by key, then counter: concurrent batches that share keys take their locks in
-    /// one order, and rising counters of one key in one batch all commit. (Each entry locks its challenge before its
-    /// key; two batches can still wait on each other only through one challenge submitted with two different keys,
-    /// which PostgreSQL breaks as a deadlock.) When PostgreSQL refuses the statement, for a deadlock or one entry's
-    /// values, the entries run again one by one (``answeringEach(_:alone:batch:)``).
+    /// one order. It commits its entries side by side, so each of its entries names a key and a challenge the others
+    /// do not: a key's later assertions in one batch (rising counters of a device that sent several at once) wait for
+    /// the next round, whose statement sees the earlier ones committed, and all commit; a challenge sent twice goes to
+    /// the next round too, where it is found consumed. When PostgreSQL refuses a statement, for a deadlock or one
+    /// entry's values, the entries run again one by one (``answeringEach(_:alone:batch:)``).
     func commitBatch(
         _ entries: [CommitAssertionsStatement.Entry],
         waitingSince: ContinuousClock.Instant?
@@ -232,23 +234,45 @@ extension PostgresRiskStore {
                 return a.counter != b.counter ? a.counter < b.counter : left < right
             }
             var answers = [Result<(CommitAssertionsStatement.Answer, ScoringFacts), any Error>](
-                repeating: .failure(StoreError(.queryFailed, "attestguard_commit_assertion returned no row")), count: entries.count
+                repeating: .failure(StoreError(.queryFailed, "the assertions' commit returned no row for an entry")), count: entries.count
             )
-            for row in try await execute(CommitAssertionsStatement(entries: order.map { entries[$0] }), waitingSince: waitingSince) {
-                answers[order[row.index]] = .success((row.answer, row.facts))
+            for round in Self.rounds(of: order, naming: entries.map { ($0.commit.claim.keyId, $0.commit.claim.challengeId) }) {
+                for row in try await execute(CommitAssertionsStatement(entries: round.map { entries[$0] }), waitingSince: waitingSince) {
+                    answers[round[row.index]] = .success((row.answer, row.facts))
+                }
             }
             return answers
         }
     }
 
-    /// What `attestguard_commit_assertion` answered, as an outcome: the diagnosed rejection of the step that failed,
-    /// or the commit with the key's previous counter.
+    /// `order` split into rounds, in order, each naming every key and every challenge at most once: an entry goes to
+    /// the first round that names neither its key nor its challenge yet.
+    static func rounds(of order: [Int], naming subjects: [(key: Data, challenge: Data)]) -> [[Int]] {
+        var rounds: [[Int]] = []
+        var keys: [Set<Data>] = [], challenges: [Set<Data>] = []
+        for index in order {
+            let (key, challenge) = subjects[index]
+            if let round = rounds.indices.first(where: { !keys[$0].contains(key) && !challenges[$0].contains(challenge) }) {
+                rounds[round].append(index)
+                keys[round].insert(key)
+                challenges[round].insert(challenge)
+            } else {
+                rounds.append([index])
+                keys.append([key])
+                challenges.append([challenge])
+            }
+        }
+        return rounds
+    }
+
+    /// What the assertions' commit answered, as an outcome: the diagnosed rejection of the step that failed, or the
+    /// commit with the key's previous counter.
     private func outcome(of answer: CommitAssertionsStatement.Answer, _ commit: AssertionCommit) async throws -> AssertionCommitOutcome {
         if let step = answer.failedStep {
             return try await assertionOutcome(rolledBackAt: RollbackSignal(step: step), commit)
         }
         guard let previous = answer.previousCounter else {
-            throw StoreError(.queryFailed, "attestguard_commit_assertion committed without the previous counter")
+            throw StoreError(.queryFailed, "the assertions' commit committed without the previous counter")
         }
         return .committed(previousCounter: previous)
     }
@@ -273,7 +297,7 @@ extension PostgresRiskStore {
     }
 
     /// The conditional consumption of an attestation's challenge: exactly one row or a rollback. (An assertion's
-    /// challenge is consumed by `attestguard_commit_assertion`, with its counter and request.)
+    /// challenge is consumed by ``CommitAssertionsStatement``, with its counter and request.)
     private static func consume(_ claim: ChallengeClaim, on connection: PostgresConnection, logger: Logger) async throws {
         let consumed = try await connection.query(
             """

@@ -105,7 +105,7 @@ struct ReadReplicaProcessTests {
             Self.statements(naming: "decision_log", excluding: #"^\s*(INSERT|CREATE|DROP|ALTER|DELETE)\M"#)
         )
         #expect(decisionReads.isEmpty, "the decision log was read on the primary: \(decisionReads)")
-        #expect(Int(try await primary.sql("SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE query ILIKE '%attestguard_commit_assertion%'")) ?? 0 >= 10)
+        #expect(Int(try await primary.sql("SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE query ILIKE '%advancing_key%'")) ?? 0 >= 10)
         // And the replica served them, through the read pools' role.
         let served = try await replica.sql(
             "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid WHERE r.rolname = '\(Self.reader)' AND s.query ~* '\\m(decision_log|risk_metric_history)\\M'"

@@ -51,14 +51,25 @@ struct AssertionBatchStoreTests {
             #expect(answers[3].0.failedStep == .challenge)
             #expect(answers[1].0.failedStep == .counter)
             #expect(answers[4].0.failedStep == nil && answers[4].0.previousCounter == 0)
-            // Each entry's facts are its own key's, as they were before the statement.
+            // Each entry's facts are its own key's, as they were before its statement: key 2's second assertion went to
+            // a second statement, which read them after the first committed counter 4.
             #expect(answers.map { $0.1.key?.keyId } == [keys[2].keyId, keys[1].keyId, keys[2].keyId, keys[2].keyId, keys[0].keyId])
-            #expect(answers[1].1.key?.counter == 7 && answers[0].1.key?.counter == 0)
+            #expect(answers[1].1.key?.counter == 7 && answers[2].1.key?.counter == 0 && answers[0].1.key?.counter == 4)
             #expect(answers.allSatisfy { $0.1.receipt?.receiptType == .attest })
             #expect(try await store.key(appId: keys[2].appId, keyId: keys[2].keyId)?.counter == 5)
             #expect(try await store.challenge(id: stale.id)?.consumedAt == nil)
             #expect(try await store.challenge(id: second.id)?.consumedCounter == 5)
         }
+    }
+
+    @Test("a batch splits into statements that each name a key and a challenge once, in the batch's order")
+    func rounds() {
+        let (a, b, c) = (Data([1]), Data([2]), Data([3]))
+        // Entries 0-2 of key a (rising counters), 3 of key b with entry 0's challenge, 4 of key c.
+        let subjects = [(key: a, challenge: a), (key: a, challenge: b), (key: a, challenge: c), (key: b, challenge: a), (key: c, challenge: c)]
+        #expect(PostgresRiskStore.rounds(of: [0, 1, 2, 3, 4], naming: subjects) == [[0, 4], [1, 3], [2]])
+        #expect(PostgresRiskStore.rounds(of: [4, 3], naming: subjects) == [[4, 3]])
+        #expect(PostgresRiskStore.rounds(of: [], naming: subjects).isEmpty)
     }
 
     @Test("an entry PostgreSQL refuses fails alone: the rest of its batch commits", arguments: backends)

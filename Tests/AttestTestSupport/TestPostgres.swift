@@ -120,9 +120,9 @@ public enum TestPostgres {
             """ : ""
         // What a serving process does on its own schedule, whatever its requests: the heartbeat (every 5 s), the
         // reads of stored policies, ramps, baselines and run-time lists, the challenge purge, the receipt poll. The
-        // assertion's own statement reads receipts and baselines too, and always counts.
+        // assertions' commit (its CTE `advancing_key`) reads receipts and baselines too, and always counts.
         let background = excludingBackground ? """
-             AND (query ILIKE '%attestguard_commit_assertion%' OR NOT (query ILIKE '%server_processes%'
+             AND (query ILIKE '%advancing_key%' OR NOT (query ILIKE '%server_processes%'
                   OR query ILIKE '%app_policy_overrides%' OR query ILIKE '%attestation_ramp%' OR query ILIKE '%baseline%'
                   OR query ILIKE '%DELETE FROM challenges%' OR query ILIKE '%receipt%' OR query ILIKE '%managed_list%'))
             """ : ""

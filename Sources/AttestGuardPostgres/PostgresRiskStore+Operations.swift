@@ -221,28 +221,39 @@ extension PostgresRiskStore {
     /// one order. It commits its entries side by side, so each of its entries names a key and a challenge the others
     /// do not: a key's later assertions in one batch (rising counters of a device that sent several at once) wait for
     /// the next round, whose statement sees the earlier ones committed, and all commit; a challenge sent twice goes to
-    /// the next round too, where it is found consumed. When PostgreSQL refuses a statement, for a deadlock or one
-    /// entry's values, the entries run again one by one (``answeringEach(_:alone:batch:)``).
+    /// the next round too, where it is found consumed. When PostgreSQL refuses a round's statement, for a deadlock or
+    /// one entry's values, that round's entries run again one by one (``answeringEach(_:alone:batch:)``). A round that
+    /// fails otherwise fails its entries and the later rounds'; the earlier rounds committed, and their answers stand.
     func commitBatch(
         _ entries: [CommitAssertionsStatement.Entry],
         waitingSince: ContinuousClock.Instant?
     ) async throws -> [Result<(CommitAssertionsStatement.Answer, ScoringFacts), any Error>] {
-        try await answeringEach(entries, alone: { try await self.commitBatch($0, waitingSince: waitingSince) }) { entries in
-            let order = entries.indices.sorted { left, right in
-                let (a, b) = (entries[left].commit, entries[right].commit)
-                if a.claim.keyId != b.claim.keyId { return a.claim.keyId.lexicographicallyPrecedes(b.claim.keyId) }
-                return a.counter != b.counter ? a.counter < b.counter : left < right
-            }
-            var answers = [Result<(CommitAssertionsStatement.Answer, ScoringFacts), any Error>](
-                repeating: .failure(StoreError(.queryFailed, "the assertions' commit returned no row for an entry")), count: entries.count
-            )
-            for round in Self.rounds(of: order, naming: entries.map { ($0.commit.claim.keyId, $0.commit.claim.challengeId) }) {
-                for row in try await execute(CommitAssertionsStatement(entries: round.map { entries[$0] }), waitingSince: waitingSince) {
-                    answers[round[row.index]] = .success((row.answer, row.facts))
-                }
-            }
-            return answers
+        typealias Answer = Result<(CommitAssertionsStatement.Answer, ScoringFacts), any Error>
+        let order = entries.indices.sorted { left, right in
+            let (a, b) = (entries[left].commit, entries[right].commit)
+            if a.claim.keyId != b.claim.keyId { return a.claim.keyId.lexicographicallyPrecedes(b.claim.keyId) }
+            return a.counter != b.counter ? a.counter < b.counter : left < right
         }
+        let rounds = Self.rounds(of: order, naming: entries.map { ($0.commit.claim.keyId, $0.commit.claim.challengeId) })
+        let unanswered = StoreError(.queryFailed, "the assertions' commit returned no row for an entry")
+        var answers = [Answer](repeating: .failure(unanswered), count: entries.count)
+        for (number, round) in rounds.enumerated() {
+            let roundAnswers: [Answer]
+            do {
+                roundAnswers = try await answeringEach(round.map { entries[$0] }, alone: { try await self.commitBatch($0, waitingSince: waitingSince) }) { roundEntries in
+                    var answers = [Answer](repeating: .failure(unanswered), count: roundEntries.count)
+                    for row in try await execute(CommitAssertionsStatement(entries: roundEntries), waitingSince: waitingSince) {
+                        answers[row.index] = .success((row.answer, row.facts))
+                    }
+                    return answers
+                }
+            } catch let error where number > 0 {
+                for index in rounds[number...].joined() { answers[index] = .failure(error) }
+                return answers
+            }
+            for (position, index) in round.enumerated() { answers[index] = roundAnswers[position] }
+        }
+        return answers
     }
 
     /// `order` split into rounds, in order, each naming every key and every challenge at most once: an entry goes to

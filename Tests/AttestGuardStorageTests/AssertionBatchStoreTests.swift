@@ -90,6 +90,23 @@ struct AssertionBatchStoreTests {
         }
     }
 
+    @Test("a later round PostgreSQL refuses runs again alone; the earlier round's commit stands", arguments: backends)
+    func refusedLaterRound(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = try #require(test.store as? PostgresRiskStore)
+            let key = try await StoreFixtures.register(StoreFixtures.key(deviceId: "refused-round"), in: store)
+            // Two assertions of one key: counter 2 goes to a second round, whose request is not JSON.
+            let first = entry(key, counter: 1, challenge: try await issue(for: key, in: store))
+            let second = entry(key, counter: 2, challenge: try await issue(for: key, in: store), request: "{not json")
+            let answers = try await store.commitBatch([second, first], waitingSince: nil)
+            let committed = try answers[1].get().0
+            #expect(committed.failedStep == nil && committed.previousCounter == 0, "the first round's commit, answered as committed")
+            #expect(throws: StoreError.self) { try answers[0].get() }
+            #expect(try await store.key(appId: key.appId, keyId: key.keyId)?.counter == 1)
+            #expect(try await store.challenge(id: second.commit.claim.challengeId)?.consumedAt == nil)
+        }
+    }
+
     @Test("a batch whose oldest request waited out the store's deadline fails at once and changes nothing", arguments: backends)
     func batchPastItsDeadline(backend: StoreBackend) async throws {
         try await withTestStore(backend) { (test: TestStore) async throws in

@@ -6,10 +6,12 @@ import PackagePlugin
 /// without git.
 ///
 /// A build command, not a prebuild command: SwiftPM runs prebuild commands only when it plans the build again, not
-/// at every build, so a commit made since would go unseen. The build command declares the checkout's `HEAD`, HEAD's
-/// reflog (appended at every commit, checkout, reset or pull) and the branch's ref as its inputs, so it runs when
-/// HEAD moves and at no other build; it rewrites its output only when the text changes, so an unchanged commit
-/// recompiles nothing.
+/// at every build, so a commit made since would go unseen. The build command declares the checkout's `HEAD` and HEAD's
+/// reflog (appended at every commit, checkout, reset or pull) as its inputs, so it runs when HEAD moves and at no
+/// other build; it rewrites its output only when the text changes, so an unchanged commit recompiles nothing.
+///
+/// No branch ref is an input: SwiftPM keeps the inputs of the plan it last made, and a branch deleted since (merged,
+/// then `git branch -d`) would be a missing input that fails every build until the plan is made again.
 @main
 struct BuildCommitPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
@@ -42,18 +44,12 @@ struct BuildCommitPlugin: BuildToolPlugin {
         printf '%s\n' "$text" > "$2"
         """#
 
-    /// The files that change when HEAD moves: `HEAD`, its reflog, and (for a reflog turned off) the current branch's
-    /// ref and the packed refs, in the common directory a worktree shares. Only those that exist.
+    /// The files that change when HEAD moves: `HEAD` and its reflog, those that exist. Both stay while the checkout
+    /// does. With the reflog turned off (`core.logAllRefUpdates=false`) a commit on the same branch leaves `HEAD`
+    /// unchanged and goes unseen until HEAD moves to another branch or commit.
     static func headFiles(in gitDirectory: URL) -> [URL] {
-        var files = [gitDirectory.appending(path: "HEAD"), gitDirectory.appending(path: "logs/HEAD")]
-        let common = (try? String(contentsOf: gitDirectory.appending(path: "commondir"), encoding: .utf8))
-            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-            .map { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : gitDirectory.appending(path: $0) } ?? gitDirectory
-        if let head = try? String(contentsOf: files[0], encoding: .utf8), head.hasPrefix("ref: ") {
-            files.append(common.appending(path: head.dropFirst("ref: ".count).trimmingCharacters(in: .whitespacesAndNewlines)))
-        }
-        files.append(common.appending(path: "packed-refs"))
-        return files.filter { FileManager.default.fileExists(atPath: $0.path) }
+        [gitDirectory.appending(path: "HEAD"), gitDirectory.appending(path: "logs/HEAD")]
+            .filter { FileManager.default.fileExists(atPath: $0.path) }
     }
 
     /// The git directory of a checkout: `.git` itself, or the directory a worktree's `.git` file names.

@@ -7,7 +7,7 @@ import AttestGuardStore
 /// entries at once (``CommitAssertionsStatement``, ``ScoringFactsBatchStatement``): each query's scalars as parallel
 /// arrays, unnested into the columns of the entry row `e` (with its position `e.i`), and each query's lists
 /// (DeviceCheck scopes and subjects, velocity sums, label subjects, distinct counts and the members each leaves out) as flat arrays whose elements are tagged with the entry's
-/// position. ``facts`` is ``ScoringFactsSQL`` over those inputs, read through the parameter row `p`
+/// position. ``facts(_:)`` is ``ScoringFactsSQL`` over those inputs, read through the parameter row `p`
 /// (``parameterColumns``).
 ///
 /// Arrays cannot carry NULL elements here, so each optional value is a presence flag and a placeholder.
@@ -74,11 +74,11 @@ struct BatchedFactsParameters {
         (0..<Self.scalarCount).map(parameter).joined(separator: ", ")
     }
 
-    /// The facts of the entry row `e`: its scalars are columns of `e`, its lists the flat arrays' elements tagged
-    /// `e.i`.
-    var facts: String {
+    /// The facts of the entry row `e` in `shape`: its scalars are columns of `e`, its lists the flat arrays' elements
+    /// tagged `e.i`.
+    func facts(_ shape: any ScoringFactsShape.Type) -> String {
         let list = Self.scalarCount
-        return ScoringFactsSQL(
+        var sql = ScoringFactsSQL(
             appId: "e.f_app_id",
             keyId: "(CASE WHEN e.f_has_key THEN e.f_key_id END)",
             receipt: "e.f_receipt",
@@ -116,7 +116,9 @@ struct BatchedFactsParameters {
                 """,
             velocityWriter: "(CASE WHEN e.f_has_writer THEN e.f_writer END)",
             validationUserId: "(CASE WHEN e.f_has_validation_user THEN e.f_validation_user END)"
-        ).text
+        )
+        sql.readsDailyFacts = shape.readsDailyFacts
+        return sql.text
     }
 
     /// Appends the block's parameters (``dataTypes``) for `queries`, in the batch's order.

@@ -19,31 +19,96 @@ import AttestGuardStore
 /// ``PostgresRiskStore``): two entries of one key would both be checked against the stored counter. The facts are
 /// read from the statement's snapshot, taken before any commit, and the caller advances them by what its own commit
 /// changed (``ScoringFacts/committing(_:)``). The caller orders the entries so that batches lock keys in one order.
-struct CommitAssertionsStatement: PostgresPreparedStatement, UnnamedStatementText {
-    /// One assertion to commit and the facts its verdict reads.
-    struct Entry: Sendable {
-        var commit: AssertionCommit
-        var query: ScoringFactsQuery
-    }
-
-    /// The answer for one entry: the step that failed, or the key's previous counter.
-    struct Answer: Sendable {
-        var failedStep: RollbackSignal.Step?
-        var previousCounter: Int64?
-    }
+/// One prepared statement of each ``ScoringFactsShape`` serves any batch size.
+struct CommitAssertionsStatement<Shape: ScoringFactsShape>: PostgresPreparedStatement, UnnamedStatementText {
+    typealias Entry = AssertionBatchEntry
+    typealias Answer = AssertionBatchAnswer
 
     /// One entry's answer: its position in ``entries`` (from 0), the commit's answer and the facts.
     typealias Row = (index: Int, answer: Answer, facts: ScoringFacts)
 
-    static let name = "attestguard_commit_assertions_v4"
+    static var name: String { CommitAssertionsTexts.of(Shape.self).name }
+    static var sql: String { CommitAssertionsTexts.of(Shape.self).sql }
+    static var unnamedSQL: String { CommitAssertionsTexts.of(Shape.self).unnamedSQL }
 
-    static let sql = text(keepingPlan: true)
-    static let unnamedSQL = text(keepingPlan: false)
+    static var bindingDataTypes: [PostgresDataType] { CommitAssertionsTexts.bindingDataTypes }
+
+    /// The batch, in the order the statement runs it.
+    var entries: [Entry]
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: Self.bindingDataTypes.count)
+        let commits = entries.map(\.commit)
+        let claims = commits.map(\.claim)
+        bindings.append(claims.map { ByteBuffer(bytes: $0.challengeId) })
+        bindings.append(claims.map(\.appId))
+        bindings.append(claims.map(\.purpose.rawValue))
+        bindings.append(claims.map(\.userId))
+        bindings.append(claims.map { ByteBuffer(bytes: $0.keyId) })
+        bindings.append(claims.map(\.at))
+        bindings.append(claims.map(\.expiryThreshold))
+        bindings.append(commits.map(\.counter))
+        // Arrays cannot carry NULL elements here: a presence flag and a placeholder.
+        bindings.append(commits.map { $0.requestContext != nil })
+        bindings.append(commits.map { $0.requestContext ?? "" })
+        BatchedFactsParameters.append(entries.map(\.query), to: &bindings)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        let index = try BatchedFactsParameters.entryIndex(of: row, in: entries.count)
+        return (index, try Self.answer(row), try ScoringFactsRow.facts(in: row, asked: entries[index].query))
+    }
+
+    /// The commit's answer in `row` (columns `failed_step`, `previous_counter`).
+    private static func answer(_ row: PostgresRow) throws -> Answer {
+        let read = PostgresRowReader(row, table: "committed assertions")
+        let step: RollbackSignal.Step? = switch try read("failed_step", as: String?.self) {
+        case nil: nil
+        case "challenge": .challenge
+        case "counter": .counter
+        case let other?: throw StoreError(.corruptRow, "the assertions' commit answered the unknown step \(other)")
+        }
+        return Answer(failedStep: step, previousCounter: try read("previous_counter", as: Int64?.self))
+    }
+}
+
+/// One assertion of a batch to commit (``CommitAssertionsStatement``) and the facts its verdict reads.
+struct AssertionBatchEntry: Sendable {
+    var commit: AssertionCommit
+    var query: ScoringFactsQuery
+}
+
+/// The commit's answer for one entry of a batch (``CommitAssertionsStatement``): the step that failed, or the key's
+/// previous counter.
+struct AssertionBatchAnswer: Sendable {
+    var failedStep: RollbackSignal.Step?
+    var previousCounter: Int64?
+}
+
+/// The texts of ``CommitAssertionsStatement`` for each shape, made once (a generic type holds no stored statics):
+/// the statement reads its name and text at every execution.
+private enum CommitAssertionsTexts {
+    static let all = texts(AllScoringFacts.self, name: "attestguard_commit_assertions_v4")
+    static let exact = texts(ExactScoringFacts.self, name: "attestguard_commit_assertions_exact_v1")
+
+    static func of(_ shape: any ScoringFactsShape.Type) -> (name: String, sql: String, unnamedSQL: String) {
+        shape.readsDailyFacts ? all : exact
+    }
+
+    static let bindingDataTypes: [PostgresDataType] = [
+        .byteaArray, .textArray, .textArray, .textArray, .byteaArray, .timestamptzArray, .timestamptzArray, .int8Array,
+        .boolArray, .textArray,
+    ] + BatchedFactsParameters.dataTypes
+
+    private static func texts(_ shape: any ScoringFactsShape.Type, name: String) -> (name: String, sql: String, unnamedSQL: String) {
+        (name, text(shape, keepingPlan: true), text(shape, keepingPlan: false))
+    }
 
     /// The statement's text. The parameter row `p` is a CTE read by the commit's entries and by the facts' entry
     /// rows; prepared once (`keepingPlan`) it is materialized, an optimisation barrier as
     /// ``BatchedFactsParameters/planBarrier(keepingPlan:)`` explains; planned at every call, it is folded in.
-    private static func text(keepingPlan: Bool) -> String {
+    private static func text(_ shape: any ScoringFactsShape.Type, keepingPlan: Bool) -> String {
         """
         WITH p AS \(keepingPlan ? "MATERIALIZED" : "NOT MATERIALIZED") (
             SELECT $1::bytea[] AS p1, $2::text[] AS p2, $3::text[] AS p3, $4::text[] AS p4, $5::bytea[] AS p5, $6::timestamptz[] AS p6,
@@ -84,55 +149,11 @@ struct CommitAssertionsStatement: PostgresPreparedStatement, UnnamedStatementTex
         CROSS JOIN LATERAL unnest(\(facts.scalarArrays)) WITH ORDINALITY AS e(\(BatchedFactsParameters.scalarColumns), i)
         LEFT JOIN open_challenge ON open_challenge.i = e.i
         LEFT JOIN advancing_key ON advancing_key.i = e.i
-        CROSS JOIN LATERAL (\(facts.facts)) AS f
+        CROSS JOIN LATERAL (\(facts.facts(shape))) AS f
         """
     }
 
     /// The facts' parameters, after the commit's 10. All are read through the parameter row `p`
     /// (``BatchedFactsParameters/parameterColumns`` says why).
     private static let facts = BatchedFactsParameters(first: 11)
-
-    static let bindingDataTypes: [PostgresDataType] = [
-        .byteaArray, .textArray, .textArray, .textArray, .byteaArray, .timestamptzArray, .timestamptzArray, .int8Array,
-        .boolArray, .textArray,
-    ] + BatchedFactsParameters.dataTypes
-
-    /// The batch, in the order the statement runs it.
-    var entries: [Entry]
-
-    func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: Self.bindingDataTypes.count)
-        let commits = entries.map(\.commit)
-        let claims = commits.map(\.claim)
-        bindings.append(claims.map { ByteBuffer(bytes: $0.challengeId) })
-        bindings.append(claims.map(\.appId))
-        bindings.append(claims.map(\.purpose.rawValue))
-        bindings.append(claims.map(\.userId))
-        bindings.append(claims.map { ByteBuffer(bytes: $0.keyId) })
-        bindings.append(claims.map(\.at))
-        bindings.append(claims.map(\.expiryThreshold))
-        bindings.append(commits.map(\.counter))
-        // Arrays cannot carry NULL elements here: a presence flag and a placeholder.
-        bindings.append(commits.map { $0.requestContext != nil })
-        bindings.append(commits.map { $0.requestContext ?? "" })
-        BatchedFactsParameters.append(entries.map(\.query), to: &bindings)
-        return bindings
-    }
-
-    func decodeRow(_ row: PostgresRow) throws -> Row {
-        let index = try BatchedFactsParameters.entryIndex(of: row, in: entries.count)
-        return (index, try Self.answer(row), try ScoringFactsRow.facts(in: row, asked: entries[index].query))
-    }
-
-    /// The commit's answer in `row` (columns `failed_step`, `previous_counter`).
-    private static func answer(_ row: PostgresRow) throws -> Answer {
-        let read = PostgresRowReader(row, table: "committed assertions")
-        let step: RollbackSignal.Step? = switch try read("failed_step", as: String?.self) {
-        case nil: nil
-        case "challenge": .challenge
-        case "counter": .counter
-        case let other?: throw StoreError(.corruptRow, "the assertions' commit answered the unknown step \(other)")
-        }
-        return Answer(failedStep: step, previousCounter: try read("previous_counter", as: Int64?.self))
-    }
 }

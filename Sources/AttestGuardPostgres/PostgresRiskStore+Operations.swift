@@ -104,7 +104,12 @@ extension PostgresRiskStore {
     func readFacts(_ queries: [ScoringFactsQuery], waitingSince: ContinuousClock.Instant?) async throws -> [Result<ScoringFacts, any Error>] {
         try await answeringEach(queries, alone: { try await self.readFacts($0, waitingSince: waitingSince) }) { queries in
             var answers = [Result<ScoringFacts, any Error>](repeating: .failure(StoreError(.queryFailed, "scoringFacts returned no row")), count: queries.count)
-            for row in try await execute(ScoringFactsBatchStatement(queries: queries), waitingSince: waitingSince) {
+            let rows = if queries.contains(where: \.asksForDailyFacts) {
+                try await execute(ScoringFactsBatchStatement<AllScoringFacts>(queries: queries), waitingSince: waitingSince)
+            } else {
+                try await execute(ScoringFactsBatchStatement<ExactScoringFacts>(queries: queries), waitingSince: waitingSince)
+            }
+            for row in rows {
                 answers[row.index] = .success(row.facts)
             }
             return answers
@@ -193,12 +198,12 @@ extension PostgresRiskStore {
 
     public func commitAssertion(_ commit: AssertionCommit) async throws -> AssertionCommitOutcome {
         // Nothing to read: a query without a key reads no row.
-        let (answer, _) = try await committing(CommitAssertionsStatement.Entry(commit: commit, query: ScoringFactsQuery(appId: commit.claim.appId, keyId: nil)))
+        let (answer, _) = try await committing(AssertionBatchEntry(commit: commit, query: ScoringFactsQuery(appId: commit.claim.appId, keyId: nil)))
         return try await outcome(of: answer, commit)
     }
 
     public func commitAssertion(_ commit: AssertionCommit, readingFacts query: ScoringFactsQuery) async throws -> (AssertionCommitOutcome, ScoringFacts?) {
-        let (answer, facts) = try await committing(CommitAssertionsStatement.Entry(commit: commit, query: query))
+        let (answer, facts) = try await committing(AssertionBatchEntry(commit: commit, query: query))
         let outcome = try await outcome(of: answer, commit)
         guard outcome.isCommitted, !query.isEmpty else { return (outcome, nil) }
         guard facts.velocity.totals.count == query.velocity.count else {
@@ -209,7 +214,7 @@ extension PostgresRiskStore {
 
     /// Commits `entry` in the next batch of this process's accepted assertions (``GroupCommit``), or alone when
     /// batching is off (`batchSize` 1).
-    private func committing(_ entry: CommitAssertionsStatement.Entry) async throws -> (CommitAssertionsStatement.Answer, ScoringFacts) {
+    private func committing(_ entry: AssertionBatchEntry) async throws -> (AssertionBatchAnswer, ScoringFacts) {
         guard let assertionCommits else { return try await commitBatch([entry], waitingSince: nil)[0].get() }
         return try await assertionCommits.submit(entry) { entries, oldest in try await self.commitBatch(entries, waitingSince: oldest) }
     }
@@ -225,10 +230,10 @@ extension PostgresRiskStore {
     /// one entry's values, that round's entries run again one by one (``answeringEach(_:alone:batch:)``). A round that
     /// fails otherwise fails its entries and the later rounds'; the earlier rounds committed, and their answers stand.
     func commitBatch(
-        _ entries: [CommitAssertionsStatement.Entry],
+        _ entries: [AssertionBatchEntry],
         waitingSince: ContinuousClock.Instant?
-    ) async throws -> [Result<(CommitAssertionsStatement.Answer, ScoringFacts), any Error>] {
-        typealias Answer = Result<(CommitAssertionsStatement.Answer, ScoringFacts), any Error>
+    ) async throws -> [Result<(AssertionBatchAnswer, ScoringFacts), any Error>] {
+        typealias Answer = Result<(AssertionBatchAnswer, ScoringFacts), any Error>
         let order = entries.indices.sorted { left, right in
             let (a, b) = (entries[left].commit, entries[right].commit)
             if a.claim.keyId != b.claim.keyId { return a.claim.keyId.lexicographicallyPrecedes(b.claim.keyId) }
@@ -242,7 +247,12 @@ extension PostgresRiskStore {
             do {
                 roundAnswers = try await answeringEach(round.map { entries[$0] }, alone: { try await self.commitBatch($0, waitingSince: waitingSince) }) { roundEntries in
                     var answers = [Answer](repeating: .failure(unanswered), count: roundEntries.count)
-                    for row in try await execute(CommitAssertionsStatement(entries: roundEntries), waitingSince: waitingSince) {
+                    let rows = if roundEntries.contains(where: \.query.asksForDailyFacts) {
+                        try await execute(CommitAssertionsStatement<AllScoringFacts>(entries: roundEntries), waitingSince: waitingSince)
+                    } else {
+                        try await execute(CommitAssertionsStatement<ExactScoringFacts>(entries: roundEntries), waitingSince: waitingSince)
+                    }
+                    for row in rows {
                         answers[row.index] = .success((row.answer, row.facts))
                     }
                     return answers
@@ -278,7 +288,7 @@ extension PostgresRiskStore {
 
     /// What the assertions' commit answered, as an outcome: the diagnosed rejection of the step that failed, or the
     /// commit with the key's previous counter.
-    private func outcome(of answer: CommitAssertionsStatement.Answer, _ commit: AssertionCommit) async throws -> AssertionCommitOutcome {
+    private func outcome(of answer: AssertionBatchAnswer, _ commit: AssertionCommit) async throws -> AssertionCommitOutcome {
         if let step = answer.failedStep {
             return try await assertionOutcome(rolledBackAt: RollbackSignal(step: step), commit)
         }

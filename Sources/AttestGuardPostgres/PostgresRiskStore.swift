@@ -27,7 +27,7 @@ public final class PostgresRiskStore: RiskStore, Service {
     let replica: PostgresReplica?
 
     /// This process's accepted assertions gathered into batches of one statement each; `nil` when batching is off.
-    let assertionCommits: GroupCommit<CommitAssertionsStatement.Entry, (CommitAssertionsStatement.Answer, ScoringFacts)>?
+    let assertionCommits: GroupCommit<AssertionBatchEntry, (AssertionBatchAnswer, ScoringFacts)>?
     /// This process's verdicts' reads (``scoringFacts(_:)``) gathered the same way.
     let factReads: GroupCommit<ScoringFactsQuery, ScoringFacts>?
 

@@ -3,11 +3,11 @@
 public enum PostgresStatementText {
     /// The verdicts' facts of a batch (``ScoringFactsBatchStatement``): 28 array parameters, one element per verdict
     /// for the first 12 (``BatchedFactsParameters``).
-    public static var scoringFactsBatch: String { ScoringFactsBatchStatement.sql }
+    public static var scoringFactsBatch: String { ScoringFactsBatchStatement<AllScoringFacts>.sql }
 
     /// ``scoringFactsBatch`` as it is sent unnamed, behind a pooler in transaction mode (planned at every call).
-    public static var scoringFactsBatchUnnamed: String { ScoringFactsBatchStatement.unnamedSQL }
+    public static var scoringFactsBatchUnnamed: String { ScoringFactsBatchStatement<AllScoringFacts>.unnamedSQL }
 
     /// A batch of accepted assertions and their facts (``CommitAssertionsStatement``): 38 array parameters.
-    public static var commitAssertions: String { CommitAssertionsStatement.sql }
+    public static var commitAssertions: String { CommitAssertionsStatement<AllScoringFacts>.sql }
 }

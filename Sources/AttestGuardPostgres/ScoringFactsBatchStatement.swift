@@ -2,28 +2,17 @@ import PostgresNIO
 import AttestGuardStore
 
 /// The scoring facts of a batch of verdicts in one statement: ``ScoringFactsSQL`` once for each query, over the
-/// batch's ``BatchedFactsParameters``, all from one snapshot. One prepared statement serves any batch size.
-struct ScoringFactsBatchStatement: PostgresPreparedStatement, UnnamedStatementText {
+/// batch's ``BatchedFactsParameters``, all from one snapshot. One prepared statement of each ``ScoringFactsShape``
+/// serves any batch size.
+struct ScoringFactsBatchStatement<Shape: ScoringFactsShape>: PostgresPreparedStatement, UnnamedStatementText {
     /// One query's facts: its position in ``queries`` (from 0) and what was found.
     typealias Row = (index: Int, facts: ScoringFacts)
 
-    static let name = "attestguard_scoring_facts_batch_v3"
+    static var name: String { ScoringFactsBatchTexts.of(Shape.self).name }
+    static var sql: String { ScoringFactsBatchTexts.of(Shape.self).sql }
+    static var unnamedSQL: String { ScoringFactsBatchTexts.of(Shape.self).unnamedSQL }
 
-    private static let facts = BatchedFactsParameters(first: 1)
-
-    static let sql = text(keepingPlan: true)
-    static let unnamedSQL = text(keepingPlan: false)
-
-    private static func text(keepingPlan: Bool) -> String {
-        """
-        SELECT e.i AS batch_index, f.*
-        FROM (SELECT \(facts.parameterColumns) \(BatchedFactsParameters.planBarrier(keepingPlan: keepingPlan))) AS p
-        CROSS JOIN LATERAL unnest(\(facts.scalarArrays)) WITH ORDINALITY AS e(\(BatchedFactsParameters.scalarColumns), i)
-        CROSS JOIN LATERAL (\(facts.facts)) AS f
-        """
-    }
-
-    static let bindingDataTypes = BatchedFactsParameters.dataTypes
+    static var bindingDataTypes: [PostgresDataType] { BatchedFactsParameters.dataTypes }
 
     /// The batch's queries.
     var queries: [ScoringFactsQuery]
@@ -37,5 +26,31 @@ struct ScoringFactsBatchStatement: PostgresPreparedStatement, UnnamedStatementTe
     func decodeRow(_ row: PostgresRow) throws -> Row {
         let index = try BatchedFactsParameters.entryIndex(of: row, in: queries.count)
         return (index, try ScoringFactsRow.facts(in: row, asked: queries[index]))
+    }
+}
+
+/// The texts of ``ScoringFactsBatchStatement`` for each shape, made once (a generic type holds no stored statics):
+/// the statement reads its name and text at every execution.
+private enum ScoringFactsBatchTexts {
+    static let all = texts(AllScoringFacts.self, name: "attestguard_scoring_facts_batch_v3")
+    static let exact = texts(ExactScoringFacts.self, name: "attestguard_scoring_facts_batch_exact_v1")
+
+    static func of(_ shape: any ScoringFactsShape.Type) -> (name: String, sql: String, unnamedSQL: String) {
+        shape.readsDailyFacts ? all : exact
+    }
+
+    private static let facts = BatchedFactsParameters(first: 1)
+
+    private static func texts(_ shape: any ScoringFactsShape.Type, name: String) -> (name: String, sql: String, unnamedSQL: String) {
+        (name, text(shape, keepingPlan: true), text(shape, keepingPlan: false))
+    }
+
+    private static func text(_ shape: any ScoringFactsShape.Type, keepingPlan: Bool) -> String {
+        """
+        SELECT e.i AS batch_index, f.*
+        FROM (SELECT \(facts.parameterColumns) \(BatchedFactsParameters.planBarrier(keepingPlan: keepingPlan))) AS p
+        CROSS JOIN LATERAL unnest(\(facts.scalarArrays)) WITH ORDINALITY AS e(\(BatchedFactsParameters.scalarColumns), i)
+        CROSS JOIN LATERAL (\(facts.facts(shape))) AS f
+        """
     }
 }

@@ -14,15 +14,21 @@ enum ScoringFactsRow {
         if try read("key_found", as: Bool.self) {
             facts.key = try KeyRecord(postgres: row)
         }
-        if try read("receipt_found", as: Bool.self) {
+        // The facts that change about daily are read only when asked: a statement for a batch that asks none leaves
+        // their columns out (``ScoringFactsShape``), and unasked they are empty in the others.
+        if query.receipt, try read("receipt_found", as: Bool.self) {
             facts.receipt = ReceiptSummary(
                 receiptType: ReceiptType(rawValue: try read("r_receipt_type")), riskMetric: try read("r_risk_metric", as: Int32?.self).map(Int.init),
                 metricStale: try read("r_metric_stale"), refreshedAt: try read("r_refreshed_at")
             )
         }
-        facts.metricBaseline = try read("baseline_metric", as: Int32?.self).map(Int.init)
-        facts.supersededKeys = try read("superseded_keys", as: Int64?.self).map(Int.init)
-        if try read("dc_found", as: Bool.self) {
+        if query.metricBaselineAt != nil {
+            facts.metricBaseline = try read("baseline_metric", as: Int32?.self).map(Int.init)
+        }
+        if query.supersededKeys {
+            facts.supersededKeys = try read("superseded_keys", as: Int64?.self).map(Int.init)
+        }
+        if query.deviceCheck != nil, try read("dc_found", as: Bool.self) {
             facts.deviceCheck = DeviceCheckRecord(
                 scope: DeviceCheckScope(rawValue: try read("dc_scope")), environment: try read.enumeration("dc_environment", as: AppAttestEnvironment.self),
                 subject: DeviceCheckSubject(kind: try read.enumeration("dc_subject_kind", as: DeviceCheckSubject.Kind.self), value: try read("dc_subject")),

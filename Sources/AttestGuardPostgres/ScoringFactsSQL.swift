@@ -41,43 +41,99 @@ struct ScoringFactsSQL {
     var velocityWriter: String
     /// `text`: the user whose latest DeviceCheck validation is read (NULL: none).
     var validationUserId: String
+    /// Whether the text reads the facts that change about daily (the receipt, the risk-metric baseline, the
+    /// superseded keys, DeviceCheck bits and validations): `false` leaves their parts and columns out, for a batch
+    /// none of whose queries asks for them (``ScoringFactsShape``). The parts that stay are the same text.
+    var readsDailyFacts = true
 
     /// The order of the label arrays, each the same so that they stay parallel: by kind, subject and source, bytewise
     /// (as SQLite's single reads order them).
     static let labelOrder = #"ORDER BY lt.subject_kind COLLATE "C", lt.subject COLLATE "C", lt.source COLLATE "C""#
 
     var text: String {
+        let daily = readsDailyFacts
+        let parts = [("k", key)] + (daily ? [("r", receiptPart), ("b", baselinePart), ("s", supersededPart), ("d", deviceCheckPart), ("dv", validationPart)] : [])
+            + [("vs", velocityPart), ("ds", distinctPart), ("lb", labelsPart)]
+        let columns = ["k.app_id IS NOT NULL AS key_found, k.*"] + (daily ? [dailyColumns] : [])
+            + [
+                "vs.totals AS velocity_totals, ds.totals AS distinct_totals",
+                """
+                lb.kinds AS label_kinds, lb.subjects AS label_subjects, lb.sources AS label_sources, lb.labels AS label_values,
+                       lb.labelled_at AS label_times
+                """,
+                "coalesce((SELECT sequence FROM velocity_flushes WHERE writer = \(velocityWriter)), 0)::int8 AS velocity_flushed",
+            ]
+        return """
+            WITH \(parts.map { "\($0.0) AS (\n\($0.1)\n)" }.joined(separator: ", "))
+            SELECT \(columns.joined(separator: ",\n       "))
+            FROM (SELECT 1) AS one
+            \(parts.map { "LEFT JOIN \($0.0) ON true" }.joined(separator: " "))
+            """
+    }
+
+    /// The key's row.
+    private var key: String {
+        "    SELECT * FROM app_keys WHERE app_id = \(appId) AND key_id = \(keyId)"
+    }
+
+    /// The key's receipt summary, when asked.
+    private var receiptPart: String {
+        "    SELECT receipt_type, risk_metric, metric_stale, refreshed_at FROM receipts WHERE \(receipt) AND app_id = \(appId) AND key_id = \(keyId)"
+    }
+
+    /// The risk metric of the key's last receipt created at or before the baseline's instant, when asked.
+    private var baselinePart: String {
         """
-        WITH k AS (
-            SELECT * FROM app_keys WHERE app_id = \(appId) AND key_id = \(keyId)
-        ), r AS (
-            SELECT receipt_type, risk_metric, metric_stale, refreshed_at FROM receipts WHERE \(receipt) AND app_id = \(appId) AND key_id = \(keyId)
-        ), b AS (
             SELECT risk_metric FROM risk_metric_history
             WHERE \(metricBaselineAt)::timestamptz IS NOT NULL AND app_id = \(appId) AND key_id = \(keyId)
               AND receipt_created_at <= \(metricBaselineAt)
             ORDER BY receipt_created_at DESC LIMIT 1
-        ), s AS (
+        """
+    }
+
+    /// The count of the superseded keys of the key's user and device, when asked.
+    private var supersededPart: String {
+        """
             SELECT count(*) AS n FROM k JOIN app_keys o
               ON o.app_id = k.app_id AND o.user_id = k.user_id AND o.device_id = k.device_id AND o.status = 'superseded'
             WHERE \(supersededKeys)
-        ), d AS (
+        """
+    }
+
+    /// The first stored DeviceCheck bits Apple found, by subject then scope.
+    private var deviceCheckPart: String {
+        """
             SELECT d.* FROM \(deviceCheckSubjects)
             CROSS JOIN \(deviceCheckScopes)
             JOIN devicecheck_bits d
               ON d.scope = sc.scope AND d.environment = coalesce((SELECT environment FROM k), \(deviceCheckEnvironment))
              AND d.subject_kind = q.kind AND d.subject = q.subject AND d.found
             ORDER BY q.i, sc.j LIMIT 1
-        ), dv AS (
+        """
+    }
+
+    /// The user's latest DeviceCheck validation, when asked.
+    private var validationPart: String {
+        """
             SELECT environment, validated_at FROM devicecheck_validations
             WHERE \(validationUserId)::text IS NOT NULL AND app_id = \(appId) AND user_id = \(validationUserId)
-        ), vs AS (
+        """
+    }
+
+    /// The velocity sums, in the order asked.
+    private var velocityPart: String {
+        """
             SELECT ARRAY(
                 SELECT coalesce((SELECT sum(v.count) FROM velocity_buckets v WHERE v.series = q.series AND v.bucket >= q.since), 0)::int8
                 FROM \(velocitySums)
                 ORDER BY q.i
             ) AS totals
-        ), ds AS (
+        """
+    }
+
+    /// The distinct counts, in the order asked.
+    private var distinctPart: String {
+        """
             SELECT ARRAY(
                 SELECT (
                     SELECT count(*) FROM (
@@ -89,29 +145,31 @@ struct ScoringFactsSQL {
                 FROM \(distinctCounts)
                 ORDER BY dq.i
             ) AS totals
-        ), lb AS (
+        """
+    }
+
+    /// The labels of the subjects asked for, as parallel arrays.
+    private var labelsPart: String {
+        """
             SELECT array_agg(lt.subject_kind \(Self.labelOrder)) AS kinds, array_agg(lt.subject \(Self.labelOrder)) AS subjects,
                    array_agg(lt.source \(Self.labelOrder)) AS sources, array_agg(lt.label \(Self.labelOrder)) AS labels,
                    array_agg(lt.labelled_at \(Self.labelOrder)) AS labelled_at
             FROM \(labelSubjects)
             JOIN labels lt ON lt.app_id = \(appId) AND lt.subject_kind = lq.kind AND lt.subject = lq.subject
-        )
-        SELECT k.app_id IS NOT NULL AS key_found, k.*,
-               r.receipt_type IS NOT NULL AS receipt_found, r.receipt_type AS r_receipt_type, r.risk_metric AS r_risk_metric,
+        """
+    }
+
+    /// The columns of the daily facts' parts.
+    private var dailyColumns: String {
+        """
+        r.receipt_type IS NOT NULL AS receipt_found, r.receipt_type AS r_receipt_type, r.risk_metric AS r_risk_metric,
                r.metric_stale AS r_metric_stale, r.refreshed_at AS r_refreshed_at,
                b.risk_metric AS baseline_metric,
                CASE WHEN \(supersededKeys) AND k.device_id IS NOT NULL THEN s.n END AS superseded_keys,
                d.scope IS NOT NULL AS dc_found, d.scope AS dc_scope, d.environment AS dc_environment,
                d.subject_kind AS dc_subject_kind, d.subject AS dc_subject, d.bit0 AS dc_bit0, d.bit1 AS dc_bit1,
                d.last_update_time AS dc_last_update_time, d.observed_at AS dc_observed_at,
-               dv.environment AS dv_environment, dv.validated_at AS dv_validated_at,
-               vs.totals AS velocity_totals, ds.totals AS distinct_totals,
-               lb.kinds AS label_kinds, lb.subjects AS label_subjects, lb.sources AS label_sources, lb.labels AS label_values,
-               lb.labelled_at AS label_times,
-               coalesce((SELECT sequence FROM velocity_flushes WHERE writer = \(velocityWriter)), 0)::int8 AS velocity_flushed
-        FROM (SELECT 1) AS one
-        LEFT JOIN k ON true LEFT JOIN r ON true LEFT JOIN b ON true LEFT JOIN s ON true LEFT JOIN d ON true LEFT JOIN dv ON true
-        LEFT JOIN vs ON true LEFT JOIN ds ON true LEFT JOIN lb ON true
+               dv.environment AS dv_environment, dv.validated_at AS dv_validated_at
         """
     }
 }

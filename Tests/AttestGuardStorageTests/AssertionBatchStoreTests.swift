@@ -11,8 +11,8 @@ struct AssertionBatchStoreTests {
     /// The PostgreSQL backends (a pooler in transaction mode runs the statement unnamed).
     static var backends: [StoreBackend] { StoreBackend.available.filter { $0 != .sqlite } }
 
-    private func entry(_ key: KeyRecord, counter: Int64, challenge: NewChallenge, request: String? = #"{"method":"POST"}"#) -> CommitAssertionsStatement.Entry {
-        CommitAssertionsStatement.Entry(
+    private func entry(_ key: KeyRecord, counter: Int64, challenge: NewChallenge, request: String? = #"{"method":"POST"}"#) -> AssertionBatchEntry {
+        AssertionBatchEntry(
             commit: AssertionCommit(claim: StoreFixtures.claim(challenge, key: key), counter: counter, requestContext: request),
             query: ScoringFactsQuery(appId: key.appId, keyId: key.keyId, receipt: true)
         )
@@ -72,11 +72,63 @@ struct AssertionBatchStoreTests {
         #expect(PostgresRiskStore.rounds(of: [], naming: subjects).isEmpty)
     }
 
+    @Test("a batch asking no daily fact commits with a statement that reads none; a mixed one reads each entry's as asked", arguments: backends)
+    func factsShapes(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = try #require(test.store as? PostgresRiskStore)
+            var keys: [KeyRecord] = []
+            for index in 0..<4 { keys.append(try await StoreFixtures.register(StoreFixtures.key(deviceId: "shape-\(index)"), in: store)) }
+            func exact(_ key: KeyRecord) async throws -> AssertionBatchEntry {
+                var entry = entry(key, counter: 1, challenge: try await issue(for: key, in: store))
+                entry.query.receipt = false
+                entry.query.labelSubjects = [LabelLookup(kind: .key, subject: key.keyId.base64EncodedString())]
+                return entry
+            }
+            let exactOnly = [try await exact(keys[0]), try await exact(keys[1])]
+            #expect(!exactOnly.contains { $0.query.asksForDailyFacts })
+            let answers = try await store.commitBatch(exactOnly, waitingSince: nil).map { try $0.get() }
+            #expect(answers.map { $0.0.previousCounter } == [0, 0] && answers.allSatisfy { $0.0.failedStep == nil })
+            #expect(answers.map { $0.1.key?.keyId } == [keys[0].keyId, keys[1].keyId])
+            #expect(answers.allSatisfy { $0.1.receipt == nil && $0.1.labels.isEmpty })
+
+            let mixed = [try await exact(keys[2]), entry(keys[3], counter: 1, challenge: try await issue(for: keys[3], in: store))]
+            let mixedAnswers = try await store.commitBatch(mixed, waitingSince: nil).map { try $0.get() }
+            #expect(mixedAnswers.allSatisfy { $0.0.failedStep == nil && $0.0.previousCounter == 0 })
+            #expect(mixedAnswers[0].1.key?.keyId == keys[2].keyId && mixedAnswers[0].1.receipt == nil, "not asked: none, beside one that asks")
+            #expect(mixedAnswers[1].1.key?.keyId == keys[3].keyId && mixedAnswers[1].1.receipt?.receiptType == .attest)
+        }
+    }
+
+    @Test("the statement for a batch asking no daily fact reads none of their tables; any daily fact asks for the full one")
+    func exactShapeText() {
+        for table in ["receipts", "risk_metric_history", "devicecheck_bits", "devicecheck_validations"] {
+            #expect(CommitAssertionsStatement<AllScoringFacts>.sql.contains(table) && ScoringFactsBatchStatement<AllScoringFacts>.sql.contains(table))
+            #expect(!CommitAssertionsStatement<ExactScoringFacts>.sql.contains(table), "\(table)")
+            #expect(!ScoringFactsBatchStatement<ExactScoringFacts>.sql.contains(table), "\(table)")
+            #expect(!CommitAssertionsStatement<ExactScoringFacts>.unnamedSQL.contains(table), "\(table)")
+        }
+        for part in ["app_keys", "velocity_buckets", "distinct_sightings", "labels", "velocity_flushes"] {
+            #expect(CommitAssertionsStatement<ExactScoringFacts>.sql.contains(part) && ScoringFactsBatchStatement<ExactScoringFacts>.sql.contains(part))
+        }
+        #expect(Set([CommitAssertionsStatement<AllScoringFacts>.name, CommitAssertionsStatement<ExactScoringFacts>.name,
+                     ScoringFactsBatchStatement<AllScoringFacts>.name, ScoringFactsBatchStatement<ExactScoringFacts>.name]).count == 4)
+
+        let base = ScoringFactsQuery(appId: StoreFixtures.appId, keyId: Data([1]), velocity: [VelocitySum(subject: "key-1", event: "assertions", since: 0)])
+        #expect(!base.asksForDailyFacts)
+        var asking: [ScoringFactsQuery] = Array(repeating: base, count: 5)
+        asking[0].receipt = true
+        asking[1].metricBaselineAt = StoreFixtures.now
+        asking[2].supersededKeys = true
+        asking[3].deviceCheck = DeviceCheckQuery(scopes: [.app(StoreFixtures.appId)], defaultEnvironment: .production, subjects: [])
+        asking[4].deviceCheckValidationUserId = "user-1"
+        #expect(asking.allSatisfy { $0.asksForDailyFacts })
+    }
+
     @Test("an entry PostgreSQL refuses fails alone: the rest of its batch commits", arguments: backends)
     func refusedStatementFailsOneEntry(backend: StoreBackend) async throws {
         try await withTestStore(backend) { (test: TestStore) async throws in
             let store = try #require(test.store as? PostgresRiskStore)
-            var entries: [CommitAssertionsStatement.Entry] = []
+            var entries: [AssertionBatchEntry] = []
             for index in 0..<3 {
                 let key = try await StoreFixtures.register(StoreFixtures.key(deviceId: "refused-\(index)"), in: store)
                 // The middle entry's request is not JSON: its cast fails the whole statement.

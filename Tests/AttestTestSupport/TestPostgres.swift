@@ -120,7 +120,7 @@ public enum TestPostgres {
             """ : ""
         // What a serving process does on its own schedule, whatever its requests: the heartbeat (every 5 s), the
         // reads of stored policies, ramps, baselines and run-time lists, the challenge purge, the receipt poll. The
-        // assertions' commit (its CTE `advancing_key`) reads receipts and baselines too, and always counts.
+        // assertions' commit (its CTE `advancing_key`) may read receipts and baselines too, and always counts.
         let background = excludingBackground ? """
              AND (query ILIKE '%advancing_key%' OR NOT (query ILIKE '%server_processes%'
                   OR query ILIKE '%app_policy_overrides%' OR query ILIKE '%attestation_ramp%' OR query ILIKE '%baseline%'

@@ -86,24 +86,18 @@ struct AssertionBatchAnswer: Sendable {
     var previousCounter: Int64?
 }
 
-/// The texts of ``CommitAssertionsStatement`` for each shape, made once (a generic type holds no stored statics):
-/// the statement reads its name and text at every execution.
+/// The texts of ``CommitAssertionsStatement`` for each shape, and its parameters' types.
 private enum CommitAssertionsTexts {
-    static let all = texts(AllScoringFacts.self, name: "attestguard_commit_assertions_v4")
-    static let exact = texts(ExactScoringFacts.self, name: "attestguard_commit_assertions_exact_v1")
+    static let shaped = ShapedStatementTexts(
+        name: "attestguard_commit_assertions_v4", exactName: "attestguard_commit_assertions_exact_v1", text: text(_:keepingPlan:)
+    )
 
-    static func of(_ shape: any ScoringFactsShape.Type) -> (name: String, sql: String, unnamedSQL: String) {
-        shape.readsDailyFacts ? all : exact
-    }
+    static func of(_ shape: any ScoringFactsShape.Type) -> ShapedStatementTexts.Texts { shaped.of(shape) }
 
     static let bindingDataTypes: [PostgresDataType] = [
         .byteaArray, .textArray, .textArray, .textArray, .byteaArray, .timestamptzArray, .timestamptzArray, .int8Array,
         .boolArray, .textArray,
     ] + BatchedFactsParameters.dataTypes
-
-    private static func texts(_ shape: any ScoringFactsShape.Type, name: String) -> (name: String, sql: String, unnamedSQL: String) {
-        (name, text(shape, keepingPlan: true), text(shape, keepingPlan: false))
-    }
 
     /// The statement's text. The parameter row `p` is a CTE read by the commit's entries and by the facts' entry
     /// rows; prepared once (`keepingPlan`) it is materialized, an optimisation barrier as

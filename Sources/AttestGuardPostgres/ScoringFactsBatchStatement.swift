@@ -29,21 +29,15 @@ struct ScoringFactsBatchStatement<Shape: ScoringFactsShape>: PostgresPreparedSta
     }
 }
 
-/// The texts of ``ScoringFactsBatchStatement`` for each shape, made once (a generic type holds no stored statics):
-/// the statement reads its name and text at every execution.
+/// The texts of ``ScoringFactsBatchStatement`` for each shape.
 private enum ScoringFactsBatchTexts {
-    static let all = texts(AllScoringFacts.self, name: "attestguard_scoring_facts_batch_v3")
-    static let exact = texts(ExactScoringFacts.self, name: "attestguard_scoring_facts_batch_exact_v1")
+    static let shaped = ShapedStatementTexts(
+        name: "attestguard_scoring_facts_batch_v3", exactName: "attestguard_scoring_facts_batch_exact_v1", text: text(_:keepingPlan:)
+    )
 
-    static func of(_ shape: any ScoringFactsShape.Type) -> (name: String, sql: String, unnamedSQL: String) {
-        shape.readsDailyFacts ? all : exact
-    }
+    static func of(_ shape: any ScoringFactsShape.Type) -> ShapedStatementTexts.Texts { shaped.of(shape) }
 
     private static let facts = BatchedFactsParameters(first: 1)
-
-    private static func texts(_ shape: any ScoringFactsShape.Type, name: String) -> (name: String, sql: String, unnamedSQL: String) {
-        (name, text(shape, keepingPlan: true), text(shape, keepingPlan: false))
-    }
 
     private static func text(_ shape: any ScoringFactsShape.Type, keepingPlan: Bool) -> String {
         """

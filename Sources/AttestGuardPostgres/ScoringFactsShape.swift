@@ -28,3 +28,25 @@ extension ScoringFactsQuery {
         receipt || metricBaselineAt != nil || supersededKeys || deviceCheck != nil || deviceCheckValidationUserId != nil
     }
 }
+
+/// A batch statement's prepared name and texts for each ``ScoringFactsShape``, made once: a generic statement type holds
+/// no stored statics, and postgres-nio reads a statement's name and text at every execution.
+struct ShapedStatementTexts: Sendable {
+    /// One shape's name, its text prepared once, and its text sent unnamed (``UnnamedStatementText``).
+    struct Texts: Sendable {
+        var name: String
+        var sql: String
+        var unnamedSQL: String
+    }
+
+    private let all: Texts
+    private let exact: Texts
+
+    /// `text(shape, keepingPlan)` makes a shape's text, prepared once (`keepingPlan`) or sent unnamed.
+    init(name: String, exactName: String, text: (any ScoringFactsShape.Type, Bool) -> String) {
+        all = Texts(name: name, sql: text(AllScoringFacts.self, true), unnamedSQL: text(AllScoringFacts.self, false))
+        exact = Texts(name: exactName, sql: text(ExactScoringFacts.self, true), unnamedSQL: text(ExactScoringFacts.self, false))
+    }
+
+    func of(_ shape: any ScoringFactsShape.Type) -> Texts { shape.readsDailyFacts ? all : exact }
+}

@@ -30,6 +30,18 @@ bench_require_tools() {
     fi
 }
 
+# bench_replan_if_sources_moved: SwiftPM keeps this package's release build plan (.build/release.yaml) until a manifest
+# changes, so a source file added to or removed from the main package (a path dependency here) goes unseen and the
+# build fails to find its types. A folder's time changes when a file in it is added, removed or renamed: a Sources
+# folder newer than the plan removes the plan, and SwiftPM makes a new one (a few seconds).
+bench_replan_if_sources_moved() {
+    local plan="$here/.build/release.yaml"
+    [ -f "$plan" ] || return 0
+    if [ -n "$(find "$here/../Sources" "$here/Sources" -type d -newer "$plan" -print -quit 2>/dev/null)" ]; then
+        rm -f "$plan"
+    fi
+}
+
 # bench_binaries: sets bin, server_bin, prep_bin, bare_bin; builds `attestguard` (the main package's product),
 # HTTPBenchPrep and BareHealthz (the bare Hummingbird reference) in release mode into Benchmarks/.build unless
 # HTTP_BENCH_NO_BUILD=1.
@@ -37,6 +49,7 @@ bench_binaries() {
     bin="$("$swift" build -c release --package-path "$here" --show-bin-path)"
     if [ "${HTTP_BENCH_NO_BUILD:-0}" != 1 ]; then
         echo "== building attestguard, HTTPBenchPrep and BareHealthz (release, $here/.build) =="
+        bench_replan_if_sources_moved
         local build_started=$SECONDS build_log product
         build_log="$(mktemp /tmp/attestguard-http-bench-build.XXXXXX)"
         for product in attestguard HTTPBenchPrep BareHealthz; do

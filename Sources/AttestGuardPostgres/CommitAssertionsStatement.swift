@@ -27,9 +27,9 @@ struct CommitAssertionsStatement<Shape: ScoringFactsShape>: PostgresPreparedStat
     /// One entry's answer: its position in ``entries`` (from 0), the commit's answer and the facts.
     typealias Row = (index: Int, answer: Answer, facts: ScoringFacts)
 
-    static var name: String { CommitAssertionsTexts.of(Shape.self).name }
-    static var sql: String { CommitAssertionsTexts.of(Shape.self).sql }
-    static var unnamedSQL: String { CommitAssertionsTexts.of(Shape.self).unnamedSQL }
+    static var name: String { CommitAssertionsTexts.shaped.of(Shape.self).name }
+    static var sql: String { CommitAssertionsTexts.shaped.of(Shape.self).sql }
+    static var unnamedSQL: String { CommitAssertionsTexts.shaped.of(Shape.self).unnamedSQL }
 
     static var bindingDataTypes: [PostgresDataType] { CommitAssertionsTexts.bindingDataTypes }
 
@@ -91,8 +91,6 @@ private enum CommitAssertionsTexts {
     static let shaped = ShapedStatementTexts(
         name: "attestguard_commit_assertions_v4", exactName: "attestguard_commit_assertions_exact_v1", text: text(_:keepingPlan:)
     )
-
-    static func of(_ shape: any ScoringFactsShape.Type) -> ShapedStatementTexts.Texts { shaped.of(shape) }
 
     static let bindingDataTypes: [PostgresDataType] = [
         .byteaArray, .textArray, .textArray, .textArray, .byteaArray, .timestamptzArray, .timestamptzArray, .int8Array,

@@ -8,9 +8,9 @@ struct ScoringFactsBatchStatement<Shape: ScoringFactsShape>: PostgresPreparedSta
     /// One query's facts: its position in ``queries`` (from 0) and what was found.
     typealias Row = (index: Int, facts: ScoringFacts)
 
-    static var name: String { ScoringFactsBatchTexts.of(Shape.self).name }
-    static var sql: String { ScoringFactsBatchTexts.of(Shape.self).sql }
-    static var unnamedSQL: String { ScoringFactsBatchTexts.of(Shape.self).unnamedSQL }
+    static var name: String { ScoringFactsBatchTexts.shaped.of(Shape.self).name }
+    static var sql: String { ScoringFactsBatchTexts.shaped.of(Shape.self).sql }
+    static var unnamedSQL: String { ScoringFactsBatchTexts.shaped.of(Shape.self).unnamedSQL }
 
     static var bindingDataTypes: [PostgresDataType] { BatchedFactsParameters.dataTypes }
 
@@ -34,8 +34,6 @@ private enum ScoringFactsBatchTexts {
     static let shaped = ShapedStatementTexts(
         name: "attestguard_scoring_facts_batch_v3", exactName: "attestguard_scoring_facts_batch_exact_v1", text: text(_:keepingPlan:)
     )
-
-    static func of(_ shape: any ScoringFactsShape.Type) -> ShapedStatementTexts.Texts { shaped.of(shape) }
 
     private static let facts = BatchedFactsParameters(first: 1)
 

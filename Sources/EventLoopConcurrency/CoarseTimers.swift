@@ -7,10 +7,13 @@ import NIOPosix
 /// (an `eventfd` write, then a context switch), and every store statement runs under a deadline: a scheduled task
 /// per statement would be a wake-up per verdict for a timer that almost never fires.
 ///
-/// Timers are kept in buckets of `resolution`. While any is set, one repeating task on an event loop fires the
-/// due buckets every `resolution`; it stops after `idleTicks` ticks with nothing set and starts again with the
-/// next timer, so a steady trickle of short operations does not restart it each time. A timer fires at or after
-/// its deadline, never before, and at most about one `resolution` (plus the loop's own delay) after it.
+/// Timers are kept in buckets of `resolution`. One task on an event loop is armed for the earliest set bucket; when
+/// it runs it fires the due buckets and arms itself again for the earliest bucket left, if any. Callers' deadlines
+/// mostly share one length, so a new timer is almost always later than the armed one and arms nothing: under a
+/// steady load the loop wakes about once per deadline's length, and an idle process not at all (a task that wakes
+/// every `resolution` would cost an idle server about 100 wake-ups a second, since some statement runs under a
+/// deadline every second). A timer fires at or after its deadline, never before, and at most about one
+/// `resolution` (plus the loop's own delay) after it.
 public final class CoarseTimers: Sendable {
     /// A set timer, for ``cancel(_:)``.
     public struct Timer: Sendable, Hashable {
@@ -21,36 +24,43 @@ public final class CoarseTimers: Sendable {
     /// The timers `withDeadline` uses: 10 ms buckets on a loop of NIO's shared group.
     public static let shared = CoarseTimers(resolution: .milliseconds(10), on: MultiThreadedEventLoopGroup.singleton.next())
 
+    /// Arms a task that calls the given function at or after the given monotonic nanoseconds.
+    typealias Arm = @Sendable (_ atNanoseconds: Int64, _ fire: @escaping @Sendable () -> Void) -> Void
+
     private struct State {
         var buckets: [Int64: [UInt64: @Sendable () -> Void]] = [:]
-        var count = 0
         var nextId: UInt64 = 0
-        var ticking = false
-        var idle = 0
+        /// The bucket the earliest pending task is armed for; `nil` when none is (then no timer is set). Never
+        /// later than the earliest set bucket.
+        var armedBucket: Int64?
         /// The last bucket fired: every bucket up to it is gone.
         var firedThrough: Int64 = 0
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state: NIOLockedValueBox<State>
     private let resolution: Int64
-    private let idleTicks: Int
-    private let loop: any EventLoop
+    private let arm: Arm
     /// Monotonic nanoseconds (NIO's uptime clock; tests pass their own).
     private let clock: @Sendable () -> Int64
 
     /// - Parameters:
-    ///   - resolution: The bucket width and tick interval (at least a microsecond).
-    ///   - idleTicks: Ticks with no timer set before the repeating task stops.
-    ///   - loop: Where the repeating task runs.
-    public convenience init(resolution: Duration, idleTicks: Int = 100, on loop: any EventLoop) {
-        self.init(resolution: resolution, idleTicks: idleTicks, on: loop, clock: { Int64(NIODeadline.now().uptimeNanoseconds) })
+    ///   - resolution: The bucket width (at least a microsecond).
+    ///   - loop: Where the task that fires the timers runs.
+    public convenience init(resolution: Duration, on loop: any EventLoop) {
+        self.init(
+            resolution: resolution,
+            clock: { Int64(NIODeadline.now().uptimeNanoseconds) },
+            arm: { nanoseconds, fire in
+                loop.scheduleTask(deadline: .uptimeNanoseconds(UInt64(max(nanoseconds, 0)))) { fire() }
+            }
+        )
     }
 
-    init(resolution: Duration, idleTicks: Int, on loop: any EventLoop, clock: @escaping @Sendable () -> Int64) {
+    init(resolution: Duration, clock: @escaping @Sendable () -> Int64, arm: @escaping Arm) {
         self.resolution = max(resolution.wholeNanoseconds, 1_000)
-        self.idleTicks = max(idleTicks, 1)
-        self.loop = loop
         self.clock = clock
+        self.arm = arm
+        self.state = NIOLockedValueBox(State(firedThrough: clock() / self.resolution))
     }
 
     /// Runs `action` once `delay` has passed, unless the timer is cancelled first. A delay of zero or less runs
@@ -65,73 +75,61 @@ public final class CoarseTimers: Sendable {
         }
         let (deadline, overflow) = now.addingReportingOverflow(nanoseconds)
         let due = overflow ? .max : deadline / resolution + (deadline % resolution == 0 ? 0 : 1)
-        let (timer, start) = state.withLockedValue { state -> (Timer, Bool) in
-            let start = !state.ticking
-            if start {
-                state.ticking = true
-                state.firedThrough = now / resolution
-            }
-            // A tick between reading the clock and taking the lock may have fired `due`'s bucket already: then the
-            // next one (later, never earlier).
+        let (timer, armFor) = state.withLockedValue { state -> (Timer, Int64?) in
+            // A firing between reading the clock and taking the lock may have fired `due`'s bucket already: then
+            // the next one (later, never earlier).
             let bucket = max(due, state.firedThrough + 1)
             let id = state.nextId
             state.nextId &+= 1
             state.buckets[bucket, default: [:]][id] = action
-            state.count += 1
-            state.idle = 0
-            return (Timer(bucket: bucket, id: id), start)
+            var armFor: Int64?
+            if state.armedBucket.map({ bucket < $0 }) ?? true {
+                state.armedBucket = bucket
+                armFor = bucket
+            }
+            return (Timer(bucket: bucket, id: id), armFor)
         }
-        if start {
-            let interval = TimeAmount.nanoseconds(resolution)
-            loop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { [self] task in tick(task) }
-        }
+        if let armFor { armTask(for: armFor) }
         return timer
     }
 
-    /// Removes `timer`; `true` when it had not fired yet (it never will now).
+    /// Removes `timer`; `true` when it had not fired yet (it never will now). The armed task stays: when it runs
+    /// with nothing due it arms for the earliest timer left, or for nothing.
     @discardableResult
     public func cancel(_ timer: Timer) -> Bool {
         state.withLockedValue { state in
             guard state.buckets[timer.bucket]?.removeValue(forKey: timer.id) != nil else { return false }
             if state.buckets[timer.bucket]?.isEmpty == true { state.buckets[timer.bucket] = nil }
-            state.count -= 1
             return true
         }
     }
 
-    /// Whether the repeating task is running (for tests).
-    var isTicking: Bool { state.withLockedValue { $0.ticking } }
+    /// Whether a task is armed (for tests): from the first timer set until the armed task runs with none left.
+    var isArmed: Bool { state.withLockedValue { $0.armedBucket != nil } }
 
-    private func tick(_ task: RepeatedTask) {
-        if fireDue() { task.cancel() }
+    private func armTask(for bucket: Int64) {
+        let (nanoseconds, overflow) = bucket.multipliedReportingOverflow(by: resolution)
+        arm(overflow ? .max : nanoseconds) { [self] in fireDue() }
     }
 
-    /// Fires every timer whose bucket has passed; `true` when the repeating task should stop (idle long enough).
-    func fireDue() -> Bool {
+    /// Fires every timer whose bucket has passed, then arms for the earliest left when the armed task has run
+    /// (this one, or an older one armed for a later bucket than a newer, earlier timer took; such a task finds
+    /// the armed bucket still ahead and leaves it).
+    func fireDue() {
         let current = clock() / resolution
-        let (due, stop) = state.withLockedValue { state -> ([@Sendable () -> Void], Bool) in
+        let (due, armFor) = state.withLockedValue { state -> ([@Sendable () -> Void], Int64?) in
             var due: [@Sendable () -> Void] = []
-            // Walk the elapsed buckets, or the set ones when there are fewer (after a long stall of the loop).
-            let elapsed = current - state.firedThrough
-            let buckets = elapsed > Int64(state.buckets.count)
-                ? state.buckets.keys.filter { $0 <= current }.sorted()
-                : Array(stride(from: state.firedThrough + 1, through: current, by: 1))
-            for bucket in buckets {
-                guard let actions = state.buckets.removeValue(forKey: bucket) else { continue }
-                due.append(contentsOf: actions.values)
-                state.count -= actions.count
+            if current > state.firedThrough {
+                for bucket in state.buckets.keys.filter({ $0 <= current }).sorted() {
+                    due.append(contentsOf: state.buckets.removeValue(forKey: bucket)!.values)
+                }
+                state.firedThrough = current
             }
-            state.firedThrough = max(state.firedThrough, current)
-            if state.count > 0 {
-                state.idle = 0
-                return (due, false)
-            }
-            state.idle += 1
-            guard state.idle >= idleTicks else { return (due, false) }
-            state.ticking = false
-            return (due, true)
+            if let armed = state.armedBucket, armed > current { return (due, nil) }
+            state.armedBucket = state.buckets.keys.min()
+            return (due, state.armedBucket)
         }
         for action in due { action() }
-        return stop
+        if let armFor { armTask(for: armFor) }
     }
 }

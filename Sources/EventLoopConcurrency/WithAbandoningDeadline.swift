@@ -16,7 +16,7 @@ import NIOConcurrencyHelpers
 ///   - limit: How long the operation may take; zero or less times out at once.
 ///   - grace: How long a timed-out operation may take to stop before it is abandoned.
 ///   - onTimeout: Runs once when `limit` passes first, after the operation is cancelled.
-///   - onAbandon: Runs once when the operation is abandoned.
+///   - onAbandon: Runs once when the operation is abandoned, before the caller gets `timeoutError()`.
 ///   - timeoutError: The error thrown when the limit passes first.
 ///   - operation: The work, run as in ``withDeadline(_:timeoutError:_:)``.
 public func withDeadline<Result: Sendable>(
@@ -42,7 +42,7 @@ public func withDeadline<Result: Sendable>(
         task.cancel()
         onTimeout()
         let abandonment = CoarseTimers.shared.schedule(in: grace) {
-            if answer.finish(.failure(timeoutError())) { onAbandon() }
+            answer.finish(.failure(timeoutError()), beforeAnswer: onAbandon)
         }
         if let abandonment { answer.holdAbandonment(abandonment) }
     }
@@ -90,19 +90,25 @@ private final class DeadlineAnswer<Value: Sendable>: Sendable {
         }
     }
 
-    /// Records the outcome unless one came first, and hands it to the caller if it waits; returns whether this one
-    /// was first.
+    /// Records the outcome unless one came first, and hands it to the caller; returns whether this one was first.
+    /// `beforeAnswer` runs only when it is, before the caller can see the outcome, so that what the caller observes
+    /// after its answer (the abandonment hook's effects) has happened.
     @discardableResult
-    func finish(_ outcome: Swift.Result<Value, any Error>) -> Bool {
-        let (first, waiter) = state.withLockedValue { state -> (Bool, CheckedContinuation<Value, any Error>?) in
-            guard !state.finished else { return (false, nil) }
+    func finish(_ outcome: Swift.Result<Value, any Error>, beforeAnswer: () -> Void = {}) -> Bool {
+        let first = state.withLockedValue { state -> Bool in
+            guard !state.finished else { return false }
             state.finished = true
+            return true
+        }
+        guard first else { return false }
+        beforeAnswer()
+        let waiter = state.withLockedValue { state -> CheckedContinuation<Value, any Error>? in
             state.outcome = outcome
             defer { state.waiter = nil }
-            return (true, state.waiter)
+            return state.waiter
         }
         waiter?.resume(with: outcome)
-        return first
+        return true
     }
 
     func value() async throws -> Value {

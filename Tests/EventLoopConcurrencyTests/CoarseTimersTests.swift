@@ -61,7 +61,7 @@ struct CoarseTimersTests {
         #expect(timers.schedule(in: .zero) { firings.record("zero") } == nil)
         #expect(timers.schedule(in: .seconds(-3)) { firings.record("negative") } == nil)
         #expect(firings.all.keys.sorted() == ["negative", "zero"])
-        #expect(!timers.isTicking)
+        #expect(!timers.isArmed)
     }
 
     @Test("thousands of timers from many tasks each fire exactly once, or never when cancelled")
@@ -86,24 +86,17 @@ struct CoarseTimersTests {
         #expect(all.keys.filter { Int($0)! % 2 == 1 }.count < 100)
     }
 
-    @Test("the repeating task stops when idle and starts again for the next timer")
-    func idleStop() async throws {
-        let timers = CoarseTimers(resolution: .milliseconds(1), idleTicks: 3, on: loop)
+    @Test("the task armed for a timer on the loop fires it, then arms for nothing once none is left")
+    func armedOnTheLoop() async throws {
+        let timers = CoarseTimers(resolution: .milliseconds(1), on: loop)
         let firings = Firings()
-        // A far timer holds the task running while the test looks: a 2 ms timer alone may fire and the task go idle
-        // before a preempted test thread reads isTicking.
-        let hold = try #require(timers.schedule(in: .seconds(600)) { firings.record("hold") })
-        #expect(timers.isTicking)
         timers.schedule(in: .milliseconds(2)) { firings.record("first") }
+        #expect(timers.isArmed)
         try await firings.wait(for: 1)
-        #expect(timers.cancel(hold))
-        for _ in 0..<2_500 where timers.isTicking { try await Task.sleep(for: .milliseconds(2)) }
-        #expect(!timers.isTicking)
-        let again = try #require(timers.schedule(in: .seconds(600)) { firings.record("hold") })
-        #expect(timers.isTicking)
+        for _ in 0..<2_500 where timers.isArmed { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(!timers.isArmed)
         timers.schedule(in: .milliseconds(2)) { firings.record("second") }
         try await firings.wait(for: 2)
-        #expect(timers.cancel(again))
         #expect(firings.all.keys.sorted() == ["first", "second"])
     }
 }
@@ -120,24 +113,59 @@ struct CoarseTimersManualClockTests {
     @Test("a timer set with a clock reading older than the last tick still fires, one bucket later")
     func setBehindALaterTick() {
         let clock = ManualNanoseconds()
-        // A resolution far above the test's run time, so that the real repeating task never fires anything.
-        let timers = CoarseTimers(
-            resolution: .seconds(1_000), idleTicks: 100, on: MultiThreadedEventLoopGroup.singleton.next(), clock: { clock.now }
-        )
+        // The test fires the timers itself: armed tasks are not run.
+        let timers = CoarseTimers(resolution: .seconds(1_000), clock: { clock.now }, arm: { _, _ in })
         let fired = NIOLockedValueBox<[String]>([])
-        timers.schedule(in: .seconds(500)) { fired.withLockedValue { $0.append("first") } }  // starts the ticks
+        timers.schedule(in: .seconds(500)) { fired.withLockedValue { $0.append("first") } }
         clock.set(milliseconds: 3_500_000)  // 3,500 s: buckets up to 3 (3,000 s) are done
-        #expect(!timers.fireDue())
+        timers.fireDue()
         #expect(fired.withLockedValue { $0 } == ["first"])
-        // The race: this caller read the clock (at 2,000 s) before the tick above took the lock. Its deadline,
+        // The race: this caller read the clock (at 2,000 s) before the firing above took the lock. Its deadline,
         // 2,001 s, falls in bucket 3, already fired.
         clock.set(milliseconds: 2_000_000)
         timers.schedule(in: .seconds(1)) { fired.withLockedValue { $0.append("late reader") } }
         clock.set(milliseconds: 3_999_000)
-        _ = timers.fireDue()
+        timers.fireDue()
         #expect(fired.withLockedValue { $0 } == ["first"], "fired before the next bucket")
         clock.set(milliseconds: 4_000_000)
-        _ = timers.fireDue()
+        timers.fireDue()
         #expect(fired.withLockedValue { $0 } == ["first", "late reader"])
+    }
+
+    @Test("a task is armed for the earliest timer only, again when it runs, and not at all once none is left")
+    func armsForTheEarliest() throws {
+        let clock = ManualNanoseconds()
+        let armed = NIOLockedValueBox<[Int64]>([])
+        let timers = CoarseTimers(resolution: .seconds(1), clock: { clock.now }, arm: { nanoseconds, _ in
+            armed.withLockedValue { $0.append(nanoseconds / 1_000_000_000) }
+        })
+        let fired = NIOLockedValueBox<[String]>([])
+        timers.schedule(in: .seconds(5)) { fired.withLockedValue { $0.append("5 s") } }
+        let eight = timers.schedule(in: .seconds(8)) { fired.withLockedValue { $0.append("8 s") } }
+        #expect(armed.withLockedValue { $0 } == [5], "a later timer arms nothing")
+        let three = timers.schedule(in: .seconds(3)) { fired.withLockedValue { $0.append("3 s") } }
+        #expect(armed.withLockedValue { $0 } == [5, 3], "an earlier timer arms for itself")
+        #expect(timers.cancel(try #require(three)))
+        clock.set(milliseconds: 2_000)
+        timers.fireDue()  // a task run early (as the one armed for 5 s is now, while 3 s is armed) changes nothing
+        #expect(armed.withLockedValue { $0 } == [5, 3])
+        clock.set(milliseconds: 3_000)
+        timers.fireDue()  // the task armed for 3 s: nothing due; it arms for the earliest left
+        #expect(fired.withLockedValue { $0 }.isEmpty)
+        #expect(armed.withLockedValue { $0 } == [5, 3, 5])
+        clock.set(milliseconds: 5_000)
+        timers.fireDue()
+        #expect(fired.withLockedValue { $0 } == ["5 s"])
+        #expect(armed.withLockedValue { $0 } == [5, 3, 5, 8])
+        timers.fireDue()  // the older task armed for 5 s, run late: the armed bucket is ahead
+        #expect(armed.withLockedValue { $0 } == [5, 3, 5, 8])
+        #expect(timers.cancel(try #require(eight)))
+        clock.set(milliseconds: 8_000)
+        timers.fireDue()
+        #expect(fired.withLockedValue { $0 } == ["5 s"])
+        #expect(armed.withLockedValue { $0 } == [5, 3, 5, 8], "nothing left: nothing armed")
+        #expect(!timers.isArmed)
+        timers.schedule(in: .seconds(1)) { fired.withLockedValue { $0.append("9 s") } }
+        #expect(armed.withLockedValue { $0 } == [5, 3, 5, 8, 9])
     }
 }

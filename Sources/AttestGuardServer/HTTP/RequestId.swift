@@ -1,4 +1,5 @@
 import AttestVocabulary
+import Synchronization
 
 /// The id of one HTTP request, echoed in `X-Request-Id` and put in every log line about it: the caller's own id
 /// when it is sane (``accepting(_:)``), else a new random one (``make()``).
@@ -11,13 +12,15 @@ enum RequestId {
         RequestIdGrammar.isWellFormed(candidate) ? candidate : nil
     }
 
-    /// A random (version 4) UUID in lower case, its 16 bytes drawn from the standard library's system generator (two
-    /// `getrandom` calls) and written as hexadecimal straight into the string. Foundation's `UUID()` opens, reads and
-    /// closes `/dev/urandom` on every call on Linux, and its `uuidString` and a `lowercased()` after it cost two more
-    /// strings: all of it on every request that brings no id of its own.
+    /// A random-looking (version 4) UUID in lower case, written as hexadecimal straight into the string: the next
+    /// number of a process-wide counter, hashed twice with the process's secret-seeded SipHash (`Hasher`) into
+    /// 128 bits. Distinct numbers give distinct ids with overwhelming likelihood, another process's ids differ by
+    /// its seed, and without the seed neither the count of requests nor the next id can be read from one. A
+    /// request costs an atomic increment: the system generator would cost two `getrandom` system calls, and
+    /// Foundation's `UUID()` opens, reads and closes `/dev/urandom` on Linux, then formats twice.
     static func make() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let halves: (UInt64, UInt64) = (generator.next(), generator.next())
+        let number = issued.wrappingAdd(1, ordering: .relaxed).oldValue
+        let halves: (UInt64, UInt64) = (hash(number, half: 0), hash(number, half: 1))
         return String(unsafeUninitializedCapacity: 36) { text in
             var written = 0
             for index in 0..<16 {
@@ -37,4 +40,14 @@ enum RequestId {
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// The ids made so far in this process.
+    private static let issued = Atomic<UInt64>(0)
+
+    private static func hash(_ number: UInt64, half: UInt8) -> UInt64 {
+        var hasher = Hasher()
+        hasher.combine(half)
+        hasher.combine(number)
+        return UInt64(truncatingIfNeeded: hasher.finalize())
+    }
 }

@@ -4,7 +4,8 @@
 #   ./Benchmarks/http.sh            (from any directory)
 #
 # Measures `attestguard serve` (release build, simulator mode, PostgreSQL store, the shipped Rules/) over loopback
-# with wrk at a fixed concurrency:
+# with wrk at a fixed concurrency, after the idle server (the CPU and wake-ups a second of the server with no request,
+# and PostgreSQL's CPU, for HTTP_BENCH_IDLE seconds):
 #   - GET /healthz, the HTTP stack's ceiling, and the same route on a bare Hummingbird application (BareHealthz, no
 #     middleware) in alternating rounds: the server's CPU per /healthz against that floor (goal: within 1.2x, the
 #     median round's ratio);
@@ -22,7 +23,7 @@
 # attests one simulated key per connection through the API, issues PER_KEY assertion challenges per key through the API
 # and mints the assertions in counter order (request bodies, one file per key), and attests SCORE_KEYS more keys for the
 # score bodies; their receipts get a redeemed risk metric (1-3, and a 7-day history) in SQL, as the receipt scheduler
-# would store them; VACUUM ANALYZE; then wrk (`-t C -c C`: one connection per thread, so each connection sends its key's
+# would store them; VACUUM ANALYZE; the idle server; then wrk (`-t C -c C`: one connection per thread, so each connection sends its key's
 # bodies one after another, in counter order): /healthz warm-up on the server and on the bare reference, HEALTHZ_ROUNDS
 # rounds of both, assertions warm-up, assertions measured (continuing after the bodies the warm-up sent), assertions
 # paced, score warm-up, score closed loop, score paced, then with durable PostgreSQL settings assertions warm-up and
@@ -46,6 +47,7 @@
 #   HTTP_BENCH_PACED_ROUNDS [3]   paced rounds (score and assertions) of DURATION seconds each; the goal is judged on the median
 #                                 round's p99 (on a shared machine one round can be disturbed by the host)
 #   HTTP_BENCH_POOL [16]          the server's PostgreSQL pool size (database.poolSize)
+#   HTTP_BENCH_IDLE [10]          seconds the idle server is measured after the preparation (0: not at all)
 #   HTTP_BENCH_PG_STATEMENTS [0]  1: load pg_stat_statements and print the statements of the measured assertion run
 #                                 and of the closed-loop score run
 #                                 (calls, mean and total time), heaviest first
@@ -68,6 +70,7 @@ connections="${HTTP_BENCH_CONNECTIONS:-16}"
 duration="${HTTP_BENCH_DURATION:-20}"
 warmup="${HTTP_BENCH_WARMUP:-3}"
 healthz_rounds="${HTTP_BENCH_HEALTHZ_ROUNDS:-3}"
+idle_seconds="${HTTP_BENCH_IDLE:-10}"
 assertion_warmup="${HTTP_BENCH_ASSERTION_WARMUP:-2}"
 per_key="${HTTP_BENCH_PER_KEY:-12000}"
 pool="${HTTP_BENCH_POOL:-16}"
@@ -102,6 +105,22 @@ server_pid="${server_pids# }"
 
 echo "== preparing $connections keys x $per_key assertions and $score_keys score keys (through the API) =="
 bench_prepare "$url" "$connections" "$per_key" "$score_keys"
+
+# The idle server: what it and PostgreSQL spend with no request, in HTTP_BENCH_IDLE seconds after a 2 s pause (the
+# preparation's last write-behind flush).
+idle_line=""
+if [ "$idle_seconds" -gt 0 ]; then
+    echo "== the idle server: ${idle_seconds} s with no request =="
+    sleep 2
+    idle_pg_pids="$(postgres_pids)"
+    idle_server_ns=$(on_cpu_ns "$server_pid") idle_switches=$(context_switches "$server_pid") idle_pg_ns=$(on_cpu_ns $idle_pg_pids)
+    sleep "$idle_seconds"
+    idle_line="$(awk -v s="$(( $(on_cpu_ns "$server_pid") - idle_server_ns ))" -v c="$(( $(context_switches "$server_pid") - idle_switches ))" \
+        -v p="$(( $(on_cpu_ns $idle_pg_pids) - idle_pg_ns ))" -v t="$idle_seconds" 'BEGIN {
+        printf "idle server (%d s, no request): %.1f ms of CPU a second (%.2f %% of a core), %.0f context switches a second; PostgreSQL %.1f ms of CPU a second\n",
+            t, s / t / 1e6, s / t / 1e7, c / t, p / t / 1e6 }')"
+    echo "$idle_line"
+fi
 
 consumed_assertions() { psql_ "SELECT count(*) FROM challenges WHERE purpose = 'assertion' AND consumed_at IS NOT NULL"; }
 
@@ -284,6 +303,7 @@ echo
 awk -v a="$(field assertions rps)" -v s="$(field score rps)" -v h="$(field healthz rps)" -v d="$(field assertions-durable rps)" \
     -v ds="$(field score-durable rps)" \
     'BEGIN { printf "throughput against /healthz: assertions %.1f%%, score %.1f%%; durable PostgreSQL against the fast profile: assertions %.0f%%, score %.0f%%\n", 100 * a / h, 100 * s / h, 100 * d / a, 100 * ds / s }'
+[ -z "$idle_line" ] || echo "$idle_line"
 # healthz_cpu NAME: the CPU of the measured server per request of run NAME, in µs.
 healthz_cpu() { awk -v s="$(cut -d' ' -f2 "$work/$1.cpu")" -v n="$(field "$1" requests)" 'BEGIN { printf "%.1f", s * 1e6 / n }'; }
 healthz_ratios="" healthz_pairs=""

@@ -112,13 +112,7 @@ idle_line=""
 if [ "$idle_seconds" -gt 0 ]; then
     echo "== the idle server: ${idle_seconds} s with no request =="
     sleep 2
-    idle_pg_pids="$(postgres_pids)"
-    idle_server_ns=$(on_cpu_ns "$server_pid") idle_switches=$(context_switches "$server_pid") idle_pg_ns=$(on_cpu_ns $idle_pg_pids)
-    sleep "$idle_seconds"
-    idle_line="$(awk -v s="$(( $(on_cpu_ns "$server_pid") - idle_server_ns ))" -v c="$(( $(context_switches "$server_pid") - idle_switches ))" \
-        -v p="$(( $(on_cpu_ns $idle_pg_pids) - idle_pg_ns ))" -v t="$idle_seconds" 'BEGIN {
-        printf "idle server (%d s, no request): %.1f ms of CPU a second (%.2f %% of a core), %.0f context switches a second; PostgreSQL %.1f ms of CPU a second\n",
-            t, s / t / 1e6, s / t / 1e7, c / t, p / t / 1e6 }')"
+    idle_line="$(python3 "$here/http/idle.py" "$idle_seconds" "$server_pid" $(postgres_pids))"
     echo "$idle_line"
 fi
 

@@ -240,30 +240,18 @@ postgres_cpu() {
     done
     awk -v t="$total" -v hz="$ticks_per_second" 'BEGIN { printf "%.3f\n", t / hz }'
 }
-# busy (user nice system irq softirq steal) and steal seconds of the whole machine (/proc/stat, all cores)
-machine_busy() { awk '/^cpu / { printf "%.3f %.3f\n", ($2 + $3 + $4 + $7 + $8 + $9) / hz, $9 / hz }' hz="$ticks_per_second" /proc/stat; }
-
-# cpu_mark NAME / cpu_record NAME: around a measured run NAME, the CPU seconds of its wrk processes (user+sys of the
-# children this shell reaped meanwhile), the servers, PostgreSQL, the whole machine and the hypervisor's steal, one
-# line in $work/NAME.cpu.
 # postgres_pids: the postmaster and its children (backends and background processes).
 postgres_pids() {
     local postmaster
     postmaster="$(head -1 "$pg_state/data/postmaster.pid")"
     echo "$postmaster" $(ps -o pid= --ppid "$postmaster")
 }
-# on_cpu_ns PID...: the nanoseconds the processes' threads have run so far (/proc/PID/task/*/schedstat). An idle
-# process runs a few milliseconds a second, below what the 10 ms ticks of /proc/PID/stat resolve.
-on_cpu_ns() {
-    local pid
-    for pid in "$@"; do cat /proc/"$pid"/task/*/schedstat 2>/dev/null || true; done | awk '{ t += $1 } END { printf "%.0f\n", t }'
-}
-# context_switches PID...: the processes' threads' context switches so far, voluntary or not (each a sleep or a
-# preemption: on an idle process, its wake-ups).
-context_switches() {
-    local pid
-    for pid in "$@"; do cat /proc/"$pid"/task/*/status 2>/dev/null || true; done | awk '/ctxt_switches/ { n += $2 } END { print n + 0 }'
-}
+# busy (user nice system irq softirq steal) and steal seconds of the whole machine (/proc/stat, all cores)
+machine_busy() { awk '/^cpu / { printf "%.3f %.3f\n", ($2 + $3 + $4 + $7 + $8 + $9) / hz, $9 / hz }' hz="$ticks_per_second" /proc/stat; }
+
+# cpu_mark NAME / cpu_record NAME: around a measured run NAME, the CPU seconds of its wrk processes (user+sys of the
+# children this shell reaped meanwhile), the servers, PostgreSQL, the whole machine and the hypervisor's steal, one
+# line in $work/NAME.cpu.
 cpu_mark() {
     echo "$(server_cpu) $(postgres_cpu) $(machine_busy)" >"$work/$1.cpu0"
     times >"$work/$1.times0" # the second line: user and system time of the reaped children (here: wrk)

@@ -8,12 +8,12 @@ import NIOPosix
 /// per statement would be a wake-up per verdict for a timer that almost never fires.
 ///
 /// Timers are kept in buckets of `resolution`. One task on an event loop is armed for the earliest set bucket; when
-/// it runs it fires the due buckets and arms itself again for the earliest bucket left, if any. Callers' deadlines
-/// mostly share one length, so a new timer is almost always later than the armed one and arms nothing: under a
-/// steady load the loop wakes about once per deadline's length, and an idle process not at all (a task that wakes
-/// every `resolution` would cost an idle server about 100 wake-ups a second, since some statement runs under a
-/// deadline every second). A timer fires at or after its deadline, never before, and at most about one
-/// `resolution` (plus the loop's own delay) after it.
+/// it runs it fires the due buckets and arms itself again for the earliest bucket left, if any. A timer earlier than
+/// the armed bucket cancels that task and arms one for itself. Callers' deadlines mostly share one length, so a new
+/// timer is almost always later than the armed one and arms nothing: under a steady load the loop wakes about once
+/// per deadline's length; an idle process wakes only for the deadlines it still sets (a task repeating every
+/// `resolution` would wake it 100 times a second). A timer fires at or after its deadline, never before, and at most
+/// about one `resolution` (plus the loop's own delay) after it.
 public final class CoarseTimers: Sendable {
     /// A set timer, for ``cancel(_:)``.
     public struct Timer: Sendable, Hashable {
@@ -24,15 +24,22 @@ public final class CoarseTimers: Sendable {
     /// The timers `withDeadline` uses: 10 ms buckets on a loop of NIO's shared group.
     public static let shared = CoarseTimers(resolution: .milliseconds(10), on: MultiThreadedEventLoopGroup.singleton.next())
 
-    /// Arms a task that calls the given function at or after the given monotonic nanoseconds.
-    typealias Arm = @Sendable (_ atNanoseconds: Int64, _ fire: @escaping @Sendable () -> Void) -> Void
+    /// Arms a task that calls `fire` at or after the given monotonic nanoseconds; returns what cancels it.
+    typealias Arm = @Sendable (_ atNanoseconds: Int64, _ fire: @escaping @Sendable () -> Void) -> ArmedTask
+
+    /// What cancels an armed task.
+    struct ArmedTask: Sendable {
+        let cancel: @Sendable () -> Void
+    }
 
     private struct State {
         var buckets: [Int64: [UInt64: @Sendable () -> Void]] = [:]
         var nextId: UInt64 = 0
-        /// The bucket the earliest pending task is armed for; `nil` when none is (then no timer is set). Never
-        /// later than the earliest set bucket.
-        var armedBucket: Int64?
+        /// The bucket the one pending task is armed for, its number, and what cancels it; `nil` when no task is
+        /// (then no timer is set). Never later than the earliest set bucket.
+        var armed: (bucket: Int64, number: UInt64, task: ArmedTask)?
+        /// The number of the next task armed.
+        var nextTask: UInt64 = 0
         /// The last bucket fired: every bucket up to it is gone.
         var firedThrough: Int64 = 0
     }
@@ -51,7 +58,8 @@ public final class CoarseTimers: Sendable {
             resolution: resolution,
             clock: { Int64(NIODeadline.now().uptimeNanoseconds) },
             arm: { nanoseconds, fire in
-                loop.scheduleTask(deadline: .uptimeNanoseconds(UInt64(max(nanoseconds, 0)))) { fire() }
+                let scheduled = loop.scheduleTask(deadline: .uptimeNanoseconds(UInt64(max(nanoseconds, 0)))) { fire() }
+                return ArmedTask(cancel: { scheduled.cancel() })
             }
         )
     }
@@ -75,22 +83,21 @@ public final class CoarseTimers: Sendable {
         }
         let (deadline, overflow) = now.addingReportingOverflow(nanoseconds)
         let due = overflow ? .max : deadline / resolution + (deadline % resolution == 0 ? 0 : 1)
-        let (timer, armFor) = state.withLockedValue { state -> (Timer, Int64?) in
+        return state.withLockedValue { state -> Timer in
             // A firing between reading the clock and taking the lock may have fired `due`'s bucket already: then
             // the next one (later, never earlier).
             let bucket = max(due, state.firedThrough + 1)
             let id = state.nextId
             state.nextId &+= 1
             state.buckets[bucket, default: [:]][id] = action
-            var armFor: Int64?
-            if state.armedBucket.map({ bucket < $0 }) ?? true {
-                state.armedBucket = bucket
-                armFor = bucket
+            if state.armed.map({ bucket < $0.bucket }) ?? true {
+                // Rare (an earlier deadline than every one set), so arming under the lock costs little; it keeps one
+                // task pending at a time.
+                state.armed?.task.cancel()
+                armTask(for: bucket, in: &state)
             }
-            return (Timer(bucket: bucket, id: id), armFor)
+            return Timer(bucket: bucket, id: id)
         }
-        if let armFor { armTask(for: armFor) }
-        return timer
     }
 
     /// Removes `timer`; `true` when it had not fired yet (it never will now). The armed task stays: when it runs
@@ -105,19 +112,22 @@ public final class CoarseTimers: Sendable {
     }
 
     /// Whether a task is armed (for tests): from the first timer set until the armed task runs with none left.
-    var isArmed: Bool { state.withLockedValue { $0.armedBucket != nil } }
+    var isArmed: Bool { state.withLockedValue { $0.armed != nil } }
 
-    private func armTask(for bucket: Int64) {
+    /// Arms a task for `bucket`, recorded as the one armed.
+    private func armTask(for bucket: Int64, in state: inout State) {
         let (nanoseconds, overflow) = bucket.multipliedReportingOverflow(by: resolution)
-        arm(overflow ? .max : nanoseconds) { [self] in fireDue() }
+        let number = state.nextTask
+        state.nextTask &+= 1
+        state.armed = (bucket, number, arm(overflow ? .max : nanoseconds) { [self] in fireDue(task: number) })
     }
 
-    /// Fires every timer whose bucket has passed, then arms for the earliest left when the armed task has run
-    /// (this one, or an older one armed for a later bucket than a newer, earlier timer took; such a task finds
-    /// the armed bucket still ahead and leaves it).
-    func fireDue() {
+    /// Runs as the armed task numbered `task`: fires every timer whose bucket has passed, then arms for the earliest
+    /// left. A task already replaced (its cancel came too late) only fires what is due; one that runs before its
+    /// bucket (a loop whose clock is not the uptime clock) arms for that bucket again.
+    func fireDue(task: UInt64) {
         let current = clock() / resolution
-        let (due, armFor) = state.withLockedValue { state -> ([@Sendable () -> Void], Int64?) in
+        let due = state.withLockedValue { state -> [@Sendable () -> Void] in
             var due: [@Sendable () -> Void] = []
             if current > state.firedThrough {
                 for bucket in state.buckets.keys.filter({ $0 <= current }).sorted() {
@@ -125,11 +135,11 @@ public final class CoarseTimers: Sendable {
                 }
                 state.firedThrough = current
             }
-            if let armed = state.armedBucket, armed > current { return (due, nil) }
-            state.armedBucket = state.buckets.keys.min()
-            return (due, state.armedBucket)
+            guard let armed = state.armed, armed.number == task else { return due }
+            state.armed = nil
+            if let next = armed.bucket > current ? armed.bucket : state.buckets.keys.min() { armTask(for: next, in: &state) }
+            return due
         }
         for action in due { action() }
-        if let armFor { armTask(for: armFor) }
     }
 }

@@ -16,7 +16,8 @@ import NIOConcurrencyHelpers
 ///   - limit: How long the operation may take; zero or less times out at once.
 ///   - grace: How long a timed-out operation may take to stop before it is abandoned.
 ///   - onTimeout: Runs once when `limit` passes first, after the operation is cancelled.
-///   - onAbandon: Runs once when the operation is abandoned, before the caller gets `timeoutError()`.
+///   - onAbandon: Runs once when the operation is abandoned, before the caller gets `timeoutError()`, on the timers'
+///     event loop: it must be quick (count or log), since the answer and other deadlines wait for it.
 ///   - timeoutError: The error thrown when the limit passes first.
 ///   - operation: The work, run as in ``withDeadline(_:timeoutError:_:)``.
 public func withDeadline<Result: Sendable>(

@@ -90,8 +90,9 @@ struct CoarseTimersTests {
     func armedOnTheLoop() async throws {
         let timers = CoarseTimers(resolution: .milliseconds(1), on: loop)
         let firings = Firings()
+        // Whether a task is armed right after a timer is set is for the manual clock's tests: here a preempted test
+        // thread could look after the 2 ms timer fired.
         timers.schedule(in: .milliseconds(2)) { firings.record("first") }
-        #expect(timers.isArmed)
         try await firings.wait(for: 1)
         for _ in 0..<2_500 where timers.isArmed { try await Task.sleep(for: .milliseconds(2)) }
         #expect(!timers.isArmed)
@@ -110,62 +111,102 @@ struct CoarseTimersManualClockTests {
         func set(milliseconds: Int64) { value.withLockedValue { $0 = milliseconds * 1_000_000 } }
     }
 
-    @Test("a timer set with a clock reading older than the last tick still fires, one bucket later")
-    func setBehindALaterTick() {
+    /// The tasks the timers armed, which the test runs itself.
+    final class ArmedTasks: Sendable {
+        struct Task: Sendable {
+            var seconds: Int64
+            var fire: @Sendable () -> Void
+            var cancelled = false
+        }
+
+        private let tasks = NIOLockedValueBox<[Task]>([])
+
+        func arm(nanoseconds: Int64, fire: @escaping @Sendable () -> Void) -> CoarseTimers.ArmedTask {
+            let index = tasks.withLockedValue { tasks in
+                tasks.append(Task(seconds: nanoseconds / 1_000_000_000, fire: fire))
+                return tasks.count - 1
+            }
+            return CoarseTimers.ArmedTask(cancel: { self.tasks.withLockedValue { $0[index].cancelled = true } })
+        }
+
+        /// The seconds each task was armed for, in order, and whether it was cancelled.
+        var log: [String] { tasks.withLockedValue { $0.map { "\($0.seconds)\($0.cancelled ? " cancelled" : "")" } } }
+
+        /// Runs the task armed `index`th (from 0), as its loop would.
+        func run(_ index: Int) { tasks.withLockedValue { $0[index].fire }() }
+    }
+
+    @Test("a timer set with a clock reading older than the last firing still fires, one bucket later")
+    func setBehindALaterFiring() {
         let clock = ManualNanoseconds()
-        // The test fires the timers itself: armed tasks are not run.
-        let timers = CoarseTimers(resolution: .seconds(1_000), clock: { clock.now }, arm: { _, _ in })
+        let tasks = ArmedTasks()
+        let timers = CoarseTimers(resolution: .seconds(1_000), clock: { clock.now }, arm: tasks.arm)
         let fired = NIOLockedValueBox<[String]>([])
         timers.schedule(in: .seconds(500)) { fired.withLockedValue { $0.append("first") } }
         clock.set(milliseconds: 3_500_000)  // 3,500 s: buckets up to 3 (3,000 s) are done
-        timers.fireDue()
+        tasks.run(0)
         #expect(fired.withLockedValue { $0 } == ["first"])
         // The race: this caller read the clock (at 2,000 s) before the firing above took the lock. Its deadline,
         // 2,001 s, falls in bucket 3, already fired.
         clock.set(milliseconds: 2_000_000)
         timers.schedule(in: .seconds(1)) { fired.withLockedValue { $0.append("late reader") } }
+        #expect(tasks.log == ["1000", "4000"], "armed for the next bucket")
         clock.set(milliseconds: 3_999_000)
-        timers.fireDue()
+        tasks.run(1)  // early: nothing fires, and the task is armed again
         #expect(fired.withLockedValue { $0 } == ["first"], "fired before the next bucket")
+        #expect(tasks.log == ["1000", "4000", "4000"])
         clock.set(milliseconds: 4_000_000)
-        timers.fireDue()
+        tasks.run(2)
         #expect(fired.withLockedValue { $0 } == ["first", "late reader"])
+        #expect(!timers.isArmed)
     }
 
-    @Test("a task is armed for the earliest timer only, again when it runs, and not at all once none is left")
+    @Test("one task is armed, for the earliest timer: an earlier timer replaces it, and none is left once no timer is")
     func armsForTheEarliest() throws {
         let clock = ManualNanoseconds()
-        let armed = NIOLockedValueBox<[Int64]>([])
-        let timers = CoarseTimers(resolution: .seconds(1), clock: { clock.now }, arm: { nanoseconds, _ in
-            armed.withLockedValue { $0.append(nanoseconds / 1_000_000_000) }
-        })
+        let tasks = ArmedTasks()
+        let timers = CoarseTimers(resolution: .seconds(1), clock: { clock.now }, arm: tasks.arm)
         let fired = NIOLockedValueBox<[String]>([])
         timers.schedule(in: .seconds(5)) { fired.withLockedValue { $0.append("5 s") } }
         let eight = timers.schedule(in: .seconds(8)) { fired.withLockedValue { $0.append("8 s") } }
-        #expect(armed.withLockedValue { $0 } == [5], "a later timer arms nothing")
+        #expect(tasks.log == ["5"], "a later timer arms nothing")
         let three = timers.schedule(in: .seconds(3)) { fired.withLockedValue { $0.append("3 s") } }
-        #expect(armed.withLockedValue { $0 } == [5, 3], "an earlier timer arms for itself")
+        #expect(tasks.log == ["5 cancelled", "3"], "an earlier timer replaces the armed task")
         #expect(timers.cancel(try #require(three)))
-        clock.set(milliseconds: 2_000)
-        timers.fireDue()  // a task run early (as the one armed for 5 s is now, while 3 s is armed) changes nothing
-        #expect(armed.withLockedValue { $0 } == [5, 3])
         clock.set(milliseconds: 3_000)
-        timers.fireDue()  // the task armed for 3 s: nothing due; it arms for the earliest left
+        tasks.run(1)  // nothing due; armed for the earliest timer left
         #expect(fired.withLockedValue { $0 }.isEmpty)
-        #expect(armed.withLockedValue { $0 } == [5, 3, 5])
+        #expect(tasks.log == ["5 cancelled", "3", "5"])
         clock.set(milliseconds: 5_000)
-        timers.fireDue()
+        tasks.run(0)  // the replaced task, its cancel too late: fires what is due, arms nothing
         #expect(fired.withLockedValue { $0 } == ["5 s"])
-        #expect(armed.withLockedValue { $0 } == [5, 3, 5, 8])
-        timers.fireDue()  // the older task armed for 5 s, run late: the armed bucket is ahead
-        #expect(armed.withLockedValue { $0 } == [5, 3, 5, 8])
+        #expect(tasks.log == ["5 cancelled", "3", "5"])
+        tasks.run(2)  // the armed one: nothing left due; armed for 8 s
+        #expect(tasks.log == ["5 cancelled", "3", "5", "8"])
         #expect(timers.cancel(try #require(eight)))
         clock.set(milliseconds: 8_000)
-        timers.fireDue()
+        tasks.run(3)
         #expect(fired.withLockedValue { $0 } == ["5 s"])
-        #expect(armed.withLockedValue { $0 } == [5, 3, 5, 8], "nothing left: nothing armed")
+        #expect(tasks.log == ["5 cancelled", "3", "5", "8"], "nothing left: nothing armed")
         #expect(!timers.isArmed)
         timers.schedule(in: .seconds(1)) { fired.withLockedValue { $0.append("9 s") } }
-        #expect(armed.withLockedValue { $0 } == [5, 3, 5, 8, 9])
+        #expect(tasks.log == ["5 cancelled", "3", "5", "8", "9"])
+    }
+
+    @Test("a deadline past the clock's range is armed without overflowing and never fires")
+    func farDeadline() {
+        let clock = ManualNanoseconds()
+        let tasks = ArmedTasks()
+        let timers = CoarseTimers(resolution: .milliseconds(10), clock: { clock.now }, arm: tasks.arm)
+        let fired = NIOLockedValueBox<[String]>([])
+        clock.set(milliseconds: 1_000)
+        timers.schedule(in: .seconds(Int64.max)) { fired.withLockedValue { $0.append("never") } }
+        #expect(tasks.log == ["\(Int64.max / 1_000_000_000)"])
+        timers.schedule(in: .milliseconds(5)) { fired.withLockedValue { $0.append("soon") } }
+        #expect(tasks.log == ["\(Int64.max / 1_000_000_000) cancelled", "1"])
+        clock.set(milliseconds: 1_010)
+        tasks.run(1)
+        #expect(fired.withLockedValue { $0 } == ["soon"])
+        #expect(tasks.log.count == 3 && timers.isArmed, "armed again for the far one, once")
     }
 }

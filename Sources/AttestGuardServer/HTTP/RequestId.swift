@@ -13,11 +13,13 @@ enum RequestId {
     }
 
     /// A random-looking (version 4) UUID in lower case, written as hexadecimal straight into the string: the next
-    /// number of a process-wide counter, hashed twice with the process's secret-seeded SipHash (`Hasher`) into
-    /// 128 bits. Distinct numbers give distinct ids with overwhelming likelihood, another process's ids differ by
-    /// its seed, and without the seed neither the count of requests nor the next id can be read from one. A
-    /// request costs an atomic increment: the system generator would cost two `getrandom` system calls, and
-    /// Foundation's `UUID()` opens, reads and closes `/dev/urandom` on Linux, then formats twice.
+    /// number of a process-wide counter and a salt of 128 random bits drawn once, hashed twice with SipHash
+    /// (`Hasher`) into 128 bits. Distinct numbers give distinct ids with overwhelming likelihood; another process, or
+    /// this one after a restart, differs by its salt (also when `SWIFT_DETERMINISTIC_HASHING` fixes the hash's
+    /// seed); and without the salt and seed neither the count of requests nor the next id can be read from one. A
+    /// request costs an atomic increment and two hashes: the system generator would cost two `getrandom` system
+    /// calls, and Foundation's `UUID()` opens, reads and closes `/dev/urandom` on Linux, then formats twice.
+    /// (64-bit platforms: each hash gives 64 bits.)
     static func make() -> String {
         let number = issued.wrappingAdd(1, ordering: .relaxed).oldValue
         let halves: (UInt64, UInt64) = (hash(number, half: 0), hash(number, half: 1))
@@ -44,8 +46,16 @@ enum RequestId {
     /// The ids made so far in this process.
     private static let issued = Atomic<UInt64>(0)
 
+    /// Drawn once from the system's generator, so that ids differ between processes whatever the hash's seed.
+    private static let salt: (UInt64, UInt64) = {
+        var generator = SystemRandomNumberGenerator()
+        return (generator.next(), generator.next())
+    }()
+
     private static func hash(_ number: UInt64, half: UInt8) -> UInt64 {
         var hasher = Hasher()
+        hasher.combine(salt.0)
+        hasher.combine(salt.1)
         hasher.combine(half)
         hasher.combine(number)
         return UInt64(truncatingIfNeeded: hasher.finalize())

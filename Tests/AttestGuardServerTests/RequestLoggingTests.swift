@@ -120,4 +120,22 @@ struct RequestLoggingTests {
         let requests = recording.lines.filter { $0.event.message == "request" }
         #expect(requests.count == 1)
     }
+
+    @Test("a sampled access log writes about its share of successful answers, in no fixed pattern")
+    func sampledShare() {
+        for percent in [1, 10, 50, 99] {
+            let picks = (0..<20_000).map { _ in AccessLogSample.picks(percent: percent) }
+            let share = Double(picks.filter { $0 }.count) / Double(picks.count) * 100
+            // 20,000 fair draws land within 3 points of any share (more than eight standard deviations); a stuck or
+            // periodic pick lands far outside.
+            #expect(abs(share - Double(percent)) < 3, "\(percent) %: \(share) %")
+            // Not every hundredth request: among the 200 picks of one residue modulo 100, a share of 10 or 50 % has
+            // both outcomes (a fair draw misses one of them with a chance below one in a billion).
+            guard percent == 10 || percent == 50 else { continue }
+            let sameResidue = stride(from: 7, to: picks.count, by: 100).map { picks[$0] }
+            #expect(sameResidue.contains(true) && sameResidue.contains(false), "\(percent) %: residue 7 always the same")
+        }
+        // The mix is a bijection on consecutive numbers: no two of the first 100,000 collide.
+        #expect(Set((0..<100_000 as Range<UInt64>).map(AccessLogSample.mixed)).count == 100_000)
+    }
 }

@@ -14,7 +14,7 @@ import Metrics
 /// Writes the access log: one line `request` per request with method, route, path, status, duration, the request id,
 /// the API key's name, the error code of an error answer and the trace id of a W3C `traceparent` the gateway sent
 /// (which every other line of the request carries too). 5xx at `error`, every other answer at `info`; of the
-/// successful ones (2xx, 3xx) only `successPercent` percent, chosen at random.
+/// successful ones (2xx, 3xx) only `successPercent` percent, spread over the requests (``AccessLogSample``).
 struct ObservabilityMiddleware: RouterMiddleware {
     typealias Context = AttestGuardRequestContext
     /// The share of successful answers logged, 0-100 (`accessLog.successPercent`).
@@ -63,7 +63,7 @@ struct ObservabilityMiddleware: RouterMiddleware {
         // `warning` a busy server runs at) or outside the successes' sample, a request costs no formatting.
         let level: Logger.Level = status >= 500 ? .error : .info
         guard context.logger.logLevel <= level,
-            status >= 400 || (successPercent > 0 && (successPercent >= 100 || Int.random(in: 0..<100) < successPercent))
+            status >= 400 || (successPercent > 0 && (successPercent >= 100 || AccessLogSample.picks(percent: successPercent)))
         else {
             return response
         }

@@ -135,9 +135,9 @@ start_profile() {
         DEBIAN_FRONTEND=noninteractive bench_as_root apt-get install -y -qq linux-perf >/dev/null 2>&1 ||
             { echo "HTTP_BENCH_PROFILE=1 needs perf (Debian package linux-perf)" >&2; exit 1; }
     }
-    local postmaster pids
-    postmaster="$(head -1 "$pg_state/data/postmaster.pid")"
-    pids="$server_pid,$postmaster$(ps -o pid= --ppid "$postmaster" | awk '{ printf ",%s", $1 }')"
+    local pids
+    pids="$server_pid $(postgres_pids)"
+    pids="${pids// /,}"
     profile_name=$1
     local calls=""
     [ "$HTTP_BENCH_PROFILE" = calls ] && calls="--call-graph=fp"

@@ -231,20 +231,21 @@ server_cpu() {
     for pid in $server_pids; do total=$((total + $(proc_ticks "$pid"))); done
     awk -v t="$total" -v hz="$ticks_per_second" 'BEGIN { printf "%.3f\n", t / hz }'
 }
-postgres_cpu() {
-    local postmaster total child
-    postmaster="$(head -1 "$pg_state/data/postmaster.pid")"
-    total=$(proc_stat "$postmaster" | awk '{ print $12 + $13 + $14 + $15 }')
-    for child in $(ps -o pid= --ppid "$postmaster"); do
-        total=$((total + $(proc_ticks "$child")))
-    done
-    awk -v t="$total" -v hz="$ticks_per_second" 'BEGIN { printf "%.3f\n", t / hz }'
-}
-# postgres_pids: the postmaster and its children (backends and background processes).
+# postgres_pids: the postmaster, then its children (backends and background processes).
 postgres_pids() {
     local postmaster
     postmaster="$(head -1 "$pg_state/data/postmaster.pid")"
     echo "$postmaster" $(ps -o pid= --ppid "$postmaster")
+}
+# postgres_cpu: the seconds of CPU of the postmaster (with its reaped children's) and of its live children so far.
+postgres_cpu() {
+    local pids total child
+    read -ra pids <<<"$(postgres_pids)"
+    total=$(proc_stat "${pids[0]}" | awk '{ print $12 + $13 + $14 + $15 }')
+    for child in "${pids[@]:1}"; do
+        total=$((total + $(proc_ticks "$child")))
+    done
+    awk -v t="$total" -v hz="$ticks_per_second" 'BEGIN { printf "%.3f\n", t / hz }'
 }
 # busy (user nice system irq softirq steal) and steal seconds of the whole machine (/proc/stat, all cores)
 machine_busy() { awk '/^cpu / { printf "%.3f %.3f\n", ($2 + $3 + $4 + $7 + $8 + $9) / hz, $9 / hz }' hz="$ticks_per_second" /proc/stat; }

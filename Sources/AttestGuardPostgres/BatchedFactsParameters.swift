@@ -121,29 +121,40 @@ struct BatchedFactsParameters {
         return sql.text
     }
 
-    /// Appends the block's parameters (``dataTypes``) for `queries`, in the batch's order.
+    /// Appends the block's parameters (``dataTypes``) for `queries`, in the batch's order. The scalar arrays are
+    /// encoded from `queries` as they are written (``MappedArrayParameter``), the `bytea` lists into one buffer each
+    /// (``ByteaArrayParameter``).
     static func append(_ queries: [ScoringFactsQuery], to bindings: inout PostgresBindings) {
         let placeholderInstant = Date(timeIntervalSince1970: 0)
-        bindings.append(queries.map(\.appId))
-        bindings.append(queries.map { $0.keyId != nil })
-        bindings.append(queries.map { ByteBuffer(bytes: $0.keyId ?? Data()) })
-        bindings.append(queries.map(\.receipt))
-        bindings.append(queries.map { $0.metricBaselineAt != nil })
-        bindings.append(queries.map { $0.metricBaselineAt ?? placeholderInstant })
-        bindings.append(queries.map(\.supersededKeys))
-        bindings.append(queries.map { ($0.deviceCheck?.defaultEnvironment ?? .production).rawValue })
-        bindings.append(queries.map { $0.velocityWriter != nil })
-        bindings.append(queries.map { $0.velocityWriter ?? "" })
-        bindings.append(queries.map { $0.deviceCheckValidationUserId != nil })
-        bindings.append(queries.map { $0.deviceCheckValidationUserId ?? "" })
+        bindings.append(MappedArrayParameter(queries) { $0.appId })
+        bindings.append(MappedArrayParameter(queries) { $0.keyId != nil })
+        bindings.append(ByteaArrayParameter(queries) { $0.keyId ?? Data() })
+        bindings.append(MappedArrayParameter(queries) { $0.receipt })
+        bindings.append(MappedArrayParameter(queries) { $0.metricBaselineAt != nil })
+        bindings.append(MappedArrayParameter(queries) { $0.metricBaselineAt ?? placeholderInstant })
+        bindings.append(MappedArrayParameter(queries) { $0.supersededKeys })
+        bindings.append(MappedArrayParameter(queries) { ($0.deviceCheck?.defaultEnvironment ?? .production).rawValue })
+        bindings.append(MappedArrayParameter(queries) { $0.velocityWriter != nil })
+        bindings.append(MappedArrayParameter(queries) { $0.velocityWriter ?? "" })
+        bindings.append(MappedArrayParameter(queries) { $0.deviceCheckValidationUserId != nil })
+        bindings.append(MappedArrayParameter(queries) { $0.deviceCheckValidationUserId ?? "" })
 
-        var scopeEntries: [Int64] = [], scopes: [String] = []
-        var subjectEntries: [Int64] = [], subjectKinds: [String] = [], subjects: [String] = []
-        var velocityEntries: [Int64] = [], series: [ByteBuffer] = [], since: [Int64] = []
-        var labelEntries: [Int64] = [], labelKinds: [String] = [], labelSubjects: [String] = []
+        // Each list is sized once for the whole batch: grown element by element, a verdict's half-dozen velocity
+        // sums reallocated each of their arrays three or four times.
+        var sizes = ListSizes()
+        for query in queries { sizes.add(query) }
+        var scopeEntries = [Int64](capacity: sizes.scopes), scopes = [String](capacity: sizes.scopes)
+        var subjectEntries = [Int64](capacity: sizes.subjects), subjectKinds = [String](capacity: sizes.subjects)
+        var subjects = [String](capacity: sizes.subjects)
+        var velocityEntries = [Int64](capacity: sizes.velocity), since = [Int64](capacity: sizes.velocity)
+        var series = ByteaArrayParameter(capacity: sizes.velocity, bytes: sizes.velocity * 16)
+        var labelEntries = [Int64](capacity: sizes.labels), labelKinds = [String](capacity: sizes.labels)
+        var labelSubjects = [String](capacity: sizes.labels)
         // Each excluded member is tagged with its count's position among all the batch's counts (from 1).
-        var distinctEntries: [Int64] = [], distinctSeries: [ByteBuffer] = [], distinctSince: [Int64] = []
-        var excludedCounts: [Int64] = [], excludedMembers: [ByteBuffer] = []
+        var distinctEntries = [Int64](capacity: sizes.distinct), distinctSince = [Int64](capacity: sizes.distinct)
+        var distinctSeries = ByteaArrayParameter(capacity: sizes.distinct, bytes: sizes.distinct * 16)
+        var excludedCounts = [Int64](capacity: sizes.excluded)
+        var excludedMembers = ByteaArrayParameter(capacity: sizes.excluded, bytes: sizes.excluded * 16)
         for (offset, query) in queries.enumerated() {
             let entry = Int64(offset + 1)
             for scope in query.deviceCheck?.scopes ?? [] {
@@ -162,16 +173,16 @@ struct BatchedFactsParameters {
             }
             for sum in query.velocity {
                 velocityEntries.append(entry)
-                series.append(ByteBuffer(bytes: VelocitySeriesId.make(appId: query.appId, subject: sum.subject, event: sum.event)))
+                VelocitySeriesId.append(appId: query.appId, subject: sum.subject, event: sum.event, to: &series)
                 since.append(sum.since)
             }
             for read in query.distinct {
                 distinctEntries.append(entry)
-                distinctSeries.append(ByteBuffer(bytes: read.series))
+                distinctSeries.append(read.series)
                 distinctSince.append(read.since)
                 for member in read.excluding {
                     excludedCounts.append(Int64(distinctEntries.count))
-                    excludedMembers.append(ByteBuffer(bytes: member))
+                    excludedMembers.append(member)
                 }
             }
         }
@@ -193,6 +204,20 @@ struct BatchedFactsParameters {
         bindings.append(excludedMembers)
     }
 
+    /// How many elements each list parameter of a batch has.
+    private struct ListSizes {
+        var scopes = 0, subjects = 0, velocity = 0, labels = 0, distinct = 0, excluded = 0
+
+        mutating func add(_ query: ScoringFactsQuery) {
+            scopes += query.deviceCheck?.scopes.count ?? 0
+            subjects += query.deviceCheck?.subjects.count ?? 0
+            velocity += query.velocity.count
+            labels += query.labelSubjects.count
+            distinct += query.distinct.count
+            for read in query.distinct { excluded += read.excluding.count }
+        }
+    }
+
     /// The entry a row of a batch statement answers (column `batch_index`, from 1), as an index into a batch of
     /// `count` entries.
     static func entryIndex(of row: PostgresRow, in count: Int) throws -> Int {
@@ -201,5 +226,13 @@ struct BatchedFactsParameters {
             throw StoreError(.corruptRow, "the batch's statement answered entry \(position) of \(count)")
         }
         return Int(position) - 1
+    }
+}
+
+private extension Array {
+    /// An empty array with room for `capacity` elements; no allocation for none.
+    init(capacity: Int) {
+        self.init()
+        reserveCapacity(capacity)
     }
 }

@@ -38,19 +38,17 @@ struct CommitAssertionsStatement<Shape: ScoringFactsShape>: PostgresPreparedStat
 
     func makeBindings() throws -> PostgresBindings {
         var bindings = PostgresBindings(capacity: Self.bindingDataTypes.count)
-        let commits = entries.map(\.commit)
-        let claims = commits.map(\.claim)
-        bindings.append(claims.map { ByteBuffer(bytes: $0.challengeId) })
-        bindings.append(claims.map(\.appId))
-        bindings.append(claims.map(\.purpose.rawValue))
-        bindings.append(claims.map(\.userId))
-        bindings.append(claims.map { ByteBuffer(bytes: $0.keyId) })
-        bindings.append(claims.map(\.at))
-        bindings.append(claims.map(\.expiryThreshold))
-        bindings.append(commits.map(\.counter))
+        bindings.append(ByteaArrayParameter(entries) { $0.commit.claim.challengeId })
+        bindings.append(MappedArrayParameter(entries) { $0.commit.claim.appId })
+        bindings.append(MappedArrayParameter(entries) { $0.commit.claim.purpose.rawValue })
+        bindings.append(MappedArrayParameter(entries) { $0.commit.claim.userId })
+        bindings.append(ByteaArrayParameter(entries) { $0.commit.claim.keyId })
+        bindings.append(MappedArrayParameter(entries) { $0.commit.claim.at })
+        bindings.append(MappedArrayParameter(entries) { $0.commit.claim.expiryThreshold })
+        bindings.append(MappedArrayParameter(entries) { $0.commit.counter })
         // Arrays cannot carry NULL elements here: a presence flag and a placeholder.
-        bindings.append(commits.map { $0.requestContext != nil })
-        bindings.append(commits.map { $0.requestContext ?? "" })
+        bindings.append(MappedArrayParameter(entries) { $0.commit.requestContext != nil })
+        bindings.append(MappedArrayParameter(entries) { $0.commit.requestContext ?? "" })
         BatchedFactsParameters.append(entries.map(\.query), to: &bindings)
         return bindings
     }

@@ -1,6 +1,7 @@
 import AttestVocabulary
 @testable import AttestGuardEngine
 import AttestTestSupport
+import Crypto
 import Foundation
 import RiskRules
 import AttestGuardStore
@@ -51,6 +52,15 @@ struct DistinctCountTests {
     static func count(_ outcome: RiskScorer.Outcome, _ name: String) -> Double? {
         if case .number(let value)?? = outcome.signals[name] { return value }
         return nil
+    }
+
+    @Test("a series id is the first 16 bytes of SHA-256 over the app, the count's names and the subject, NUL-joined: the ids stored before stay valid")
+    func seriesIdOfJoinedText() throws {
+        let count = try #require(DistinctCount(counted: .user, per: .device))
+        for (app, subject) in [(Self.appId, "0123abcd"), ("", ""), ("B.app", "sübject")] {
+            let joined = "\(app)\u{0}\(count.per.rawValue)\u{0}\(count.counted.rawValue)\u{0}\(subject)"
+            #expect(DistinctSeries(appId: app, count: count, subject: subject).id == Array(SHA256.hash(data: Array(joined.utf8)).prefix(16)))
+        }
     }
 
     @Test("a device's users count once each, the request's own included, before and after a flush", arguments: TestStoreBackend.available)

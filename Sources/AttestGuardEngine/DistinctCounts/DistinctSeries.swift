@@ -1,4 +1,5 @@
 import AttestCore
+import AttestGuardStore
 import AttestVocabulary
 import Crypto
 import Foundation
@@ -15,8 +16,16 @@ struct DistinctSeries: Sendable, Hashable {
     /// the subject, NUL-separated (none of them holds a NUL: app ids and dimension names are restricted, the subject is
     /// hex).
     var id: [UInt8] {
-        let text = "\(appId)\u{0}\(count.per.rawValue)\u{0}\(count.counted.rawValue)\u{0}\(subject)"
-        return Array(SHA256.hash(data: Array(text.utf8)).prefix(16))
+        // Hashed part by part (the same bytes as the joined text), without building the text.
+        var hasher = SHA256()
+        hasher.update(utf8: appId)
+        hasher.update(utf8: "\u{0}")
+        hasher.update(utf8: count.per.rawValue)
+        hasher.update(utf8: "\u{0}")
+        hasher.update(utf8: count.counted.rawValue)
+        hasher.update(utf8: "\u{0}")
+        hasher.update(utf8: subject)
+        return hasher.finalize().withUnsafeBytes { Array($0.prefix(16)) }
     }
 
     /// A member (a counted subject's keyed hash, hex) as the store keeps it: its 16 bytes.

@@ -1,0 +1,90 @@
+import NIOCore
+import PostgresNIO
+
+// Array parameters of the batch statements, written straight into the statement's bindings. postgres-nio binds an
+// array from a Swift array, so each of a batch's three dozen array parameters was first built as an array of its own
+// (`entries.map(...)`), and each `bytea` element as a `ByteBuffer` of its own: with one entry per batch, most of a
+// verdict's allocations (Benchmarks/allocations.sh counts them). These write the same wire format from the entries
+// themselves. The format is PostgreSQL's binary array (`array_recv`): dimensions (0 for an empty array, else 1), a
+// zero "has nulls" flag and the element type, then for a non-empty array its length and lower bound (1) and each
+// element as its length and its bytes.
+
+/// Writes the binary array header for `count` elements of `elementType`.
+private func writeArrayHeader(count: Int, elementType: PostgresDataType, into buffer: inout ByteBuffer) {
+    buffer.writeInteger(count == 0 ? 0 : 1, as: UInt32.self)
+    buffer.writeInteger(0, as: Int32.self)
+    buffer.writeInteger(elementType.rawValue)
+    guard count > 0 else { return }
+    buffer.writeInteger(Int32(count))
+    buffer.writeInteger(1, as: Int32.self)
+}
+
+/// An array parameter whose elements are `transform` of each element of `source`, encoded as the array
+/// `[Element]` would be, without building that array.
+struct MappedArrayParameter<Source: Collection, Element: PostgresArrayEncodable & PostgresNonThrowingEncodable>: PostgresNonThrowingEncodable {
+    static var psqlType: PostgresDataType { Element.psqlArrayType }
+    static var psqlFormat: PostgresFormat { .binary }
+
+    let source: Source
+    let transform: (Source.Element) -> Element
+
+    init(_ source: Source, _ transform: @escaping (Source.Element) -> Element) {
+        self.source = source
+        self.transform = transform
+    }
+
+    func encode<JSONEncoder: PostgresJSONEncoder>(into buffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
+        writeArrayHeader(count: source.count, elementType: Element.psqlType, into: &buffer)
+        for item in source {
+            let lengthIndex = buffer.writerIndex
+            buffer.writeInteger(0, as: Int32.self)
+            let start = buffer.writerIndex
+            transform(item).encode(into: &buffer, context: context)
+            buffer.setInteger(Int32(buffer.writerIndex - start), at: lengthIndex)
+        }
+    }
+}
+
+/// A `bytea[]` parameter built element by element into one flat byte array, instead of a `ByteBuffer` per element.
+struct ByteaArrayParameter: PostgresNonThrowingEncodable {
+    static var psqlType: PostgresDataType { .byteaArray }
+    static var psqlFormat: PostgresFormat { .binary }
+
+    /// Every element's bytes, one after another.
+    private var bytes: [UInt8] = []
+    /// Where each element ends in ``bytes``.
+    private var ends: [Int] = []
+
+    var count: Int { ends.count }
+
+    init() {}
+
+    /// An empty array with room for `capacity` elements of `bytes` bytes in all.
+    init(capacity: Int, bytes: Int) {
+        self.bytes.reserveCapacity(bytes)
+        ends.reserveCapacity(capacity)
+    }
+
+    /// The elements of `source`, each `bytes(element)`.
+    init<Source: Collection, Bytes: Collection<UInt8>>(_ source: Source, _ bytes: (Source.Element) -> Bytes) {
+        ends.reserveCapacity(source.count)
+        for item in source { append(bytes(item)) }
+    }
+
+    mutating func append(_ element: some Collection<UInt8>) {
+        bytes.append(contentsOf: element)
+        ends.append(bytes.count)
+    }
+
+    func encode<JSONEncoder: PostgresJSONEncoder>(into buffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
+        writeArrayHeader(count: ends.count, elementType: .bytea, into: &buffer)
+        var start = 0
+        bytes.withUnsafeBytes { all in
+            for end in ends {
+                buffer.writeInteger(Int32(end - start))
+                buffer.writeBytes(UnsafeRawBufferPointer(rebasing: all[start..<end]))
+                start = end
+            }
+        }
+    }
+}

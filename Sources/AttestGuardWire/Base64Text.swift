@@ -26,7 +26,7 @@ public enum Base64Text {
     /// Decodes standard base64 or base64url, with or without padding; nil for anything else (whitespace too).
     public static func decodeEither(_ text: String) -> Data? {
         var text = text
-        return text.withUTF8 { decodeBytes($0).map { Data($0) } }
+        return text.withUTF8 { decodeData($0) }
     }
 
     /// ``decodeEither(_:)`` over the bytes of a text (an HTTP body), without building a `String`: one pass, a
@@ -54,7 +54,9 @@ public enum Base64Text {
         return UnsafeBufferPointer(rebasing: bytes[start..<end])
     }
 
-    private static func decode(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    /// The characters to decode (the text less its padding) and the bytes they make, or nil for a length no
+    /// base64 text has.
+    private static func lengths(_ text: UnsafeBufferPointer<UInt8>) -> (characters: Int, bytes: Int)? {
         var length = text.count
         if length >= 2, text[length - 1] == UInt8(ascii: "="), text[length - 2] == UInt8(ascii: "=") {
             length -= 2
@@ -62,24 +64,47 @@ public enum Base64Text {
             length -= 1
         }
         guard length % 4 != 1 else { return nil }
-        var output: [UInt8] = []
-        output.reserveCapacity(length * 3 / 4)
+        return (length, length * 3 / 4)
+    }
+
+    private static func decode(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard let (characters, bytes) = lengths(text) else { return nil }
+        var valid = false
+        let output = [UInt8](unsafeUninitializedCapacity: bytes) { buffer, initialized in
+            valid = decode(text.prefix(characters), into: buffer)
+            initialized = valid ? bytes : 0
+        }
+        return valid ? output : nil
+    }
+
+    /// ``decode(_:)`` into `Data` directly: one allocation, not an array and then its copy.
+    private static func decodeData(_ text: UnsafeBufferPointer<UInt8>) -> Data? {
+        guard let (characters, bytes) = lengths(text) else { return nil }
+        var output = Data(count: bytes)
+        let valid = output.withUnsafeMutableBytes { decode(text.prefix(characters), into: $0.bindMemory(to: UInt8.self)) }
+        return valid ? output : nil
+    }
+
+    /// Decodes `characters` (no padding) into `output`, which has room for exactly the bytes they make; false at
+    /// the first character outside both alphabets.
+    private static func decode(_ characters: Slice<UnsafeBufferPointer<UInt8>>, into output: UnsafeMutableBufferPointer<UInt8>) -> Bool {
         var accumulator: UInt32 = 0
         var bits = 0
-        let valid = decodingTable.withUnsafeBufferPointer { table in
-            for index in 0..<length {
-                let value = table[Int(text[index])]
+        var written = 0
+        return decodingTable.withUnsafeBufferPointer { table in
+            for character in characters {
+                let value = table[Int(character)]
                 guard value != 0xFF else { return false }
                 accumulator = (accumulator << 6) | UInt32(value)
                 bits += 6
                 if bits >= 8 {
                     bits -= 8
-                    output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+                    output[written] = UInt8(truncatingIfNeeded: accumulator >> UInt32(bits))
+                    written += 1
                 }
             }
-            return true
+            return written == output.count
         }
-        return valid ? output : nil
     }
 
     /// The 6-bit value of each byte in either alphabet; 0xFF for every other byte.

@@ -41,10 +41,12 @@ public struct AssertionVerifier: Sendable {
             let clientDataHash = SHA256.hash(data: clientData)
             var nonceHasher = SHA256()
             nonceHasher.update(data: object.authenticatorData)
-            nonceHasher.update(data: Array(clientDataHash))
-            let nonce = Array(nonceHasher.finalize())
-            // 3. The signature covers the nonce as a message.
-            guard publicKey.isValidSignature(signature, for: nonce) else {
+            clientDataHash.withUnsafeBytes { nonceHasher.update(bufferPointer: $0) }
+            let nonce = nonceHasher.finalize()
+            // 3. The signature covers the nonce as a message: ECDSA with SHA-256 over the nonce's bytes, hashed here
+            // from the digest's own storage rather than from an array copy of it.
+            let signedDigest = nonce.withUnsafeBytes { SHA256.hash(data: $0) }
+            guard publicKey.isValidSignature(signature, for: signedDigest) else {
                 throw VerificationError(.signatureInvalid, "signature does not verify over the nonce with the registered key")
             }
             // 4. The RP ID hash.

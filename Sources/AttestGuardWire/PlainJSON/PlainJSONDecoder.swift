@@ -81,33 +81,33 @@ private final class DecodingState {
 
     /// `T` from `value`: the scalar types directly, the types `JSONDecoder` treats specially declined, the rest
     /// through their own `init(from:)`.
-    func decode<T: Decodable>(_ type: T.Type, from value: PlainJSONValue, codingPath: [any CodingKey]) throws -> T {
-        if let scalar = try scalar(type, from: value, codingPath: codingPath) { return scalar }
+    func decode<T: Decodable>(_ type: T.Type, from value: PlainJSONValue, path: ValuePath) throws -> T {
+        if let scalar = try scalar(type, from: value, path: path) { return scalar }
         if type == Data.self || type == Date.self || type == URL.self || type == Decimal.self {
-            throw decline(codingPath)
+            throw decline(path.array)
         }
-        return try T(from: TreeDecoder(value: value, state: self, codingPath: codingPath))
+        return try T(from: TreeDecoder(value: value, state: self, codingPath: path.array))
     }
 
     /// `T` when it is a type JSON reads as a scalar; `nil` for any other type.
-    func scalar<T>(_ type: T.Type, from value: PlainJSONValue, codingPath: [any CodingKey]) throws -> T? {
+    func scalar<T>(_ type: T.Type, from value: PlainJSONValue, path: ValuePath) throws -> T? {
         switch type {
         case is String.Type:
-            guard case .string(let text) = value else { throw mismatch(type, value, codingPath) }
+            guard case .string(let text) = value else { throw mismatch(type, value, path.array) }
             return (text as! T)
         case is Bool.Type:
-            guard case .bool(let flag) = value else { throw mismatch(type, value, codingPath) }
+            guard case .bool(let flag) = value else { throw mismatch(type, value, path.array) }
             return (flag as! T)
         case is Double.Type:
-            guard case .number(let text, _) = value else { throw mismatch(type, value, codingPath) }
-            guard let number = Double(text), number.isFinite else { throw decline(codingPath) }
+            guard case .number(let text, _) = value else { throw mismatch(type, value, path.array) }
+            guard let number = Double(text), number.isFinite else { throw decline(path.array) }
             return (number as! T)
         case is Float.Type:
-            throw decline(codingPath)
+            throw decline(path.array)
         case let integer as any FixedWidthInteger.Type:
-            guard case .number(let text, let isInteger) = value else { throw mismatch(type, value, codingPath) }
+            guard case .number(let text, let isInteger) = value else { throw mismatch(type, value, path.array) }
             // A fraction, `-0` or a value out of range is for the slow path to judge.
-            guard isInteger, text != "-0", let number = integer.init(text, radix: 10) else { throw decline(codingPath) }
+            guard isInteger, text != "-0", let number = integer.init(text, radix: 10) else { throw decline(path.array) }
             return (number as! T)
         default:
             return nil
@@ -130,6 +130,16 @@ extension PlainJSONValue {
         case .object: "an object"
         }
     }
+}
+
+/// A value's coding path as its container's path and the key below it. Most values read are scalars, whose path
+/// only an error needs: the array is built then, or for a nested decoder, not for every member read (two
+/// allocations each).
+private struct ValuePath {
+    let parent: [any CodingKey]
+    let key: (any CodingKey)?
+
+    var array: [any CodingKey] { key.map { parent + [$0] } ?? parent }
 }
 
 /// The `Decoder` of one value of the tree.
@@ -186,12 +196,12 @@ private struct TreeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try state.decode(type, from: try required(key).value, codingPath: codingPath + [key])
+        try state.decode(type, from: try required(key).value, path: ValuePath(parent: codingPath, key: key))
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let member = member(key) else { return nil }
-        return try state.decode(type, from: member.value, codingPath: codingPath + [key])
+        return try state.decode(type, from: member.value, path: ValuePath(parent: codingPath, key: key))
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
@@ -223,10 +233,10 @@ private struct TreeUnkeyedContainer: UnkeyedDecodingContainer {
     var isAtEnd: Bool { currentIndex >= elements.count }
 
     /// The next element, or the decline that `JSONDecoder`'s own end-of-array error stands for.
-    private mutating func next() throws -> (PlainJSONValue, [any CodingKey]) {
+    private mutating func next() throws -> (PlainJSONValue, ValuePath) {
         guard !isAtEnd else { throw state.decline(codingPath) }
         defer { currentIndex += 1 }
-        return (elements[currentIndex], codingPath + [IndexKey(intValue: currentIndex)])
+        return (elements[currentIndex], ValuePath(parent: codingPath, key: IndexKey(intValue: currentIndex)))
     }
 
     mutating func decodeNil() throws -> Bool {
@@ -236,17 +246,17 @@ private struct TreeUnkeyedContainer: UnkeyedDecodingContainer {
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let (element, path) = try next()
-        return try state.decode(type, from: element, codingPath: path)
+        return try state.decode(type, from: element, path: path)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
         let (element, path) = try next()
-        return try TreeDecoder(value: element, state: state, codingPath: path).container(keyedBy: type)
+        return try TreeDecoder(value: element, state: state, codingPath: path.array).container(keyedBy: type)
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let (element, path) = try next()
-        return try TreeDecoder(value: element, state: state, codingPath: path).unkeyedContainer()
+        return try TreeDecoder(value: element, state: state, codingPath: path.array).unkeyedContainer()
     }
 
     mutating func superDecoder() throws -> any Decoder { throw state.decline(codingPath) }
@@ -260,7 +270,7 @@ private struct TreeSingleValueContainer: SingleValueDecodingContainer {
     func decodeNil() -> Bool { false }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        try state.decode(type, from: value, codingPath: codingPath)
+        try state.decode(type, from: value, path: ValuePath(parent: codingPath, key: nil))
     }
 }
 

@@ -46,9 +46,9 @@ struct AddDistinctSightingsStatement: PostgresPreparedStatement {
 
     func makeBindings() throws -> PostgresBindings {
         var bindings = PostgresBindings(capacity: 3)
-        bindings.append(sightings.map { ByteBuffer(bytes: $0.series) })
-        bindings.append(sightings.map { ByteBuffer(bytes: $0.member) })
-        bindings.append(sightings.map(\.lastSeen))
+        bindings.append(ByteaArrayParameter(sightings) { $0.series })
+        bindings.append(ByteaArrayParameter(sightings) { $0.member })
+        bindings.append(MappedArrayParameter(sightings) { $0.lastSeen })
         return bindings
     }
 

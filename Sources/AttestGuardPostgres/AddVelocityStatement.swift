@@ -36,10 +36,10 @@ struct AddVelocityStatement: PostgresPreparedStatement {
 
     func makeBindings() throws -> PostgresBindings {
         var bindings = PostgresBindings(capacity: 7)
-        bindings.append(rows.map { ByteBuffer(bytes: $0.series) })
-        bindings.append(rows.map(\.bucket))
-        bindings.append(rows.map(\.granularity))
-        bindings.append(rows.map(\.count))
+        bindings.append(ByteaArrayParameter(rows) { $0.series })
+        bindings.append(MappedArrayParameter(rows) { $0.bucket })
+        bindings.append(MappedArrayParameter(rows) { $0.granularity })
+        bindings.append(MappedArrayParameter(rows) { $0.count })
         bindings.append(flush?.writer)
         bindings.append(flush?.sequence)
         bindings.append(flush?.at)

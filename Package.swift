@@ -538,6 +538,8 @@ let package = Package(
                 "AttestGuardSQLite",
                 "EventLoopConcurrency",
                 "AttestTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),

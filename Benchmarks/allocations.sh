@@ -26,6 +26,9 @@
 #   ALLOC_BENCH_WARMUP [200]     unmeasured requests per route before them
 #   ALLOC_BENCH_IDLE [10]        seconds of the idle server, for the background's rate
 #   ALLOC_BENCH_SITES [0]        1: then record 200 more requests per route with call stacks and print the sites
+#   ALLOC_BENCH_BIN []           the server binary to count instead of this tree's release `attestguard`: another
+#                                build you copied aside, so that two builds compare (the build of this tree still
+#                                runs unless HTTP_BENCH_NO_BUILD=1; HTTPBenchPrep comes from it)
 #   HTTP_BENCH_NO_BUILD [0]      1: use the binaries already in Benchmarks/.build/release
 #   SWIFT                        swift binary (default: swift on PATH, else /opt/swift/usr/bin/swift)
 # Exit status: 0 only if every request was answered 200 and every count was read.
@@ -41,6 +44,7 @@ swift="${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}"
 seed="attestguard-bench"
 app_id="ABCDE12345.com.example.bench"
 started=$SECONDS
+if [ -n "${ALLOC_BENCH_BIN:-}" ]; then ALLOC_BENCH_BIN="$(cd "$(dirname "$ALLOC_BENCH_BIN")" && pwd)/$(basename "$ALLOC_BENCH_BIN")"; fi
 cd "$root"
 # shellcheck source=Benchmarks/http/common.sh
 . "$here/http/common.sh"
@@ -52,6 +56,8 @@ command -v perf >/dev/null 2>&1 || {
         { echo "allocations.sh needs perf (Debian package linux-perf)" >&2; exit 1; }
 }
 bench_binaries
+if [ -n "${ALLOC_BENCH_BIN:-}" ]; then server_bin="$ALLOC_BENCH_BIN"; fi
+[ -x "$server_bin" ] || { echo "no server binary at $server_bin" >&2; exit 1; }
 bench_begin attestguard-alloc-bench
 
 # The probes are named for this run's process, so that two runs on one machine neither share nor remove each
@@ -61,6 +67,9 @@ allocators="malloc calloc realloc posix_memalign aligned_alloc"
 probes_added=""
 remove_probes() {
     local status=$? probe
+    # set -e stays on in a trap: without this, re-raising a failed run's status below would end the shell before
+    # bench_cleanup stops the server and PostgreSQL.
+    set +e
     for probe in $probes_added; do bench_as_root perf probe -q -d "probe_libc:$probe" >/dev/null 2>&1 || true; done
     (exit "$status")
     bench_cleanup
@@ -75,8 +84,10 @@ export BENCH_API_KEY
 bench_write_config "$work/config.yaml" "$port" 16 true
 bench_start_server server "$work/config.yaml" "$url"
 server_pid="${server_pids# }"
-echo "== preparing 1 key x $((2 * warmup + requests + sites_requests)) assertions and 200 score keys (through the API) =="
-bench_prepare "$url" 1 $((2 * warmup + requests + sites_requests)) 200
+# Assertion bodies for the warm-up, the measured run and the sites' run, and a warm-up's worth to spare.
+assertion_bodies=$((2 * warmup + requests + sites_requests))
+echo "== preparing 1 key x $assertion_bodies assertions and 200 score keys (through the API) =="
+bench_prepare "$url" 1 "$assertion_bodies" 200
 
 # The libc the server runs on, as its memory map names it.
 libc="$(awk '$6 ~ /\/libc\.so\.6$/ { print $6; exit }' "/proc/$server_pid/maps")"

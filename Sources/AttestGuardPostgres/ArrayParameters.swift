@@ -1,13 +1,12 @@
 import NIOCore
 import PostgresNIO
 
-// Array parameters of the batch statements, written straight into the statement's bindings. postgres-nio binds an
-// array from a Swift array, so each of a batch's three dozen array parameters was first built as an array of its own
-// (`entries.map(...)`), and each `bytea` element as a `ByteBuffer` of its own: with one entry per batch, most of a
-// verdict's allocations (Benchmarks/allocations.sh counts them). These write the same wire format from the entries
-// themselves. The format is PostgreSQL's binary array (`array_recv`): dimensions (0 for an empty array, else 1), a
-// zero "has nulls" flag and the element type, then for a non-empty array its length and lower bound (1) and each
-// element as its length and its bytes.
+// Array parameters of the batch and write-behind statements, written straight into the statement's bindings.
+// postgres-nio binds an array from a Swift array, which would cost each of a batch's three dozen array parameters an
+// array of its own and each `bytea` element a `ByteBuffer` of its own (Benchmarks/allocations.sh counts them). These
+// write the same wire format from the entries themselves. The format is PostgreSQL's binary array (`array_recv`):
+// dimensions (0 for an empty array, else 1), a zero "has nulls" flag and the element type, then for a non-empty array
+// its length and lower bound (1) and each element as its length and its bytes.
 
 /// Writes the binary array header for `count` elements of `elementType`.
 private func writeArrayHeader(count: Int, elementType: PostgresDataType, into buffer: inout ByteBuffer) {
@@ -59,16 +58,18 @@ struct ByteaArrayParameter: PostgresNonThrowingEncodable {
 
     init() {}
 
-    /// An empty array with room for `capacity` elements of `bytes` bytes in all.
-    init(capacity: Int, bytes: Int) {
-        self.bytes.reserveCapacity(bytes)
+    /// An empty array with room for `capacity` elements of `totalBytes` bytes in all.
+    init(capacity: Int, totalBytes: Int) {
+        bytes.reserveCapacity(totalBytes)
         ends.reserveCapacity(capacity)
     }
 
-    /// The elements of `source`, each `bytes(element)`.
-    init<Source: Collection, Bytes: Collection<UInt8>>(_ source: Source, _ bytes: (Source.Element) -> Bytes) {
-        ends.reserveCapacity(source.count)
-        for item in source { append(bytes(item)) }
+    /// The elements of `source`, each `elementBytes(element)`.
+    init<Source: Collection, Bytes: Collection<UInt8>>(_ source: Source, _ elementBytes: (Source.Element) -> Bytes) {
+        var totalBytes = 0
+        for item in source { totalBytes += elementBytes(item).count }
+        self.init(capacity: source.count, totalBytes: totalBytes)
+        for item in source { append(elementBytes(item)) }
     }
 
     mutating func append(_ element: some Collection<UInt8>) {

@@ -21,6 +21,10 @@ struct BatchedFactsParameters {
         f_has_writer, f_writer, f_has_validation_user, f_validation_user
         """
 
+    /// What an absent instant is sent as (beside its presence flag). A stored constant, so that the closures that
+    /// write the arrays capture nothing.
+    private static let placeholderInstant = Date(timeIntervalSince1970: 0)
+
     /// The block's parameter types, in order.
     static let dataTypes = types.map(\.array)
 
@@ -125,13 +129,12 @@ struct BatchedFactsParameters {
     /// encoded from `queries` as they are written (``MappedArrayParameter``), the `bytea` lists into one buffer each
     /// (``ByteaArrayParameter``).
     static func append(_ queries: [ScoringFactsQuery], to bindings: inout PostgresBindings) {
-        let placeholderInstant = Date(timeIntervalSince1970: 0)
         bindings.append(MappedArrayParameter(queries) { $0.appId })
         bindings.append(MappedArrayParameter(queries) { $0.keyId != nil })
         bindings.append(ByteaArrayParameter(queries) { $0.keyId ?? Data() })
         bindings.append(MappedArrayParameter(queries) { $0.receipt })
         bindings.append(MappedArrayParameter(queries) { $0.metricBaselineAt != nil })
-        bindings.append(MappedArrayParameter(queries) { $0.metricBaselineAt ?? placeholderInstant })
+        bindings.append(MappedArrayParameter(queries) { $0.metricBaselineAt ?? Self.placeholderInstant })
         bindings.append(MappedArrayParameter(queries) { $0.supersededKeys })
         bindings.append(MappedArrayParameter(queries) { ($0.deviceCheck?.defaultEnvironment ?? .production).rawValue })
         bindings.append(MappedArrayParameter(queries) { $0.velocityWriter != nil })
@@ -139,22 +142,21 @@ struct BatchedFactsParameters {
         bindings.append(MappedArrayParameter(queries) { $0.deviceCheckValidationUserId != nil })
         bindings.append(MappedArrayParameter(queries) { $0.deviceCheckValidationUserId ?? "" })
 
-        // Each list is sized once for the whole batch: grown element by element, a verdict's half-dozen velocity
-        // sums reallocated each of their arrays three or four times.
+        // Each list is sized once for the whole batch, so that no list reallocates as it fills.
         var sizes = ListSizes()
         for query in queries { sizes.add(query) }
         var scopeEntries = [Int64](capacity: sizes.scopes), scopes = [String](capacity: sizes.scopes)
         var subjectEntries = [Int64](capacity: sizes.subjects), subjectKinds = [String](capacity: sizes.subjects)
         var subjects = [String](capacity: sizes.subjects)
         var velocityEntries = [Int64](capacity: sizes.velocity), since = [Int64](capacity: sizes.velocity)
-        var series = ByteaArrayParameter(capacity: sizes.velocity, bytes: sizes.velocity * 16)
+        var series = ByteaArrayParameter(capacity: sizes.velocity, totalBytes: sizes.velocity * 16)
         var labelEntries = [Int64](capacity: sizes.labels), labelKinds = [String](capacity: sizes.labels)
         var labelSubjects = [String](capacity: sizes.labels)
         // Each excluded member is tagged with its count's position among all the batch's counts (from 1).
         var distinctEntries = [Int64](capacity: sizes.distinct), distinctSince = [Int64](capacity: sizes.distinct)
-        var distinctSeries = ByteaArrayParameter(capacity: sizes.distinct, bytes: sizes.distinct * 16)
+        var distinctSeries = ByteaArrayParameter(capacity: sizes.distinct, totalBytes: sizes.distinct * 16)
         var excludedCounts = [Int64](capacity: sizes.excluded)
-        var excludedMembers = ByteaArrayParameter(capacity: sizes.excluded, bytes: sizes.excluded * 16)
+        var excludedMembers = ByteaArrayParameter(capacity: sizes.excluded, totalBytes: sizes.excluded * 16)
         for (offset, query) in queries.enumerated() {
             let entry = Int64(offset + 1)
             for scope in query.deviceCheck?.scopes ?? [] {

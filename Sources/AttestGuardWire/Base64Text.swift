@@ -77,7 +77,7 @@ public enum Base64Text {
         return valid ? output : nil
     }
 
-    /// ``decode(_:)`` into `Data` directly: one allocation, not an array and then its copy.
+    /// ``decode(_:)`` into `Data` directly, with no intermediate array.
     private static func decodeData(_ text: UnsafeBufferPointer<UInt8>) -> Data? {
         guard let (characters, bytes) = lengths(text) else { return nil }
         var output = Data(count: bytes)

@@ -55,7 +55,11 @@ struct ArrayParametersTests {
             #expect(VelocitySeriesId.make(appId: app, subject: subject, event: event) == joined)
             var ids = ByteaArrayParameter()
             VelocitySeriesId.append(appId: app, subject: subject, event: event, to: &ids)
-            #expect(ids.count == 1)
+            var encoded = ByteBuffer()
+            ids.encode(into: &encoded, context: .default)
+            // One element: the 20-byte array header, the element's length, its 16 bytes.
+            #expect(ids.count == 1 && encoded.readableBytes == 20 + 4 + 16)
+            #expect(encoded.getBytes(at: encoded.writerIndex - 16, length: 16) == joined)
         }
     }
 

@@ -43,8 +43,8 @@ public struct AssertionVerifier: Sendable {
             nonceHasher.update(data: object.authenticatorData)
             clientDataHash.withUnsafeBytes { nonceHasher.update(bufferPointer: $0) }
             let nonce = nonceHasher.finalize()
-            // 3. The signature covers the nonce as a message: ECDSA with SHA-256 over the nonce's bytes, hashed here
-            // from the digest's own storage rather than from an array copy of it.
+            // 3. The signature covers the nonce as a message: ECDSA with SHA-256 over the nonce's bytes, hashed from
+            // the digest's own storage.
             let signedDigest = nonce.withUnsafeBytes { SHA256.hash(data: $0) }
             guard publicKey.isValidSignature(signature, for: signedDigest) else {
                 throw VerificationError(.signatureInvalid, "signature does not verify over the nonce with the registered key")

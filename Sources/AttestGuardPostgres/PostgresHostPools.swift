@@ -79,14 +79,34 @@ final class PostgresHostPools: Sendable {
     /// Runs one operation on a pool of the serving host (the running loop's, or the next in turn) within `limit`
     /// (the operation timeout when `nil`), mapping driver failures to ``StoreError``; a failure that says the host may
     /// be gone or read-only has the host asked again.
+    ///
+    /// With `closingOnCancellation`, cancelling the caller also closes the connections the operation holds (which
+    /// ends a wait for an answer that postgres-nio does not end on cancellation): for the store's own background
+    /// work, which must not hold the store's shutdown. Requests' operations keep theirs, so that a commit under way
+    /// is answered.
     func perform<Result: Sendable>(
         within limit: Duration? = nil,
+        closingOnCancellation: Bool = false,
+        _ operation: @escaping @Sendable (PostgresClient) async throws -> Result
+    ) async throws -> Result {
+        let connections = OperationConnections()
+        guard closingOnCancellation else { return try await perform(within: limit, holding: connections, operation) }
+        return try await withTaskCancellationHandler {
+            try await perform(within: limit, holding: connections, operation)
+        } onCancel: {
+            connections.closeAll()
+        }
+    }
+
+    /// ``perform(within:closingOnCancellation:_:)`` with the connections the operation leases
+    /// (``PostgresClient/withHeldConnection(_:)``) noted in `connections`, which its deadline closes.
+    private func perform<Result: Sendable>(
+        within limit: Duration?,
+        holding connections: OperationConnections,
         _ operation: @escaping @Sendable (PostgresClient) async throws -> Result
     ) async throws -> Result {
         let limit = limit ?? configuration.operationTimeout
         var serving: Serving?
-        // The connections the operation leases (``PostgresClient/withHeldConnection(_:)``), closed at its deadline.
-        let connections = OperationConnections()
         let deadlines = self.deadlines
         do {
             if let now = try servingNow() {
@@ -231,12 +251,16 @@ final class PostgresHostPools: Sendable {
             do {
                 while !Task.isCancelled {
                     // A host that stops answering without a reset would hold the probe forever: its deadline closes
-                    // the connection, which ends the wait.
-                    let answer = try await withDeadline(
-                        configuration.operationTimeout, abandoningAfter: operationAbandonGrace, onTimeout: { connection.closeNow() },
-                        timeoutError: { SearchFailure(reason: "no answer") }
-                    ) {
-                        try await self.answer(of: connection)
+                    // the connection, which ends the wait; so does the watcher's cancellation (the store stopping).
+                    let answer = try await withTaskCancellationHandler {
+                        try await withDeadline(
+                            configuration.operationTimeout, abandoningAfter: operationAbandonGrace, onTimeout: { connection.closeNow() },
+                            timeoutError: { SearchFailure(reason: "no answer") }
+                        ) {
+                            try await self.answer(of: connection)
+                        }
+                    } onCancel: {
+                        connection.closeNow()
                     }
                     if !keeps(answer) { reporter.yield(generation) }
                     noteStandbyWaits(answer.commitsWaitingOnStandby)
@@ -359,24 +383,32 @@ final class PostgresHostPools: Sendable {
     }
 
     /// Connects to `host` once, within the operation timeout, and asks whether it is a standby and read-only.
+    ///
+    /// Cancelling the caller (the store stopping) closes the probe's connection, since postgres-nio's wait for an
+    /// answer ignores cancellation: a host that never answers would otherwise hold the store's shutdown until the
+    /// deadline. A connection still being opened is closed as soon as it opens (within the connect timeout).
     private func ask(_ host: PostgresURL.Host) async -> Result<HostAnswer, SearchFailure> {
         let timeout = configuration.operationTimeout
         do {
             let held = OperationConnections()
-            let answer = try await withDeadline(
-                timeout, abandoningAfter: operationAbandonGrace, onTimeout: { held.closeAll() },
-                timeoutError: { SearchFailure(reason: "no answer within \(timeout)", busy: true) }
-            ) {
-                let connection = try await self.connect(host)
-                held.hold(connection)
-                do {
-                    let answer = try await self.answer(of: connection)
-                    try? await connection.close()
-                    return answer
-                } catch {
-                    try? await connection.close()
-                    throw error
+            let answer = try await withTaskCancellationHandler {
+                try await withDeadline(
+                    timeout, abandoningAfter: operationAbandonGrace, onTimeout: { held.closeAll() },
+                    timeoutError: { SearchFailure(reason: "no answer within \(timeout)", busy: true) }
+                ) {
+                    let connection = try await self.connect(host)
+                    held.hold(connection)
+                    do {
+                        let answer = try await self.answer(of: connection)
+                        try? await connection.close()
+                        return answer
+                    } catch {
+                        try? await connection.close()
+                        throw error
+                    }
                 }
+            } onCancel: {
+                held.closeAll()
             }
             return .success(answer)
         } catch let failure as SearchFailure {

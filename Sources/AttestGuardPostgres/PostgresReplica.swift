@@ -65,7 +65,8 @@ final class PostgresReplica: Sendable {
         while !Task.isCancelled {
             do {
                 let logger = self.logger
-                let rows = try await hosts.perform { client in
+                // Closed on cancellation: a replica that stops answering must not hold the store's shutdown.
+                let rows = try await hosts.perform(closingOnCancellation: true) { client in
                     try await client.withHeldConnection { try await $0.query(Self.lagQuery, logger: logger).collect() }
                 }
                 let seconds = try rows.first?.decode(Double.self) ?? 0

@@ -1,6 +1,7 @@
 import AttestTestSupport
 import Foundation
 import Logging
+import Synchronization
 import AttestGuardStore
 import AttestGuardPostgres
 import AttestGuardSQLite
@@ -129,5 +130,47 @@ struct StoreLifecycleTests {
         }
         let messages = warnings.events.map(\.message.description)
         #expect(messages.filter { $0.contains("hasn't been called") }.isEmpty, "\(messages)")
+    }
+
+    @Test("a store stopped while its probes wait on hosts that never answer stops at once, not at the operation deadline")
+    func stopDoesNotWaitForSilentHosts() async throws {
+        let primary = try SilentPostgres()
+        let replica = try SilentPostgres()
+        defer {
+            primary.stop()
+            replica.stop()
+        }
+        // The deadline is far beyond the bound below: a stop that waits for it fails the test.
+        let timeout = Duration.seconds(300)
+        let store = PostgresRiskStore(
+            configuration: try PostgresStoreConfiguration(url: primary.url(), operationTimeout: timeout),
+            replica: try PostgresStoreConfiguration(url: replica.url(), operationTimeout: timeout),
+            logger: TestStore.logger
+        )
+        let runner = Task { try await store.run() }
+        // Both searches have logged in and sent their question, which is never answered.
+        let asked = ContinuousClock.now
+        while primary.queriedConnections == 0 || replica.queriedConnections == 0 {
+            guard ContinuousClock.now - asked < .seconds(120) else {
+                runner.cancel()
+                Issue.record("the store never asked its hosts (\(primary.queriedConnections), \(replica.queriedConnections))")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        runner.cancel()
+        // Wide: on two busy cores a prompt stop can still take seconds; a stop that waits for a probe's deadline
+        // takes five minutes.
+        let finished = Mutex(false)
+        Task {
+            _ = await runner.result
+            finished.withLock { $0 = true }
+        }
+        let cancelled = ContinuousClock.now
+        while !finished.withLock({ $0 }), ContinuousClock.now - cancelled < .seconds(90) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let stopped = finished.withLock { $0 }
+        #expect(stopped, "the store's run went on past its cancellation, waiting for a host that never answers")
     }
 }

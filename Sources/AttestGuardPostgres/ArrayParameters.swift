@@ -9,13 +9,13 @@ import PostgresNIO
 // its length and lower bound (1) and each element as its length and its bytes.
 
 /// Writes the binary array header for `count` elements of `elementType`.
+/// One write each: a statement binds dozens of arrays, and every separate integer write checks capacity anew.
 private func writeArrayHeader(count: Int, elementType: PostgresDataType, into buffer: inout ByteBuffer) {
-    buffer.writeInteger(count == 0 ? 0 : 1, as: UInt32.self)
-    buffer.writeInteger(0, as: Int32.self)
-    buffer.writeInteger(elementType.rawValue)
-    guard count > 0 else { return }
-    buffer.writeInteger(Int32(count))
-    buffer.writeInteger(1, as: Int32.self)
+    if count == 0 {
+        buffer.writeMultipleIntegers(UInt32(0), Int32(0), elementType.rawValue)
+    } else {
+        buffer.writeMultipleIntegers(UInt32(1), Int32(0), elementType.rawValue, Int32(count), Int32(1))
+    }
 }
 
 /// An array parameter whose elements are `transform` of each element of `source`, encoded as the array

@@ -19,8 +19,12 @@ public enum Base64Text {
 
     /// Decodes base64url (padding optional). Standard-alphabet characters are rejected.
     public static func decodeURL(_ text: String) -> Data? {
-        guard !text.contains(where: { $0 == "+" || $0 == "/" }) else { return nil }
-        return decodeEither(text)
+        var text = text
+        return text.withUTF8 { bytes in
+            // Bytes, not Characters: a Character scan runs grapheme breaking over every assertion's client data.
+            guard !bytes.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "/") }) else { return nil }
+            return decodeData(bytes)
+        }
     }
 
     /// Decodes standard base64 or base64url, with or without padding; nil for anything else (whitespace too).

@@ -13,7 +13,7 @@ import RiskRules
 /// step of a score request.
 enum DecisionSnapshot {
     /// Raw identifiers the log never keeps (the contract keeps only keyed hashes of them).
-    static let excluded = Set([FixedSignal.requestUserId, .requestIp, .requestDeviceId].map(\.rawValue))
+    static let excluded = [FixedSignal.requestUserId, .requestIp, .requestDeviceId].map(\.rawValue)
 
     /// `signals` sorted by name, as ``RiskScorer/Outcome/signalList`` has them.
     static func json(_ signals: [SignalEntry]) -> String {

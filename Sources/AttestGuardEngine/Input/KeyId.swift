@@ -24,7 +24,11 @@ public struct KeyId: Sendable, Hashable, CustomStringConvertible {
     /// A key id as a body writes it: standard base64 with padding (44 characters), as the contract does.
     /// - Throws: `invalid_field` for any other form or length; `malformed_base64` when it does not decode.
     public init(base64 text: String, field: String = "keyId") throws(EngineError) {
-        guard text.utf8.count == 44, text.hasSuffix("="), !text.contains(where: { $0 == "-" || $0 == "_" }) else {
+        // Bytes, not Characters (grapheme breaking on every request's key id); a base64url byte followed by a combining
+        // mark is refused here as well, and would not decode anyway.
+        guard text.utf8.count == 44, text.utf8.last == UInt8(ascii: "="),
+            !text.utf8.contains(where: { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") })
+        else {
             throw EngineError.invalid(.invalidField, "\(field) must be the standard base64 of 32 bytes (44 characters)")
         }
         try self.init(pathText: text, field: field)

@@ -149,7 +149,7 @@ public struct RiskScorer: Sendable {
     ) async -> Outcome {
         let evaluation = ruleSet.evaluate(values)
         rules.hits.record(evaluation, endpoint: request.endpoint)
-        let signalList = ruleSet.layout.names.map { (name: $0, value: values.value(of: $0)) }
+        let signalList = values.namedValues
         var outcome = Outcome(verdict: Self.verdict(evaluation, app: app), evaluation: evaluation, signalList: signalList)
         actions.submit(evaluation, request: request, subjects: subjects, mode: app.mode, now: now)
         if let shadow {

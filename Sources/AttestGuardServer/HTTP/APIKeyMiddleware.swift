@@ -36,8 +36,7 @@ struct APIKeyMiddleware: RouterMiddleware {
         context: Context,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        guard let header = request.headers[.authorization], header.count > 7,
-            header.prefix(7).lowercased() == "bearer ", let key = ring.key(forBearer: String(header.dropFirst(7)))
+        guard let header = request.headers[.authorization], let token = Self.bearerToken(in: header), let key = ring.key(forBearer: token)
         else {
             throw refused(.unauthorized, code: .unauthorized, "send a valid API key as Authorization: Bearer <key>")
         }
@@ -73,5 +72,23 @@ extension AttestGuardRequestContext {
         guard let apiKey, apiKey.apps == nil else {
             throw APIError(.forbidden, code: .forbidden, "\(what) changes every app's: it needs an admin key for every app")
         }
+    }
+}
+
+extension APIKeyMiddleware {
+    /// The token of an `Authorization: Bearer <token>` value (the scheme in any case), `nil` for any other form or an
+    /// empty token. Read by bytes: a Character view would run grapheme breaking and a lowercased copy per request.
+    static func bearerToken(in header: String) -> String? {
+        let bytes = header.utf8
+        var index = bytes.startIndex
+        for expected in "bearer ".utf8 {
+            guard index != bytes.endIndex else { return nil }
+            let byte = bytes[index]
+            // ASCII letters match either case; the space matches only itself.
+            guard byte == expected || (expected != UInt8(ascii: " ") && byte == expected - 0x20) else { return nil }
+            bytes.formIndex(after: &index)
+        }
+        guard index != bytes.endIndex else { return nil }
+        return String(header[index...])
     }
 }

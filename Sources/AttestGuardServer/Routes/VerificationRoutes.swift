@@ -62,7 +62,7 @@ struct VerificationRoutes {
         try context.requireAccess(to: input.appId)
         let assertedRequest = try AssertedRequest(input.request)
         try WireFields.checkRequest(assertedRequest)
-        guard input.clientData.count <= 8_192, let clientData = Base64Text.decodeURL(input.clientData) else {
+        guard input.clientData.utf8.count <= 8_192, let clientData = Base64Text.decodeURL(input.clientData) else {
             throw APIError.badRequest(.malformedBase64, "clientData is not base64url")
         }
         var submission = AssertionSubmission(

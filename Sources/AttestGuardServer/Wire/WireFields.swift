@@ -6,7 +6,7 @@ import Foundation
 /// bounded strings, the asserted request and its attributes. Every failure is a 400 naming the field.
 enum WireFields {
     static func challenge(_ text: String) throws -> Data {
-        guard text.count <= 64, let data = Base64Text.decodeURL(text) else {
+        guard text.utf8.count <= 64, let data = Base64Text.decodeURL(text) else {
             throw APIError.badRequest(.malformedBase64, "challenge is not base64url")
         }
         guard data.count == 32 else {
@@ -37,7 +37,7 @@ enum WireFields {
 
     /// A base64url SHA-256 (43 characters, no padding), as clientData v1 carries a body's hash.
     static func bodySha256(_ text: String, field: String) throws {
-        guard text.count == 43, let digest = Base64Text.decodeURL(text), digest.count == 32 else {
+        guard text.utf8.count == 43, let digest = Base64Text.decodeURL(text), digest.count == 32 else {
             throw APIError.badRequest(.invalidField, "\(field) must be the base64url SHA-256 of the body (43 characters)")
         }
     }

@@ -15,6 +15,9 @@ public struct SignalLayout: Sendable {
 
     /// The names with a slot, sorted: those the rules read and those every decision logs (``loggedOnly``).
     public private(set) var names: [String] = []
+    /// The slot of each of ``names``, in the same order: every verdict lists its signals, and reading them by slot
+    /// spares a name lookup (a string hash) per signal.
+    public private(set) var orderedSlots: [Slot] = []
     /// The names slotted only so that every decision logs them (``SignalSchema/loggedWithEveryDecision(readsKey:)``).
     public private(set) var loggedOnly: Set<String> = []
 
@@ -48,7 +51,9 @@ public struct SignalLayout: Sendable {
         }
         slots[definition.name] = slot
         definitions[definition.name] = definition
-        names.insert(definition.name, at: names.firstIndex { $0 > definition.name } ?? names.endIndex)
+        let position = names.firstIndex { $0 > definition.name } ?? names.endIndex
+        names.insert(definition.name, at: position)
+        orderedSlots.insert(slot, at: position)
         return slot
     }
 }

@@ -73,6 +73,15 @@ public final class SignalValues: @unchecked Sendable {
     /// The value of a signal the rule set reads, `nil` when missing or not read.
     public func value(of name: String) -> SignalValue? {
         guard let slot = layout.slots[name] else { return nil }
+        return value(in: slot)
+    }
+
+    /// Every slotted signal with its value (`nil` when missing), sorted by name (``SignalLayout/names``).
+    public var namedValues: [(name: String, value: SignalValue?)] {
+        zip(layout.names, layout.orderedSlots).map { (name: $0, value: value(in: $1)) }
+    }
+
+    private func value(in slot: SignalLayout.Slot) -> SignalValue? {
         switch slot.type {
         case .number: return numbers[slot.index].map(SignalValue.number)
         case .duration: return numbers[slot.index].map(SignalValue.duration)

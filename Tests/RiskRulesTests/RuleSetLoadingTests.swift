@@ -57,6 +57,20 @@ struct RuleSetLoadingTests {
         #expect(kinds.layout.names == ["key.debug_token", "key.kind", "request.bundle_version", "request.validation_category"])
     }
 
+    @Test("a verdict's signal list by slot is every name's value, in the names' order")
+    func namedValuesBySlot() throws {
+        let set = try ruleSet(Self.example, lists: ["lists/testers.txt": Self.testers])
+        #expect(set.layout.orderedSlots.count == set.layout.names.count)
+        let values = SignalValues(layout: set.layout, now: 0)
+        #expect(values.set("attributes.cart_total", .number(120)))
+        #expect(values.set("request.action", .string("checkout")))
+        #expect(values.set("key.debug_token", .string("dbg_1")))
+        let listed = values.namedValues
+        #expect(listed.map(\.name) == set.layout.names)
+        #expect(listed.map(\.value) == set.layout.names.map { values.value(of: $0) })
+        #expect(listed.compactMap(\.value).count == 3)
+    }
+
     @Test("scores add up, thresholds decide, reasons render; deny beats allow beats the score")
     func evaluation() throws {
         let set = try ruleSet(Self.example, lists: ["lists/testers.txt": Self.testers])

@@ -1,3 +1,5 @@
+import AttestGuardWire
+
 /// A strict, bounded CBOR decoder (RFC 8949).
 ///
 /// It accepts definite and indefinite lengths, every major type, tags and simple values, and rejects
@@ -142,7 +144,7 @@ extension CBORDecoder {
                 return .bytes(try readString(majorType: 2, argument: argument, start: start))
             case 3:
                 let raw = try readString(majorType: 3, argument: argument, start: start)
-                guard let text = String(validating: raw, as: UTF8.self) else {
+                guard let text = UTF8Text.string(raw) else {
                     throw CBORError(.invalidUTF8, at: start, "text string is not valid UTF-8")
                 }
                 return .text(text)

@@ -185,7 +185,7 @@ package struct PlainJSONDocument {
             while index < bytes.count {
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "\"") {
-                    let text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                    let text = UTF8Text.string(UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
                     index += 1
                     return text
                 }
@@ -204,7 +204,7 @@ package struct PlainJSONDocument {
                 switch byte {
                 case UInt8(ascii: "\""):
                     index += 1
-                    return String(validating: decoded, as: UTF8.self)
+                    return UTF8Text.string(decoded)
                 case UInt8(ascii: "\\"):
                     index += 1
                     guard index < bytes.count else { return nil }

@@ -123,17 +123,6 @@ count_calls() {
 
 sequential="$here/http/sequential.py"
 next_assertion=0
-# requests_of ROUTE COUNT: the arguments of sequential.py for COUNT requests of ROUTE; assertions continue after the
-# bodies earlier runs sent (each is single-use).
-requests_of() {
-    case "$1" in
-    healthz) echo "$url $BENCH_API_KEY healthz $2" ;;
-    score) echo "$url $BENCH_API_KEY score $2 $work/bodies/score.txt" ;;
-    assertions)
-        echo "$url $BENCH_API_KEY assertions $2 $work/bodies/key-0.txt $next_assertion"
-        ;;
-    esac
-}
 
 echo "== the idle server: ${idle_seconds} s with no request =="
 count_calls "$work/idle" sleep "$idle_seconds"
@@ -145,11 +134,11 @@ echo "background: $idle_allocation_rate allocations and $idle_free_rate frees a 
 rows=""
 for route in healthz score assertions; do
     echo "== $route: $warmup requests of warm-up, $requests measured =="
-    # shellcheck disable=SC2046 # requests_of's words are the arguments
-    python3 "$sequential" $(requests_of "$route" "$warmup")
+    # shellcheck disable=SC2046 # bench_sequential_args's words are the arguments
+    python3 "$sequential" $(bench_sequential_args "$route" "$warmup")
     if [ "$route" = assertions ]; then next_assertion=$((next_assertion + warmup)); fi
     # shellcheck disable=SC2046
-    count_calls "$work/$route" python3 "$sequential" $(requests_of "$route" "$requests")
+    count_calls "$work/$route" python3 "$sequential" $(bench_sequential_args "$route" "$requests")
     if [ "$route" = assertions ]; then next_assertion=$((next_assertion + requests)); fi
     read -r allocations frees <"$work/$route"
     rows="$rows$(awk -v route="$route" -v n="$requests" -v a="$allocations" -v f="$frees" -v s="$(cat "$work/$route.seconds")" \
@@ -177,7 +166,7 @@ if [ "${ALLOC_BENCH_SITES:-0}" = 1 ]; then
         # shellcheck disable=SC2046
         bench_as_root perf record -q --call-graph=fp -e "${events%,probe_libc:${probe_prefix}_free}" \
             -p "$server_pid" -o "$work/$route.sites.perf" -- \
-            python3 "$sequential" $(requests_of "$route" "$sites_requests") >/dev/null
+            python3 "$sequential" $(bench_sequential_args "$route" "$sites_requests") >/dev/null
         if [ "$route" = assertions ]; then next_assertion=$((next_assertion + sites_requests)); fi
         bench_as_root perf script -i "$work/$route.sites.perf" -F comm,tid,ip,sym >"$work/$route.sites.stacks" 2>/dev/null
         python3 "$here/http/alloc_sites.py" "$work/$route.sites.stacks" "$sites_requests" "$swift"

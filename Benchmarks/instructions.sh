@@ -143,15 +143,6 @@ counted() {
 
 sequential="$here/http/sequential.py"
 next_assertion=0
-# requests_of ROUTE COUNT: the arguments of sequential.py for COUNT requests of ROUTE; assertions continue after the
-# bodies earlier runs sent (each is single-use).
-requests_of() {
-    case "$1" in
-    healthz) echo "$url $BENCH_API_KEY healthz $2" ;;
-    score) echo "$url $BENCH_API_KEY score $2 $work/bodies/score.txt" ;;
-    assertions) echo "$url $BENCH_API_KEY assertions $2 $work/bodies/key-0.txt $next_assertion" ;;
-    esac
-}
 
 echo "== the idle server: ${idle_seconds} s with no request =="
 counted "$work/idle" idle sleep "$idle_seconds"
@@ -165,13 +156,13 @@ for route in healthz score assertions; do
     route_warmup=$warmup
     if [ "$route" = score ]; then route_warmup=$((warmup > score_keys ? warmup : score_keys)); fi
     echo "== $route: $route_warmup requests of warm-up, then $rounds rounds of $requests counted =="
-    # shellcheck disable=SC2046 # requests_of's words are the arguments
-    python3 "$sequential" $(requests_of "$route" "$route_warmup")
+    # shellcheck disable=SC2046 # bench_sequential_args's words are the arguments
+    python3 "$sequential" $(bench_sequential_args "$route" "$route_warmup")
     if [ "$route" = assertions ]; then next_assertion=$((next_assertion + warmup)); fi
     : >"$work/$route.rounds"
     for round in $(seq 1 "$rounds"); do
         # shellcheck disable=SC2046
-        counted "$work/$route.$round" "$route-$round" python3 "$sequential" $(requests_of "$route" "$requests")
+        counted "$work/$route.$round" "$route-$round" python3 "$sequential" $(bench_sequential_args "$route" "$requests")
         if [ "$route" = assertions ]; then next_assertion=$((next_assertion + requests)); fi
         # round, per request less the background, the background taken out per request, seconds
         awk -v r="$round" -v n="$requests" -v i="$(cat "$work/$route.$round")" -v s="$(cat "$work/$route.$round.seconds")" \

@@ -221,6 +221,17 @@ bench_prepare() {
     echo "prepared in $((SECONDS - prep_started)) s (VACUUM ANALYZE included)"
 }
 
+# bench_sequential_args ROUTE COUNT: the arguments of http/sequential.py for COUNT requests of ROUTE (healthz, score,
+# assertions) against $url with $BENCH_API_KEY and the bodies bench_prepare wrote; assertions start at line
+# $next_assertion of key 0's bodies (each is single-use: the caller advances it by what it sent).
+bench_sequential_args() {
+    case "$1" in
+    healthz) echo "$url $BENCH_API_KEY healthz $2" ;;
+    score) echo "$url $BENCH_API_KEY score $2 $work/bodies/score.txt" ;;
+    assertions) echo "$url $BENCH_API_KEY assertions $2 $work/bodies/key-0.txt $next_assertion" ;;
+    esac
+}
+
 # CPU seconds used so far by the servers, and by PostgreSQL (postmaster, its live children, and exited children).
 ticks_per_second="$(getconf CLK_TCK)"
 # /proc/PID/stat after "PID (comm) ": $12 utime, $13 stime, $14 cutime, $15 cstime (clock ticks).

@@ -37,6 +37,25 @@ public enum LoopbackPort {
         return (upper - 6_000)..<upper
     }
 
+    /// A socket listening on `127.0.0.1` at a port the kernel picks (backlog `backlog`), and that port: the start of
+    /// the tests' own servers.
+    public static func listening(backlog: Int32 = 64) throws -> (descriptor: Int32, port: Int) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = Self.address(0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let listening = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && listen(descriptor, backlog) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        guard descriptor >= 0, listening else {
+            let code = errno
+            if descriptor >= 0 { _ = close(descriptor) }
+            throw Failure(description: "no loopback listener: errno \(code)")
+        }
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
     /// Whether a socket binds `127.0.0.1:port` now (without `SO_REUSEADDR`, so a port in TIME_WAIT is passed over).
     static func bindable(_ port: Int) -> Bool {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

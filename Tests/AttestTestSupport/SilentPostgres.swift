@@ -23,21 +23,7 @@ public final class SilentPostgres: Sendable {
     private let state = Mutex(State())
 
     public init() throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = LoopbackPort.address(0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && listen(descriptor, 16) == 0 && getsockname(descriptor, $0, &length) == 0
-            }
-        }
-        guard descriptor >= 0, listening else {
-            let code = errno
-            if descriptor >= 0 { _ = Glibc.close(descriptor) }
-            throw LoopbackPort.Failure(description: "no loopback listener for the silent PostgreSQL: errno \(code)")
-        }
-        listener = descriptor
-        port = Int(UInt16(bigEndian: address.sin_port))
+        (listener, port) = try LoopbackPort.listening(backlog: 16)
         Thread.detachNewThread { [self] in acceptConnections() }
     }
 

@@ -9,20 +9,11 @@ import Glibc
 enum LoopbackListener {
     /// A socket listening on `127.0.0.1` at a port the kernel picks, and that port.
     static func open() throws -> (descriptor: Int32, port: Int) {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = LoopbackPort.address(0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && listen(descriptor, 64) == 0 && getsockname(descriptor, $0, &length) == 0
-            }
+        do {
+            return try LoopbackPort.listening()
+        } catch {
+            throw GatewayProcess.StartFailure(description: "\(error)")
         }
-        guard descriptor >= 0, listening else {
-            let code = errno
-            if descriptor >= 0 { _ = Glibc.close(descriptor) }
-            throw GatewayProcess.StartFailure(description: "no loopback listener: errno \(code)")
-        }
-        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     /// A socket bound to a free loopback port but not listening, and that port: while it is held, no other process

@@ -17,9 +17,10 @@
 # POST /v1/assertions) INSTR_BENCH_REQUESTS requests sent one after another on one connection by
 # Benchmarks/http/sequential.py, after INSTR_BENCH_WARMUP unmeasured ones, in INSTR_BENCH_ROUNDS rounds. A round's
 # figure is its count less the background's rate over its length, per request; a route's is its median round's.
-# Rounds differ by a few percent on the score route: its write-behind flushes and the minute's maintenance run by
-# the wall clock, and how many of them fall in a round, with how many rows each, varies. One request at a time makes each batch one entry, so the
-# figure does not depend on how requests happened to group (under load a batch's own work is shared by its entries).
+# The score route's rounds differ by up to a fifth: its write-behind flushes and the minute's maintenance run by the
+# wall clock, and how many of them fall in a round, with how many rows each, varies. One request at a time makes each
+# batch one entry, so the figure does not depend on how requests happened to group (under load a batch's own work is
+# shared by its entries).
 #
 # Only the server is counted: PostgreSQL runs at full speed beside it. Under callgrind the server runs about 50 times
 # slower, so the run's latency and CPU say nothing and are not printed, and the background's share (its timers fire
@@ -31,7 +32,8 @@
 #
 # Environment (defaults in brackets):
 #   INSTR_BENCH_REQUESTS [300]   measured requests per round
-#   INSTR_BENCH_ROUNDS [3]       rounds per route; the median round is reported, with the rounds' range
+#   INSTR_BENCH_ROUNDS [3]       rounds per route; the median round is reported (for an even count the lower of
+#                                the middle two), with the rounds' range
 #   INSTR_BENCH_WARMUP [100]     unmeasured requests per route before them
 #   INSTR_BENCH_IDLE [10]        seconds of the idle server, for the background's rate
 #   INSTR_BENCH_FUNCTIONS [25]   functions listed per route
@@ -119,19 +121,29 @@ done
 [ "$(curl -s -o /dev/null -w '%{http_code}' "$url/readyz")" = 200 ] ||
     { echo "the server under callgrind did not answer GET /readyz within 300 s" >&2; exit 1; }
 
+# control ARGS...: callgrind_control ARGS on the server; exits unless it answers OK (its exit status is 0 either way).
+control() {
+    local answer
+    answer="$(callgrind_control "$@" "$server_pid" 2>&1)" || true
+    case "$answer" in
+    *OK*) ;;
+    *) echo "callgrind_control $* failed for pid $server_pid: $answer" >&2; exit 1 ;;
+    esac
+}
+
 # counted OUT NAME COMMAND...: runs COMMAND with counting on, dumps the counts (part NAME), and writes to OUT the
 # instructions counted and to OUT.seconds how long COMMAND took.
 dumps=0
 counted() {
     local out=$1 name=$2 before after part
     shift 2
-    callgrind_control -i on "$server_pid" >/dev/null 2>&1
-    callgrind_control -z "$server_pid" >/dev/null 2>&1
+    control -i on
+    control -z
     before="$(date +%s.%N)"
     "$@"
     after="$(date +%s.%N)"
-    callgrind_control -d "$name" "$server_pid" >/dev/null 2>&1
-    callgrind_control -i off "$server_pid" >/dev/null 2>&1
+    control -d "$name"
+    control -i off
     awk -v a="$before" -v b="$after" 'BEGIN { printf "%.3f\n", b - a }' >"$out.seconds"
     dumps=$((dumps + 1))
     part="$work/callgrind.out.$dumps"

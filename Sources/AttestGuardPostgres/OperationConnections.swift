@@ -34,15 +34,18 @@ final class OperationConnections: Sendable {
     }
 
     /// Closes every connection the operation holds, and any it takes from now on; returns how many it held.
+    ///
+    /// The closes start under the lock: a connection the operation releases meanwhile would otherwise go back to the
+    /// pool and be lent to another operation before this one closed it. (Starting a close does not wait: the channel
+    /// closes on its loop.)
     @discardableResult
     func closeAll() -> Int {
-        let held = state.withLock { state in
+        state.withLock { state in
             state.closed = true
             defer { state.held = [:] }
-            return Array(state.held.values)
+            for connection in state.held.values { connection.closeNow() }
+            return state.held.count
         }
-        for connection in held { connection.closeNow() }
-        return held.count
     }
 }
 

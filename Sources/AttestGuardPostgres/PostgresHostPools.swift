@@ -149,8 +149,11 @@ final class PostgresHostPools: Sendable {
                 // AsyncStream's iterator answers nil once the task is cancelled.
                 guard let reported = await reports.next() else { break }
                 guard reported == active.serving.generation, ContinuousClock.now >= quietUntil else { continue }
+                let verdict = await qualify(active.serving.host)
+                // A store stopping closes the probe's connection: that is no verdict on the host.
+                if Task.isCancelled { break }
                 var lostBecause: String?
-                switch await qualify(active.serving.host) {
+                switch verdict {
                 case .serves:
                     break
                 case .lost(let reason):
@@ -177,7 +180,9 @@ final class PostgresHostPools: Sendable {
                     quietUntil = .now + Self.probeQuietPeriod
                 }
             } else {
-                switch await search() {
+                let found = await search()
+                if Task.isCancelled { break }
+                switch found {
                 case .success(let host):
                     generation += 1
                     let pools = LoopAffinePostgresPools(configuration: configuration.clientConfiguration(for: host), logger: logger)

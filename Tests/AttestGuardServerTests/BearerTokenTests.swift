@@ -1,8 +1,8 @@
 @testable import AttestGuardServer
 import Testing
 
-/// `Authorization: Bearer <token>` read by bytes (``APIKeyMiddleware/bearerToken(in:)``), held equal to the
-/// Character-based reading it replaces.
+/// `Authorization: Bearer <token>` read by bytes (``APIKeyMiddleware/bearerToken(in:)``), held equal to a reading
+/// by Characters (``byCharacters(_:)``).
 @Suite("Bearer token")
 struct BearerTokenTests {
     /// The reading by Characters: at least eight characters, the first seven `bearer ` in any case.
@@ -30,7 +30,7 @@ struct BearerTokenTests {
         #expect(APIKeyMiddleware.bearerToken(in: "Bearer ") == nil)
         #expect(APIKeyMiddleware.bearerToken(in: "Basic abc") == nil)
         #expect(APIKeyMiddleware.bearerToken(in: "Bearer\u{0}abc") == nil)
-        // A combining mark after the space: the Character reading refused the scheme, this one passes the mark on as
+        // A combining mark after the space: read by Characters the scheme does not match; read by bytes the mark is
         // the token, which no API key equals (refused all the same).
         #expect(APIKeyMiddleware.bearerToken(in: "Bearer \u{301}") == "\u{301}")
     }

@@ -19,6 +19,8 @@ public final class SilentPostgres: Sendable {
         /// Connections that have sent something after their login (a query waiting for its answer).
         var queried = 0
         var stopped = false
+        /// Whether the listener's descriptor is still open (the accepting thread closes it when it ends).
+        var listening = true
     }
     private let state = Mutex(State())
 
@@ -41,17 +43,23 @@ public final class SilentPostgres: Sendable {
         // reads it. Under the lock, since a connection's thread leaves the list before it closes.
         state.withLock { state in
             state.stopped = true
-            shutdown(listener, Int32(SHUT_RDWR))
+            if state.listening { shutdown(listener, Int32(SHUT_RDWR)) }
             for connection in state.connections { shutdown(connection, Int32(SHUT_RDWR)) }
         }
     }
 
     private func acceptConnections() {
-        defer { _ = Glibc.close(listener) }
+        // Closed under the lock, so that stop() never shuts down a descriptor number another socket has taken since.
+        defer {
+            state.withLock { state in
+                state.listening = false
+                _ = Glibc.close(listener)
+            }
+        }
         while true {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else {
-                if errno == EINTR { continue }
+                if errno == EINTR || errno == ECONNABORTED { continue }
                 return
             }
             let taken = state.withLock { state in

@@ -76,13 +76,7 @@ remove_probes() {
 }
 trap remove_probes EXIT
 
-bench_start_postgres
-port="$(bench_free_port)"
-url="http://127.0.0.1:$port"
-BENCH_API_KEY="bench-$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
-export BENCH_API_KEY
-bench_write_config "$work/config.yaml" "$port" 16 true
-bench_start_server server "$work/config.yaml" "$url"
+bench_start_lone_server server
 server_pid="${server_pids# }"
 # Assertion bodies for the warm-up, the measured run and the sites' run, and a warm-up's worth to spare.
 assertion_bodies=$((2 * warmup + requests + sites_requests))
@@ -141,7 +135,7 @@ for route in healthz score assertions; do
     count_calls "$work/$route" python3 "$sequential" $(bench_sequential_args "$route" "$requests")
     if [ "$route" = assertions ]; then next_assertion=$((next_assertion + requests)); fi
     read -r allocations frees <"$work/$route"
-    rows="$rows$(awk -v route="$route" -v n="$requests" -v a="$allocations" -v f="$frees" -v s="$(cat "$work/$route.seconds")" \
+    rows="$rows$(awk -v route="$(bench_route_label "$route")" -v n="$requests" -v a="$allocations" -v f="$frees" -v s="$(cat "$work/$route.seconds")" \
         -v ar="$idle_allocation_rate" -v fr="$idle_free_rate" 'BEGIN {
             printf "%s|%d|%.1f|%.1f|%.1f\n", route, n, s, (a - ar * s) / n, (f - fr * s) / n }')
 "
@@ -151,11 +145,10 @@ bench_servers_alive "the measured runs"
 echo
 printf '%s' "$rows" | awk -F'|' '
     BEGIN {
-        name["healthz"] = "GET /healthz"; name["score"] = "POST /v1/score"; name["assertions"] = "POST /v1/assertions"
         print "| route                | requests |      s | allocations per request | frees per request |"
         print "|----------------------|---------:|-------:|------------------------:|------------------:|"
     }
-    { printf "| %-20s | %8d | %6.1f | %23.1f | %17.1f |\n", name[$1], $2, $3, $4, $5 }'
+    { printf "| %-20s | %8d | %6.1f | %23.1f | %17.1f |\n", $1, $2, $3, $4, $5 }'
 echo "one request at a time on one connection; the background's $idle_allocation_rate allocations a second are taken out."
 echo "allocations: malloc, calloc, realloc, posix_memalign and aligned_alloc together, as the server's libc counts them."
 

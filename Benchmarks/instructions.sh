@@ -76,13 +76,7 @@ if [ -n "${INSTR_BENCH_BIN:-}" ]; then server_bin="$INSTR_BENCH_BIN"; fi
 [ -x "$server_bin" ] || { echo "no server binary at $server_bin" >&2; exit 1; }
 bench_begin attestguard-instr-bench
 
-bench_start_postgres
-port="$(bench_free_port)"
-url="http://127.0.0.1:$port"
-BENCH_API_KEY="bench-$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
-export BENCH_API_KEY
-bench_write_config "$work/config.yaml" "$port" 16 true
-bench_start_server prepare "$work/config.yaml" "$url"
+bench_start_lone_server prepare
 echo "== preparing 1 key x $((warmup + rounds * requests)) assertions and $score_keys score keys (through the API) =="
 bench_prepare "$url" 1 "$((warmup + rounds * requests))" "$score_keys"
 
@@ -113,13 +107,7 @@ LD_PRELOAD="$work/sigsuspend.so" valgrind --tool=callgrind --instr-atstart=no --
 server_pid=$!
 server_pids="$server_pid"
 server_names="server"
-for _ in $(seq 1 3000); do
-    [ "$(curl -s -o /dev/null -w '%{http_code}' "$url/readyz")" = 200 ] && break
-    kill -0 "$server_pid" 2>/dev/null || { echo "the server under callgrind exited" >&2; exit 1; }
-    sleep 0.1
-done
-[ "$(curl -s -o /dev/null -w '%{http_code}' "$url/readyz")" = 200 ] ||
-    { echo "the server under callgrind did not answer GET /readyz within 300 s" >&2; exit 1; }
+bench_await_200 "$url/readyz" "$server_pid" 300 "the server under callgrind"
 
 # control ARGS...: callgrind_control ARGS on the server; exits unless it answers OK (its exit status is 0 either way).
 control() {
@@ -184,7 +172,7 @@ for route in healthz score assertions; do
     read -r median_round figure background seconds < <(sort -k2,2n "$work/$route.rounds" | sed -n "$(((rounds + 1) / 2))p")
     cp "$work/$route.$median_round.callgrind" "$work/$route.callgrind"
     range="$(sort -k2,2n "$work/$route.rounds" | awk 'NR == 1 { low = $2 } { high = $2 } END { printf "%d-%d", low, high }')"
-    rows="$rows$route|$requests|$seconds|$figure|$range|$background
+    rows="$rows$(bench_route_label "$route")|$requests|$seconds|$figure|$range|$background
 "
 done
 
@@ -192,11 +180,10 @@ bench_servers_alive "the counted runs"
 echo
 printf '%s' "$rows" | awk -F'|' '
     BEGIN {
-        name["healthz"] = "GET /healthz"; name["score"] = "POST /v1/score"; name["assertions"] = "POST /v1/assertions"
         print "| route                | requests a round |      s | instructions per request (median) |      range of rounds | background taken out per request |"
         print "|----------------------|-----------------:|-------:|----------------------------------:|---------------------:|---------------------------------:|"
     }
-    { printf "| %-20s | %16d | %6.1f | %33d | %20s | %32d |\n", name[$1], $2, $3, $4, $5, $6 }'
+    { printf "| %-20s | %16d | %6.1f | %33d | %20s | %32d |\n", $1, $2, $3, $4, $5, $6 }'
 echo "one request at a time on one connection, the server under callgrind; the median of $rounds rounds per route; the background's $idle_rate instructions a second are taken out."
 
 if [ "$functions" -gt 0 ]; then

@@ -172,6 +172,41 @@ rules: { directory: "$root/Rules" }
 EOF
 }
 
+# bench_start_lone_server NAME: PostgreSQL, then one server (bench_start_server NAME) on a free port with a fresh
+# API key of every scope (exported as BENCH_API_KEY), a pool of 16 and the schema migrated; sets port and url. For the
+# benchmarks that send one request at a time (allocations.sh, instructions.sh).
+bench_start_lone_server() {
+    bench_start_postgres
+    port="$(bench_free_port)"
+    url="http://127.0.0.1:$port"
+    BENCH_API_KEY="bench-$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
+    export BENCH_API_KEY
+    bench_write_config "$work/config.yaml" "$port" 16 true
+    bench_start_server "$1" "$work/config.yaml" "$url"
+}
+
+# bench_await_200 URL PID SECONDS WHAT: waits until GET URL answers 200, at most SECONDS; exits when process PID ends
+# first or the time runs out, naming WHAT (the server) in the message.
+bench_await_200() {
+    local target=$1 pid=$2 seconds=$3 what=$4
+    for _ in $(seq 1 $((seconds * 10))); do
+        [ "$(curl -s -o /dev/null -w '%{http_code}' "$target")" = 200 ] && return 0
+        kill -0 "$pid" 2>/dev/null || { echo "$what exited" >&2; exit 1; }
+        sleep 0.1
+    done
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "$target")" = 200 ] ||
+        { echo "$what did not answer GET $target with 200 within $seconds s" >&2; exit 1; }
+}
+
+# bench_route_label ROUTE: how the tables name a route of http/sequential.py (healthz, score, assertions).
+bench_route_label() {
+    case "$1" in
+    healthz) echo "GET /healthz" ;;
+    score) echo "POST /v1/score" ;;
+    assertions) echo "POST /v1/assertions" ;;
+    esac
+}
+
 # bench_start_server NAME CONFIG URL: starts `attestguard serve` (stdout and stderr in $work/NAME.out and NAME.err),
 # adds it to server_pids, and waits until it listens and GET /readyz is 200.
 bench_start_server() {
@@ -186,11 +221,7 @@ bench_start_server() {
         sleep 0.1
     done
     grep -q 'attestguard listening' "$work/$name.out" || { echo "the server ($name) did not start listening within 60 s" >&2; exit 1; }
-    for _ in $(seq 1 100); do
-        [ "$(curl -s -o /dev/null -w '%{http_code}' "$url/readyz")" = 200 ] && break
-        sleep 0.1
-    done
-    [ "$(curl -s -o /dev/null -w '%{http_code}' "$url/readyz")" = 200 ] || { echo "GET /readyz is not 200 ($name)" >&2; exit 1; }
+    bench_await_200 "$url/readyz" "$pid" 10 "the server ($name)"
     echo "$(cat "$work/$name.out") (pid $pid): $(curl -s "$url/readyz")"
 }
 

@@ -83,12 +83,7 @@ PEER_DATABASE_URL="$peer_url" PEER_API_KEY="$BENCH_API_KEY" PEER_APP_ID="$app_id
 supervisor=$!
 server_pids="$supervisor"
 server_names="server"
-for _ in $(seq 1 300); do
-    [ "$(curl -s -o /dev/null -w '%{http_code}' "$url/healthz")" = 200 ] && break
-    kill -0 "$supervisor" 2>/dev/null || { echo "the server exited" >&2; exit 1; }
-    sleep 0.1
-done
-[ "$(curl -s -o /dev/null -w '%{http_code}' "$url/healthz")" = 200 ] || { echo "GET /healthz is not 200" >&2; exit 1; }
+bench_await_200 "$url/healthz" "$supervisor" 30 "the server"
 # The workers: uvicorn's supervisor spawns them (multiprocessing spawn_main); each opens its pool in its lifespan
 # before it accepts, so every worker is ready once all of them listen.
 descendants() { local child; for child in $(ps -o pid= --ppid "$1"); do echo "$child"; descendants "$child"; done; }

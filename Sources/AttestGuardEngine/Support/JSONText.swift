@@ -81,7 +81,7 @@ package enum JSONText {
         output.append(UInt8(ascii: "{"))
         var first = true
         // A few names compared directly: a set would hash every signal's name of every verdict.
-        for entry in signals where excluded.isEmpty || !excluded.contains(entry.name) {
+        for entry in signals where !excluded.contains(entry.name) {
             appendKey(entry.name, first: first, to: &output)
             first = false
             switch entry.value {

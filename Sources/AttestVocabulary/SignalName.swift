@@ -58,6 +58,11 @@ public enum FixedSignal: String, Sendable, Hashable, CaseIterable, CustomStringC
     case rolloutAttestationRequired = "rollout.attestation_required"
 
     public var description: String { rawValue }
+
+    /// The case's position in ``allCases``, for tables indexed by signal (a compiled rule set's slots): reading one
+    /// costs no hashing of the name. A case-only enum is stored as its declaration index, which is its position in
+    /// `allCases`; a test holds the two equal for every case.
+    public var ordinal: Int { Int(unsafeBitCast(self, to: UInt8.self)) }
 }
 
 /// The name of any signal a rule reads: a ``FixedSignal``, a velocity count (`velocity.<event>.<per>.<window>`), a

@@ -53,6 +53,8 @@ struct ArrayParametersTests {
         for (app, subject, event) in [("A.app", "s", "assertions"), ("ABCDE12345.com.example.app", "sübject", "failed_verifications"), ("", "", "")] {
             let joined = Array(SHA256.hash(data: Array("\(app)/\(event)/60/\(subject)".utf8)).prefix(16))
             #expect(VelocitySeriesId.make(appId: app, subject: subject, event: event) == joined)
+            #expect(VelocitySeriesId.make(appId: app, subject: subject, event: event) == joined, "the memo's id")
+            #expect(VelocitySeriesId.digest(of: .init(appId: app, subject: subject, event: event)) == joined)
             var ids = ByteaArrayParameter()
             VelocitySeriesId.append(appId: app, subject: subject, event: event, to: &ids)
             var encoded = ByteBuffer()

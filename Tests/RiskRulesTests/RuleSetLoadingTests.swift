@@ -1,3 +1,4 @@
+import AttestVocabulary
 import Foundation
 import Testing
 @testable import RiskRules
@@ -69,6 +70,22 @@ struct RuleSetLoadingTests {
         #expect(listed.map(\.name) == set.layout.names)
         #expect(listed.map(\.value) == set.layout.names.map { values.value(of: $0) })
         #expect(listed.compactMap(\.value).count == 3)
+    }
+
+    @Test("a fixed signal's slot is its name's slot; one the rule set lacks has none and is not set")
+    func fixedSignalSlots() throws {
+        let set = try ruleSet(Self.example, lists: ["lists/testers.txt": Self.testers])
+        for signal in FixedSignal.allCases {
+            #expect(set.layout.slot(of: signal) == set.layout.slots[signal.rawValue], "\(signal)")
+        }
+        let values = SignalValues(layout: set.layout, now: 0)
+        let lacking = try #require(FixedSignal.allCases.first { set.layout.slots[$0.rawValue] == nil })
+        #expect(!values.set(lacking, .string("x")))
+        #expect(values.set(.requestAction, .string("checkout")))
+        #expect(values.value(of: FixedSignal.requestAction.rawValue) == .string("checkout"))
+        #expect(!values.set(.requestAction, .number(1)), "a value of the wrong type is ignored")
+        #expect(values.set(set.layout.slots["attributes.cart_total"], .number(120)))
+        #expect(values.value(of: "attributes.cart_total") == .number(120))
     }
 
     @Test("scores add up, thresholds decide, reasons render; deny beats allow beats the score")

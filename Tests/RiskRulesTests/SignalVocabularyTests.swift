@@ -13,6 +13,12 @@ struct SignalVocabularyTests {
         #expect(Set(defined) == Set(FixedSignal.allCases.map(\.rawValue)))
     }
 
+    @Test("a fixed signal's ordinal is its position among all cases")
+    func fixedSignalOrdinals() {
+        #expect(FixedSignal.allCases.enumerated().allSatisfy { $0.offset == $0.element.ordinal })
+        #expect(FixedSignal.allCases.count < 256, "ordinal reads the case as one byte")
+    }
+
     @Test("velocity events and dimensions are the vocabulary's")
     func velocityFamilies() {
         #expect(SignalSchema.velocityEvents.map(\.name) == VelocityEvent.allCases.map(\.rawValue))

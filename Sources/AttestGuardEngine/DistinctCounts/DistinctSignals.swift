@@ -15,7 +15,8 @@ struct DistinctSignals: Sendable {
     /// (`store`), or not at all when this process alone knows of `DistinctCount.maximum` members (after an outage
     /// of the store), which also keeps the list a read leaves out below that bound.
     struct Read: Sendable {
-        var name: String
+        /// The slot of the signal in the rule set's values.
+        var slot: SignalLayout.Slot?
         var store: DistinctCountRead?
         var localMembers: Int
     }
@@ -28,9 +29,9 @@ struct DistinctSignals: Sendable {
             let since = DistinctRecorder.minute(of: now.addingTimeInterval(-read.window))
             var local = Set(recorder.localMembers(of: series, since: since))
             if let own = subjects.value(of: read.count.counted) { local.insert(own) }
-            guard local.count < DistinctCount.maximum else { return Read(name: read.name, store: nil, localMembers: local.count) }
+            guard local.count < DistinctCount.maximum else { return Read(slot: read.slot, store: nil, localMembers: local.count) }
             let excluding = local.sorted().map(DistinctSeries.member)
-            return Read(name: read.name, store: DistinctCountRead(series: series.id, since: since, excluding: excluding), localMembers: local.count)
+            return Read(slot: read.slot, store: DistinctCountRead(series: series.id, since: since, excluding: excluding), localMembers: local.count)
         }
     }
 
@@ -44,7 +45,7 @@ struct DistinctSignals: Sendable {
                 guard let fromStore = stored.next() else { return }
                 count += fromStore
             }
-            values.set(read.name, .number(Double(min(Int64(DistinctCount.maximum), count))))
+            values.set(read.slot, .number(Double(min(Int64(DistinctCount.maximum), count))))
         }
     }
 }

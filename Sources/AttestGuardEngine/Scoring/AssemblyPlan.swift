@@ -9,6 +9,8 @@ struct AssemblyPlan: Sendable {
     /// A `velocity.<event>.<per>.<window>` signal the rules read.
     struct VelocityRead: Sendable {
         var name: String
+        /// The signal's slot in the rule set's values.
+        var slot: SignalLayout.Slot?
         var event: VelocityEvent
         var dimension: VelocityDimension
         var window: TimeInterval
@@ -17,6 +19,8 @@ struct AssemblyPlan: Sendable {
     /// A `distinct.<counted>.<per>.<window>` signal the rules read.
     struct DistinctRead: Sendable {
         var name: String
+        /// The signal's slot in the rule set's values.
+        var slot: SignalLayout.Slot?
         var count: DistinctCount
         var window: TimeInterval
     }
@@ -51,10 +55,10 @@ struct AssemblyPlan: Sendable {
                 guard parts.count == 4, let event = VelocityEvent(rawValue: parts[1]),
                     let dimension = VelocityDimension(rawValue: parts[2]), let window = SignalSchema.velocityWindow(parts[3])
                 else { continue }
-                velocity.append(VelocityRead(name: name, event: event, dimension: dimension, window: window))
+                velocity.append(VelocityRead(name: name, slot: layout.slots[name], event: event, dimension: dimension, window: window))
             }
             if let read = SignalSchema.distinctCount(named: name) {
-                distinct.append(DistinctRead(name: name, count: read.count, window: read.window))
+                distinct.append(DistinctRead(name: name, slot: layout.slots[name], count: read.count, window: read.window))
             }
         }
     }

@@ -9,19 +9,19 @@ import AttestGuardStore
 struct VelocitySignals: Sendable {
     let recorder: VelocityRecorder
 
-    /// The sums to read, with the signal each one fills.
-    func sums(_ reads: [AssemblyPlan.VelocityRead], subjects: HashedSubjects, now: Date) -> [(name: String, sum: VelocitySum)] {
+    /// The sums to read, with the slot of the signal each one fills.
+    func sums(_ reads: [AssemblyPlan.VelocityRead], subjects: HashedSubjects, now: Date) -> [(slot: SignalLayout.Slot?, sum: VelocitySum)] {
         reads.compactMap { read in
             guard let subject = subjects.value(of: read.dimension) else { return nil }
             let granularity = VelocityWindow.granularity(for: read.window)
             let since = VelocityWindow.since(now: now.timeIntervalSince1970, window: read.window, granularity: granularity)
-            return (read.name, VelocitySum(subject: subject, event: read.event.rawValue, since: since))
+            return (read.slot, VelocitySum(subject: subject, event: read.event.rawValue, since: since))
         }
     }
 
-    func set(_ values: SignalValues, _ wanted: [(name: String, sum: VelocitySum)], _ totals: [Int64]) {
+    func set(_ values: SignalValues, _ wanted: [(slot: SignalLayout.Slot?, sum: VelocitySum)], _ totals: [Int64]) {
         for (index, entry) in wanted.enumerated() where index < totals.count {
-            values.set(entry.name, .number(Double(totals[index])))
+            values.set(entry.slot, .number(Double(totals[index])))
         }
     }
 }

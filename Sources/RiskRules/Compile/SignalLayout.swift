@@ -1,3 +1,5 @@
+public import AttestVocabulary
+
 /// The signals one rule set reads, each with its definition and a slot in ``SignalValues``. Built while the rule
 /// set compiles, so the engine assembles only what the rules use and the decision log stores only that.
 public struct SignalLayout: Sendable {
@@ -18,6 +20,9 @@ public struct SignalLayout: Sendable {
     /// The slot of each of ``names``, in the same order: every verdict lists its signals, and reading them by slot
     /// spares a name lookup (a string hash) per signal.
     public private(set) var orderedSlots: [Slot] = []
+    /// The slot of each fixed signal the layout has, by ``FixedSignal/ordinal``: the engine fills the fixed signals
+    /// of every verdict, and this spares a name lookup (a string hash) per signal.
+    private var fixedSlots = [Slot?](repeating: nil, count: FixedSignal.allCases.count)
     /// The names slotted only so that every decision logs them (``SignalSchema/loggedWithEveryDecision(readsKey:)``).
     public private(set) var loggedOnly: Set<String> = []
 
@@ -25,6 +30,18 @@ public struct SignalLayout: Sendable {
     public var namesRead: [String] { loggedOnly.isEmpty ? names : names.filter { !loggedOnly.contains($0) } }
 
     public init() {}
+
+    /// How many slots the values of `type` have.
+    func capacity(of type: SignalType) -> Int {
+        switch type {
+        case .number, .duration, .timestamp: numberCount
+        case .string: stringCount
+        case .bool: boolCount
+        }
+    }
+
+    /// The slot of `signal`, `nil` when the rule set neither reads nor logs it.
+    public func slot(of signal: FixedSignal) -> Slot? { fixedSlots[signal.ordinal] }
 
     /// Slots `definitions` that no rule reads, so that every decision logs them.
     mutating func keepLogged(_ definitions: [SignalDefinition]) {
@@ -50,6 +67,7 @@ public struct SignalLayout: Sendable {
             boolCount += 1
         }
         slots[definition.name] = slot
+        if let fixed = FixedSignal(rawValue: definition.name) { fixedSlots[fixed.ordinal] = slot }
         definitions[definition.name] = definition
         let position = names.firstIndex { $0 > definition.name } ?? names.endIndex
         names.insert(definition.name, at: position)

@@ -42,7 +42,16 @@ public final class SignalValues: @unchecked Sendable {
     /// the wrong type.
     @discardableResult
     public func set(_ name: String, _ value: SignalValue?) -> Bool {
-        guard let slot = layout.slots[name] else { return false }
+        set(layout.slots[name], value)
+    }
+
+    /// Sets the signal of a slot of ``layout`` (see ``set(_:_:)-(String,_)``): the engine resolves the slots of the
+    /// signals it fills by name once per rule set, not once per verdict. `nil` (a signal the rule set does not read)
+    /// is ignored.
+    @discardableResult
+    public func set(_ slot: SignalLayout.Slot?, _ value: SignalValue?) -> Bool {
+        guard let slot else { return false }
+        precondition(slot.index < layout.capacity(of: slot.type), "a slot of another rule set's layout")
         switch (slot.type, value) {
         case (_, nil):
             clear(slot)
@@ -61,7 +70,7 @@ public final class SignalValues: @unchecked Sendable {
     /// Sets a fixed signal the rule set reads (see ``set(_:_:)-(String,_)``).
     @discardableResult
     public func set(_ signal: FixedSignal, _ value: SignalValue?) -> Bool {
-        set(signal.rawValue, value)
+        set(layout.slot(of: signal), value)
     }
 
     /// Sets a velocity or attribute signal the rule set reads (see ``set(_:_:)-(String,_)``).

@@ -53,12 +53,13 @@ struct CommitAssertionsStatement<Shape: ScoringFactsShape>: PostgresPreparedStat
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-        let index = try BatchedFactsParameters.entryIndex(of: row, in: entries.count)
-        return (index, try Self.answer(row), try ScoringFactsRow.facts(in: row, asked: entries[index].query))
+        let cells = row.makeRandomAccess()
+        let index = try BatchedFactsParameters.entryIndex(of: cells, in: entries.count)
+        return (index, try Self.answer(cells), try ScoringFactsRow.facts(in: cells, asked: entries[index].query))
     }
 
     /// The commit's answer in `row` (columns `failed_step`, `previous_counter`).
-    private static func answer(_ row: PostgresRow) throws -> Answer {
+    private static func answer(_ row: PostgresRandomAccessRow) throws -> Answer {
         let read = PostgresRowReader(row, table: "committed assertions")
         let step: RollbackSignal.Step? = switch try read("failed_step", as: String?.self) {
         case nil: nil

@@ -9,7 +9,13 @@ struct PostgresRowReader {
     let table: String
 
     init(_ row: PostgresRow, table: String) {
-        self.row = row.makeRandomAccess()
+        self.init(row.makeRandomAccess(), table: table)
+    }
+
+    /// A reader of a row made random-access already: a row read in several parts (a batch's entry index, its answer,
+    /// its facts, the key in them) indexes its cells once (``PostgresRow/makeRandomAccess()`` walks every column).
+    init(_ row: PostgresRandomAccessRow, table: String) {
+        self.row = row
         self.table = table
     }
 
@@ -58,7 +64,11 @@ extension ChallengeRecord {
 
 extension KeyRecord {
     init(postgres row: PostgresRow) throws {
-        let read = PostgresRowReader(row, table: "app_keys")
+        try self.init(postgres: PostgresRowReader(row, table: "app_keys"))
+    }
+
+    /// The key in the `app_keys` columns `read` reads.
+    init(postgres read: PostgresRowReader) throws {
         self.init(
             appId: try read("app_id"),
             keyId: try read("key_id"),

@@ -24,8 +24,9 @@ struct ScoringFactsBatchStatement<Shape: ScoringFactsShape>: PostgresPreparedSta
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-        let index = try BatchedFactsParameters.entryIndex(of: row, in: queries.count)
-        return (index, try ScoringFactsRow.facts(in: row, asked: queries[index]))
+        let cells = row.makeRandomAccess()
+        let index = try BatchedFactsParameters.entryIndex(of: cells, in: queries.count)
+        return (index, try ScoringFactsRow.facts(in: cells, asked: queries[index]))
     }
 }
 

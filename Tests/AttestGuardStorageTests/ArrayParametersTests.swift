@@ -16,6 +16,21 @@ struct ArrayParametersTests {
         (0..<200).map { "entry \($0)" },
     ]
 
+    @Test("each writes the bytes postgres-nio writes for a Swift array: empty, one, many, long and empty elements")
+    func sameBytesAsSwiftArrays() {
+        func bytes(_ value: some PostgresNonThrowingEncodable) -> [UInt8] {
+            var buffer = ByteBuffer()
+            value.encode(into: &buffer, context: .default)
+            return Array(buffer.readableBytesView)
+        }
+        for elements in Self.elementSets {
+            #expect(bytes(MappedArrayParameter(elements) { $0 }) == bytes(elements))
+            #expect(bytes(MappedArrayParameter(elements) { Int64($0.utf8.count) }) == bytes(elements.map { Int64($0.utf8.count) }))
+            #expect(bytes(MappedArrayParameter(elements) { $0.count % 2 == 0 }) == bytes(elements.map { $0.count % 2 == 0 }))
+            #expect(bytes(ByteaArrayParameter(elements) { Array($0.utf8) }) == bytes(elements.map { ByteBuffer(string: $0) }))
+        }
+    }
+
     @Test("each reaches PostgreSQL as the array postgres-nio binds from a Swift array: empty, one, many, long and empty elements", arguments: StoreBackend.postgresOnly)
     func sameAsSwiftArrays(backend: StoreBackend) async throws {
         try await withTestStore(backend) { (test: TestStore) async throws in

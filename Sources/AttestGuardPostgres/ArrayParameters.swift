@@ -10,8 +10,8 @@ import PostgresNIO
 
 /// Writes the binary array header for `count` elements of `elementType` (big-endian, as every integer on the wire).
 /// Stored into the buffer's memory at once: a statement binds dozens of arrays, and NIO's integer writes, even
-/// `writeMultipleIntegers`, set each integer through a separate bytes copy (Benchmarks/instructions.sh counted about
-/// 1,100 instructions a header that way, 25 headers an assertion).
+/// `writeMultipleIntegers`, set each integer through a bytes copy of its own, with its own capacity, uniqueness and
+/// exclusivity checks.
 private func writeArrayHeader(count: Int, elementType: PostgresDataType, into buffer: inout ByteBuffer) {
     let length = count == 0 ? 12 : 20
     buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { bytes in

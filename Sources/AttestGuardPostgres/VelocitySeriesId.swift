@@ -4,7 +4,7 @@ import AttestGuardStore
 /// The 16-byte id of a velocity series (one app, subject and event; every granularity), exactly as SQL's
 /// `velocity_series()` computes it (schema 9): the first 16 bytes of SHA-256 over `app/event/60/subject`. Flushes and
 /// reads compute it here and send it as `bytea`: 16 bytes per bucket instead of three strings to parse, and no
-/// hashing in PostgreSQL. The ids of the series named lately are kept (``SeriesIdMemo``): a verdict reads about ten
+/// hashing in PostgreSQL. The ids of the series named lately are kept (``BoundedMemo``): a verdict reads about ten
 /// sums, and a flush writes the same series again.
 enum VelocitySeriesId {
     /// One series: what its id is computed from.
@@ -15,10 +15,10 @@ enum VelocitySeriesId {
     }
 
     /// The ids of the series this process named lately; about 2 MB when full.
-    static let memo = SeriesIdMemo<Series>(capacity: 8_192) { digest(of: $0) }
+    static let ids = BoundedMemo<Series, [UInt8]>(capacity: 8_192) { digest(of: $0) }
 
     static func make(appId: String, subject: String, event: String) -> [UInt8] {
-        memo.id(of: Series(appId: appId, subject: subject, event: event))
+        ids.value(for: Series(appId: appId, subject: subject, event: event))
     }
 
     /// Appends the id to `ids` as one element.

@@ -62,7 +62,7 @@ public enum FixedSignal: String, Sendable, Hashable, CaseIterable, CustomStringC
     /// The case's position in ``allCases``, for tables indexed by signal (a compiled rule set's slots): reading one
     /// costs no hashing of the name. A case-only enum is stored as its declaration index, which is its position in
     /// `allCases`; a test holds the two equal for every case.
-    public var ordinal: Int { Int(unsafeBitCast(self, to: UInt8.self)) }
+    package var ordinal: Int { Int(unsafeBitCast(self, to: UInt8.self)) }
 }
 
 /// The name of any signal a rule reads: a ``FixedSignal``, a velocity count (`velocity.<event>.<per>.<window>`), a

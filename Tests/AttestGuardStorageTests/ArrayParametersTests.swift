@@ -18,12 +18,19 @@ struct ArrayParametersTests {
 
     @Test("each writes the bytes postgres-nio writes for a Swift array: empty, one, many, long and empty elements")
     func sameBytesAsSwiftArrays() {
-        func bytes(_ value: some PostgresNonThrowingEncodable) -> [UInt8] {
+        // Written after `offset` bytes already in the buffer (a statement's earlier parameters), at any alignment.
+        func bytes(_ value: some PostgresNonThrowingEncodable, offset: Int = 0) -> [UInt8] {
             var buffer = ByteBuffer()
+            buffer.writeRepeatingByte(0xA5, count: offset)
             value.encode(into: &buffer, context: .default)
+            buffer.moveReaderIndex(forwardBy: offset)
             return Array(buffer.readableBytesView)
         }
         for elements in Self.elementSets {
+            for offset in 1...3 {
+                #expect(bytes(MappedArrayParameter(elements) { $0 }, offset: offset) == bytes(elements))
+                #expect(bytes(ByteaArrayParameter(elements) { Array($0.utf8) }, offset: offset) == bytes(elements.map { ByteBuffer(string: $0) }))
+            }
             #expect(bytes(MappedArrayParameter(elements) { $0 }) == bytes(elements))
             #expect(bytes(MappedArrayParameter(elements) { Int64($0.utf8.count) }) == bytes(elements.map { Int64($0.utf8.count) }))
             #expect(bytes(MappedArrayParameter(elements) { $0.count % 2 == 0 }) == bytes(elements.map { $0.count % 2 == 0 }))

@@ -72,6 +72,19 @@ struct RuleSetLoadingTests {
         #expect(listed.compactMap(\.value).count == 3)
     }
 
+    @Test("a layout's identity is its own: the same files compiled again have another, and a copy that adds a slot gets a new one")
+    func layoutIdentity() throws {
+        let one = try ruleSet(Self.example, lists: ["lists/testers.txt": Self.testers])
+        let two = try ruleSet(Self.example, lists: ["lists/testers.txt": Self.testers])
+        #expect(one.version == two.version)
+        #expect(one.layout.identity != two.layout.identity)
+        var copy = one.layout
+        #expect(copy.identity == one.layout.identity)
+        let unread = try #require(SignalSchema.fixed.first { one.layout.slots[$0.name] == nil })
+        copy.keepLogged([unread])
+        #expect(copy.identity != one.layout.identity)
+    }
+
     @Test("a fixed signal's slot is its name's slot; one the rule set lacks has none and is not set")
     func fixedSignalSlots() throws {
         let set = try ruleSet(Self.example, lists: ["lists/testers.txt": Self.testers])

@@ -14,11 +14,11 @@ struct DistinctSeries: Sendable, Hashable {
 
     /// The series' 16-byte id in the store: the first 16 bytes of SHA-256 over the app, what is counted per what and
     /// the subject, NUL-separated (none of them holds a NUL: app ids and dimension names are restricted, the subject is
-    /// hex). The ids of the series named lately are kept (``SeriesIdMemo``): reads and flushes name the same few.
-    var id: [UInt8] { Self.ids.id(of: self) }
+    /// hex). The ids of the series named lately are kept (``BoundedMemo``): reads and flushes name the same few.
+    var id: [UInt8] { Self.ids.value(for: self) }
 
     /// The ids of the series this process named lately; about 2 MB when full.
-    static let ids = SeriesIdMemo<DistinctSeries>(capacity: 8_192) { $0.digest }
+    static let ids = BoundedMemo<DistinctSeries, [UInt8]>(capacity: 8_192) { $0.digest }
 
     /// The id, computed.
     var digest: [UInt8] {

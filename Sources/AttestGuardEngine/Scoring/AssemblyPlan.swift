@@ -9,8 +9,8 @@ struct AssemblyPlan: Sendable {
     /// A `velocity.<event>.<per>.<window>` signal the rules read.
     struct VelocityRead: Sendable {
         var name: String
-        /// The signal's slot in the rule set's values.
-        var slot: SignalLayout.Slot?
+        /// The signal's slot in the values of the layout the plan was made from.
+        var slot: SignalLayout.Slot
         var event: VelocityEvent
         var dimension: VelocityDimension
         var window: TimeInterval
@@ -19,8 +19,8 @@ struct AssemblyPlan: Sendable {
     /// A `distinct.<counted>.<per>.<window>` signal the rules read.
     struct DistinctRead: Sendable {
         var name: String
-        /// The signal's slot in the rule set's values.
-        var slot: SignalLayout.Slot?
+        /// The signal's slot in the values of the layout the plan was made from.
+        var slot: SignalLayout.Slot
         var count: DistinctCount
         var window: TimeInterval
     }
@@ -53,12 +53,13 @@ struct AssemblyPlan: Sendable {
             if name.hasPrefix("velocity.") {
                 let parts = name.split(separator: ".").map(String.init)
                 guard parts.count == 4, let event = VelocityEvent(rawValue: parts[1]),
-                    let dimension = VelocityDimension(rawValue: parts[2]), let window = SignalSchema.velocityWindow(parts[3])
+                    let dimension = VelocityDimension(rawValue: parts[2]), let window = SignalSchema.velocityWindow(parts[3]),
+                    let slot = layout.slots[name]
                 else { continue }
-                velocity.append(VelocityRead(name: name, slot: layout.slots[name], event: event, dimension: dimension, window: window))
+                velocity.append(VelocityRead(name: name, slot: slot, event: event, dimension: dimension, window: window))
             }
-            if let read = SignalSchema.distinctCount(named: name) {
-                distinct.append(DistinctRead(name: name, slot: layout.slots[name], count: read.count, window: read.window))
+            if let read = SignalSchema.distinctCount(named: name), let slot = layout.slots[name] {
+                distinct.append(DistinctRead(name: name, slot: slot, count: read.count, window: read.window))
             }
         }
     }
@@ -68,16 +69,17 @@ struct AssemblyPlan: Sendable {
 }
 
 /// The plans of the rule sets in use (the live set, a shadow set, the previous set for a moment after a reload),
-/// by version.
+/// by their layouts' identity: a plan holds slots of one layout.
 final class AssemblyPlanCache: Sendable {
-    private let plans = Mutex<[String: AssemblyPlan]>([:])
+    private let plans = Mutex<[Int: AssemblyPlan]>([:])
 
     func plan(for ruleSet: RuleSet) -> AssemblyPlan {
-        if let plan = plans.withLock({ $0[ruleSet.version] }) { return plan }
+        let layout = ruleSet.layout.identity
+        if let plan = plans.withLock({ $0[layout] }) { return plan }
         let plan = AssemblyPlan(ruleSet.layout)
         plans.withLock { plans in
             if plans.count >= 8 { plans.removeAll() }
-            plans[ruleSet.version] = plan
+            plans[layout] = plan
         }
         return plan
     }

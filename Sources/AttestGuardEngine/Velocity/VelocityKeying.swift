@@ -1,4 +1,5 @@
 import AttestCore
+import AttestGuardStore
 import Crypto
 import AttestVocabulary
 public import Foundation
@@ -7,22 +8,52 @@ public import Foundation
 /// secret): the first 16 bytes of HMAC-SHA-256(key, dimension NUL value), in hex. The same key on every server
 /// process gives the same subject, so counts are shared; without the key, a subject cannot be recovered.
 public struct VelocityKeying: Sendable {
-    /// HMAC state with the key already absorbed: each hash copies it (the digest state is copy-on-write).
-    private let keyed: HMAC<SHA256>
+    /// One subject to hash: a dimension and its value as the request gave it. Two subjects are the same only when
+    /// their bytes are: `String` equality is canonical equivalence, under which an NFC and an NFD spelling of one name
+    /// are equal, but the hash is of the bytes and the contract keeps them two subjects.
+    private struct Subject: Hashable, Sendable {
+        var dimension: VelocityDimension
+        var value: String
+
+        static func == (left: Subject, right: Subject) -> Bool {
+            left.dimension == right.dimension && left.value.utf8.elementsEqual(right.value.utf8)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(dimension)
+            hasher.combine(value.utf8.count)
+            let hashed: Void? = value.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            if hashed == nil { for byte in value.utf8 { hasher.combine(byte) } }
+        }
+    }
+
     /// How many leading bits of an IPv6 address name its client (64: a subscriber's network; 128: the address).
     public let ipv6PrefixLength: Int
+    /// The hashes of the subjects named lately (at most 8,192; about 2 MB when full): a verdict hashes up to four
+    /// subjects, an HMAC of three SHA-256 blocks each, mostly the same while a key, user or device is active. The
+    /// values it keeps are ones the process already holds while it answers, and the process holds the key that
+    /// makes the hashes, so keeping them in memory reveals nothing a look at the process would not.
+    private let hashes: BoundedMemo<Subject, String>
 
     public init(secret: some DataProtocol, ipv6PrefixLength: Int = 64) {
-        self.keyed = HMAC<SHA256>(key: SymmetricKey(data: Data(secret)))
+        // HMAC state with the key already absorbed: each hash copies it (the digest state is copy-on-write).
+        let keyed = HMAC<SHA256>(key: SymmetricKey(data: Data(secret)))
         self.ipv6PrefixLength = ipv6PrefixLength
+        hashes = BoundedMemo(capacity: 8_192) { Self.keyedHash($0, keyed: keyed) }
     }
 
     /// A fixed, public key: for tests and library defaults only, never for production data.
     public static let publicTestKey = VelocityKeying(secret: Data("attestguard-public-test-velocity-key".utf8))
 
     func subject(_ dimension: VelocityDimension, _ value: String) -> String {
+        hashes.value(for: Subject(dimension: dimension, value: value))
+    }
+
+    /// The first 16 bytes of HMAC-SHA-256(key, dimension NUL value), in hex.
+    private static func keyedHash(_ subject: Subject, keyed: HMAC<SHA256>) -> String {
         // One update with the whole message: each call goes through swift-crypto's generic `DataProtocol` path.
-        let name = dimension.rawValue
+        let name = subject.dimension.rawValue
+        let value = subject.value
         var message: [UInt8] = []
         message.reserveCapacity(name.utf8.count + 1 + value.utf8.count)
         message.append(contentsOf: name.utf8)

@@ -1,8 +1,17 @@
 public import AttestVocabulary
+import Synchronization
 
 /// The signals one rule set reads, each with its definition and a slot in ``SignalValues``. Built while the rule
 /// set compiles, so the engine assembles only what the rules use and the decision log stores only that.
 public struct SignalLayout: Sendable {
+    /// Which layout this is, unique in the process and renewed whenever a slot is added, so that two layouts with
+    /// one identity have the same slots: a slot is an index into one layout's values, and what keeps slots (the
+    /// engine's assembly plans) is keyed by it, not by the rule set's version, which names the files and not the
+    /// order they were compiled in.
+    public private(set) var identity = Self.newIdentity()
+    private static let identities = Atomic<Int>(0)
+    private static func newIdentity() -> Int { identities.wrappingAdd(1, ordering: .relaxed).oldValue }
+
     public struct Slot: Sendable, Hashable {
         public var type: SignalType
         /// Index within the storage of its type (numbers, durations and timestamps share one).
@@ -31,7 +40,7 @@ public struct SignalLayout: Sendable {
 
     public init() {}
 
-    /// How many slots the values of `type` have.
+    /// How many slots the values of `type` have: a slot of this layout is below it.
     func capacity(of type: SignalType) -> Int {
         switch type {
         case .number, .duration, .timestamp: numberCount
@@ -67,6 +76,7 @@ public struct SignalLayout: Sendable {
             boolCount += 1
         }
         slots[definition.name] = slot
+        identity = Self.newIdentity()
         if let fixed = FixedSignal(rawValue: definition.name) { fixedSlots[fixed.ordinal] = slot }
         definitions[definition.name] = definition
         let position = names.firstIndex { $0 > definition.name } ?? names.endIndex

@@ -51,7 +51,7 @@ public final class SignalValues: @unchecked Sendable {
     @discardableResult
     public func set(_ slot: SignalLayout.Slot?, _ value: SignalValue?) -> Bool {
         guard let slot else { return false }
-        precondition(slot.index < layout.capacity(of: slot.type), "a slot of another rule set's layout")
+        precondition(slot.index < layout.capacity(of: slot.type), "a slot out of bounds for this layout")
         switch (slot.type, value) {
         case (_, nil):
             clear(slot)

@@ -54,6 +54,7 @@ struct VelocityTests {
         // Asked again, the hash comes from the memo: the same text.
         #expect(VelocityKeying.publicTestKey.subject(.user, "alice") == "4ffe3fce32ee4d975f3613eb753f0a6f")
         #expect(VelocityKeying.publicTestKey.subject(.device, "alice") != VelocityKeying.publicTestKey.subject(.user, "alice"))
+        #expect(VelocityKeying.publicTestKey.subject(.user, "alicf") != VelocityKeying.publicTestKey.subject(.user, "alice"), "same length, other bytes")
     }
 
     @Test("two server processes sharing PostgreSQL see each other's events after a flush", arguments: TestStoreBackend.postgresOnly)

@@ -16,7 +16,11 @@ public struct VelocityKeying: Sendable {
         var value: String
 
         static func == (left: Subject, right: Subject) -> Bool {
-            left.dimension == right.dimension && left.value.utf8.elementsEqual(right.value.utf8)
+            guard left.dimension == right.dimension, left.value.utf8.count == right.value.utf8.count else { return false }
+            // Compared as two byte buffers: the generic `elementsEqual` of two UTF-8 views steps an index a byte at
+            // a time.
+            var leftValue = left.value, rightValue = right.value
+            return leftValue.withUTF8 { leftBytes in rightValue.withUTF8 { leftBytes.elementsEqual($0) } }
         }
 
         func hash(into hasher: inout Hasher) {

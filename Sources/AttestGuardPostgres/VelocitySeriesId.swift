@@ -21,9 +21,9 @@ enum VelocitySeriesId {
         ids.value(for: Series(appId: appId, subject: subject, event: event))
     }
 
-    /// Appends the id to `ids` as one element.
-    static func append(appId: String, subject: String, event: String, to ids: inout ByteaArrayParameter) {
-        ids.append(make(appId: appId, subject: subject, event: event))
+    /// Appends the id to `array` as one element.
+    static func append(appId: String, subject: String, event: String, to array: inout ByteaArrayParameter) {
+        array.append(make(appId: appId, subject: subject, event: event))
     }
 
     /// The first 16 bytes of SHA-256 of `app/event/60/subject`, hashed part by part.

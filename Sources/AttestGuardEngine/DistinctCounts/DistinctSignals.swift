@@ -16,7 +16,7 @@ struct DistinctSignals: Sendable {
     /// of the store), which also keeps the list a read leaves out below that bound.
     struct Read: Sendable {
         /// The slot of the signal in the rule set's values.
-        var slot: SignalLayout.Slot?
+        var slot: SignalLayout.Slot
         var store: DistinctCountRead?
         var localMembers: Int
     }

@@ -28,7 +28,7 @@ struct SignalAssembler: Sendable {
         var query: ScoringFactsQuery
         var held: ScoringFactsCache.HeldFacts
         var plan: AssemblyPlan
-        var velocitySums: [(slot: SignalLayout.Slot?, sum: VelocitySum)]
+        var velocitySums: [(slot: SignalLayout.Slot, sum: VelocitySum)]
         var localCounts: VelocityRecorder.LocalCounts
         /// Events recorded after the store was read, per sum: neither the reading nor the local counts hold them.
         var recordedSince: [Int64]

@@ -10,7 +10,7 @@ struct VelocitySignals: Sendable {
     let recorder: VelocityRecorder
 
     /// The sums to read, with the slot of the signal each one fills.
-    func sums(_ reads: [AssemblyPlan.VelocityRead], subjects: HashedSubjects, now: Date) -> [(slot: SignalLayout.Slot?, sum: VelocitySum)] {
+    func sums(_ reads: [AssemblyPlan.VelocityRead], subjects: HashedSubjects, now: Date) -> [(slot: SignalLayout.Slot, sum: VelocitySum)] {
         reads.compactMap { read in
             guard let subject = subjects.value(of: read.dimension) else { return nil }
             let granularity = VelocityWindow.granularity(for: read.window)
@@ -19,7 +19,7 @@ struct VelocitySignals: Sendable {
         }
     }
 
-    func set(_ values: SignalValues, _ wanted: [(slot: SignalLayout.Slot?, sum: VelocitySum)], _ totals: [Int64]) {
+    func set(_ values: SignalValues, _ wanted: [(slot: SignalLayout.Slot, sum: VelocitySum)], _ totals: [Int64]) {
         for (index, entry) in wanted.enumerated() where index < totals.count {
             values.set(entry.slot, .number(Double(totals[index])))
         }

@@ -47,7 +47,7 @@ struct AddDistinctSightingsStatement: PostgresPreparedStatement {
         var bindings = PostgresBindings(capacity: 3)
         bindings.append(ByteaArrayParameter(sightings) { $0.series })
         bindings.append(ByteaArrayParameter(sightings) { $0.member })
-        bindings.append(MappedArrayParameter(sightings) { $0.lastSeen })
+        bindings.append(ArrayParameter(sightings) { $0.lastSeen })
         return bindings
     }
 

@@ -36,9 +36,9 @@ struct AddVelocityStatement: PostgresPreparedStatement {
     func makeBindings() throws -> PostgresBindings {
         var bindings = PostgresBindings(capacity: 7)
         bindings.append(ByteaArrayParameter(rows) { $0.series })
-        bindings.append(MappedArrayParameter(rows) { $0.bucket })
-        bindings.append(MappedArrayParameter(rows) { $0.granularity })
-        bindings.append(MappedArrayParameter(rows) { $0.count })
+        bindings.append(ArrayParameter(rows) { $0.bucket })
+        bindings.append(ArrayParameter(rows) { $0.granularity })
+        bindings.append(ArrayParameter(rows) { $0.count })
         bindings.append(flush?.writer)
         bindings.append(flush?.sequence)
         bindings.append(flush?.at)

@@ -125,21 +125,21 @@ struct BatchedFactsParameters {
     }
 
     /// Appends the block's parameters (``dataTypes``) for `queries`, in the batch's order. The scalar arrays are
-    /// encoded from `queries` as they are written (``MappedArrayParameter``), the `bytea` lists into one buffer each
-    /// (``ByteaArrayParameter``).
+    /// encoded from `queries` as they are written (``ArrayParameter``), the lists gathered first and then written
+    /// whole, the `bytea` lists into one buffer each (``ByteaArrayParameter``).
     static func append(_ queries: [ScoringFactsQuery], to bindings: inout PostgresBindings) {
-        bindings.append(MappedArrayParameter(queries) { $0.appId })
-        bindings.append(MappedArrayParameter(queries) { $0.keyId != nil })
+        bindings.append(ArrayParameter(queries) { $0.appId })
+        bindings.append(ArrayParameter(queries) { $0.keyId != nil })
         bindings.append(ByteaArrayParameter(queries) { $0.keyId ?? Data() })
-        bindings.append(MappedArrayParameter(queries) { $0.receipt })
-        bindings.append(MappedArrayParameter(queries) { $0.metricBaselineAt != nil })
-        bindings.append(MappedArrayParameter(queries) { $0.metricBaselineAt ?? Self.placeholderInstant })
-        bindings.append(MappedArrayParameter(queries) { $0.supersededKeys })
-        bindings.append(MappedArrayParameter(queries) { ($0.deviceCheck?.defaultEnvironment ?? .production).rawValue })
-        bindings.append(MappedArrayParameter(queries) { $0.velocityWriter != nil })
-        bindings.append(MappedArrayParameter(queries) { $0.velocityWriter ?? "" })
-        bindings.append(MappedArrayParameter(queries) { $0.deviceCheckValidationUserId != nil })
-        bindings.append(MappedArrayParameter(queries) { $0.deviceCheckValidationUserId ?? "" })
+        bindings.append(ArrayParameter(queries) { $0.receipt })
+        bindings.append(ArrayParameter(queries) { $0.metricBaselineAt != nil })
+        bindings.append(ArrayParameter(queries) { $0.metricBaselineAt ?? Self.placeholderInstant })
+        bindings.append(ArrayParameter(queries) { $0.supersededKeys })
+        bindings.append(ArrayParameter(queries) { ($0.deviceCheck?.defaultEnvironment ?? .production).rawValue })
+        bindings.append(ArrayParameter(queries) { $0.velocityWriter != nil })
+        bindings.append(ArrayParameter(queries) { $0.velocityWriter ?? "" })
+        bindings.append(ArrayParameter(queries) { $0.deviceCheckValidationUserId != nil })
+        bindings.append(ArrayParameter(queries) { $0.deviceCheckValidationUserId ?? "" })
 
         // Each list is sized once for the whole batch, so that no list reallocates as it fills.
         var sizes = ListSizes()
@@ -187,21 +187,21 @@ struct BatchedFactsParameters {
                 }
             }
         }
-        bindings.append(scopeEntries)
-        bindings.append(scopes)
-        bindings.append(subjectEntries)
-        bindings.append(subjectKinds)
-        bindings.append(subjects)
-        bindings.append(velocityEntries)
+        bindings.append(ArrayParameter(scopeEntries))
+        bindings.append(ArrayParameter(scopes))
+        bindings.append(ArrayParameter(subjectEntries))
+        bindings.append(ArrayParameter(subjectKinds))
+        bindings.append(ArrayParameter(subjects))
+        bindings.append(ArrayParameter(velocityEntries))
         bindings.append(series)
-        bindings.append(since)
-        bindings.append(labelEntries)
-        bindings.append(labelKinds)
-        bindings.append(labelSubjects)
-        bindings.append(distinctEntries)
+        bindings.append(ArrayParameter(since))
+        bindings.append(ArrayParameter(labelEntries))
+        bindings.append(ArrayParameter(labelKinds))
+        bindings.append(ArrayParameter(labelSubjects))
+        bindings.append(ArrayParameter(distinctEntries))
         bindings.append(distinctSeries)
-        bindings.append(distinctSince)
-        bindings.append(excludedCounts)
+        bindings.append(ArrayParameter(distinctSince))
+        bindings.append(ArrayParameter(excludedCounts))
         bindings.append(excludedMembers)
     }
 

@@ -38,16 +38,16 @@ struct CommitAssertionsStatement<Shape: ScoringFactsShape>: PostgresPreparedStat
     func makeBindings() throws -> PostgresBindings {
         var bindings = PostgresBindings(capacity: Self.bindingDataTypes.count)
         bindings.append(ByteaArrayParameter(entries) { $0.commit.claim.challengeId })
-        bindings.append(MappedArrayParameter(entries) { $0.commit.claim.appId })
-        bindings.append(MappedArrayParameter(entries) { $0.commit.claim.purpose.rawValue })
-        bindings.append(MappedArrayParameter(entries) { $0.commit.claim.userId })
+        bindings.append(ArrayParameter(entries) { $0.commit.claim.appId })
+        bindings.append(ArrayParameter(entries) { $0.commit.claim.purpose.rawValue })
+        bindings.append(ArrayParameter(entries) { $0.commit.claim.userId })
         bindings.append(ByteaArrayParameter(entries) { $0.commit.claim.keyId })
-        bindings.append(MappedArrayParameter(entries) { $0.commit.claim.at })
-        bindings.append(MappedArrayParameter(entries) { $0.commit.claim.expiryThreshold })
-        bindings.append(MappedArrayParameter(entries) { $0.commit.counter })
+        bindings.append(ArrayParameter(entries) { $0.commit.claim.at })
+        bindings.append(ArrayParameter(entries) { $0.commit.claim.expiryThreshold })
+        bindings.append(ArrayParameter(entries) { $0.commit.counter })
         // Arrays cannot carry NULL elements here: a presence flag and a placeholder.
-        bindings.append(MappedArrayParameter(entries) { $0.commit.requestContext != nil })
-        bindings.append(MappedArrayParameter(entries) { $0.commit.requestContext ?? "" })
+        bindings.append(ArrayParameter(entries) { $0.commit.requestContext != nil })
+        bindings.append(ArrayParameter(entries) { $0.commit.requestContext ?? "" })
         BatchedFactsParameters.append(entries.map(\.query), to: &bindings)
         return bindings
     }

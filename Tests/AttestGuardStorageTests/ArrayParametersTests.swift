@@ -16,29 +16,65 @@ struct ArrayParametersTests {
         (0..<200).map { "entry \($0)" },
     ]
 
-    @Test("each writes the bytes postgres-nio writes for a Swift array: empty, one, many, long and empty elements")
+    /// Instants around the epochs and at fractions of a microsecond, which the encoders truncate toward zero.
+    static let instants: [Date] = [
+        Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 946_684_800), Date(timeIntervalSince1970: 946_684_799.9999996),
+        Date(timeIntervalSince1970: 1_764_633_600.123456789), Date(timeIntervalSince1970: -1_000_000.5), Date(timeIntervalSince1970: 4_102_444_800.000001),
+    ]
+
+    /// The bytes `value` encodes to, written after `offset` bytes already in the buffer (a statement's earlier
+    /// parameters), at any alignment.
+    static func bytes(_ value: some PostgresNonThrowingEncodable, offset: Int = 0) -> [UInt8] {
+        var buffer = ByteBuffer()
+        buffer.writeRepeatingByte(0xA5, count: offset)
+        value.encode(into: &buffer, context: .default)
+        buffer.moveReaderIndex(forwardBy: offset)
+        return Array(buffer.readableBytesView)
+    }
+
+    /// Whether every element type's array parameter writes what postgres-nio writes for the Swift array.
+    static func sameBytes(_ elements: [String], offset: Int) -> Bool {
+        let lengths = elements.map { Int64($0.utf8.count) - 7 }
+        let instants = elements.indices.map { Self.instants[$0 % Self.instants.count].addingTimeInterval(Double($0) * 0.0000013) }
+        return bytes(ArrayParameter(elements), offset: offset) == bytes(elements, offset: offset)
+            && bytes(ArrayParameter(elements) { "\($0)✓" }, offset: offset) == bytes(elements.map { "\($0)✓" }, offset: offset)
+            && bytes(ArrayParameter(lengths), offset: offset) == bytes(lengths, offset: offset)
+            && bytes(ArrayParameter(elements) { Int32($0.utf8.count) }, offset: offset) == bytes(elements.map { Int32($0.utf8.count) }, offset: offset)
+            && bytes(ArrayParameter(elements) { $0.count % 2 == 0 }, offset: offset) == bytes(elements.map { $0.count % 2 == 0 }, offset: offset)
+            && bytes(ArrayParameter(elements) { Double($0.utf8.count) / 3 }, offset: offset) == bytes(elements.map { Double($0.utf8.count) / 3 }, offset: offset)
+            && bytes(ArrayParameter(instants), offset: offset) == bytes(instants, offset: offset)
+            && bytes(ByteaArrayParameter(elements) { Array($0.utf8) }, offset: offset) == bytes(elements.map { ByteBuffer(string: $0) }, offset: offset)
+    }
+
+    @Test("each writes the bytes postgres-nio writes for a Swift array: empty, one, many, long and empty elements, at any offset")
     func sameBytesAsSwiftArrays() {
-        // Written after `offset` bytes already in the buffer (a statement's earlier parameters), at any alignment.
-        func bytes(_ value: some PostgresNonThrowingEncodable, offset: Int = 0) -> [UInt8] {
-            var buffer = ByteBuffer()
-            buffer.writeRepeatingByte(0xA5, count: offset)
-            value.encode(into: &buffer, context: .default)
-            buffer.moveReaderIndex(forwardBy: offset)
-            return Array(buffer.readableBytesView)
-        }
         for elements in Self.elementSets {
-            for offset in 1...3 {
-                #expect(bytes(MappedArrayParameter(elements) { $0 }, offset: offset) == bytes(elements))
-                #expect(bytes(ByteaArrayParameter(elements) { Array($0.utf8) }, offset: offset) == bytes(elements.map { ByteBuffer(string: $0) }))
+            for offset in 0...3 {
+                #expect(Self.sameBytes(elements, offset: offset), "\(elements.count) elements after \(offset) bytes")
             }
-            #expect(bytes(MappedArrayParameter(elements) { $0 }) == bytes(elements))
-            #expect(bytes(MappedArrayParameter(elements) { Int64($0.utf8.count) }) == bytes(elements.map { Int64($0.utf8.count) }))
-            #expect(bytes(MappedArrayParameter(elements) { $0.count % 2 == 0 }) == bytes(elements.map { $0.count % 2 == 0 }))
-            #expect(bytes(ByteaArrayParameter(elements) { Array($0.utf8) }) == bytes(elements.map { ByteBuffer(string: $0) }))
+        }
+        #expect(Self.bytes(ArrayParameter(Self.instants)) == Self.bytes(Self.instants))
+        let extremes: [Double] = [0, -0.0, .infinity, -.infinity, .nan, .leastNonzeroMagnitude, .greatestFiniteMagnitude]
+        #expect(Self.bytes(ArrayParameter(extremes)) == Self.bytes(extremes))
+        #expect(Self.bytes(ArrayParameter([Int64.min, -1, 0, .max])) == Self.bytes([Int64.min, -1, 0, .max]))
+        #expect(Self.bytes(ArrayParameter([Int32.min, -1, 0, .max])) == Self.bytes([Int32.min, -1, 0, .max]))
+    }
+
+    @Test("random arrays of random text write the bytes postgres-nio writes")
+    func sameBytesForRandomText() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [Character] = ["a", "Z", "0", " ", "\t", "\"", "\\", "é", "ü", "✓", "😀", "\u{0301}", "\u{7F}"]
+        for _ in 0..<200 {
+            let count = Int.random(in: 0...40, using: &generator)
+            let elements = (0..<count).map { _ in
+                String((0..<Int.random(in: 0...70, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+            }
+            let offset = Int.random(in: 0...7, using: &generator)
+            #expect(Self.sameBytes(elements, offset: offset), "\(elements)")
         }
     }
 
-    @Test("each reaches PostgreSQL as the array postgres-nio binds from a Swift array: empty, one, many, long and empty elements", arguments: StoreBackend.postgresOnly)
+    @Test("each reaches PostgreSQL as the array postgres-nio binds from a Swift array: every element type, empty, one, many, long and empty elements", arguments: StoreBackend.postgresOnly)
     func sameAsSwiftArrays(backend: StoreBackend) async throws {
         try await withTestStore(backend) { (test: TestStore) async throws in
             let store = try #require(test.store as? PostgresRiskStore)
@@ -49,22 +85,31 @@ struct ArrayParametersTests {
                 var appended = ByteaArrayParameter()
                 for element in elements { appended.append(element.utf8) }
                 bindings.append(appended)
-                bindings.append(MappedArrayParameter(elements) { $0 })
+                bindings.append(ArrayParameter(elements) { $0 })
                 bindings.append(elements)
-                bindings.append(MappedArrayParameter(elements) { Int64($0.utf8.count) })
+                bindings.append(ArrayParameter(elements) { Int64($0.utf8.count) })
                 bindings.append(elements.map { Int64($0.utf8.count) })
-                bindings.append(MappedArrayParameter(elements) { $0.count % 2 == 0 })
+                bindings.append(ArrayParameter(elements) { $0.count % 2 == 0 })
                 bindings.append(elements.map { $0.count % 2 == 0 })
+                let instants = elements.indices.map { Self.instants[$0 % Self.instants.count] }
+                bindings.append(ArrayParameter(instants))
+                bindings.append(instants)
+                bindings.append(ArrayParameter(elements) { Double($0.utf8.count) / 3 })
+                bindings.append(elements.map { Double($0.utf8.count) / 3 })
+                bindings.append(ArrayParameter(elements) { Int32($0.utf8.count) })
+                bindings.append(elements.map { Int32($0.utf8.count) })
                 let sql = """
                     SELECT $1::bytea[] IS NOT DISTINCT FROM $2::bytea[], $3::bytea[] IS NOT DISTINCT FROM $2::bytea[],
                            $4::text[] IS NOT DISTINCT FROM $5::text[], $6::int8[] IS NOT DISTINCT FROM $7::int8[],
                            $8::bool[] IS NOT DISTINCT FROM $9::bool[], coalesce(cardinality($1::bytea[]), 0)::int8,
-                           coalesce(cardinality($4::text[]), 0)::int8
+                           coalesce(cardinality($4::text[]), 0)::int8, $10::timestamptz[] IS NOT DISTINCT FROM $11::timestamptz[],
+                           $12::float8[] IS NOT DISTINCT FROM $13::float8[], $14::int4[] IS NOT DISTINCT FROM $15::int4[]
                     """
                 let rows = try await store.client().query(PostgresQuery(unsafeSQL: sql, binds: bindings)).collect()
                 let row = try #require(rows.first)
-                let (bytea, appendedBytea, text, int8, bool, byteaCount, textCount) = try row.decode((Bool, Bool, Bool, Bool, Bool, Int64, Int64).self)
-                #expect(bytea && appendedBytea && text && int8 && bool, "\(elements.count) elements")
+                let (bytea, appendedBytea, text, int8, bool, byteaCount, textCount, instant, float8, int4) =
+                    try row.decode((Bool, Bool, Bool, Bool, Bool, Int64, Int64, Bool, Bool, Bool).self)
+                #expect(bytea && appendedBytea && text && int8 && bool && instant && float8 && int4, "\(elements.count) elements")
                 #expect(byteaCount == Int64(elements.count) && textCount == Int64(elements.count))
             }
         }

@@ -56,7 +56,7 @@ struct AssertedRequestJSONTests {
         var cases = ["", "plain", "\"", "\\", "\"start", "end\\", "mid\u{1}dle", "\u{0}\u{0}", "é✓"]
         for _ in 0..<2_000 {
             var text = ""
-            for _ in 0..<Int.random(in: 0...24, using: &generator) { text.unicodeScalars.append(alphabet.randomElement(using: &generator)!) }
+            for _ in 0..<Int.random(in: 0...80, using: &generator) { text.unicodeScalars.append(alphabet.randomElement(using: &generator)!) }
             cases.append(text)
         }
         for text in cases {
@@ -64,5 +64,60 @@ struct AssertedRequestJSONTests {
             JSONText.appendString(text, to: &output)
             #expect(String(decoding: output, as: UTF8.self) == Self.escapedByteByByte(text), "\(text.debugDescription)")
         }
+    }
+
+    @Test("every ASCII byte and a multi-byte character at every position of a run, across the eight-byte words")
+    func everyByteAtEveryPosition() {
+        let characters = (0..<0x80).map { String(UnicodeScalar(UInt8($0))) } + ["é", "✓", "\u{1F600}"]
+        for length in [1, 7, 8, 9, 15, 16, 17, 24, 31] {
+            for position in 0..<length {
+                for character in characters {
+                    let text = String(repeating: "a", count: position) + character + String(repeating: "b", count: length - position - 1)
+                    var output: [UInt8] = []
+                    JSONText.appendString(text, to: &output)
+                    #expect(String(decoding: output, as: UTF8.self) == Self.escapedByteByByte(text), "\(text.debugDescription)")
+                }
+            }
+        }
+    }
+
+    @Test("the word scan flags exactly the words with a byte below 0x20, a quote or a backslash")
+    func wordScan() {
+        func needsEscape(_ word: UInt64) -> Bool {
+            (0..<8).contains { shift in
+                let byte = UInt8(truncatingIfNeeded: word >> (8 * UInt64(shift)))
+                return byte < 0x20 || byte == 0x22 || byte == 0x5C
+            }
+        }
+        var generator = SystemRandomNumberGenerator()
+        // Each byte drawn from the values at the edges of the tests (0x1F/0x20, 0x21-0x23, 0x5B-0x5D, 0x7F/0x80, 0xFF)
+        // or anywhere.
+        let edges: [UInt8] = [0x00, 0x01, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7F, 0x80, 0xA2, 0xDC, 0xFF]
+        for _ in 0..<100_000 {
+            var word: UInt64 = 0
+            for shift in 0..<8 {
+                let byte = Bool.random(using: &generator) ? edges.randomElement(using: &generator)! : UInt8.random(in: 0x20...0xFF, using: &generator)
+                word |= UInt64(byte) << (8 * UInt64(shift))
+            }
+            #expect(JSONText.wordNeedsEscape(word) == needsEscape(word), "\(String(word, radix: 16))")
+        }
+    }
+
+    @Test("integers are written as String(_:) writes them")
+    func integers() {
+        var values: [Int64] = [0, 1, -1, 9, 10, -10, 99, 100, 999_999_999_999_999, -999_999_999_999_999, .max, .min, .max - 1, .min + 1]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<10_000 { values.append(Int64.random(in: .min ... .max, using: &generator) >> Int64.random(in: 0...63, using: &generator)) }
+        for value in values {
+            var output: [UInt8] = []
+            JSONText.appendInteger(value, to: &output)
+            #expect(String(decoding: output, as: UTF8.self) == String(value))
+        }
+        var number: [UInt8] = []
+        JSONText.appendNumber(-42, to: &number)
+        JSONText.appendNumber(2.5, to: &number)
+        JSONText.appendNumber(1e20, to: &number)
+        JSONText.appendNumber(.nan, to: &number)
+        #expect(String(decoding: number, as: UTF8.self) == "-422.51e+20null")
     }
 }

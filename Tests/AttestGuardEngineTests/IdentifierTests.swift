@@ -1,4 +1,5 @@
 @testable import AttestGuardEngine
+import AttestVocabulary
 import Testing
 
 @Suite("Input limits: identifiers")
@@ -55,5 +56,25 @@ struct IdentifierTests {
         #expect(!AppCatalog.isWellFormed(appId: "ABCDE12345.com.example shop"))
         #expect(!AppCatalog.isWellFormed(appId: "ABCDE12345." + String(repeating: "a", count: 160)))
         #expect(!AppCatalog.isWellFormed(appId: "nodot"))
+        for appId in [".A", "A.", ".", "..", "A..b", "A.b", ".A.", "A.b.", String(repeating: "a", count: 165) + ".", "A." + String(repeating: "b", count: 164)] {
+            #expect(AppIdGrammar.isWellFormed(appId) == Self.wellFormedBySplitting(appId), "\(appId)")
+        }
+    }
+
+    /// The grammar as first written, splitting the id: what the one-pass check must equal.
+    static func wellFormedBySplitting(_ appId: String) -> Bool {
+        appId.utf8.count <= AppIdGrammar.maximumLength && appId.utf8.allSatisfy { (0x21..<0x7F).contains($0) }
+            && appId.split(separator: ".").count >= 2
+    }
+
+    @Test("the one-pass app id check equals the splitting one on random text: dots anywhere, spaces, DEL, non-ASCII, any length")
+    func appIdGrammarRandom() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [Character] = [".", ".", ".", "A", "b", "9", "-", " ", "\u{7F}", "\u{1F}", "é", "~", "!"]
+        for _ in 0..<20_000 {
+            let length = Bool.random(using: &generator) ? Int.random(in: 0...8, using: &generator) : Int.random(in: 160...170, using: &generator)
+            let appId = String((0..<length).map { _ in alphabet.randomElement(using: &generator)! })
+            #expect(AppIdGrammar.isWellFormed(appId) == Self.wellFormedBySplitting(appId), "\(appId.debugDescription)")
+        }
     }
 }

@@ -4,6 +4,10 @@ enum MediaType {
     /// case-insensitive, the value optionally quoted, whitespace around the parts allowed). Any other parameter or
     /// charset is refused: the server reads UTF-8 JSON only, and a body labelled otherwise is not what it reads.
     static func isJSON(_ value: String) -> Bool {
+        // What nearly every client sends, compared byte for byte before the general reading splits the value.
+        if value.utf8.elementsEqual("application/json".utf8) || value.utf8.elementsEqual("application/json; charset=utf-8".utf8) {
+            return true
+        }
         let parts = value.split(separator: ";", omittingEmptySubsequences: false).map { $0.trimmingSpaces }
         guard let type = parts.first, type.lowercased() == "application/json" else { return false }
         for parameter in parts.dropFirst() {

@@ -1,3 +1,4 @@
+import Foundation
 import PostgresNIO
 import AttestGuardStore
 
@@ -38,9 +39,21 @@ struct AddDistinctSightingsStatement: PostgresPreparedStatement {
         self.sightings = latest
     }
 
+    /// Series, then member, in byte order. A flush after a minute turns sorts every active pair, thousands at a
+    /// time, so the bytes are compared with `memcmp` rather than element by element.
     private static func precedes(_ left: DistinctSighting, _ right: DistinctSighting) -> Bool {
-        if left.series != right.series { return left.series.lexicographicallyPrecedes(right.series) }
-        return left.member.lexicographicallyPrecedes(right.member)
+        let series = byteOrder(left.series, right.series)
+        return series != 0 ? series < 0 : byteOrder(left.member, right.member) < 0
+    }
+
+    /// Negative, zero or positive as `left` comes before, equals or comes after `right` in lexicographic byte order
+    /// (a prefix first).
+    static func byteOrder(_ left: [UInt8], _ right: [UInt8]) -> Int {
+        let common = min(left.count, right.count)
+        let order = common == 0 ? 0 : left.withUnsafeBytes { left in
+            right.withUnsafeBytes { right in Int(memcmp(left.baseAddress!, right.baseAddress!, common)) }
+        }
+        return order != 0 ? order : left.count - right.count
     }
 
     func makeBindings() throws -> PostgresBindings {

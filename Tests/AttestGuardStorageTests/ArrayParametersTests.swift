@@ -140,4 +140,21 @@ struct ArrayParametersTests {
             #expect(inPlace.finalize() == SHA256.hash(data: Array(text.utf8)), "\(text.prefix(20))")
         }
     }
+
+    @Test("sightings are ordered by series then member in byte order, one per pair with its latest minute")
+    func sightingsOrder() {
+        var generator = SystemRandomNumberGenerator()
+        func bytes() -> [UInt8] { (0..<Int.random(in: 0...4, using: &generator)).map { _ in UInt8.random(in: 0...2, using: &generator) * 127 } }
+        for _ in 0..<2_000 {
+            let left = bytes(), right = bytes()
+            let order = AddDistinctSightingsStatement.byteOrder(left, right)
+            #expect((order < 0) == left.lexicographicallyPrecedes(right) && (order == 0) == (left == right), "\(left) \(right)")
+        }
+        let sightings = (0..<500).map { _ in DistinctSighting(series: bytes(), member: bytes(), lastSeen: Int64.random(in: 0...9, using: &generator)) }
+        let written = AddDistinctSightingsStatement(sightings).sightings
+        let expected = Dictionary(sightings.map { ([$0.series, $0.member], $0.lastSeen) }, uniquingKeysWith: max)
+            .sorted { $0.key[0] == $1.key[0] ? $0.key[1].lexicographicallyPrecedes($1.key[1]) : $0.key[0].lexicographicallyPrecedes($1.key[0]) }
+        #expect(written.map { [$0.series, $0.member] } == expected.map(\.key))
+        #expect(written.map(\.lastSeen) == expected.map(\.value))
+    }
 }

@@ -51,9 +51,15 @@ public final class DistinctRecorder: Sendable {
         var seenTogether: Set<SeenTogether> = []
 
         mutating func add(_ series: DistinctSeries, member: String, minute: Int64) {
-            let before = pending[series]?[member]
-            if before == nil { count += 1 }
-            pending[series, default: [:]][member] = max(before ?? minute, minute)
+            // One look-up of the series: its members are changed in place.
+            if Self.see(member, at: minute, in: &pending[series, default: [:]]) { count += 1 }
+        }
+
+        /// Moves `member`'s minute in `members` forward to `minute`; returns whether the member is new.
+        private static func see(_ member: String, at minute: Int64, in members: inout [String: Int64]) -> Bool {
+            let before = members[member]
+            members[member] = max(before ?? minute, minute)
+            return before == nil
         }
 
         mutating func returnInFlight() {

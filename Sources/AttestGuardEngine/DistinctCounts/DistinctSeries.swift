@@ -6,11 +6,36 @@ import Foundation
 
 /// One series of a distinct count: the subjects of one kind (users) seen with one subject of another (this device),
 /// in one app. The subject is its keyed hash (``VelocityKeying``), as the members are.
+///
+/// Its hash is computed once, when it is made: a series is looked up in several maps each time it is used (its id's
+/// memo, the pending and in-flight sightings, the minute's seen set), and hashing its strings again each time cost
+/// more than the look-ups. Equality still compares the fields, which holds the hash to it.
 struct DistinctSeries: Sendable, Hashable {
-    var appId: String
-    var count: DistinctCount
+    let appId: String
+    let count: DistinctCount
     /// The keyed hash of the subject counted per.
-    var subject: String
+    let subject: String
+    /// The hash of the three fields, under this process's seed.
+    private let fieldsHash: Int
+
+    init(appId: String, count: DistinctCount, subject: String) {
+        self.appId = appId
+        self.count = count
+        self.subject = subject
+        var hasher = Hasher()
+        hasher.combine(appId)
+        hasher.combine(count)
+        hasher.combine(subject)
+        fieldsHash = hasher.finalize()
+    }
+
+    static func == (left: DistinctSeries, right: DistinctSeries) -> Bool {
+        left.fieldsHash == right.fieldsHash && left.count == right.count && left.appId == right.appId && left.subject == right.subject
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(fieldsHash)
+    }
 
     /// The series' 16-byte id in the store: the first 16 bytes of SHA-256 over the app, what is counted per what and
     /// the subject, NUL-separated (none of them holds a NUL: app ids and dimension names are restricted, the subject is

@@ -38,10 +38,35 @@ public final class VelocityRecorder: Sendable {
     private let state = Mutex(State())
 
     /// One counter series: its minute buckets are the pending increments.
+    ///
+    /// Its hash is computed once, when it is made: a verdict's series are each looked up in two or three maps (the
+    /// slot, pending, in flight), and hashing the three strings again each time (about 90 bytes) cost more than the
+    /// look-ups themselves. Equality still compares the strings, which holds the hash to it.
     struct Series: Hashable {
-        var appId: String
-        var subject: String
-        var event: String
+        let appId: String
+        let subject: String
+        let event: String
+        /// The hash of the three strings, under this process's seed.
+        private let fieldsHash: Int
+
+        init(appId: String, subject: String, event: String) {
+            self.appId = appId
+            self.subject = subject
+            self.event = event
+            var hasher = Hasher()
+            hasher.combine(appId)
+            hasher.combine(subject)
+            hasher.combine(event)
+            fieldsHash = hasher.finalize()
+        }
+
+        static func == (left: Series, right: Series) -> Bool {
+            left.fieldsHash == right.fieldsHash && left.appId == right.appId && left.subject == right.subject && left.event == right.event
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(fieldsHash)
+        }
     }
 
     typealias Batch = [Series: [Int64: Int64]]
@@ -67,9 +92,15 @@ public final class VelocityRecorder: Sendable {
         var nextFlush: Int64 = 1
 
         mutating func add(_ series: Series, bucket: Int64, _ amount: Int64) {
-            let before = pending[series]?[bucket]
-            pending[series, default: [:]][bucket, default: 0] += amount
-            if before == nil { count += 1 }
+            // One look-up of the series: its buckets are changed in place.
+            if Self.increment(&pending[series, default: [:]], bucket: bucket, by: amount) { count += 1 }
+        }
+
+        /// Adds `amount` to `bucket` of `buckets`; returns whether the bucket is new.
+        private static func increment(_ buckets: inout [Int64: Int64], bucket: Int64, by amount: Int64) -> Bool {
+            let isNew = buckets[bucket] == nil
+            buckets[bucket, default: 0] += amount
+            return isNew
         }
 
         /// Puts the uncommitted part of the running flush back into pending (merged with newer increments).
@@ -224,12 +255,13 @@ public final class VelocityRecorder: Sendable {
 
     /// Takes the local counts; read them before the store, then combine with ``totals(_:reading:)``.
     func localCounts(appId: String, _ sums: [VelocitySum]) -> LocalCounts {
-        let slots = sums.map { Self.slot(of: Series(appId: appId, subject: $0.subject, event: $0.event)) }
+        let series = sums.map { Series(appId: appId, subject: $0.subject, event: $0.event) }
+        let slots = series.map(Self.slot(of:))
         return state.withLock { state in
             LocalCounts(
-                pending: Self.totals(appId: appId, sums, in: state.pending),
+                pending: Self.totals(series, sums, in: state.pending),
                 pendingSequences: slots.map { state.nextFlush * Self.slots + $0 },
-                inFlight: Self.totals(appId: appId, sums, in: state.inFlight),
+                inFlight: Self.totals(series, sums, in: state.inFlight),
                 inFlightSequences: slots.map { state.inFlightFlush > 0 ? state.inFlightFlush * Self.slots + $0 : 0 }
             )
         }
@@ -252,10 +284,11 @@ public final class VelocityRecorder: Sendable {
         return totals(local, reading: try await store.velocitySums(appId: appId, sums, writer: writer))
     }
 
-    private static func totals(appId: String, _ sums: [VelocitySum], in batch: Batch) -> [Int64] {
-        sums.map { sum in
-            let series = Series(appId: appId, subject: sum.subject, event: sum.event)
-            return batch[series]?.reduce(into: Int64(0)) { total, entry in
+    /// Each sum's count in `batch`: the buckets of its series (`series`, one per sum) at or after its start.
+    private static func totals(_ series: [Series], _ sums: [VelocitySum], in batch: Batch) -> [Int64] {
+        guard !batch.isEmpty else { return [Int64](repeating: 0, count: sums.count) }
+        return zip(series, sums).map { series, sum in
+            batch[series]?.reduce(into: Int64(0)) { total, entry in
                 if entry.key >= sum.since { total += entry.value }
             } ?? 0
         }

@@ -1,4 +1,4 @@
-import NIOConcurrencyHelpers
+public import NIOConcurrencyHelpers
 
 /// Runs `operation` within `limit`, and answers within `limit + grace` whatever the operation does.
 ///
@@ -20,6 +20,11 @@ import NIOConcurrencyHelpers
 ///     event loop: it must be quick (count or log), since the answer and other deadlines wait for it.
 ///   - timeoutError: The error thrown when the limit passes first.
 ///   - operation: The work, run as in ``withDeadline(_:timeoutError:_:)``.
+///
+/// Inlinable, with its ``DeadlineAnswer``, so that it is specialised for the caller's result type: every store
+/// operation runs under it, and unspecialised, each step of the answer looked up the generic metadata of its state,
+/// continuation and result (about a dozen look-ups an operation).
+@inlinable
 public func withDeadline<Result: Sendable>(
     _ limit: Duration,
     abandoningAfter grace: Duration,
@@ -60,23 +65,36 @@ public func withDeadline<Result: Sendable>(
 
 /// The first outcome of a deadline race, handed to the caller however the outcome and the caller's wait are
 /// ordered.
-private final class DeadlineAnswer<Value: Sendable>: Sendable {
-    private struct State {
-        var outcome: Swift.Result<Value, any Error>?
-        var waiter: CheckedContinuation<Value, any Error>?
-        var finished = false
-        var timedOut = false
-        var abandonment: CoarseTimers.Timer?
+@usableFromInline
+final class DeadlineAnswer<Value: Sendable>: Sendable {
+    @usableFromInline
+    struct State: Sendable {
+        @usableFromInline var outcome: Swift.Result<Value, any Error>?
+        @usableFromInline var waiter: CheckedContinuation<Value, any Error>?
+        @usableFromInline var finished = false
+        @usableFromInline var timedOut = false
+        @usableFromInline var abandonment: CoarseTimers.Timer?
+
+        @usableFromInline
+        init() {}
     }
 
-    private let state = NIOLockedValueBox(State())
+    @usableFromInline let state: NIOLockedValueBox<State>
 
+    @inlinable
+    init() {
+        state = NIOLockedValueBox(State())
+    }
+
+    @inlinable
     var timedOut: Bool { state.withLockedValue { $0.timedOut } }
 
+    @inlinable
     func markTimedOut() {
         state.withLockedValue { $0.timedOut = true }
     }
 
+    @inlinable
     func holdAbandonment(_ timer: CoarseTimers.Timer) {
         let finished = state.withLockedValue { state in
             if !state.finished { state.abandonment = timer }
@@ -85,6 +103,7 @@ private final class DeadlineAnswer<Value: Sendable>: Sendable {
         if finished { CoarseTimers.shared.cancel(timer) }
     }
 
+    @inlinable
     func cancelAbandonment() {
         if let timer = state.withLockedValue({ state in defer { state.abandonment = nil }; return state.abandonment }) {
             CoarseTimers.shared.cancel(timer)
@@ -94,6 +113,7 @@ private final class DeadlineAnswer<Value: Sendable>: Sendable {
     /// Records the outcome unless one came first, and hands it to the caller; returns whether this one was first.
     /// `beforeAnswer` runs only when it is, before the caller can see the outcome, so that what the caller observes
     /// after its answer (the abandonment hook's effects) has happened.
+    @inlinable
     @discardableResult
     func finish(_ outcome: Swift.Result<Value, any Error>, beforeAnswer: () -> Void = {}) -> Bool {
         let first = state.withLockedValue { state -> Bool in
@@ -112,6 +132,7 @@ private final class DeadlineAnswer<Value: Sendable>: Sendable {
         return true
     }
 
+    @inlinable
     func value() async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in
             let outcome = state.withLockedValue { state -> Swift.Result<Value, any Error>? in

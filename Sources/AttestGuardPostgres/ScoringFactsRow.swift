@@ -57,9 +57,9 @@ enum ScoringFactsRow {
                 )
             }
         }
-        facts.distinct = try read("distinct_totals", as: [Int64]?.self) ?? []
+        facts.distinct = try read("distinct_totals", as: Int64ArrayColumn?.self)?.values ?? []
         facts.velocity = VelocityReading(
-            totals: try read("velocity_totals", as: [Int64]?.self) ?? [], flushedSequence: try read("velocity_flushed")
+            totals: try read("velocity_totals", as: Int64ArrayColumn?.self)?.values ?? [], flushedSequence: try read("velocity_flushed")
         )
         return facts
     }

@@ -157,4 +157,67 @@ struct ArrayParametersTests {
         #expect(written.map { [$0.series, $0.member] } == expected.map(\.key))
         #expect(written.map(\.lastSeen) == expected.map(\.value))
     }
+
+    /// What postgres-nio reads from `bytes` as `[Int64]`, or `nil` where it refuses them.
+    static func postgresNIOReading(_ bytes: [UInt8]) -> [Int64]? {
+        var buffer = ByteBuffer(bytes: bytes)
+        return try? [Int64](from: &buffer, type: .int8Array, format: .binary, context: .default)
+    }
+
+    static func reading(_ bytes: [UInt8]) -> [Int64]? {
+        var buffer = ByteBuffer(bytes: bytes)
+        return try? Int64ArrayColumn(from: &buffer, type: .int8Array, format: .binary, context: .default).values
+    }
+
+    @Test("int8[] columns read as postgres-nio reads them: empty, one, many, extremes; refused where it refuses")
+    func int64ArraysReadAsPostgresNIO() {
+        var generator = SystemRandomNumberGenerator()
+        var arrays: [[Int64]] = [[], [0], [.min, -1, 0, 1, .max]]
+        for _ in 0..<200 { arrays.append((0..<Int.random(in: 0...40, using: &generator)).map { _ in Int64.random(in: .min ... .max, using: &generator) }) }
+        for values in arrays {
+            let bytes = Self.bytes(values)
+            #expect(Self.reading(bytes) == values)
+            #expect(Self.postgresNIOReading(bytes) == values)
+        }
+        // Broken headers and elements: a NULL element, two dimensions, a lower bound of 0, an element of 4 bytes, a
+        // count past the bytes, a truncated element, a truncated header.
+        func array(_ header: [Int32], _ elements: [(Int32, [UInt8])]) -> [UInt8] {
+            var buffer = ByteBuffer()
+            for field in header { buffer.writeInteger(field) }
+            for (length, bytes) in elements { buffer.writeInteger(length); buffer.writeBytes(bytes) }
+            return Array(buffer.readableBytesView)
+        }
+        let eight: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 7]
+        let broken: [[UInt8]] = [
+            array([1, 1, 20, 1, 1], [(-1, [])]),
+            array([2, 0, 20, 1, 1, 1, 1], [(8, eight)]),
+            array([1, 0, 20, 1, 0], [(8, eight)]),
+            array([1, 0, 20, 1, 1], [(4, [0, 0, 0, 7])]),
+            array([1, 0, 20, 2, 1], [(8, eight)]),
+            array([1, 0, 20, 1, 1], [(8, Array(eight.prefix(5)))]),
+            [0, 0, 0, 1, 0, 0],
+        ]
+        for bytes in broken {
+            #expect(Self.reading(bytes) == nil, "\(bytes)")
+            #expect(Self.postgresNIOReading(bytes) == nil, "\(bytes)")
+        }
+        // An int4 element in an int8[]: postgres-nio widens it; PostgreSQL never sends one, and this refuses it.
+        let int4Element = array([1, 0, 23, 1, 1], [(4, [0, 0, 0, 7])])
+        #expect(Self.reading(int4Element) == nil && Self.postgresNIOReading(int4Element) == [7])
+        // A text column is not an int8[] column.
+        var text = ByteBuffer(string: "{1,2}")
+        #expect(throws: (any Error).self) { try Int64ArrayColumn(from: &text, type: .int8Array, format: .text, context: .default) }
+    }
+
+    @Test("int8[] columns from PostgreSQL: empty, NULL, one, many", arguments: StoreBackend.postgresOnly)
+    func int64ArraysFromPostgres(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = try #require(test.store as? PostgresRiskStore)
+            let sql = "SELECT '{}'::int8[], NULL::int8[], '{42}'::int8[], ARRAY[-9223372036854775808, 0, 9223372036854775807]::int8[]"
+            let rows = try await store.client().query(PostgresQuery(unsafeSQL: sql)).collect()
+            let row = try #require(rows.first)
+            let (empty, none, one, many) = try row.decode((Int64ArrayColumn, Int64ArrayColumn?, Int64ArrayColumn, Int64ArrayColumn).self)
+            #expect(empty.values.isEmpty && none == nil && one.values == [42] && many.values == [.min, 0, .max])
+        }
+    }
 }

@@ -1,5 +1,6 @@
 @testable import AttestGuardEngine
 import Foundation
+import RiskRules
 import Testing
 
 /// What a consumed challenge keeps of its request is written by hand: these pin that it is the text `JSONEncoder`
@@ -119,5 +120,25 @@ struct AssertedRequestJSONTests {
         JSONText.appendNumber(1e20, to: &number)
         JSONText.appendNumber(.nan, to: &number)
         #expect(String(decoding: number, as: UTF8.self) == "-422.51e+20null")
+    }
+
+    @Test("signals written with their layout's keys are the signals written with their names; keys of another list are not used")
+    func signalKeys() {
+        let names = ["a", "b\"q", "device.age", "tab\tname", "z"]
+        let values: [SignalValue?] = [.number(1), nil, .string("x\"y"), .bool(true), .timestamp(1_700_000_000.5)]
+        let signals: [SignalEntry] = zip(names, values).map { (name: $0, value: $1) }
+        let keys = SignalKeys(names: names)
+        for excluded in [[], ["b\"q"], ["a", "z"], names] {
+            for timestamps in [JSONText.Timestamps.secondsSince1970, .iso8601] {
+                var withKeys: [UInt8] = [], withNames: [UInt8] = []
+                JSONText.appendSignals(signals, keys: keys, excluding: excluded, timestamps: timestamps, to: &withKeys)
+                JSONText.appendSignals(signals, excluding: excluded, timestamps: timestamps, to: &withNames)
+                #expect(String(decoding: withKeys, as: UTF8.self) == String(decoding: withNames, as: UTF8.self))
+            }
+        }
+        var fewer: [UInt8] = [], fewerByName: [UInt8] = []
+        JSONText.appendSignals(Array(signals.dropFirst()), keys: keys, timestamps: .iso8601, to: &fewer)
+        JSONText.appendSignals(Array(signals.dropFirst()), timestamps: .iso8601, to: &fewerByName)
+        #expect(fewer == fewerByName)
     }
 }

@@ -15,11 +15,11 @@ enum DecisionSnapshot {
     /// Raw identifiers the log never keeps (the contract keeps only keyed hashes of them).
     static let excluded = [FixedSignal.requestUserId, .requestIp, .requestDeviceId].map(\.rawValue)
 
-    /// `signals` sorted by name, as ``RiskScorer/Outcome/signalList`` has them.
-    static func json(_ signals: [SignalEntry]) -> String {
+    /// `signals` sorted by name, as ``RiskScorer/Outcome/signalList`` has them, with their ``SignalKeys`` when known.
+    static func json(_ signals: [SignalEntry], keys: SignalKeys? = nil) -> String {
         var output: [UInt8] = []
         output.reserveCapacity(32 * signals.count + 2)
-        JSONText.appendSignals(signals, excluding: excluded, timestamps: .secondsSince1970, to: &output)
+        JSONText.appendSignals(signals, keys: keys, excluding: excluded, timestamps: .secondsSince1970, to: &output)
         return String(decoding: output, as: UTF8.self)
     }
 }

@@ -37,8 +37,11 @@ struct AssemblyPlan: Sendable {
     var labels = false
     var velocity: [VelocityRead] = []
     var distinct: [DistinctRead] = []
+    /// The JSON keys of the layout's signals, for writing a verdict's signals.
+    let signalKeys: SignalKeys
 
     init(_ layout: SignalLayout) {
+        signalKeys = SignalKeys(names: layout.names)
         for name in layout.names {
             if name.hasPrefix("key."), !SignalSchema.keySignalsFromRequest.contains(name) { key = true }
             if name.hasPrefix("receipt.") { key = true; receipt = true }

@@ -19,6 +19,9 @@ public struct RiskScorer: Sendable {
         public var signalList: [SignalEntry]
         /// The shadow rule set's evaluation of the same request, when one is configured: logged, never enforced.
         public var shadow: RuleEvaluation? = nil
+        /// The JSON keys of ``signalList``'s names, written once per rule set (`nil` for a verdict decided without
+        /// the rules, whose list is empty).
+        package var signalKeys: SignalKeys? = nil
 
         /// ``signalList`` by name.
         public var signals: [String: SignalValue?] {
@@ -151,6 +154,7 @@ public struct RiskScorer: Sendable {
         rules.hits.record(evaluation, endpoint: request.endpoint)
         let signalList = values.namedValues
         var outcome = Outcome(verdict: Self.verdict(evaluation, app: app), evaluation: evaluation, signalList: signalList)
+        outcome.signalKeys = assembler.plans.plan(for: ruleSet).signalKeys
         actions.submit(evaluation, request: request, subjects: subjects, mode: app.mode, now: now)
         if let shadow {
             outcome.shadow = await evaluateShadow(shadow.ruleSet, request: request, subjects: subjects, app: app, live: evaluation, now: now)
@@ -237,7 +241,7 @@ public struct RiskScorer: Sendable {
             score: outcome.evaluation.score,
             ruleSetVersion: outcome.evaluation.ruleSetVersion,
             fired: outcome.evaluation.fired.map(\.id).joined(separator: ","),
-            signals: DecisionSnapshot.json(outcome.signalList),
+            signals: DecisionSnapshot.json(outcome.signalList, keys: outcome.signalKeys),
             shadow: outcome.shadow.map { ShadowVerdict(decision: $0.decision, ruleSetVersion: $0.ruleSetVersion, fired: $0.fired.map(\.id).joined(separator: ",")) },
             requestId: request.requestId
         ))

@@ -119,15 +119,26 @@ package enum JSONText {
     /// writes; signal names are ASCII, for which `String`'s `<` is a byte comparison), leaving out `excluded`:
     /// numbers and durations (seconds) as numbers, timestamps as `timestamps` says, strings and booleans as such,
     /// missing as `null`.
+    ///
+    /// `keys`, when they are the layout's the signals come from (one per signal, in order), are written instead of
+    /// each name: see ``SignalKeys``.
     package static func appendSignals(
-        _ signals: [SignalEntry], excluding excluded: [String] = [], timestamps: Timestamps, to output: inout [UInt8]
+        _ signals: [SignalEntry], keys: SignalKeys? = nil, excluding excluded: [String] = [], timestamps: Timestamps,
+        to output: inout [UInt8]
     ) {
         output.append(UInt8(ascii: "{"))
+        let keys = keys.flatMap { $0.keys.count == signals.count ? $0.keys : nil }
         var first = true
         // A few names compared directly, lengths first (a native string's UTF-8 count is stored): a set would hash
         // every signal's name of every verdict, and most names differ from the excluded ones in length.
-        for entry in signals where !excluded.contains(where: { $0.utf8.count == entry.name.utf8.count && $0 == entry.name }) {
-            appendKey(entry.name, first: first, to: &output)
+        for (index, entry) in signals.enumerated()
+        where !excluded.contains(where: { $0.utf8.count == entry.name.utf8.count && $0 == entry.name }) {
+            if let keys {
+                if !first { output.append(UInt8(ascii: ",")) }
+                output.append(contentsOf: keys[index])
+            } else {
+                appendKey(entry.name, first: first, to: &output)
+            }
             first = false
             switch entry.value {
             case nil: output.append(contentsOf: "null".utf8)
@@ -142,5 +153,23 @@ package enum JSONText {
             }
         }
         output.append(UInt8(ascii: "}"))
+    }
+}
+
+/// The JSON member keys (`"name":`, the name escaped) of a rule set's signals, in the order of its layout's names,
+/// written once per layout (``AssemblyPlan``): every verdict writes its signals twice, in the decision snapshot and
+/// in the score response, and escaping some fifty names each time was most of the cost of writing them.
+package struct SignalKeys: Sendable {
+    /// One key per name, in order.
+    let keys: [[UInt8]]
+
+    init(names: [String]) {
+        keys = names.map { name in
+            var key: [UInt8] = []
+            key.reserveCapacity(name.utf8.count + 3)
+            JSONText.appendString(name, to: &key)
+            key.append(UInt8(ascii: ":"))
+            return key
+        }
     }
 }

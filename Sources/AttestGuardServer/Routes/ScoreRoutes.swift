@@ -19,6 +19,6 @@ struct ScoreRoutes {
         var scoreRequest = try input.scoreRequest()
         scoreRequest.requestId = context.requestId
         let outcome = try await engine.scorer.score(scoreRequest)
-        return JSONResponse.make(json: ScoreResponseJSON.bytes(verdict: outcome.verdict, signals: outcome.signalList), status: .ok)
+        return JSONResponse.make(json: ScoreResponseJSON.bytes(verdict: outcome.verdict, signals: outcome.signalList, keys: outcome.signalKeys), status: .ok)
     }
 }

@@ -31,13 +31,13 @@ extension ScoreRequestBody {
 /// Written by hand (``JSONText``): it is the largest document of the hottest route, and `JSONEncoder` with sorted
 /// keys is a large part of a verdict's CPU cost.
 enum ScoreResponseJSON {
-    static func bytes(verdict: RiskVerdict, signals: [SignalEntry]) -> [UInt8] {
+    static func bytes(verdict: RiskVerdict, signals: [SignalEntry], keys: SignalKeys? = nil) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(VerdictJSON.estimatedSize(of: verdict) + 48 * signals.count)
         output.append(UInt8(ascii: "{"))
         VerdictJSON.appendMembers(of: verdict, to: &output)
         JSONText.appendKey("signals", to: &output)
-        JSONText.appendSignals(signals, timestamps: .iso8601, to: &output)
+        JSONText.appendSignals(signals, keys: keys, timestamps: .iso8601, to: &output)
         output.append(UInt8(ascii: "}"))
         return output
     }

@@ -9,10 +9,9 @@ import PostgresNIO
 // dimensions (0 for an empty array, else 1), a zero "has nulls" flag and the element type, then for a non-empty array
 // its length and lower bound (1) and each element as its length and its bytes.
 //
-// Each array is stored into the buffer's memory in one write of its whole size, measured first. NIO's integer and
-// string writes each go through a bytes copy of its own, with its own capacity, uniqueness and exclusivity checks:
-// about 250 instructions apiece, and an element took three of them (its length, its bytes, the length set again),
-// which came to a tenth of a score verdict's instructions (Benchmarks/instructions.sh).
+// Each array is measured first, then stored into the buffer's memory in one write of its whole size: NIO's integer
+// and string writes each go through a bytes copy of their own, with capacity, uniqueness and exclusivity checks, and
+// an element would take three of them (its length, its bytes, the length set again).
 
 /// Writes an array of `count` elements of `elementType` whose bytes come to `elementBytes` (their lengths not
 /// counted): the header, then what `storeElements` stores from the offset it is given, which must end exactly at the
@@ -40,8 +39,9 @@ private func writeArray(
 }
 
 /// Stores an array parameter's elements, each its length and its bytes, one after another into memory sized for them
-/// all. Every store is bounds-checked: elements that came out longer than measured stop the process rather than write
-/// past the array.
+/// all. Each element's declared size is checked against the room left before it is stored, and the last element's end
+/// against the measured length: elements that measure differently when written stop the process rather than write
+/// past the array. An element's `store` must store exactly the bytes it declares (``FlatArrayElement``).
 struct FlatArrayWriter {
     fileprivate let memory: UnsafeMutableRawBufferPointer
     fileprivate(set) var offset: Int
@@ -67,7 +67,8 @@ struct FlatArrayWriter {
 protocol FlatArrayElement: PostgresArrayEncodable & PostgresNonThrowingEncodable {
     /// How many bytes ``store(into:at:)`` stores.
     var flatByteCount: Int { get }
-    /// Stores the binary form at `offset` of `memory`, which has ``flatByteCount`` bytes of room there.
+    /// Stores the binary form at `offset` of `memory`, which has ``flatByteCount`` bytes of room there: exactly
+    /// ``flatByteCount`` bytes, none past them.
     func store(into memory: UnsafeMutableRawBufferPointer, at offset: Int)
 }
 

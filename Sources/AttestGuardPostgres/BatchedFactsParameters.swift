@@ -124,9 +124,9 @@ struct BatchedFactsParameters {
         return sql.text
     }
 
-    /// Appends the block's parameters (``dataTypes``) for `queries`, in the batch's order. The scalar arrays are
-    /// encoded from `queries` as they are written (``ArrayParameter``), the lists gathered first and then written
-    /// whole, the `bytea` lists into one buffer each (``ByteaArrayParameter``).
+    /// Appends the block's parameters (``dataTypes``) for `queries`, in the batch's order, all through
+    /// ``ArrayParameter``: the scalar arrays encoded from `queries` as they are written, the lists gathered into
+    /// arrays first, the `bytea` lists into one buffer each (``ByteaArrayParameter``).
     static func append(_ queries: [ScoringFactsQuery], to bindings: inout PostgresBindings) {
         bindings.append(ArrayParameter(queries) { $0.appId })
         bindings.append(ArrayParameter(queries) { $0.keyId != nil })

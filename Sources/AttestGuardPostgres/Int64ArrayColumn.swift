@@ -4,7 +4,7 @@ import PostgresNIO
 /// An `int8[]` column (the facts' velocity and distinct totals) read in one pass over its bytes.
 ///
 /// postgres-nio reads an array element by element through the generic element decoder: a slice, a type check and a
-/// generic metadata look-up per element, about 5,500 instructions for a verdict's dozen totals. This reads
+/// generic metadata look-up per element, several times what reading the bytes takes. This reads
 /// PostgreSQL's binary array (`array_send`: dimensions, a "has nulls" flag, the element type, then for one dimension
 /// its length and lower bound, and each element as its length and its bytes) straight from memory, and refuses what
 /// postgres-nio refuses (NULL elements, more than one dimension, a lower bound other than 1, short elements), and

@@ -22,8 +22,8 @@ public import NIOConcurrencyHelpers
 ///   - operation: The work, run as in ``withDeadline(_:timeoutError:_:)``.
 ///
 /// Inlinable, with its ``DeadlineAnswer``, so that it is specialised for the caller's result type: every store
-/// operation runs under it, and unspecialised, each step of the answer looked up the generic metadata of its state,
-/// continuation and result (about a dozen look-ups an operation).
+/// operation runs under it, and an unspecialised answer looks up the generic metadata of its state, continuation and
+/// result at every step.
 @inlinable
 public func withDeadline<Result: Sendable>(
     _ limit: Duration,

@@ -122,7 +122,7 @@ struct AssertedRequestJSONTests {
         #expect(String(decoding: number, as: UTF8.self) == "-422.51e+20null")
     }
 
-    @Test("signals written with their layout's keys are the signals written with their names; keys of another list are not used")
+    @Test("signals written with their layout's keys are the signals written with their names; another list, shorter or renamed, is written by its names")
     func signalKeys() {
         let names = ["a", "b\"q", "device.age", "tab\tname", "z"]
         let values: [SignalValue?] = [.number(1), nil, .string("x\"y"), .bool(true), .timestamp(1_700_000_000.5)]
@@ -136,9 +136,13 @@ struct AssertedRequestJSONTests {
                 #expect(String(decoding: withKeys, as: UTF8.self) == String(decoding: withNames, as: UTF8.self))
             }
         }
-        var fewer: [UInt8] = [], fewerByName: [UInt8] = []
-        JSONText.appendSignals(Array(signals.dropFirst()), keys: keys, timestamps: .iso8601, to: &fewer)
-        JSONText.appendSignals(Array(signals.dropFirst()), timestamps: .iso8601, to: &fewerByName)
-        #expect(fewer == fewerByName)
+        // A list that is not the keys' (shorter, or as long with other names) is written by its names.
+        let renamed: [SignalEntry] = signals.map { (name: "x." + $0.name, value: $0.value) }
+        for other in [Array(signals.dropFirst()), renamed, Array(renamed.prefix(2)) + Array(signals.dropFirst(2))] {
+            var withKeys: [UInt8] = [], withNames: [UInt8] = []
+            JSONText.appendSignals(other, keys: keys, timestamps: .iso8601, to: &withKeys)
+            JSONText.appendSignals(other, timestamps: .iso8601, to: &withNames)
+            #expect(String(decoding: withKeys, as: UTF8.self) == String(decoding: withNames, as: UTF8.self))
+        }
     }
 }

@@ -204,9 +204,30 @@ struct ArrayParametersTests {
         // An int4 element in an int8[]: postgres-nio widens it; PostgreSQL never sends one, and this refuses it.
         let int4Element = array([1, 0, 23, 1, 1], [(4, [0, 0, 0, 7])])
         #expect(Self.reading(int4Element) == nil && Self.postgresNIOReading(int4Element) == [7])
+        // Trailing bytes after an empty or a full array: postgres-nio ignores them; this refuses them.
+        #expect(Self.reading(Self.bytes([Int64]()) + [0]) == nil && Self.reading(Self.bytes([Int64(1)]) + [0, 0]) == nil)
+        // An int4[] column is not an int8[] column.
+        var int4 = ByteBuffer(bytes: Self.bytes([Int32(1), 2]))
+        #expect(throws: (any Error).self) { try Int64ArrayColumn(from: &int4, type: .int4Array, format: .binary, context: .default) }
         // A text column is not an int8[] column.
         var text = ByteBuffer(string: "{1,2}")
         #expect(throws: (any Error).self) { try Int64ArrayColumn(from: &text, type: .int8Array, format: .text, context: .default) }
+    }
+
+    @Test("int8[] bytes truncated or with a byte changed read as postgres-nio reads them, or not at all")
+    func int64ArraysDamaged() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3_000 {
+            var bytes = Self.bytes((0..<Int.random(in: 0...6, using: &generator)).map { _ in Int64.random(in: -3...3, using: &generator) })
+            if Bool.random(using: &generator) {
+                bytes.removeLast(Int.random(in: 0...bytes.count, using: &generator))
+            } else {
+                let index = Int.random(in: 0..<bytes.count, using: &generator)
+                bytes[index] = [0, 1, 7, 8, 12, 20, 23, 0x7F, 0x80, 0xFF].randomElement(using: &generator)!
+            }
+            let reading = Self.reading(bytes)
+            #expect(reading == nil || reading == Self.postgresNIOReading(bytes), "\(bytes)")
+        }
     }
 
     @Test("int8[] columns from PostgreSQL: empty, NULL, one, many", arguments: StoreBackend.postgresOnly)

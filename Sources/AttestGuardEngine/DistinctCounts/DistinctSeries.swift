@@ -8,7 +8,7 @@ import Foundation
 /// in one app. The subject is its keyed hash (``VelocityKeying``), as the members are.
 ///
 /// Its hash is computed once, when it is made: a series is looked up in several maps each time it is used (its id's
-/// memo, the pending and in-flight sightings, the minute's seen set), and hashing its strings again each time cost
+/// memo, the pending and in-flight sightings, the minute's seen set), and hashing its strings each time would cost
 /// more than the look-ups. Equality still compares the fields, which holds the hash to it.
 struct DistinctSeries: Sendable, Hashable {
     let appId: String

@@ -39,8 +39,7 @@ package enum JSONText {
     /// A JSON string: quote, backslash and control characters escaped (RFC 8259 §7), everything else as UTF-8.
     /// Runs of bytes that need no escape are copied whole: every verdict writes a few dozen names and values, about
     /// two kilobytes (the snapshot and the score response). The scan reads eight bytes at a time
-    /// (``wordNeedsEscape(_:)``) and looks at single bytes only in a word that has one to escape; byte by byte, the
-    /// scan was the largest part of writing those documents.
+    /// (``wordNeedsEscape(_:)``) and looks at single bytes only in a word that has one to escape.
     package static func appendString(_ text: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         var text = text
@@ -120,22 +119,21 @@ package enum JSONText {
     /// numbers and durations (seconds) as numbers, timestamps as `timestamps` says, strings and booleans as such,
     /// missing as `null`.
     ///
-    /// `keys`, when they are the layout's the signals come from (one per signal, in order), are written instead of
-    /// each name: see ``SignalKeys``.
+    /// A signal whose name is the one `keys` has at its position (the layout the list comes from: the same string,
+    /// compared at once) is written with that key; any other with its name escaped here. See ``SignalKeys``.
     package static func appendSignals(
         _ signals: [SignalEntry], keys: SignalKeys? = nil, excluding excluded: [String] = [], timestamps: Timestamps,
         to output: inout [UInt8]
     ) {
         output.append(UInt8(ascii: "{"))
-        let keys = keys.flatMap { $0.keys.count == signals.count ? $0.keys : nil }
         var first = true
         // A few names compared directly, lengths first (a native string's UTF-8 count is stored): a set would hash
         // every signal's name of every verdict, and most names differ from the excluded ones in length.
         for (index, entry) in signals.enumerated()
         where !excluded.contains(where: { $0.utf8.count == entry.name.utf8.count && $0 == entry.name }) {
-            if let keys {
+            if let keys, index < keys.names.count, keys.names[index] == entry.name {
                 if !first { output.append(UInt8(ascii: ",")) }
-                output.append(contentsOf: keys[index])
+                output.append(contentsOf: keys.keys[index])
             } else {
                 appendKey(entry.name, first: first, to: &output)
             }
@@ -158,12 +156,15 @@ package enum JSONText {
 
 /// The JSON member keys (`"name":`, the name escaped) of a rule set's signals, in the order of its layout's names,
 /// written once per layout (``AssemblyPlan``): every verdict writes its signals twice, in the decision snapshot and
-/// in the score response, and escaping some fifty names each time was most of the cost of writing them.
+/// in the score response, and a key kept is copied where a name would be escaped byte by byte.
 package struct SignalKeys: Sendable {
+    /// The layout's names, in order: a signal takes the key at its position only under the same name.
+    let names: [String]
     /// One key per name, in order.
     let keys: [[UInt8]]
 
     init(names: [String]) {
+        self.names = names
         keys = names.map { name in
             var key: [UInt8] = []
             key.reserveCapacity(name.utf8.count + 3)

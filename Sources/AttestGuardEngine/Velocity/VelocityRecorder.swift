@@ -40,7 +40,7 @@ public final class VelocityRecorder: Sendable {
     /// One counter series: its minute buckets are the pending increments.
     ///
     /// Its hash is computed once, when it is made: a verdict's series are each looked up in two or three maps (the
-    /// slot, pending, in flight), and hashing the three strings again each time (about 90 bytes) cost more than the
+    /// slot, pending, in flight), and hashing the three strings (about 90 bytes) each time would cost more than the
     /// look-ups themselves. Equality still compares the strings, which holds the hash to it.
     struct Series: Hashable {
         let appId: String

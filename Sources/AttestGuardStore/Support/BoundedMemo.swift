@@ -11,10 +11,10 @@ public import Synchronization
 /// whatever the traffic, and a result computed again is the same result, so forgetting costs time only. Keys must be
 /// equal exactly when the function's results are: a `String` key compares by canonical equivalence, not by bytes.
 ///
-/// The look-up is public and inlinable so that it is specialised where the memo is used, in other modules:
-/// unspecialised, each look-up instantiated the generations' generic metadata and hashed the key through witness
-/// tables, about 4,000 instructions, more than a hit saves on a short digest. (Swift 6.3 specialises an inlinable
-/// function from another module only when it is public: a `package` one is called unspecialised.)
+/// The look-up is public and inlinable so that each memo's module specialises it: an unspecialised look-up
+/// instantiates the generations' generic metadata and hashes the key through witness tables, which costs more than a
+/// hit saves on a short digest. Swift 6.3 specialises an inlinable function from another module only when it is
+/// public; a `package` one is called unspecialised.
 public final class BoundedMemo<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     @usableFromInline
     struct Generations {

@@ -14,8 +14,8 @@ import PostgresNIO
 // an element would take three of them (its length, its bytes, the length set again).
 
 /// Writes an array of `count` elements of `elementType` whose bytes come to `elementBytes` (their lengths not
-/// counted): the header, then what `storeElements` stores from the offset it is given, which must end exactly at the
-/// array's end (it returns where it ended). One write of the array's size.
+/// counted): the header, then the elements `storeElements` stores through the writer, which must end exactly at the
+/// array's end. One write of the array's size.
 private func writeArray(
     count: Int, elementType: PostgresDataType, elementBytes: Int, into buffer: inout ByteBuffer,
     storeElements: (inout FlatArrayWriter) -> Void

@@ -10,12 +10,8 @@ import PostgresNIO
 /// postgres-nio refuses (NULL elements, more than one dimension, a lower bound other than 1, short elements), and
 /// also elements of another type (postgres-nio widens `int2` and `int4` ones; PostgreSQL never sends them in an
 /// `int8[]`) and trailing bytes. `ArrayParametersTests` holds it equal to postgres-nio's reading.
-struct Int64ArrayColumn: PostgresDecodable, Equatable {
+struct Int64ArrayColumn: PostgresDecodable {
     let values: [Int64]
-
-    init(_ values: [Int64]) {
-        self.values = values
-    }
 
     init<JSONDecoder: PostgresJSONDecoder>(
         from buffer: inout ByteBuffer, type: PostgresDataType, format: PostgresFormat, context: PostgresDecodingContext<JSONDecoder>

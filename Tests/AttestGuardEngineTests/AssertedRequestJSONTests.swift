@@ -1,4 +1,5 @@
 @testable import AttestGuardEngine
+import AttestGuardWire
 import Foundation
 import RiskRules
 import Testing
@@ -100,7 +101,7 @@ struct AssertedRequestJSONTests {
                 let byte = Bool.random(using: &generator) ? edges.randomElement(using: &generator)! : UInt8.random(in: 0x20...0xFF, using: &generator)
                 word |= UInt64(byte) << (8 * UInt64(shift))
             }
-            #expect(JSONText.wordNeedsEscape(word) == needsEscape(word), "\(String(word, radix: 16))")
+            #expect(JSONStringBytes.wordHasSpecialByte(word) == needsEscape(word), "\(String(word, radix: 16))")
         }
     }
 

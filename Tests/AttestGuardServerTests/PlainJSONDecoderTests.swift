@@ -62,6 +62,20 @@ struct PlainJSONDecoderTests {
         #expect(clientData.bytes.withUnsafeBytes { PlainJSONDecoder.decode(ClientDataFields.self, from: $0, unreadMembers: .ignore) }?.path == clientData.path)
     }
 
+    @Test("strings scanned eight bytes at a time: an escape, a raw control byte or non-ASCII at every position of every length")
+    func stringScanPositions() throws {
+        let inserts = [#"\""#, #"\\"#, #"\n"#, #"\u00e9"#, "\u{1}", "\u{1F}", "\u{7F}", "\u{e9}", "\u{1F600}", "x"]
+        for length in 0...20 {
+            for position in 0...length {
+                for insert in inserts {
+                    let text = String(repeating: "a", count: position) + insert + String(repeating: "b", count: length - position)
+                    let body = #"{"appId":"TEAMID1234.com.example.shop","userId":""# + text + #""}"#
+                    _ = Self.check(ScoreRequestBody.self, Array(body.utf8), "\(length) \(position) \(insert)", same: ==)
+                }
+            }
+        }
+    }
+
     @Test("what the slow path refuses, the fast path declines", arguments: [
         #"{"appId":"a","keyId":null}"#, #"{"appId":"a","appId":"b"}"#, #"{"appId":"a",}"#, #"{"appId":"a","extra":1}"#,
         "\u{FEFF}{\"appId\":\"a\"}", #"{"appId":"\ud800"}"#, #"{"appId":"a","attributes":{"n":1e3}}"#, #"{"appId":01}"#,

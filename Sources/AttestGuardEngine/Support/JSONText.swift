@@ -1,4 +1,5 @@
 import AttestCore
+import AttestGuardWire
 import RiskRules
 
 /// JSON text written byte by byte, for the documents produced on every verdict (the decision snapshot, the score
@@ -39,7 +40,7 @@ package enum JSONText {
     /// A JSON string: quote, backslash and control characters escaped (RFC 8259 §7), everything else as UTF-8.
     /// Runs of bytes that need no escape are copied whole: every verdict writes a few dozen names and values, about
     /// two kilobytes (the snapshot and the score response). The scan reads eight bytes at a time
-    /// (``wordNeedsEscape(_:)``) and looks at single bytes only in a word that has one to escape.
+    /// (``JSONStringBytes/wordHasSpecialByte(_:)``) and looks at single bytes only in a word that has one to escape.
     package static func appendString(_ text: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         var text = text
@@ -50,7 +51,7 @@ package enum JSONText {
             var index = 0
             while index < count {
                 if index + 8 <= count,
-                   !wordNeedsEscape(UnsafeRawPointer(base).loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+                   !JSONStringBytes.wordHasSpecialByte(UnsafeRawPointer(base).loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
                     index += 8
                     continue
                 }
@@ -65,20 +66,6 @@ package enum JSONText {
             output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<count]))
         }
         output.append(UInt8(ascii: "\""))
-    }
-
-    /// Whether any of the eight bytes of `word` is one JSON escapes: below 0x20, a quote (0x22) or a backslash (0x5C).
-    /// Each test is the exact "has a byte below n" of bit-twiddling folklore, `(x - n·0x01…01) & ~x & 0x80…80`, which
-    /// is non-zero exactly when some byte of `x` is below `n` (n ≤ 0x80); bytes from 0x80 up (UTF-8 beyond ASCII)
-    /// never count. A quote or a backslash is a zero byte of the word XORed with it.
-    @inline(__always)
-    static func wordNeedsEscape(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highBits: UInt64 = 0x8080_8080_8080_8080
-        func hasByteBelow(_ limit: UInt64, _ x: UInt64) -> Bool { (x &- ones &* limit) & ~x & highBits != 0 }
-        return hasByteBelow(0x20, word)
-            || hasByteBelow(1, word ^ (ones &* 0x22))
-            || hasByteBelow(1, word ^ (ones &* 0x5C))
     }
 
     /// The escape of a quote, a backslash or a control character.

@@ -182,6 +182,13 @@ package struct PlainJSONDocument {
         mutating func string() -> String? {
             index += 1
             let start = index
+            // Eight bytes at a time up to the word that holds the string's end, an escape or a control character:
+            // base64 values make most of an API body.
+            if let base = bytes.baseAddress {
+                while index + 8 <= bytes.count, !JSONStringBytes.wordHasSpecialByte(base.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+                    index += 8
+                }
+            }
             while index < bytes.count {
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "\"") {

@@ -221,8 +221,8 @@ struct BatchedFactsParameters {
 
     /// The entry a row of a batch statement answers (column `batch_index`, from 1), as an index into a batch of
     /// `count` entries.
-    static func entryIndex(of row: PostgresRandomAccessRow, in count: Int) throws -> Int {
-        let position = try PostgresRowReader(row, table: "batched scoring facts")("batch_index", as: Int64.self)
+    static func entryIndex(of row: PostgresRowReader, in count: Int) throws -> Int {
+        let position = try row.reading(table: "batched scoring facts")("batch_index", as: Int64.self)
         guard position >= 1, position <= Int64(count) else {
             throw StoreError(.corruptRow, "the batch's statement answered entry \(position) of \(count)")
         }

@@ -53,14 +53,13 @@ struct CommitAssertionsStatement<Shape: ScoringFactsShape>: PostgresPreparedStat
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-        let cells = row.makeRandomAccess()
-        let index = try BatchedFactsParameters.entryIndex(of: cells, in: entries.count)
-        return (index, try Self.answer(cells), try ScoringFactsRow.facts(in: cells, asked: entries[index].query))
+        let read = PostgresRowReader(row.makeRandomAccess(), table: "committed assertions", layoutOf: Self.self)
+        let index = try BatchedFactsParameters.entryIndex(of: read, in: entries.count)
+        return (index, try Self.answer(read), try ScoringFactsRow.facts(in: read, asked: entries[index].query))
     }
 
-    /// The commit's answer in `row` (columns `failed_step`, `previous_counter`).
-    private static func answer(_ row: PostgresRandomAccessRow) throws -> Answer {
-        let read = PostgresRowReader(row, table: "committed assertions")
+    /// The commit's answer in `read`'s row (columns `failed_step`, `previous_counter`).
+    private static func answer(_ read: PostgresRowReader) throws -> Answer {
         let step: RollbackSignal.Step? = switch try read("failed_step", as: String?.self) {
         case nil: nil
         case "challenge": .challenge

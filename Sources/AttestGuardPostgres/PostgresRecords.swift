@@ -7,6 +7,8 @@ import AttestGuardStore
 struct PostgresRowReader {
     let row: PostgresRandomAccessRow
     let table: String
+    /// Finds cells by position when the row's statement learns its layout (``PostgresColumnLayout``).
+    private let cursor: PostgresColumnCursor?
 
     init(_ row: PostgresRow, table: String) {
         self.init(row.makeRandomAccess(), table: table)
@@ -17,14 +19,40 @@ struct PostgresRowReader {
     init(_ row: PostgresRandomAccessRow, table: String) {
         self.row = row
         self.table = table
+        cursor = nil
+    }
+
+    /// A reader that finds cells by their position in the rows of `statement` (one type per statement and shape),
+    /// for the rows a verdict reads: its parts (``reading(table:)``) share where the last read was.
+    init(_ row: PostgresRandomAccessRow, table: String, layoutOf statement: Any.Type) {
+        self.row = row
+        self.table = table
+        cursor = PostgresColumnCursor(statement: statement, row: row)
+    }
+
+    private init(_ row: PostgresRandomAccessRow, table: String, cursor: PostgresColumnCursor?) {
+        self.row = row
+        self.table = table
+        self.cursor = cursor
+    }
+
+    /// A reader of the same row, naming `table` in its errors: a part of the row (the key's columns in the facts).
+    func reading(table: String) -> PostgresRowReader {
+        PostgresRowReader(row, table: table, cursor: cursor)
     }
 
     func callAsFunction<Value: PostgresDecodable>(_ column: String, as type: Value.Type = Value.self) throws -> Value {
-        guard row.contains(column) else {
-            throw StoreError(.corruptRow, "\(table) row has no column \(column)")
+        let cell: PostgresCell
+        if let found = cursor?.cell(named: column, in: row) {
+            cell = found
+        } else {
+            guard row.contains(column) else {
+                throw StoreError(.corruptRow, "\(table) row has no column \(column)")
+            }
+            cell = row[column]
         }
         do {
-            return try row[column].decode(Value.self)
+            return try cell.decode(Value.self)
         } catch {
             throw StoreError(.corruptRow, "\(table).\(column) cannot be read as \(Value.self): \(String(reflecting: error))")
         }

@@ -24,9 +24,9 @@ struct ScoringFactsBatchStatement<Shape: ScoringFactsShape>: PostgresPreparedSta
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-        let cells = row.makeRandomAccess()
-        let index = try BatchedFactsParameters.entryIndex(of: cells, in: queries.count)
-        return (index, try ScoringFactsRow.facts(in: cells, asked: queries[index]))
+        let read = PostgresRowReader(row.makeRandomAccess(), table: "batched scoring facts", layoutOf: Self.self)
+        let index = try BatchedFactsParameters.entryIndex(of: read, in: queries.count)
+        return (index, try ScoringFactsRow.facts(in: read, asked: queries[index]))
     }
 }
 

@@ -8,11 +8,11 @@ import AttestGuardStore
 /// (``CommitAssertionsStatement``, ``ScoringFactsBatchStatement``).
 enum ScoringFactsRow {
     /// The facts in `row`, a row of ``ScoringFactsSQL``'s columns, as `query` asked for them.
-    static func facts(in row: PostgresRandomAccessRow, asked query: ScoringFactsQuery) throws -> ScoringFacts {
-        let read = PostgresRowReader(row, table: "scoring facts")
+    static func facts(in row: PostgresRowReader, asked query: ScoringFactsQuery) throws -> ScoringFacts {
+        let read = row.reading(table: "scoring facts")
         var facts = ScoringFacts()
         if try read("key_found", as: Bool.self) {
-            facts.key = try KeyRecord(postgres: PostgresRowReader(row, table: "app_keys"))
+            facts.key = try KeyRecord(postgres: row.reading(table: "app_keys"))
         }
         // The facts that change about daily are read only when asked: a statement for a batch that asks none leaves
         // their columns out (``ScoringFactsShape``), and unasked they are empty in the others.

@@ -12,11 +12,14 @@ import Synchronization
 struct PostgresColumnLayout: Sendable {
     /// The row's column names, in order.
     let names: [String]
+    /// Each name's length in UTF-8 bytes, compared before the name: most names a search passes differ in length.
+    let lengths: [Int]
     /// The names that occur more than once.
     let repeated: Set<String>
 
     init(learning row: PostgresRandomAccessRow) {
         names = (0..<row.count).map { row[$0].columnName }
+        lengths = names.map(\.utf8.count)
         var seen = Set<String>(), repeated = Set<String>()
         for name in names where !seen.insert(name).inserted { repeated.insert(name) }
         self.repeated = repeated
@@ -78,10 +81,10 @@ final class PostgresColumnCursor {
 
     /// Looks for `name` from where the last read was, round the layout once.
     private func find(_ name: String, in row: PostgresRandomAccessRow) -> Search {
-        let count = layout.names.count
+        let count = layout.names.count, length = name.utf8.count
         for step in 0..<count {
             let position = next + step < count ? next + step : next + step - count
-            guard layout.names[position] == name else { continue }
+            guard layout.lengths[position] == length, layout.names[position] == name else { continue }
             let cell = row[position]
             guard cell.columnName == name else { return .moved }
             next = position + 1 < count ? position + 1 : 0

@@ -6,9 +6,12 @@ import Synchronization
 /// and a batch statement's row has about thirty cells a verdict reads; a reader that walks the layout from its last
 /// read (``PostgresColumnCursor``) finds the next name with a comparison or two.
 ///
-/// A learnt layout is a hint, never trusted: every cell found by position must carry the name asked for, and a row
-/// whose columns differ (another column count, another name at the position) is learnt again. A name that occurs
-/// twice in a row is read by name, as postgres-nio reads it (its last column).
+/// A learnt layout is a hint for rows of the same statement: every cell found by position must carry the name asked
+/// for, and a row with another column count, another name at the position or a name the layout lacks is learnt
+/// again. A name the layout holds twice is read by name, as postgres-nio reads it (its last column). What the hint
+/// cannot see without reading every column's name is a row of the same count that repeats a name the layout holds
+/// once: the statements that read by position have distinct column names (`PostgresColumnLayoutTests` holds them to
+/// it), and a statement's columns change only with its text or its tables.
 struct PostgresColumnLayout: Sendable {
     /// The row's column names, in order.
     let names: [String]
@@ -16,17 +19,23 @@ struct PostgresColumnLayout: Sendable {
     let lengths: [Int]
     /// The names that occur more than once.
     let repeated: Set<String>
+    /// The statement type it was learnt for, for tests and messages.
+    let statement: String
 
-    init(learning row: PostgresRandomAccessRow) {
+    init(learning row: PostgresRandomAccessRow, of statement: Any.Type) {
         names = (0..<row.count).map { row[$0].columnName }
         lengths = names.map(\.utf8.count)
         var seen = Set<String>(), repeated = Set<String>()
         for name in names where !seen.insert(name).inserted { repeated.insert(name) }
         self.repeated = repeated
+        self.statement = String(reflecting: statement)
     }
 
     /// The layouts learnt so far, per statement type (a generic statement's each shape is a type of its own).
     private static let learnt = Mutex<[ObjectIdentifier: PostgresColumnLayout]>([:])
+
+    /// Every layout learnt so far.
+    static var allLearnt: [PostgresColumnLayout] { learnt.withLock { Array($0.values) } }
 
     /// The layout learnt for `statement`'s rows when it has `row`'s column count, else `row`'s, learnt now.
     static func of(_ statement: Any.Type, row: PostgresRandomAccessRow) -> PostgresColumnLayout {
@@ -37,7 +46,7 @@ struct PostgresColumnLayout: Sendable {
 
     /// `row`'s layout, kept as `statement`'s from now on.
     static func learn(_ statement: Any.Type, from row: PostgresRandomAccessRow) -> PostgresColumnLayout {
-        let layout = PostgresColumnLayout(learning: row)
+        let layout = PostgresColumnLayout(learning: row, of: statement)
         learnt.withLock { $0[ObjectIdentifier(statement)] = layout }
         return layout
     }
@@ -55,42 +64,43 @@ final class PostgresColumnCursor {
         layout = PostgresColumnLayout.of(statement, row: row)
     }
 
-    /// The cell named `name` in `row`, found by position; `nil` for a name the layout repeats or lacks, which the
+    /// The cell named `name` in `row`, found by position; `nil` for a name the row repeats or lacks, which the
     /// caller reads by name.
     func cell(named name: String, in row: PostgresRandomAccessRow) -> PostgresCell? {
+        // The cursor reads the row it was made for; another row of another count is learnt first.
         if layout.names.count != row.count { relearn(from: row) }
-        guard layout.repeated.isEmpty || !layout.repeated.contains(name) else { return nil }
         switch find(name, in: row) {
         case .found(let cell): return cell
-        case .absent: return nil
-        case .moved:
-            // Another column sits where the layout has this name: the layout is not this row's.
+        case .byName: return nil
+        case .stale:
             relearn(from: row)
-            guard layout.repeated.isEmpty || !layout.repeated.contains(name), case .found(let cell) = find(name, in: row) else { return nil }
+            guard case .found(let cell) = find(name, in: row) else { return nil }
             return cell
         }
     }
 
+    /// What a search of the layout for a name finds.
     private enum Search {
         case found(PostgresCell)
-        /// The layout has no such name.
-        case absent
-        /// The layout's position for the name holds another column in this row.
-        case moved
+        /// The name is repeated in the layout, or absent from it and from the row: read by name.
+        case byName
+        /// The layout is not this row's: another column where it has the name, or the row has a name it lacks.
+        case stale
     }
 
     /// Looks for `name` from where the last read was, round the layout once.
     private func find(_ name: String, in row: PostgresRandomAccessRow) -> Search {
+        guard layout.repeated.isEmpty || !layout.repeated.contains(name) else { return .byName }
         let count = layout.names.count, length = name.utf8.count
         for step in 0..<count {
             let position = next + step < count ? next + step : next + step - count
             guard layout.lengths[position] == length, layout.names[position] == name else { continue }
             let cell = row[position]
-            guard cell.columnName == name else { return .moved }
+            guard cell.columnName == name else { return .stale }
             next = position + 1 < count ? position + 1 : 0
             return .found(cell)
         }
-        return .absent
+        return row.contains(name) ? .stale : .byName
     }
 
     private func relearn(from row: PostgresRandomAccessRow) {

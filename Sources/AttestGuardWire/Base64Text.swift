@@ -89,17 +89,16 @@ public enum Base64Text {
         return valid ? output : nil
     }
 
-    /// Decodes `characters` (no padding) into `output`, which has room for exactly the bytes they make; false at
-    /// the first character outside both alphabets. Four characters make three bytes, looked up and stored together
-    /// through raw pointers: every assertion decodes about half a kilobyte of base64 (key id, assertion, client
-    /// data), and a character at a time cost each of them a bounds-checked look-up, a store and a branch.
+    /// Decodes `characters` (no padding) into `output`, which has room for exactly the bytes they make; false when
+    /// a character is outside both alphabets. Four characters make three bytes, looked up, tested and stored together
+    /// through raw pointers: every assertion decodes about half a kilobyte of base64 (key id, assertion, client data).
     private static func decode(_ characters: Slice<UnsafeBufferPointer<UInt8>>, into output: UnsafeMutableBufferPointer<UInt8>) -> Bool {
         let text = UnsafeBufferPointer(rebasing: characters)
         let quads = text.count / 4
         let rest = text.count % 4
         // A rest of one character makes no byte and is no base64 (``lengths(_:)`` refuses it first).
         guard rest != 1, output.count == quads * 3 + max(rest - 1, 0) else { return false }
-        guard let input = text.baseAddress, let written = output.baseAddress else { return text.isEmpty }
+        guard let input = text.baseAddress, let bytes = output.baseAddress else { return text.isEmpty }
         return decodingTable.withUnsafeBufferPointer { table in
             let table = table.baseAddress!
             // Valid values are below 64; 0xFF marks every other byte, so one test of the four values' union finds it.
@@ -108,9 +107,9 @@ public enum Base64Text {
                 let a = value(4 * quad), b = value(4 * quad + 1), c = value(4 * quad + 2), d = value(4 * quad + 3)
                 guard (a | b | c | d) & 0xC0 == 0 else { return false }
                 let word = a << 18 | b << 12 | c << 6 | d
-                written[3 * quad] = UInt8(truncatingIfNeeded: word >> 16)
-                written[3 * quad + 1] = UInt8(truncatingIfNeeded: word >> 8)
-                written[3 * quad + 2] = UInt8(truncatingIfNeeded: word)
+                bytes[3 * quad] = UInt8(truncatingIfNeeded: word >> 16)
+                bytes[3 * quad + 1] = UInt8(truncatingIfNeeded: word >> 8)
+                bytes[3 * quad + 2] = UInt8(truncatingIfNeeded: word)
             }
             guard rest > 0 else { return true }
             // The last two or three characters: their leftover low bits are ignored.
@@ -122,8 +121,8 @@ public enum Base64Text {
                 union |= value(last + 2)
             }
             guard union & 0xC0 == 0 else { return false }
-            written[3 * quads] = UInt8(truncatingIfNeeded: word >> 16)
-            if rest == 3 { written[3 * quads + 1] = UInt8(truncatingIfNeeded: word >> 8) }
+            bytes[3 * quads] = UInt8(truncatingIfNeeded: word >> 16)
+            if rest == 3 { bytes[3 * quads + 1] = UInt8(truncatingIfNeeded: word >> 8) }
             return true
         }
     }

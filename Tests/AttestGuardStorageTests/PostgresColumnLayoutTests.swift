@@ -72,4 +72,31 @@ struct PostgresColumnLayoutTests {
             }
         }
     }
+
+    @Test("the statements read by position have distinct column names in every shape", arguments: StoreBackend.postgresOnly)
+    func positionedStatementsHaveDistinctNames(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = try #require(test.store as? PostgresRiskStore)
+            let key = try await StoreFixtures.register(StoreFixtures.key(deviceId: "layout"), in: store)
+            // Both shapes of each statement: one that reads the daily facts (the receipt) and one that does not.
+            for (counter, receipt) in [(Int64(1), true), (2, false)] {
+                let challenge = StoreFixtures.challenge(keyId: key.keyId)
+                _ = try await store.issueChallenge(challenge, quota: StoreFixtures.quota)
+                let entry = AssertionBatchEntry(
+                    commit: AssertionCommit(claim: StoreFixtures.claim(challenge, key: key), counter: counter, requestContext: nil),
+                    query: ScoringFactsQuery(appId: key.appId, keyId: key.keyId, receipt: receipt)
+                )
+                _ = try await store.commitBatch([entry], waitingSince: nil)
+                _ = try await store.readFacts([ScoringFactsQuery(appId: key.appId, keyId: key.keyId, receipt: receipt)], waitingSince: nil)
+            }
+            let layouts = PostgresColumnLayout.allLearnt.filter {
+                $0.statement.contains("CommitAssertionsStatement") || $0.statement.contains("ScoringFactsBatchStatement")
+            }
+            // Two statements, two shapes each (other tests may have learnt them first; none is learnt twice).
+            #expect(Set(layouts.map(\.statement)).count == 4, "\(layouts.map(\.statement))")
+            for layout in layouts {
+                #expect(layout.repeated.isEmpty, "\(layout.statement) repeats \(layout.repeated)")
+            }
+        }
+    }
 }

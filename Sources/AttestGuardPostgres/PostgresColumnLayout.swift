@@ -56,25 +56,27 @@ struct PostgresColumnLayout: Sendable {
 /// column order find each name at the next position. Shared by the readers of one row, one read at a time.
 final class PostgresColumnCursor {
     private let statement: Any.Type
+    private let row: PostgresRandomAccessRow
+    /// A layout of `row`'s column count (``PostgresColumnLayout/of(_:row:)``), so every position it names is a cell.
     private var layout: PostgresColumnLayout
     private var next = 0
 
     init(statement: Any.Type, row: PostgresRandomAccessRow) {
         self.statement = statement
+        self.row = row
         layout = PostgresColumnLayout.of(statement, row: row)
     }
 
-    /// The cell named `name` in `row`, found by position; `nil` for a name the row repeats or lacks, which the
+    /// The cell named `name` in the row, found by position; `nil` for a name the row repeats or lacks, which the
     /// caller reads by name.
-    func cell(named name: String, in row: PostgresRandomAccessRow) -> PostgresCell? {
-        // The cursor reads the row it was made for; another row of another count is learnt first.
-        if layout.names.count != row.count { relearn(from: row) }
-        switch find(name, in: row) {
+    func cell(named name: String) -> PostgresCell? {
+        switch find(name) {
         case .found(let cell): return cell
         case .byName: return nil
         case .stale:
-            relearn(from: row)
-            guard case .found(let cell) = find(name, in: row) else { return nil }
+            layout = PostgresColumnLayout.learn(statement, from: row)
+            next = 0
+            guard case .found(let cell) = find(name) else { return nil }
             return cell
         }
     }
@@ -89,7 +91,7 @@ final class PostgresColumnCursor {
     }
 
     /// Looks for `name` from where the last read was, round the layout once.
-    private func find(_ name: String, in row: PostgresRandomAccessRow) -> Search {
+    private func find(_ name: String) -> Search {
         guard layout.repeated.isEmpty || !layout.repeated.contains(name) else { return .byName }
         let count = layout.names.count, length = name.utf8.count
         for step in 0..<count {
@@ -101,10 +103,5 @@ final class PostgresColumnCursor {
             return .found(cell)
         }
         return row.contains(name) ? .stale : .byName
-    }
-
-    private func relearn(from row: PostgresRandomAccessRow) {
-        layout = PostgresColumnLayout.learn(statement, from: row)
-        next = 0
     }
 }

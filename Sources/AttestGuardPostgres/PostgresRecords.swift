@@ -43,7 +43,7 @@ struct PostgresRowReader {
 
     func callAsFunction<Value: PostgresDecodable>(_ column: String, as type: Value.Type = Value.self) throws -> Value {
         let cell: PostgresCell
-        if let found = cursor?.cell(named: column, in: row) {
+        if let found = cursor?.cell(named: column) {
             cell = found
         } else {
             guard row.contains(column) else {

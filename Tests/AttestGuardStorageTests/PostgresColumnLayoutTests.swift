@@ -42,9 +42,9 @@ struct PostgresColumnLayoutTests {
             // Back to the first layout: found by position again.
             row = try #require(try await Self.rows("SELECT 8::int8 AS a, 'w'::text AS b, 9::int8 AS c", in: store).first).makeRandomAccess()
             let cursor = PostgresColumnCursor(statement: Rotating.self, row: row)
-            #expect(try cursor.cell(named: "b", in: row)?.decode(String.self) == "w")
-            #expect(try cursor.cell(named: "a", in: row)?.decode(Int64.self) == 8)
-            #expect(cursor.cell(named: "d", in: row) == nil)
+            #expect(try cursor.cell(named: "b")?.decode(String.self) == "w")
+            #expect(try cursor.cell(named: "a")?.decode(Int64.self) == 8)
+            #expect(cursor.cell(named: "d") == nil)
         }
     }
 

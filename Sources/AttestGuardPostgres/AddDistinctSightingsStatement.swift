@@ -58,9 +58,9 @@ struct AddDistinctSightingsStatement: PostgresPreparedStatement {
 
     func makeBindings() throws -> PostgresBindings {
         var bindings = PostgresBindings(capacity: 3)
-        bindings.append(ByteaArrayParameter(sightings) { $0.series })
-        bindings.append(ByteaArrayParameter(sightings) { $0.member })
-        bindings.append(ArrayParameter(sightings) { $0.lastSeen })
+        bindings.append(ByteaArrayParameter(sightings) { $0.pointee.series })
+        bindings.append(ByteaArrayParameter(sightings) { $0.pointee.member })
+        bindings.append(ArrayParameter(sightings) { $0.pointee.lastSeen })
         return bindings
     }
 

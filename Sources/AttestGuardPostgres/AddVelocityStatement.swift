@@ -35,10 +35,10 @@ struct AddVelocityStatement: PostgresPreparedStatement {
 
     func makeBindings() throws -> PostgresBindings {
         var bindings = PostgresBindings(capacity: 7)
-        bindings.append(ByteaArrayParameter(rows) { $0.series })
-        bindings.append(ArrayParameter(rows) { $0.bucket })
-        bindings.append(ArrayParameter(rows) { $0.granularity })
-        bindings.append(ArrayParameter(rows) { $0.count })
+        bindings.append(ByteaArrayParameter(rows) { $0.pointee.series })
+        bindings.append(ArrayParameter(rows) { $0.pointee.bucket })
+        bindings.append(ArrayParameter(rows) { $0.pointee.granularity })
+        bindings.append(ArrayParameter(rows) { $0.pointee.count })
         bindings.append(flush?.writer)
         bindings.append(flush?.sequence)
         bindings.append(flush?.at)

@@ -127,31 +127,50 @@ extension String: FlatArrayElement {
 
 /// An array parameter whose elements are those of `source`, or `transform` of each: encoded as the Swift array
 /// `[Element]` would be, without building that array, in one write.
+///
+/// `transform` reads an element from where `source` stores it (``Swift/Collection/forEachStoredElement(_:)``):
+/// given the entry by value, a closure would get a copy of the whole entry, which retains every string and array it
+/// holds to read one field, once per column and pass.
 struct ArrayParameter<Source: Collection, Element: FlatArrayElement>: PostgresNonThrowingEncodable {
     static var psqlType: PostgresDataType { Element.psqlArrayType }
     static var psqlFormat: PostgresFormat { .binary }
 
     let source: Source
     /// Called twice per element, to measure and to store: a plain reading of the element, giving equal values.
-    let transform: (Source.Element) -> Element
+    let transform: (UnsafePointer<Source.Element>) -> Element
 
-    init(_ source: Source, _ transform: @escaping (Source.Element) -> Element) {
+    init(_ source: Source, _ transform: @escaping (UnsafePointer<Source.Element>) -> Element) {
         self.source = source
         self.transform = transform
     }
 
     init(_ elements: Source) where Source.Element == Element {
-        self.init(elements) { $0 }
+        self.init(elements) { $0.pointee }
     }
 
     func encode<JSONEncoder: PostgresJSONEncoder>(into buffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
         var elementBytes = 0
-        for item in source { elementBytes += transform(item).flatByteCount }
+        source.forEachStoredElement { elementBytes += transform($0).flatByteCount }
         writeArray(count: source.count, elementType: Element.psqlType, elementBytes: elementBytes, into: &buffer) { writer in
-            for item in source {
+            source.forEachStoredElement { item in
                 let element = transform(item)
                 writer.element(byteCount: element.flatByteCount) { memory, offset in element.store(into: memory, at: offset) }
             }
+        }
+    }
+}
+
+extension Collection {
+    /// Calls `body` with the address of each element, in order: where the collection stores it for one with contiguous
+    /// storage (an array of a batch's entries), so that reading a field through it copies that field alone; a copy of
+    /// each element otherwise.
+    func forEachStoredElement(_ body: (UnsafePointer<Element>) -> Void) {
+        let stored: Void? = withContiguousStorageIfAvailable { elements in
+            guard let first = elements.baseAddress else { return }
+            for offset in 0..<elements.count { body(first + offset) }
+        }
+        if stored == nil {
+            for item in self { withUnsafePointer(to: item, body) }
         }
     }
 }
@@ -176,12 +195,13 @@ struct ByteaArrayParameter: PostgresNonThrowingEncodable {
         ends.reserveCapacity(capacity)
     }
 
-    /// The elements of `source`, each `elementBytes(element)`.
-    init<Source: Collection, Bytes: Collection<UInt8>>(_ source: Source, _ elementBytes: (Source.Element) -> Bytes) {
+    /// The elements of `source`, each `elementBytes` of the element where `source` stores it (as ``ArrayParameter``
+    /// reads them).
+    init<Source: Collection, Bytes: Collection<UInt8>>(_ source: Source, _ elementBytes: (UnsafePointer<Source.Element>) -> Bytes) {
         var totalBytes = 0
-        for item in source { totalBytes += elementBytes(item).count }
+        source.forEachStoredElement { totalBytes += elementBytes($0).count }
         self.init(capacity: source.count, totalBytes: totalBytes)
-        for item in source { append(elementBytes(item)) }
+        source.forEachStoredElement { append(elementBytes($0)) }
     }
 
     mutating func append(_ element: some Collection<UInt8>) {

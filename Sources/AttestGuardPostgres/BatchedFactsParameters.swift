@@ -128,18 +128,18 @@ struct BatchedFactsParameters {
     /// ``ArrayParameter``: the scalar arrays encoded from `queries` as they are written, the lists gathered into
     /// arrays first, the `bytea` lists into one buffer each (``ByteaArrayParameter``).
     static func append(_ queries: [ScoringFactsQuery], to bindings: inout PostgresBindings) {
-        bindings.append(ArrayParameter(queries) { $0.appId })
-        bindings.append(ArrayParameter(queries) { $0.keyId != nil })
-        bindings.append(ByteaArrayParameter(queries) { $0.keyId ?? Data() })
-        bindings.append(ArrayParameter(queries) { $0.receipt })
-        bindings.append(ArrayParameter(queries) { $0.metricBaselineAt != nil })
-        bindings.append(ArrayParameter(queries) { $0.metricBaselineAt ?? Self.placeholderInstant })
-        bindings.append(ArrayParameter(queries) { $0.supersededKeys })
-        bindings.append(ArrayParameter(queries) { ($0.deviceCheck?.defaultEnvironment ?? .production).rawValue })
-        bindings.append(ArrayParameter(queries) { $0.velocityWriter != nil })
-        bindings.append(ArrayParameter(queries) { $0.velocityWriter ?? "" })
-        bindings.append(ArrayParameter(queries) { $0.deviceCheckValidationUserId != nil })
-        bindings.append(ArrayParameter(queries) { $0.deviceCheckValidationUserId ?? "" })
+        bindings.append(ArrayParameter(queries) { $0.pointee.appId })
+        bindings.append(ArrayParameter(queries) { $0.pointee.keyId != nil })
+        bindings.append(ByteaArrayParameter(queries) { $0.pointee.keyId ?? Data() })
+        bindings.append(ArrayParameter(queries) { $0.pointee.receipt })
+        bindings.append(ArrayParameter(queries) { $0.pointee.metricBaselineAt != nil })
+        bindings.append(ArrayParameter(queries) { $0.pointee.metricBaselineAt ?? Self.placeholderInstant })
+        bindings.append(ArrayParameter(queries) { $0.pointee.supersededKeys })
+        bindings.append(ArrayParameter(queries) { ($0.pointee.deviceCheck?.defaultEnvironment ?? .production).rawValue })
+        bindings.append(ArrayParameter(queries) { $0.pointee.velocityWriter != nil })
+        bindings.append(ArrayParameter(queries) { $0.pointee.velocityWriter ?? "" })
+        bindings.append(ArrayParameter(queries) { $0.pointee.deviceCheckValidationUserId != nil })
+        bindings.append(ArrayParameter(queries) { $0.pointee.deviceCheckValidationUserId ?? "" })
 
         // Each list is sized once for the whole batch, so that no list reallocates as it fills.
         var sizes = ListSizes()

@@ -37,17 +37,17 @@ struct CommitAssertionsStatement<Shape: ScoringFactsShape>: PostgresPreparedStat
 
     func makeBindings() throws -> PostgresBindings {
         var bindings = PostgresBindings(capacity: Self.bindingDataTypes.count)
-        bindings.append(ByteaArrayParameter(entries) { $0.commit.claim.challengeId })
-        bindings.append(ArrayParameter(entries) { $0.commit.claim.appId })
-        bindings.append(ArrayParameter(entries) { $0.commit.claim.purpose.rawValue })
-        bindings.append(ArrayParameter(entries) { $0.commit.claim.userId })
-        bindings.append(ByteaArrayParameter(entries) { $0.commit.claim.keyId })
-        bindings.append(ArrayParameter(entries) { $0.commit.claim.at })
-        bindings.append(ArrayParameter(entries) { $0.commit.claim.expiryThreshold })
-        bindings.append(ArrayParameter(entries) { $0.commit.counter })
+        bindings.append(ByteaArrayParameter(entries) { $0.pointee.commit.claim.challengeId })
+        bindings.append(ArrayParameter(entries) { $0.pointee.commit.claim.appId })
+        bindings.append(ArrayParameter(entries) { $0.pointee.commit.claim.purpose.rawValue })
+        bindings.append(ArrayParameter(entries) { $0.pointee.commit.claim.userId })
+        bindings.append(ByteaArrayParameter(entries) { $0.pointee.commit.claim.keyId })
+        bindings.append(ArrayParameter(entries) { $0.pointee.commit.claim.at })
+        bindings.append(ArrayParameter(entries) { $0.pointee.commit.claim.expiryThreshold })
+        bindings.append(ArrayParameter(entries) { $0.pointee.commit.counter })
         // Arrays cannot carry NULL elements here: a presence flag and a placeholder.
-        bindings.append(ArrayParameter(entries) { $0.commit.requestContext != nil })
-        bindings.append(ArrayParameter(entries) { $0.commit.requestContext ?? "" })
+        bindings.append(ArrayParameter(entries) { $0.pointee.commit.requestContext != nil })
+        bindings.append(ArrayParameter(entries) { $0.pointee.commit.requestContext ?? "" })
         BatchedFactsParameters.append(entries.map(\.query), to: &bindings)
         return bindings
     }

@@ -12,7 +12,7 @@ extension PostgresRiskStore {
             try await connection.query(
                 """
                 UPDATE app_keys k SET last_used_at = u.at
-                FROM (SELECT * FROM unnest(\(ArrayParameter(sorted) { $0.appId })::text[], \(ByteaArrayParameter(sorted) { $0.keyId })::bytea[], \(ArrayParameter(sorted) { $0.at })::timestamptz[])
+                FROM (SELECT * FROM unnest(\(ArrayParameter(sorted) { $0.pointee.appId })::text[], \(ByteaArrayParameter(sorted) { $0.pointee.keyId })::bytea[], \(ArrayParameter(sorted) { $0.pointee.at })::timestamptz[])
                       AS u(app_id, key_id, at) ORDER BY app_id, key_id) u
                 WHERE k.app_id = u.app_id AND k.key_id = u.key_id AND (k.last_used_at IS NULL OR k.last_used_at < u.at)
                 """,
@@ -23,7 +23,7 @@ extension PostgresRiskStore {
             return try await connection.query(
                 """
                 UPDATE receipts r SET dormant_since = NULL
-                FROM unnest(\(ArrayParameter(sorted) { $0.appId })::text[], \(ByteaArrayParameter(sorted) { $0.keyId })::bytea[]) AS u(app_id, key_id)
+                FROM unnest(\(ArrayParameter(sorted) { $0.pointee.appId })::text[], \(ByteaArrayParameter(sorted) { $0.pointee.keyId })::bytea[]) AS u(app_id, key_id)
                 WHERE r.app_id = u.app_id AND r.key_id = u.key_id AND r.dormant_since IS NOT NULL
                 RETURNING r.key_id
                 """,

@@ -36,14 +36,30 @@ struct ArrayParametersTests {
     static func sameBytes(_ elements: [String], offset: Int) -> Bool {
         let lengths = elements.map { Int64($0.utf8.count) - 7 }
         let instants = elements.indices.map { Self.instants[$0 % Self.instants.count].addingTimeInterval(Double($0) * 0.0000013) }
+        let entries = elements.enumerated().map { Entry(text: $0.element, position: Int64($0.offset), bytes: Array($0.element.utf8.reversed())) }
         return bytes(ArrayParameter(elements), offset: offset) == bytes(elements, offset: offset)
-            && bytes(ArrayParameter(elements) { "\($0)✓" }, offset: offset) == bytes(elements.map { "\($0)✓" }, offset: offset)
+            && bytes(ArrayParameter(elements) { "\($0.pointee)✓" }, offset: offset) == bytes(elements.map { "\($0)✓" }, offset: offset)
             && bytes(ArrayParameter(lengths), offset: offset) == bytes(lengths, offset: offset)
-            && bytes(ArrayParameter(elements) { Int32($0.utf8.count) }, offset: offset) == bytes(elements.map { Int32($0.utf8.count) }, offset: offset)
-            && bytes(ArrayParameter(elements) { $0.count % 2 == 0 }, offset: offset) == bytes(elements.map { $0.count % 2 == 0 }, offset: offset)
-            && bytes(ArrayParameter(elements) { Double($0.utf8.count) / 3 }, offset: offset) == bytes(elements.map { Double($0.utf8.count) / 3 }, offset: offset)
+            && bytes(ArrayParameter(elements) { Int32($0.pointee.utf8.count) }, offset: offset) == bytes(elements.map { Int32($0.utf8.count) }, offset: offset)
+            && bytes(ArrayParameter(elements) { $0.pointee.count % 2 == 0 }, offset: offset) == bytes(elements.map { $0.count % 2 == 0 }, offset: offset)
+            && bytes(ArrayParameter(elements) { Double($0.pointee.utf8.count) / 3 }, offset: offset) == bytes(elements.map { Double($0.utf8.count) / 3 }, offset: offset)
             && bytes(ArrayParameter(instants), offset: offset) == bytes(instants, offset: offset)
-            && bytes(ByteaArrayParameter(elements) { Array($0.utf8) }, offset: offset) == bytes(elements.map { ByteBuffer(string: $0) }, offset: offset)
+            && bytes(ByteaArrayParameter(elements) { Array($0.pointee.utf8) }, offset: offset) == bytes(elements.map { ByteBuffer(string: $0) }, offset: offset)
+            // A source without contiguous storage is read through copies, in its own order.
+            && bytes(ArrayParameter(elements.reversed()), offset: offset) == bytes(Array(elements.reversed()), offset: offset)
+            && bytes(ByteaArrayParameter(elements.reversed()) { Array($0.pointee.utf8) }, offset: offset)
+                == bytes(elements.reversed().map { ByteBuffer(string: $0) }, offset: offset)
+            // Fields of entries read where the array stores them.
+            && bytes(ArrayParameter(entries) { $0.pointee.text }, offset: offset) == bytes(elements, offset: offset)
+            && bytes(ArrayParameter(entries) { $0.pointee.position }, offset: offset) == bytes(entries.map(\.position), offset: offset)
+            && bytes(ByteaArrayParameter(entries) { $0.pointee.bytes }, offset: offset) == bytes(entries.map { ByteBuffer(bytes: $0.bytes) }, offset: offset)
+    }
+
+    /// An entry of a batch as the statements read them: fields of several kinds, read one at a time.
+    struct Entry {
+        var text: String
+        var position: Int64
+        var bytes: [UInt8]
     }
 
     @Test("each writes the bytes postgres-nio writes for a Swift array: empty, one, many, long and empty elements, at any offset")
@@ -80,23 +96,23 @@ struct ArrayParametersTests {
             let store = try #require(test.store as? PostgresRiskStore)
             for elements in Self.elementSets {
                 var bindings = PostgresBindings()
-                bindings.append(ByteaArrayParameter(elements) { Array($0.utf8) })
+                bindings.append(ByteaArrayParameter(elements) { Array($0.pointee.utf8) })
                 bindings.append(elements.map { ByteBuffer(string: $0) })
                 var appended = ByteaArrayParameter()
                 for element in elements { appended.append(element.utf8) }
                 bindings.append(appended)
-                bindings.append(ArrayParameter(elements) { $0 })
+                bindings.append(ArrayParameter(elements) { $0.pointee })
                 bindings.append(elements)
-                bindings.append(ArrayParameter(elements) { Int64($0.utf8.count) })
+                bindings.append(ArrayParameter(elements) { Int64($0.pointee.utf8.count) })
                 bindings.append(elements.map { Int64($0.utf8.count) })
-                bindings.append(ArrayParameter(elements) { $0.count % 2 == 0 })
+                bindings.append(ArrayParameter(elements) { $0.pointee.count % 2 == 0 })
                 bindings.append(elements.map { $0.count % 2 == 0 })
                 let instants = elements.indices.map { Self.instants[$0 % Self.instants.count] }
                 bindings.append(ArrayParameter(instants))
                 bindings.append(instants)
-                bindings.append(ArrayParameter(elements) { Double($0.utf8.count) / 3 })
+                bindings.append(ArrayParameter(elements) { Double($0.pointee.utf8.count) / 3 })
                 bindings.append(elements.map { Double($0.utf8.count) / 3 })
-                bindings.append(ArrayParameter(elements) { Int32($0.utf8.count) })
+                bindings.append(ArrayParameter(elements) { Int32($0.pointee.utf8.count) })
                 bindings.append(elements.map { Int32($0.utf8.count) })
                 let sql = """
                     SELECT $1::bytea[] IS NOT DISTINCT FROM $2::bytea[], $3::bytea[] IS NOT DISTINCT FROM $2::bytea[],

@@ -1,6 +1,9 @@
 public import AttestVocabulary
 /// One compiled rule: when it fires, what it adds to the score or decides, and how it explains itself.
-public struct Rule: Sendable {
+///
+/// Immutable, and a class so that a copy is one reference: every verdict walks every rule, and a rule held by value
+/// would retain each of its strings, its condition and its templates at every step.
+public final class Rule: Sendable {
     public let id: String
     public let summary: String?
     /// Added to the score when the rule fires (may be negative; 0 for a rule that only decides).
@@ -16,6 +19,22 @@ public struct Rule: Sendable {
     let reason: ReasonTemplate
     /// What the rule's `then:` does when it fires, in the order written.
     let actions: [RuleActionTemplate]
+
+    init(
+        id: String, summary: String?, score: Double, decide: Decision?, condition: String, file: String, line: Int,
+        evaluate: @escaping CompiledExpression.Evaluate<Bool>, reason: ReasonTemplate, actions: [RuleActionTemplate]
+    ) {
+        self.id = id
+        self.summary = summary
+        self.score = score
+        self.decide = decide
+        self.condition = condition
+        self.file = file
+        self.line = line
+        self.evaluate = evaluate
+        self.reason = reason
+        self.actions = actions
+    }
 
     /// The names of the actions the rule's `then:` lists.
     public var actionNames: [RuleActionName] { actions.map(\.name) }

@@ -130,15 +130,16 @@ public struct AssertionService: Sendable {
         scoreRequest.bundleVersion = verified.extensions?.bundleVersion
         // The verdict's facts are read in the commit's round trip; a request whose read cannot be planned (a
         // malformed DeviceCheck subject, say) is scored after the commit, where a failure answers `review`.
-        let planned = try? scorer.plan(scoreRequest, under: ruleSet, app: app)
+        // Read through its fields below: a copy of the whole plan retains its request, rule set and policy.
+        var planned = try? scorer.plan(scoreRequest, under: ruleSet, app: app)
         let (outcome, facts) = try await withStore {
-            if let planned { try await store.commitAssertion(commit, readingFacts: planned.query) } else { (try await store.commitAssertion(commit), nil) }
+            if let query = planned?.reading.query { try await store.commitAssertion(commit, readingFacts: query) } else { (try await store.commitAssertion(commit), nil) }
         }
         switch outcome {
         case .committed(let previousCounter):
             // The plan hashed the same subjects (the score request's): counted under those hashes.
-            if let planned {
-                scorer.velocity.record(.assertions, appId: app.appId, hashed: planned.subjects, at: now)
+            if let subjects = planned?.subjects {
+                scorer.velocity.record(.assertions, appId: app.appId, hashed: subjects, at: now)
             } else {
                 scorer.velocity.record(.assertions, appId: app.appId, subjects: scoreRequest.velocitySubjects, at: now)
             }
@@ -146,7 +147,7 @@ public struct AssertionService: Sendable {
             // After the commit the answer is always a verdict: scoring failures decide it, they are not errors.
             scoreRequest.counterJump = Int64(verified.counter) - previousCounter
             let scored: RiskScorer.Outcome
-            if var planned, facts != nil || planned.query.isEmpty {
+            if facts != nil || planned?.reading.query.isEmpty == true, var planned = planned.take() {
                 planned.request = scoreRequest
                 planned.countRecorded(.assertions)
                 scored = await scorer.scoreCommitted(planned, facts: facts?.committing(commit))

@@ -128,9 +128,9 @@ extension String: FlatArrayElement {
 /// An array parameter whose elements are those of `source`, or `transform` of each: encoded as the Swift array
 /// `[Element]` would be, without building that array, in one write.
 ///
-/// `transform` reads an element from where `source` stores it (``Swift/Collection/forEachStoredElement(_:)``):
-/// given the entry by value, a closure would get a copy of the whole entry, which retains every string and array it
-/// holds to read one field, once per column and pass.
+/// `transform` reads an element of `source` where `source` stores it (``Swift/Collection/forEachStoredElement(_:)``),
+/// and must not keep the pointer: given the element by value, a closure would get a copy of the whole element (a
+/// batch's entry), which retains every string and array it holds to read one field, once per column and pass.
 struct ArrayParameter<Source: Collection, Element: FlatArrayElement>: PostgresNonThrowingEncodable {
     static var psqlType: PostgresDataType { Element.psqlArrayType }
     static var psqlFormat: PostgresFormat { .binary }
@@ -161,13 +161,13 @@ struct ArrayParameter<Source: Collection, Element: FlatArrayElement>: PostgresNo
 }
 
 extension Collection {
-    /// Calls `body` with the address of each element, in order: where the collection stores it for one with contiguous
-    /// storage (an array of a batch's entries), so that reading a field through it copies that field alone; a copy of
-    /// each element otherwise.
+    /// Calls `body` with the address of each element, in order, valid only during that call: where the collection
+    /// stores it for one with contiguous storage (an array of a batch's entries), so that reading a field through it
+    /// copies that field alone; of a copy of each element otherwise.
     func forEachStoredElement(_ body: (UnsafePointer<Element>) -> Void) {
         let stored: Void? = withContiguousStorageIfAvailable { elements in
-            guard let first = elements.baseAddress else { return }
-            for offset in 0..<elements.count { body(first + offset) }
+            guard let base = elements.baseAddress else { return }
+            for offset in 0..<elements.count { body(base + offset) }
         }
         if stored == nil {
             for item in self { withUnsafePointer(to: item, body) }
@@ -196,7 +196,7 @@ struct ByteaArrayParameter: PostgresNonThrowingEncodable {
     }
 
     /// The elements of `source`, each `elementBytes` of the element where `source` stores it (as ``ArrayParameter``
-    /// reads them).
+    /// reads them; the pointer is valid only during the call).
     init<Source: Collection, Bytes: Collection<UInt8>>(_ source: Source, _ elementBytes: (UnsafePointer<Source.Element>) -> Bytes) {
         var totalBytes = 0
         source.forEachStoredElement { totalBytes += elementBytes($0).count }

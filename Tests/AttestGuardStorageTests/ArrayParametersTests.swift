@@ -36,7 +36,10 @@ struct ArrayParametersTests {
     static func sameBytes(_ elements: [String], offset: Int) -> Bool {
         let lengths = elements.map { Int64($0.utf8.count) - 7 }
         let instants = elements.indices.map { Self.instants[$0 % Self.instants.count].addingTimeInterval(Double($0) * 0.0000013) }
-        let entries = elements.enumerated().map { Entry(text: $0.element, position: Int64($0.offset), bytes: Array($0.element.utf8.reversed())) }
+        let entries = elements.enumerated().map {
+            Entry(text: $0.element, position: Int64($0.offset), bytes: Array($0.element.utf8.reversed()), last: $0.offset % 3 == 0)
+        }
+        let reversed: ReversedCollection<[String]> = elements.reversed()
         return bytes(ArrayParameter(elements), offset: offset) == bytes(elements, offset: offset)
             && bytes(ArrayParameter(elements) { "\($0.pointee)✓" }, offset: offset) == bytes(elements.map { "\($0)✓" }, offset: offset)
             && bytes(ArrayParameter(lengths), offset: offset) == bytes(lengths, offset: offset)
@@ -46,20 +49,23 @@ struct ArrayParametersTests {
             && bytes(ArrayParameter(instants), offset: offset) == bytes(instants, offset: offset)
             && bytes(ByteaArrayParameter(elements) { Array($0.pointee.utf8) }, offset: offset) == bytes(elements.map { ByteBuffer(string: $0) }, offset: offset)
             // A source without contiguous storage is read through copies, in its own order.
-            && bytes(ArrayParameter(elements.reversed()), offset: offset) == bytes(Array(elements.reversed()), offset: offset)
-            && bytes(ByteaArrayParameter(elements.reversed()) { Array($0.pointee.utf8) }, offset: offset)
-                == bytes(elements.reversed().map { ByteBuffer(string: $0) }, offset: offset)
+            && bytes(ArrayParameter(reversed), offset: offset) == bytes(Array(reversed), offset: offset)
+            && bytes(ByteaArrayParameter(reversed) { Array($0.pointee.utf8) }, offset: offset)
+                == bytes(reversed.map { ByteBuffer(string: $0) }, offset: offset)
             // Fields of entries read where the array stores them.
             && bytes(ArrayParameter(entries) { $0.pointee.text }, offset: offset) == bytes(elements, offset: offset)
             && bytes(ArrayParameter(entries) { $0.pointee.position }, offset: offset) == bytes(entries.map(\.position), offset: offset)
+            && bytes(ArrayParameter(entries) { $0.pointee.last }, offset: offset) == bytes(entries.map(\.last), offset: offset)
             && bytes(ByteaArrayParameter(entries) { $0.pointee.bytes }, offset: offset) == bytes(entries.map { ByteBuffer(bytes: $0.bytes) }, offset: offset)
     }
 
-    /// An entry of a batch as the statements read them: fields of several kinds, read one at a time.
+    /// An entry of a batch as the statements read them: fields of several kinds, read one at a time; the last one
+    /// leaves padding, so that the entry's stride is more than its size.
     struct Entry {
         var text: String
         var position: Int64
         var bytes: [UInt8]
+        var last: Bool
     }
 
     @Test("each writes the bytes postgres-nio writes for a Swift array: empty, one, many, long and empty elements, at any offset")
@@ -74,6 +80,22 @@ struct ArrayParametersTests {
         #expect(Self.bytes(ArrayParameter(extremes)) == Self.bytes(extremes))
         #expect(Self.bytes(ArrayParameter([Int64.min, -1, 0, .max])) == Self.bytes([Int64.min, -1, 0, .max]))
         #expect(Self.bytes(ArrayParameter([Int32.min, -1, 0, .max])) == Self.bytes([Int32.min, -1, 0, .max]))
+    }
+
+    @Test("an array's elements are read where the array stores them, in order; other collections' from copies")
+    func readsArraysInPlace() {
+        for count in [0, 1, 2, 17] {
+            let entries = (0..<count).map { Entry(text: "entry \($0)", position: Int64($0), bytes: [UInt8(truncatingIfNeeded: $0)], last: true) }
+            var addresses: [UnsafeRawPointer] = []
+            entries.forEachStoredElement { addresses.append(UnsafeRawPointer($0)) }
+            entries.withUnsafeBufferPointer { stored in
+                #expect(addresses == stored.indices.map { UnsafeRawPointer(stored.baseAddress! + $0) }, "\(count) entries")
+            }
+            var positions: [Int64] = []
+            let reversedEntries: ReversedCollection<[Entry]> = entries.reversed()
+            reversedEntries.forEachStoredElement { positions.append($0.pointee.position) }
+            #expect(positions == (0..<Int64(count)).reversed())
+        }
     }
 
     @Test("random arrays of random text write the bytes postgres-nio writes")

@@ -133,7 +133,7 @@ public struct AssertionService: Sendable {
         // Read through its fields below: a copy of the whole plan retains its request, rule set and policy.
         var planned = try? scorer.plan(scoreRequest, under: ruleSet, app: app)
         let (outcome, facts) = try await withStore {
-            if let query = planned?.reading.query { try await store.commitAssertion(commit, readingFacts: query) } else { (try await store.commitAssertion(commit), nil) }
+            if let query = planned?.query { try await store.commitAssertion(commit, readingFacts: query) } else { (try await store.commitAssertion(commit), nil) }
         }
         switch outcome {
         case .committed(let previousCounter):
@@ -147,7 +147,7 @@ public struct AssertionService: Sendable {
             // After the commit the answer is always a verdict: scoring failures decide it, they are not errors.
             scoreRequest.counterJump = Int64(verified.counter) - previousCounter
             let scored: RiskScorer.Outcome
-            if facts != nil || planned?.reading.query.isEmpty == true, var planned = planned.take() {
+            if facts != nil || planned?.query.isEmpty == true, var planned = planned.take() {
                 planned.request = scoreRequest
                 planned.countRecorded(.assertions)
                 scored = await scorer.scoreCommitted(planned, facts: facts?.committing(commit))

@@ -59,12 +59,23 @@ public struct ClientDataV1: Sendable, Hashable {
         self.init(challenge: fields.challenge, method: fields.method, path: fields.path, bodySha256: fields.bodySha256)
     }
 
-    private struct Fields: Decodable {
+    /// The members of clientData v1's JSON as ``init(parsing:)`` reads them, before the version is checked.
+    package struct Fields: PlainJSONReadable, Equatable {
         var v: Int
         var challenge: String
         var method: String
         var path: String
         var bodySha256: String
+
+        package init(plain value: PlainJSONValue, unread: PlainJSONUnreadMembers) throws(PlainJSONDeclined) {
+            var members = try PlainJSONMembers(value)
+            v = try members.value("v").plainInt()
+            challenge = try members.string("challenge")
+            method = try members.string("method")
+            path = try members.string("path")
+            bodySha256 = try members.string("bodySha256")
+            try members.finish(unread)
+        }
     }
 
     /// A JSON string: quoted, with `"` and `\` escaped and control characters (below U+0020) as `\u00XX`.

@@ -137,8 +137,14 @@ struct PlainJSONDecoderTests {
         }
         fast += check(ChallengeRequestBody.self, bytes, label, same: ==)
         fast += check(AppChallengeRequestBody.self, bytes, label, same: ==)
-        // clientData: `JSONDecoder` as it is, unread members ignored.
+        // clientData: `JSONDecoder` as it is, unread members ignored; the direct reading of ClientDataV1 declines
+        // where the Decodable one does.
         let plain = PlainJSONDecoder.decode(ClientDataFields.self, from: Data(bytes), unreadMembers: .ignore)
+        let direct = PlainJSONDecoder.decode(ClientDataV1.Fields.self, from: Data(bytes), unreadMembers: .ignore)
+        let throughDecodable = bytes.withUnsafeBytes { PlainJSONDocument(parsing: $0) }.flatMap {
+            PlainJSONDecoder.decodeThroughDecodable(ClientDataV1.Fields.self, from: $0, unreadMembers: .ignore)
+        }
+        #expect(direct == throughDecodable, "clientData read directly: \(label)")
         if let plain {
             #expect(plain == (try? JSONDecoder().decode(ClientDataFields.self, from: Data(bytes))), "clientData: \(label)")
             fast += 1
@@ -165,6 +171,20 @@ struct PlainJSONDecoderTests {
         }
         if let plain, case .success(let slowValue) = slow {
             #expect(same(plain, slowValue), "\(Value.self): \(label)")
+        }
+        // A type read directly (PlainJSONReadable) reads what its Decodable conformance reads from the same tree, and
+        // declines exactly where that declines: the direct reading never loses the fast path.
+        if Value.self is any PlainJSONReadable.Type {
+            let rule = PlainJSONDecoder.UnreadMembers.decline(ignoringTopLevel: StrictJSONDecoding.ignoredMembers(of: Value.self))
+            let throughDecodable = bytes.withUnsafeBytes { PlainJSONDocument(parsing: $0) }.flatMap {
+                PlainJSONDecoder.decodeThroughDecodable(Value.self, from: $0, unreadMembers: rule)
+            }
+            switch (plain, throughDecodable) {
+            case (nil, nil): break
+            case (let direct?, let decoded?): #expect(same(direct, decoded), "\(Value.self) read directly: \(label)")
+            case (nil, _?): Issue.record("\(Value.self): the direct reading declines what Decodable reads: \(label)")
+            case (_?, nil): Issue.record("\(Value.self): the direct reading reads what Decodable declines: \(label)")
+            }
         }
         return plain == nil ? 0 : 1
     }

@@ -76,3 +76,27 @@ public struct AssertionRequestBody: Codable, Sendable, Hashable {
         [(.keyId, keyId), (.assertion, assertion), (.clientData, clientData)]
     }
 }
+
+extension AssertedRequestBody: PlainJSONReadable {
+    package init(plain value: PlainJSONValue, unread: PlainJSONUnreadMembers) throws(PlainJSONDeclined) {
+        var members = try PlainJSONMembers(value)
+        self.init(
+            method: try members.string("method"), path: try members.string("path"), bodySha256: try members.stringIfPresent("bodySha256"),
+            ip: try members.stringIfPresent("ip"), action: try members.stringIfPresent("action"),
+            attributes: try ScalarValue.plainAttributes(members.valueIfPresent("attributes"))
+        )
+        try members.finish(unread)
+    }
+}
+
+extension AssertionRequestBody: PlainJSONReadable {
+    package init(plain value: PlainJSONValue, unread: PlainJSONUnreadMembers) throws(PlainJSONDeclined) {
+        var members = try PlainJSONMembers(value)
+        self.init(
+            appId: try members.string("appId"), keyId: try members.string("keyId"), assertion: try members.string("assertion"),
+            clientData: try members.string("clientData"), userId: try members.string("userId"),
+            request: try AssertedRequestBody(plain: members.value("request"), unread: unread.nested)
+        )
+        try members.finish(unread)
+    }
+}

@@ -19,6 +19,16 @@ package enum PlainJSONDecoder {
     /// `Value` from the JSON text in `bytes`, or `nil` for the slow path to read.
     package static func decode<Value: Decodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer, unreadMembers: UnreadMembers) -> Value? {
         guard let document = PlainJSONDocument(parsing: bytes) else { return nil }
+        if let readable = Value.self as? any PlainJSONReadable.Type {
+            return (try? readable.init(plain: document.root, unread: PlainJSONUnreadMembers(unreadMembers))) as? Value
+        }
+        return decodeThroughDecodable(type, from: document, unreadMembers: unreadMembers)
+    }
+
+    /// `Value` from `document` through its `Decodable` conformance, or `nil` for the slow path to read: what
+    /// ``decode(_:from:unreadMembers:)`` gives for a type without a direct reading (``PlainJSONReadable``), and what
+    /// a direct reading must give.
+    package static func decodeThroughDecodable<Value: Decodable>(_ type: Value.Type, from document: PlainJSONDocument, unreadMembers: UnreadMembers) -> Value? {
         let state = DecodingState(document: document)
         let value: Value
         do {

@@ -100,3 +100,25 @@ extension AssertionRequestBody: PlainJSONReadable {
         try members.finish(unread)
     }
 }
+
+extension ScalarValue {
+    /// A value as ``init(from:)`` reads it from a plain tree: a boolean, else a number (finite), else a string.
+    init(plain value: PlainJSONValue) throws(PlainJSONDeclined) {
+        switch value {
+        case .bool(let flag): self = .bool(flag)
+        case .number: self = .number(try value.plainDouble())
+        case .string(let text): self = .string(text)
+        case .array, .object: throw PlainJSONDeclined()
+        }
+    }
+
+    /// An `attributes` object as `[String: ScalarValue]`'s decoding reads it (every member read), `nil` when absent.
+    static func plainAttributes(_ value: PlainJSONValue?) throws(PlainJSONDeclined) -> [String: ScalarValue]? {
+        guard let value else { return nil }
+        guard case .object(let object) = value else { throw PlainJSONDeclined() }
+        var attributes: [String: ScalarValue] = [:]
+        attributes.reserveCapacity(object.members.count)
+        for member in object.members { attributes[member.key] = try ScalarValue(plain: member.value) }
+        return attributes
+    }
+}

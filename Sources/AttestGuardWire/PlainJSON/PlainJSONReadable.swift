@@ -10,7 +10,7 @@ package protocol PlainJSONReadable: Decodable {
     init(plain value: PlainJSONValue, unread: PlainJSONUnreadMembers) throws(PlainJSONDeclined)
 }
 
-/// A direct reading (``PlainJSONReadable``) that leaves the text to the slow path.
+/// What a direct reading (``PlainJSONReadable``) throws to leave the text to the slow path.
 package struct PlainJSONDeclined: Error {
     package init() {}
 }
@@ -64,10 +64,12 @@ package struct PlainJSONMembers {
         return value
     }
 
+    /// The string of the member named `key`, which must be there.
     package mutating func string(_ key: String) throws(PlainJSONDeclined) -> String {
         try value(key).plainString()
     }
 
+    /// The string of the member named `key`, or `nil` when there is none.
     package mutating func stringIfPresent(_ key: String) throws(PlainJSONDeclined) -> String? {
         try valueIfPresent(key)?.plainString()
     }

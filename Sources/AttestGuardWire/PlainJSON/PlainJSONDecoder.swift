@@ -110,14 +110,13 @@ private final class DecodingState {
             return (flag as! T)
         case is Double.Type:
             guard case .number(let text, _) = value else { throw mismatch(type, value, path.array) }
-            guard let number = Double(text), number.isFinite else { throw decline(path.array) }
+            guard let number = PlainJSONValue.finiteDouble(text) else { throw decline(path.array) }
             return (number as! T)
         case is Float.Type:
             throw decline(path.array)
         case let integer as any FixedWidthInteger.Type:
             guard case .number(let text, let isInteger) = value else { throw mismatch(type, value, path.array) }
-            // A fraction, `-0` or a value out of range is for the slow path to judge.
-            guard isInteger, text != "-0", let number = integer.init(text, radix: 10) else { throw decline(path.array) }
+            guard let number = PlainJSONValue.integer(text, isInteger: isInteger, as: integer) else { throw decline(path.array) }
             return (number as! T)
         default:
             return nil

@@ -90,17 +90,31 @@ extension PlainJSONValue {
         return text
     }
 
-    /// The number as a `Double`, as ``PlainJSONDecoder`` reads one: the text parsed, declined when not finite.
+    /// The number as a `Double` (``finiteDouble(_:)``).
     package func plainDouble() throws(PlainJSONDeclined) -> Double {
-        guard case .number(let text, _) = self, let number = Double(text), number.isFinite else { throw PlainJSONDeclined() }
+        guard case .number(let text, _) = self, let number = Self.finiteDouble(text) else { throw PlainJSONDeclined() }
         return number
     }
 
-    /// The number as an `Int`, as ``PlainJSONDecoder`` reads one: written without a fraction, not `-0`, in range.
+    /// The number as an `Int` (``integer(_:isInteger:as:)``).
     package func plainInt() throws(PlainJSONDeclined) -> Int {
-        guard case .number(let text, let isInteger) = self, isInteger, text != "-0", let number = Int(text, radix: 10) else {
+        guard case .number(let text, let isInteger) = self, let number = Self.integer(text, isInteger: isInteger, as: Int.self) else {
             throw PlainJSONDeclined()
         }
         return number
+    }
+
+    /// A number's text as a `Double`, for both fast readings (the `Decoder` and the direct ones): parsed, `nil` when
+    /// not finite, which the slow path judges.
+    static func finiteDouble(_ text: String) -> Double? {
+        guard let number = Double(text), number.isFinite else { return nil }
+        return number
+    }
+
+    /// A number's text as an integer of `type`, for both fast readings: `nil` for a fraction, `-0` or a value out of
+    /// range, which the slow path judges.
+    static func integer<Integer: FixedWidthInteger>(_ text: String, isInteger: Bool, as type: Integer.Type) -> Integer? {
+        guard isInteger, text != "-0" else { return nil }
+        return Integer(text, radix: 10)
     }
 }

@@ -84,12 +84,18 @@ extension PostgresRiskStore {
     }
 
     public func decision(appId: String, requestId: String) async throws -> DecisionLogEntry? {
-        try await laggingRows(
-            """
-            SELECT * FROM decision_log WHERE app_id = \(appId) AND request_id = \(requestId)
-            ORDER BY decided_at DESC, seq DESC LIMIT 1
-            """
-        ).first.map(DecisionLogEntry.init(postgres:))
+        try await laggingRows(Self.decisionQuery(appId: appId, requestId: requestId)).first.map(DecisionLogEntry.init(postgres:))
+    }
+
+    /// The query of ``decision(appId:requestId:)``: one probe of `decision_log_by_request`, keyed by the request id's
+    /// 64-bit hash (schema 36). The query names the same expression; the request id and the app are compared on the
+    /// rows read.
+    static func decisionQuery(appId: String, requestId: String) -> PostgresQuery {
+        """
+        SELECT * FROM decision_log
+        WHERE hashtextextended(request_id, 0) = hashtextextended(\(requestId), 0) AND request_id = \(requestId) AND app_id = \(appId)
+        ORDER BY decided_at DESC, seq DESC LIMIT 1
+        """
     }
 }
 

@@ -1,5 +1,6 @@
 import AttestTestSupport
 import Foundation
+import Logging
 import PostgresNIO
 @testable import AttestGuardStore
 @testable import AttestGuardPostgres
@@ -72,6 +73,58 @@ struct DecisionLogStoreTests {
                 #expect(table == "autovacuum_enabled=false", "\(name)")
                 #expect(toast == "autovacuum_enabled=false", "\(name)'s TOAST table")
             }
+        }
+    }
+
+    @Test("a subject search and a request's lookup read the hash-keyed indexes and find only their app's rows", arguments: StoreBackend.postgresOnly)
+    func subjectIndexesInPlans(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = try #require(test.store as? PostgresRiskStore)
+            var mine = Self.entry(0)
+            mine.keyId = "k-1"
+            mine.deviceHash = "h-device"
+            mine.requestId = "r-1"
+            var other = mine
+            other.appId = "B.app"
+            other.decidedAt = mine.decidedAt.addingTimeInterval(1)
+            try await store.appendDecisions([mine, other])
+
+            let subjects: [(DecisionSearch.Subject, column: String)] = [(.key("k-1"), "key_id"), (.userHash("h-user"), "user_hash"), (.deviceHash("h-device"), "device_hash")]
+            var queries = subjects.map { subject, column in
+                let search = DecisionSearch(
+                    appId: "A.app", subject: subject, from: StoreFixtures.now.addingTimeInterval(-Self.day), to: StoreFixtures.now.addingTimeInterval(Self.day),
+                    after: nil, limit: 10
+                )
+                return (PostgresRiskStore.searchQuery(search), column)
+            }
+            queries.append((PostgresRiskStore.decisionQuery(appId: "A.app", requestId: "r-1"), "request_id"))
+            let logger = Logger(label: "test")
+            for (query, column) in queries {
+                let plan = try await store.client().withConnection { connection in
+                    // Tables of two rows are read whole unless sequential scans are off; with them off, the plan shows
+                    // whether an index can serve the query at all (else it is still a sequential scan).
+                    _ = try await connection.query("BEGIN", logger: logger)
+                    _ = try await connection.query("SET LOCAL enable_seqscan = off", logger: logger)
+                    let lines = try await connection.query(PostgresQuery(unsafeSQL: "EXPLAIN " + query.sql, binds: query.binds), logger: logger)
+                        .collect().map { try $0.decode(String.self) }
+                    _ = try await connection.query("ROLLBACK", logger: logger)
+                    return lines.joined(separator: "\n")
+                }
+                let indexConditions = plan.split(separator: "\n").filter { $0.contains("Index Cond:") }
+                #expect(indexConditions.count == 1 && indexConditions.allSatisfy { $0.contains("hashtextextended(\(column),") }, "\(plan)")
+                #expect(!plan.contains("Seq Scan"), "\(plan)")
+            }
+
+            for (subject, _) in subjects {
+                let search = DecisionSearch(
+                    appId: "A.app", subject: subject, from: StoreFixtures.now.addingTimeInterval(-Self.day), to: StoreFixtures.now.addingTimeInterval(Self.day),
+                    after: nil, limit: 10
+                )
+                #expect(try await store.searchDecisions(search).map(\.appId) == ["A.app"], "\(subject)")
+            }
+            #expect(try await store.decision(appId: "A.app", requestId: "r-1")?.decidedAt == mine.decidedAt)
+            #expect(try await store.decision(appId: "B.app", requestId: "r-1")?.decidedAt == other.decidedAt)
+            #expect(try await store.decision(appId: "A.app", requestId: "r-2") == nil)
         }
     }
 

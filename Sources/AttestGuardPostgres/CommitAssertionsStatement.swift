@@ -86,7 +86,7 @@ struct AssertionBatchAnswer: Sendable {
 /// The texts of ``CommitAssertionsStatement`` for each shape, and its parameters' types.
 private enum CommitAssertionsTexts {
     static let shaped = ShapedStatementTexts(
-        name: "attestguard_commit_assertions_v4", exactName: "attestguard_commit_assertions_exact_v1", text: text(_:keepingPlan:)
+        name: "attestguard_commit_assertions_v5", exactName: "attestguard_commit_assertions_exact_v2", text: text(_:keepingPlan:)
     )
 
     static let bindingDataTypes: [PostgresDataType] = [

@@ -56,6 +56,9 @@ enum ScoringFactsRow {
                     appId: query.appId, kind: kind, subject: subjects[index], source: sources[index], label: label, labelledAt: times[index]
                 )
             }
+            // The statement aggregates them unsorted; the facts carry them by kind, subject and source, bytewise, as
+            // SQLite's reads and `labels(appId:of:)` give them.
+            if facts.labels.count > 1 { facts.labels.sort(by: FraudLabelRecord.precedesInStoreOrder) }
         }
         facts.distinct = try read("distinct_totals", as: Int64ArrayColumn?.self)?.values ?? []
         facts.velocity = VelocityReading(

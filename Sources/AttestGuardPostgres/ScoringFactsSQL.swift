@@ -8,8 +8,8 @@ import AttestVocabulary
 /// always comes back: `key_found` says whether the key columns (`app_keys.*`) mean anything. Each part is skipped by
 /// its flag or an empty list; the receipt's bytes are never read. Velocity sums come as one array in the order asked
 /// (empty when none is asked), with the writer's flush sequence from the same snapshot; the labels of the subjects
-/// asked for as four parallel arrays (kind, subject, source, label, labelled-at: one element per source's label, each
-/// found by the primary key, ordered by kind, subject and source); the distinct counts as one array in the order
+/// asked for as five parallel arrays (kind, subject, source, label, labelled-at: one element per source's label, each
+/// found by the primary key, in no order: the reader orders them); the distinct counts as one array in the order
 /// asked, each counting at most `DistinctCount.maximum` members by the `distinct_sightings_recent` index. Each sum and
 /// each count is a scalar subquery in an `ARRAY(...)`: one index probe per element, without the join, grouping and
 /// sorted aggregate of a `GROUP BY`.
@@ -45,10 +45,6 @@ struct ScoringFactsSQL {
     /// superseded keys, DeviceCheck bits and validations): `false` leaves their parts and columns out, for a batch
     /// none of whose queries asks for them (``ScoringFactsShape``). The parts that stay are the same text.
     var readsDailyFacts = true
-
-    /// The order of the label arrays, each the same so that they stay parallel: by kind, subject and source, bytewise
-    /// (as SQLite's single reads order them).
-    static let labelOrder = #"ORDER BY lt.subject_kind COLLATE "C", lt.subject COLLATE "C", lt.source COLLATE "C""#
 
     var text: String {
         let daily = readsDailyFacts
@@ -148,12 +144,13 @@ struct ScoringFactsSQL {
         """
     }
 
-    /// The labels of the subjects asked for, as parallel arrays.
+    /// The labels of the subjects asked for, as parallel arrays: one aggregate node feeds every row to the five
+    /// aggregates in turn, so their elements stay in step. They come in the join's order; the reader orders them
+    /// (``ScoringFactsRow``). An `ORDER BY` in each aggregate would start five sorts for every entry, labelled or not.
     private var labelsPart: String {
         """
-            SELECT array_agg(lt.subject_kind \(Self.labelOrder)) AS kinds, array_agg(lt.subject \(Self.labelOrder)) AS subjects,
-                   array_agg(lt.source \(Self.labelOrder)) AS sources, array_agg(lt.label \(Self.labelOrder)) AS labels,
-                   array_agg(lt.labelled_at \(Self.labelOrder)) AS labelled_at
+            SELECT array_agg(lt.subject_kind) AS kinds, array_agg(lt.subject) AS subjects, array_agg(lt.source) AS sources,
+                   array_agg(lt.label) AS labels, array_agg(lt.labelled_at) AS labelled_at
             FROM \(labelSubjects)
             JOIN labels lt ON lt.app_id = \(appId) AND lt.subject_kind = lq.kind AND lt.subject = lq.subject
         """

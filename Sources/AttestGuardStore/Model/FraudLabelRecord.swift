@@ -62,6 +62,14 @@ public struct FraudLabelRecord: Sendable, Hashable {
         label != stored.label && labelledAt >= stored.labelledAt
     }
 
+    /// The order the stores give a subject's labels in: by kind, subject and source, each by its UTF-8 bytes
+    /// (PostgreSQL's `COLLATE "C"`, SQLite's `BINARY`).
+    package static func precedesInStoreOrder(_ left: FraudLabelRecord, _ right: FraudLabelRecord) -> Bool {
+        if left.kind != right.kind { return left.kind.rawValue.utf8.lexicographicallyPrecedes(right.kind.rawValue.utf8) }
+        if !left.subject.hasSameBytes(as: right.subject) { return left.subject.utf8.lexicographicallyPrecedes(right.subject.utf8) }
+        return left.source.utf8.lexicographicallyPrecedes(right.source.utf8)
+    }
+
     /// Labels whose identity repeats within one batch, folded into one each with ``replaces(_:)`` in batch order,
     /// and for each input its index in the folded list (a batch stores each identity once, in one statement).
     package static func folded(_ labels: [FraudLabelRecord]) -> (labels: [FraudLabelRecord], positions: [Int]) {

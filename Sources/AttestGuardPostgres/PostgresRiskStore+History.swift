@@ -18,14 +18,15 @@ extension PostgresRiskStore {
         try await laggingRows(Self.searchQuery(search)).map(DecisionLogEntry.init(postgres:))
     }
 
-    /// The query of ``searchDecisions(_:)``. The subject indexes are keyed by the subject's 64-bit hash (schema 36),
-    /// so the query names the same expression; the subject and the app are compared on the rows read.
+    /// The query of ``searchDecisions(_:)``. The subject indexes are keyed by the subject's 64-bit hash seeded with
+    /// the app's (schema 36), so the query names the same expression; the subject and the app are compared on the
+    /// rows read.
     static func searchQuery(_ search: DecisionSearch) -> PostgresQuery {
         let (column, value) = search.column
         let start = search.start
         return """
             SELECT * FROM decision_log
-            WHERE hashtextextended(\(unescaped: column), 0) = hashtextextended(\(value), 0)
+            WHERE hashtextextended(\(unescaped: column), hashtextextended(app_id, 0)) = hashtextextended(\(value), hashtextextended(\(search.appId), 0))
               AND \(unescaped: column) = \(value) AND app_id = \(search.appId)
               AND decided_at >= \(PostgresInstant(search.from)) AND decided_at < \(PostgresInstant(search.to))
               AND (decided_at, seq) < (\(PostgresInstant(start.decidedAt)), \(start.sequence))

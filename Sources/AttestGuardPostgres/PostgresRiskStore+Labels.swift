@@ -87,13 +87,14 @@ extension PostgresRiskStore {
         try await laggingRows(Self.decisionQuery(appId: appId, requestId: requestId)).first.map(DecisionLogEntry.init(postgres:))
     }
 
-    /// The query of ``decision(appId:requestId:)``: one probe of `decision_log_by_request`, keyed by the request id's
-    /// 64-bit hash (schema 36). The query names the same expression; the request id and the app are compared on the
-    /// rows read.
+    /// The query of ``decision(appId:requestId:)``: a probe of each day's `decision_log_by_request`, keyed by the
+    /// request id's 64-bit hash seeded with the app's (schema 36), then the newest of what they find. The query names
+    /// the same expression; the request id and the app are compared on the rows read.
     static func decisionQuery(appId: String, requestId: String) -> PostgresQuery {
         """
         SELECT * FROM decision_log
-        WHERE hashtextextended(request_id, 0) = hashtextextended(\(requestId), 0) AND request_id = \(requestId) AND app_id = \(appId)
+        WHERE hashtextextended(request_id, hashtextextended(app_id, 0)) = hashtextextended(\(requestId), hashtextextended(\(appId), 0))
+          AND request_id = \(requestId) AND app_id = \(appId)
         ORDER BY decided_at DESC, seq DESC LIMIT 1
         """
     }

@@ -18,11 +18,16 @@ extension PostgresRiskStore {
         return try SchemaStatus(applied: Set(applied), known: Migration.postgres)
     }
 
+    /// How long ``migrate(at:)`` may run: a migration that rebuilds an index reads the whole table, which on a
+    /// month of decision log takes minutes, far past the operation timeout that bounds a request's statements.
+    static let migrationTimeout: Duration = .seconds(24 * 3_600)
+
     /// Applies every pending migration in one transaction under the schema's advisory lock, so that two processes
-    /// migrating it at once apply each migration once. Returns the versions applied.
+    /// migrating it at once apply each migration once. Returns the versions applied. Bounded by
+    /// ``migrationTimeout``, not the operation timeout.
     @discardableResult
     public func migrate(at now: Date) async throws -> [Int] {
-        try await transaction { connection in
+        try await transaction(within: Self.migrationTimeout) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(current_schema(), \(Self.migrationLockId)))", logger: self.logger)
             try await connection.query(
                 "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)",

@@ -129,11 +129,13 @@ public final class PostgresRiskStore: RiskStore, Service {
     }
 
     /// Runs `body` between `BEGIN` and `COMMIT` on one pooled connection; any error rolls back and is rethrown as is.
+    /// `limit` replaces the operation timeout (`database.timeoutMilliseconds`) as the whole transaction's deadline.
     func transaction<Result: Sendable>(
+        within limit: Duration? = nil,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         let logger = self.logger
-        return try await perform { client in
+        return try await hosts.perform(within: limit) { client in
             try await client.withHeldConnection { connection in
                 try await connection.query("BEGIN", logger: logger)
                 do {

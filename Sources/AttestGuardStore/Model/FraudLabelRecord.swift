@@ -62,8 +62,8 @@ public struct FraudLabelRecord: Sendable, Hashable {
         label != stored.label && labelledAt >= stored.labelledAt
     }
 
-    /// The order the stores give a subject's labels in: by kind, subject and source, each by its UTF-8 bytes
-    /// (PostgreSQL's `COLLATE "C"`, SQLite's `BINARY`).
+    /// The order of the labels a verdict reads (`ScoringFacts.labels`, `labels(appId:of:)` on both stores): by kind,
+    /// subject and source, each by its UTF-8 bytes (PostgreSQL's `COLLATE "C"`, SQLite's `BINARY`).
     package static func precedesInStoreOrder(_ left: FraudLabelRecord, _ right: FraudLabelRecord) -> Bool {
         if left.kind != right.kind { return left.kind.rawValue.utf8.lexicographicallyPrecedes(right.kind.rawValue.utf8) }
         if !left.subject.hasSameBytes(as: right.subject) { return left.subject.utf8.lexicographicallyPrecedes(right.subject.utf8) }

@@ -6,8 +6,9 @@
 -- The time index is appended to in order and stays as it is. A search compares the hash in the index and the subject
 -- and the app on the rows it reads, so a colliding subject costs a filtered row, never a wrong answer; it still reads
 -- newest first and stops at its limit (PostgresRiskStore.searchQuery and decisionQuery).
--- The new indexes are built first, under a lock that holds the log's writes but not its reads; the old ones are
--- dropped and the new ones take their names at the end, in the same transaction.
+-- The new indexes are built first, under a lock that stops the log's writes but not its reads; the old ones are
+-- dropped and the new ones take their names at the end, in the same transaction, under a lock that waits for the
+-- log's open reads and holds new ones for that moment. A day's partition cannot be created while the build runs.
 CREATE INDEX decision_log_by_key_hashed ON decision_log (hashtextextended(key_id, hashtextextended(app_id, 0)), decided_at, seq)
     WHERE key_id IS NOT NULL;
 CREATE INDEX decision_log_by_user_hashed ON decision_log (hashtextextended(user_hash, hashtextextended(app_id, 0)), decided_at, seq)

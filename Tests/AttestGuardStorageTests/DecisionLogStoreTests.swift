@@ -90,13 +90,14 @@ struct DecisionLogStoreTests {
             try await store.appendDecisions([mine, other])
 
             let subjects: [(DecisionSearch.Subject, column: String)] = [(.key("k-1"), "key_id"), (.userHash("h-user"), "user_hash"), (.deviceHash("h-device"), "device_hash")]
-            var queries = subjects.map { subject, column in
+            let searches = subjects.map { subject, column in
                 let search = DecisionSearch(
                     appId: "A.app", subject: subject, from: StoreFixtures.now.addingTimeInterval(-Self.day), to: StoreFixtures.now.addingTimeInterval(Self.day),
                     after: nil, limit: 10
                 )
-                return (PostgresRiskStore.searchQuery(search), column)
+                return (search, column)
             }
+            var queries = searches.map { search, column in (PostgresRiskStore.searchQuery(search), column) }
             queries.append((PostgresRiskStore.decisionQuery(appId: "A.app", requestId: "r-1"), "request_id"))
             let logger = Logger(label: "test")
             for (query, column) in queries {
@@ -115,12 +116,8 @@ struct DecisionLogStoreTests {
                 #expect(!plan.contains("Seq Scan"), "\(plan)")
             }
 
-            for (subject, _) in subjects {
-                let search = DecisionSearch(
-                    appId: "A.app", subject: subject, from: StoreFixtures.now.addingTimeInterval(-Self.day), to: StoreFixtures.now.addingTimeInterval(Self.day),
-                    after: nil, limit: 10
-                )
-                #expect(try await store.searchDecisions(search).map(\.appId) == ["A.app"], "\(subject)")
+            for (search, column) in searches {
+                #expect(try await store.searchDecisions(search).map(\.appId) == ["A.app"], "\(column)")
             }
             #expect(try await store.decision(appId: "A.app", requestId: "r-1")?.decidedAt == mine.decidedAt)
             #expect(try await store.decision(appId: "B.app", requestId: "r-1")?.decidedAt == other.decidedAt)

@@ -48,8 +48,8 @@
 #                                 round's p99 (on a shared machine one round can be disturbed by the host)
 #   HTTP_BENCH_POOL [16]          the server's PostgreSQL pool size (database.poolSize)
 #   HTTP_BENCH_IDLE [10]          seconds the idle server is measured after the preparation (0: not at all)
-#   HTTP_BENCH_PG_STATEMENTS [0]  1: load pg_stat_statements and print the statements of the measured assertion run
-#                                 and of the closed-loop score run
+#   HTTP_BENCH_PG_STATEMENTS [0]  1: load pg_stat_statements and print the statements of the measured assertion run,
+#                                 of the first paced assertion round and of the closed-loop score run
 #                                 (calls, mean and total time), heaviest first
 #   HTTP_BENCH_PG_OPTIONS []      more PostgreSQL server options, e.g. "-c log_min_duration_statement=2" (with
 #                                 HTTP_BENCH_KEEP=1 the work folder keeps PostgreSQL's log as postgres.log)
@@ -222,10 +222,12 @@ echo "== POST /v1/assertions: $paced_rounds x ${duration} s paced at $assertion_
 assertion_paced_names=""
 offsets_in="$work/offsets"
 for round in $(seq 1 "$paced_rounds"); do
+    if [ "$round" = 1 ]; then reset_statements; fi
     BENCH_SAMPLES_FILE="$work/assertions-paced-$round.samples" run_wrk "assertions-paced-$round" "$duration" assertions \
         "$work/bodies" "$offsets_in" "$work/offsets-paced-$round" "$(per_connection "$assertion_paced_total")" "$connections"
     offsets_in="$work/offsets-paced-$round"
     cat "$work/assertions-paced-$round.out"
+    if [ "$round" = 1 ]; then print_statements "the first paced assertion round"; fi
     assertion_paced_names="$assertion_paced_names assertions-paced-$round"
 done
 

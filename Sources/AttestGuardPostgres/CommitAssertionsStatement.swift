@@ -86,7 +86,7 @@ struct AssertionBatchAnswer: Sendable {
 /// The texts of ``CommitAssertionsStatement`` for each shape, and its parameters' types.
 private enum CommitAssertionsTexts {
     static let shaped = ShapedStatementTexts(
-        name: "attestguard_commit_assertions_v5", exactName: "attestguard_commit_assertions_exact_v2", text: text(_:keepingPlan:)
+        name: "attestguard_commit_assertions_v6", exactName: "attestguard_commit_assertions_exact_v3", text: text(_:keepingPlan:)
     )
 
     static let bindingDataTypes: [PostgresDataType] = [
@@ -107,29 +107,29 @@ private enum CommitAssertionsTexts {
                 challenge, app_id, purpose, user_id, key_id, at, expiry_threshold, counter, has_request, request, i
             )
         ), open_challenge AS (
-            SELECT entry.i FROM entry JOIN challenges c ON c.id = entry.challenge
+            SELECT entry.i, entry.challenge, entry.app_id, entry.key_id, entry.at, entry.counter, entry.has_request, entry.request
+            FROM entry JOIN challenges c ON c.id = entry.challenge
             WHERE c.app_id = entry.app_id AND c.purpose = entry.purpose AND c.consumed_at IS NULL
               AND c.expires_at > entry.expiry_threshold
               AND (c.user_id IS NULL OR c.user_id = entry.user_id) AND (c.key_id IS NULL OR c.key_id = entry.key_id)
             ORDER BY entry.i
             FOR UPDATE OF c
         ), advancing_key AS (
-            SELECT entry.i, a.counter AS previous_counter
-            FROM open_challenge JOIN entry ON entry.i = open_challenge.i
-            JOIN app_keys a ON a.app_id = entry.app_id AND a.key_id = entry.key_id
-            WHERE a.status = 'active' AND a.counter < entry.counter
-            ORDER BY entry.i
+            SELECT o.*, a.counter AS previous_counter
+            FROM open_challenge o JOIN app_keys a ON a.app_id = o.app_id AND a.key_id = o.key_id
+            WHERE a.status = 'active' AND a.counter < o.counter
+            ORDER BY o.i
             FOR UPDATE OF a
         ), advanced AS (
-            UPDATE app_keys a SET counter = entry.counter, last_assertion_at = entry.at
-            FROM advancing_key JOIN entry ON entry.i = advancing_key.i
-            WHERE a.app_id = entry.app_id AND a.key_id = entry.key_id
+            UPDATE app_keys a SET counter = k.counter, last_assertion_at = k.at
+            FROM advancing_key k
+            WHERE a.app_id = k.app_id AND a.key_id = k.key_id
         ), consumed AS (
             UPDATE challenges c
-            SET consumed_at = entry.at, consumed_key_id = entry.key_id, consumed_counter = entry.counter,
-                consumed_request = CASE WHEN entry.has_request THEN entry.request::jsonb END
-            FROM advancing_key JOIN entry ON entry.i = advancing_key.i
-            WHERE c.id = entry.challenge
+            SET consumed_at = k.at, consumed_key_id = k.key_id, consumed_counter = k.counter,
+                consumed_request = CASE WHEN k.has_request THEN k.request::jsonb END
+            FROM advancing_key k
+            WHERE c.id = k.challenge
         )
         SELECT e.i AS batch_index,
                CASE WHEN open_challenge.i IS NULL THEN 'challenge' WHEN advancing_key.i IS NULL THEN 'counter' END AS failed_step,

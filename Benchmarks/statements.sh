@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# AttestGuard statement benchmark: how many instructions PostgreSQL executes for one execution of the assertions'
+# batch commit, the statement every accepted assertion waits for.
+#
+#   ./Benchmarks/statements.sh            (from any directory)
+#
+# PostgreSQL's CPU per request on this shared 2-core guest moves by ±10 % between runs, more than most changes to a
+# statement are worth. An instruction count does not: PostgreSQL in single-user mode (`postgres --single`) runs the
+# statement under valgrind's callgrind, the same count for the same text, plan and rows whatever else the machine
+# does, and says where in PostgreSQL the instructions go.
+#
+# Steps: build `attestguard` and HTTPBenchPrep (release, Benchmarks/.build; as http.sh does) unless
+# HTTP_BENCH_NO_BUILD=1; a throw-away PostgreSQL with pg_stat_statements, the server with the shipped Rules/, one
+# simulated key with STMT_BENCH_CHALLENGES open assertion challenges and 100 score keys prepared through the API (as
+# http.sh does; with a few hundred challenges PostgreSQL would read them all by a hash join instead of by the primary
+# key, as it does on any database of some size); 2 s of paced assertions, so that the server prepares its commit statement; its text read from
+# pg_stat_statements. Then the server and PostgreSQL stop, and for each of two scripts (the statement prepared, then
+# executed STMT_BENCH_BASE and STMT_BENCH_BASE + STMT_BENCH_EXECUTIONS times) a fresh copy of the database runs it in
+# `postgres --single` under callgrind. Each execution is a batch of one assertion that is accepted: the next open
+# challenge of the key and the next counter, with no velocity sums, distinct counts or labels asked (the statement's
+# fixed cost, which a batch of one pays alone). The difference of the two counts over STMT_BENCH_EXECUTIONS is one
+# execution with the generic plan the server uses (PostgreSQL plans the first five for their values; both scripts
+# hold them).
+#
+# The count includes what single-user mode adds to an execution and the wire protocol does not: the `EXECUTE`
+# line's parse and its parameters' evaluation, and the answer printed to the terminal (together about 260,000
+# instructions). Compare counts with each other, not with the server's.
+#
+# Prints the per-execution count and, with STMT_BENCH_FUNCTIONS=N (default 25; 0: none), the N PostgreSQL functions
+# with the most inclusive instructions per execution. STMT_BENCH_TEXT=FILE runs that statement text instead of the
+# server's (an edited copy of the server's, kept with HTTP_BENCH_KEEP=1, to try a change without building);
+# STMT_BENCH_BIN: the server binary (default Benchmarks/.build/release/attestguard).
+#
+# Environment (defaults in brackets): STMT_BENCH_CHALLENGES [4000], STMT_BENCH_BASE [20], STMT_BENCH_EXECUTIONS [100],
+# STMT_BENCH_FUNCTIONS [25], STMT_BENCH_TEXT [], STMT_BENCH_BIN [], HTTP_BENCH_NO_BUILD [0], HTTP_BENCH_KEEP [0] (keep
+# the work folder: the statement's text, the scripts and the callgrind files), SWIFT.
+# Needs valgrind (installed with apt-get when missing). Time: about 2 minutes after the build.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+swift="${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}"
+seed="attestguard-bench"
+app_id="ABCDE12345.com.example.bench"
+lua="$here/http/bench.lua"
+challenges="${STMT_BENCH_CHALLENGES:-4000}"
+base="${STMT_BENCH_BASE:-20}"
+executions="${STMT_BENCH_EXECUTIONS:-100}"
+functions="${STMT_BENCH_FUNCTIONS:-25}"
+connections=16
+export HTTP_BENCH_PG_STATEMENTS=1
+
+. "$here/http/common.sh"
+bench_require_tools
+command -v valgrind >/dev/null 2>&1 || {
+    bench_as_root apt-get update -qq >/dev/null 2>&1 || true
+    DEBIAN_FRONTEND=noninteractive bench_as_root apt-get install -y -qq valgrind >/dev/null 2>&1 ||
+        { echo "statements.sh needs valgrind (Debian package valgrind)" >&2; exit 1; }
+}
+bench_binaries
+[ -n "${STMT_BENCH_BIN:-}" ] && server_bin="$STMT_BENCH_BIN"
+[ "$base" -ge 6 ] || { echo "STMT_BENCH_BASE must be at least 6 (PostgreSQL plans the first five executions for their values)" >&2; exit 1; }
+[ "$challenges" -ge $((base + executions + 100)) ] ||
+    { echo "STMT_BENCH_CHALLENGES must leave STMT_BENCH_BASE + STMT_BENCH_EXECUTIONS open after the warm-up's 100" >&2; exit 1; }
+
+bench_begin attestguard-statements-bench
+bench_start_postgres
+port="$(bench_free_port)"
+url="http://127.0.0.1:$port"
+BENCH_API_KEY="bench-$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
+export BENCH_API_KEY
+bench_write_config "$work/config.yaml" "$port" 16 true
+bench_start_server server "$work/config.yaml" "$url"
+bench_prepare "$url" 1 "$challenges" 100
+
+# Paced assertions on the one key's connection, 32 a second: the server prepares its commit statement in the first
+# second. pg_stat_statements keeps the text it first sees; the one it sees at a statement's preparation has its
+# constants replaced by placeholders. Emptied after that second, it keeps the text as the server sent it.
+echo "== 2 s of paced assertions, then the commit statement's text =="
+connections=1
+psql_ "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >/dev/null
+bench_run_wrk warm-up 1 assertions "$work/bodies" - "$work/offsets-1" 32 1
+psql_ "SELECT pg_stat_statements_reset()" >/dev/null
+bench_run_wrk warm-up-2 1 assertions "$work/bodies" "$work/offsets-1" "$work/offsets" 32 1
+psql_ "SELECT query FROM pg_stat_statements WHERE query LIKE '%open_challenge%advancing_key%'
+       ORDER BY calls DESC LIMIT 1" >"$work/server-statement.sql"
+[ -s "$work/server-statement.sql" ] || { echo "no commit statement in pg_stat_statements" >&2; exit 1; }
+statement="$work/server-statement.sql"
+[ -n "${STMT_BENCH_TEXT:-}" ] && statement="$STMT_BENCH_TEXT"
+
+# The parameters this script writes follow the statement's layout (CommitAssertionsStatement, BatchedFactsParameters):
+# a text that declares others is refused rather than measured wrongly.
+expected_types="bytea text text text bytea timestamptz timestamptz int8 bool text text bool bytea bool bool timestamptz bool text bool text bool text"
+declared="$(grep -o '\$[0-9]*::[a-z0-9]*\[\]' "$statement" | sort -t'$' -k2 -n -u | sed 's/.*:://; s/\[\]//' | tr '\n' ' ')"
+case "$declared" in
+"$expected_types "*) ;;
+*) echo "the statement's parameters are not the layout this script writes: $declared" >&2; exit 1 ;;
+esac
+list_parameters=$(($(echo "$declared" | wc -w) - 22))
+highest="$(grep -o '\$[0-9]*' "$statement" | tr -d '$' | sort -n | tail -1)"
+[ "$highest" -eq $((list_parameters + 22)) ] ||
+    { echo "the statement has placeholders past its declared parameters (\$$highest): not the text the server sent" >&2; exit 1; }
+
+# The key and its open challenges, oldest first; the key's counter.
+read -r key_hex user_id counter <<<"$(psql_ "SELECT encode(key_id, 'hex'), user_id, counter FROM app_keys
+    WHERE key_id = (SELECT key_id FROM challenges WHERE consumed_at IS NULL AND key_id IS NOT NULL LIMIT 1)" | tr '|' ' ')"
+psql_ "SELECT encode(id, 'hex') FROM challenges WHERE consumed_at IS NULL AND key_id = '\\x$key_hex'::bytea
+       ORDER BY issued_at, id LIMIT $((base + executions))" >"$work/challenges.txt"
+[ "$(wc -l <"$work/challenges.txt")" -eq $((base + executions)) ] || { echo "too few open challenges" >&2; exit 1; }
+# The generic plan, as the server's connections run it after their fifth execution: its node count, and whether it
+# reads the challenges and keys by their primary keys (the plan of any database of some size).
+nulls="$(seq 1 "$highest" | sed 's/.*/NULL/' | paste -sd, -)"
+"$pg_bin/psql" "$pg_url" -X -q -v ON_ERROR_STOP=1 >"$work/plan.txt" <<EOF_PLAN
+SET plan_cache_mode = force_generic_plan;
+PREPARE s AS $(cat "$statement");
+EXPLAIN (COSTS OFF) EXECUTE s($nulls);
+EOF_PLAN
+plan_nodes="$(grep -c -- '->' "$work/plan.txt")"
+if ! grep -q 'challenges_pkey' "$work/plan.txt" || grep -q 'Seq Scan on challenges' "$work/plan.txt"; then
+    echo "the generic plan does not read the challenges by their primary key (raise STMT_BENCH_CHALLENGES): $work/plan.txt" >&2
+    HTTP_BENCH_KEEP=1
+    exit 1
+fi
+data="$pg_state/data"
+bench_as_root runuser -u postgres -- "$pg_bin/pg_ctl" -D "$data" -m fast -w stop >/dev/null
+for pid in $server_pids; do kill -TERM "$pid" 2>/dev/null || true; bench_await_exit "$pid"; done
+server_pids=""
+server_names=""
+
+# script N FILE: the statement prepared, then executed N times in single-user mode's syntax (-j: a command ends with
+# a semicolon and an empty line).
+script() {
+    local n=$1 i=0 challenge lists=""
+    for _ in $(seq 1 "$list_parameters"); do lists="$lists, '{}'"; done
+    {
+        printf 'PREPARE s AS %s;\n\n' "$(cat "$statement")"
+        while read -r challenge && [ "$i" -lt "$n" ]; do
+            i=$((i + 1))
+            printf "EXECUTE s(ARRAY['\\\\x%s'::bytea], ARRAY['%s'], ARRAY['assertion'], ARRAY['%s'], ARRAY['\\\\x%s'::bytea], ARRAY[now()], ARRAY[now()], ARRAY[%s::int8], ARRAY[false], ARRAY[''], ARRAY['%s'], ARRAY[true], ARRAY['\\\\x%s'::bytea], ARRAY[false], ARRAY[false], ARRAY[now()], ARRAY[false], ARRAY['development'], ARRAY[false], ARRAY[''], ARRAY[false], ARRAY['']%s);\n\n" \
+                "$challenge" "$app_id" "$user_id" "$key_hex" "$((counter + i))" "$app_id" "$key_hex" "$lists"
+        done <"$work/challenges.txt"
+    } >"$2"
+}
+
+# count N: instructions of single-user PostgreSQL running the script of N executions on a fresh copy of the database.
+count() {
+    local n=$1 copy="$work/data-$1"
+    script "$n" "$work/script-$n.sql"
+    rm -rf "$copy"
+    cp -a "$data" "$copy"
+    chmod 777 "$work"
+    bench_as_root runuser -u postgres -- valgrind --tool=callgrind --callgrind-out-file="$work/callgrind-$n.out" \
+        "$pg_bin/postgres" --single -j -D "$copy" -c shared_preload_libraries= postgres \
+        <"$work/script-$n.sql" >"$work/single-$n.out" 2>"$work/valgrind-$n.log"
+    rm -rf "$copy"
+    # Every execution must have been accepted: its answer carries the key's previous counter, and no error.
+    if grep -q 'ERROR' "$work/single-$n.out" || [ "$(grep -c 'previous_counter = ' "$work/single-$n.out")" -ne "$n" ]; then
+        echo "the executions of the script of $n were not all accepted: $work/single-$n.out" >&2
+        HTTP_BENCH_KEEP=1
+        exit 1
+    fi
+    sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$work/valgrind-$n.log"
+}
+
+echo "== PostgreSQL under callgrind: $base and $((base + executions)) executions of the commit, one accepted assertion each =="
+first=$(count "$base")
+second=$(count $((base + executions)))
+per_execution=$(((second - first) / executions))
+echo
+echo "statement: $(head -c 60 "$statement" | tr '\n' ' ')... ($(wc -c <"$statement") bytes$([ -n "${STMT_BENCH_TEXT:-}" ] && echo ", from $STMT_BENCH_TEXT"))"
+echo "instructions per execution (one accepted assertion, generic plan of $((plan_nodes + 1)) nodes): $per_execution"
+echo "  ($base executions: $first; $((base + executions)): $second; PostgreSQL $pg_version, single-user mode under callgrind)"
+
+if [ "$functions" -gt 0 ]; then
+    echo
+    echo "-- the $functions PostgreSQL functions with the most inclusive instructions per execution --"
+    python3 - "$work/callgrind-$base.out" "$work/callgrind-$((base + executions)).out" "$executions" "$functions" <<'EOF'
+import re, subprocess, sys
+
+def inclusive(path):
+    out = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", path],
+                         capture_output=True, text=True, check=True).stdout
+    counts = {}
+    for line in out.splitlines():
+        match = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+\?\?\?:([A-Za-z_][\w']*) ", line)
+        if match:
+            counts[match.group(2)] = counts.get(match.group(2), 0) + int(match.group(1).replace(",", ""))
+    return counts
+
+first, second = inclusive(sys.argv[1]), inclusive(sys.argv[2])
+executions, shown = int(sys.argv[3]), int(sys.argv[4])
+rows = sorted(((second.get(name, 0) - first.get(name, 0)) / executions, name) for name in set(first) | set(second))
+for per_execution, name in list(reversed(rows))[:shown]:
+    print(f"{per_execution:12,.0f}  {name}")
+EOF
+fi

@@ -5,9 +5,13 @@ import AttestGuardStore
 /// The scoring-facts queries of a batch as statement parameters, for statements that read the facts of many
 /// entries at once (``CommitAssertionsStatement``, ``ScoringFactsBatchStatement``): each query's scalars as parallel
 /// arrays, unnested into the columns of the entry row `e` (with its position `e.i`), and each query's lists
-/// (DeviceCheck scopes and subjects, velocity sums, label subjects, distinct counts and the members each leaves out) as flat arrays whose elements are tagged with the entry's
-/// position. ``facts(_:)`` is ``ScoringFactsSQL`` over those inputs, read through the parameter row `p`
-/// (``parameterColumns``).
+/// (DeviceCheck scopes and subjects, velocity sums, label subjects, distinct counts and the members each leaves out)
+/// as flat arrays, the batch's entries one after another, with an array of where each entry's run ends. ``facts(_:)``
+/// is ``ScoringFactsSQL`` over those inputs, read through the parameter row `p` (``parameterColumns``).
+///
+/// An entry reads its run of a list as an array slice (``slice(_:endedBy:at:)``), so a batch of n entries reads each
+/// list element once; unnesting a whole list for every entry and keeping its elements would read it n times, which
+/// for a batch of a dozen assertions is a large part of the statement's work.
 ///
 /// Arrays cannot carry NULL elements here, so each optional value is a presence flag and a placeholder.
 struct BatchedFactsParameters {
@@ -54,6 +58,20 @@ struct BatchedFactsParameters {
     /// The block's `offset`th parameter (from 0) as a column of the parameter row `p` (``parameterColumns``).
     private func parameter(_ offset: Int) -> String { "p.p\(first + offset)" }
 
+    /// The run of list parameter `list` that belongs to the run numbered `run` (an SQL expression, from 1), where the
+    /// `int8[]` parameter `ends` holds, for each run in order, the position of its last element (from 1; a run
+    /// without elements ends where the one before it did). An empty run is an empty array. A slice reads only its
+    /// own elements: for the fixed-size elements of `int8[]` the bounds are found by arithmetic, and for the others
+    /// by skipping the elements before it, which is far cheaper than unnesting them.
+    private func slice(_ list: Int, endedBy ends: Int, at run: String) -> String {
+        "\(parameter(list))[\(runStart(endedBy: ends, at: run)):\(parameter(ends))[\(run)]]"
+    }
+
+    /// The position of the first element of run `run` in the lists that `ends` ends (``slice(_:endedBy:at:)``).
+    private func runStart(endedBy ends: Int, at run: String) -> String {
+        "coalesce(\(parameter(ends))[\(run) - 1], 0) + 1"
+    }
+
     /// The block's parameters as the columns of the parameter row `p`: `$n::type[] AS pn`, for a
     /// `(SELECT ... \(planBarrier(keepingPlan: true))) AS p` that the statement's arrays are read from.
     ///
@@ -77,45 +95,33 @@ struct BatchedFactsParameters {
         (0..<Self.scalarCount).map(parameter).joined(separator: ", ")
     }
 
-    /// The facts of the entry row `e` in `shape`: its scalars are columns of `e`, its lists the flat arrays' elements
-    /// tagged `e.i`.
+    /// The facts of the entry row `e` in `shape`: its scalars are columns of `e`, its lists the entry's runs of the
+    /// flat arrays.
     func facts(_ shape: any ScoringFactsShape.Type) -> String {
         let list = Self.scalarCount
+        // Each list's run for entry `e`; the distinct counts' excluded members by the count's position among all
+        // the batch's counts, `dq.g`.
+        let scopes = slice(list + 1, endedBy: list, at: "e.i")
+        let subjectKinds = slice(list + 3, endedBy: list + 2, at: "e.i"), subjects = slice(list + 4, endedBy: list + 2, at: "e.i")
+        let series = slice(list + 6, endedBy: list + 5, at: "e.i"), since = slice(list + 7, endedBy: list + 5, at: "e.i")
+        let labelKinds = slice(list + 9, endedBy: list + 8, at: "e.i"), labelSubjects = slice(list + 10, endedBy: list + 8, at: "e.i")
+        let distinctSeries = slice(list + 12, endedBy: list + 11, at: "e.i")
+        let distinctSince = slice(list + 13, endedBy: list + 11, at: "e.i")
+        let excluded = slice(list + 15, endedBy: list + 14, at: "(\(runStart(endedBy: list + 11, at: "e.i")) + l.i - 1)")
         var sql = ScoringFactsSQL(
             appId: "e.f_app_id",
             keyId: "(CASE WHEN e.f_has_key THEN e.f_key_id END)",
             receipt: "e.f_receipt",
             metricBaselineAt: "(CASE WHEN e.f_has_baseline THEN e.f_baseline_at END)",
             supersededKeys: "e.f_superseded",
-            deviceCheckScopes: """
-                (SELECT l.scope, l.j FROM unnest(\(parameter(list)), \(parameter(list + 1))) WITH ORDINALITY AS l(entry, scope, j)
-                 WHERE l.entry = e.i) AS sc
-                """,
+            deviceCheckScopes: "unnest(\(scopes)) WITH ORDINALITY AS sc(scope, j)",
             deviceCheckEnvironment: "e.f_dc_environment",
-            deviceCheckSubjects: """
-                (SELECT l.kind, l.subject, l.i
-                 FROM unnest(\(parameter(list + 2)), \(parameter(list + 3)), \(parameter(list + 4))) WITH ORDINALITY
-                      AS l(entry, kind, subject, i)
-                 WHERE l.entry = e.i) AS q
-                """,
-            velocitySums: """
-                (SELECT l.series, l.since, l.i
-                 FROM unnest(\(parameter(list + 5)), \(parameter(list + 6)), \(parameter(list + 7))) WITH ORDINALITY
-                      AS l(entry, series, since, i)
-                 WHERE l.entry = e.i) AS q
-                """,
-            labelSubjects: """
-                (SELECT l.kind, l.subject
-                 FROM unnest(\(parameter(list + 8)), \(parameter(list + 9)), \(parameter(list + 10))) AS l(entry, kind, subject)
-                 WHERE l.entry = e.i) AS lq
-                """,
+            deviceCheckSubjects: "unnest(\(subjectKinds), \(subjects)) WITH ORDINALITY AS q(kind, subject, i)",
+            velocitySums: "unnest(\(series), \(since)) WITH ORDINALITY AS q(series, since, i)",
+            labelSubjects: "unnest(\(labelKinds), \(labelSubjects)) AS lq(kind, subject)",
             distinctCounts: """
-                (SELECT l.series, l.since, l.i, ARRAY(
-                     SELECT x.member FROM unnest(\(parameter(list + 14)), \(parameter(list + 15))) AS x(read_index, member) WHERE x.read_index = l.i
-                 ) AS excluding
-                 FROM unnest(\(parameter(list + 11)), \(parameter(list + 12)), \(parameter(list + 13))) WITH ORDINALITY
-                      AS l(entry, series, since, i)
-                 WHERE l.entry = e.i) AS dq
+                (SELECT l.series, l.since, l.i, \(excluded) AS excluding
+                 FROM unnest(\(distinctSeries), \(distinctSince)) WITH ORDINALITY AS l(series, since, i)) AS dq
                 """,
             velocityWriter: "(CASE WHEN e.f_has_writer THEN e.f_writer END)",
             validationUserId: "(CASE WHEN e.f_has_validation_user THEN e.f_validation_user END)"
@@ -126,7 +132,8 @@ struct BatchedFactsParameters {
 
     /// Appends the block's parameters (``dataTypes``) for `queries`, in the batch's order, all through
     /// ``ArrayParameter``: the scalar arrays encoded from `queries` as they are written, the lists gathered into
-    /// arrays first, the `bytea` lists into one buffer each (``ByteaArrayParameter``).
+    /// arrays first, the `bytea` lists into one buffer each (``ByteaArrayParameter``), each list after the array of
+    /// where each entry's run of it ends (``slice(_:endedBy:at:)``; the distinct counts' excluded members by count).
     static func append(_ queries: [ScoringFactsQuery], to bindings: inout PostgresBindings) {
         bindings.append(ArrayParameter(queries) { $0.pointee.appId })
         bindings.append(ArrayParameter(queries) { $0.pointee.keyId != nil })
@@ -144,64 +151,59 @@ struct BatchedFactsParameters {
         // Each list is sized once for the whole batch, so that no list reallocates as it fills.
         var sizes = ListSizes()
         for query in queries { sizes.add(query) }
-        var scopeEntries = [Int64](capacity: sizes.scopes), scopes = [String](capacity: sizes.scopes)
-        var subjectEntries = [Int64](capacity: sizes.subjects), subjectKinds = [String](capacity: sizes.subjects)
+        let entries = queries.count
+        var scopeEnds = [Int64](capacity: entries), scopes = [String](capacity: sizes.scopes)
+        var subjectEnds = [Int64](capacity: entries), subjectKinds = [String](capacity: sizes.subjects)
         var subjects = [String](capacity: sizes.subjects)
-        var velocityEntries = [Int64](capacity: sizes.velocity), since = [Int64](capacity: sizes.velocity)
+        var velocityEnds = [Int64](capacity: entries), since = [Int64](capacity: sizes.velocity)
         var series = ByteaArrayParameter(capacity: sizes.velocity, totalBytes: sizes.velocity * 16)
-        var labelEntries = [Int64](capacity: sizes.labels), labelKinds = [String](capacity: sizes.labels)
+        var labelEnds = [Int64](capacity: entries), labelKinds = [String](capacity: sizes.labels)
         var labelSubjects = [String](capacity: sizes.labels)
-        // Each excluded member is tagged with its count's position among all the batch's counts (from 1).
-        var distinctEntries = [Int64](capacity: sizes.distinct), distinctSince = [Int64](capacity: sizes.distinct)
+        var distinctEnds = [Int64](capacity: entries), distinctSince = [Int64](capacity: sizes.distinct)
         var distinctSeries = ByteaArrayParameter(capacity: sizes.distinct, totalBytes: sizes.distinct * 16)
-        var excludedCounts = [Int64](capacity: sizes.excluded)
+        var excludedEnds = [Int64](capacity: sizes.distinct)
         var excludedMembers = ByteaArrayParameter(capacity: sizes.excluded, totalBytes: sizes.excluded * 16)
-        for (offset, query) in queries.enumerated() {
-            let entry = Int64(offset + 1)
-            for scope in query.deviceCheck?.scopes ?? [] {
-                scopeEntries.append(entry)
-                scopes.append(scope.rawValue)
-            }
+        for query in queries {
+            for scope in query.deviceCheck?.scopes ?? [] { scopes.append(scope.rawValue) }
+            scopeEnds.append(Int64(scopes.count))
             for subject in query.deviceCheck?.subjects ?? [] {
-                subjectEntries.append(entry)
                 subjectKinds.append(subject.kind.rawValue)
                 subjects.append(subject.value)
             }
+            subjectEnds.append(Int64(subjects.count))
             for lookup in query.labelSubjects {
-                labelEntries.append(entry)
                 labelKinds.append(lookup.kind.rawValue)
                 labelSubjects.append(lookup.subject)
             }
+            labelEnds.append(Int64(labelKinds.count))
             for sum in query.velocity {
-                velocityEntries.append(entry)
                 VelocitySeriesId.append(appId: query.appId, subject: sum.subject, event: sum.event, to: &series)
                 since.append(sum.since)
             }
+            velocityEnds.append(Int64(since.count))
             for read in query.distinct {
-                distinctEntries.append(entry)
                 distinctSeries.append(read.series)
                 distinctSince.append(read.since)
-                for member in read.excluding {
-                    excludedCounts.append(Int64(distinctEntries.count))
-                    excludedMembers.append(member)
-                }
+                for member in read.excluding { excludedMembers.append(member) }
+                excludedEnds.append(Int64(excludedMembers.count))
             }
+            distinctEnds.append(Int64(distinctSince.count))
         }
-        bindings.append(ArrayParameter(scopeEntries))
+        bindings.append(ArrayParameter(scopeEnds))
         bindings.append(ArrayParameter(scopes))
-        bindings.append(ArrayParameter(subjectEntries))
+        bindings.append(ArrayParameter(subjectEnds))
         bindings.append(ArrayParameter(subjectKinds))
         bindings.append(ArrayParameter(subjects))
-        bindings.append(ArrayParameter(velocityEntries))
+        bindings.append(ArrayParameter(velocityEnds))
         bindings.append(series)
         bindings.append(ArrayParameter(since))
-        bindings.append(ArrayParameter(labelEntries))
+        bindings.append(ArrayParameter(labelEnds))
         bindings.append(ArrayParameter(labelKinds))
         bindings.append(ArrayParameter(labelSubjects))
-        bindings.append(ArrayParameter(distinctEntries))
+        bindings.append(ArrayParameter(distinctEnds))
         bindings.append(distinctSeries)
         bindings.append(ArrayParameter(distinctSince))
-        bindings.append(ArrayParameter(excludedCounts))
+        bindings.append(ArrayParameter(excludedEnds))
         bindings.append(excludedMembers)
     }
 

@@ -86,7 +86,7 @@ struct AssertionBatchAnswer: Sendable {
 /// The texts of ``CommitAssertionsStatement`` for each shape, and its parameters' types.
 private enum CommitAssertionsTexts {
     static let shaped = ShapedStatementTexts(
-        name: "attestguard_commit_assertions_v6", exactName: "attestguard_commit_assertions_exact_v3", text: text(_:keepingPlan:)
+        name: "attestguard_commit_assertions_v7", exactName: "attestguard_commit_assertions_exact_v4", text: text(_:keepingPlan:)
     )
 
     static let bindingDataTypes: [PostgresDataType] = [
@@ -97,12 +97,17 @@ private enum CommitAssertionsTexts {
     /// The statement's text. The parameter row `p` is a CTE read by the commit's entries and by the facts' entry
     /// rows; prepared once (`keepingPlan`) it is materialized, an optimisation barrier as
     /// ``BatchedFactsParameters/planBarrier(keepingPlan:)`` explains; planned at every call, it is folded in.
+    ///
+    /// Prepared once, the entries are materialized too. A row locked `FOR UPDATE` carries a copy of the row of every
+    /// other relation its query reads, for PostgreSQL to check the row again if another transaction changed it; with
+    /// `entry` folded into `open_challenge`, one of those is `p`, every parameter array of the batch, copied once per
+    /// locked challenge. Materialized, the copy is the entry's own row.
     private static func text(_ shape: any ScoringFactsShape.Type, keepingPlan: Bool) -> String {
         """
         WITH p AS \(keepingPlan ? "MATERIALIZED" : "NOT MATERIALIZED") (
             SELECT $1::bytea[] AS p1, $2::text[] AS p2, $3::text[] AS p3, $4::text[] AS p4, $5::bytea[] AS p5, $6::timestamptz[] AS p6,
                    $7::timestamptz[] AS p7, $8::int8[] AS p8, $9::bool[] AS p9, $10::text[] AS p10, \(facts.parameterColumns)
-        ), entry AS (
+        ), entry AS \(keepingPlan ? "MATERIALIZED " : "")(
             SELECT x.* FROM p CROSS JOIN LATERAL unnest(p.p1, p.p2, p.p3, p.p4, p.p5, p.p6, p.p7, p.p8, p.p9, p.p10) WITH ORDINALITY AS x(
                 challenge, app_id, purpose, user_id, key_id, at, expiry_threshold, counter, has_request, request, i
             )

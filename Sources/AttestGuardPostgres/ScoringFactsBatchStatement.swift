@@ -33,7 +33,7 @@ struct ScoringFactsBatchStatement<Shape: ScoringFactsShape>: PostgresPreparedSta
 /// The texts of ``ScoringFactsBatchStatement`` for each shape.
 private enum ScoringFactsBatchTexts {
     static let shaped = ShapedStatementTexts(
-        name: "attestguard_scoring_facts_batch_v4", exactName: "attestguard_scoring_facts_batch_exact_v2", text: text(_:keepingPlan:)
+        name: "attestguard_scoring_facts_batch_v5", exactName: "attestguard_scoring_facts_batch_exact_v3", text: text(_:keepingPlan:)
     )
 
     private static let facts = BatchedFactsParameters(first: 1)

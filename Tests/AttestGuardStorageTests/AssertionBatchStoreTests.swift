@@ -1,3 +1,4 @@
+import AttestVocabulary
 import AttestTestSupport
 import Foundation
 import AttestGuardStore
@@ -202,6 +203,91 @@ struct AssertionBatchStoreTests {
             let after = store.assertionBatchCounts
             #expect(after.entries - before.entries == 64)
             #expect((1...64).contains(after.batches - before.batches))
+        }
+    }
+
+    @Test("each entry of a batch reads its own run of every list, empty runs before, between and after included", arguments: backends)
+    func listRuns(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = try #require(test.store as? PostgresRiskStore)
+            var keys: [KeyRecord] = []
+            for index in 0..<6 { keys.append(try await StoreFixtures.register(StoreFixtures.key(deviceId: "runs-\(index)"), in: store)) }
+            let appId = keys[0].appId
+            let increment = { (subject: String, count: Int64) in
+                VelocityIncrement(key: .init(appId: appId, subject: subject, event: "assertions", granularity: 60, bucket: 600), count: count)
+            }
+            try await store.addVelocity((1...5).map { increment("s\($0)", Int64($0)) }, flush: VelocityFlush(writer: "w", sequence: 2, at: StoreFixtures.now))
+            try await store.addDistinctSightings((1...4).flatMap { series in
+                (1...series).map { DistinctSighting(series: Array("d\(series)".utf8), member: Array("m\($0)".utf8), lastSeen: 60) }
+            })
+            func label(_ subject: String, _ value: FraudLabel) -> FraudLabelRecord {
+                FraudLabelRecord(appId: appId, kind: .user, subject: subject, source: "support", label: value, labelledAt: StoreFixtures.now)
+            }
+            _ = try await store.storeLabels([label("u1", .fraud), label("u2", .legitimate), label("u3", .fraud)])
+            let bits = { (value: String, bit0: Bool) in
+                DeviceCheckRecord(
+                    scope: .app(appId), environment: .development, subject: DeviceCheckSubject(kind: .device, value: value), bit0: bit0,
+                    bit1: false, found: true, lastUpdateTime: "2026-10", observedAt: StoreFixtures.now
+                )
+            }
+            try await store.storeDeviceCheckBits(bits("dc1", true))
+            try await store.storeDeviceCheckBits(bits("dc2", false))
+
+            func query(_ index: Int, velocity: [Int] = [], distinct: [(Int, [Int])] = [], labels: [Int] = [], devices: [Int] = []) -> ScoringFactsQuery {
+                var query = ScoringFactsQuery(appId: appId, keyId: keys[index].keyId, velocityWriter: velocity.isEmpty ? nil : "w")
+                query.velocity = velocity.map { VelocitySum(subject: "s\($0)", event: "assertions", since: 0) }
+                query.distinct = distinct.map { series, excluded in
+                    DistinctCountRead(series: Array("d\(series)".utf8), since: 0, excluding: excluded.map { Array("m\($0)".utf8) })
+                }
+                query.labelSubjects = labels.map { LabelLookup(kind: .user, subject: "u\($0)") }
+                if !devices.isEmpty {
+                    query.deviceCheck = DeviceCheckQuery(
+                        scopes: [.app(appId)], defaultEnvironment: .production, subjects: devices.map { DeviceCheckSubject(kind: .device, value: "dc\($0)") }
+                    )
+                }
+                return query
+            }
+            // Lists of different lengths, each list empty for some entries: the first, the last and ones between.
+            let queries = [
+                query(0),
+                query(1, velocity: [1, 2], distinct: [(2, [1])], labels: [1]),
+                query(2, velocity: [3], labels: [2, 3], devices: [2, 1]),
+                query(3),
+                query(4, velocity: [4, 5, 1], distinct: [(3, []), (4, [1, 2, 4])], devices: [1]),
+                query(5, distinct: [(1, [])], labels: [3]),
+            ]
+            let read = try await store.readFacts(queries, waitingSince: nil).map { try $0.get() }
+            #expect(read.map(\.velocity.totals) == [[], [1, 2], [3], [], [4, 5, 1], []])
+            #expect(read.map(\.distinct) == [[], [1], [], [], [3, 1], [1]])
+            #expect(read.map { $0.labels.map(\.subject) } == [[], ["u1"], ["u2", "u3"], [], [], ["u3"]])
+            #expect(read.map { $0.deviceCheck?.subject.value } == [nil, nil, "dc2", nil, "dc1", nil])
+            for (query, facts) in zip(queries, read) {
+                #expect(facts == (try await store.scoringFactsFromSingleReads(query)), "\(query)")
+            }
+            // Without DeviceCheck the batch reads with the statement that leaves the daily facts out.
+            let exactQueries = queries.map { query in
+                var exact = query
+                exact.deviceCheck = nil
+                return exact
+            }
+            let exactRead = try await store.readFacts(exactQueries, waitingSince: nil).map { try $0.get() }
+            #expect(exactRead.map(\.velocity) == read.map(\.velocity) && exactRead.map(\.distinct) == read.map(\.distinct))
+            #expect(exactRead.map(\.labels) == read.map(\.labels) && exactRead.allSatisfy { $0.deviceCheck == nil })
+
+            // The same lists beside a batch of commits.
+            var entries: [AssertionBatchEntry] = []
+            for (index, query) in queries.enumerated() {
+                var batchEntry = entry(keys[index], counter: 1, challenge: try await issue(for: keys[index], in: store))
+                batchEntry.query = query
+                entries.append(batchEntry)
+            }
+            let committed = try await store.commitBatch(entries, waitingSince: nil).map { try $0.get() }
+            #expect(committed.allSatisfy { $0.0.failedStep == nil })
+            for (facts, (_, committedFacts)) in zip(read, committed) {
+                var before = committedFacts
+                before.key = facts.key
+                #expect(before == facts)
+            }
         }
     }
 

@@ -49,9 +49,9 @@ for mode in prepared extended; do
     PGOPTIONS="-c search_path=$schema" "$pgbin/pgbench" -n -M "$mode" -c 1 -j 1 -T "$seconds" \
         -D 'p1={ABCDE12345.com.example.shop}' -D 'p2={true}' -D 'p3={"\\x0102"}' -D 'p4={true}' -D 'p5={true}' \
         -D 'p6={"2026-11-22 12:00:00+00"}' -D 'p7={true}' -D 'p8={production}' -D 'p9={true}' -D 'p10={writer}' \
-        -D 'p11={true}' -D 'p12={user-1}' -D 'p13={1}' -D 'p14={app:ABCDE12345.com.example.shop}' -D 'p15={1,1}' \
+        -D 'p11={true}' -D 'p12={user-1}' -D 'p13={1}' -D 'p14={app:ABCDE12345.com.example.shop}' -D 'p15={2}' \
         -D 'p16={key,device}' -D 'p17={k1,d1}' -D 'p18={1}' -D 'p19={"\\x01"}' -D 'p20={0}' \
-        -D 'p21={1}' -D 'p22={user}' -D 'p23={u1}' -D 'p24={1,1}' -D 'p25={"\\x02","\\x04"}' -D 'p26={0,0}' -D 'p27={1}' \
+        -D 'p21={1}' -D 'p22={user}' -D 'p23={u1}' -D 'p24={2}' -D 'p25={"\\x02","\\x04"}' -D 'p26={0,0}' -D 'p27={1,1}' \
         -D 'p28={"\\x03"}' -f "$work/$mode.sql" "$url" 2>&1 |
         grep -E '^(latency average|tps)' | tr '\n' ' '
     echo

@@ -90,10 +90,13 @@ statement="$work/server-statement.sql"
 
 # The parameters this script writes follow the statement's layout (CommitAssertionsStatement, BatchedFactsParameters):
 # a text that declares others is refused rather than measured wrongly.
+# The commit's 10 arrays, the facts' 12 scalar arrays, then the 16 lists: each list with the array of where each
+# entry's run of it ends (int8) before it, and the distinct counts' excluded members after where each count's run ends.
 expected_types="bytea text text text bytea timestamptz timestamptz int8 bool text text bool bytea bool bool timestamptz bool text bool text bool text"
+expected_lists="int8 text int8 text text int8 bytea int8 int8 text text int8 bytea int8 int8 bytea"
 declared="$(grep -o '\$[0-9]*::[a-z0-9]*\[\]' "$statement" | sort -t'$' -k2 -n -u | sed 's/.*:://; s/\[\]//' | tr '\n' ' ')"
 case "$declared" in
-"$expected_types "*) ;;
+"$expected_types $expected_lists ") ;;
 *) echo "the statement's parameters are not the layout this script writes: $declared" >&2; exit 1 ;;
 esac
 list_parameters=$(($(echo "$declared" | wc -w) - 22))
@@ -131,7 +134,11 @@ server_names=""
 # a semicolon and an empty line).
 script() {
     local n=$1 i=0 challenge lists=""
-    for _ in $(seq 1 "$list_parameters"); do lists="$lists, '{}'"; done
+    # The entry's runs are empty: each of the five lists' runs ends at 0 (lists 1, 3, 6, 9 and 12), as the server
+    # sends for an entry that asks for none; no distinct count, so no excluded members' ends either.
+    for position in $(seq 1 "$list_parameters"); do
+        case "$position" in 1 | 3 | 6 | 9 | 12) lists="$lists, '{0}'" ;; *) lists="$lists, '{}'" ;; esac
+    done
     {
         printf 'PREPARE s AS %s;\n\n' "$(cat "$statement")"
         while read -r challenge && [ "$i" -lt "$n" ]; do

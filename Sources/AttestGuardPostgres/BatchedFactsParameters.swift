@@ -9,8 +9,8 @@ import AttestGuardStore
 /// as flat arrays, the batch's entries one after another, with an array of where each entry's run ends. ``facts(_:)``
 /// is ``ScoringFactsSQL`` over those inputs, read through the parameter row `p` (``parameterColumns``).
 ///
-/// An entry reads its run of a list as an array slice (``slice(_:endedBy:at:)``), so a batch of n entries reads each
-/// list element once; unnesting a whole list for every entry and keeping its elements would read it n times, which
+/// An entry reads its run of a list as an array slice (``slice(_:endedBy:at:)``), so a batch of n entries unnests each
+/// list element once; unnesting a whole list for every entry and keeping its elements would unnest it n times, which
 /// for a batch of a dozen assertions is a large part of the statement's work.
 ///
 /// Arrays cannot carry NULL elements here, so each optional value is a presence flag and a placeholder.
@@ -100,7 +100,7 @@ struct BatchedFactsParameters {
     func facts(_ shape: any ScoringFactsShape.Type) -> String {
         let list = Self.scalarCount
         // Each list's run for entry `e`; the distinct counts' excluded members by the count's position among all
-        // the batch's counts, `dq.g`.
+        // the batch's counts (the entry's first count's position, plus the count's place in the entry's run, less 1).
         let scopes = slice(list + 1, endedBy: list, at: "e.i")
         let subjectKinds = slice(list + 3, endedBy: list + 2, at: "e.i"), subjects = slice(list + 4, endedBy: list + 2, at: "e.i")
         let series = slice(list + 6, endedBy: list + 5, at: "e.i"), since = slice(list + 7, endedBy: list + 5, at: "e.i")

@@ -99,9 +99,10 @@ private enum CommitAssertionsTexts {
     /// ``BatchedFactsParameters/planBarrier(keepingPlan:)`` explains; planned at every call, it is folded in.
     ///
     /// Prepared once, the entries are materialized too. A row locked `FOR UPDATE` carries a copy of the row of every
-    /// other relation its query reads, for PostgreSQL to check the row again if another transaction changed it; with
-    /// `entry` folded into `open_challenge`, one of those is `p`, every parameter array of the batch, copied once per
-    /// locked challenge. Materialized, the copy is the entry's own row.
+    /// other relation its query reads that is not a table (a CTE, a subquery, a function), for PostgreSQL to check the
+    /// row again if another transaction changed it; with `entry` folded into `open_challenge`, one of those is `p`,
+    /// every parameter array of the batch, copied once per locked challenge. Materialized, the copy is the entry's own
+    /// row.
     private static func text(_ shape: any ScoringFactsShape.Type, keepingPlan: Bool) -> String {
         """
         WITH p AS \(keepingPlan ? "MATERIALIZED" : "NOT MATERIALIZED") (

@@ -60,9 +60,9 @@ struct BatchedFactsParameters {
 
     /// The run of list parameter `list` that belongs to the run numbered `run` (an SQL expression, from 1), where the
     /// `int8[]` parameter `ends` holds, for each run in order, the position of its last element (from 1; a run
-    /// without elements ends where the one before it did). An empty run is an empty array. A slice reads only its
+    /// without elements ends where the one before it did). An empty run is an empty array. A slice unnests only its
     /// own elements: for the fixed-size elements of `int8[]` the bounds are found by arithmetic, and for the others
-    /// by skipping the elements before it, which is far cheaper than unnesting them.
+    /// by walking past the elements before it, which is far cheaper than unnesting them.
     private func slice(_ list: Int, endedBy ends: Int, at run: String) -> String {
         "\(parameter(list))[\(runStart(endedBy: ends, at: run)):\(parameter(ends))[\(run)]]"
     }

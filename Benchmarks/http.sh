@@ -117,6 +117,9 @@ if [ "$idle_seconds" -gt 0 ]; then
 fi
 
 consumed_assertions() { psql_ "SELECT count(*) FROM challenges WHERE purpose = 'assertion' AND consumed_at IS NOT NULL"; }
+# Updates of challenges so far, and how many of them were heap-only (the new row version on its page, no index
+# touched): a consumption that finds no room on its page writes an entry in each of the table's indexes.
+challenge_updates() { psql_ "SELECT n_tup_upd || ' ' || n_tup_hot_upd FROM pg_stat_user_tables WHERE relid = 'challenges'::regclass"; }
 
 # run_wrk NAME SECONDS MODE [ARGS...]: bench_run_wrk (wrk output in $work/NAME.out, the RESULT line in $work/NAME.result,
 # CPU seconds in $work/NAME.cpu), then exits if the server measured ($server_pid) died meanwhile.
@@ -203,12 +206,15 @@ echo "== POST /v1/assertions: ${assertion_warmup} s warm-up, ${duration} s measu
 run_wrk assertions-warmup "$assertion_warmup" assertions "$work/bodies" - "$work/offsets-warmup"
 sleep 0.5 # let the warm-up's last in-flight requests commit
 consumed_before=$(consumed_assertions)
+read -r updates_before hot_before <<<"$(challenge_updates)"
 reset_statements
 start_profile assertions
 run_wrk assertions "$duration" assertions "$work/bodies" "$work/offsets-warmup" "$work/offsets"
 stop_profile
 sleep 0.5 # let the last in-flight requests commit
 consumed_after=$(consumed_assertions)
+sleep 1 # PostgreSQL publishes a backend's table counts at most once a second
+read -r updates_after hot_after <<<"$(challenge_updates)"
 cat "$work/assertions.out"
 print_statements "the measured assertion run"
 
@@ -319,6 +325,7 @@ echo "p99 send lateness per round (how far the client itself fell behind its sch
 goal "$assertion_paced_names" "$assertion_paced_total" "${HTTP_BENCH_ASSERTION_RATE:-}" 5 "POST /v1/assertions"
 goal "$paced_names" "$paced_total" "${HTTP_BENCH_SCORE_RATE:-}" 2 "POST /v1/score"
 echo "assertions accepted by the store during the measured run (consumed challenges): $((consumed_after - consumed_before)) (wrk counted $(field assertions requests) answered; up to $connections more were in flight at the end)"
+echo "challenge consumptions heap-only (updated on their page, no index touched) during the measured run: $((hot_after - hot_before)) of $((updates_after - updates_before)) ($(awk -v h=$((hot_after - hot_before)) -v u=$((updates_after - updates_before)) 'BEGIN { printf "%.0f", u ? 100 * h / u : 0 }') %)"
 all_runs="$healthz_names $healthz_bare_names assertions $assertion_paced_names assertions-durable score $paced_names score-durable"
 assertion_runs="assertions $assertion_paced_names assertions-durable"
 echo "non-200 by status: $(for name in $all_runs; do printf '%s %s; ' "$name" "$(field "$name" statuses)"; done)bodies exhausted: $(for name in $assertion_runs; do printf '%s ' "$(field "$name" exhausted)"; done)connections"

@@ -16,11 +16,12 @@
 # key, as it does on any database of some size); 2 s of paced assertions, so that the server prepares its commit statement; its text read from
 # pg_stat_statements. Then the server and PostgreSQL stop, and for each of two scripts (the statement prepared, then
 # executed STMT_BENCH_BASE and STMT_BENCH_BASE + STMT_BENCH_EXECUTIONS times) a fresh copy of the database runs it in
-# `postgres --single` under callgrind. Each execution is a batch of one assertion that is accepted: the next open
-# challenge of the key and the next counter, with no velocity sums, distinct counts or labels asked (the statement's
-# fixed cost, which a batch of one pays alone). The difference of the two counts over STMT_BENCH_EXECUTIONS is one
-# execution with the generic plan the server uses (PostgreSQL plans the first five for their values; both scripts
-# hold them).
+# `postgres --single` under callgrind. Each execution is a batch of STMT_BENCH_BATCH assertions (one by default) that
+# are all accepted, one per key: each key's next open challenge and next counter, with no velocity sums, distinct
+# counts or labels asked. A batch of one pays the statement's fixed cost alone; the count of a batch of N less that of
+# a batch of one, over N - 1, is what each further entry costs. The difference of the two counts over
+# STMT_BENCH_EXECUTIONS is one execution with the generic plan the server uses (PostgreSQL plans the first five for
+# their values; both scripts hold them).
 #
 # The count includes what single-user mode adds to an execution and the wire protocol does not: the `EXECUTE`
 # line's parse and its parameters' evaluation, and the answer printed to the terminal (together about 260,000
@@ -31,7 +32,8 @@
 # server's (an edited copy of the server's, kept with HTTP_BENCH_KEEP=1, to try a change without building);
 # STMT_BENCH_BIN: the server binary (default Benchmarks/.build/release/attestguard).
 #
-# Environment (defaults in brackets): STMT_BENCH_CHALLENGES [4000], STMT_BENCH_BASE [20], STMT_BENCH_EXECUTIONS [100],
+# Environment (defaults in brackets): STMT_BENCH_BATCH [1] (assertions an execution, one key each; up to 16),
+# STMT_BENCH_CHALLENGES [4000] (open challenges in all, shared by the keys), STMT_BENCH_BASE [20], STMT_BENCH_EXECUTIONS [100],
 # STMT_BENCH_FUNCTIONS [25], STMT_BENCH_TEXT [], STMT_BENCH_BIN [], HTTP_BENCH_NO_BUILD [0], HTTP_BENCH_KEEP [0] (keep
 # the work folder: the statement's text, the scripts and the callgrind files), SWIFT.
 # Needs valgrind (installed with apt-get when missing). Time: about 2 minutes after the build.
@@ -47,6 +49,7 @@ challenges="${STMT_BENCH_CHALLENGES:-4000}"
 base="${STMT_BENCH_BASE:-20}"
 executions="${STMT_BENCH_EXECUTIONS:-100}"
 functions="${STMT_BENCH_FUNCTIONS:-25}"
+batch="${STMT_BENCH_BATCH:-1}"
 connections=16
 export HTTP_BENCH_PG_STATEMENTS=1
 
@@ -60,8 +63,11 @@ command -v valgrind >/dev/null 2>&1 || {
 bench_binaries
 [ -n "${STMT_BENCH_BIN:-}" ] && server_bin="$STMT_BENCH_BIN"
 [ "$base" -ge 6 ] || { echo "STMT_BENCH_BASE must be at least 6 (PostgreSQL plans the first five executions for their values)" >&2; exit 1; }
-[ "$challenges" -ge $((base + executions + 100)) ] ||
-    { echo "STMT_BENCH_CHALLENGES must leave STMT_BENCH_BASE + STMT_BENCH_EXECUTIONS open after the warm-up's 100" >&2; exit 1; }
+case "$batch" in [1-9] | 1[0-6]) ;; *) echo "STMT_BENCH_BATCH must be 1 to 16" >&2; exit 1 ;; esac
+# Each key gets its share of the challenges; the first key's also serve the warm-up's 100.
+per_key=$(((challenges + batch - 1) / batch))
+[ "$per_key" -ge $((base + executions + 100)) ] ||
+    { echo "STMT_BENCH_CHALLENGES / STMT_BENCH_BATCH must leave STMT_BENCH_BASE + STMT_BENCH_EXECUTIONS open after the warm-up's 100" >&2; exit 1; }
 
 bench_begin attestguard-statements-bench
 bench_start_postgres
@@ -71,7 +77,7 @@ BENCH_API_KEY="bench-$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
 export BENCH_API_KEY
 bench_write_config "$work/config.yaml" "$port" 16 true
 bench_start_server server "$work/config.yaml" "$url"
-bench_prepare "$url" 1 "$challenges" 100
+bench_prepare "$url" "$batch" "$per_key" 100
 
 # Paced assertions on the one key's connection, 32 a second: the server prepares its commit statement in the first
 # second. pg_stat_statements keeps the text it first sees; the one it sees at a statement's preparation has its
@@ -104,12 +110,17 @@ highest="$(grep -o '\$[0-9]*' "$statement" | tr -d '$' | sort -n | tail -1)"
 [ "$highest" -eq $((list_parameters + 22)) ] ||
     { echo "the statement has placeholders past its declared parameters (\$$highest): not the text the server sent" >&2; exit 1; }
 
-# The key and its open challenges, oldest first; the key's counter.
-read -r key_hex user_id counter <<<"$(psql_ "SELECT encode(key_id, 'hex'), user_id, counter FROM app_keys
-    WHERE key_id = (SELECT key_id FROM challenges WHERE consumed_at IS NULL AND key_id IS NOT NULL LIMIT 1)" | tr '|' ' ')"
-psql_ "SELECT encode(id, 'hex') FROM challenges WHERE consumed_at IS NULL AND key_id = '\\x$key_hex'::bytea
-       ORDER BY issued_at, id LIMIT $((base + executions))" >"$work/challenges.txt"
-[ "$(wc -l <"$work/challenges.txt")" -eq $((base + executions)) ] || { echo "too few open challenges" >&2; exit 1; }
+# The keys (each with its user and counter), and each key's open challenges, oldest first: keys.txt, challenges-K.txt.
+psql_ "SELECT encode(key_id, 'hex') || ' ' || user_id || ' ' || counter FROM app_keys
+       WHERE key_id IN (SELECT key_id FROM challenges WHERE consumed_at IS NULL AND key_id IS NOT NULL) ORDER BY key_id" >"$work/keys.txt"
+[ "$(wc -l <"$work/keys.txt")" -eq "$batch" ] || { echo "expected $batch keys with open challenges: $work/keys.txt" >&2; exit 1; }
+key_index=0
+while read -r key_hex _ _; do
+    psql_ "SELECT encode(id, 'hex') FROM challenges WHERE consumed_at IS NULL AND key_id = '\\x$key_hex'::bytea
+           ORDER BY issued_at, id LIMIT $((base + executions))" >"$work/challenges-$key_index.txt"
+    [ "$(wc -l <"$work/challenges-$key_index.txt")" -eq $((base + executions)) ] || { echo "too few open challenges" >&2; exit 1; }
+    key_index=$((key_index + 1))
+done <"$work/keys.txt"
 # The generic plan, as the server's connections run it after their fifth execution: its node count, and whether it
 # reads the challenges and keys by their primary keys (the plan of any database of some size).
 nulls="$(seq 1 "$highest" | sed 's/.*/NULL/' | paste -sd, -)"
@@ -131,22 +142,34 @@ server_pids=""
 server_names=""
 
 # script N FILE: the statement prepared, then executed N times in single-user mode's syntax (-j: a command ends with
-# a semicolon and an empty line).
+# a semicolon and an empty line), each a batch of one entry per key.
 script() {
-    local n=$1 i=0 challenge lists=""
-    # The entry's runs are empty: each of the five lists' runs ends at 0 (lists 1, 3, 6, 9 and 12), as the server
-    # sends for an entry that asks for none; no distinct count, so no excluded members' ends either.
-    for position in $(seq 1 "$list_parameters"); do
-        case "$position" in 1 | 3 | 6 | 9 | 12) lists="$lists, '{0}'" ;; *) lists="$lists, '{}'" ;; esac
-    done
-    {
-        printf 'PREPARE s AS %s;\n\n' "$(cat "$statement")"
-        while read -r challenge && [ "$i" -lt "$n" ]; do
-            i=$((i + 1))
-            printf "EXECUTE s(ARRAY['\\\\x%s'::bytea], ARRAY['%s'], ARRAY['assertion'], ARRAY['%s'], ARRAY['\\\\x%s'::bytea], ARRAY[now()], ARRAY[now()], ARRAY[%s::int8], ARRAY[false], ARRAY[''], ARRAY['%s'], ARRAY[true], ARRAY['\\\\x%s'::bytea], ARRAY[false], ARRAY[false], ARRAY[now()], ARRAY[false], ARRAY['development'], ARRAY[false], ARRAY[''], ARRAY[false], ARRAY['']%s);\n\n" \
-                "$challenge" "$app_id" "$user_id" "$key_hex" "$((counter + i))" "$app_id" "$key_hex" "$lists"
-        done <"$work/challenges.txt"
-    } >"$2"
+    python3 - "$1" "$statement" "$work" "$app_id" "$list_parameters" >"$2" <<'EOF_SCRIPT'
+import sys
+n, statement, work, app_id, list_parameters = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+keys = [line.split() for line in open(f"{work}/keys.txt") if line.strip()]
+challenges = [open(f"{work}/challenges-{k}.txt").read().split() for k in range(len(keys))]
+def array(values, cast=""):
+    return "ARRAY[" + ", ".join(v + cast for v in values) + "]"
+def each(value, cast=""):
+    return array([value] * len(keys), cast)
+def hex_bytes(values):
+    return array([f"'\\x{v}'" for v in values], "::bytea")
+# The entries' runs are empty: each of the five lists' runs ends at 0 for every entry (lists 1, 3, 6, 9 and 12), as
+# the server sends for entries that ask for none; no distinct count, so no excluded members' ends either.
+ends = "'{" + ",".join("0" for _ in keys) + "}'"
+lists = "".join(", " + (ends if p in (1, 3, 6, 9, 12) else "'{}'") for p in range(1, list_parameters + 1))
+print(f"PREPARE s AS {open(statement).read().strip()};\n")
+for i in range(1, n + 1):
+    key_hexes = [k[0] for k in keys]
+    print("EXECUTE s(" + ", ".join([
+        hex_bytes([challenges[k][i - 1] for k in range(len(keys))]), each(f"'{app_id}'"), each("'assertion'"),
+        array([f"'{k[1]}'" for k in keys]), hex_bytes(key_hexes), each("now()"), each("now()"),
+        array([str(int(k[2]) + i) for k in keys], "::int8"), each("false"), each("''"),
+        each(f"'{app_id}'"), each("true"), hex_bytes(key_hexes), each("false"), each("false"), each("now()"),
+        each("false"), each("'development'"), each("false"), each("''"), each("false"), each("''"),
+    ]) + lists + ");\n")
+EOF_SCRIPT
 }
 
 # count N: instructions of single-user PostgreSQL running the script of N executions on a fresh copy of the database.
@@ -160,8 +183,9 @@ count() {
         "$pg_bin/postgres" --single -j -D "$copy" -c shared_preload_libraries= postgres \
         <"$work/script-$n.sql" >"$work/single-$n.out" 2>"$work/valgrind-$n.log"
     rm -rf "$copy"
-    # Every execution must have been accepted: its answer carries the key's previous counter, and no error.
-    if grep -q 'ERROR' "$work/single-$n.out" || [ "$(grep -c 'previous_counter = ' "$work/single-$n.out")" -ne "$n" ]; then
+    # Every entry of every execution must have been accepted: its answer carries the key's previous counter, and no
+    # error.
+    if grep -q 'ERROR' "$work/single-$n.out" || [ "$(grep -c 'previous_counter = ' "$work/single-$n.out")" -ne $((n * batch)) ]; then
         echo "the executions of the script of $n were not all accepted: $work/single-$n.out" >&2
         HTTP_BENCH_KEEP=1
         exit 1
@@ -169,13 +193,13 @@ count() {
     sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$work/valgrind-$n.log"
 }
 
-echo "== PostgreSQL under callgrind: $base and $((base + executions)) executions of the commit, one accepted assertion each =="
+echo "== PostgreSQL under callgrind: $base and $((base + executions)) executions of the commit, $batch accepted assertion(s) each =="
 first=$(count "$base")
 second=$(count $((base + executions)))
 per_execution=$(((second - first) / executions))
 echo
 echo "statement: $(head -c 60 "$statement" | tr '\n' ' ')... ($(wc -c <"$statement") bytes$([ -n "${STMT_BENCH_TEXT:-}" ] && echo ", from $STMT_BENCH_TEXT"))"
-echo "instructions per execution (one accepted assertion, generic plan of $((plan_nodes + 1)) nodes): $per_execution"
+echo "instructions per execution ($batch accepted assertion(s), one per key; generic plan of $((plan_nodes + 1)) nodes): $per_execution ($((per_execution / batch)) an assertion)"
 echo "  ($base executions: $first; $((base + executions)): $second; PostgreSQL $pg_version, single-user mode under callgrind)"
 
 if [ "$functions" -gt 0 ]; then

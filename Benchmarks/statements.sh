@@ -10,8 +10,8 @@
 # does, and says where in PostgreSQL the instructions go.
 #
 # Steps: build `attestguard` and HTTPBenchPrep (release, Benchmarks/.build; as http.sh does) unless
-# HTTP_BENCH_NO_BUILD=1; a throw-away PostgreSQL with pg_stat_statements, the server with the shipped Rules/, one
-# simulated key with STMT_BENCH_CHALLENGES open assertion challenges and 100 score keys prepared through the API (as
+# HTTP_BENCH_NO_BUILD=1; a throw-away PostgreSQL with pg_stat_statements, the server with the shipped Rules/,
+# STMT_BENCH_BATCH simulated keys sharing STMT_BENCH_CHALLENGES open assertion challenges and 100 score keys prepared through the API (as
 # http.sh does; with a few hundred challenges PostgreSQL would read them all by a hash join instead of by the primary
 # key, as it does on any database of some size); 2 s of paced assertions, so that the server prepares its commit statement; its text read from
 # pg_stat_statements. Then the server and PostgreSQL stop, and for each of two scripts (the statement prepared, then
@@ -64,10 +64,10 @@ bench_binaries
 [ -n "${STMT_BENCH_BIN:-}" ] && server_bin="$STMT_BENCH_BIN"
 [ "$base" -ge 6 ] || { echo "STMT_BENCH_BASE must be at least 6 (PostgreSQL plans the first five executions for their values)" >&2; exit 1; }
 case "$batch" in [1-9] | 1[0-6]) ;; *) echo "STMT_BENCH_BATCH must be 1 to 16" >&2; exit 1 ;; esac
-# Each key gets its share of the challenges; the first key's also serve the warm-up's 100.
+# Each key gets its share of the challenges; the first key's also serve the warm-up (about 64; 100 kept for it).
 per_key=$(((challenges + batch - 1) / batch))
 [ "$per_key" -ge $((base + executions + 100)) ] ||
-    { echo "STMT_BENCH_CHALLENGES / STMT_BENCH_BATCH must leave STMT_BENCH_BASE + STMT_BENCH_EXECUTIONS open after the warm-up's 100" >&2; exit 1; }
+    { echo "STMT_BENCH_CHALLENGES / STMT_BENCH_BATCH must leave STMT_BENCH_BASE + STMT_BENCH_EXECUTIONS open after a margin of 100 for the warm-up" >&2; exit 1; }
 
 bench_begin attestguard-statements-bench
 bench_start_postgres
@@ -79,7 +79,7 @@ bench_write_config "$work/config.yaml" "$port" 16 true
 bench_start_server server "$work/config.yaml" "$url"
 bench_prepare "$url" "$batch" "$per_key" 100
 
-# Paced assertions on the one key's connection, 32 a second: the server prepares its commit statement in the first
+# Paced assertions on the first key's connection, 32 a second: the server prepares its commit statement in the first
 # second. pg_stat_statements keeps the text it first sees; the one it sees at a statement's preparation has its
 # constants replaced by placeholders. Emptied after that second, it keeps the text as the server sent it.
 echo "== 2 s of paced assertions, then the commit statement's text =="

@@ -1,13 +1,15 @@
--- AttestGuard schema 37: room on each page of `challenges` for every row on it to be consumed in place.
+-- AttestGuard schema 37: room on each page of `challenges` for the rows on it to be consumed in place.
 -- Consuming a challenge fills consumed_at, consumed_key_id, consumed_counter and consumed_request (the request the
--- assertion carried), so the row grows: about 190 bytes issued, 340 consumed with a 100-byte request. At fillfactor 75
--- a page takes about 30 issued rows and holds about 22 consumed ones, so about a third of consumptions found no room
--- on their page and wrote the new row version elsewhere, with an entry in each of the table's five indexes (65 % of
--- the updates heap-only under Benchmarks/http.sh's closed loop). At 50 a page takes about 20 issued rows, all of which
--- fit once consumed: every consumption is a heap-only update that touches no index (99-100 %), and an assertion writes
--- 7-8 % less WAL (14-18 % less after a checkpoint with full_page_writes on). The table is no larger for it: consumed
--- rows fill the pages either way, and the room a page keeps is what its own rows grow into (48,000 challenges, all
--- consumed: 7 % fewer heap pages and 11 % fewer index pages than at 75).
--- fillfactor applies to pages written from now on; challenges are purged a day after they expire, so within a day
--- every page has it. Changing it takes a lock that lets reads and writes go on.
+-- assertion carried), so the row grows: about 190 bytes issued, 340 consumed with a 107-byte request. At fillfactor 75
+-- a page takes about 30 issued rows and holds about 22 consumed ones; the rest find no room on their page, and their
+-- new version goes to another page with an entry in each of the table's five indexes. At 50 a page takes about 20
+-- issued rows, which fit consumed while each request is under about 160 bytes and the old row versions are pruned as
+-- they go (a long-held snapshot stops that): the consumption is then a heap-only update that touches no index. In a
+-- closed-loop lab (Benchmarks/results/2026-12-03-challenge-room.md) 99-100 % of consumptions were heap-only against
+-- 65 %, an assertion wrote 7-8 % less WAL (13-18 % after a checkpoint with full_page_writes on), and with every
+-- challenge consumed the table and its indexes took 7 % and 11 % fewer pages: consumed rows fill the pages either way.
+-- Challenges that are never consumed take 1.5 times the pages they took at 75 until they are purged.
+-- fillfactor applies to pages written from now on: consumptions of challenges issued after the migration have the room,
+-- and older pages get it once the purge (a day after expiry) and a vacuum free them. Changing it takes a lock that
+-- lets reads and writes go on; it waits for a vacuum of the table that is running.
 ALTER TABLE challenges SET (fillfactor = 50);

@@ -98,17 +98,26 @@ statement="$work/server-statement.sql"
 # a text that declares others is refused rather than measured wrongly.
 # The commit's 10 arrays, the facts' 12 scalar arrays, then the 16 lists: each list with the array of where each
 # entry's run of it ends (int8) before it, and the distinct counts' excluded members after where each count's run ends.
+# The server declares every parameter's type when it prepares the statement, and a text may leave some unread (the
+# DeviceCheck lists, when the daily facts come from the process's cache): the script prepares it with the whole
+# layout's types, and each parameter the text casts must be cast to its type in the layout.
 expected_types="bytea text text text bytea timestamptz timestamptz int8 bool text text bool bytea bool bool timestamptz bool text bool text bool text"
 expected_lists="int8 text int8 text text int8 bytea int8 int8 text text int8 bytea int8 int8 bytea"
-declared="$(grep -o '\$[0-9]*::[a-z0-9]*\[\]' "$statement" | sort -t'$' -k2 -n -u | sed 's/.*:://; s/\[\]//' | tr '\n' ' ')"
-case "$declared" in
-"$expected_types $expected_lists ") ;;
-*) echo "the statement's parameters are not the layout this script writes: $declared" >&2; exit 1 ;;
-esac
-list_parameters=$(($(echo "$declared" | wc -w) - 22))
+declared="$(grep -o '\$[0-9]*::[a-z0-9]*\[\]' "$statement" | sort -t'$' -k2 -n -u | sed 's/\[\]//' | tr '\n' ' ')"
+python3 - "$expected_types $expected_lists" "$declared" <<'EOF_LAYOUT' || exit 1
+import sys
+layout = sys.argv[1].split()
+for cast in sys.argv[2].split():
+    number, kind = cast.lstrip("$").split("::")
+    if int(number) > len(layout) or layout[int(number) - 1] != kind:
+        sys.exit(f"the statement's parameter ${number} is {kind}[], not the layout this script writes: {sys.argv[2]}")
+EOF_LAYOUT
+parameter_types="$(for kind in $expected_types $expected_lists; do printf '%s[], ' "$kind"; done)"
+parameter_types="${parameter_types%, }"
+list_parameters=$(($(echo "$expected_types $expected_lists" | wc -w) - 22))
 highest="$(grep -o '\$[0-9]*' "$statement" | tr -d '$' | sort -n | tail -1)"
-[ "$highest" -eq $((list_parameters + 22)) ] ||
-    { echo "the statement has placeholders past its declared parameters (\$$highest): not the text the server sent" >&2; exit 1; }
+[ "$highest" -le $((list_parameters + 22)) ] ||
+    { echo "the statement has placeholders past the layout's parameters (\$$highest): not the text the server sent" >&2; exit 1; }
 
 # The keys (each with its user and counter), and each key's open challenges, oldest first: keys.txt, challenges-K.txt.
 psql_ "SELECT encode(key_id, 'hex') || ' ' || user_id || ' ' || counter FROM app_keys
@@ -123,10 +132,10 @@ while read -r key_hex _ _; do
 done <"$work/keys.txt"
 # The generic plan, as the server's connections run it after their fifth execution: its node count, and whether it
 # reads the challenges and keys by their primary keys (the plan of any database of some size).
-nulls="$(seq 1 "$highest" | sed 's/.*/NULL/' | paste -sd, -)"
+nulls="$(seq 1 $((list_parameters + 22)) | sed 's/.*/NULL/' | paste -sd, -)"
 "$pg_bin/psql" "$pg_url" -X -q -v ON_ERROR_STOP=1 >"$work/plan.txt" <<EOF_PLAN
 SET plan_cache_mode = force_generic_plan;
-PREPARE s AS $(cat "$statement");
+PREPARE s($parameter_types) AS $(cat "$statement");
 EXPLAIN (COSTS OFF) EXECUTE s($nulls);
 EOF_PLAN
 plan_nodes="$(grep -c -- '->' "$work/plan.txt")"
@@ -144,9 +153,10 @@ server_names=""
 # script N FILE: the statement prepared, then executed N times in single-user mode's syntax (-j: a command ends with
 # a semicolon and an empty line), each a batch of one entry per key.
 script() {
-    python3 - "$1" "$statement" "$work" "$app_id" "$list_parameters" >"$2" <<'EOF_SCRIPT'
+    python3 - "$1" "$statement" "$work" "$app_id" "$list_parameters" "$parameter_types" >"$2" <<'EOF_SCRIPT'
 import sys
 n, statement, work, app_id, list_parameters = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+parameter_types = sys.argv[6]
 keys = [line.split() for line in open(f"{work}/keys.txt") if line.strip()]
 challenges = [open(f"{work}/challenges-{k}.txt").read().split() for k in range(len(keys))]
 def array(values, cast=""):
@@ -159,7 +169,7 @@ def hex_bytes(values):
 # the server sends for entries that ask for none; no distinct count, so no excluded members' ends either.
 ends = "'{" + ",".join("0" for _ in keys) + "}'"
 lists = "".join(", " + (ends if p in (1, 3, 6, 9, 12) else "'{}'") for p in range(1, list_parameters + 1))
-print(f"PREPARE s AS {open(statement).read().strip()};\n")
+print(f"PREPARE s({parameter_types}) AS {open(statement).read().strip()};\n")
 for i in range(1, n + 1):
     key_hexes = [k[0] for k in keys]
     print("EXECUTE s(" + ", ".join([

@@ -7,7 +7,8 @@ import AttestGuardStore
 /// arrays, unnested into the columns of the entry row `e` (with its position `e.i`), and each query's lists
 /// (DeviceCheck scopes and subjects, velocity sums, label subjects, distinct counts and the members each leaves out)
 /// as flat arrays, the batch's entries one after another, with an array of where each entry's run ends. ``facts(_:)``
-/// is ``ScoringFactsSQL`` over those inputs, read through the parameter row `p` (``parameterColumns``).
+/// is ``ScoringFactsSQL`` over those inputs: the scalars read through the parameter row `p` (``parameterColumns``), the
+/// lists straight from their parameters.
 ///
 /// An entry reads its run of a list as an array slice (``slice(_:endedBy:at:)``), so a batch of n entries unnests each
 /// list element once; unnesting a whole list for every entry and keeping its elements would unnest it n times, which
@@ -19,10 +20,10 @@ struct BatchedFactsParameters {
     static let scalarCount = 12
 
     /// The columns of `e` the scalar arrays unnest into, in order.
-    static let scalarColumns = """
-        f_app_id, f_has_key, f_key_id, f_receipt, f_has_baseline, f_baseline_at, f_superseded, f_dc_environment,
-        f_has_writer, f_writer, f_has_validation_user, f_validation_user
-        """
+    private static let scalarColumns = [
+        "f_app_id", "f_has_key", "f_key_id", "f_receipt", "f_has_baseline", "f_baseline_at", "f_superseded", "f_dc_environment",
+        "f_has_writer", "f_writer", "f_has_validation_user", "f_validation_user",
+    ]
 
     /// What an absent instant is sent as (beside its presence flag). A stored constant, so that the closures that
     /// write the arrays capture nothing.
@@ -55,8 +56,12 @@ struct BatchedFactsParameters {
         .int8, .text, .int8, .text, .text, .int8, .bytea, .int8, .int8, .text, .text, .int8, .bytea, .int8, .int8, .bytea,
     ]
 
-    /// The block's `offset`th parameter (from 0) as a column of the parameter row `p` (``parameterColumns``).
-    private func parameter(_ offset: Int) -> String { "p.p\(first + offset)" }
+    /// The block's `offset`th parameter (from 0): a scalar array as a column of the parameter row `p`
+    /// (``parameterColumns``), a list as the parameter itself. Each list is read only through a slice whose bounds
+    /// depend on the entry row, which the planner cannot know in any plan, so a list needs no barrier.
+    private func parameter(_ offset: Int) -> String {
+        offset < Self.scalarCount ? "p.p\(first + offset)" : "($\(first + offset)::\(Self.types[offset].rawValue)[])"
+    }
 
     /// The run of list parameter `list` that belongs to the run numbered `run` (an SQL expression, from 1), where the
     /// `int8[]` parameter `ends` holds, for each run in order, the position of its last element (from 1; a run
@@ -72,8 +77,8 @@ struct BatchedFactsParameters {
         "coalesce(\(parameter(ends))[\(run) - 1], 0) + 1"
     }
 
-    /// The block's parameters as the columns of the parameter row `p`: `$n::type[] AS pn`, for a
-    /// `(SELECT ... \(planBarrier(keepingPlan: true))) AS p` that the statement's arrays are read from.
+    /// The block's scalar arrays as the columns of the parameter row `p`: `$n::type[] AS pn`, for a
+    /// `(SELECT ... \(planBarrier(keepingPlan: true))) AS p` that the entry rows are unnested from.
     ///
     /// For a prepared statement, the row is an optimisation barrier (``planBarrier(keepingPlan:)``): read through it,
     /// an array's length is as unknown to the planner when it plans for the values at hand as when it plans once for
@@ -81,18 +86,22 @@ struct BatchedFactsParameters {
     /// executions). Read straight from the parameters, a batch of two is costed as two rows and the plan for any
     /// values as a hundred: PostgreSQL then plans the whole statement again at every execution, which costs more CPU
     /// than running it. A statement sent unnamed (behind a pooler) is planned at every call anyway, and without the
-    /// barrier the planner folds the values in and plans it in about 1 ms less.
+    /// barrier the planner folds the values in and plans it in about 1 ms less. Only the scalars pass through the row:
+    /// every plan node that carries it builds a descriptor of each of its columns at every execution, and the lists
+    /// need no barrier (``parameter(_:)``).
     var parameterColumns: String {
-        Self.types.enumerated().map { "$\(first + $0.offset)::\($0.element.rawValue)[] AS p\(first + $0.offset)" }.joined(separator: ", ")
+        (0..<Self.scalarCount).map { "$\(first + $0)::\(Self.types[$0].rawValue)[] AS p\(first + $0)" }.joined(separator: ", ")
     }
 
     /// What ends the parameter row's `SELECT`: `OFFSET 0`, which keeps the planner from pulling the row up into the
     /// statement, for a statement prepared once (`keepingPlan`); nothing for one planned at every call.
     static func planBarrier(keepingPlan: Bool) -> String { keepingPlan ? "OFFSET 0" : "" }
 
-    /// The `unnest` arguments of the scalar arrays, for the columns ``scalarColumns``.
-    var scalarArrays: String {
-        (0..<Self.scalarCount).map(parameter).joined(separator: ", ")
+    /// The entry rows: a query of one row per entry, its scalars in the columns ``scalarColumns`` and its position
+    /// in `i` (from 1), for `CROSS JOIN LATERAL (...) AS e` after the parameter row `p`.
+    var entryRows: String {
+        let columns = (0..<Self.scalarCount).map { (array: parameter($0), name: Self.scalarColumns[$0]) }
+        return ParallelArrayRows(first: columns[0], others: Array(columns.dropFirst())).query(unnestedAs: "entry_scalars")
     }
 
     /// The facts of the entry row `e` in `shape`: its scalars are columns of `e`, its lists the entry's runs of the

@@ -86,7 +86,7 @@ struct AssertionBatchAnswer: Sendable {
 /// The texts of ``CommitAssertionsStatement`` for each shape, and its parameters' types.
 private enum CommitAssertionsTexts {
     static let shaped = ShapedStatementTexts(
-        name: "attestguard_commit_assertions_v7", exactName: "attestguard_commit_assertions_exact_v4", text: text(_:keepingPlan:)
+        name: "attestguard_commit_assertions_v8", exactName: "attestguard_commit_assertions_exact_v5", text: text(_:keepingPlan:)
     )
 
     static let bindingDataTypes: [PostgresDataType] = [
@@ -94,24 +94,24 @@ private enum CommitAssertionsTexts {
         .boolArray, .textArray,
     ] + BatchedFactsParameters.dataTypes
 
-    /// The statement's text. The parameter row `p` is a CTE read by the commit's entries and by the facts' entry
-    /// rows; prepared once (`keepingPlan`) it is materialized, an optimisation barrier as
-    /// ``BatchedFactsParameters/planBarrier(keepingPlan:)`` explains; planned at every call, it is folded in.
+    /// The statement's text. The commit's entries and the facts' entry rows are each unnested from a parameter row
+    /// `p` of their own arrays; prepared once (`keepingPlan`) each row is an optimisation barrier, as
+    /// ``BatchedFactsParameters/parameterColumns`` explains; planned at every call, it is folded in. The two rows
+    /// hold only the arrays unnested from them (10 and 12): each plan node that carries such a row builds a
+    /// descriptor of each of its columns at every execution.
     ///
     /// Prepared once, the entries are materialized too. A row locked `FOR UPDATE` carries a copy of the row of every
     /// other relation its query reads that is not a table (a CTE, a subquery, a function), for PostgreSQL to check the
     /// row again if another transaction changed it; with `entry` folded into `open_challenge`, one of those is `p`,
-    /// every parameter array of the batch, copied once per locked challenge. Materialized, the copy is the entry's own
-    /// row.
+    /// every array of the commit, copied once per locked challenge. Materialized, the copy is the entry's own row.
     private static func text(_ shape: any ScoringFactsShape.Type, keepingPlan: Bool) -> String {
         """
-        WITH p AS \(keepingPlan ? "MATERIALIZED" : "NOT MATERIALIZED") (
-            SELECT $1::bytea[] AS p1, $2::text[] AS p2, $3::text[] AS p3, $4::text[] AS p4, $5::bytea[] AS p5, $6::timestamptz[] AS p6,
-                   $7::timestamptz[] AS p7, $8::int8[] AS p8, $9::bool[] AS p9, $10::text[] AS p10, \(facts.parameterColumns)
-        ), entry AS \(keepingPlan ? "MATERIALIZED " : "")(
-            SELECT x.* FROM p CROSS JOIN LATERAL unnest(p.p1, p.p2, p.p3, p.p4, p.p5, p.p6, p.p7, p.p8, p.p9, p.p10) WITH ORDINALITY AS x(
-                challenge, app_id, purpose, user_id, key_id, at, expiry_threshold, counter, has_request, request, i
-            )
+        WITH entry AS \(keepingPlan ? "MATERIALIZED " : "")(
+            SELECT x.* FROM (
+                SELECT $1::bytea[] AS p1, $2::text[] AS p2, $3::text[] AS p3, $4::text[] AS p4, $5::bytea[] AS p5, $6::timestamptz[] AS p6,
+                       $7::timestamptz[] AS p7, $8::int8[] AS p8, $9::bool[] AS p9, $10::text[] AS p10 \(BatchedFactsParameters.planBarrier(keepingPlan: keepingPlan))
+            ) AS p
+            CROSS JOIN LATERAL (\(entryRows)) AS x
         ), open_challenge AS (
             SELECT entry.i, entry.challenge, entry.app_id, entry.key_id, entry.at, entry.counter, entry.has_request, entry.request
             FROM entry JOIN challenges c ON c.id = entry.challenge
@@ -140,15 +140,23 @@ private enum CommitAssertionsTexts {
         SELECT e.i AS batch_index,
                CASE WHEN open_challenge.i IS NULL THEN 'challenge' WHEN advancing_key.i IS NULL THEN 'counter' END AS failed_step,
                advancing_key.previous_counter, f.*
-        FROM p
-        CROSS JOIN LATERAL unnest(\(facts.scalarArrays)) WITH ORDINALITY AS e(\(BatchedFactsParameters.scalarColumns), i)
+        FROM (SELECT \(facts.parameterColumns) \(BatchedFactsParameters.planBarrier(keepingPlan: keepingPlan))) AS p
+        CROSS JOIN LATERAL (\(facts.entryRows)) AS e
         LEFT JOIN open_challenge ON open_challenge.i = e.i
         LEFT JOIN advancing_key ON advancing_key.i = e.i
         CROSS JOIN LATERAL (\(facts.facts(shape))) AS f
         """
     }
 
-    /// The facts' parameters, after the commit's 10. All are read through the parameter row `p`
-    /// (``BatchedFactsParameters/parameterColumns`` says why).
+    /// The facts' parameters, after the commit's 10.
     private static let facts = BatchedFactsParameters(first: 11)
+
+    /// The commit's entry rows, from its 10 arrays in the parameter row `p`.
+    private static let entryRows = ParallelArrayRows(
+        first: ("p.p1", "challenge"),
+        others: [
+            ("p.p2", "app_id"), ("p.p3", "purpose"), ("p.p4", "user_id"), ("p.p5", "key_id"), ("p.p6", "at"), ("p.p7", "expiry_threshold"),
+            ("p.p8", "counter"), ("p.p9", "has_request"), ("p.p10", "request"),
+        ]
+    ).query(unnestedAs: "entry_arrays")
 }

@@ -33,7 +33,7 @@ struct ScoringFactsBatchStatement<Shape: ScoringFactsShape>: PostgresPreparedSta
 /// The texts of ``ScoringFactsBatchStatement`` for each shape.
 private enum ScoringFactsBatchTexts {
     static let shaped = ShapedStatementTexts(
-        name: "attestguard_scoring_facts_batch_v5", exactName: "attestguard_scoring_facts_batch_exact_v3", text: text(_:keepingPlan:)
+        name: "attestguard_scoring_facts_batch_v6", exactName: "attestguard_scoring_facts_batch_exact_v4", text: text(_:keepingPlan:)
     )
 
     private static let facts = BatchedFactsParameters(first: 1)
@@ -42,7 +42,7 @@ private enum ScoringFactsBatchTexts {
         """
         SELECT e.i AS batch_index, f.*
         FROM (SELECT \(facts.parameterColumns) \(BatchedFactsParameters.planBarrier(keepingPlan: keepingPlan))) AS p
-        CROSS JOIN LATERAL unnest(\(facts.scalarArrays)) WITH ORDINALITY AS e(\(BatchedFactsParameters.scalarColumns), i)
+        CROSS JOIN LATERAL (\(facts.entryRows)) AS e
         CROSS JOIN LATERAL (\(facts.facts(shape))) AS f
         """
     }

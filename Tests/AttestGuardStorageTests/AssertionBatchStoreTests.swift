@@ -1,6 +1,8 @@
 import AttestVocabulary
 import AttestTestSupport
 import Foundation
+import Logging
+import PostgresNIO
 import AttestGuardStore
 @testable import AttestGuardPostgres
 import Testing
@@ -123,6 +125,54 @@ struct AssertionBatchStoreTests {
         asking[3].deviceCheck = DeviceCheckQuery(scopes: [.app(StoreFixtures.appId)], defaultEnvironment: .production, subjects: [])
         asking[4].deviceCheckValidationUserId = "user-1"
         #expect(asking.allSatisfy { $0.asksForDailyFacts })
+    }
+
+    @Test("both batch statements keep the plan PostgreSQL makes once, whatever the batch's size", arguments: StoreBackend.postgresOnly)
+    func batchStatementsKeepTheirPlan(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = try #require(test.store as? PostgresRiskStore)
+            let key = try await StoreFixtures.register(StoreFixtures.key(deviceId: "plan"), in: store)
+            // Every list asked for, so that each parameter carries elements in some executions.
+            var query = ScoringFactsQuery(appId: key.appId, keyId: key.keyId, velocityWriter: "w")
+            query.velocity = [VelocitySum(subject: "s1", event: "assertions", since: 0), VelocitySum(subject: "s2", event: "assertions", since: 0)]
+            query.distinct = [DistinctCountRead(series: Array("d1".utf8), since: 0, excluding: [Array("m1".utf8)])]
+            query.labelSubjects = [LabelLookup(kind: .user, subject: "u1")]
+            #expect(!query.asksForDailyFacts)
+            // Challenges never issued: each entry is refused at its first step, so the executions change nothing.
+            func entries(_ count: Int) -> [AssertionBatchEntry] {
+                (0..<count).map { _ in
+                    AssertionBatchEntry(
+                        commit: AssertionCommit(claim: StoreFixtures.claim(StoreFixtures.challenge(keyId: key.keyId), key: key), counter: 1, requestContext: nil),
+                        query: query
+                    )
+                }
+            }
+            let logger = Logger(label: "test")
+            // (generic, custom) executions of the named statement `name` on `connection`.
+            func plans(_ name: String, on connection: PostgresConnection) async throws -> (Int64, Int64)? {
+                let rows = try await connection.query("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = \(name)", logger: logger)
+                return try await rows.collect().first.map { try $0.decode((Int64, Int64).self) }
+            }
+            // PostgreSQL plans a prepared statement for the values at hand five times, then keeps a plan made once
+            // unless those plans cost less: with the arrays' lengths hidden from the planner they do not.
+            let sizes = [1, 2, 5, 1, 3, 8, 2, 1, 4, 6]
+            let (commitPlans, factsPlans) = try await store.client().withConnection { connection in
+                for size in sizes {
+                    let answers = try await connection.execute(CommitAssertionsStatement<ExactScoringFacts>(entries: entries(size)), logger: logger)
+                        .reduce(into: [CommitAssertionsStatement<ExactScoringFacts>.Row]()) { $0.append($1) }
+                    #expect(answers.count == size && answers.allSatisfy { $0.answer.failedStep == .challenge })
+                    let facts = try await connection.execute(ScoringFactsBatchStatement<ExactScoringFacts>(queries: Array(repeating: query, count: size)), logger: logger)
+                        .reduce(into: [ScoringFactsBatchStatement<ExactScoringFacts>.Row]()) { $0.append($1) }
+                    #expect(facts.count == size)
+                }
+                return (
+                    try await plans(CommitAssertionsStatement<ExactScoringFacts>.name, on: connection),
+                    try await plans(ScoringFactsBatchStatement<ExactScoringFacts>.name, on: connection)
+                )
+            }
+            #expect(commitPlans?.0 == Int64(sizes.count - 5) && commitPlans?.1 == 5, "\(String(describing: commitPlans))")
+            #expect(factsPlans?.0 == Int64(sizes.count - 5) && factsPlans?.1 == 5, "\(String(describing: factsPlans))")
+        }
     }
 
     @Test("an entry PostgreSQL refuses fails alone: the rest of its batch commits", arguments: backends)

@@ -67,7 +67,7 @@ struct PoolerTests {
         for error in errors {
             let storeError = try #require(error as? StoreError, "\(error)")
             #expect(storeError.code == .unavailable, "\(storeError)")
-            // `prepared statement "attestguard_scoring_facts_batch_v5" does not exist` (26000) or `... already exists` (42P05).
+            // `prepared statement "attestguard_scoring_facts_batch_v6" does not exist` (26000) or `... already exists` (42P05).
             #expect(storeError.detail.contains(#"prepared statement "attestguard_"#), "\(storeError)")
             #expect(storeError.detail.hasPrefix("PostgreSQL 26000:") || storeError.detail.hasPrefix("PostgreSQL 42P05:"), "\(storeError)")
         }

@@ -154,7 +154,8 @@ public final class PostgresRiskStore: RiskStore, Service {
     /// connection the first time), or behind a pooler in transaction mode as an unnamed statement with the same SQL
     /// and bindings, since a named one would outlive the transaction on a server connection the next lease may not get.
     /// A named statement the server connection does not have, or already has, means a pooler switched connections
-    /// under it (``PostgresPooler``): that is ``StoreError/Code/unavailable``, never a failed query.
+    /// under it (``PostgresPooler``): that is ``StoreError/Code/unavailable``, never a failed query. A connection
+    /// whose prepared statement a migration made stale is replaced (``executeNamed(_:on:attempts:logger:)``).
     ///
     /// A statement that carries requests which waited for it (``GroupCommit``) passes the instant the oldest of them
     /// started waiting as `waitingSince`: the statement gets what is left of that request's deadline, so that no
@@ -165,6 +166,7 @@ public final class PostgresRiskStore: RiskStore, Service {
     ) async throws -> [Statement.Row] where Statement.Row: Sendable {
         let logger = self.logger
         let pooler = configuration.pooler
+        let attempts = configuration.client.options.maximumConnections + 1
         var limit: Duration?
         if let waitingSince {
             let left = configuration.operationTimeout - (ContinuousClock.now - waitingSince)
@@ -178,9 +180,7 @@ public final class PostgresRiskStore: RiskStore, Service {
             do {
                 switch pooler {
                 case .none:
-                    return try await client.withHeldConnection { connection in
-                        try await connection.execute(statement, logger: logger).reduce(into: [Statement.Row]()) { $0.append($1) }
-                    }
+                    return try await Self.executeNamed(statement, on: client, attempts: attempts, logger: logger)
                 case .transaction:
                     let sql = (Statement.self as? any UnnamedStatementText.Type)?.unnamedSQL ?? Statement.sql
                     let query = PostgresQuery(unsafeSQL: sql, binds: try statement.makeBindings())
@@ -190,6 +190,41 @@ public final class PostgresRiskStore: RiskStore, Service {
                 throw PreparedStatementMismatch(error)?.storeError ?? error
             }
         }
+    }
+
+    /// Runs `statement` as a named prepared statement on a connection of `client`. A connection that refuses it
+    /// because the schema changed under it since it prepared the statement (``StalePreparedPlan``) refuses it for
+    /// as long as it lives: the store closes it, so that the pool opens a fresh one, and runs the statement on
+    /// another, up to `attempts` connections in all (the pool's size and one more: each stale connection is met once).
+    /// The refusal comes before the statement runs, so running it again never applies it twice.
+    static func executeNamed<Statement: PostgresPreparedStatement>(
+        _ statement: Statement,
+        on client: PostgresClient,
+        attempts: Int,
+        logger: Logger
+    ) async throws -> [Statement.Row] where Statement.Row: Sendable {
+        var refusal: StalePreparedPlan?
+        for _ in 0..<max(1, attempts) {
+            do {
+                return try await client.withHeldConnection { connection in
+                    do {
+                        return try await connection.execute(statement, logger: logger).reduce(into: [Statement.Row]()) { $0.append($1) }
+                    } catch let error as PSQLError where StalePreparedPlan(error) != nil {
+                        // Closed before the pool takes it back, so that it is never lent again.
+                        try? await connection.close()
+                        throw error
+                    }
+                }
+            } catch let error as PSQLError {
+                guard let stale = StalePreparedPlan(error) else { throw error }
+                logger.warning(
+                    "prepared statement refused after a schema change; its connection closed, running it on another",
+                    metadata: ["statement": "\(Statement.self)", "sqlstate": "\(StalePreparedPlan.sqlState)"]
+                )
+                refusal = stale
+            }
+        }
+        throw refusal?.storeError ?? StoreError(.unavailable, "no connection ran \(Statement.self)")
     }
 
     /// Runs one statement and collects its rows.

@@ -175,6 +175,52 @@ struct AssertionBatchStoreTests {
         }
     }
 
+    @Test("a migration that changes a column a prepared batch returns costs no request: stale connections are replaced", arguments: StoreBackend.postgresOnly)
+    func staleConnectionsAreReplaced(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = try #require(test.store as? PostgresRiskStore)
+            let key = try await StoreFixtures.register(StoreFixtures.key(deviceId: "stale"), in: store)
+            // Challenges never issued: each entry is refused at its first step, so the batches change nothing.
+            func batch() -> [AssertionBatchEntry] {
+                [AssertionBatchEntry(
+                    commit: AssertionCommit(claim: StoreFixtures.claim(StoreFixtures.challenge(keyId: key.keyId), key: key), counter: 1, requestContext: nil),
+                    query: ScoringFactsQuery(appId: key.appId, keyId: key.keyId)
+                )]
+            }
+            func commitConcurrently(_ count: Int) async throws {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for _ in 0..<count {
+                        group.addTask {
+                            let answers = try await store.commitBatch(batch(), waitingSince: nil)
+                            #expect(try answers.map { try $0.get().0.failedStep } == [.challenge])
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+            // The statement prepared on many of the pool's connections.
+            try await commitConcurrently(16)
+            let logger = Logger(label: "test")
+            // The batch returns the key's counter: the column's new type changes the statement's result type, which
+            // PostgreSQL refuses on a connection that prepared it before (as migration 38 did).
+            try await store.client().withConnection { connection in
+                let statement = CommitAssertionsStatement<ExactScoringFacts>(entries: batch())
+                _ = try await connection.execute(statement, logger: logger).reduce(0) { count, _ in count + 1 }
+                try await connection.query("CREATE DOMAIN stale_plan_probe AS bigint", logger: logger)
+                try await connection.query("ALTER TABLE app_keys ALTER COLUMN counter TYPE stale_plan_probe", logger: logger)
+                do {
+                    _ = try await connection.execute(statement, logger: logger).reduce(0) { count, _ in count + 1 }
+                    Issue.record("a connection that prepared the batch before the change ran it after")
+                } catch let error as PSQLError {
+                    #expect(StalePreparedPlan(error) != nil, "\(String(reflecting: error))")
+                }
+                // This connection goes back to the pool as it is: the store meets it below.
+            }
+            try await commitConcurrently(16)
+            for _ in 0..<20 { try await commitConcurrently(1) }
+        }
+    }
+
     @Test("an entry PostgreSQL refuses fails alone: the rest of its batch commits", arguments: backends)
     func refusedStatementFailsOneEntry(backend: StoreBackend) async throws {
         try await withTestStore(backend) { (test: TestStore) async throws in

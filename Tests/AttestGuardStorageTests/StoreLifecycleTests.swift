@@ -1,6 +1,7 @@
 import AttestTestSupport
 import Foundation
 import Logging
+import PostgresNIO
 import Synchronization
 import AttestGuardStore
 import AttestGuardPostgres
@@ -70,6 +71,35 @@ struct StoreLifecycleTests {
             "CREATE TABLE a (x text DEFAULT 'a;b')",
             "CREATE FUNCTION f() RETURNS int AS $$ SELECT 1; $$ LANGUAGE sql",
         ])
+    }
+
+    @Test("the hot tables' columns refuse the values their checks refuse (domains since schema 38)", arguments: StoreBackend.postgresOnly)
+    func hotTableValuesAreChecked(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = try #require(test.store as? PostgresRiskStore)
+            let key = try await StoreFixtures.register(StoreFixtures.key(deviceId: "checks"), in: store)
+            _ = try await store.issueChallenge(StoreFixtures.challenge(keyId: key.keyId), quota: StoreFixtures.quota)
+            let logger = Logger(label: "test")
+            let refused: [PostgresQuery] = [
+                "UPDATE app_keys SET environment = 'staging'",
+                "UPDATE app_keys SET status = 'bogus'",
+                "UPDATE app_keys SET counter = -1",
+                "UPDATE challenges SET purpose = 'login'",
+            ]
+            try await store.client().withConnection { connection in
+                for query in refused {
+                    do {
+                        try await connection.query(query, logger: logger)
+                        Issue.record("accepted: \(query.sql)")
+                    } catch let error as PSQLError {
+                        #expect(error.serverInfo?[.sqlState] == "23514", "\(query.sql): \(String(reflecting: error))")
+                    }
+                }
+                // What the checks allow still goes in.
+                try await connection.query("UPDATE app_keys SET environment = 'production', status = 'revoked', counter = 7", logger: logger)
+                try await connection.query("UPDATE challenges SET purpose = 'attestation'", logger: logger)
+            }
+        }
     }
 
     @Test("a database with a newer schema is refused")

@@ -218,7 +218,7 @@ public final class PostgresRiskStore: RiskStore, Service {
             } catch let error as PSQLError {
                 guard let stale = StalePreparedPlan(error) else { throw error }
                 logger.warning(
-                    "prepared statement refused after a schema change; its connection closed, running it on another",
+                    "prepared statement refused after a schema change; its connection closed",
                     metadata: ["statement": "\(Statement.self)", "sqlstate": "\(StalePreparedPlan.sqlState)"]
                 )
                 refusal = stale

@@ -2,10 +2,11 @@ import PostgresNIO
 import AttestGuardStore
 
 /// PostgreSQL's refusal of a named prepared statement whose rows would now have another type (SQLSTATE 0A000, `cached
-/// plan must not change result type`): a migration changed a table the statement reads with `*` (a column added, a
-/// column's type changed) after this connection prepared it. The refusal comes before anything runs, and the
-/// connection refuses the statement for as long as it lives, since postgres-nio prepares a statement once per
-/// connection: the store closes it and runs the statement on another (``PostgresRiskStore/executeNamed(_:on:attempts:logger:)``).
+/// plan must not change result type`): after this connection prepared it, a migration changed the type of a column
+/// the statement returns, or added a column to a table it returns with `*`. The refusal comes before anything runs,
+/// and the connection refuses the statement for as long as it lives, since postgres-nio prepares a statement once per
+/// connection: the store closes it and runs the statement on another
+/// (``PostgresRiskStore/executeNamed(_:on:attempts:logger:)``).
 struct StalePreparedPlan {
     /// `feature_not_supported`, raised where PostgreSQL revalidates a cached plan.
     static let sqlState = "0A000"

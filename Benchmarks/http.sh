@@ -16,7 +16,8 @@
 #     Goal: p99 under 2 ms at half the peak rate.
 #   - POST /v1/assertions and POST /v1/score closed loop again after PostgreSQL switched to production durability
 #     (fsync, synchronous_commit and full_page_writes on, reloaded in place): what the fast test profile hides.
-# Prints a table at the end, with CPU per answered request (server and PostgreSQL) for every row.
+# Prints a table at the end, with CPU per answered request (server and PostgreSQL) for every row, and the WAL the
+# assertion and score rows wrote per request (bytes, full-page images) with the checkpoints that fell in them.
 #
 # Steps: build `attestguard` (the main package's product) and `HTTPBenchPrep` in release mode into Benchmarks/.build;
 # start a throw-away PostgreSQL (scripts/postgres-start.sh) and the server on a free loopback port; HTTPBenchPrep
@@ -329,6 +330,17 @@ echo "assertions accepted by the store during the measured run (consumed challen
 echo "challenge consumptions heap-only (updated on their page, no index touched) during the measured run: $(awk -v h=$((hot_after - hot_before)) -v u=$((updates_after - updates_before)) 'BEGIN { printf "%.0f", u ? 100 * h / u : 0 }') % (of about $((updates_after - updates_before)) updates)"
 all_runs="$healthz_names $healthz_bare_names assertions $assertion_paced_names assertions-durable score $paced_names score-durable"
 assertion_runs="assertions $assertion_paced_names assertions-durable"
+# wal_per_request NAME: the WAL run NAME wrote per answered request (bytes, full-page images) and the checkpoints that
+# fell in it (from wal_position around the run). The fast profile writes no full-page image; a checkpoint during a
+# durable row makes the next change of each page write the whole page, which costs that row WAL and time.
+wal_per_request() {
+    local b0 f0 r0 c0 b1 f1 r1 c1
+    read -r b0 f0 r0 c0 <"$work/$1.wal0"
+    read -r b1 f1 r1 c1 <"$work/$1.wal1"
+    awk -v n="$(field "$1" requests)" -v b=$((b1 - b0)) -v f=$((f1 - f0)) -v c=$((c1 - c0)) \
+        'BEGIN { if (n > 0) printf "%.0f bytes, %.3f full-page images, %d checkpoints", b / n, f / n, c; else print "-" }'
+}
+echo "WAL per request: assertions $(wal_per_request assertions); durable assertions $(wal_per_request assertions-durable); score $(wal_per_request score); durable score $(wal_per_request score-durable)"
 echo "non-200 by status: $(for name in $all_runs; do printf '%s %s; ' "$name" "$(field "$name" statuses)"; done)bodies exhausted: $(for name in $assertion_runs; do printf '%s ' "$(field "$name" exhausted)"; done)connections"
 echo "cores: CPU used on average during the measured run by the server, PostgreSQL, wrk, all other processes, and stolen by the hypervisor (of $(nproc))"
 echo "server log (level warning): $server_errors lines at error/critical level; warnings other than the simulator banner:"

@@ -296,6 +296,7 @@ machine_busy() { awk '/^cpu / { printf "%.3f %.3f\n", ($2 + $3 + $4 + $7 + $8 + 
 # children this shell reaped meanwhile), the servers, PostgreSQL, the whole machine and the hypervisor's steal, one
 # line in $work/NAME.cpu.
 cpu_mark() {
+    wal_position >"$work/$1.wal0"
     echo "$(server_cpu) $(postgres_cpu) $(machine_busy)" >"$work/$1.cpu0"
     times >"$work/$1.times0" # the second line: user and system time of the reaped children (here: wrk)
 }
@@ -310,6 +311,15 @@ cpu_record() {
         END { split(m0, a, " "); split(m1, b, " ")
               printf "%.3f %.3f %.3f %.3f %.3f\n", children[1] - children[0], s1 - s0, p1 - p0, b[1] - a[1], b[2] - a[2] }' \
         "$work/$1.times0" "$work/$1.times1" >"$work/$1.cpu"
+    wal_position >"$work/$1.wal1"
+}
+
+# wal_position: PostgreSQL's WAL counters (pg_stat_wal: bytes, full-page images, records) and its checkpoints so far
+# (timed and requested), one line; cpu_mark and cpu_record keep it around a run, so that its WAL per request and the
+# checkpoints that fell in it can be told (a checkpoint makes the next change of every page write the whole page).
+wal_position() {
+    [ -n "${pg_url:-}" ] || { echo "0 0 0 0"; return; }
+    psql_ "SELECT w.wal_bytes || ' ' || w.wal_fpi || ' ' || w.wal_records || ' ' || (b.checkpoints_timed + b.checkpoints_req) FROM pg_stat_wal w, pg_stat_bgwriter b"
 }
 
 # bench_run_wrk NAME SECONDS MODE [ARGS...]: one wrk run of Benchmarks/http/bench.lua ($lua) against $url with

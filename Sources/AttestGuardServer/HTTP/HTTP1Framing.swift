@@ -44,30 +44,33 @@ final class HTTP1Framing: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !refused else { return }
-        var part = unwrapInboundIn(data)
-        switch part {
+        switch unwrapInboundIn(data) {
         case .head(var head):
             unanswered += 1
             requestRead = false
+            var changed = false
             if head.version.major == 1, head.version.minor >= 1, !head.headers.contains(name: "Host") {
                 head.headers.add(name: "Host", value: "")
-                part = .head(head)
+                changed = true
             } else if head.version == .http1_0, !head.headers[canonicalForm: "Connection"].contains(where: { $0.lowercased() == "keep-alive" }) {
                 head.headers.replaceOrAdd(name: "Connection", value: "close")
-                part = .head(head)
+                changed = true
             }
             if head.method == .CONNECT {
                 // swift-nio frames every answer to CONNECT without a body (a 2xx one would start a tunnel), so the
                 // 405 it gets has no length: closing is what ends it.
                 head.headers.replaceOrAdd(name: "Connection", value: "close")
-                part = .head(head)
+                changed = true
             }
+            // A part passed on unchanged keeps its box: wrapping it again would cost a dynamic cast and a copy.
+            context.fireChannelRead(changed ? wrapInboundOut(.head(head)) : data)
+            return
         case .body:
             break
         case .end:
             requestRead = true
         }
-        context.fireChannelRead(wrapInboundOut(part))
+        context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {

@@ -191,6 +191,27 @@ struct DistinctCountTests {
         }
     }
 
+    @Test("a flush spread over some time pauses between its statements and still writes every sighting")
+    func spreadFlush() async throws {
+        try await withTestStore(.sqlite) { (test: TestStore) async throws in
+            let store = RefusingDistinctStore(base: test.store)
+            let recorder = DistinctRecorder(store: store, chunkRows: 1)
+            let keying = VelocityKeying.publicTestKey
+            let users = ["a", "b", "c", "e"]
+            for user in users {
+                recorder.record(appId: Self.appId, hashed: keying.hash(VelocitySubjects(user: user, device: "d")), at: Self.start)
+            }
+            let started = ContinuousClock.now
+            try await recorder.flush(spreadingOver: .milliseconds(300))
+            let statements = store.calls.withLock { $0 }
+            #expect(statements > 2)
+            #expect(ContinuousClock.now - started >= .milliseconds(300), "\(statements) statements, paused between")
+            #expect(recorder.backlog.pending == 0)
+            let series = DistinctSeries(appId: Self.appId, count: DistinctCount(counted: .user, per: .device)!, subject: keying.subject(.device, "d"))
+            #expect(try await test.store.distinctCounts([DistinctCountRead(series: series.id, since: 0)]) == [Int64(users.count)])
+        }
+    }
+
     @Test("a flush that fails after its first statement committed keeps only the rest, and counts each member once")
     func partlyFailedFlush() async throws {
         try await withTestStore(.sqlite) { (test: TestStore) async throws in
@@ -310,7 +331,8 @@ final class RefusingDistinctStore: DistinctCountStore {
     let base: (any DistinctCountStore)?
     let refusing = Mutex(false)
     private let refusingFromCall: Int?
-    private let calls = Mutex(0)
+    /// Statements sent, refused or not.
+    let calls = Mutex(0)
 
     init(base: (any DistinctCountStore)?, refusingFromCall: Int? = nil) {
         self.base = base

@@ -145,7 +145,7 @@ package struct WriteBehindService: Service {
     private func flush(spreadingOver spread: Duration) async {
         defer { recordBacklog() }
         async let velocity: Void = flushVelocity(spreadingOver: spread)
-        async let distinct: Void = flushDistinct()
+        async let distinct: Void = flushDistinct(spreadingOver: spread)
         async let decisions: Void = flushDecisionLog(spreadingOver: spread)
         async let keyUse: Void = flushKeyUse()
         async let gatewayChecks: Void = flushGatewayChecks()
@@ -246,9 +246,9 @@ package struct WriteBehindService: Service {
         }
     }
 
-    private func flushDistinct() async {
+    private func flushDistinct(spreadingOver spread: Duration) async {
         do {
-            try await engine.distinct.flush()
+            try await engine.distinct.flush(spreadingOver: spread)
         } catch {
             logger.warning("distinct count sightings write failed; sightings kept for the next flush", metadata: ["error": .string(String(describing: error))])
         }

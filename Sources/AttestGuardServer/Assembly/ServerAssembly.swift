@@ -71,8 +71,7 @@ public enum ServerAssembly {
     /// What every route of both listeners runs first, outermost first: the access log, metrics and request id; the
     /// mapping of errors to the contract's bodies; the refusal of ambiguous framing. One statically composed stack
     /// (`addMiddleware`), not three added one by one: Hummingbird then calls it through one existential and one
-    /// responder instead of three, and the compiler inlines the three into one async function, which saves each
-    /// request the task switches of the two inner layers' entries and returns.
+    /// responder instead of three.
     @MiddlewareFixedTypeBuilder<Request, Response, AttestGuardRequestContext>
     static func frontMiddleware(
         engine: Engine, configuration: AttestGuardRuntime.ServerConfiguration

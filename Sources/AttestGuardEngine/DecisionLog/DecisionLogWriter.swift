@@ -54,12 +54,9 @@ public final class DecisionLogWriter: Sendable {
 
     private func flushOnce(spreadingOver spread: Duration) async throws {
         var remaining = state.withLock { $0.queue.count }
-        let batches = (remaining + batchSize - 1) / batchSize
-        let pause = batches > 1 ? spread / (batches - 1) : .zero
-        var first = true
+        var pacing = FlushPacing(statements: (remaining + batchSize - 1) / batchSize, over: spread)
         while remaining > 0 {
-            if !first && pause > .zero { try? await Task.sleep(for: pause) }
-            first = false
+            await pacing.nextStatement()
             let batch = state.withLock { state in
                 let batch = Array(state.queue.prefix(min(batchSize, remaining)))
                 state.queue.removeFirst(batch.count)

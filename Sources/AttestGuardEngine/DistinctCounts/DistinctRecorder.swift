@@ -166,9 +166,9 @@ public final class DistinctRecorder: Sendable {
         }
         guard !batch.isEmpty else { return }
         let chunks = Self.chunks(of: batch, rows: chunkRows)
-        let pause = chunks.count > 1 ? spread / (chunks.count - 1) : .zero
-        for (index, chunk) in chunks.enumerated() {
-            if index > 0 && pause > .zero { try? await Task.sleep(for: pause) }
+        var pacing = FlushPacing(statements: chunks.count, over: spread)
+        for chunk in chunks {
+            await pacing.nextStatement()
             try await write(chunk.sightings, of: chunk.series)
         }
         state.withLock { $0.inFlight = [:] }

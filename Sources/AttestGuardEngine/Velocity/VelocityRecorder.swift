@@ -172,9 +172,9 @@ public final class VelocityRecorder: Sendable {
         }
         guard flushNumber > 0 else { return }
         let chunks = Self.chunks(of: batch, rows: chunkRows)
-        let pause = chunks.count > 1 ? spread / (chunks.count - 1) : .zero
-        for (index, chunk) in chunks.enumerated() {
-            if index > 0 && pause > .zero { try? await Task.sleep(for: pause) }
+        var pacing = FlushPacing(statements: chunks.count, over: spread)
+        for chunk in chunks {
+            await pacing.nextStatement()
             let sequence = flushNumber * Self.slots + chunk.lastSlot
             do {
                 try await store.addVelocity(chunk.increments, flush: VelocityFlush(writer: writer, sequence: sequence, at: clock.now()))

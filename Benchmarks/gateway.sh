@@ -36,7 +36,7 @@
 #   GATEWAY_BENCH_CONNECTIONS [8]    connections = wrk threads = simulated keys
 #   GATEWAY_BENCH_DURATION [10]      seconds per round
 #   GATEWAY_BENCH_ROUNDS [3]         rounds of each kind
-#   GATEWAY_BENCH_PER_KEY [12000]    assertions prepared per key; must outlast the attested rounds, closed loop and
+#   GATEWAY_BENCH_PER_KEY [20000]    assertions prepared per key; must outlast the attested rounds, closed loop and
 #                                    paced (the run fails with "exhausted" otherwise)
 #   GATEWAY_BENCH_PACED_ROUNDS [3]   paced rounds of each kind (direct, attested, auth); 0: none
 #   GATEWAY_BENCH_PACED_LOAD [0.5]   the paced rate as a fraction of the attested closed loop's median req/s
@@ -52,7 +52,7 @@ root="$(cd "$here/.." && pwd)"
 connections="${GATEWAY_BENCH_CONNECTIONS:-8}"
 duration="${GATEWAY_BENCH_DURATION:-10}"
 rounds="${GATEWAY_BENCH_ROUNDS:-3}"
-per_key="${GATEWAY_BENCH_PER_KEY:-12000}"
+per_key="${GATEWAY_BENCH_PER_KEY:-20000}"
 paced_rounds="${GATEWAY_BENCH_PACED_ROUNDS:-3}"
 paced_load="${GATEWAY_BENCH_PACED_LOAD:-0.5}"
 swift="${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}"

@@ -54,10 +54,11 @@
 #                                 (calls, mean and total time), heaviest first
 #   HTTP_BENCH_PG_OPTIONS []      more PostgreSQL server options, e.g. "-c log_min_duration_statement=2" (with
 #                                 HTTP_BENCH_KEEP=1 the work folder keeps PostgreSQL's log as postgres.log)
-#   HTTP_BENCH_PROFILE [0]        1: sample the server and PostgreSQL with perf during the closed-loop assertion and
-#                                 score runs and print where their CPU time goes (HTTP_BENCH_PROFILE_HZ [999]
-#                                 samples/s); calls: also record call graphs (frame pointers) into the kept
-#                                 assertions.perf and score.perf
+#   HTTP_BENCH_PROFILE [0]        1: sample the server and PostgreSQL with perf during the closed-loop assertion
+#                                 run, the first paced assertion round and the closed-loop score run, and print where
+#                                 their CPU time goes (HTTP_BENCH_PROFILE_HZ [999] samples/s); calls: also record
+#                                 call graphs (frame pointers) into the kept assertions.perf,
+#                                 assertions-paced-1.perf and score.perf
 #   HTTP_BENCH_NO_BUILD [0]       1: use the binaries already in Benchmarks/.build/release
 #   HTTP_BENCH_KEEP [0]           1: keep the work folder (config, server and PostgreSQL logs, wrk outputs, bodies, and
 #                                 score-paced-N.samples: every paced score request's start and latency in ms)
@@ -228,9 +229,10 @@ echo "== POST /v1/assertions: $paced_rounds x ${duration} s paced at $assertion_
 assertion_paced_names=""
 offsets_in="$work/offsets"
 for round in $(seq 1 "$paced_rounds"); do
-    if [ "$round" = 1 ]; then reset_statements; fi
+    if [ "$round" = 1 ]; then reset_statements; start_profile assertions-paced-1; fi
     BENCH_SAMPLES_FILE="$work/assertions-paced-$round.samples" run_wrk "assertions-paced-$round" "$duration" assertions \
         "$work/bodies" "$offsets_in" "$work/offsets-paced-$round" "$(per_connection "$assertion_paced_total")" "$connections"
+    if [ "$round" = 1 ]; then stop_profile; fi
     offsets_in="$work/offsets-paced-$round"
     cat "$work/assertions-paced-$round.out"
     if [ "$round" = 1 ]; then print_statements "the first paced assertion round"; fi
@@ -345,10 +347,10 @@ echo "non-200 by status: $(for name in $all_runs; do printf '%s %s; ' "$name" "$
 echo "cores: CPU used on average during the measured run by the server, PostgreSQL, wrk, all other processes, and stolen by the hypervisor (of $(nproc))"
 echo "server log (level warning): $server_errors lines at error/critical level; warnings other than the simulator banner:"
 grep -iE ' (error|critical|warning) ' "$work/server.err" | grep -v 'SIMULATOR MODE' | cut -d' ' -f2- | sort | uniq -c | sort -rn | head -5 || true
-for name in assertions score; do
+for name in assertions assertions-paced-1 score; do
     [ -s "$work/$name.profile" ] || continue
     echo
-    echo "-- profile of the measured closed-loop $name run (HTTP_BENCH_PROFILE; perf, self time, >= 0.4 % of samples) --"
+    echo "-- profile of the measured $name run (HTTP_BENCH_PROFILE; perf, self time, >= 0.4 % of samples) --"
     cat "$work/$name.profile"
 done
 echo "total time: $((SECONDS - started)) s"

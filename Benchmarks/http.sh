@@ -17,7 +17,8 @@
 #   - POST /v1/assertions and POST /v1/score closed loop again after PostgreSQL switched to production durability
 #     (fsync, synchronous_commit and full_page_writes on, reloaded in place): what the fast test profile hides.
 # Prints a table at the end, with CPU per answered request (server and PostgreSQL) for every row, and the WAL the
-# assertion and score rows wrote per request (bytes, full-page images) with the checkpoints that fell in them.
+# assertion and score rows wrote per request (bytes, full-page images) with the checkpoints that fell in them, and for
+# each assertion and score run where its slowest 1 % fell in time and its stalls (Benchmarks/http/tail.py).
 #
 # Steps: build `attestguard` (the main package's product) and `HTTPBenchPrep` in release mode into Benchmarks/.build;
 # start a throw-away PostgreSQL (scripts/postgres-start.sh) and the server on a free loopback port; HTTPBenchPrep
@@ -58,10 +59,12 @@
 #                                 run, the first paced assertion round and the closed-loop score run, and print where
 #                                 their CPU time goes (HTTP_BENCH_PROFILE_HZ [999] samples/s); calls: also record
 #                                 call graphs (frame pointers) into the kept assertions.perf,
-#                                 assertions-paced-1.perf and score.perf
+#                                 assertions-paced-1.perf and score.perf. perf records on CLOCK_MONOTONIC, the clock
+#                                 of the samples files, so Benchmarks/http/tail.py --perf can line the two up
 #   HTTP_BENCH_NO_BUILD [0]       1: use the binaries already in Benchmarks/.build/release
 #   HTTP_BENCH_KEEP [0]           1: keep the work folder (config, server and PostgreSQL logs, wrk outputs, bodies, and
-#                                 score-paced-N.samples: every paced score request's start and latency in ms)
+#                                 NAME.samples: every request's start and latency in ms, for each assertion and score
+#                                 run, closed loop, paced and durable)
 #   SWIFT                         swift binary (default: swift on PATH, else /opt/swift/usr/bin/swift)
 # Exit status: 0 only if every measured request was answered 200, no socket errors, no connection ran out of bodies.
 set -euo pipefail
@@ -146,7 +149,7 @@ start_profile() {
     profile_name=$1
     local calls=""
     [ "$HTTP_BENCH_PROFILE" = calls ] && calls="--call-graph=fp"
-    perf record -q $calls -F "${HTTP_BENCH_PROFILE_HZ:-999}" -p "$pids" -o "$work/$1.perf" >"$work/$1.perf.log" 2>&1 &
+    perf record -q -k CLOCK_MONOTONIC $calls -F "${HTTP_BENCH_PROFILE_HZ:-999}" -p "$pids" -o "$work/$1.perf" >"$work/$1.perf.log" 2>&1 &
     profile_pid=$!
     sleep 0.2
 }
@@ -211,7 +214,7 @@ consumed_before=$(consumed_assertions)
 read -r updates_before hot_before <<<"$(challenge_updates)"
 reset_statements
 start_profile assertions
-run_wrk assertions "$duration" assertions "$work/bodies" "$work/offsets-warmup" "$work/offsets"
+BENCH_SAMPLES_FILE="$work/assertions.samples" run_wrk assertions "$duration" assertions "$work/bodies" "$work/offsets-warmup" "$work/offsets"
 stop_profile
 sleep 0.5 # let the last in-flight requests commit
 consumed_after=$(consumed_assertions)
@@ -243,7 +246,7 @@ echo "== POST /v1/score: ${assertion_warmup} s warm-up, ${duration} s closed loo
 run_wrk score-warmup "$assertion_warmup" score "$work/bodies/score.txt" - "$connections"
 reset_statements
 start_profile score
-run_wrk score "$duration" score "$work/bodies/score.txt" - "$connections"
+BENCH_SAMPLES_FILE="$work/score.samples" run_wrk score "$duration" score "$work/bodies/score.txt" - "$connections"
 stop_profile
 cat "$work/score.out"
 print_statements "the closed-loop score run"
@@ -264,10 +267,11 @@ done
 echo "== POST /v1/assertions and POST /v1/score with fsync=on, synchronous_commit=on, full_page_writes=on: ${assertion_warmup} s warm-up, ${duration} s measured each =="
 durable_postgres
 run_wrk assertions-durable-warmup "$assertion_warmup" assertions "$work/bodies" "$offsets_in" "$work/offsets-durable-warmup"
-run_wrk assertions-durable "$duration" assertions "$work/bodies" "$work/offsets-durable-warmup" "$work/offsets-durable"
+BENCH_SAMPLES_FILE="$work/assertions-durable.samples" run_wrk assertions-durable "$duration" assertions "$work/bodies" \
+    "$work/offsets-durable-warmup" "$work/offsets-durable"
 cat "$work/assertions-durable.out"
 run_wrk score-durable-warmup "$assertion_warmup" score "$work/bodies/score.txt" - "$connections"
-run_wrk score-durable "$duration" score "$work/bodies/score.txt" - "$connections"
+BENCH_SAMPLES_FILE="$work/score-durable.samples" run_wrk score-durable "$duration" score "$work/bodies/score.txt" - "$connections"
 cat "$work/score-durable.out"
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 server_errors=$(grep -ciE ' (error|critical) ' "$work/server.err" || true)
@@ -342,6 +346,9 @@ wal_per_request() {
     awk -v n="$(field "$1" requests)" -v b=$((b1 - b0)) -v f=$((f1 - f0)) -v c=$((c1 - c0)) \
         'BEGIN { if (n > 0) printf "%.0f bytes, %.3f full-page images, %d checkpoints", b / n, f / n, c; else print "-" }'
 }
+echo "tails (Benchmarks/http/tail.py: where each run's slowest 1 % fell in time; a stall is a 10 ms window of sends whose median request took over 3x the run's median):"
+python3 "$here/http/tail.py" $(for name in assertions $assertion_paced_names assertions-durable score $paced_names score-durable; do
+    printf '%s=%s ' "$name" "$work/$name.samples"; done) | sed 's/^/  /'
 echo "WAL per request: assertions $(wal_per_request assertions); durable assertions $(wal_per_request assertions-durable); score $(wal_per_request score); durable score $(wal_per_request score-durable)"
 echo "non-200 by status: $(for name in $all_runs; do printf '%s %s; ' "$name" "$(field "$name" statuses)"; done)bodies exhausted: $(for name in $assertion_runs; do printf '%s ' "$(field "$name" exhausted)"; done)connections"
 echo "cores: CPU used on average during the measured run by the server, PostgreSQL, wrk, all other processes, and stolen by the hypervisor (of $(nproc))"

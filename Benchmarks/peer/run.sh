@@ -145,7 +145,9 @@ echo "== POST /v1/assertions: ${assertion_warmup} s warm-up, ${duration} s measu
 run_wrk assertions-warmup "$assertion_warmup" assertions "$work/bodies" - "$work/offsets-warmup"
 sleep 0.5 # let the warm-up's last in-flight requests commit
 consumed_before=$(consumed_assertions)
-run_wrk assertions "$duration" assertions "$work/bodies" "$work/offsets-warmup" "$work/offsets"
+# Timed on bench.lua's own clock with every request's sample kept, as http.sh times its assertion rows, so that the
+# two sides' latencies come from the same clock.
+BENCH_SAMPLES_FILE="$work/assertions.samples" run_wrk assertions "$duration" assertions "$work/bodies" "$work/offsets-warmup" "$work/offsets"
 sleep 0.5 # let the last in-flight requests commit
 consumed_after=$(consumed_assertions)
 cat "$work/assertions.out"
@@ -153,7 +155,8 @@ cat "$work/assertions.out"
 echo "== POST /v1/assertions with fsync=on, synchronous_commit=on, full_page_writes=on: ${assertion_warmup} s warm-up, ${duration} s measured =="
 durable_postgres
 run_wrk assertions-durable-warmup "$assertion_warmup" assertions "$work/bodies" "$work/offsets" "$work/offsets-durable-warmup"
-run_wrk assertions-durable "$duration" assertions "$work/bodies" "$work/offsets-durable-warmup" "$work/offsets-durable"
+BENCH_SAMPLES_FILE="$work/assertions-durable.samples" run_wrk assertions-durable "$duration" assertions "$work/bodies" \
+    "$work/offsets-durable-warmup" "$work/offsets-durable"
 cat "$work/assertions-durable.out"
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 

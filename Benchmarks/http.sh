@@ -39,7 +39,7 @@
 #   HTTP_BENCH_HEALTHZ_ROUNDS [3] rounds of /healthz on the server and on the bare reference, alternating; the
 #                                 goal is judged on the median round's ratio
 #   HTTP_BENCH_ASSERTION_WARMUP [2]  seconds of assertion warm-up (not measured)
-#   HTTP_BENCH_PER_KEY [16000]    assertion bodies prepared per key; must outlast every assertion run (two warm-ups,
+#   HTTP_BENCH_PER_KEY [22000]    assertion bodies prepared per key; must outlast every assertion run (two warm-ups,
 #                                 closed loop, paced rounds, durable; the run fails with "exhausted" otherwise)
 #   HTTP_BENCH_SCORE_KEYS [1000]  attested keys (users, devices; an IP per 4 keys) the score bodies name
 #   HTTP_BENCH_SCORE_LOAD [0.5]   the paced runs' rate (score and assertions) as a fraction of their closed loop's
@@ -77,7 +77,7 @@ warmup="${HTTP_BENCH_WARMUP:-3}"
 healthz_rounds="${HTTP_BENCH_HEALTHZ_ROUNDS:-3}"
 idle_seconds="${HTTP_BENCH_IDLE:-10}"
 assertion_warmup="${HTTP_BENCH_ASSERTION_WARMUP:-2}"
-per_key="${HTTP_BENCH_PER_KEY:-16000}"
+per_key="${HTTP_BENCH_PER_KEY:-22000}"
 pool="${HTTP_BENCH_POOL:-16}"
 score_keys="${HTTP_BENCH_SCORE_KEYS:-1000}"
 score_load="${HTTP_BENCH_SCORE_LOAD:-0.5}"

@@ -27,7 +27,7 @@
 #
 # Environment: PEER_SITTINGS (above); everything else goes to both halves, so both see the same load:
 # HTTP_BENCH_CONNECTIONS [16], HTTP_BENCH_DURATION [20], HTTP_BENCH_WARMUP [3], HTTP_BENCH_ASSERTION_WARMUP [2],
-# HTTP_BENCH_PER_KEY (http.sh 16000, run.sh 10000), HTTP_BENCH_POOL [16], HTTP_BENCH_PG_OPTIONS, and
+# HTTP_BENCH_PER_KEY (http.sh 22000, run.sh 10000), HTTP_BENCH_POOL [16], HTTP_BENCH_PG_OPTIONS, and
 # HTTP_BENCH_NO_BUILD and SWIFT for http.sh, PEER_WORKERS and PEER_POOL_SIZE for run.sh (see both scripts); PYTHON
 # picks the interpreter the virtualenv is made from.
 # Exit status: 0 only if every half that was to run ran and was valid (every measured request answered 200).

@@ -60,11 +60,13 @@
 #                                 their CPU time goes (HTTP_BENCH_PROFILE_HZ [999] samples/s); calls: also record
 #                                 call graphs (frame pointers) into the kept assertions.perf,
 #                                 assertions-paced-1.perf and score.perf. perf records on CLOCK_MONOTONIC, the clock
-#                                 of the samples files, so Benchmarks/http/tail.py --perf can line the two up
+#                                 of the samples files, so Benchmarks/http/tail.py --perf can line the two up. The
+#                                 first paced round then runs beside perf, which its p99 carries
 #   HTTP_BENCH_NO_BUILD [0]       1: use the binaries already in Benchmarks/.build/release
 #   HTTP_BENCH_KEEP [0]           1: keep the work folder (config, server and PostgreSQL logs, wrk outputs, bodies, and
 #                                 NAME.samples: every request's start and latency in ms, for each assertion and score
-#                                 run, closed loop, paced and durable)
+#                                 run, closed loop, paced and durable; keeping them times every such run on
+#                                 bench.lua's own clock rather than wrk's histogram)
 #   SWIFT                         swift binary (default: swift on PATH, else /opt/swift/usr/bin/swift)
 # Exit status: 0 only if every measured request was answered 200, no socket errors, no connection ran out of bodies.
 set -euo pipefail
@@ -346,7 +348,7 @@ wal_per_request() {
     awk -v n="$(field "$1" requests)" -v b=$((b1 - b0)) -v f=$((f1 - f0)) -v c=$((c1 - c0)) \
         'BEGIN { if (n > 0) printf "%.0f bytes, %.3f full-page images, %d checkpoints", b / n, f / n, c; else print "-" }'
 }
-echo "tails (Benchmarks/http/tail.py: where each run's slowest 1 % fell in time; a stall is a 10 ms window of sends whose median request took over 3x the run's median):"
+echo "tails (Benchmarks/http/tail.py: where each run's slowest 1 % fell in time; a stall is a 10 ms window of at least three sends whose median request took over 3x the run's median and over 5 ms):"
 python3 "$here/http/tail.py" $(for name in assertions $assertion_paced_names assertions-durable score $paced_names score-durable; do
     printf '%s=%s ' "$name" "$work/$name.samples"; done) | sed 's/^/  /'
 echo "WAL per request: assertions $(wal_per_request assertions); durable assertions $(wal_per_request assertions-durable); score $(wal_per_request score); durable score $(wal_per_request score-durable)"

@@ -30,7 +30,7 @@
 #   HTTP_BENCH_POOL [16]              PostgreSQL connections in all, split over the workers (AttestGuard's poolSize)
 #   HTTP_BENCH_PG_OPTIONS []          more PostgreSQL server options
 #   HTTP_BENCH_KEEP [0]               1: keep the work folder (server and PostgreSQL logs, wrk outputs and RESULT lines,
-#                                     CPU seconds, bodies)
+#                                     CPU seconds, bodies, and the assertion runs' NAME.samples)
 #   PEER_WORKERS [nproc]              uvicorn worker processes (one per core)
 #   PEER_POOL_SIZE [POOL / WORKERS]   asyncpg connections per worker
 #   PEER_PYTHON                       a python with the packages of requirements.txt, instead of the virtualenv's

@@ -336,8 +336,9 @@ echo "assertions accepted by the store during the measured run (consumed challen
 # The table counts lag: a busy backend publishes them at most once a second, an idle one up to 10 s later, so the
 # share is what it says and the two counts are close to the run's, not exact.
 echo "challenge consumptions heap-only (updated on their page, no index touched) during the measured run: $(awk -v h=$((hot_after - hot_before)) -v u=$((updates_after - updates_before)) 'BEGIN { printf "%.0f", u ? 100 * h / u : 0 }') % (of about $((updates_after - updates_before)) updates)"
-all_runs="$healthz_names $healthz_bare_names assertions $assertion_paced_names assertions-durable score $paced_names score-durable"
 assertion_runs="assertions $assertion_paced_names assertions-durable"
+score_runs="score $paced_names score-durable"
+all_runs="$healthz_names $healthz_bare_names $assertion_runs $score_runs"
 # wal_per_request NAME: the WAL run NAME wrote per answered request (bytes, full-page images) and the checkpoints that
 # fell in it (from wal_position around the run). The fast profile writes no full-page image; a checkpoint during a
 # durable row makes the next change of each page write the whole page, which costs that row WAL and time.
@@ -349,8 +350,8 @@ wal_per_request() {
         'BEGIN { if (n > 0) printf "%.0f bytes, %.3f full-page images, %d checkpoints", b / n, f / n, c; else print "-" }'
 }
 echo "tails (Benchmarks/http/tail.py: where each run's slowest 1 % fell in time; a stall is a 10 ms window of at least three sends whose median request took over 3x the run's median and over 5 ms):"
-python3 "$here/http/tail.py" $(for name in assertions $assertion_paced_names assertions-durable score $paced_names score-durable; do
-    printf '%s=%s ' "$name" "$work/$name.samples"; done) | sed 's/^/  /'
+python3 "$here/http/tail.py" $(for name in $assertion_runs $score_runs; do printf '%s=%s ' "$name" "$work/$name.samples"; done) |
+    sed 's/^/  /'
 echo "WAL per request: assertions $(wal_per_request assertions); durable assertions $(wal_per_request assertions-durable); score $(wal_per_request score); durable score $(wal_per_request score-durable)"
 echo "non-200 by status: $(for name in $all_runs; do printf '%s %s; ' "$name" "$(field "$name" statuses)"; done)bodies exhausted: $(for name in $assertion_runs; do printf '%s ' "$(field "$name" exhausted)"; done)connections"
 echo "cores: CPU used on average during the measured run by the server, PostgreSQL, wrk, all other processes, and stolen by the hypervisor (of $(nproc))"

@@ -49,6 +49,8 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
+# shellcheck source=scripts/allocator.sh
+. "$here/../scripts/allocator.sh" # the allocator the shipped server links; every build of this package links it too
 connections="${GATEWAY_BENCH_CONNECTIONS:-8}"
 duration="${GATEWAY_BENCH_DURATION:-10}"
 rounds="${GATEWAY_BENCH_ROUNDS:-3}"
@@ -74,9 +76,11 @@ fi
 
 bin="$("$swift" build -c release --package-path "$here" --show-bin-path)"
 if [ "${GATEWAY_BENCH_NO_BUILD:-0}" != 1 ]; then
-    echo "== building attestguard and HTTPBenchPrep (release, $here/.build) =="
+    echo "== building attestguard and HTTPBenchPrep (release, $here/.build, linked with $allocator_library) =="
+    allocator_require
     for product in attestguard HTTPBenchPrep; do
-        "$swift" build -c release --package-path "$here" --product "$product" 2>&1 | grep -E '^Build (of product|complete)|error:' || true
+        "$swift" build -c release --package-path "$here" --product "$product" "${allocator_link_flags[@]}" 2>&1 |
+            grep -E '^Build (of product|complete)|error:' || true
     done
 fi
 for binary in "$bin/attestguard" "$bin/HTTPBenchPrep"; do

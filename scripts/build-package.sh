@@ -17,7 +17,8 @@
 #                    generate-manual tool beside it (`swift build --product generate-manual` in the same build)
 #
 # The Swift runtime and Foundation are linked statically (--static-swift-stdlib): the binary needs only Debian
-# libraries at run time, the ones Packaging/runtime-packages.txt lists (checked by scripts/check-packaging.sh).
+# libraries at run time, the ones Packaging/runtime-packages.txt lists (checked by scripts/check-packaging.sh), jemalloc
+# among them: the binary links it as its allocator (scripts/allocator.sh, which installs it here if it is missing).
 # The binary already carries the SQL migrations, the OpenAPI document and the version; the default rule set it
 # carries is the demo's, so the rule set a server reads is staged as files (rules.directory).
 #
@@ -57,7 +58,9 @@ case "$configuration" in
     *) echo "build-package.sh: --configuration must be release or debug, got $configuration" >&2; exit 2 ;;
 esac
 
-flags=(-c "$configuration" --scratch-path "$scratch" --static-swift-stdlib)
+# shellcheck source=scripts/allocator.sh
+. scripts/allocator.sh
+flags=(-c "$configuration" --scratch-path "$scratch" --static-swift-stdlib "${allocator_link_flags[@]}")
 if [ "$configuration" = debug ]; then
     # A check build: no DWARF and no index spare about a sixth of the compile; neither changes what is linked.
     flags+=(--disable-index-store -debug-info-format none)
@@ -67,6 +70,7 @@ if [ -n "$prebuilt" ]; then
     binary=$prebuilt
     configuration=prebuilt
 else
+    allocator_require
     swift build "${flags[@]}" --product attestguard
     # argument-parser's generate-manual, the tool behind its `generate-manual` plugin: the plugin would build every
     # product again without this build's flags, so the tool is built here and run on the binary below.

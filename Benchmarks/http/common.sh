@@ -15,6 +15,11 @@
 # (every server started, space-separated), server_names (their log names: $work/NAME.out and NAME.err);
 # child_pids (wrk or the preparation while they run); profile_pid (perf, http.sh only).
 
+# The allocator the shipped server links (scripts/allocator.sh): the binaries are built with it, so that the benchmarks
+# measure what ships (BareHealthz too, so that /healthz against the bare route compares request paths, not allocators).
+# shellcheck source=scripts/allocator.sh
+. "$root/scripts/allocator.sh"
+
 bench_as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # bench_require_tools: curl, python3 and awk must be there; wrk is installed (Debian package wrk) when missing.
@@ -48,12 +53,13 @@ bench_replan_if_sources_moved() {
 bench_binaries() {
     bin="$("$swift" build -c release --package-path "$here" --show-bin-path)"
     if [ "${HTTP_BENCH_NO_BUILD:-0}" != 1 ]; then
-        echo "== building attestguard, HTTPBenchPrep and BareHealthz (release, $here/.build) =="
+        echo "== building attestguard, HTTPBenchPrep and BareHealthz (release, $here/.build, linked with $allocator_library) =="
         bench_replan_if_sources_moved
+        allocator_require
         local build_started=$SECONDS build_log product
         build_log="$(mktemp /tmp/attestguard-http-bench-build.XXXXXX)"
         for product in attestguard HTTPBenchPrep BareHealthz; do
-            if ! "$swift" build -c release --package-path "$here" --product "$product" >"$build_log" 2>&1; then
+            if ! "$swift" build -c release --package-path "$here" --product "$product" "${allocator_link_flags[@]}" >"$build_log" 2>&1; then
                 cat "$build_log" >&2
                 rm -f "$build_log"
                 echo "build of $product failed" >&2

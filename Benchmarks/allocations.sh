@@ -6,7 +6,8 @@
 # CPU figures on a shared 2-core machine move by ±20 % between runs; an allocation count does not. It counts what one
 # request costs in calls to the C allocator (malloc, calloc, realloc, posix_memalign, aligned_alloc: every Swift
 # object, array, string and buffer that leaves the stack goes through one of them) and in calls to free, exactly,
-# with perf's user-space probes on the server's libc.
+# with perf's user-space probes on the library that serves them in the server: the allocator it links
+# (scripts/allocator.sh: jemalloc, which takes every malloc and free of the process), else libc.
 #
 # Steps: build `attestguard` and HTTPBenchPrep (release, Benchmarks/.build; as http.sh does), start a throw-away
 # PostgreSQL and the server with the shipped Rules/, prepare one simulated key's assertions and the score keys'
@@ -70,7 +71,7 @@ remove_probes() {
     # set -e stays on in a trap: without this, re-raising a failed run's status below would end the shell before
     # bench_cleanup stops the server and PostgreSQL.
     set +e
-    for probe in $probes_added; do bench_as_root perf probe -q -d "probe_libc:$probe" >/dev/null 2>&1 || true; done
+    for probe in $probes_added; do bench_as_root perf probe -q -d "probe_alloc:$probe" >/dev/null 2>&1 || true; done
     (exit "$status")
     bench_cleanup
 }
@@ -83,16 +84,19 @@ assertion_bodies=$((2 * warmup + requests + sites_requests))
 echo "== preparing 1 key x $assertion_bodies assertions and 200 score keys (through the API) =="
 bench_prepare "$url" 1 "$assertion_bodies" 200
 
-# The libc the server runs on, as its memory map names it.
-libc="$(awk '$6 ~ /\/libc\.so\.6$/ { print $6; exit }' "/proc/$server_pid/maps")"
-[ -n "$libc" ] || { echo "the server maps no libc.so.6" >&2; exit 1; }
+# The library whose malloc and free the server calls, as its memory map names it: the linked allocator when it maps
+# one (its functions take the whole process's calls, libc's get none), else libc.
+allocator_file="$(awk -v name="$allocator_library" '$6 ~ ("/" name "$") { print $6; exit }' "/proc/$server_pid/maps")"
+[ -n "$allocator_file" ] || allocator_file="$(awk '$6 ~ /\/libc\.so\.6$/ { print $6; exit }' "/proc/$server_pid/maps")"
+[ -n "$allocator_file" ] || { echo "the server maps neither $allocator_library nor libc.so.6" >&2; exit 1; }
+echo "probing the allocator functions of $allocator_file"
 events=""
 for function in $allocators free; do
-    if bench_as_root perf probe -q -x "$libc" -a "${probe_prefix}_$function=$function" >/dev/null 2>&1; then
+    if bench_as_root perf probe -q -x "$allocator_file" -a "probe_alloc:${probe_prefix}_$function=$function" >/dev/null 2>&1; then
         probes_added="$probes_added ${probe_prefix}_$function"
-        events="$events,probe_libc:${probe_prefix}_$function"
+        events="$events,probe_alloc:${probe_prefix}_$function"
     elif [ "$function" = malloc ] || [ "$function" = free ]; then
-        echo "perf could not probe $function in $libc (uprobes need root and a kernel with CONFIG_UPROBE_EVENTS)" >&2
+        echo "perf could not probe $function in $allocator_file (uprobes need root and a kernel with CONFIG_UPROBE_EVENTS)" >&2
         exit 1
     fi
 done
@@ -109,8 +113,8 @@ count_calls() {
     after="$(date +%s.%N)"
     awk -v a="$before" -v b="$after" 'BEGIN { printf "%.3f\n", b - a }' >"$out.seconds"
     awk -F, -v prefix="$probe_prefix" '
-        $3 ~ ("probe_libc:" prefix "_free$") { frees += $1; counted++; next }
-        $3 ~ ("probe_libc:" prefix "_") { allocations += $1; counted++ }
+        $3 ~ ("probe_alloc:" prefix "_free$") { frees += $1; counted++; next }
+        $3 ~ ("probe_alloc:" prefix "_") { allocations += $1; counted++ }
         END { if (counted == 0) exit 1; printf "%d %d\n", allocations, frees }' "$out.stat" >"$out" ||
         { echo "perf counted nothing (see $out.stat)" >&2; exit 1; }
 }
@@ -150,14 +154,14 @@ printf '%s' "$rows" | awk -F'|' '
     }
     { printf "| %-20s | %8d | %6.1f | %23.1f | %17.1f |\n", $1, $2, $3, $4, $5 }'
 echo "one request at a time on one connection; the background's $idle_allocation_rate allocations a second are taken out."
-echo "allocations: malloc, calloc, realloc, posix_memalign and aligned_alloc together, as the server's libc counts them."
+echo "allocations: malloc, calloc, realloc, posix_memalign and aligned_alloc together, as the server's allocator ($(basename "$allocator_file")) counts them."
 
 if [ "${ALLOC_BENCH_SITES:-0}" = 1 ]; then
     for route in healthz score assertions; do
         echo
         echo "-- $route: where the allocations are made ($sites_requests requests, perf record --call-graph=fp) --"
         # shellcheck disable=SC2046
-        bench_as_root perf record -q --call-graph=fp -e "${events%,probe_libc:${probe_prefix}_free}" \
+        bench_as_root perf record -q --call-graph=fp -e "${events%,probe_alloc:${probe_prefix}_free}" \
             -p "$server_pid" -o "$work/$route.sites.perf" -- \
             python3 "$sequential" $(bench_sequential_args "$route" "$sites_requests") >/dev/null
         if [ "$route" = assertions ]; then next_assertion=$((next_assertion + sites_requests)); fi

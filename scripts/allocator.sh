@@ -3,8 +3,9 @@
 #
 # Why: glibc's malloc was 5-6 % of the server's CPU under load, and the Swift runtime, NIO and postgres-nio allocate
 # on every request. Linked with jemalloc, the same binary served 10 % more assertions and 21 % more score verdicts a
-# second closed loop, and /healthz 4 % more, at 10-18 % less server CPU per request (Benchmarks/ab.sh, three
-# interleaved pairs; mimalloc came second on assertions; Benchmarks/results/2026-12-04-allocator.md).
+# second closed loop, and /healthz 4 % more, at 10-18 % less CPU per request, server and PostgreSQL together
+# (Benchmarks/ab.sh, three interleaved pairs; mimalloc came second on assertions;
+# Benchmarks/results/2026-12-04-allocator.md).
 #
 # The library is linked by its file name (`-l:`), so the build needs only the run-time package, not a -dev one;
 # `malloc` and `free` then bind to jemalloc in the whole process, libc and the Swift runtime included. The runtime

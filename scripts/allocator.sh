@@ -19,7 +19,9 @@ allocator_link_flags=(-Xlinker "-l:$allocator_library")
 # allocator_require: installs the allocator's package when the dynamic linker does not know the library (apt-get, as
 # root or through sudo); fails with a message if that is not possible.
 allocator_require() {
-    if /sbin/ldconfig -p 2>/dev/null | grep -qF "$allocator_library"; then return 0; fi
+    # The cache's listing is read whole before it is searched: `ldconfig -p | grep -q` under `set -o pipefail` fails
+    # when grep stops early and ldconfig is killed writing the rest, and would then reinstall a library that is there.
+    case "$(/sbin/ldconfig -p 2>/dev/null)" in *"$allocator_library"*) return 0 ;; esac
     echo "allocator.sh: installing $allocator_package (the allocator the server links)" >&2
     local as_root=()
     [ "$(id -u)" -eq 0 ] || as_root=(sudo)

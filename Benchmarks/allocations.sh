@@ -53,7 +53,7 @@ cd "$root"
 bench_require_tools
 command -v perf >/dev/null 2>&1 || {
     echo "== installing perf (Debian package linux-perf) =="
-    DEBIAN_FRONTEND=noninteractive bench_as_root apt-get install -y -qq linux-perf >/dev/null ||
+    apt_install linux-perf >/dev/null ||
         { echo "allocations.sh needs perf (Debian package linux-perf)" >&2; exit 1; }
 }
 bench_binaries
@@ -71,7 +71,7 @@ remove_probes() {
     # set -e stays on in a trap: without this, re-raising a failed run's status below would end the shell before
     # bench_cleanup stops the server and PostgreSQL.
     set +e
-    for probe in $probes_added; do bench_as_root perf probe -q -d "probe_alloc:$probe" >/dev/null 2>&1 || true; done
+    for probe in $probes_added; do as_root perf probe -q -d "probe_alloc:$probe" >/dev/null 2>&1 || true; done
     (exit "$status")
     bench_cleanup
 }
@@ -92,7 +92,7 @@ allocator_file="$(awk -v name="$allocator_library" '$6 ~ ("/" name "$") { print 
 echo "probing the allocator functions of $allocator_file"
 events=""
 for function in $allocators free; do
-    if bench_as_root perf probe -q -x "$allocator_file" -a "probe_alloc:${probe_prefix}_$function=$function" >/dev/null 2>&1; then
+    if as_root perf probe -q -x "$allocator_file" -a "probe_alloc:${probe_prefix}_$function=$function" >/dev/null 2>&1; then
         probes_added="$probes_added ${probe_prefix}_$function"
         events="$events,probe_alloc:${probe_prefix}_$function"
     elif [ "$function" = malloc ] || [ "$function" = free ]; then
@@ -109,7 +109,7 @@ count_calls() {
     local out=$1 before after
     shift
     before="$(date +%s.%N)"
-    bench_as_root perf stat -x, -e "$events" -p "$server_pid" -o "$out.stat" -- "$@"
+    as_root perf stat -x, -e "$events" -p "$server_pid" -o "$out.stat" -- "$@"
     after="$(date +%s.%N)"
     awk -v a="$before" -v b="$after" 'BEGIN { printf "%.3f\n", b - a }' >"$out.seconds"
     awk -F, -v prefix="$probe_prefix" '
@@ -161,11 +161,11 @@ if [ "${ALLOC_BENCH_SITES:-0}" = 1 ]; then
         echo
         echo "-- $route: where the allocations are made ($sites_requests requests, perf record --call-graph=fp) --"
         # shellcheck disable=SC2046
-        bench_as_root perf record -q --call-graph=fp -e "${events%,probe_alloc:${probe_prefix}_free}" \
+        as_root perf record -q --call-graph=fp -e "${events%,probe_alloc:${probe_prefix}_free}" \
             -p "$server_pid" -o "$work/$route.sites.perf" -- \
             python3 "$sequential" $(bench_sequential_args "$route" "$sites_requests") >/dev/null
         if [ "$route" = assertions ]; then next_assertion=$((next_assertion + sites_requests)); fi
-        bench_as_root perf script -i "$work/$route.sites.perf" -F comm,tid,ip,sym >"$work/$route.sites.stacks" 2>/dev/null
+        as_root perf script -i "$work/$route.sites.perf" -F comm,tid,ip,sym >"$work/$route.sites.stacks" 2>/dev/null
         python3 "$here/http/alloc_sites.py" "$work/$route.sites.stacks" "$sites_requests" "$swift"
     done
 fi

@@ -62,7 +62,6 @@ seed="attestguard-bench"
 app_id="ABCDE12345.com.example.bench"
 lua="$here/gateway/gateway.lua"
 
-as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 missing=()
 command -v wrk >/dev/null 2>&1 || missing+=(wrk)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
@@ -70,16 +69,14 @@ command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 [ -f /usr/lib/nginx/modules/ngx_http_js_module.so ] || missing+=(libnginx-mod-http-js)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "== installing ${missing[*]} (Debian packages) =="
-    as_root apt-get update -qq
-    as_root env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    apt_install "${missing[@]}" >/dev/null
 fi
 
 bin="$("$swift" build -c release --package-path "$here" --show-bin-path)"
 if [ "${GATEWAY_BENCH_NO_BUILD:-0}" != 1 ]; then
     echo "== building attestguard and HTTPBenchPrep (release, $here/.build, linked with $allocator_library) =="
-    allocator_require
     for product in attestguard HTTPBenchPrep; do
-        "$swift" build -c release --package-path "$here" --product "$product" "${allocator_link_flags[@]}" 2>&1 |
+        allocator_build "$swift" -c release --package-path "$here" --product "$product" 2>&1 |
             grep -E '^Build (of product|complete)|error:' || true
     done
 fi

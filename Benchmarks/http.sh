@@ -142,7 +142,7 @@ profile_name=""
 start_profile() {
     case "${HTTP_BENCH_PROFILE:-0}" in 1 | calls) ;; *) return 0 ;; esac
     command -v perf >/dev/null 2>&1 || {
-        DEBIAN_FRONTEND=noninteractive bench_as_root apt-get install -y -qq linux-perf >/dev/null 2>&1 ||
+        apt_install linux-perf >/dev/null 2>&1 ||
             { echo "HTTP_BENCH_PROFILE=1 needs perf (Debian package linux-perf)" >&2; exit 1; }
     }
     local pids

@@ -68,7 +68,7 @@ bench_require_tools
 command -v cc >/dev/null 2>&1 && command -v objcopy >/dev/null 2>&1 || { echo "instructions.sh needs cc and objcopy" >&2; exit 1; }
 command -v valgrind >/dev/null 2>&1 && command -v callgrind_control >/dev/null 2>&1 || {
     echo "== installing valgrind (Debian package valgrind) =="
-    DEBIAN_FRONTEND=noninteractive bench_as_root apt-get install -y -qq valgrind >/dev/null ||
+    apt_install valgrind >/dev/null ||
         { echo "instructions.sh needs valgrind (Debian package valgrind)" >&2; exit 1; }
 }
 bench_binaries

@@ -33,8 +33,7 @@ done
 # its $n parameters as pgbench variables.
 # shellcheck source=scripts/allocator.sh
 . scripts/allocator.sh # the allocator the shipped server links; every build of this package links it too
-allocator_require
-swift build -c release --package-path Benchmarks --product StatementText "${allocator_link_flags[@]}" >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
+allocator_build swift -c release --package-path Benchmarks --product StatementText >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
 statement_text="$(swift build -c release --package-path Benchmarks --show-bin-path)/StatementText"
 "$statement_text" scoring-facts-batch >"$work/prepared.txt"
 "$statement_text" scoring-facts-batch-unnamed >"$work/extended.txt"

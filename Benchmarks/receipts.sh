@@ -40,9 +40,8 @@ started=$SECONDS
 bin_dir="$("$swift" build -c release --package-path "$here" --show-bin-path)"
 if [ "${RECEIPT_BENCH_NO_BUILD:-0}" != 1 ]; then
     echo "== building ReceiptBench (release, $here/.build) =="
-    allocator_require
     build_log="$(mktemp /tmp/attestguard-receipt-bench-build.XXXXXX)"
-    if ! "$swift" build -c release --package-path "$here" --product ReceiptBench "${allocator_link_flags[@]}" >"$build_log" 2>&1; then
+    if ! allocator_build "$swift" -c release --package-path "$here" --product ReceiptBench >"$build_log" 2>&1; then
         cat "$build_log" >&2; rm -f "$build_log"; echo "build of ReceiptBench failed" >&2; exit 1
     fi
     grep -E '^Build (of product|complete)|error:' "$build_log" || true

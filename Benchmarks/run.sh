@@ -20,8 +20,7 @@ swift="${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}"
 echo "== building (release) =="
 # shellcheck source=scripts/allocator.sh
 . "$here/../scripts/allocator.sh" # the allocator the shipped server links; every build of this package links it too
-allocator_require
-"$swift" build -c release --package-path "$here" --product AttestBench "${allocator_link_flags[@]}" 2>&1 | grep -v '^\[' || true
+allocator_build "$swift" -c release --package-path "$here" --product AttestBench 2>&1 | grep -v '^\[' || true
 bin="$("$swift" build -c release --package-path "$here" --show-bin-path)/AttestBench"
 [[ -x "$bin" ]] || { echo "build failed: $bin is missing" >&2; exit 1; }
 

@@ -56,8 +56,7 @@ export HTTP_BENCH_PG_STATEMENTS=1
 . "$here/http/common.sh"
 bench_require_tools
 command -v valgrind >/dev/null 2>&1 || {
-    bench_as_root apt-get update -qq >/dev/null 2>&1 || true
-    DEBIAN_FRONTEND=noninteractive bench_as_root apt-get install -y -qq valgrind >/dev/null 2>&1 ||
+    apt_install valgrind >/dev/null 2>&1 ||
         { echo "statements.sh needs valgrind (Debian package valgrind)" >&2; exit 1; }
 }
 bench_binaries
@@ -145,7 +144,7 @@ if ! grep -q 'challenges_pkey' "$work/plan.txt" || grep -q 'Seq Scan on challeng
     exit 1
 fi
 data="$pg_state/data"
-bench_as_root runuser -u postgres -- "$pg_bin/pg_ctl" -D "$data" -m fast -w stop >/dev/null
+as_root runuser -u postgres -- "$pg_bin/pg_ctl" -D "$data" -m fast -w stop >/dev/null
 for pid in $server_pids; do kill -TERM "$pid" 2>/dev/null || true; bench_await_exit "$pid"; done
 server_pids=""
 server_names=""
@@ -189,7 +188,7 @@ count() {
     rm -rf "$copy"
     cp -a "$data" "$copy"
     chmod 777 "$work"
-    bench_as_root runuser -u postgres -- valgrind --tool=callgrind --callgrind-out-file="$work/callgrind-$n.out" \
+    as_root runuser -u postgres -- valgrind --tool=callgrind --callgrind-out-file="$work/callgrind-$n.out" \
         "$pg_bin/postgres" --single -j -D "$copy" -c shared_preload_libraries= postgres \
         <"$work/script-$n.sql" >"$work/single-$n.out" 2>"$work/valgrind-$n.log"
     rm -rf "$copy"

@@ -11,10 +11,21 @@
 # `malloc` and `free` then bind to jemalloc in the whole process, libc and the Swift runtime included. The runtime
 # image installs it from Packaging/runtime-packages.txt. A plain `swift build` links glibc's allocator as before.
 
+# shellcheck source=scripts/as-root.sh
+source "$(dirname "${BASH_SOURCE[0]}")/as-root.sh"
+
 allocator_package=libjemalloc2
 allocator_library=libjemalloc.so.2
 # For `swift build`: the link only; no source compiles differently.
 allocator_link_flags=(-Xlinker "-l:$allocator_library")
+
+# allocator_build SWIFT [ARGUMENTS...]: `SWIFT build ARGUMENTS...` linked with the allocator, which is installed first
+# when it is missing: the benchmarks' builds, each with its own products and output.
+allocator_build() {
+    local swift=$1
+    shift
+    allocator_require && "$swift" build "$@" "${allocator_link_flags[@]}"
+}
 
 # allocator_require: installs the allocator's package when the dynamic linker does not know the library (apt-get, as
 # root or through sudo); fails with a message if that is not possible.
@@ -23,10 +34,7 @@ allocator_require() {
     # when grep stops early and ldconfig is killed writing the rest, and would then reinstall a library that is there.
     case "$(/sbin/ldconfig -p 2>/dev/null)" in *"$allocator_library"*) return 0 ;; esac
     echo "allocator.sh: installing $allocator_package (the allocator the server links)" >&2
-    local as_root=()
-    [ "$(id -u)" -eq 0 ] || as_root=(sudo)
-    if ! { "${as_root[@]}" apt-get update -qq && "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-        --no-install-recommends "$allocator_package"; } >&2; then
+    if ! apt_install "$allocator_package" >&2; then
         echo "allocator.sh: could not install $allocator_package (Debian); install it and build again" >&2
         return 1
     fi

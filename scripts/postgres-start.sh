@@ -8,15 +8,14 @@
 # (all three on, as in production; scripts/postgres-standby.sh adds a streaming standby to such a cluster).
 set -euo pipefail
 
-as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+source "$(dirname "${BASH_SOURCE[0]}")/as-root.sh"
 
 find_pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1; }
 
 PGBIN=$(find_pg_bin || true)
 if [ -z "$PGBIN" ] || [ ! -x "$PGBIN/initdb" ]; then
     echo "postgres-start: installing PostgreSQL (Debian package postgresql)" >&2
-    as_root apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq postgresql >&2
+    apt_install postgresql >&2
     PGBIN=$(find_pg_bin)
 fi
 

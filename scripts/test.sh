@@ -9,6 +9,8 @@
 # time of each phase.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/as-root.sh
+source scripts/as-root.sh
 
 # Phases: `phase NAME` ends the running one and starts NAME; the EXIT trap prints them all, then stops PostgreSQL.
 phase_name=
@@ -86,10 +88,8 @@ ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 prepare_log=$(mktemp)
 prepare() {
     if [ ${#missing[@]} -gt 0 ]; then
-        if [ "$(id -u)" -eq 0 ]; then as_root=(); else as_root=(sudo); fi
         echo "test.sh: installing ${missing[*]}"
-        "${as_root[@]}" apt-get update -qq
-        "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 apt-get install -y -qq --no-install-recommends "${missing[@]}"
+        apt_install "${missing[@]}"
     fi
     scripts/python-tools.sh >/dev/null
     scripts/schemathesis.sh --install

@@ -20,8 +20,6 @@
 # shellcheck source=scripts/allocator.sh
 . "$root/scripts/allocator.sh"
 
-bench_as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
-
 # bench_require_tools: curl, python3 and awk must be there; wrk is installed (Debian package wrk) when missing.
 bench_require_tools() {
     local tool
@@ -30,8 +28,7 @@ bench_require_tools() {
     done
     if ! command -v wrk >/dev/null 2>&1; then
         echo "== installing wrk (Debian package wrk) =="
-        DEBIAN_FRONTEND=noninteractive bench_as_root apt-get install -y -qq wrk >/dev/null ||
-            { bench_as_root apt-get update -qq && DEBIAN_FRONTEND=noninteractive bench_as_root apt-get install -y -qq wrk >/dev/null; }
+        apt_install wrk >/dev/null
     fi
 }
 
@@ -55,11 +52,10 @@ bench_binaries() {
     if [ "${HTTP_BENCH_NO_BUILD:-0}" != 1 ]; then
         echo "== building attestguard, HTTPBenchPrep and BareHealthz (release, $here/.build, linked with $allocator_library) =="
         bench_replan_if_sources_moved
-        allocator_require
         local build_started=$SECONDS build_log product
         build_log="$(mktemp /tmp/attestguard-http-bench-build.XXXXXX)"
         for product in attestguard HTTPBenchPrep BareHealthz; do
-            if ! "$swift" build -c release --package-path "$here" --product "$product" "${allocator_link_flags[@]}" >"$build_log" 2>&1; then
+            if ! allocator_build "$swift" -c release --package-path "$here" --product "$product" >"$build_log" 2>&1; then
                 cat "$build_log" >&2
                 rm -f "$build_log"
                 echo "build of $product failed" >&2
@@ -325,7 +321,13 @@ cpu_record() {
 # checkpoints that fell in it can be told (a checkpoint makes the next change of every page write the whole page).
 wal_position() {
     [ -n "${pg_url:-}" ] || { echo "0 0 0 0"; return; }
-    psql_ "SELECT w.wal_bytes || ' ' || w.wal_fpi || ' ' || w.wal_records || ' ' || (b.checkpoints_timed + b.checkpoints_req) FROM pg_stat_wal w, pg_stat_bgwriter b"
+    # PostgreSQL 17 moved the checkpoint counts from pg_stat_bgwriter to pg_stat_checkpointer.
+    if [ -z "${checkpoints_sql:-}" ]; then
+        checkpoints_sql="SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter"
+        [ "$(psql_ "SHOW server_version_num")" -lt 170000 ] ||
+            checkpoints_sql="SELECT num_timed + num_requested FROM pg_stat_checkpointer"
+    fi
+    psql_ "SELECT w.wal_bytes || ' ' || w.wal_fpi || ' ' || w.wal_records || ' ' || ($checkpoints_sql) FROM pg_stat_wal w"
 }
 
 # bench_run_wrk NAME SECONDS MODE [ARGS...]: one wrk run of Benchmarks/http/bench.lua ($lua) against $url with

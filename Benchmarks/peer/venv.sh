@@ -37,9 +37,9 @@ if ! "$python" -m venv "$venv" >/dev/null 2>&1; then
     rm -rf "$venv"
     if [ "$(command -v "$python")" = /usr/bin/python3 ] && command -v apt-get >/dev/null 2>&1; then
         echo "peer/venv.sh: installing python3-venv (Debian package)" >&2
-        as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
-        as_root apt-get update -qq >&2
-        DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq python3-venv >&2
+        # shellcheck source=scripts/as-root.sh
+        source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/as-root.sh"
+        apt_install python3-venv >&2
     fi
     if ! "$python" -m venv "$venv" >/dev/null; then
         echo "peer/venv.sh: '$python -m venv' failed (on Debian: apt-get install python3-venv)" >&2

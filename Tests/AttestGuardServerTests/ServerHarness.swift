@@ -86,10 +86,10 @@ struct ServerHarness {
         return environment.merging(extra) { _, new in new }
     }
 
-    /// A database URL for `backend`: a fresh schema on the test PostgreSQL, or nil for SQLite.
+    /// A database URL for `backend`: a fresh, migrated schema on the test PostgreSQL, or nil for SQLite.
     static func databaseURL(_ backend: ServerBackend) async throws -> String? {
         guard backend == .postgres else { return nil }
-        return try await TestPostgres.freshSchemaURL(prefix: "s")
+        return try await TestPostgres.freshMigratedURL(prefix: "s")
     }
 
     /// Runs `body` against a fresh in-process server on `backend`; `deviceCheck` is the engine's DeviceCheck client

@@ -29,9 +29,11 @@ public struct TestPgBouncer: Sendable {
         TestPostgres.isEnabled && (FileManager.default.isExecutableFile(atPath: binary) || ProcessInfo.processInfo.environment["CI"] == "true")
     }
 
-    /// Server connections per role and in all: a test's store multiplexes its pool onto `poolPerRole`, and all the
-    /// tests together stay within `serverConnections` of the test server. Idle ones close after 2 s, so that the
-    /// roles of finished tests leave room for the next ones. The total is above `poolPerRole` times the roles busy at
+    /// Server connections per pool and in all: a test's store multiplexes its pool onto `poolPerRole` (PgBouncer pools
+    /// by database and user: a fresh role in the server's database, or the administrator in a fresh database), and all
+    /// the tests together stay within `serverConnections` of the test server (`max_db_connections` bounds the roles in
+    /// the server's database, `max_user_connections` the administrator across the fresh databases). Idle ones close
+    /// after 2 s, so that the pools of finished tests leave room for the next ones. The total is above `poolPerRole` times the roles busy at
     /// once: at the total, PgBouncer gives a new role a connection only when another role's goes idle, and roles racing
     /// 64 clients never go idle, so a 60-connection total starved a test's first query past its 30 s deadline.
     static let poolPerRole = 4
@@ -65,6 +67,19 @@ public struct TestPgBouncer: Sendable {
         return (components.string ?? direct, direct, role)
     }
 
+    /// A URL through PgBouncer to a new database holding this build's schema (``TestPostgres/freshMigratedURL(prefix:)``).
+    /// PgBouncer passes no `search_path`, so the database selects its schema for every session itself.
+    public func freshMigratedURL(prefix: String = "b") async throws -> String {
+        let direct = try await TestPostgres.freshMigratedURL(prefix: prefix)
+        guard var components = URLComponents(string: direct) else { throw TestPostgres.Missing() }
+        let database = String(components.path.dropFirst())
+        _ = try await TestPostgres.administer("ALTER DATABASE \(database) SET search_path = \(MigratedTemplate.schema)")
+        components.host = "127.0.0.1"
+        components.port = port
+        components.queryItems = components.queryItems?.filter { $0.name != "search_path" }
+        return components.string ?? direct
+    }
+
     private static func start() async throws -> TestPgBouncer {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw Failure(description: "\(binary) is missing: install Debian's pgbouncer (scripts/test.sh does)")
@@ -91,6 +106,7 @@ public struct TestPgBouncer: Sendable {
             max_client_conn = 4000
             default_pool_size = \(poolPerRole)
             max_db_connections = \(serverConnections)
+            max_user_connections = \(serverConnections)
             server_idle_timeout = 2
             server_login_retry = 1
             log_connections = 0

@@ -6,7 +6,8 @@ import AttestGuardPostgres
 import Testing
 
 /// The PostgreSQL server tests share (scripts/test.sh starts one and exports its URL). Each test works in a
-/// schema of its own, selected with the URL's `search_path`. Without a URL, PostgreSQL tests are left out
+/// schema of its own, selected with the URL's `search_path`: an empty one in the server's database, or a migrated
+/// one in a database cloned for it from a template. Without a URL, PostgreSQL tests are left out
 /// locally; with `CI=true` they run and fail: CI must never pass on SQLite alone.
 public enum TestPostgres {
     public static let urlVariable = "ATTESTGUARD_TEST_DATABASE_URL"
@@ -56,11 +57,34 @@ public enum TestPostgres {
         return base + (base.contains("?") ? "&" : "?") + "search_path=\(schema)"
     }
 
+    /// Creates a new database holding this build's schema, cloned from a template migrated once per run
+    /// (``MigratedTemplate``), and returns a URL whose connections use its schema. For tests that migrate a fresh
+    /// schema before anything else; a test of migrating itself takes ``freshSchemaURL(prefix:)``.
+    public static func freshMigratedURL(prefix: String = "t") async throws -> String {
+        let template = try await MigratedTemplate.name()
+        let database = prefix + "_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        _ = try await administer("CREATE DATABASE \(database) TEMPLATE \(template)")
+        return try url(database: database, searchPath: MigratedTemplate.schema)
+    }
+
+    /// The server's URL with its database replaced by `database`, and `search_path` set when given.
+    static func url(database: String, searchPath: String? = nil) throws -> String {
+        guard var components = URLComponents(string: try requiredURL()) else { throw Missing() }
+        components.path = "/" + database
+        if let searchPath {
+            components.queryItems = (components.queryItems ?? []).filter { $0.name != "search_path" }
+                + [URLQueryItem(name: "search_path", value: searchPath)]
+        }
+        guard let url = components.string else { throw Missing() }
+        return url
+    }
+
     /// Runs `sql` as the server's administrator and returns its rows.
-    public static func administer(_ sql: String) async throws -> [PostgresRow] {
+    public static func administer(_ sql: String, database: String? = nil) async throws -> [PostgresRow] {
         var logger = Logger(label: "attestguard.tests.postgres")
         logger.logLevel = .critical
-        let admin = PostgresRiskStore(configuration: try PostgresStoreConfiguration(url: try requiredURL(), maximumConnections: 1, operationTimeout: operationTimeout), logger: logger)
+        let url = try database.map { try Self.url(database: $0) } ?? requiredURL()
+        let admin = PostgresRiskStore(configuration: try PostgresStoreConfiguration(url: url, maximumConnections: 1, operationTimeout: operationTimeout), logger: logger)
         let runner = Task { try await admin.run() }
         defer { runner.cancel() }
         return try await admin.client().query(PostgresQuery(unsafeSQL: sql)).collect()

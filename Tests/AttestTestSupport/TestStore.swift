@@ -47,16 +47,14 @@ public struct TestStore: Sendable {
                 .appendingPathComponent("attestguard-\(UUID().uuidString).sqlite").path
             return try await sqlite(path: path)
         case .postgres:
-            return try await postgres(url: try await TestPostgres.freshSchemaURL(), poolSize: poolSize)
+            return try await postgres(url: try await TestPostgres.freshMigratedURL(), poolSize: poolSize)
         case .pgbouncer:
-            // The schema is migrated on PostgreSQL directly: a migration is one long transaction, which through
-            // PgBouncer holds one of its server connections throughout, and the suite's many stores migrating at once
-            // starved each other's roles of connections for minutes. Migrating through PgBouncer has tests of its own
-            // (PoolerTests, the server's PgBouncer suite); the store is then opened through PgBouncer, which reads
-            // the schema version through it.
-            let role = try await TestPgBouncer.shared().freshRole()
-            try await (postgres(url: role.direct, poolSize: 1)).close()
-            return try await postgres(url: role.url, poolSize: poolSize, pooler: .transaction)
+            // The database comes migrated (a migration is one long transaction, which through PgBouncer holds one of
+            // its server connections throughout: the suite's many stores migrating at once starved each other of
+            // connections for minutes). Migrating through PgBouncer has tests of its own (PoolerTests, the server's
+            // PgBouncer suite); the store opened here reads the schema version through it.
+            let url = try await TestPgBouncer.shared().freshMigratedURL()
+            return try await postgres(url: url, poolSize: poolSize, pooler: .transaction)
         }
     }
 

@@ -1,0 +1,79 @@
+import Crypto
+import Foundation
+import Logging
+import PostgresNIO
+import AttestGuardStore
+import AttestGuardPostgres
+
+/// A database on the test PostgreSQL holding this build's schema, migrated once, that fresh test databases are cloned
+/// from (``TestPostgres/freshMigratedURL(prefix:)``).
+///
+/// Migrating a fresh schema for each test is hundreds of DDL statements, and the suite makes hundreds of them: on two
+/// cores the catalog work, and the catalog invalidations every DDL statement sends to every backend of the database,
+/// were about a fifth of the in-process pass's CPU. A clone (`CREATE DATABASE ... TEMPLATE`) copies the template's
+/// files instead, writes no catalog rows but its own, and invalidates nothing another test's backends hold.
+///
+/// The template's name carries a digest of this build's migrations, so that a database left by another build, on a
+/// PostgreSQL kept between runs, is never cloned for this one. It is migrated under a temporary name and renamed once
+/// complete: a run stopped halfway leaves no template that looks finished, and two test processes building it at once
+/// both end up cloning the one that was renamed first.
+enum MigratedTemplate {
+    /// The schema the template's tables are in; every clone's URL selects it with `search_path`.
+    static let schema = "attestguard"
+
+    /// The template's name, built on first use.
+    static func name() async throws -> String {
+        try await built.value
+    }
+
+    private static let built = Task { try await build() }
+
+    /// `attestguard_template_` and the first 16 hex digits of a SHA-256 over every migration's version, name and text.
+    static var fingerprintedName: String {
+        var text = ""
+        for migration in Migration.postgres {
+            text += "\(migration.version)\u{0}\(migration.name)\u{0}\(migration.sql)\u{0}"
+        }
+        let digest = SHA256.hash(data: Data(text.utf8))
+        return "attestguard_template_" + digest.prefix(8).map { String(format: "%02x", $0) }.joined()
+    }
+
+    private static func build() async throws -> String {
+        let name = fingerprintedName
+        if try await exists(name) { return name }
+        let building = name + "_" + UUID().uuidString.prefix(8).lowercased()
+        _ = try await TestPostgres.administer("CREATE DATABASE \(building)")
+        do {
+            _ = try await TestPostgres.administer("CREATE SCHEMA \(schema)", database: building)
+            try await migrate(url: try TestPostgres.url(database: building, searchPath: schema))
+            // Waits (up to 5 s, PostgreSQL's own bound) for the migration's connections to end.
+            _ = try await TestPostgres.administer("ALTER DATABASE \(building) RENAME TO \(name)")
+        } catch {
+            _ = try? await TestPostgres.administer("DROP DATABASE IF EXISTS \(building)")
+            // Another test process renamed its copy first: that one is complete.
+            if try await exists(name) { return name }
+            throw error
+        }
+        return name
+    }
+
+    private static func exists(_ name: String) async throws -> Bool {
+        let rows = try await TestPostgres.administer("SELECT count(*)::int8 FROM pg_database WHERE datname = '\(name)'")
+        return try rows.first?.decode(Int64.self) == 1
+    }
+
+    /// Migrates the schema `url` selects and closes the store's connections.
+    private static func migrate(url: String) async throws {
+        var logger = Logger(label: "attestguard.tests.postgres")
+        logger.logLevel = .critical
+        let store = PostgresRiskStore(
+            configuration: try PostgresStoreConfiguration(url: url, maximumConnections: 1, operationTimeout: TestPostgres.operationTimeout),
+            logger: logger
+        )
+        let runner = Task { try await store.run() }
+        defer { runner.cancel() }
+        try await store.migrate(at: Date())
+        runner.cancel()
+        _ = await runner.result
+    }
+}

@@ -46,7 +46,12 @@ enum MigratedTemplate {
         do {
             _ = try await TestPostgres.administer("CREATE SCHEMA \(schema)", database: building)
             try await migrate(url: try TestPostgres.url(database: building, searchPath: schema))
-            // Waits (up to 5 s, PostgreSQL's own bound) for the migration's connections to end.
+            // A backend of the migration's connection may outlive the client's close by a moment, and the rename (like
+            // every clone later) refuses a database someone is connected to: any left is ended, and the rename waits
+            // for it (up to 5 s, PostgreSQL's own bound).
+            _ = try await TestPostgres.administer(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(building)' AND pid <> pg_backend_pid()"
+            )
             _ = try await TestPostgres.administer("ALTER DATABASE \(building) RENAME TO \(name)")
         } catch {
             _ = try? await TestPostgres.administer("DROP DATABASE IF EXISTS \(building)")

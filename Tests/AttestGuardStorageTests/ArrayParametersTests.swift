@@ -185,15 +185,31 @@ struct ArrayParametersTests {
         func bytes() -> [UInt8] { (0..<Int.random(in: 0...4, using: &generator)).map { _ in UInt8.random(in: 0...2, using: &generator) * 127 } }
         for _ in 0..<2_000 {
             let left = bytes(), right = bytes()
-            let order = AddDistinctSightingsStatement.byteOrder(left, right)
-            #expect((order < 0) == left.lexicographicallyPrecedes(right) && (order == 0) == (left == right), "\(left) \(right)")
+            let order: Int = AddDistinctSightingsStatement.byteOrder(left, right)
+            let precedes: Bool = left.lexicographicallyPrecedes(right)
+            let equal: Bool = left == right
+            #expect((order < 0) == precedes, "\(left) \(right)")
+            #expect((order == 0) == equal, "\(left) \(right)")
         }
-        let sightings = (0..<500).map { _ in DistinctSighting(series: bytes(), member: bytes(), lastSeen: Int64.random(in: 0...9, using: &generator)) }
-        let written = AddDistinctSightingsStatement(sightings).sightings
-        let expected = Dictionary(sightings.map { ([$0.series, $0.member], $0.lastSeen) }, uniquingKeysWith: max)
-            .sorted { $0.key[0] == $1.key[0] ? $0.key[1].lexicographicallyPrecedes($1.key[1]) : $0.key[0].lexicographicallyPrecedes($1.key[0]) }
-        #expect(written.map { [$0.series, $0.member] } == expected.map(\.key))
-        #expect(written.map(\.lastSeen) == expected.map(\.value))
+        let sightings: [DistinctSighting] = (0..<500).map { _ in
+            DistinctSighting(series: bytes(), member: bytes(), lastSeen: Int64.random(in: 0...9, using: &generator))
+        }
+        let written: [DistinctSighting] = AddDistinctSightingsStatement(sightings).sightings
+        // The explicit types and the named order keep the type checker from trying every overload of the literals
+        // and operators here (seconds of the module's build otherwise).
+        var latest: [[[UInt8]]: Int64] = [:]
+        for sighting in sightings {
+            latest[[sighting.series, sighting.member], default: .min] = max(latest[[sighting.series, sighting.member], default: .min], sighting.lastSeen)
+        }
+        func precedes(_ left: (key: [[UInt8]], value: Int64), _ right: (key: [[UInt8]], value: Int64)) -> Bool {
+            if left.key[0] != right.key[0] { return left.key[0].lexicographicallyPrecedes(right.key[0]) }
+            return left.key[1].lexicographicallyPrecedes(right.key[1])
+        }
+        let expected: [(key: [[UInt8]], value: Int64)] = latest.sorted(by: precedes)
+        let writtenPairs: [[[UInt8]]] = written.map { [$0.series, $0.member] }
+        let writtenMinutes: [Int64] = written.map(\.lastSeen)
+        #expect(writtenPairs == expected.map(\.key))
+        #expect(writtenMinutes == expected.map(\.value))
     }
 
     /// What postgres-nio reads from `bytes` as `[Int64]`, or `nil` where it refuses them.

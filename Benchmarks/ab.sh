@@ -21,9 +21,9 @@
 # Environment (defaults in brackets):
 #   AB_A_BIN, AB_B_BIN [Benchmarks/.build/release/attestguard]  each variant's server binary. To compare two builds,
 #                          copy the first build's binary aside (cp, not a link: the next build replaces it), change,
-#                          build (`swift build -c release --package-path Benchmarks --product attestguard -Xlinker
-#                          -l:libjemalloc.so.2`, the link the other scripts use: scripts/allocator.sh), and name
-#                          the copy as AB_A_BIN.
+#                          build (`swift build -c release --package-path Benchmarks --product attestguard
+#                          --static-swift-stdlib -Xlinker -l:libjemalloc.so.2`, the link the other scripts use:
+#                          scripts/allocator.sh), and name the copy as AB_A_BIN.
 #   AB_A_ENV, AB_B_ENV []  each variant's environment settings for its server, space-separated NAME=VALUE words, e.g.
 #                          AB_B_ENV="ATTESTGUARD_DATABASE_BATCHES_IN_FLIGHT=1" (docs/reference/configuration.md lists them)
 #   AB_A_RULES, AB_B_RULES [Rules/ of this tree]  each variant's rules directory (an older build may not read today's

@@ -74,7 +74,7 @@ fi
 
 bin="$("$swift" build -c release --package-path "$here" --show-bin-path)"
 if [ "${GATEWAY_BENCH_NO_BUILD:-0}" != 1 ]; then
-    echo "== building attestguard and HTTPBenchPrep (release, $here/.build, linked with $allocator_library) =="
+    echo "== building attestguard and HTTPBenchPrep (release, $here/.build, linked as shipped: $allocator_library, the static Swift runtime) =="
     for product in attestguard HTTPBenchPrep; do
         allocator_build "$swift" -c release --package-path "$here" --product "$product" 2>&1 |
             grep -E '^Build (of product|complete)|error:' || true

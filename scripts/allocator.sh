@@ -19,12 +19,49 @@ allocator_library=libjemalloc.so.2
 # For `swift build`: the link only; no source compiles differently.
 allocator_link_flags=(-Xlinker "-l:$allocator_library")
 
-# allocator_build SWIFT [ARGUMENTS...]: `SWIFT build ARGUMENTS...` linked with the allocator, which is installed first
-# when it is missing: the benchmarks' builds, each with its own products and output.
+# For `swift build`: how the shipped binary links (scripts/build-package.sh): the allocator, and the Swift runtime and
+# Foundation statically, which reaches thread-local storage directly instead of through `__tls_get_addr` and calls the
+# runtime without the PLT (2-4 % fewer instructions a request, Benchmarks/results/2026-12-02-series-ids-and-slots.md).
+shipped_link_flags=(--static-swift-stdlib "${allocator_link_flags[@]}")
+
+# allocator_build SWIFT [ARGUMENTS...]: `SWIFT build ARGUMENTS...` linked as the shipped binary is (shipped_link_flags;
+# the allocator installed first when it is missing): the benchmarks' builds, each with its own products and output,
+# so that they measure what ships.
+#
+# With --static-swift-stdlib every module compiles against the static SDK, and SwiftPM does not rebuild all of them
+# when the flag flips, so a build folder once built without it ends in a link that fails: the build folder of the
+# package ARGUMENTS name (--package-path) carries a marker once built with the flag, and one without it is emptied
+# first.
 allocator_build() {
     local swift=$1
     shift
-    allocator_require && "$swift" build "$@" "${allocator_link_flags[@]}"
+    local package= previous= argument
+    for argument in "$@"; do
+        if [ "$previous" = --package-path ]; then package=$argument; fi
+        previous=$argument
+    done
+    if [ -z "$package" ]; then
+        echo "allocator.sh: allocator_build needs --package-path (the build folder it may empty)" >&2
+        return 2
+    fi
+    local marker="$package/.build/static-swift-stdlib"
+    if [ -d "$package/.build" ] && [ ! -e "$marker" ]; then
+        echo "allocator.sh: $package/.build was built with the shared Swift runtime; emptying it for the static one" >&2
+        rm -rf "$package/.build"
+    fi
+    allocator_require && static_foundation_require && "$swift" build "$@" "${shipped_link_flags[@]}" && touch "$marker"
+}
+
+# static_foundation_require: the static FoundationNetworking (URLSession, which HTTPBenchPrep uses; the server does
+# not) links libcurl by its development name, `libcurl.so`, which only Debian's libcurl4-openssl-dev provides: it is
+# installed when missing.
+static_foundation_require() {
+    compgen -G '/usr/lib/*/libcurl.so' >/dev/null && return 0
+    echo "allocator.sh: installing libcurl4-openssl-dev (the static Foundation's networking links libcurl)" >&2
+    if ! apt_install libcurl4-openssl-dev >&2; then
+        echo "allocator.sh: could not install libcurl4-openssl-dev (Debian); install it and build again" >&2
+        return 1
+    fi
 }
 
 # allocator_require: installs the allocator's package when the dynamic linker does not know the library (apt-get, as

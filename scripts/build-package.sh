@@ -60,7 +60,7 @@ esac
 
 # shellcheck source=scripts/allocator.sh
 . scripts/allocator.sh
-flags=(-c "$configuration" --scratch-path "$scratch" --static-swift-stdlib "${allocator_link_flags[@]}")
+flags=(-c "$configuration" --scratch-path "$scratch" "${shipped_link_flags[@]}")
 if [ "$configuration" = debug ]; then
     # A check build: no DWARF and no index spare about a sixth of the compile; neither changes what is linked.
     flags+=(--disable-index-store -debug-info-format none)

@@ -50,7 +50,7 @@ bench_replan_if_sources_moved() {
 bench_binaries() {
     bin="$("$swift" build -c release --package-path "$here" --show-bin-path)"
     if [ "${HTTP_BENCH_NO_BUILD:-0}" != 1 ]; then
-        echo "== building attestguard, HTTPBenchPrep and BareHealthz (release, $here/.build, linked with $allocator_library) =="
+        echo "== building attestguard, HTTPBenchPrep and BareHealthz (release, $here/.build, linked as shipped: $allocator_library, the static Swift runtime) =="
         bench_replan_if_sources_moved
         local build_started=$SECONDS build_log product
         build_log="$(mktemp /tmp/attestguard-http-bench-build.XXXXXX)"

@@ -33,9 +33,10 @@ public struct TestPgBouncer: Sendable {
     /// by database and user: a fresh role in the server's database, or the administrator in a fresh database), and all
     /// the tests together stay within `serverConnections` of the test server (`max_db_connections` bounds the roles in
     /// the server's database, `max_user_connections` the administrator across the fresh databases). Idle ones close
-    /// after 2 s, so that the pools of finished tests leave room for the next ones. The total is above `poolPerRole` times the roles busy at
-    /// once: at the total, PgBouncer gives a new role a connection only when another role's goes idle, and roles racing
-    /// 64 clients never go idle, so a 60-connection total starved a test's first query past its 30 s deadline.
+    /// after 2 s, so that the pools of finished tests leave room for the next ones. The total is above `poolPerRole`
+    /// times the pools busy at once: at the total, PgBouncer gives a new pool a connection only when another's goes
+    /// idle, and pools racing 64 clients never go idle, so a 60-connection total starved a test's first query past its
+    /// 30 s deadline.
     static let poolPerRole = 4
     static let serverConnections = 240
 

@@ -57,8 +57,8 @@ public enum TestPostgres {
         return base + (base.contains("?") ? "&" : "?") + "search_path=\(schema)"
     }
 
-    /// Creates a new database holding this build's schema, cloned from a template migrated once per run
-    /// (``MigratedTemplate``), and returns a URL whose connections use its schema. For tests that migrate a fresh
+    /// Creates a new database holding this build's schema, cloned from a template migrated once for this build's
+    /// migrations (``MigratedTemplate``), and returns a URL whose connections use its schema. For tests that migrate a fresh
     /// schema before anything else; a test of migrating itself takes ``freshSchemaURL(prefix:)``.
     public static func freshMigratedURL(prefix: String = "t") async throws -> String {
         let template = try await MigratedTemplate.name()

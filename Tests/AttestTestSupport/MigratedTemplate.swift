@@ -1,9 +1,6 @@
 import Crypto
 import Foundation
-import Logging
-import PostgresNIO
 import AttestGuardStore
-import AttestGuardPostgres
 
 /// A database on the test PostgreSQL holding this build's schema, migrated once, that fresh test databases are cloned
 /// from (``TestPostgres/freshMigratedURL(prefix:)``).
@@ -45,7 +42,7 @@ enum MigratedTemplate {
         _ = try await TestPostgres.administer("CREATE DATABASE \(building)")
         do {
             _ = try await TestPostgres.administer("CREATE SCHEMA \(schema)", database: building)
-            try await migrate(url: try TestPostgres.url(database: building, searchPath: schema))
+            try await TestStore.postgres(url: try TestPostgres.url(database: building, searchPath: schema), poolSize: 1).close()
             // A backend of the migration's connection may outlive the client's close by a moment, and the rename (like
             // every clone later) refuses a database someone is connected to: any left is ended, and the rename waits
             // for it (up to 5 s, PostgreSQL's own bound).
@@ -65,20 +62,5 @@ enum MigratedTemplate {
     private static func exists(_ name: String) async throws -> Bool {
         let rows = try await TestPostgres.administer("SELECT count(*)::int8 FROM pg_database WHERE datname = '\(name)'")
         return try rows.first?.decode(Int64.self) == 1
-    }
-
-    /// Migrates the schema `url` selects and closes the store's connections.
-    private static func migrate(url: String) async throws {
-        var logger = Logger(label: "attestguard.tests.postgres")
-        logger.logLevel = .critical
-        let store = PostgresRiskStore(
-            configuration: try PostgresStoreConfiguration(url: url, maximumConnections: 1, operationTimeout: TestPostgres.operationTimeout),
-            logger: logger
-        )
-        let runner = Task { try await store.run() }
-        defer { runner.cancel() }
-        try await store.migrate(at: Date())
-        runner.cancel()
-        _ = await runner.result
     }
 }

@@ -13,7 +13,9 @@ import Glibc
 /// Roles are kept apart: PgBouncer authenticates any role the server knows through `auth_query` (as the
 /// administrator, with `auth_type = trust` like the test server) and logs in to PostgreSQL as that role, so that a
 /// store of ``freshRoleURL()`` works in its role's schema without a `search_path` parameter, which PgBouncer does not
-/// carry. Its server connections are capped well below the test server's 500, which the direct tests share.
+/// carry; a test store's fresh database selects its schema itself. Its server connections are capped
+/// (``serverConnections`` for the roles, as many for the administrator's databases) well below the test server's 2,000,
+/// which the direct tests share.
 public struct TestPgBouncer: Sendable {
     /// The port PgBouncer listens on (loopback).
     public let port: Int
@@ -30,9 +32,9 @@ public struct TestPgBouncer: Sendable {
     }
 
     /// Server connections per pool and in all: a test's store multiplexes its pool onto `poolPerRole` (PgBouncer pools
-    /// by database and user: a fresh role in the server's database, or the administrator in a fresh database), and all
-    /// the tests together stay within `serverConnections` of the test server (`max_db_connections` bounds the roles in
-    /// the server's database, `max_user_connections` the administrator across the fresh databases). Idle ones close
+    /// by database and user: a fresh role in the server's database, or the administrator in a fresh database), and the
+    /// tests' pools stay within two budgets of `serverConnections` each (`max_db_connections` bounds the roles in the
+    /// server's database, `max_user_connections` the administrator across the fresh databases). Idle ones close
     /// after 2 s, so that the pools of finished tests leave room for the next ones. The total is above `poolPerRole`
     /// times the pools busy at once: at the total, PgBouncer gives a new pool a connection only when another's goes
     /// idle, and pools racing 64 clients never go idle, so a 60-connection total starved a test's first query past its
@@ -61,20 +63,22 @@ public struct TestPgBouncer: Sendable {
     /// ``freshRoleURL(prefix:)`` with the role's direct URL to PostgreSQL beside it (its schema in `search_path`).
     public func freshRole(prefix: String = "b") async throws -> (url: String, direct: String, role: String) {
         let (direct, role) = try await TestPostgres.freshRoleURL(prefix: prefix)
-        guard var components = URLComponents(string: direct) else { throw TestPostgres.Missing() }
-        components.host = "127.0.0.1"
-        components.port = port
-        components.queryItems = components.queryItems?.filter { $0.name != "search_path" }
-        return (components.string ?? direct, direct, role)
+        return (try throughBouncer(direct), direct, role)
     }
 
     /// A URL through PgBouncer to a new database holding this build's schema (``TestPostgres/freshMigratedURL(prefix:)``).
     /// PgBouncer passes no `search_path`, so the database selects its schema for every session itself.
     public func freshMigratedURL(prefix: String = "b") async throws -> String {
         let direct = try await TestPostgres.freshMigratedURL(prefix: prefix)
-        guard var components = URLComponents(string: direct) else { throw TestPostgres.Missing() }
-        let database = String(components.path.dropFirst())
+        guard let database = URLComponents(string: direct)?.path.dropFirst() else { throw TestPostgres.Missing() }
         _ = try await TestPostgres.administer("ALTER DATABASE \(database) SET search_path = \(MigratedTemplate.schema)")
+        return try throughBouncer(direct)
+    }
+
+    /// `direct` (a URL to the test server) pointed at PgBouncer instead, without its `search_path`, which PgBouncer
+    /// does not carry.
+    private func throughBouncer(_ direct: String) throws -> String {
+        guard var components = URLComponents(string: direct) else { throw TestPostgres.Missing() }
         components.host = "127.0.0.1"
         components.port = port
         components.queryItems = components.queryItems?.filter { $0.name != "search_path" }

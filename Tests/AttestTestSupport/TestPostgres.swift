@@ -44,16 +44,16 @@ public enum TestPostgres {
         return url
     }
 
+    /// A name no other test has: `prefix`, an underscore and 32 hex digits (a schema, role or database name).
+    static func freshName(prefix: String) -> String {
+        prefix + "_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+    }
+
     /// Creates a new, empty schema and returns a URL whose connections use it.
     public static func freshSchemaURL(prefix: String = "t") async throws -> String {
         let base = try requiredURL()
-        let schema = prefix + "_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        var logger = Logger(label: "attestguard.tests.postgres")
-        logger.logLevel = .critical
-        let admin = PostgresRiskStore(configuration: try PostgresStoreConfiguration(url: base, maximumConnections: 1, operationTimeout: operationTimeout), logger: logger)
-        let runner = Task { try await admin.run() }
-        defer { runner.cancel() }
-        try await admin.client().query(PostgresQuery(unsafeSQL: "CREATE SCHEMA \(schema)"))
+        let schema = freshName(prefix: prefix)
+        _ = try await administer("CREATE SCHEMA \(schema)")
         return base + (base.contains("?") ? "&" : "?") + "search_path=\(schema)"
     }
 
@@ -62,7 +62,7 @@ public enum TestPostgres {
     /// schema before anything else; a test of migrating itself takes ``freshSchemaURL(prefix:)``.
     public static func freshMigratedURL(prefix: String = "t") async throws -> String {
         let template = try await MigratedTemplate.name()
-        let database = prefix + "_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let database = freshName(prefix: prefix)
         _ = try await administer("CREATE DATABASE \(database) TEMPLATE \(template)")
         return try url(database: database, searchPath: MigratedTemplate.schema)
     }
@@ -94,7 +94,7 @@ public enum TestPostgres {
     /// connections send can be told apart in `pg_stat_statements` (by `userid`).
     public static func freshRoleURL(prefix: String = "r") async throws -> (url: String, role: String) {
         let base = try requiredURL()
-        let role = prefix + "_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let role = freshName(prefix: prefix)
         _ = try await administer("CREATE ROLE \(role) LOGIN")
         _ = try await administer("CREATE SCHEMA \(role) AUTHORIZATION \(role)")
         guard var components = URLComponents(string: base) else { throw Missing() }

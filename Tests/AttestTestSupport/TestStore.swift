@@ -25,8 +25,8 @@ public enum TestStoreBackend: String, CaseIterable, Sendable {
     }
 }
 
-/// A fresh, migrated store of one backend: a temp SQLite file, a new PostgreSQL schema on the test server, or a new
-/// role with a schema of its own reached through PgBouncer (migrated on PostgreSQL directly, then opened through it).
+/// A fresh, migrated store of one backend: a temp SQLite file, or a new PostgreSQL database cloned from the migrated
+/// template (``TestPostgres/freshMigratedURL(prefix:)``), reached directly or through PgBouncer.
 public struct TestStore: Sendable {
     public let store: any RiskStore
     public let backend: TestStoreBackend

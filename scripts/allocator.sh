@@ -30,8 +30,8 @@ shipped_link_flags=(--static-swift-stdlib "${allocator_link_flags[@]}")
 #
 # With --static-swift-stdlib every module compiles against the static SDK, and SwiftPM does not rebuild all of them
 # when the flag flips, so a build folder once built without it ends in a link that fails: the build folder of the
-# package ARGUMENTS name (--package-path) carries a marker once built with the flag, and one without it is emptied
-# first.
+# package ARGUMENTS name (--package-path) carries a marker from its first build with the flag on (written before that
+# build, so that a build that fails is not emptied again next time), and one without it is emptied first.
 allocator_build() {
     local swift=$1
     shift
@@ -49,12 +49,13 @@ allocator_build() {
         echo "allocator.sh: $package/.build was built with the shared Swift runtime; emptying it for the static one" >&2
         rm -rf "$package/.build"
     fi
-    allocator_require && static_foundation_require && "$swift" build "$@" "${shipped_link_flags[@]}" && touch "$marker"
+    mkdir -p "$package/.build" && touch "$marker"
+    allocator_require && static_foundation_require && "$swift" build "$@" "${shipped_link_flags[@]}"
 }
 
 # static_foundation_require: the static FoundationNetworking (URLSession, which HTTPBenchPrep uses; the server does
-# not) links libcurl by its development name, `libcurl.so`, which only Debian's libcurl4-openssl-dev provides: it is
-# installed when missing.
+# not) links libcurl by its development name, `libcurl.so`, which only a development package provides: Debian's
+# libcurl4-openssl-dev is installed when none is there.
 static_foundation_require() {
     compgen -G '/usr/lib/*/libcurl.so' >/dev/null && return 0
     echo "allocator.sh: installing libcurl4-openssl-dev (the static Foundation's networking links libcurl)" >&2

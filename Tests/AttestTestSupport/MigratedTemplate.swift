@@ -13,7 +13,8 @@ import AttestGuardStore
 /// The template's name carries a digest of this build's migrations, so that a database left by another build, on a
 /// PostgreSQL kept between runs, is never cloned for this one. It is migrated under a temporary name and renamed once
 /// complete: a run stopped halfway leaves no template that looks finished, and two test processes building it at once
-/// both end up cloning the one that was renamed first.
+/// both end up cloning the one that was renamed first. Once complete, it accepts no connection, so that nothing
+/// connected to it can make a clone fail.
 enum MigratedTemplate {
     /// The schema the template's tables are in; every clone's URL selects it with `search_path`.
     static let schema = "attestguard"
@@ -35,7 +36,21 @@ enum MigratedTemplate {
         return "attestguard_template_" + digest.prefix(8).map { String(format: "%02x", $0) }.joined()
     }
 
+    /// Builds the template, up to three times: a test process has one template, so a build that failed once on a busy
+    /// machine would otherwise fail every PostgreSQL test of the process.
     private static func build() async throws -> String {
+        var attempt = 1
+        while true {
+            do {
+                return try await buildOnce()
+            } catch where attempt < 3 {
+                attempt += 1
+                try await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    private static func buildOnce() async throws -> String {
         let name = fingerprintedName
         if try await exists(name) { return name }
         let building = name + "_" + UUID().uuidString.prefix(8).lowercased()
@@ -43,20 +58,35 @@ enum MigratedTemplate {
         do {
             _ = try await TestPostgres.administer("CREATE SCHEMA \(schema)", database: building)
             try await TestStore.postgres(url: try TestPostgres.url(database: building, searchPath: schema), poolSize: 1).close()
-            // A backend of the migration's connection may outlive the client's close by a moment, and the rename (like
-            // every clone later) refuses a database someone is connected to: any left is ended, and the rename waits
-            // for it (up to 5 s, PostgreSQL's own bound).
-            _ = try await TestPostgres.administer(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(building)' AND pid <> pg_backend_pid()"
-            )
-            _ = try await TestPostgres.administer("ALTER DATABASE \(building) RENAME TO \(name)")
+            // The rename, and every clone later, refuses a database someone is connected to. From here on nothing can
+            // connect to the template (a clone copies its files without connecting), and a backend of the migration's
+            // connection that outlives the client's close by a moment is ended.
+            _ = try await TestPostgres.administer("ALTER DATABASE \(building) WITH ALLOW_CONNECTIONS false")
+            try await renameWhenAlone(building, to: name)
         } catch {
-            _ = try? await TestPostgres.administer("DROP DATABASE IF EXISTS \(building)")
+            _ = try? await TestPostgres.administer("DROP DATABASE IF EXISTS \(building) WITH (FORCE)")
             // Another test process renamed its copy first: that one is complete.
             if try await exists(name) { return name }
             throw error
         }
         return name
+    }
+
+    /// Ends the backends still on `database` and renames it. PostgreSQL's rename waits up to 5 s for them to go; a
+    /// backend slower than that to exit on a busy machine is ended again, up to three times.
+    private static func renameWhenAlone(_ database: String, to name: String) async throws {
+        var attempt = 1
+        while true {
+            _ = try await TestPostgres.administer(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid()"
+            )
+            do {
+                _ = try await TestPostgres.administer("ALTER DATABASE \(database) RENAME TO \(name)")
+                return
+            } catch where attempt < 3 {
+                attempt += 1
+            }
+        }
     }
 
     private static func exists(_ name: String) async throws -> Bool {

@@ -35,9 +35,10 @@ shipped_link_flags=(--static-swift-stdlib "${allocator_link_flags[@]}")
 allocator_build() {
     local swift=$1
     shift
-    local package= previous= argument
+    local package= previous= argument networking=
     for argument in "$@"; do
         if [ "$previous" = --package-path ]; then package=$argument; fi
+        if [ "$previous" = --product ] && [ "$argument" = HTTPBenchPrep ]; then networking=1; fi
         previous=$argument
     done
     if [ -z "$package" ]; then
@@ -50,12 +51,15 @@ allocator_build() {
         rm -rf "$package/.build"
     fi
     mkdir -p "$package/.build" && touch "$marker"
-    allocator_require && static_foundation_require && "$swift" build "$@" "${shipped_link_flags[@]}"
+    allocator_require || return 1
+    if [ -n "$networking" ]; then static_foundation_require || return 1; fi
+    "$swift" build "$@" "${shipped_link_flags[@]}"
 }
 
-# static_foundation_require: the static FoundationNetworking (URLSession, which HTTPBenchPrep uses; the server does
-# not) links libcurl by its development name, `libcurl.so`, which only a development package provides: Debian's
-# libcurl4-openssl-dev is installed when none is there.
+# static_foundation_require: the static FoundationNetworking (URLSession, which HTTPBenchPrep uses; the server and the
+# other benchmarks do not) links libcurl by its development name, `libcurl.so`, which only a development package
+# provides: Debian's libcurl4-openssl-dev is installed when none is there. allocator_build asks for it only for a
+# build of `--product HTTPBenchPrep`.
 static_foundation_require() {
     compgen -G '/usr/lib/*/libcurl.so' >/dev/null && return 0
     echo "allocator.sh: installing libcurl4-openssl-dev (the static Foundation's networking links libcurl)" >&2

@@ -52,7 +52,8 @@
 #   HTTP_BENCH_IDLE [10]          seconds the idle server is measured after the preparation (0: not at all)
 #   HTTP_BENCH_PG_STATEMENTS [0]  1: load pg_stat_statements and print the statements of the measured assertion run,
 #                                 of the first paced assertion round and of the closed-loop score run
-#                                 (calls, mean and total time), heaviest first
+#                                 (calls, plans, mean and total time), heaviest first; plans are counted with
+#                                 HTTP_BENCH_PG_OPTIONS="-c pg_stat_statements.track_planning=on"
 #   HTTP_BENCH_PG_OPTIONS []      more PostgreSQL server options, e.g. "-c log_min_duration_statement=2" (with
 #                                 HTTP_BENCH_KEEP=1 the work folder keeps PostgreSQL's log as postgres.log)
 #   HTTP_BENCH_PROFILE [0]        1: sample the server and PostgreSQL with perf during the closed-loop assertion

@@ -350,8 +350,6 @@ field() { # NAME KEY: a value of the RESULT line in $work/NAME.result (first_err
     sed 's/ first_error=.*//' "$work/$1.result" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1
 }
 
-# reset_statements / print_statements WHAT: with HTTP_BENCH_PG_STATEMENTS=1, the statements PostgreSQL ran between
-# the two (pg_stat_statements: calls, mean and total execution time), heaviest first.
 bench_row() { # NAME LABEL: one row of the HTTP benchmarks' table, from $work/NAME.result and $work/NAME.cpu
     local name=$1 label=$2 cpu per_request
     read -r wrk_cpu server_cpu_s postgres_cpu_s machine_cpu_s steal_s <"$work/$name.cpu"
@@ -387,6 +385,11 @@ bench_exit_valid() {
     exit "$failed"
 }
 
+# reset_statements / print_statements WHAT: with HTTP_BENCH_PG_STATEMENTS=1, the statements PostgreSQL ran between
+# the two (pg_stat_statements: calls, mean and total execution time), heaviest first. `plans` counts the plans made
+# for a statement when PostgreSQL tracks planning (HTTP_BENCH_PG_OPTIONS="-c pg_stat_statements.track_planning=on"; 0
+# otherwise): a prepared statement planned about as often as it is called runs a custom plan each time, not the
+# generic plan the batch statements are built for.
 reset_statements() {
     [ "${HTTP_BENCH_PG_STATEMENTS:-0}" = 1 ] || return 0
     psql_ "CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()" >/dev/null
@@ -395,7 +398,7 @@ print_statements() {
     [ "${HTTP_BENCH_PG_STATEMENTS:-0}" = 1 ] || return 0
     echo "-- PostgreSQL statements during $1 (pg_stat_statements), heaviest first --"
     "$pg_bin/psql" "$pg_url" -X -q -P pager=off -c "
-        SELECT calls, round(mean_exec_time::numeric, 3) AS mean_ms, round(total_exec_time::numeric) AS total_ms,
+        SELECT calls, plans, round(mean_exec_time::numeric, 3) AS mean_ms, round(total_exec_time::numeric) AS total_ms,
                left(regexp_replace(query, '\s+', ' ', 'g'), 110) AS query
         FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%'
         ORDER BY total_exec_time DESC LIMIT 15"

@@ -18,6 +18,11 @@ extension PostgresRiskStore {
         return try SchemaStatus(applied: Set(applied), known: Migration.postgres)
     }
 
+    /// The table ``migrate(at:)`` records applied migrations in, created by the first migration of a schema. Public
+    /// for the tests' migrated template, whose name covers it beside the migrations.
+    public static let migrationsTableSQL =
+        "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)"
+
     /// How long ``migrate(at:)`` may run: a migration that rebuilds an index reads the whole table, which on a
     /// month of decision log takes minutes, far past the operation timeout that bounds a request's statements.
     static let migrationTimeout: Duration = .seconds(24 * 3_600)
@@ -29,10 +34,7 @@ extension PostgresRiskStore {
     public func migrate(at now: Date) async throws -> [Int] {
         try await transaction(within: Self.migrationTimeout) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(current_schema(), \(Self.migrationLockId)))", logger: self.logger)
-            try await connection.query(
-                "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)",
-                logger: self.logger
-            )
+            try await connection.query(PostgresQuery(unsafeSQL: Self.migrationsTableSQL), logger: self.logger)
             let applied = try await connection.query("SELECT version FROM schema_migrations", logger: self.logger).collect()
                 .map { Int(try PostgresRowReader($0, table: "schema_migrations")("version", as: Int32.self)) }
             let status = try SchemaStatus(applied: Set(applied), known: Migration.postgres)

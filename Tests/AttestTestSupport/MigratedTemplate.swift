@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import AttestGuardStore
+import AttestGuardPostgres
 
 /// A database on the test PostgreSQL holding this build's schema, migrated once, that fresh test databases are cloned
 /// from (``TestPostgres/freshMigratedURL(prefix:)``).
@@ -26,9 +27,10 @@ enum MigratedTemplate {
 
     private static let built = Task { try await build() }
 
-    /// `attestguard_template_` and the first 16 hex digits of a SHA-256 over every migration's version, name and text.
+    /// `attestguard_template_` and the first 16 hex digits of a SHA-256 over the table migrations are recorded in and
+    /// every migration's version, name and text.
     static var fingerprintedName: String {
-        var text = ""
+        var text = PostgresRiskStore.migrationsTableSQL + "\u{0}"
         for migration in Migration.postgres {
             text += "\(migration.version)\u{0}\(migration.name)\u{0}\(migration.sql)\u{0}"
         }

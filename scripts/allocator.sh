@@ -35,12 +35,15 @@ shipped_link_flags=(--static-swift-stdlib "${allocator_link_flags[@]}")
 allocator_build() {
     local swift=$1
     shift
-    local package= previous= argument networking=
+    local package= previous= argument networking= products=
     for argument in "$@"; do
         if [ "$previous" = --package-path ]; then package=$argument; fi
-        if [ "$previous" = --product ] && [ "$argument" = HTTPBenchPrep ]; then networking=1; fi
+        case "$previous $argument" in "--product HTTPBenchPrep" | *" --product=HTTPBenchPrep") networking=1 ;; esac
+        case "$argument" in --product | --product=*) products=1 ;; esac
         previous=$argument
     done
+    # A build of every product builds HTTPBenchPrep too.
+    [ -n "$products" ] || networking=1
     if [ -z "$package" ]; then
         echo "allocator.sh: allocator_build needs --package-path (the build folder it may empty)" >&2
         return 2
@@ -58,8 +61,8 @@ allocator_build() {
 
 # static_foundation_require: the static FoundationNetworking (URLSession, which HTTPBenchPrep uses; the server and the
 # other benchmarks do not) links libcurl by its development name, `libcurl.so`, which only a development package
-# provides: Debian's libcurl4-openssl-dev is installed when none is there. allocator_build asks for it only for a
-# build of `--product HTTPBenchPrep`.
+# provides: Debian's libcurl4-openssl-dev is installed when none is there. allocator_build asks for it for a build of
+# HTTPBenchPrep (`--product HTTPBenchPrep`) or of every product (no `--product`).
 static_foundation_require() {
     compgen -G '/usr/lib/*/libcurl.so' >/dev/null && return 0
     echo "allocator.sh: installing libcurl4-openssl-dev (the static Foundation's networking links libcurl)" >&2

@@ -18,9 +18,9 @@ extension PostgresRiskStore {
         return try SchemaStatus(applied: Set(applied), known: Migration.postgres)
     }
 
-    /// The table ``migrate(at:)`` records applied migrations in, created by the first migration of a schema. Public
-    /// for the tests' migrated template, whose name covers it beside the migrations.
-    public static let migrationsTableSQL =
+    /// The table ``migrate(at:)`` records applied migrations in, which it creates before it applies any migration.
+    /// Package-visible for the tests' migrated template, whose name covers it beside the migrations.
+    package static let migrationsTableSQL =
         "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)"
 
     /// How long ``migrate(at:)`` may run: a migration that rebuilds an index reads the whole table, which on a

@@ -28,6 +28,7 @@ struct StoreLifecycleTests {
         let commit = AssertionCommit(claim: StoreFixtures.claim(pending, key: key), counter: 42, requestContext: nil)
         #expect(try await second.store.commitAssertion(commit) .isCommitted == true)
         await second.close()
+        await first.discard()
     }
 
     @Test("a second process on the same SQLite file is refused")

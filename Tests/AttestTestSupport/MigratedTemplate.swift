@@ -46,6 +46,8 @@ enum MigratedTemplate {
             do {
                 return try await buildOnce()
             } catch where attempt < 3 {
+                // Said on stderr, so that a build that only passed when tried again is seen in the test log.
+                FileHandle.standardError.write(Data("MigratedTemplate: building the template failed (attempt \(attempt) of 3): \(String(reflecting: error))\n".utf8))
                 attempt += 1
                 try await Task.sleep(for: .seconds(1))
             }
@@ -67,8 +69,9 @@ enum MigratedTemplate {
             try await renameWhenAlone(building, to: name)
         } catch {
             _ = try? await TestPostgres.administer("DROP DATABASE IF EXISTS \(building) WITH (FORCE)")
-            // Another test process renamed its copy first: that one is complete.
-            if try await exists(name) { return name }
+            // Another test process renamed its copy first: that one is complete. Otherwise this build's own error is the
+            // one to report, not a failure to ask.
+            if (try? await exists(name)) == true { return name }
             throw error
         }
         return name
@@ -86,6 +89,8 @@ enum MigratedTemplate {
                 _ = try await TestPostgres.administer("ALTER DATABASE \(database) RENAME TO \(name)")
                 return
             } catch where attempt < 3 {
+                // Another test process renamed its copy first: trying again would only fail the same way.
+                if (try? await exists(name)) == true { throw error }
                 attempt += 1
             }
         }

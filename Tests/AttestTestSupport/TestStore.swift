@@ -33,10 +33,11 @@ public struct TestStore: Sendable {
     /// Reopens the same database as a new store (a restart); the caller must have closed the previous one.
     public let reopen: @Sendable () async throws -> TestStore
     public let close: @Sendable () async -> Void
-    /// Removes what the store was made on, once it is closed and will not be reopened: a SQLite store's temporary
-    /// file. ``withTestStore(_:poolSize:_:)`` calls it. A PostgreSQL store's cloned database stays: dropping one
-    /// waits for a checkpoint and signals every backend of the server, and dropping each at its test's end cost
-    /// PostgreSQL a fifth more CPU over the in-process pass.
+    /// Removes what the store was made on, once it is closed and will not be reopened: a SQLite store's temporary file,
+    /// with its -wal, -shm and .lock files. ``withTestStore(_:poolSize:_:)`` calls it. A PostgreSQL store's cloned
+    /// database stays: dropping one waits for a checkpoint and signals every backend of the server, and dropping each
+    /// at its test's end costs about a fifth more PostgreSQL CPU a pass
+    /// (Benchmarks/results/2026-12-04-night-checks.md).
     public var discard: @Sendable () async -> Void = {}
 
     public static let logger: Logger = {
@@ -52,7 +53,7 @@ public struct TestStore: Sendable {
                 .appendingPathComponent("attestguard-\(UUID().uuidString).sqlite").path
             var test = try await sqlite(path: path)
             test.discard = {
-                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+                for suffix in ["", "-wal", "-shm", ".lock"] { try? FileManager.default.removeItem(atPath: path + suffix) }
             }
             return test
         case .postgres:

@@ -386,9 +386,9 @@ bench_exit_valid() {
 }
 
 # reset_statements / print_statements WHAT: with HTTP_BENCH_PG_STATEMENTS=1, the statements PostgreSQL ran between
-# the two (pg_stat_statements: calls, plans, mean and total execution time), heaviest first. `plans` counts the plans made
-# for a statement when PostgreSQL tracks planning (HTTP_BENCH_PG_OPTIONS="-c pg_stat_statements.track_planning=on"; 0
-# otherwise): a prepared statement planned about as often as it is called runs a custom plan each time, not the
+# the two (pg_stat_statements: calls, plans, mean and total execution time), heaviest first. `plans` counts the plans
+# made for a statement when PostgreSQL tracks planning (HTTP_BENCH_PG_OPTIONS="-c pg_stat_statements.track_planning=on";
+# 0 otherwise): a prepared statement planned about as often as it is called runs a custom plan each time, not the
 # generic plan the batch statements are built for.
 reset_statements() {
     [ "${HTTP_BENCH_PG_STATEMENTS:-0}" = 1 ] || return 0

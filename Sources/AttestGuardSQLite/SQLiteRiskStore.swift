@@ -22,6 +22,15 @@ public final class SQLiteRiskStore: RiskStore {
         self.path = path
     }
 
+    /// The process lock's file beside the database at `path`.
+    static func lockPath(for path: String) -> String { path + ".lock" }
+
+    /// Every file a store at `path` may leave: the database, SQLite's journal files beside it, and the process lock.
+    /// For the tests, which remove their stores' files and read them.
+    package static func files(at path: String) -> [String] {
+        [path, path + "-wal", path + "-shm", path + "-journal", lockPath(for: path)]
+    }
+
     /// Opens (creating if needed) the database at `path`, takes the process lock and applies pending migrations.
     public static func open(path: String, logger: Logger) async throws -> SQLiteRiskStore {
         try await openReportingMigrations(path: path, logger: logger).store
@@ -30,7 +39,7 @@ public final class SQLiteRiskStore: RiskStore {
     /// ``open(path:logger:)``, with the versions the opening applied (every one for a new file), for `migrate` to
     /// say what it did.
     public static func openReportingMigrations(path: String, logger: Logger) async throws -> (store: SQLiteRiskStore, applied: [Int]) {
-        let lock = try ProcessFileLock(path: path + ".lock")
+        let lock = try ProcessFileLock(path: lockPath(for: path))
         let connection: SQLiteConnection
         do {
             connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)

@@ -6,6 +6,7 @@ import AttestTestSupport
 import Foundation
 import Hummingbird
 import AttestGuardStore
+import AttestGuardSQLite
 import Testing
 
 struct DeviceCheckRouteTests {
@@ -285,7 +286,7 @@ struct DeviceCheckRouteTests {
             #expect(try await api.post("/v1/devicecheck/query", json: ["appId": Self.appId, "deviceToken": token, "subject": subject], apiKey: Harness.readWriteKey).status == 200)
             let stored = try #require(try await api.engine?.deviceCheck.storedBits(appId: Self.appId, subject: DeviceCheckSubject(kind: .device, value: "vendor-id-1")))
             #expect(stored.bit0 == true && stored.bit1 == true)
-            let files = [path, path + "-wal", path + "-shm", path + "-journal"]
+            let files = SQLiteRiskStore.files(at: path)
             let contents = files.compactMap { FileManager.default.contents(atPath: $0) }
             #expect(!contents.isEmpty)
             let needle = Data(token.utf8)
@@ -293,6 +294,6 @@ struct DeviceCheckRouteTests {
             #expect(contents.allSatisfy { $0.range(of: needle) == nil && $0.range(of: decoded) == nil })
             #expect(contents.contains { $0.range(of: Data("vendor-id-1".utf8)) != nil })
         }
-        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        for file in SQLiteRiskStore.files(at: path) { try? FileManager.default.removeItem(atPath: file) }
     }
 }

@@ -34,7 +34,7 @@ public struct TestStore: Sendable {
     public let reopen: @Sendable () async throws -> TestStore
     public let close: @Sendable () async -> Void
     /// Removes what the store was made on, once it is closed and will not be reopened: a SQLite store's temporary file,
-    /// with its -wal, -shm and .lock files. ``withTestStore(_:poolSize:_:)`` calls it. A PostgreSQL store's cloned
+    /// with its journal and lock files. ``withTestStore(_:poolSize:_:)`` calls it. A PostgreSQL store's cloned
     /// database stays: dropping one waits for a checkpoint and signals every backend of the server, and dropping each
     /// at its test's end costs about a fifth more PostgreSQL CPU a pass
     /// (Benchmarks/results/2026-12-04-night-checks.md).
@@ -53,7 +53,7 @@ public struct TestStore: Sendable {
                 .appendingPathComponent("attestguard-\(UUID().uuidString).sqlite").path
             var test = try await sqlite(path: path)
             test.discard = {
-                for suffix in ["", "-wal", "-shm", ".lock"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+                for file in SQLiteRiskStore.files(at: path) { try? FileManager.default.removeItem(atPath: file) }
             }
             return test
         case .postgres:

@@ -17,7 +17,8 @@
 # on all; the report gives each round, the medians, the added latency (p50, p99), the throughput ratios, the token
 # route's p50 over the direct one's (the goal: at most 1.5), and where the attested rows' added mean latency goes:
 # inside AttestGuard (its own request-duration histogram for the forward-auth route, read from /metrics before and
-# after each attested round) or in nginx and the hop.
+# after each attested round) or in nginx and the hop, and each kind's CPU per request of AttestGuard, PostgreSQL and
+# nginx (from /proc, around each round).
 # The closed-loop rounds saturate the cores, so their latency is mostly the connections over the throughput. Paced
 # rounds then send at one fixed rate (half the attested closed loop's median unless GATEWAY_BENCH_RATE says), with
 # latency from each request's scheduled send: direct, attested, and the same forward-auth requests straight to
@@ -233,14 +234,36 @@ NGINX
 nginx_pid=$!
 for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$gateway_port/" && break; sleep 0.1; done
 
+# CPU ticks (user + system) so far: tree_ticks PID counts the process, the children it reaped and its live children
+# (PostgreSQL's postmaster and its backends; nginx's master and worker); the server is one process.
+ticks_per_second="$(getconf CLK_TCK)"
+stat_fields() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null || true; }
+tree_ticks() {
+    local total child
+    total=$(stat_fields "$1" | awk '{ print $12 + $13 + $14 + $15 } END { if (NR == 0) print 0 }')
+    for child in $(ps -o pid= --ppid "$1"); do
+        total=$((total + $(stat_fields "$child" | awk '{ print $12 + $13 } END { if (NR == 0) print 0 }')))
+    done
+    echo "$total"
+}
+# cpu_ticks: "SERVER POSTGRESQL NGINX" ticks so far.
+cpu_ticks() {
+    echo "$(stat_fields "$server_pid" | awk '{ print $12 + $13 }') $(tree_ticks "$(head -1 "$pg_state/data/postmaster.pid")") $(tree_ticks "$nginx_pid")"
+}
+pg_state="$(cat "$work/pg-state")"
+
 # run NAME MODE PORT OFFSETS_IN OFFSETS_OUT [SECONDS [RATE]]: one wrk round (RATE: req/s over all connections,
-# paced; absent: closed loop); its RESULT line in $work/NAME.result.
+# paced; absent: closed loop); its RESULT line in $work/NAME.result, every request's start and latency in
+# $work/NAME.samples, and the CPU ticks AttestGuard, PostgreSQL and nginx spent meanwhile in $work/NAME.cpu.
 run() {
-    local per_connection=-
+    local per_connection=- before
     [ -n "${7:-}" ] && per_connection="$(awk -v r="$7" -v c="$connections" 'BEGIN { printf "%.4f", r / c }')"
-    wrk -t "$connections" -c "$connections" -d "${6:-$duration}s" --latency --timeout 10s -s "$lua" "http://127.0.0.1:$3" \
+    before="$(cpu_ticks)"
+    BENCH_SAMPLES_FILE="$work/$1.samples" wrk -t "$connections" -c "$connections" -d "${6:-$duration}s" --latency \
+        --timeout 10s -s "$lua" "http://127.0.0.1:$3" \
         -- "$2" "$work/$1.result" "$work/headers" "$4" "$5" "$per_connection" "$connections" >"$work/$1.out" 2>&1 ||
         { cat "$work/$1.out" >&2; exit 1; }
+    echo "$before $(cpu_ticks)" | awk '{ print $4 - $1, $5 - $2, $6 - $3 }' >"$work/$1.cpu"
     [ -s "$work/$1.result" ] || { cat "$work/$1.out" >&2; echo "wrk wrote no result ($1)" >&2; exit 1; }
 }
 field() { sed 's/ first_error=.*//' "$work/$1.result" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1; }
@@ -341,5 +364,24 @@ if [ "$paced_rounds" -gt 0 ]; then
         printf "paced, AttestGuard alone (its forward-auth route asked directly, no nginx): p50 %.2f ms, p99 %.2f ms; through nginx the attested request takes %.2f ms more at p50 than that plus the direct path\n", g50, g99, a50 - g50 - d50
         printf "goal for forward-auth (adds under 2 ms at p50 and under 5 ms at p99, paced): %s\n", (a50 - d50 < 2 && a99 - d99 < 5) ? "MET" : "MISSED"
     }'
+fi
+# cpu_per_request KIND ROUNDS COLUMN: the median over the rounds KIND-1 ... KIND-ROUNDS of one process's CPU per answered
+# request in µs (COLUMN of $work/NAME.cpu: 1 AttestGuard, 2 PostgreSQL, 3 nginx).
+cpu_per_request() {
+    for round in $(seq 1 "$2"); do
+        awk -v n="$(field "$1-$round" requests)" -v hz="$ticks_per_second" -v c="$3" \
+            '{ printf "%.0f\n", (n > 0 ? $c * 1e6 / hz / n : 0) }' "$work/$1-$round.cpu"
+    done | median
+}
+# cpu_line KIND ROUNDS: "A / P / N" µs per request of AttestGuard, PostgreSQL and nginx.
+cpu_line() { echo "$(cpu_per_request "$1" "$2" 1) / $(cpu_per_request "$1" "$2" 2) / $(cpu_per_request "$1" "$2" 3)"; }
+# At a low rate each request finds the processes' caches cold and costs more CPU than under load; these lines show it.
+echo "CPU µs per request, AttestGuard / PostgreSQL / nginx (medians of the rounds): closed loop: direct $(cpu_line direct "$rounds"), attested $(cpu_line attested "$rounds")"
+if [ "$paced_rounds" -gt 0 ]; then
+    echo "CPU µs per request, paced at $paced_rate req/s: direct $(cpu_line direct-paced "$paced_rounds"), attested $(cpu_line attested-paced "$paced_rounds"), AttestGuard alone $(cpu_line auth-paced "$paced_rounds")"
+    echo "tails of the paced rounds (Benchmarks/http/tail.py: where each round's slowest 1 % fell in time; a stall is a 10 ms window of at least three sends whose median request took over 3x the round's median and over 5 ms):"
+    python3 "$here/http/tail.py" $(for round in $(seq 1 "$paced_rounds"); do
+        for kind in attested auth; do echo "$kind-paced-$round=$work/$kind-paced-$round.samples"; done
+    done) | sed 's/^/  /'
 fi
 [ "$failed" = 0 ] || { echo "some requests failed: the figures are not valid" >&2; exit 1; }

@@ -18,6 +18,8 @@
 -- done() writes one line to RESULT_FILE:
 --   requests=N duration_s=S rps=R p50_ms=.. p99_ms=.. mean_ms=.. late_ms_p99=.. non200=N statuses=CODE:N,...
 --   socket_errors=N exhausted=N first_error=...
+-- With $BENCH_SAMPLES_FILE set, it also writes every request's start (ms, CLOCK_MONOTONIC) and latency (ms) there, one
+-- line each in order of start, for Benchmarks/http/tail.py.
 
 local schedule = dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "../http/schedule.lua")
 
@@ -52,46 +54,38 @@ function init(args)
    result_file = args[2]
    offsets_out = args[5]
    non200, exhausted, first_error, statuses = 0, 0, "", {}
+   samples_file = os.getenv("BENCH_SAMPLES_FILE")
    local paced = args[6] and args[6] ~= "-" and tonumber(args[6]) or nil
-   schedule.start(paced, id, paced and assert(tonumber(args[7]), "a paced run needs the connection count") or 1)
-   local lines = {}
+   -- Line 1 of the key's file is its Authorization value; in attested and auth modes the assertions follow.
+   lines = {}
    for line in io.lines(args[3] .. "/key-" .. id .. ".txt") do lines[#lines + 1] = line end
-   local headers = { ["Content-Type"] = "application/json", ["Authorization"] = lines[1] }
+   headers = { ["Content-Type"] = "application/json", ["Authorization"] = lines[1] }
    if mode == "direct" then
       direct_request = wrk.format("POST", "/api/orders", headers, body)
-      return
-   end
-   if mode == "token" then
+   elseif mode == "token" then
       local file = assert(io.open(args[3] .. "/token-" .. id .. ".txt", "r"))
       headers["X-AppAttest-Token"] = file:read("*l")
       file:close()
       direct_request = wrk.format("POST", "/api/feed", headers, body)
-      return
-   end
-   assert(mode == "attested" or mode == "auth", "mode must be direct, attested, token or auth, got " .. tostring(mode))
-   if mode == "auth" then
-      headers = {
-         ["Authorization"] = "Bearer " .. assert(os.getenv("GATEWAY_KEY"), "set GATEWAY_KEY"),
-         ["X-Original-Method"] = "POST",
-         ["X-Original-URI"] = "/api/orders",
-         ["X-AttestGuard-User"] = "bench-user-" .. id,
-         ["X-AttestGuard-Client-IP"] = "127.0.0.1",
-         ["X-AttestGuard-Body-Sha256"] = assert(os.getenv("BENCH_BODY_SHA256"), "set BENCH_BODY_SHA256"),
-      }
-   end
-   requests = {}
-   for index = 2, #lines do
-      local key_id, assertion, client_data = lines[index]:match("^(%S+) (%S+) (%S+)$")
-      headers["X-AppAttest-KeyId"] = key_id
-      headers["X-AppAttest-Assertion"] = assertion
-      headers["X-AppAttest-ClientData"] = client_data
+   else
+      assert(mode == "attested" or mode == "auth", "mode must be direct, attested, token or auth, got " .. tostring(mode))
       if mode == "auth" then
-         requests[#requests + 1] = wrk.format("GET", "/v1/gateway/auth", headers)
-      else
-         requests[#requests + 1] = wrk.format("POST", "/api/orders", headers, body)
+         headers = {
+            ["Authorization"] = "Bearer " .. assert(os.getenv("GATEWAY_KEY"), "set GATEWAY_KEY"),
+            ["X-Original-Method"] = "POST",
+            ["X-Original-URI"] = "/api/orders",
+            ["X-AttestGuard-User"] = "bench-user-" .. id,
+            ["X-AttestGuard-Client-IP"] = "127.0.0.1",
+            ["X-AttestGuard-Body-Sha256"] = assert(os.getenv("BENCH_BODY_SHA256"), "set BENCH_BODY_SHA256"),
+         }
       end
+      -- Each assertion is formatted into its request when it is sent: a key's file holds far more than a round
+      -- sends, and formatting them all here would keep the cores busy while the other threads' rounds begin.
+      -- pos: how many of the key's assertions have been sent (line pos + 1 is the last one sent).
+      pos = read_offsets(args[4])[id] or 0
    end
-   pos = read_offsets(args[4])[id] or 0
+   -- The schedule begins once the thread is ready to send, so that its setup is not charged to its first requests.
+   schedule.start(paced, id, paced and assert(tonumber(args[7]), "a paced run needs the connection count") or 1)
 end
 
 function request()
@@ -99,15 +93,20 @@ function request()
       schedule.sent()
       return direct_request
    end
-   if pos >= #requests then
+   if pos >= #lines - 1 then
       -- Out of single-use assertions: stop this thread (the run is reported as invalid). wrk still needs a request.
       exhausted = 1
       wrk.thread:stop()
-      return direct_request or wrk.format("GET", "/")
+      return wrk.format("GET", "/")
    end
    pos = pos + 1
+   local key_id, assertion, client_data = lines[pos + 1]:match("^(%S+) (%S+) (%S+)$")
+   headers["X-AppAttest-KeyId"] = key_id
+   headers["X-AppAttest-Assertion"] = assertion
+   headers["X-AppAttest-ClientData"] = client_data
    schedule.sent()
-   return requests[pos]
+   if mode == "auth" then return wrk.format("GET", "/v1/gateway/auth", headers) end
+   return wrk.format("POST", "/api/orders", headers, body)
 end
 
 function response(status, headers, response_body)
@@ -121,9 +120,10 @@ end
 
 function done(summary, latency, requests_done)
    local non200_total, exhausted_total, first, by_status, positions = 0, 0, "", {}, {}
-   local out, offsets_path, run_mode
+   local out, offsets_path, run_mode, samples_path
    for _, thread in ipairs(threads) do
       out, offsets_path, run_mode = thread:get("result_file"), thread:get("offsets_out"), thread:get("mode")
+      samples_path = samples_path or thread:get("samples_file")
       non200_total = non200_total + (thread:get("non200") or 0)
       exhausted_total = exhausted_total + (thread:get("exhausted") or 0)
       for code, count in pairs(thread:get("statuses") or {}) do by_status[code] = (by_status[code] or 0) + count end
@@ -140,7 +140,14 @@ function done(summary, latency, requests_done)
    table.sort(codes)
    local errors = summary.errors
    local seconds = summary.duration / 1e6
-   local figures = schedule.figures(schedule.collect(threads))
+   local collected = schedule.collect(threads, samples_path ~= nil)
+   if samples_path then
+      table.sort(collected.samples)
+      local file = assert(io.open(samples_path, "w"))
+      file:write(table.concat(collected.samples, "\n"), "\n")
+      file:close()
+   end
+   local figures = schedule.figures(collected)
    local line = string.format(
       "requests=%d duration_s=%.3f rps=%.1f p50_ms=%.3f p99_ms=%.3f mean_ms=%.3f late_ms_p99=%.3f non200=%d statuses=%s socket_errors=%d exhausted=%d first_error=%s",
       summary.requests, seconds, summary.requests / seconds, figures.p50, figures.p99, figures.mean, figures.late_p99,

@@ -113,8 +113,11 @@ struct AssertionBatchStoreTests {
         for part in ["app_keys", "velocity_buckets", "distinct_sightings", "labels", "velocity_flushes"] {
             #expect(CommitAssertionsStatement<ExactScoringFacts>.sql.contains(part) && ScoringFactsBatchStatement<ExactScoringFacts>.sql.contains(part))
         }
-        #expect(Set([CommitAssertionsStatement<AllScoringFacts>.name, CommitAssertionsStatement<ExactScoringFacts>.name,
-                     ScoringFactsBatchStatement<AllScoringFacts>.name, ScoringFactsBatchStatement<ExactScoringFacts>.name]).count == 4)
+        let names: [String] = [
+            CommitAssertionsStatement<AllScoringFacts>.name, CommitAssertionsStatement<ExactScoringFacts>.name,
+            ScoringFactsBatchStatement<AllScoringFacts>.name, ScoringFactsBatchStatement<ExactScoringFacts>.name,
+        ]
+        #expect(Set(names).count == 4)
 
         let base = ScoringFactsQuery(appId: StoreFixtures.appId, keyId: Data([1]), velocity: [VelocitySum(subject: "key-1", event: "assertions", since: 0)])
         #expect(!base.asksForDailyFacts)

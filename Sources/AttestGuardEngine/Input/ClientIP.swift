@@ -78,7 +78,7 @@ public struct ClientIP: Sendable, Hashable, CustomStringConvertible, Codable {
     /// RFC 5952 section 4: lower-case hex groups without leading zeros; the longest run of at least two zero groups
     /// (the first of equal runs) becomes `::`.
     static func format6(_ bytes: [UInt8]) -> String {
-        let groups = (0..<8).map { UInt16(bytes[$0 * 2]) << 8 | UInt16(bytes[$0 * 2 + 1]) }
+        let groups: [UInt16] = (0..<8).map { (index: Int) -> UInt16 in UInt16(bytes[index * 2]) << 8 | UInt16(bytes[index * 2 + 1]) }
         var best = (start: -1, length: 0)
         var run = (start: -1, length: 0)
         for (index, group) in groups.enumerated() {

@@ -246,9 +246,11 @@ tree_ticks() {
     done
     echo "$total"
 }
-# cpu_ticks: "SERVER POSTGRESQL NGINX" ticks so far.
+# cpu_ticks: "SERVER POSTGRESQL NGINX" ticks so far. A round's write-behind flush runs on for about a second after
+# it, so a little of each attested round's CPU is counted in the round after it.
 cpu_ticks() {
-    echo "$(stat_fields "$server_pid" | awk '{ print $12 + $13 }') $(tree_ticks "$(head -1 "$pg_state/data/postmaster.pid")") $(tree_ticks "$nginx_pid")"
+    echo "$(stat_fields "$server_pid" | awk '{ print $12 + $13 } END { if (NR == 0) print 0 }')" \
+        "$(tree_ticks "$(head -1 "$pg_state/data/postmaster.pid")") $(tree_ticks "$nginx_pid")"
 }
 pg_state="$(cat "$work/pg-state")"
 
@@ -375,11 +377,12 @@ cpu_per_request() {
 }
 # cpu_line KIND ROUNDS: "A / P / N" µs per request of AttestGuard, PostgreSQL and nginx.
 cpu_line() { echo "$(cpu_per_request "$1" "$2" 1) / $(cpu_per_request "$1" "$2" 2) / $(cpu_per_request "$1" "$2" 3)"; }
-# At a low rate each request finds the processes' caches cold and costs more CPU than under load; these lines show it.
+# A paced request costs more CPU than a closed-loop one (smaller batches; at a low rate, caches gone cold between
+# requests): these lines show how much.
 echo "CPU µs per request, AttestGuard / PostgreSQL / nginx (medians of the rounds): closed loop: direct $(cpu_line direct "$rounds"), attested $(cpu_line attested "$rounds")"
 if [ "$paced_rounds" -gt 0 ]; then
     echo "CPU µs per request, paced at $paced_rate req/s: direct $(cpu_line direct-paced "$paced_rounds"), attested $(cpu_line attested-paced "$paced_rounds"), AttestGuard alone $(cpu_line auth-paced "$paced_rounds")"
-    echo "tails of the paced rounds (Benchmarks/http/tail.py: where each round's slowest 1 % fell in time; a stall is a 10 ms window of at least three sends whose median request took over 3x the round's median and over 5 ms):"
+    echo "tails of the paced attested and AttestGuard-alone rounds (Benchmarks/http/tail.py: where each round's slowest 1 % fell in time; a stall is a 10 ms window of at least three sends whose median request took over 3x the round's median and over 5 ms):"
     python3 "$here/http/tail.py" $(for round in $(seq 1 "$paced_rounds"); do
         for kind in attested auth; do echo "$kind-paced-$round=$work/$kind-paced-$round.samples"; done
     done) | sed 's/^/  /'

@@ -81,7 +81,8 @@ function init(args)
       end
       -- Each assertion is formatted into its request when it is sent: a key's file holds far more than a round
       -- sends, and formatting them all here would keep the cores busy while the other threads' rounds begin.
-      -- pos: how many of the key's assertions have been sent (line pos + 1 is the last one sent).
+      -- pos: how many of the key's assertions have been taken (line pos + 1 is the last one taken; wrk takes one
+      -- request from thread 0 to check the script, and that assertion is never sent, as before).
       pos = read_offsets(args[4])[id] or 0
    end
    -- The schedule begins once the thread is ready to send, so that its setup is not charged to its first requests.

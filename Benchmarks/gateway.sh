@@ -50,8 +50,10 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-# shellcheck source=scripts/allocator.sh
-. "$here/../scripts/allocator.sh" # the allocator the shipped server links; every build of this package links it too
+# shellcheck source=Benchmarks/http/common.sh
+# Of the shared benchmark functions only the CPU accounting (proc_ticks, tree_ticks, ticks_per_second) is used here;
+# common.sh also sources scripts/allocator.sh, the allocator the shipped server links (every build here links it too).
+. "$here/http/common.sh"
 connections="${GATEWAY_BENCH_CONNECTIONS:-8}"
 duration="${GATEWAY_BENCH_DURATION:-10}"
 rounds="${GATEWAY_BENCH_ROUNDS:-3}"
@@ -234,23 +236,11 @@ NGINX
 nginx_pid=$!
 for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$gateway_port/" && break; sleep 0.1; done
 
-# CPU ticks (user + system) so far: tree_ticks PID counts the process, the children it reaped and its live children
-# (PostgreSQL's postmaster and its backends; nginx's master and worker); the server is one process.
-ticks_per_second="$(getconf CLK_TCK)"
-stat_fields() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null || true; }
-tree_ticks() {
-    local total child
-    total=$(stat_fields "$1" | awk '{ print $12 + $13 + $14 + $15 } END { if (NR == 0) print 0 }')
-    for child in $(ps -o pid= --ppid "$1"); do
-        total=$((total + $(stat_fields "$child" | awk '{ print $12 + $13 } END { if (NR == 0) print 0 }')))
-    done
-    echo "$total"
-}
-# cpu_ticks: "SERVER POSTGRESQL NGINX" ticks so far. A round's write-behind flush runs on for about a second after
-# it, so a little of each attested round's CPU is counted in the round after it.
+# cpu_ticks: "SERVER POSTGRESQL NGINX" CPU ticks (user + system) so far, by Benchmarks/http/common.sh's proc_ticks and
+# tree_ticks (the postmaster and nginx's master with their workers). A round's write-behind flush runs on for about a
+# second after it, so a little of each attested round's CPU is counted in the round after it.
 cpu_ticks() {
-    echo "$(stat_fields "$server_pid" | awk '{ print $12 + $13 } END { if (NR == 0) print 0 }')" \
-        "$(tree_ticks "$(head -1 "$pg_state/data/postmaster.pid")") $(tree_ticks "$nginx_pid")"
+    echo "$(proc_ticks "$server_pid") $(tree_ticks "$(head -1 "$pg_state/data/postmaster.pid")") $(tree_ticks "$nginx_pid")"
 }
 pg_state="$(cat "$work/pg-state")"
 

@@ -3,7 +3,7 @@
 # `here` (Benchmarks/), `root` (the repository), `swift`, `seed` (the simulator's) and `app_id` first, and
 # `set -euo pipefail`. Benchmarks/peer/run.sh sources them too, for the Python peer: it sets `here`, `root` and
 # `app_id`, and uses the tools, the cleanup, PostgreSQL and the CPU accounting, not the build, the server or the
-# preparation.
+# preparation. Benchmarks/gateway.sh sources them for the CPU accounting alone (proc_ticks, tree_ticks).
 #
 # What they share: the tools (wrk installed when missing), the release binaries (built unless HTTP_BENCH_NO_BUILD=1),
 # a work folder and a cleanup trap that stops everything started (wrk, perf, the servers, PostgreSQL) on exit, also
@@ -281,15 +281,20 @@ postgres_pids() {
     postmaster="$(head -1 "$pg_state/data/postmaster.pid")"
     echo "$postmaster" $(ps -o pid= --ppid "$postmaster")
 }
-# postgres_cpu: the seconds of CPU of the postmaster (with its reaped children's) and of its live children so far.
-postgres_cpu() {
-    local pids total child
-    read -ra pids <<<"$(postgres_pids)"
-    total=$(proc_stat "${pids[0]}" | awk '{ print $12 + $13 + $14 + $15 }')
-    for child in "${pids[@]:1}"; do
+# tree_ticks PID: the ticks of PID with its reaped children's, and of its live children, so far (a process that
+# starts workers: PostgreSQL's postmaster, nginx's master).
+tree_ticks() {
+    local total child
+    total=$(proc_stat "$1" | awk '{ print $12 + $13 + $14 + $15 } END { if (NR == 0) print 0 }')
+    for child in $(ps -o pid= --ppid "$1"); do
         total=$((total + $(proc_ticks "$child")))
     done
-    awk -v t="$total" -v hz="$ticks_per_second" 'BEGIN { printf "%.3f\n", t / hz }'
+    echo "$total"
+}
+# postgres_cpu: the seconds of CPU of the postmaster (with its reaped children's) and of its live children so far.
+postgres_cpu() {
+    awk -v t="$(tree_ticks "$(head -1 "$pg_state/data/postmaster.pid")")" -v hz="$ticks_per_second" \
+        'BEGIN { printf "%.3f\n", t / hz }'
 }
 # busy (user nice system irq softirq steal) and steal seconds of the whole machine (/proc/stat, all cores)
 machine_busy() { awk '/^cpu / { printf "%.3f %.3f\n", ($2 + $3 + $4 + $7 + $8 + $9) / hz, $9 / hz }' hz="$ticks_per_second" /proc/stat; }

@@ -29,7 +29,8 @@
 # Steps: build `attestguard` and `HTTPBenchPrep` (release, Benchmarks/.build); install wrk and nginx with njs when
 # missing; start a throw-away PostgreSQL and the server with a route policy requiring an assertion on
 # POST /api/orders and a session token on POST /api/feed; HTTPBenchPrep attests one key per connection, exchanges one
-# assertion per key for a session token and mints PER_KEY assertions per key in counter order; nginx (one worker) runs the direct and the attested servers and the upstream; wrk (`-t C -c C`: each
+# assertion per key for a session token and mints PER_KEY assertions per key in counter order; VACUUM ANALYZE (as
+# http.sh does); nginx (one worker) runs the direct and the attested servers and the upstream; wrk (`-t C -c C`: each
 # connection sends its key's assertions one after another) runs the rounds. Everything it started is stopped on
 # exit, also on failure or Ctrl-C.
 #
@@ -116,6 +117,7 @@ echo "== PostgreSQL =="
 ATTESTGUARD_PG_STATE_FILE="$work/pg-state" "$root/scripts/postgres-start.sh" >"$work/pg-url" 2>"$work/pg-start.log" ||
     { cat "$work/pg-start.log" >&2; exit 1; }
 pg_url="$(cat "$work/pg-url")"
+pg_state="$(cat "$work/pg-state")"
 
 echo "== server =="
 port="$(free_port)"
@@ -170,6 +172,9 @@ done
 echo "== preparing $connections keys x $per_key assertions (through the API) =="
 "$bin/HTTPBenchPrep" --url "http://127.0.0.1:$port" --keys "$connections" --per-key "$per_key" --out "$work/bodies" \
     --seed "$seed" --app-id "$app_id" --session-tokens-via GATEWAY_KEY
+# As http.sh does: the preparation's challenges and keys vacuumed and analyzed before the rounds, so that autovacuum
+# does not take them on during the rounds.
+"$(cat "$pg_state/pgbin")/psql" "$pg_url" -X -q -c "VACUUM ANALYZE" >/dev/null
 # Each key's file for wrk: its user's basic-auth value, then `keyId assertion clientData` per assertion.
 python3 - "$work/bodies" "$work/headers" "$connections" <<'PY'
 import base64, json, os, sys
@@ -242,7 +247,6 @@ for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$gateway_port/"
 cpu_ticks() {
     echo "$(proc_ticks "$server_pid") $(tree_ticks "$(head -1 "$pg_state/data/postmaster.pid")") $(tree_ticks "$nginx_pid")"
 }
-pg_state="$(cat "$work/pg-state")"
 
 # run NAME MODE PORT OFFSETS_IN OFFSETS_OUT [SECONDS [RATE]]: one wrk round (RATE: req/s over all connections,
 # paced; absent: closed loop); its RESULT line in $work/NAME.result, every request's start and latency in

@@ -134,7 +134,7 @@ extension ScoringFacts {
 }
 
 extension RiskStore {
-    /// The commit, then the facts: two operations, for stores where that is as cheap as one (SQLite). A failure
+    /// The commit, then the facts: two operations, for stores without a one-statement answer (SQLite). A failure
     /// to read the facts after the commit is no failure of the commit: the facts are then nil.
     public func commitAssertion(_ commit: AssertionCommit, readingFacts query: ScoringFactsQuery) async throws -> (AssertionCommitOutcome, ScoringFacts?) {
         let outcome = try await commitAssertion(commit)

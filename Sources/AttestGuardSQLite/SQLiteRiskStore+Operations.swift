@@ -148,12 +148,9 @@ extension SQLiteRiskStore {
         let claim = commit.claim
         do {
             let previous = try await transaction { connection in
-                try await Self.consume(claim, counter: commit.counter, request: commit.requestContext, on: connection)
-                // The transaction holds SQLite's write lock: the counter read here is the one the update replaces.
-                let before = try await connection.query(
-                    "SELECT counter FROM app_keys WHERE app_id = ?1 AND key_id = ?2",
-                    [.text(claim.appId), SQLiteValues.bind(claim.keyId)]
-                )
+                // The transaction holds SQLite's write lock: the counter the consumption reads is the one the update
+                // replaces.
+                let before = try await Self.consume(claim, counter: commit.counter, request: commit.requestContext, on: connection)
                 let advanced = try await connection.query(
                     """
                     UPDATE app_keys SET counter = ?3, last_assertion_at = ?4
@@ -162,8 +159,8 @@ extension SQLiteRiskStore {
                     """,
                     [.text(claim.appId), SQLiteValues.bind(claim.keyId), .integer(SQLiteInt64(commit.counter)), SQLiteValues.bind(claim.at)]
                 )
-                guard advanced.count == 1, let previous = before.first?.column("counter")?.integer else { throw RollbackSignal(step: .counter) }
-                return Int64(previous)
+                guard advanced.count == 1, let previous = before else { throw RollbackSignal(step: .counter) }
+                return previous
             }
             return .committed(previousCounter: previous)
         } catch let signal as RollbackSignal {
@@ -189,14 +186,17 @@ extension SQLiteRiskStore {
 
     // MARK: - Statements shared by the transactions
 
-    /// The conditional consumption of a challenge: exactly one row or a rollback.
-    private static func consume(_ claim: ChallengeClaim, counter: Int64?, request: String?, on connection: SQLiteConnection) async throws {
+    /// The conditional consumption of a challenge: exactly one row or a rollback. Returns the claiming key's counter
+    /// as it stands (nil: no such key yet), read by the same statement: each statement on this store costs a thread
+    /// hop each way, so the assertion's commit does not spend one on that read.
+    @discardableResult
+    private static func consume(_ claim: ChallengeClaim, counter: Int64?, request: String?, on connection: SQLiteConnection) async throws -> Int64? {
         let rows = try await connection.query(
             """
             UPDATE challenges SET consumed_at = ?1, consumed_key_id = ?2, consumed_counter = ?3, consumed_request = ?4
             WHERE id = ?5 AND app_id = ?6 AND purpose = ?7 AND consumed_at IS NULL AND expires_at > ?8
               AND (user_id IS NULL OR user_id = ?9) AND (key_id IS NULL OR key_id = ?2)
-            RETURNING id
+            RETURNING id, (SELECT counter FROM app_keys WHERE app_id = ?6 AND key_id = ?2) AS key_counter
             """,
             [
                 SQLiteValues.bind(claim.at), SQLiteValues.bind(claim.keyId), SQLiteValues.bind(counter),
@@ -205,6 +205,7 @@ extension SQLiteRiskStore {
             ]
         )
         guard rows.count == 1 else { throw RollbackSignal(step: .challenge) }
+        return rows[0].column("key_counter")?.integer.map(Int64.init)
     }
 
     private static func insertReceipt(_ receipt: ReceiptRecord, on connection: SQLiteConnection) async throws {

@@ -29,27 +29,28 @@ extension SQLiteRiskStore {
     }
 
     public func velocitySums(appId: String, _ sums: [VelocitySum], writer: String?) async throws -> VelocityReading {
-        // One transaction, so the sums and the flush record come from one snapshot.
-        try await transaction { connection in
-            var totals: [Int64] = []
-            for sum in sums {
-                let rows = try await connection.query(
-                    """
-                    SELECT coalesce(sum(count), 0) AS total FROM velocity_counters
-                    WHERE app_id = ?1 AND subject = ?2 AND event = ?3 AND bucket >= ?4
-                    """,
-                    [.text(appId), .text(sum.subject), .text(sum.event), .integer(Int(sum.since))]
-                )
-                totals.append(Int64(rows.first?.column("total")?.integer ?? 0))
-            }
-            var flushed: Int64 = 0
-            if let writer {
-                let rows = try await connection.query("SELECT sequence FROM velocity_flushes WHERE writer = ?1", [.text(writer)])
-                flushed = Int64(rows.first?.column("sequence")?.integer ?? 0)
-            }
-            return VelocityReading(totals: totals, flushedSequence: flushed)
+        // One statement reads every sum and the flush record in one snapshot, and pays one visit to SQLite's thread
+        // for them all: on this store each statement costs a thread hop each way, more than its reading. Past
+        // `sumsPerStatement` sums the statements share a transaction, for the snapshot.
+        guard !sums.isEmpty else { return VelocityReading(totals: [], flushedSequence: 0) }
+        let chunks = stride(from: 0, to: sums.count, by: Self.sumsPerStatement).map {
+            VelocitySumsStatement(appId: appId, sums: Array(sums[$0..<min($0 + Self.sumsPerStatement, sums.count)]), writer: writer)
         }
+        let readings: [VelocityReading]
+        if chunks.count == 1 {
+            readings = [try chunks[0].reading(from: try await query(chunks[0].sql, chunks[0].binds))]
+        } else {
+            readings = try await transaction { connection in
+                var readings: [VelocityReading] = []
+                for chunk in chunks { readings.append(try chunk.reading(from: try await connection.query(chunk.sql, chunk.binds))) }
+                return readings
+            }
+        }
+        return VelocityReading(totals: readings.flatMap(\.totals), flushedSequence: readings[0].flushedSequence)
     }
+
+    /// The most sums one statement reads: three parameters each, far below SQLite's limit of 32,766.
+    static let sumsPerStatement = 1_000
 
     public func rollUpVelocity(granularity: Int, into coarser: Int, before: Int64, limit: Int) async throws -> Int {
         // The same rows (the first `limit` by rowid) are added to their coarse buckets and deleted, in one transaction.
@@ -85,5 +86,44 @@ extension SQLiteRiskStore {
 
     public func purgeVelocityFlushes(before: Date) async throws -> Int {
         try await query("DELETE FROM velocity_flushes WHERE flushed_at < ?1 RETURNING 1", [SQLiteValues.bind(before)]).count
+    }
+}
+
+/// One statement reading velocity sums (`VALUES` rows joined to the counters, a row a sum in the order asked; at least
+/// one sum) and the writer's flush record beside them. The sums' subjects, events and starts are bound, never spliced into the text.
+struct VelocitySumsStatement {
+    let sql: String
+    let binds: [SQLiteData]
+    let count: Int
+
+    init(appId: String, sums: [VelocitySum], writer: String?) {
+        var binds: [SQLiteData] = [.text(appId), writer.map { .text($0) } ?? .null]
+        var rows: [String] = []
+        rows.reserveCapacity(sums.count)
+        for (index, sum) in sums.enumerated() {
+            let first = binds.count + 1
+            rows.append("(\(index), ?\(first), ?\(first + 1), ?\(first + 2))")
+            binds += [.text(sum.subject), .text(sum.event), .integer(Int(sum.since))]
+        }
+        sql = """
+            WITH asked (i, subject, event, since) AS (VALUES \(rows.joined(separator: ", ")))
+            SELECT coalesce(sum(counted.count), 0) AS total, (SELECT sequence FROM velocity_flushes WHERE writer = ?2) AS flushed
+            FROM asked LEFT JOIN velocity_counters AS counted
+                ON counted.app_id = ?1 AND counted.subject = asked.subject AND counted.event = asked.event
+                AND counted.bucket >= asked.since
+            GROUP BY asked.i ORDER BY asked.i
+            """
+        self.binds = binds
+        self.count = sums.count
+    }
+
+    /// The totals (in the order asked) and the flush record's sequence (0: none) of the statement's rows.
+    func reading(from rows: [SQLiteRow]) throws -> VelocityReading {
+        guard rows.count == count, let first = rows.first else {
+            throw StoreError(.queryFailed, "velocity sums: \(rows.count) rows for \(count) sums")
+        }
+        return VelocityReading(
+            totals: rows.map { Int64($0.column("total")?.integer ?? 0) }, flushedSequence: Int64(first.column("flushed")?.integer ?? 0)
+        )
     }
 }

@@ -94,6 +94,23 @@ struct VelocityStoreTests {
         }
     }
 
+    @Test("thousands of sums in one call come back in the order asked, with the writer's flush record; none asked, nothing is read", arguments: StoreBackend.available)
+    func manySums(backend: StoreBackend) async throws {
+        try await withTestStore(backend) { (test: TestStore) async throws in
+            let store = test.store
+            // Subject k < 50 has one bucket, at minute k % 5, counting k + 1; subjects 50 to 59 have none.
+            let increments = (0..<50).map { Self.increment("s\($0)", bucket: Int64($0 % 5) * 60, count: Int64($0 + 1)) }
+            try await store.addVelocity(increments, flush: VelocityFlush(writer: "w", sequence: 4, at: Date(timeIntervalSince1970: 1_767_225_600)))
+            let asked = (0..<2_500).map { VelocitySum(subject: "s\($0 % 60)", event: "assertions", since: Int64($0 % 7) * 60) }
+            let expected: [Int64] = asked.indices.map { index in
+                let subject = index % 60
+                return subject < 50 && Int64(subject % 5) * 60 >= asked[index].since ? Int64(subject + 1) : 0
+            }
+            #expect(try await store.velocitySums(appId: "A.app", asked, writer: "w") == VelocityReading(totals: expected, flushedSequence: 4))
+            #expect(try await store.velocitySums(appId: "A.app", [], writer: "w") == VelocityReading(totals: [], flushedSequence: 0), "none asked: nothing read")
+        }
+    }
+
     static func sums(_ store: any RiskStore, _ subject: String, since: [Int64]) async throws -> [Int64] {
         try await store.velocitySums(appId: "A.app", since.map { VelocitySum(subject: subject, event: "assertions", since: $0) })
     }

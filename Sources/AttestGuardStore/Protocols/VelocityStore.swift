@@ -7,7 +7,7 @@ public protocol VelocityStore: Sendable {
     func addVelocity(_ increments: [VelocityIncrement], flush: VelocityFlush?) async throws
 
     /// The sums, in the order asked (0 where nothing was counted), read in one snapshot with the sequence of
-    /// `writer`'s latest committed flush.
+    /// `writer`'s latest committed flush. With no sums asked nothing is read: no totals, sequence 0.
     func velocitySums(appId: String, _ sums: [VelocitySum], writer: String?) async throws -> VelocityReading
 
     /// Moves up to `limit` buckets of `granularity` that start before `before` into the buckets of the `coarser`

@@ -90,7 +90,8 @@ extension SQLiteRiskStore {
 }
 
 /// One statement reading velocity sums (`VALUES` rows joined to the counters, a row a sum in the order asked; at least
-/// one sum) and the writer's flush record beside them. The sums' subjects, events and starts are bound, never spliced into the text.
+/// one sum) and the writer's flush record beside them. The sums' subjects, events and starts are bound, never spliced
+/// into the text.
 struct VelocitySumsStatement {
     let sql: String
     let binds: [SQLiteData]

@@ -187,8 +187,8 @@ extension SQLiteRiskStore {
     // MARK: - Statements shared by the transactions
 
     /// The conditional consumption of a challenge: exactly one row or a rollback. Returns the claiming key's counter
-    /// as it stands (nil: no such key yet), read by the same statement: each statement on this store costs a thread
-    /// hop each way, so the assertion's commit does not spend one on that read.
+    /// as it stands (nil: the app has no such key, as for a key being registered), read by the same statement: each
+    /// statement on this store costs a thread hop each way, so the assertion's commit does not spend one on that read.
     @discardableResult
     private static func consume(_ claim: ChallengeClaim, counter: Int64?, request: String?, on connection: SQLiteConnection) async throws -> Int64? {
         let rows = try await connection.query(

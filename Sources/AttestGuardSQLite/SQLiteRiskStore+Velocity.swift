@@ -41,15 +41,16 @@ extension SQLiteRiskStore {
             readings = [try chunks[0].reading(from: try await query(chunks[0].sql, chunks[0].binds))]
         } else {
             readings = try await transaction { connection in
-                var readings: [VelocityReading] = []
-                for chunk in chunks { readings.append(try chunk.reading(from: try await connection.query(chunk.sql, chunk.binds))) }
-                return readings
+                var read: [VelocityReading] = []
+                for chunk in chunks { read.append(try chunk.reading(from: try await connection.query(chunk.sql, chunk.binds))) }
+                return read
             }
         }
         return VelocityReading(totals: readings.flatMap(\.totals), flushedSequence: readings[0].flushedSequence)
     }
 
-    /// The most sums one statement reads: three parameters each, far below SQLite's limit of 32,766.
+    /// The most sums one statement reads (three parameters each): enough for any rule set's sums in one statement,
+    /// while bounding one statement's text and parse when a caller asks for thousands.
     static let sumsPerStatement = 1_000
 
     public func rollUpVelocity(granularity: Int, into coarser: Int, before: Int64, limit: Int) async throws -> Int {
@@ -95,15 +96,16 @@ extension SQLiteRiskStore {
 struct VelocitySumsStatement {
     let sql: String
     let binds: [SQLiteData]
-    let count: Int
+    /// How many sums the statement reads: the rows it must answer.
+    let sumCount: Int
 
     init(appId: String, sums: [VelocitySum], writer: String?) {
         var binds: [SQLiteData] = [.text(appId), writer.map { .text($0) } ?? .null]
         var rows: [String] = []
         rows.reserveCapacity(sums.count)
         for (index, sum) in sums.enumerated() {
-            let first = binds.count + 1
-            rows.append("(\(index), ?\(first), ?\(first + 1), ?\(first + 2))")
+            let firstParameter = binds.count + 1
+            rows.append("(\(index), ?\(firstParameter), ?\(firstParameter + 1), ?\(firstParameter + 2))")
             binds += [.text(sum.subject), .text(sum.event), .integer(Int(sum.since))]
         }
         sql = """
@@ -115,13 +117,13 @@ struct VelocitySumsStatement {
             GROUP BY asked.i ORDER BY asked.i
             """
         self.binds = binds
-        self.count = sums.count
+        self.sumCount = sums.count
     }
 
     /// The totals (in the order asked) and the flush record's sequence (0: none) of the statement's rows.
     func reading(from rows: [SQLiteRow]) throws -> VelocityReading {
-        guard rows.count == count, let first = rows.first else {
-            throw StoreError(.queryFailed, "velocity sums: \(rows.count) rows for \(count) sums")
+        guard rows.count == sumCount, let first = rows.first else {
+            throw StoreError(.queryFailed, "velocity sums: \(rows.count) rows for \(sumCount) sums")
         }
         return VelocityReading(
             totals: rows.map { Int64($0.column("total")?.integer ?? 0) }, flushedSequence: Int64(first.column("flushed")?.integer ?? 0)

@@ -147,7 +147,7 @@ extension RiskStore {
 extension RiskStore {
     public func scoringFactsFromSingleReads(_ query: ScoringFactsQuery) async throws -> ScoringFacts {
         var facts = ScoringFacts()
-        if !query.velocity.isEmpty || query.velocityWriter != nil {
+        if !query.velocity.isEmpty {
             facts.velocity = try await velocitySums(appId: query.appId, query.velocity, writer: query.velocityWriter)
         }
         if let keyId = query.keyId, let key = try await key(appId: query.appId, keyId: keyId) {

@@ -29,6 +29,9 @@
 #   AB_A_RULES, AB_B_RULES [Rules/ of this tree]  each variant's rules directory (an older build may not read today's
 #                          rules: give it its own tree's, e.g. from `git worktree add`)
 #   AB_A_NAME, AB_B_NAME [A, B]  labels in the output, one word each
+#   AB_A_STORE, AB_B_STORE [postgres]  each variant's store: postgres (a database of its own in the throw-away
+#                          cluster) or sqlite (the embedded store, a file of its own in the work directory), e.g.
+#                          AB_B_STORE=sqlite AB_B_NAME=sqlite AB_PER_KEY=4000 to see the SQLite store beside PostgreSQL
 #   AB_ROUTES [assertions score]  the routes measured in each run: assertions (POST /v1/assertions), score
 #                          (POST /v1/score), healthz (GET /healthz)
 #   AB_ROUNDS [6]          rounds (pairs)
@@ -75,6 +78,9 @@ a_bin="${AB_A_BIN:-$server_bin}"
 b_bin="${AB_B_BIN:-$server_bin}"
 a_name="${AB_A_NAME:-A}"
 b_name="${AB_B_NAME:-B}"
+for store in "${AB_A_STORE:-postgres}" "${AB_B_STORE:-postgres}"; do
+    case "$store" in postgres | sqlite) ;; *) echo "AB_A_STORE, AB_B_STORE: unknown store $store (postgres, sqlite)" >&2; exit 2 ;; esac
+done
 for binary in "$a_bin" "$b_bin"; do [ -x "$binary" ] || { echo "not an executable: $binary" >&2; exit 2; }; done
 
 # ---- everything below is cleaned up by the trap (bench_cleanup) ----
@@ -92,6 +98,7 @@ variant_bin() { if [ "$1" = a ]; then echo "$a_bin"; else echo "$b_bin"; fi; }
 variant_env() { if [ "$1" = a ]; then echo "${AB_A_ENV:-}"; else echo "${AB_B_ENV:-}"; fi; }
 variant_rules() { if [ "$1" = a ]; then echo "${AB_A_RULES:-$root/Rules}"; else echo "${AB_B_RULES:-$root/Rules}"; fi; }
 variant_name() { if [ "$1" = a ]; then echo "$a_name"; else echo "$b_name"; fi; }
+variant_store() { if [ "$1" = a ]; then echo "${AB_A_STORE:-postgres}"; else echo "${AB_B_STORE:-postgres}"; fi; }
 # start_variant a|b: that variant's server (its binary, configuration and environment settings, exported for it alone).
 start_variant() {
     local setting settings
@@ -114,12 +121,15 @@ for variant in a b; do
     psql_ "CREATE DATABASE ab_$variant" >/dev/null
     pg_url="${cluster_url/\/postgres\?//ab_$variant?}"
     bench_write_config "$work/config-$variant.yaml" "$port" "$pool" true
+    if [ "$(variant_store "$variant")" = sqlite ]; then
+        sed -i "s|^database: .*|database: { sqlitePath: \"$work/ab_$variant.sqlite\" }|" "$work/config-$variant.yaml"
+    fi
     rules="$(variant_rules "$variant")"
     sed -i "s|^rules: .*|rules: { directory: \"$rules\" }|" "$work/config-$variant.yaml"
     start_variant "$variant"
     mkdir -p "$work/$variant"
     if [ "$routes" != healthz ]; then
-        bench_prepare "$url" "$connections" "$per_key" "$score_keys"
+        bench_prepare "$url" "$connections" "$per_key" "$score_keys" "$([ "$(variant_store "$variant")" = sqlite ] && echo sqlite)"
         mv "$work/bodies" "$work/$variant/bodies"
     fi
     stop_server
@@ -179,7 +189,7 @@ done
 # Per route: each variant's medians, and the median (and range) over the pairs of B's req/s and CPU per request
 # (server + PostgreSQL) relative to A's in the same round.
 echo
-echo "== AttestGuard A/B: $a_name ($a_bin${AB_A_ENV:+, $AB_A_ENV}) against $b_name ($b_bin${AB_B_ENV:+, $AB_B_ENV}) =="
+echo "== AttestGuard A/B: $a_name ($a_bin${AB_A_ENV:+, $AB_A_ENV}, $(variant_store a)) against $b_name ($b_bin${AB_B_ENV:+, $AB_B_ENV}, $(variant_store b)) =="
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; PostgreSQL $pg_version$([ "${AB_DURABLE:-0}" = 1 ] && echo ", durable"); $connections connections closed loop; $rounds rounds of ${duration} s per variant and route, order alternating"
 for route in $routes; do
     awk -v route="$route" -v a="$a_name" -v b="$b_name" '

@@ -101,7 +101,7 @@ extension SQLiteRiskStore {
         }
         do {
             let superseded = try await transaction { connection in
-                try await Self.consume(registration.claim, counter: nil, request: nil, on: connection)
+                try await Self.consume(registration.claim, on: connection)
                 let inserted = try await connection.query(
                     """
                     INSERT INTO app_keys (app_id, key_id, user_id, device_id, environment, public_key, counter, status,
@@ -144,30 +144,6 @@ extension SQLiteRiskStore {
         }
     }
 
-    public func commitAssertion(_ commit: AssertionCommit) async throws -> AssertionCommitOutcome {
-        let claim = commit.claim
-        do {
-            let previous = try await transaction { connection in
-                // The transaction holds SQLite's write lock: the counter the consumption reads is the one the update
-                // replaces.
-                let before = try await Self.consume(claim, counter: commit.counter, request: commit.requestContext, on: connection)
-                let advanced = try await connection.query(
-                    """
-                    UPDATE app_keys SET counter = ?3, last_assertion_at = ?4
-                    WHERE app_id = ?1 AND key_id = ?2 AND status = 'active' AND counter < ?3
-                    RETURNING key_id
-                    """,
-                    [.text(claim.appId), SQLiteValues.bind(claim.keyId), .integer(SQLiteInt64(commit.counter)), SQLiteValues.bind(claim.at)]
-                )
-                guard advanced.count == 1, let previous = before else { throw RollbackSignal(step: .counter) }
-                return previous
-            }
-            return .committed(previousCounter: previous)
-        } catch let signal as RollbackSignal {
-            return try await assertionOutcome(rolledBackAt: signal, commit)
-        }
-    }
-
     public func revokeKey(appId: String, keyId: Data, at: Date) async throws -> KeyRecord? {
         _ = try await query(
             "UPDATE app_keys SET status = 'revoked', status_changed_at = ?3 WHERE app_id = ?1 AND key_id = ?2 AND status <> 'revoked'",
@@ -186,26 +162,21 @@ extension SQLiteRiskStore {
 
     // MARK: - Statements shared by the transactions
 
-    /// The conditional consumption of a challenge: exactly one row or a rollback. Returns the claiming key's counter
-    /// as it stands (nil: the app has no such key, as for a key being registered), read by the same statement: each
-    /// statement on this store costs a thread hop each way, so the assertion's commit does not spend one on that read.
-    @discardableResult
-    private static func consume(_ claim: ChallengeClaim, counter: Int64?, request: String?, on connection: SQLiteConnection) async throws -> Int64? {
+    /// The conditional consumption of a key registration's challenge: exactly one row or a rollback.
+    private static func consume(_ claim: ChallengeClaim, on connection: SQLiteConnection) async throws {
         let rows = try await connection.query(
             """
-            UPDATE challenges SET consumed_at = ?1, consumed_key_id = ?2, consumed_counter = ?3, consumed_request = ?4
-            WHERE id = ?5 AND app_id = ?6 AND purpose = ?7 AND consumed_at IS NULL AND expires_at > ?8
-              AND (user_id IS NULL OR user_id = ?9) AND (key_id IS NULL OR key_id = ?2)
-            RETURNING id, (SELECT counter FROM app_keys WHERE app_id = ?6 AND key_id = ?2) AS key_counter
+            UPDATE challenges SET consumed_at = ?1, consumed_key_id = ?2
+            WHERE id = ?3 AND app_id = ?4 AND purpose = ?5 AND consumed_at IS NULL AND expires_at > ?6
+              AND (user_id IS NULL OR user_id = ?7) AND (key_id IS NULL OR key_id = ?2)
+            RETURNING id
             """,
             [
-                SQLiteValues.bind(claim.at), SQLiteValues.bind(claim.keyId), SQLiteValues.bind(counter),
-                SQLiteValues.bind(request), SQLiteValues.bind(claim.challengeId), .text(claim.appId),
+                SQLiteValues.bind(claim.at), SQLiteValues.bind(claim.keyId), SQLiteValues.bind(claim.challengeId), .text(claim.appId),
                 .text(claim.purpose.rawValue), SQLiteValues.bind(claim.expiryThreshold), .text(claim.userId),
             ]
         )
         guard rows.count == 1 else { throw RollbackSignal(step: .challenge) }
-        return rows[0].column("key_counter")?.integer.map(Int64.init)
     }
 
     private static func insertReceipt(_ receipt: ReceiptRecord, on connection: SQLiteConnection) async throws {

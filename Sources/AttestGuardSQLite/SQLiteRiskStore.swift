@@ -12,6 +12,12 @@ public import AttestGuardStore
 public final class SQLiteRiskStore: RiskStore {
     let connection: SQLiteConnection
     let gate = AsyncSerialGate()
+    /// Accepted assertions that arrive while a transaction runs share the next one (``commitBatch(_:)``).
+    let assertionCommits = GroupCommit<AssertionCommit, ClaimedAssertion>(
+        maximumBatch: SQLiteRiskStore.assertionBatchSize, maximumRunning: 1
+    )
+    /// The most accepted assertions one transaction commits: PostgreSQL's default batch size.
+    static let assertionBatchSize = 32
     /// The process lock; none when opened read-only.
     private let lock: ProcessFileLock?
     public let path: String

@@ -1,5 +1,4 @@
 import AttestGuardStore
-@testable import AttestGuardPostgres
 import Synchronization
 import Testing
 

@@ -134,8 +134,8 @@ extension ScoringFacts {
 }
 
 extension RiskStore {
-    /// The commit, then the facts: two operations, for stores without a one-statement answer (SQLite). A failure
-    /// to read the facts after the commit is no failure of the commit: the facts are then nil.
+    /// The commit, then the facts: two operations, for stores that read no facts in their commit (the test suites'
+    /// wrappers). A failure to read the facts after the commit is no failure of the commit: the facts are then nil.
     public func commitAssertion(_ commit: AssertionCommit, readingFacts query: ScoringFactsQuery) async throws -> (AssertionCommitOutcome, ScoringFacts?) {
         let outcome = try await commitAssertion(commit)
         guard outcome.isCommitted, !query.isEmpty else { return (outcome, nil) }
@@ -145,12 +145,14 @@ extension RiskStore {
 
 /// Stores without a one-statement answer (the embedded SQLite store) put the facts together from single reads.
 extension RiskStore {
-    public func scoringFactsFromSingleReads(_ query: ScoringFactsQuery) async throws -> ScoringFacts {
+    /// `knownKey`: the key's row as the caller already holds it (the embedded store's commit returns it), read only
+    /// when it is not the query's key.
+    public func scoringFactsFromSingleReads(_ query: ScoringFactsQuery, knownKey: KeyRecord? = nil) async throws -> ScoringFacts {
         var facts = ScoringFacts()
         if !query.velocity.isEmpty {
             facts.velocity = try await velocitySums(appId: query.appId, query.velocity, writer: query.velocityWriter)
         }
-        if let keyId = query.keyId, let key = try await key(appId: query.appId, keyId: keyId) {
+        if let keyId = query.keyId, let key = try await key(appId: query.appId, keyId: keyId, unlessHeld: knownKey) {
             facts.key = key
             if query.receipt, let receipt = try await receipt(appId: key.appId, keyId: key.keyId) {
                 facts.receipt = ReceiptSummary(
@@ -186,5 +188,10 @@ extension RiskStore {
             facts.distinct = try await distinctCounts(query.distinct)
         }
         return facts
+    }
+
+    private func key(appId: String, keyId: Data, unlessHeld held: KeyRecord?) async throws -> KeyRecord? {
+        if let held, held.appId == appId, held.keyId == keyId { return held }
+        return try await key(appId: appId, keyId: keyId)
     }
 }

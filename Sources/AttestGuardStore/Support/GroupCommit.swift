@@ -1,33 +1,34 @@
 import Synchronization
-import AttestGuardStore
 import EventLoopConcurrency
 
-/// Gathers concurrent calls into batches that run as one operation: group commit. At most `maximumRunning` batches
-/// run at once; a call that finds one of those slots free runs at once, alone, so a quiet process answers as fast as
-/// without batching. While every slot is busy, calls queue, and the call that finishes a batch hands its slot to the
-/// first one queued, which runs up to `maximumBatch` queued calls as the next batch. The batch size follows the
+/// Gathers concurrent calls into batches that run as one operation: group commit (PostgreSQL's statements of accepted
+/// assertions and of verdicts' reads, the SQLite store's transactions of accepted assertions). At most `maximumRunning`
+/// batches run at once; a call that finds one of those slots free runs at once, alone, so a quiet process answers as
+/// fast as without batching. While every slot is busy, calls queue, and the call that finishes a batch hands its slot
+/// to the first one queued, which runs up to `maximumBatch` queued calls as the next batch. The batch size follows the
 /// load with no timer and no added wait: the longest a call waits for a batch is the running batches' time.
 ///
 /// A batch runs with the `run` its leading call passed (every call passes the same one), which also gets the instant
-/// the batch's oldest call was submitted (to keep that call's deadline): it answers each entry, in the order given,
-/// so one entry's failure is its own. A thrown error fails every entry of the batch. A batch of several entries runs in a task of its own, so that the caller who leads it
-/// going away (a client that hung up) does not cancel the others' work.
-final class GroupCommit<Entry: Sendable, Answer: Sendable>: Sendable {
-    typealias Run = @Sendable ([Entry], _ oldestSubmitted: ContinuousClock.Instant) async throws -> [Result<Answer, any Error>]
+/// the batch's oldest call was submitted (to keep that call's deadline): it answers each entry, in the order given, so
+/// one entry's failure is its own. A thrown error fails every entry of the batch. A batch of several entries runs in a
+/// task of its own, so that the caller who leads it going away (a client that hung up) does not cancel the others'
+/// work.
+package final class GroupCommit<Entry: Sendable, Answer: Sendable>: Sendable {
+    package typealias Run = @Sendable ([Entry], _ oldestSubmitted: ContinuousClock.Instant) async throws -> [Result<Answer, any Error>]
 
     /// The most entries one batch takes.
-    let maximumBatch: Int
+    package let maximumBatch: Int
     /// The most batches that run at once.
-    let maximumRunning: Int
+    package let maximumRunning: Int
     private let state = Mutex(State())
     private let batchesRun = Atomic<Int>(0)
     private let entriesRun = Atomic<Int>(0)
 
     /// The calls waiting for a batch.
-    var queued: Int { state.withLock { $0.queued } }
+    package var queued: Int { state.withLock { $0.queued } }
 
     /// The batches run so far and the entries they carried.
-    var counts: (batches: Int, entries: Int) {
+    package var counts: (batches: Int, entries: Int) {
         (batchesRun.load(ordering: .relaxed), entriesRun.load(ordering: .relaxed))
     }
 
@@ -63,13 +64,13 @@ final class GroupCommit<Entry: Sendable, Answer: Sendable>: Sendable {
         }
     }
 
-    init(maximumBatch: Int, maximumRunning: Int) {
+    package init(maximumBatch: Int, maximumRunning: Int) {
         self.maximumBatch = max(1, maximumBatch)
         self.maximumRunning = max(1, maximumRunning)
     }
 
     /// Runs `entry` in the next batch that has room and answers it.
-    func submit(_ entry: Entry, run: @escaping Run) async throws -> Answer {
+    package func submit(_ entry: Entry, run: @escaping Run) async throws -> Answer {
         let submitted = ContinuousClock.now
         let maximumRunning = self.maximumRunning
         let leadsNow = state.withLock { state in

@@ -235,9 +235,7 @@ extension PostgresRiskStore {
     ) async throws -> [Result<(AssertionBatchAnswer, ScoringFacts), any Error>] {
         typealias Answer = Result<(AssertionBatchAnswer, ScoringFacts), any Error>
         let order = entries.indices.sorted { left, right in
-            let (a, b) = (entries[left].commit, entries[right].commit)
-            if a.claim.keyId != b.claim.keyId { return a.claim.keyId.lexicographicallyPrecedes(b.claim.keyId) }
-            return a.counter != b.counter ? a.counter < b.counter : left < right
+            AssertionCommit.precedesInBatch(entries[left].commit, entries[right].commit, arrival: left, right)
         }
         let rounds = Self.rounds(of: order, naming: entries.map { ($0.commit.claim.keyId, $0.commit.claim.challengeId) })
         let unanswered = StoreError(.queryFailed, "the assertions' commit returned no row for an entry")

@@ -44,9 +44,7 @@ extension SQLiteRiskStore {
     /// assertions; when it held several, each runs again alone, so that only the cause fails.
     func commitBatch(_ commits: [AssertionCommit]) async throws -> [Result<ClaimedAssertion, any Error>] {
         let order = commits.indices.sorted { left, right in
-            let (a, b) = (commits[left], commits[right])
-            if a.claim.keyId != b.claim.keyId { return a.claim.keyId.lexicographicallyPrecedes(b.claim.keyId) }
-            return a.counter != b.counter ? a.counter < b.counter : left < right
+            AssertionCommit.precedesInBatch(commits[left], commits[right], arrival: left, right)
         }
         do {
             return try await transaction { connection in

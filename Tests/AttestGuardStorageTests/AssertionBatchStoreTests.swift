@@ -31,21 +31,10 @@ struct AssertionBatchStoreTests {
     func mixedBatch(backend: StoreBackend) async throws {
         try await withTestStore(backend) { (test: TestStore) async throws in
             let store = try #require(test.store as? PostgresRiskStore)
-            var keys: [KeyRecord] = []
-            for index in 0..<3 { keys.append(try await StoreFixtures.register(StoreFixtures.key(deviceId: "batch-\(index)"), in: store)) }
-            #expect(try await StoreFixtures.assert(keys[1], counter: 7, in: store).isCommitted)
-            let first = try await issue(for: keys[2], in: store)
-            let second = try await issue(for: keys[2], in: store)
-            let stale = try await issue(for: keys[1], in: store)
-            let fresh = try await issue(for: keys[0], in: store)
+            let batch = try await MixedAssertionBatch(in: store)
+            let (keys, second, stale) = (batch.keys, batch.second, batch.stale)
             // Given out of key order, with key 2's higher counter first: the statement sorts them, the answers don't.
-            let entries = [
-                entry(keys[2], counter: 5, challenge: second),
-                entry(keys[1], counter: 7, challenge: stale),
-                entry(keys[2], counter: 4, challenge: first),
-                entry(keys[2], counter: 6, challenge: first),
-                entry(keys[0], counter: 1, challenge: fresh),
-            ]
+            let entries = batch.commits.map { AssertionBatchEntry(commit: $0, query: ScoringFactsQuery(appId: $0.claim.appId, keyId: $0.claim.keyId, receipt: true)) }
             let answers = try await store.commitBatch(entries, waitingSince: nil).map { try $0.get() }
             #expect(answers.count == 5)
             // Key 2's counters 4 and 5 both commit, in counter order; the replay of `first` finds it used.

@@ -23,21 +23,10 @@ struct SQLiteAssertionBatchTests {
     func mixedBatch() async throws {
         try await withTestStore(.sqlite) { (test: TestStore) async throws in
             let store = try #require(test.store as? SQLiteRiskStore)
-            var keys: [KeyRecord] = []
-            for index in 0..<3 { keys.append(try await StoreFixtures.register(StoreFixtures.key(deviceId: "batch-\(index)"), in: store)) }
-            #expect(try await StoreFixtures.assert(keys[1], counter: 7, in: store).isCommitted)
-            let first = try await issue(for: keys[2], in: store)
-            let second = try await issue(for: keys[2], in: store)
-            let stale = try await issue(for: keys[1], in: store)
-            let fresh = try await issue(for: keys[0], in: store)
+            let batch = try await MixedAssertionBatch(in: store)
+            let (keys, first, second, stale) = (batch.keys, batch.first, batch.second, batch.stale)
             // Given out of key order, with key 2's higher counter first: the transaction sorts them, the answers don't.
-            let commits = [
-                commit(keys[2], counter: 5, challenge: second),
-                commit(keys[1], counter: 7, challenge: stale),
-                commit(keys[2], counter: 4, challenge: first),
-                commit(keys[2], counter: 6, challenge: first),
-                commit(keys[0], counter: 1, challenge: fresh),
-            ]
+            let commits = batch.commits
             let answers = try await store.commitBatch(commits).map { try $0.get() }
             #expect(answers.count == 5)
             func committed(_ index: Int) -> (previous: Int64, key: KeyRecord)? {

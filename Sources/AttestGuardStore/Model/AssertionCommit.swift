@@ -14,6 +14,14 @@ public struct AssertionCommit: Sendable, Equatable {
         self.counter = counter
         self.requestContext = requestContext
     }
+
+    /// The order a batch commits its assertions in, on both stores: by key id, then counter, then arrival (`left`,
+    /// `right`: the two assertions' places in the batch). A key's rising counters sent at once thus all commit, and
+    /// concurrent batches that share keys take their locks in one order.
+    package static func precedesInBatch(_ a: AssertionCommit, _ b: AssertionCommit, arrival left: Int, _ right: Int) -> Bool {
+        if a.claim.keyId != b.claim.keyId { return a.claim.keyId.lexicographicallyPrecedes(b.claim.keyId) }
+        return a.counter != b.counter ? a.counter < b.counter : left < right
+    }
 }
 
 /// What committing an assertion did.

@@ -25,7 +25,7 @@ extension SQLiteRiskStore {
         let (outcome, key) = try await committing(commit)
         guard outcome.isCommitted, !query.isEmpty else { return (outcome, nil) }
         // A failure to read the facts after the commit is no failure of the commit: the facts are then nil.
-        return (outcome, try? await scoringFactsFromSingleReads(query, knownKey: key))
+        return (outcome, try? await scoringFacts(query, knownKey: key))
     }
 
     private func committing(_ commit: AssertionCommit) async throws -> (outcome: AssertionCommitOutcome, key: KeyRecord?) {

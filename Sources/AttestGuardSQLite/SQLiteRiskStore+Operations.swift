@@ -82,13 +82,6 @@ extension SQLiteRiskStore {
         return rows.first?.column("n")?.integer ?? 0
     }
 
-    /// One read per fact, each its own statement. Each costs a hop to SQLiteNIO's thread pool and back and a fresh
-    /// parse, which together are about half of an assertion's CPU on this store: the embedded store is for loads that
-    /// fit in that, and PostgreSQL's one-statement answer is the fast path.
-    public func scoringFacts(_ query: ScoringFactsQuery) async throws -> ScoringFacts {
-        try await scoringFactsFromSingleReads(query)
-    }
-
     public func receipt(appId: String, keyId: Data) async throws -> ReceiptRecord? {
         try await query("SELECT * FROM receipts WHERE app_id = ?1 AND key_id = ?2", [.text(appId), SQLiteValues.bind(keyId)])
             .first.map(ReceiptRecord.init(sqlite:))

@@ -1,0 +1,134 @@
+import AttestVocabulary
+import NIOCore
+import SQLiteNIO
+import AttestGuardStore
+
+/// One statement reading the facts a verdict needs exactly and that change with every request: the velocity sums and
+/// the writer's flush record, the labels of the subjects asked for, and the distinct counts. On the embedded store
+/// each statement costs a hop to SQLiteNIO's thread and back, more than most of these reads cost SQLite, and an
+/// assertion asks for all three; one statement also reads them all from one snapshot.
+///
+/// The parts are branches of one `UNION ALL`, each row tagged with its part (`part`: `d` a distinct count, `f` the
+/// flush record, `l` a label, `v` a velocity sum) and its place in the order asked (`i`); a label row carries the
+/// `labels` table's columns, the others a count (`n`). Every value is bound, never spliced into the text.
+struct SQLiteExactFactsStatement {
+    let sql: String
+    let binds: [SQLiteData]
+    private let sumCount: Int
+    private let distinctCount: Int
+
+    /// The most distinct counts one statement reads: each is a branch of the compound statement, and SQLite takes at
+    /// most 500 (`SQLITE_MAX_COMPOUND_SELECT`).
+    static let maximumDistinctCounts = 100
+    /// The most parameters one statement binds, under SQLite's 32,766 (`SQLITE_MAX_VARIABLE_NUMBER`).
+    static let maximumParameters = 30_000
+
+    /// The statement for `query`'s exact parts, or nil when it asks for none or for more than one statement takes
+    /// (the caller then reads each part as its own statement).
+    init?(_ query: ScoringFactsQuery) {
+        guard !query.velocity.isEmpty || !query.labelSubjects.isEmpty || !query.distinct.isEmpty,
+              query.velocity.count <= SQLiteRiskStore.sumsPerStatement,
+              query.distinct.count <= Self.maximumDistinctCounts
+        else { return nil }
+        var parameters = Parameters()
+        let appId = parameters.bind(.text(query.appId))
+        var tables: [String] = []
+        var branches: [String] = []
+        if !query.velocity.isEmpty {
+            let rows = query.velocity.enumerated().map { index, sum in
+                "(\(index), \(parameters.bind(.text(sum.subject))), \(parameters.bind(.text(sum.event))), \(parameters.bind(.integer(Int(sum.since)))))"
+            }
+            tables.append("asked (i, subject, event, since) AS (VALUES \(rows.joined(separator: ", ")))")
+            branches.append(
+                """
+                SELECT 'v', asked.i, coalesce(sum(counted.count), 0), \(Self.noLabel)
+                FROM asked LEFT JOIN velocity_counters AS counted
+                    ON counted.app_id = \(appId) AND counted.subject = asked.subject AND counted.event = asked.event
+                    AND counted.bucket >= asked.since
+                GROUP BY asked.i
+                """
+            )
+            let writer = parameters.bind(query.velocityWriter.map { .text($0) } ?? .null)
+            branches.append("SELECT 'f', 0, (SELECT sequence FROM velocity_flushes WHERE writer = \(writer)), \(Self.noLabel)")
+        }
+        if !query.labelSubjects.isEmpty {
+            let rows = query.labelSubjects.map { "(\(parameters.bind(.text($0.kind.rawValue))), \(parameters.bind(.text($0.subject))))" }
+            tables.append("lq (kind, subject) AS (VALUES \(rows.joined(separator: ", ")))")
+            branches.append(
+                """
+                SELECT 'l', 0, NULL, l.app_id, l.subject_kind, l.subject, l.source, l.label, l.labelled_at
+                FROM lq JOIN labels AS l ON l.app_id = \(appId) AND l.subject_kind = lq.kind AND l.subject = lq.subject
+                """
+            )
+        }
+        for (index, read) in query.distinct.enumerated() {
+            let series = parameters.bind(.blob(ByteBuffer(bytes: read.series)))
+            let since = parameters.bind(.integer(Int(read.since)))
+            let excluded = read.excluding.map { parameters.bind(.blob(ByteBuffer(bytes: $0))) }.joined(separator: ", ")
+            branches.append(
+                """
+                SELECT 'd', \(index), (
+                    SELECT count(*) FROM (
+                        SELECT 1 FROM distinct_sightings
+                        WHERE series = \(series) AND last_seen >= \(since) AND member NOT IN (\(excluded)) LIMIT \(DistinctCount.maximum)
+                    )
+                ), \(Self.noLabel)
+                """
+            )
+        }
+        guard parameters.values.count <= Self.maximumParameters else { return nil }
+        sql = """
+            \(tables.isEmpty ? "" : "WITH \(tables.joined(separator: ", "))")
+            \(([Self.columnNames] + branches).joined(separator: "\nUNION ALL\n"))
+            ORDER BY part, i, subject_kind, subject, source
+            """
+        binds = parameters.values
+        sumCount = query.velocity.count
+        distinctCount = query.distinct.count
+    }
+
+    /// The label columns of a branch that reads no label.
+    private static let noLabel = "NULL, NULL, NULL, NULL, NULL, NULL"
+    /// The compound's first branch, which names its nine columns and holds no row: the label columns as the `labels`
+    /// table has them (``FraudLabelRecord/init(sqlite:)`` reads them).
+    private static let columnNames = """
+        SELECT 'x' AS part, 0 AS i, 0 AS n, NULL AS app_id, NULL AS subject_kind, NULL AS subject, NULL AS source, NULL AS label,
+               NULL AS labelled_at
+        WHERE false
+        """
+
+    /// Sets `facts`' velocity reading, labels and distinct counts from the statement's rows.
+    func read(_ rows: [SQLiteRow], into facts: inout ScoringFacts) throws {
+        var totals = [Int64?](repeating: nil, count: sumCount)
+        var distinct = [Int64?](repeating: nil, count: distinctCount)
+        var flushed: Int64 = 0
+        var labels: [FraudLabelRecord] = []
+        for row in rows {
+            let index = Int(row.column("i")?.integer ?? -1)
+            let count = Int64(row.column("n")?.integer ?? 0)
+            switch row.column("part")?.string {
+            case "v" where totals.indices.contains(index): totals[index] = count
+            case "d" where distinct.indices.contains(index): distinct[index] = count
+            case "f": flushed = count
+            case "l": labels.append(try FraudLabelRecord(sqlite: row))
+            default: throw StoreError(.queryFailed, "scoring facts: an unexpected row (part \(row.column("part")?.string ?? "none"), index \(index))")
+            }
+        }
+        guard !totals.contains(nil), !distinct.contains(nil) else {
+            throw StoreError(.queryFailed, "scoring facts: \(rows.count) rows lack a velocity sum or a distinct count")
+        }
+        if sumCount > 0 { facts.velocity = VelocityReading(totals: totals.compactMap { $0 }, flushedSequence: flushed) }
+        facts.labels = labels
+        facts.distinct = distinct.compactMap { $0 }
+    }
+
+    /// The statement's parameters, numbered as they are bound.
+    private struct Parameters {
+        var values: [SQLiteData] = []
+
+        mutating func bind(_ value: SQLiteData) -> String {
+            values.append(value)
+            return "?\(values.count)"
+        }
+    }
+}

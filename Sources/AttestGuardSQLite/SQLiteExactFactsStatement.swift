@@ -10,17 +10,21 @@ import AttestGuardStore
 ///
 /// The parts are branches of one `UNION ALL`, each row tagged with its part (`part`: `d` a distinct count, `f` the
 /// flush record, `l` a label, `v` a velocity sum) and its place in the order asked (`i`); a label row carries the
-/// `labels` table's columns, the others a count (`n`). Every value is bound, never spliced into the text.
+/// `labels` table's columns, the others a count (`n`). Every value from the query is bound, never spliced into the text
+/// (only the rows' positions and `DistinctCount.maximum` are written into it).
 struct SQLiteExactFactsStatement {
     let sql: String
     let binds: [SQLiteData]
+    /// How many sums the statement reads: the `v` rows it must answer.
     private let sumCount: Int
-    private let distinctCount: Int
+    /// How many distinct counts the statement reads: the `d` rows it must answer.
+    private let distinctReadCount: Int
 
     /// The most distinct counts one statement reads: each is a branch of the compound statement, and SQLite takes at
     /// most 500 (`SQLITE_MAX_COMPOUND_SELECT`).
     static let maximumDistinctCounts = 100
-    /// The most parameters one statement binds, under SQLite's 32,766 (`SQLITE_MAX_VARIABLE_NUMBER`).
+    /// The most parameters one statement binds: a bound well under SQLite's `SQLITE_MAX_VARIABLE_NUMBER` in any build
+    /// (32,766 by default), so that a statement's text and parse stay small.
     static let maximumParameters = 30_000
 
     /// The statement for `query`'s exact parts, or nil when it asks for none or for more than one statement takes
@@ -53,11 +57,11 @@ struct SQLiteExactFactsStatement {
         }
         if !query.labelSubjects.isEmpty {
             let rows = query.labelSubjects.map { "(\(parameters.bind(.text($0.kind.rawValue))), \(parameters.bind(.text($0.subject))))" }
-            tables.append("lq (kind, subject) AS (VALUES \(rows.joined(separator: ", ")))")
+            tables.append("asked_labels (kind, subject) AS (VALUES \(rows.joined(separator: ", ")))")
             branches.append(
                 """
                 SELECT 'l', 0, NULL, l.app_id, l.subject_kind, l.subject, l.source, l.label, l.labelled_at
-                FROM lq JOIN labels AS l ON l.app_id = \(appId) AND l.subject_kind = lq.kind AND l.subject = lq.subject
+                FROM asked_labels JOIN labels AS l ON l.app_id = \(appId) AND l.subject_kind = asked_labels.kind AND l.subject = asked_labels.subject
                 """
             )
         }
@@ -84,7 +88,7 @@ struct SQLiteExactFactsStatement {
             """
         binds = parameters.values
         sumCount = query.velocity.count
-        distinctCount = query.distinct.count
+        distinctReadCount = query.distinct.count
     }
 
     /// The label columns of a branch that reads no label.
@@ -100,7 +104,7 @@ struct SQLiteExactFactsStatement {
     /// Sets `facts`' velocity reading, labels and distinct counts from the statement's rows.
     func read(_ rows: [SQLiteRow], into facts: inout ScoringFacts) throws {
         var totals = [Int64?](repeating: nil, count: sumCount)
-        var distinct = [Int64?](repeating: nil, count: distinctCount)
+        var distinct = [Int64?](repeating: nil, count: distinctReadCount)
         var flushed: Int64 = 0
         var labels: [FraudLabelRecord] = []
         for row in rows {

@@ -15,11 +15,11 @@ extension SQLiteRiskStore {
         guard let statement = SQLiteExactFactsStatement(query) else {
             return try await scoringFactsFromSingleReads(query, knownKey: knownKey)
         }
-        var rest = query
-        rest.velocity = []
-        rest.labelSubjects = []
-        rest.distinct = []
-        var facts = rest.isEmpty ? ScoringFacts() : try await scoringFactsFromSingleReads(rest, knownKey: knownKey)
+        var keyAndDaily = query
+        keyAndDaily.velocity = []
+        keyAndDaily.labelSubjects = []
+        keyAndDaily.distinct = []
+        var facts = keyAndDaily.isEmpty ? ScoringFacts() : try await scoringFactsFromSingleReads(keyAndDaily, knownKey: knownKey)
         try statement.read(try await self.query(statement.sql, statement.binds), into: &facts)
         return facts
     }

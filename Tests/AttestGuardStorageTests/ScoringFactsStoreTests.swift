@@ -4,7 +4,8 @@ import Foundation
 import AttestGuardStore
 import Testing
 
-/// `scoringFacts`: the one-statement read on PostgreSQL answers exactly what the single reads answer, part by part.
+/// `scoringFacts`: the one-statement read on PostgreSQL, and SQLite's statement for the exact facts, answer exactly what
+/// the single reads answer, part by part.
 @Suite("Scoring facts in the store")
 struct ScoringFactsStoreTests {
     static let day: TimeInterval = 86_400

@@ -143,7 +143,8 @@ extension RiskStore {
     }
 }
 
-/// Stores without a one-statement answer (the embedded SQLite store) put the facts together from single reads.
+/// Facts put together from single reads: the embedded SQLite store's key and daily facts, and every part of a query past
+/// what its one statement for the exact facts takes.
 extension RiskStore {
     /// `knownKey`: the key's row as the caller already holds it (the embedded store's commit returns it), read only
     /// when it is not the query's key.

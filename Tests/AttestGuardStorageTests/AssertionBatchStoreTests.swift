@@ -21,11 +21,6 @@ struct AssertionBatchStoreTests {
         )
     }
 
-    private func issue(for key: KeyRecord, in store: any RiskStore) async throws -> NewChallenge {
-        let challenge = StoreFixtures.challenge(keyId: key.keyId)
-        _ = try await store.issueChallenge(challenge, quota: StoreFixtures.quota)
-        return challenge
-    }
 
     @Test("a batch mixing accepted, replayed and stale assertions on several keys answers each in its order", arguments: backends)
     func mixedBatch(backend: StoreBackend) async throws {
@@ -71,7 +66,7 @@ struct AssertionBatchStoreTests {
             var keys: [KeyRecord] = []
             for index in 0..<4 { keys.append(try await StoreFixtures.register(StoreFixtures.key(deviceId: "shape-\(index)"), in: store)) }
             func exact(_ key: KeyRecord) async throws -> AssertionBatchEntry {
-                var entry = entry(key, counter: 1, challenge: try await issue(for: key, in: store))
+                var entry = entry(key, counter: 1, challenge: try await StoreFixtures.issueChallenge(for: key, in: store))
                 entry.query.receipt = false
                 entry.query.labelSubjects = [LabelLookup(kind: .key, subject: key.keyId.base64EncodedString())]
                 return entry
@@ -83,7 +78,7 @@ struct AssertionBatchStoreTests {
             #expect(answers.map { $0.1.key?.keyId } == [keys[0].keyId, keys[1].keyId])
             #expect(answers.allSatisfy { $0.1.receipt == nil && $0.1.labels.isEmpty })
 
-            let mixed = [try await exact(keys[2]), entry(keys[3], counter: 1, challenge: try await issue(for: keys[3], in: store))]
+            let mixed = [try await exact(keys[2]), entry(keys[3], counter: 1, challenge: try await StoreFixtures.issueChallenge(for: keys[3], in: store))]
             let mixedAnswers = try await store.commitBatch(mixed, waitingSince: nil).map { try $0.get() }
             #expect(mixedAnswers.allSatisfy { $0.0.failedStep == nil && $0.0.previousCounter == 0 })
             #expect(mixedAnswers[0].1.key?.keyId == keys[2].keyId && mixedAnswers[0].1.receipt == nil, "not asked: none, beside one that asks")
@@ -221,7 +216,7 @@ struct AssertionBatchStoreTests {
             for index in 0..<3 {
                 let key = try await StoreFixtures.register(StoreFixtures.key(deviceId: "refused-\(index)"), in: store)
                 // The middle entry's request is not JSON: its cast fails the whole statement.
-                entries.append(entry(key, counter: 1, challenge: try await issue(for: key, in: store), request: index == 1 ? "{not json" : "{}"))
+                entries.append(entry(key, counter: 1, challenge: try await StoreFixtures.issueChallenge(for: key, in: store), request: index == 1 ? "{not json" : "{}"))
             }
             let answers = try await store.commitBatch(entries, waitingSince: nil)
             #expect(try answers[0].get().0.failedStep == nil)
@@ -237,8 +232,8 @@ struct AssertionBatchStoreTests {
             let store = try #require(test.store as? PostgresRiskStore)
             let key = try await StoreFixtures.register(StoreFixtures.key(deviceId: "refused-round"), in: store)
             // Two assertions of one key: counter 2 goes to a second round, whose request is not JSON.
-            let first = entry(key, counter: 1, challenge: try await issue(for: key, in: store))
-            let second = entry(key, counter: 2, challenge: try await issue(for: key, in: store), request: "{not json")
+            let first = entry(key, counter: 1, challenge: try await StoreFixtures.issueChallenge(for: key, in: store))
+            let second = entry(key, counter: 2, challenge: try await StoreFixtures.issueChallenge(for: key, in: store), request: "{not json")
             let answers = try await store.commitBatch([second, first], waitingSince: nil)
             let committed = try answers[1].get().0
             #expect(committed.failedStep == nil && committed.previousCounter == 0, "the first round's commit, answered as committed")
@@ -253,7 +248,7 @@ struct AssertionBatchStoreTests {
         try await withTestStore(backend) { (test: TestStore) async throws in
             let store = try #require(test.store as? PostgresRiskStore)
             let key = try await StoreFixtures.register(StoreFixtures.key(deviceId: "late"), in: store)
-            let late = entry(key, counter: 1, challenge: try await issue(for: key, in: store))
+            let late = entry(key, counter: 1, challenge: try await StoreFixtures.issueChallenge(for: key, in: store))
             let waitedOut = ContinuousClock.now - store.configuration.operationTimeout - .seconds(1)
             let timedOutBefore = store.deadlineCounts.timedOut
             let error = await #expect(throws: StoreError.self) { try await store.commitBatch([late], waitingSince: waitedOut) }
@@ -272,7 +267,7 @@ struct AssertionBatchStoreTests {
             var prepared: [(KeyRecord, AssertionCommit)] = []
             for index in 0..<64 {
                 let key = try await StoreFixtures.register(StoreFixtures.key(deviceId: "many-\(index)"), in: store)
-                let challenge = try await issue(for: key, in: store)
+                let challenge = try await StoreFixtures.issueChallenge(for: key, in: store)
                 prepared.append((key, AssertionCommit(claim: StoreFixtures.claim(challenge, key: key), counter: 3, requestContext: nil)))
             }
             let before = store.assertionBatchCounts
@@ -365,7 +360,7 @@ struct AssertionBatchStoreTests {
             // The same lists beside a batch of commits.
             var entries: [AssertionBatchEntry] = []
             for (index, query) in queries.enumerated() {
-                var batchEntry = entry(keys[index], counter: 1, challenge: try await issue(for: keys[index], in: store))
+                var batchEntry = entry(keys[index], counter: 1, challenge: try await StoreFixtures.issueChallenge(for: keys[index], in: store))
                 batchEntry.query = query
                 entries.append(batchEntry)
             }

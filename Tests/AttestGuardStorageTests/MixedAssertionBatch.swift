@@ -19,16 +19,11 @@ struct MixedAssertionBatch {
         var keys: [KeyRecord] = []
         for index in 0..<3 { keys.append(try await StoreFixtures.register(StoreFixtures.key(deviceId: "batch-\(index)"), in: store)) }
         try #require(try await StoreFixtures.assert(keys[1], counter: 7, in: store).isCommitted)
-        func issue(for key: KeyRecord) async throws -> NewChallenge {
-            let challenge = StoreFixtures.challenge(keyId: key.keyId)
-            _ = try await store.issueChallenge(challenge, quota: StoreFixtures.quota)
-            return challenge
-        }
         self.keys = keys
-        first = try await issue(for: keys[2])
-        second = try await issue(for: keys[2])
-        stale = try await issue(for: keys[1])
-        fresh = try await issue(for: keys[0])
+        first = try await StoreFixtures.issueChallenge(for: keys[2], in: store)
+        second = try await StoreFixtures.issueChallenge(for: keys[2], in: store)
+        stale = try await StoreFixtures.issueChallenge(for: keys[1], in: store)
+        fresh = try await StoreFixtures.issueChallenge(for: keys[0], in: store)
     }
 
     /// The five assertions, in the order the batch is given them.

@@ -13,11 +13,6 @@ struct SQLiteAssertionBatchTests {
         AssertionCommit(claim: StoreFixtures.claim(challenge, key: key), counter: counter, requestContext: #"{"method":"POST"}"#)
     }
 
-    private func issue(for key: KeyRecord, in store: any RiskStore) async throws -> NewChallenge {
-        let challenge = StoreFixtures.challenge(keyId: key.keyId)
-        _ = try await store.issueChallenge(challenge, quota: StoreFixtures.quota)
-        return challenge
-    }
 
     @Test("a batch mixing accepted, replayed and stale assertions on several keys answers each in its order")
     func mixedBatch() async throws {
@@ -56,7 +51,7 @@ struct SQLiteAssertionBatchTests {
             let store = try #require(test.store as? SQLiteRiskStore)
             let key = try await StoreFixtures.register(StoreFixtures.key(deviceId: "refused"), in: store)
             #expect(try await StoreFixtures.assert(key, counter: 3, in: store).isCommitted)
-            let stale = try await issue(for: key, in: store)
+            let stale = try await StoreFixtures.issueChallenge(for: key, in: store)
             #expect(try await store.commitAssertion(commit(key, counter: 3, challenge: stale)).rejectionCode == .counterNotIncreasing)
             #expect(try await store.challenge(id: stale.id)?.consumedAt == nil)
             _ = try await store.revokeKey(appId: key.appId, keyId: key.keyId, at: StoreFixtures.now)
@@ -72,7 +67,7 @@ struct SQLiteAssertionBatchTests {
         try await withTestStore(.sqlite) { (test: TestStore) async throws in
             let store = try #require(test.store as? SQLiteRiskStore)
             let key = try await StoreFixtures.register(StoreFixtures.key(deviceId: "facts"), in: store)
-            let challenge = try await issue(for: key, in: store)
+            let challenge = try await StoreFixtures.issueChallenge(for: key, in: store)
             let query = ScoringFactsQuery(appId: key.appId, keyId: key.keyId, receipt: true)
             let (outcome, facts) = try await store.commitAssertion(commit(key, counter: 9, challenge: challenge), readingFacts: query)
             #expect(outcome == .committed(previousCounter: 0))

@@ -34,6 +34,13 @@ enum StoreFixtures {
         )
     }
 
+    /// Issues an assertion challenge bound to `key` in `store` and returns it.
+    static func issueChallenge(for key: KeyRecord, in store: any RiskStore) async throws -> NewChallenge {
+        let challenge = Self.challenge(keyId: key.keyId)
+        _ = try await store.issueChallenge(challenge, quota: Self.quota)
+        return challenge
+    }
+
     static func key(userId: String = "user-1", deviceId: String? = "device-1", attestation: Data = randomId()) -> KeyRecord {
         let keyId = randomId()
         return KeyRecord(

@@ -34,26 +34,15 @@ struct SQLiteExactFactsStatement {
               query.velocity.count <= SQLiteRiskStore.sumsPerStatement,
               query.distinct.count <= Self.maximumDistinctCounts
         else { return nil }
-        var parameters = Parameters()
+        var parameters = SQLiteParameters()
         let appId = parameters.bind(.text(query.appId))
         var tables: [String] = []
         var branches: [String] = []
         if !query.velocity.isEmpty {
-            let rows = query.velocity.enumerated().map { index, sum in
-                "(\(index), \(parameters.bind(.text(sum.subject))), \(parameters.bind(.text(sum.event))), \(parameters.bind(.integer(Int(sum.since)))))"
-            }
-            tables.append("asked (i, subject, event, since) AS (VALUES \(rows.joined(separator: ", ")))")
-            branches.append(
-                """
-                SELECT 'v', asked.i, coalesce(sum(counted.count), 0), \(Self.noLabel)
-                FROM asked LEFT JOIN velocity_counters AS counted
-                    ON counted.app_id = \(appId) AND counted.subject = asked.subject AND counted.event = asked.event
-                    AND counted.bucket >= asked.since
-                GROUP BY asked.i
-                """
-            )
+            tables.append(VelocitySumsStatement.askedTable(query.velocity, binding: &parameters))
+            branches.append("SELECT 'v', asked.i, \(VelocitySumsStatement.total), \(Self.noLabel)\n\(VelocitySumsStatement.countedFrom(appId: appId))")
             let writer = parameters.bind(query.velocityWriter.map { .text($0) } ?? .null)
-            branches.append("SELECT 'f', 0, (SELECT sequence FROM velocity_flushes WHERE writer = \(writer)), \(Self.noLabel)")
+            branches.append("SELECT 'f', 0, \(VelocitySumsStatement.flushedSequence(writer: writer)), \(Self.noLabel)")
         }
         if !query.labelSubjects.isEmpty {
             let rows = query.labelSubjects.map { "(\(parameters.bind(.text($0.kind.rawValue))), \(parameters.bind(.text($0.subject))))" }
@@ -124,15 +113,5 @@ struct SQLiteExactFactsStatement {
         if sumCount > 0 { facts.velocity = VelocityReading(totals: totals.compactMap { $0 }, flushedSequence: flushed) }
         facts.labels = labels
         facts.distinct = distinct.compactMap { $0 }
-    }
-
-    /// The statement's parameters, numbered as they are bound.
-    private struct Parameters {
-        var values: [SQLiteData] = []
-
-        mutating func bind(_ value: SQLiteData) -> String {
-            values.append(value)
-            return "?\(values.count)"
-        }
     }
 }

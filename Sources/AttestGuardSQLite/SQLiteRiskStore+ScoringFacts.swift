@@ -19,7 +19,7 @@ extension SQLiteRiskStore {
         keyAndDaily.velocity = []
         keyAndDaily.labelSubjects = []
         keyAndDaily.distinct = []
-        var facts = keyAndDaily.isEmpty ? ScoringFacts() : try await scoringFactsFromSingleReads(keyAndDaily, knownKey: knownKey)
+        var facts = try await scoringFactsFromSingleReads(keyAndDaily, knownKey: knownKey)
         try statement.read(try await self.query(statement.sql, statement.binds), into: &facts)
         return facts
     }

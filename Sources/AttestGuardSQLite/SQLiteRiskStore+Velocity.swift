@@ -100,24 +100,46 @@ struct VelocitySumsStatement {
     let sumCount: Int
 
     init(appId: String, sums: [VelocitySum], writer: String?) {
-        var binds: [SQLiteData] = [.text(appId), writer.map { .text($0) } ?? .null]
-        var rows: [String] = []
-        rows.reserveCapacity(sums.count)
-        for (index, sum) in sums.enumerated() {
-            let firstParameter = binds.count + 1
-            rows.append("(\(index), ?\(firstParameter), ?\(firstParameter + 1), ?\(firstParameter + 2))")
-            binds += [.text(sum.subject), .text(sum.event), .integer(Int(sum.since))]
-        }
+        var parameters = SQLiteParameters()
+        let app = parameters.bind(.text(appId))
+        let writer = parameters.bind(writer.map { .text($0) } ?? .null)
+        let asked = Self.askedTable(sums, binding: &parameters)
         sql = """
-            WITH asked (i, subject, event, since) AS (VALUES \(rows.joined(separator: ", ")))
-            SELECT coalesce(sum(counted.count), 0) AS total, (SELECT sequence FROM velocity_flushes WHERE writer = ?2) AS flushed
-            FROM asked LEFT JOIN velocity_counters AS counted
-                ON counted.app_id = ?1 AND counted.subject = asked.subject AND counted.event = asked.event
-                AND counted.bucket >= asked.since
-            GROUP BY asked.i ORDER BY asked.i
+            WITH \(asked)
+            SELECT \(Self.total) AS total, \(Self.flushedSequence(writer: writer)) AS flushed
+            \(Self.countedFrom(appId: app))
+            ORDER BY asked.i
             """
-        self.binds = binds
+        self.binds = parameters.values
         self.sumCount = sums.count
+    }
+
+    /// The common table `asked (i, subject, event, since)`: one row a sum, `i` its place in the order asked (from 0),
+    /// its values bound in `parameters`. Shared with ``SQLiteExactFactsStatement``, which reads the sums beside other
+    /// facts.
+    static func askedTable(_ sums: [VelocitySum], binding parameters: inout SQLiteParameters) -> String {
+        let rows = sums.enumerated().map { index, sum in
+            "(\(index), \(parameters.bind(.text(sum.subject))), \(parameters.bind(.text(sum.event))), \(parameters.bind(.integer(Int(sum.since)))))"
+        }
+        return "asked (i, subject, event, since) AS (VALUES \(rows.joined(separator: ", ")))"
+    }
+
+    /// A sum's total over the rows of ``countedFrom(appId:)``: 0 when no counter matches.
+    static let total = "coalesce(sum(counted.count), 0)"
+
+    /// The flush record's sequence of the writer whose parameter is `writer` (NULL: none).
+    static func flushedSequence(writer: String) -> String {
+        "(SELECT sequence FROM velocity_flushes WHERE writer = \(writer))"
+    }
+
+    /// The counters of each `asked` sum in the app whose parameter is `appId`, one group a sum.
+    static func countedFrom(appId: String) -> String {
+        """
+        FROM asked LEFT JOIN velocity_counters AS counted
+            ON counted.app_id = \(appId) AND counted.subject = asked.subject AND counted.event = asked.event
+            AND counted.bucket >= asked.since
+        GROUP BY asked.i
+        """
     }
 
     /// The totals (in the order asked) and the flush record's sequence (0: none) of the statement's rows.

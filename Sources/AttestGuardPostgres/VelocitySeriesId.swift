@@ -26,14 +26,8 @@ enum VelocitySeriesId {
         array.append(make(appId: appId, subject: subject, event: event))
     }
 
-    /// The first 16 bytes of SHA-256 of `app/event/60/subject`, hashed part by part.
+    /// The first 16 bytes of SHA-256 of `app/event/60/subject`.
     static func digest(of series: Series) -> [UInt8] {
-        var hasher = SHA256()
-        hasher.update(utf8: series.appId)
-        hasher.update(utf8: "/")
-        hasher.update(utf8: series.event)
-        hasher.update(utf8: "/60/")
-        hasher.update(utf8: series.subject)
-        return hasher.finalize().withUnsafeBytes { Array($0.prefix(16)) }
+        SHA256.prefix(16, ofUTF8: [series.appId, "/", series.event, "/60/", series.subject])
     }
 }

@@ -170,13 +170,24 @@ struct ArrayParametersTests {
         }
     }
 
-    @Test("hashing a string's UTF-8 in place equals hashing a copy: short, long, non-ASCII, empty")
-    func hashesUTF8InPlace() {
-        for text in ["", "a", "sübject ✓", String(repeating: "long text ", count: 100), "exactly15 bytes"] {
-            var inPlace = SHA256()
-            inPlace.update(utf8: text)
-            #expect(inPlace.finalize() == SHA256.hash(data: Array(text.utf8)), "\(text.prefix(20))")
+    @Test("the prefix of a digest of parts is the joined text's: short, long, non-ASCII, empty and random parts")
+    func digestPrefixOfParts() {
+        let fixed = ["", "a", "sübject ✓", String(repeating: "long text ", count: 100), "exactly15 bytes", "\u{0}"]
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<300 {
+            let parts = (0..<Int.random(in: 0...7, using: &generator)).map { _ in
+                round < 100 ? fixed.randomElement(using: &generator)! : String((0..<Int.random(in: 0...90, using: &generator)).map { _ in
+                    Character(Unicode.Scalar(UInt8.random(in: 0x20...0x7e, using: &generator)))
+                })
+            }
+            let joined = Array(SHA256.hash(data: Array(parts.joined().utf8)))
+            for length in [4, 16, 32] {
+                #expect(SHA256.prefix(length, ofUTF8: parts) == Array(joined.prefix(length)), "\(parts.map { $0.prefix(12) })")
+            }
         }
+        // A part made from a slice of a longer string.
+        let sliced = String("xx-sübject-yy".dropFirst(3).dropLast(3))
+        #expect(SHA256.prefix(16, ofUTF8: ["app", "/", sliced]) == Array(SHA256.hash(data: Array("app/sübject".utf8)).prefix(16)))
     }
 
     @Test("sightings are ordered by series then member in byte order, one per pair with its latest minute")

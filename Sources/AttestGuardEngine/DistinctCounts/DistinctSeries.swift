@@ -47,16 +47,7 @@ struct DistinctSeries: Sendable, Hashable {
 
     /// The id, computed.
     var digest: [UInt8] {
-        // Hashed part by part (the same bytes as the joined text), without building the text.
-        var hasher = SHA256()
-        hasher.update(utf8: appId)
-        hasher.update(utf8: "\u{0}")
-        hasher.update(utf8: count.per.rawValue)
-        hasher.update(utf8: "\u{0}")
-        hasher.update(utf8: count.counted.rawValue)
-        hasher.update(utf8: "\u{0}")
-        hasher.update(utf8: subject)
-        return hasher.finalize().withUnsafeBytes { Array($0.prefix(16)) }
+        SHA256.prefix(16, ofUTF8: [appId, "\u{0}", count.per.rawValue, "\u{0}", count.counted.rawValue, "\u{0}", subject])
     }
 
     /// A member (a counted subject's keyed hash, hex) as the store keeps it: its 16 bytes.

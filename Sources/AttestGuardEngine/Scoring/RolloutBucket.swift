@@ -5,13 +5,7 @@ import Crypto
 /// same user lands in the same bucket on every server and every day, and raising the percentage only adds users.
 enum RolloutBucket {
     static func of(appId: String, userId: String) -> Int {
-        // The strings' UTF-8 hashed where it lies, not copied: a verdict under a rule set that reads the bucket
-        // computes it.
-        var hash = SHA256()
-        hash.update(utf8: appId)
-        hash.update(utf8: "\u{0}")
-        hash.update(utf8: userId)
-        let prefix = hash.finalize().prefix(4).reduce(UInt32(0)) { ($0 << 8) | UInt32($1) }
+        let prefix = SHA256.prefix(4, ofUTF8: [appId, "\u{0}", userId]).reduce(UInt32(0)) { ($0 << 8) | UInt32($1) }
         return Int(prefix % 100)
     }
 }

@@ -96,6 +96,24 @@ struct SQLiteExactFactsTests {
             atTheBound.distinct = Array(manyCounts.distinct.prefix(SQLiteExactFactsStatement.maximumDistinctCounts))
             #expect(SQLiteExactFactsStatement(atTheBound) != nil)
             #expect(try await store.scoringFacts(atTheBound).distinct == Array(counted.distinct.dropLast()))
+
+            var sumsAtTheBound = query
+            sumsAtTheBound.velocity = Array(manySums.velocity.dropLast())
+            #expect(SQLiteExactFactsStatement(sumsAtTheBound) != nil)
+            #expect(try await store.scoringFacts(sumsAtTheBound) == (try await store.scoringFactsFromSingleReads(sumsAtTheBound)))
+
+            // Few parts, but more values than one statement binds: 60 counts excluding 500 members each.
+            var manyParameters = query
+            manyParameters.distinct = (0..<60).map { index in
+                DistinctCountRead(series: Self.bytes("device-1"), since: 0, excluding: (0..<500).map { Self.bytes("x\(index)-\($0)") } + [Self.bytes("u\(index % 4)")])
+            }
+            #expect(SQLiteExactFactsStatement(manyParameters) == nil)
+            let bound = try await store.scoringFacts(manyParameters)
+            #expect(bound.distinct == Array(repeating: 3, count: 60))
+            #expect(bound == (try await store.scoringFactsFromSingleReads(manyParameters)))
+            manyParameters.distinct = Array(manyParameters.distinct.prefix(50))
+            #expect(SQLiteExactFactsStatement(manyParameters) != nil, "25,000 values and the query's others fit one statement")
+            #expect(try await store.scoringFacts(manyParameters) == (try await store.scoringFactsFromSingleReads(manyParameters)))
         }
     }
 }

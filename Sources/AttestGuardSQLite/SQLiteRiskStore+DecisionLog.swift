@@ -6,25 +6,25 @@ public import AttestGuardStore
 extension SQLiteRiskStore {
     public func appendDecisions(_ entries: [DecisionLogEntry]) async throws {
         guard !entries.isEmpty else { return }
-        try await transaction { connection in
-            for entry in entries {
-                _ = try await connection.query(
-                    """
-                    INSERT INTO decision_log (app_id, decided_at, endpoint, key_id, user_hash, ip_hash, device_hash, decision, rule_decision, score,
-                                              rule_set_version, fired, signals, shadow_decision, shadow_rule_set_version, shadow_fired, request_id)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
-                    """,
-                    [
-                        .text(entry.appId), SQLiteValues.bind(entry.decidedAt), .text(entry.endpoint.rawValue), SQLiteValues.bind(entry.keyId),
-                        SQLiteValues.bind(entry.userHash), SQLiteValues.bind(entry.ipHash), SQLiteValues.bind(entry.deviceHash),
-                        .text(entry.decision.rawValue), .text(entry.ruleDecision.rawValue),
-                        .float(entry.score), .text(entry.ruleSetVersion), .text(entry.fired), .text(entry.signals),
-                        SQLiteValues.bind(entry.shadow?.decision.rawValue), SQLiteValues.bind(entry.shadow?.ruleSetVersion),
-                        SQLiteValues.bind(entry.shadow?.fired), SQLiteValues.bind(entry.requestId),
-                    ]
-                )
-            }
-        }
+        let statements = SQLiteRowStatements(
+            """
+            INSERT INTO decision_log (app_id, decided_at, endpoint, key_id, user_hash, ip_hash, device_hash, decision, rule_decision, score,
+                                      rule_set_version, fired, signals, shadow_decision, shadow_rule_set_version, shadow_fired, request_id)
+            VALUES
+            """,
+            rows: entries.map { entry in
+                [
+                    .text(entry.appId), SQLiteValues.bind(entry.decidedAt), .text(entry.endpoint.rawValue), SQLiteValues.bind(entry.keyId),
+                    SQLiteValues.bind(entry.userHash), SQLiteValues.bind(entry.ipHash), SQLiteValues.bind(entry.deviceHash),
+                    .text(entry.decision.rawValue), .text(entry.ruleDecision.rawValue),
+                    .float(entry.score), .text(entry.ruleSetVersion), .text(entry.fired), .text(entry.signals),
+                    SQLiteValues.bind(entry.shadow?.decision.rawValue), SQLiteValues.bind(entry.shadow?.ruleSetVersion),
+                    SQLiteValues.bind(entry.shadow?.fired), SQLiteValues.bind(entry.requestId),
+                ]
+            },
+            width: 17
+        )
+        try await transaction { try await statements.run(on: $0) }
     }
 
     public func decisions(since: Date, after cursor: DecisionLogEntry?, limit: Int) async throws -> [DecisionLogEntry] {

@@ -6,18 +6,16 @@ import SQLiteNIO
 extension SQLiteRiskStore {
     public func addDistinctSightings(_ sightings: [DistinctSighting]) async throws {
         guard !sightings.isEmpty else { return }
-        try await transaction { connection in
-            for sighting in sightings {
-                _ = try await connection.query(
-                    """
-                    INSERT INTO distinct_sightings (series, member, last_seen) VALUES (?1, ?2, ?3)
-                    ON CONFLICT (series, member) DO UPDATE SET last_seen = excluded.last_seen
-                    WHERE distinct_sightings.last_seen < excluded.last_seen
-                    """,
-                    [.blob(ByteBuffer(bytes: sighting.series)), .blob(ByteBuffer(bytes: sighting.member)), .integer(Int(sighting.lastSeen))]
-                )
-            }
-        }
+        let statements = SQLiteRowStatements(
+            "INSERT INTO distinct_sightings (series, member, last_seen) VALUES",
+            rows: sightings.map { [.blob(ByteBuffer(bytes: $0.series)), .blob(ByteBuffer(bytes: $0.member)), .integer(Int($0.lastSeen))] },
+            width: 3,
+            """
+            ON CONFLICT (series, member) DO UPDATE SET last_seen = excluded.last_seen
+            WHERE distinct_sightings.last_seen < excluded.last_seen
+            """
+        )
+        try await transaction { try await statements.run(on: $0) }
     }
 
     public func distinctCounts(_ reads: [DistinctCountRead]) async throws -> [Int64] {

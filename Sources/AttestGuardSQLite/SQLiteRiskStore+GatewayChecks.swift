@@ -6,18 +6,16 @@ extension SQLiteRiskStore {
     public func addGatewayChecks(_ counts: [GatewayCheckCount]) async throws {
         let merged = counts.mergedInLockOrder
         guard !merged.isEmpty else { return }
-        try await transaction { connection in
-            for count in merged {
-                _ = try await connection.query(
-                    """
-                    INSERT INTO gateway_checks AS stored (bucket_start, app_id, route, outcome, passed, count) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                    ON CONFLICT (app_id, bucket_start, route, outcome, passed) DO UPDATE SET count = stored.count + excluded.count
-                    """,
-                    [.integer(Int(count.bucketStart)), .text(count.appId), .text(count.route), .text(count.outcome),
-                     .integer(count.passed ? 1 : 0), .integer(Int(count.count))]
-                )
-            }
-        }
+        let statements = SQLiteRowStatements(
+            "INSERT INTO gateway_checks AS stored (bucket_start, app_id, route, outcome, passed, count) VALUES",
+            rows: merged.map { count in
+                [.integer(Int(count.bucketStart)), .text(count.appId), .text(count.route), .text(count.outcome),
+                 .integer(count.passed ? 1 : 0), .integer(Int(count.count))]
+            },
+            width: 6,
+            "ON CONFLICT (app_id, bucket_start, route, outcome, passed) DO UPDATE SET count = stored.count + excluded.count"
+        )
+        try await transaction { try await statements.run(on: $0) }
     }
 
     public func gatewayChecks(appId: String, from: Int64, to: Int64, limit: Int) async throws -> [GatewayCheckCount] {

@@ -9,27 +9,29 @@ extension SQLiteRiskStore {
     public func recordKeyUse(_ uses: [KeyUse]) async throws -> Int {
         let latest = uses.latestPerKey
         guard !latest.isEmpty else { return 0 }
+        // The keys' uses as a common table `used` that each update joins: two statements a flush, not two a key.
+        let rows: [[SQLiteData]] = latest.map { [.text($0.appId), SQLiteValues.bind($0.keyId), SQLiteValues.bind($0.at)] }
+        let lastUsed = SQLiteRowStatements(
+            "WITH used (app_id, key_id, at) AS (VALUES", rows: rows, width: 3,
+            """
+            )
+            UPDATE app_keys SET last_used_at = used.at FROM used
+            WHERE app_keys.app_id = used.app_id AND app_keys.key_id = used.key_id
+              AND (app_keys.last_used_at IS NULL OR app_keys.last_used_at < used.at)
+            """
+        )
+        let awake = SQLiteRowStatements(
+            "WITH used (app_id, key_id, at) AS (VALUES", rows: rows, width: 3,
+            """
+            )
+            UPDATE receipts SET dormant_since = NULL FROM used
+            WHERE receipts.app_id = used.app_id AND receipts.key_id = used.key_id AND receipts.dormant_since IS NOT NULL
+            RETURNING receipts.key_id
+            """
+        )
         return try await transaction { connection in
-            var rejoined = 0
-            for use in latest {
-                let key: [SQLiteData] = [.text(use.appId), SQLiteValues.bind(use.keyId)]
-                _ = try await connection.query(
-                    """
-                    UPDATE app_keys SET last_used_at = ?3
-                    WHERE app_id = ?1 AND key_id = ?2 AND (last_used_at IS NULL OR last_used_at < ?3)
-                    """,
-                    key + [SQLiteValues.bind(use.at)]
-                )
-                rejoined += try await connection.query(
-                    """
-                    UPDATE receipts SET dormant_since = NULL
-                    WHERE app_id = ?1 AND key_id = ?2 AND dormant_since IS NOT NULL
-                    RETURNING key_id
-                    """,
-                    key
-                ).count
-            }
-            return rejoined
+            try await lastUsed.run(on: connection)
+            return try await awake.run(on: connection).count
         }
     }
 

@@ -5,17 +5,17 @@ public import AttestGuardStore
 extension SQLiteRiskStore {
     public func addVelocity(_ increments: [VelocityIncrement], flush: VelocityFlush?) async throws {
         guard !increments.isEmpty || flush != nil else { return }
-        try await transaction { connection in
-            for increment in increments {
+        let statements = SQLiteRowStatements(
+            "INSERT INTO velocity_counters (app_id, subject, event, granularity, bucket, count) VALUES",
+            rows: increments.map { increment in
                 let key = increment.key
-                _ = try await connection.query(
-                    """
-                    INSERT INTO velocity_counters (app_id, subject, event, granularity, bucket, count) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                    ON CONFLICT (app_id, subject, event, granularity, bucket) DO UPDATE SET count = velocity_counters.count + excluded.count
-                    """,
-                    [.text(key.appId), .text(key.subject), .text(key.event), .integer(key.granularity), .integer(Int(key.bucket)), .integer(Int(increment.count))]
-                )
-            }
+                return [.text(key.appId), .text(key.subject), .text(key.event), .integer(key.granularity), .integer(Int(key.bucket)), .integer(Int(increment.count))]
+            },
+            width: 6,
+            "ON CONFLICT (app_id, subject, event, granularity, bucket) DO UPDATE SET count = velocity_counters.count + excluded.count"
+        )
+        try await transaction { connection in
+            try await statements.run(on: connection)
             if let flush {
                 _ = try await connection.query(
                     """

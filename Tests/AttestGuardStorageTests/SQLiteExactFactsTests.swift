@@ -66,8 +66,37 @@ struct SQLiteExactFactsTests {
                 if mask & 4 == 0 { mixed.distinct = [] }
                 if mask & 8 == 0 { mixed.keyId = nil }
                 #expect(try await store.scoringFacts(mixed) == (try await store.scoringFactsFromSingleReads(mixed)), "parts \(mask)")
-                #expect((SQLiteExactFactsStatement(mixed) == nil) == (mask & 7 == 0), "a statement whenever an exact part is asked (\(mask))")
+                #expect((SQLiteExactFactsStatement(mixed) == nil) == (mask == 0), "a statement whenever the key or an exact part is asked (\(mask))")
             }
+        }
+    }
+
+    @Test("the key comes from the statement, from the caller when it holds that key, and is nil when there is none")
+    func keyReadOrHeld() async throws {
+        try await withTestStore(.sqlite) { (test: TestStore) async throws in
+            let store = try #require(test.store as? SQLiteRiskStore)
+            let (key, query) = try await Self.prepared(store)
+            let other = try await StoreFixtures.register(StoreFixtures.key(userId: "user-2"), in: store)
+            var stale = key
+            stale.counter = 99
+            var unknown = query
+            unknown.keyId = StoreFixtures.randomId()
+            var keyless = query
+            keyless.keyId = nil
+            for (asked, held) in [(query, nil), (query, stale), (query, other), (unknown, nil), (unknown, key), (keyless, key)] as [(ScoringFactsQuery, KeyRecord?)] {
+                let facts = try await store.scoringFacts(asked, knownKey: held)
+                #expect(facts == (try await store.scoringFactsFromSingleReads(asked, knownKey: held)))
+                #expect(facts.velocity == VelocityReading(totals: [3, 7, 5, 0], flushedSequence: 9) && facts.distinct == [2, 4, 0])
+            }
+            #expect(try await store.scoringFacts(query, knownKey: stale).key?.counter == 99, "a held key is not read again")
+            let stored = try #require(try await store.key(appId: key.appId, keyId: key.keyId))
+            #expect(try await store.scoringFacts(query, knownKey: other).key == stored)
+            #expect(try await store.scoringFacts(unknown, knownKey: key).key == nil)
+            #expect(try await store.scoringFacts(keyless, knownKey: key).key == nil)
+            var onlyKey = ScoringFactsQuery(appId: key.appId, keyId: key.keyId)
+            onlyKey.receipt = true
+            #expect(SQLiteExactFactsStatement(onlyKey) != nil && SQLiteExactFactsStatement(onlyKey, keyHeld: true) == nil)
+            #expect(try await store.scoringFacts(onlyKey) == (try await store.scoringFactsFromSingleReads(onlyKey)))
         }
     }
 

@@ -12,9 +12,9 @@ enum ClaimedAssertion: Sendable {
 
 /// Accepted assertions on the embedded store, committed in groups (``GroupCommit``): the assertions that arrive while
 /// a transaction runs share the next one. Every statement here runs on the store's one connection and costs a hop to
-/// SQLiteNIO's thread pool and back, which is most of an assertion's time on this store, so a batch of assertions
-/// shares its `BEGIN IMMEDIATE` and `COMMIT`, and each assertion takes two statements: its claim and its counter's
-/// advance, which returns the key's row for the verdict's facts.
+/// SQLiteNIO's thread pool and back, which is most of an assertion's time on this store, so a batch shares its
+/// `BEGIN IMMEDIATE` and `COMMIT`, and its assertions are claimed together and advanced together: two statements a
+/// round of assertions that touch no key or challenge another touches (``rounds(of:naming:)``), whatever its size.
 extension SQLiteRiskStore {
     public func commitAssertion(_ commit: AssertionCommit) async throws -> AssertionCommitOutcome {
         try await committing(commit).outcome
@@ -46,11 +46,13 @@ extension SQLiteRiskStore {
         let order = commits.indices.sorted { left, right in
             AssertionCommit.precedesInBatch(commits[left], commits[right], arrival: left, right)
         }
+        let rounds = Self.rounds(of: order, naming: commits.map { ($0.claim.keyId, $0.claim.challengeId) })
         do {
             return try await transaction { connection in
                 var answers = [Result<ClaimedAssertion, any Error>](repeating: .success(.refused), count: commits.count)
-                for index in order {
-                    answers[index] = .success(try await Self.claim(commits[index], on: connection))
+                for round in rounds {
+                    let claimed = try await Self.claim(round.map { commits[$0] }, on: connection)
+                    for (position, index) in round.enumerated() { answers[index] = .success(claimed[position]) }
                 }
                 return answers
             }
@@ -58,7 +60,7 @@ extension SQLiteRiskStore {
             var answers = [Result<ClaimedAssertion, any Error>](repeating: .success(.refused), count: commits.count)
             for index in order {
                 do {
-                    answers[index] = .success(try await transaction { connection in try await Self.claim(commits[index], on: connection) })
+                    answers[index] = .success(try await transaction { connection in try await Self.claim([commits[index]], on: connection)[0] })
                 } catch {
                     answers[index] = .failure(error)
                 }
@@ -67,40 +69,94 @@ extension SQLiteRiskStore {
         }
     }
 
-    /// One assertion inside the batch's transaction, which holds SQLite's write lock: the challenge is consumed only
-    /// if the key can advance to the assertion's counter, so the advance that follows cannot fail and a refused
-    /// assertion writes nothing. The claim returns the counter it replaces, the advance the key's row.
-    private static func claim(_ commit: AssertionCommit, on connection: SQLiteConnection) async throws -> ClaimedAssertion {
-        let claim = commit.claim
-        let consumed = try await connection.query(
-            """
-            UPDATE challenges SET consumed_at = ?1, consumed_key_id = ?2, consumed_counter = ?3, consumed_request = ?4
-            WHERE id = ?5 AND app_id = ?6 AND purpose = ?7 AND consumed_at IS NULL AND expires_at > ?8
-              AND (user_id IS NULL OR user_id = ?9) AND (key_id IS NULL OR key_id = ?2)
-              AND EXISTS (SELECT 1 FROM app_keys WHERE app_id = ?6 AND key_id = ?2 AND status = 'active' AND counter < ?3)
-            RETURNING (SELECT counter FROM app_keys WHERE app_id = ?6 AND key_id = ?2) AS key_counter
-            """,
-            [
-                SQLiteValues.bind(claim.at), SQLiteValues.bind(claim.keyId), .integer(SQLiteInt64(commit.counter)),
-                SQLiteValues.bind(commit.requestContext), SQLiteValues.bind(claim.challengeId), .text(claim.appId),
-                .text(claim.purpose.rawValue), SQLiteValues.bind(claim.expiryThreshold), .text(claim.userId),
-            ]
-        )
-        guard consumed.count == 1 else { return .refused }
-        guard let previous = consumed[0].column("key_counter")?.integer else {
-            throw StoreError(.queryFailed, "the claimed challenge's key has no counter")
+    /// `order` split into rounds that run one after another, each naming every key and every challenge at most once:
+    /// an assertion goes to the round after the last one that names its key or its challenge. Assertions of different
+    /// keys and challenges touch different rows, so a round's run side by side as they would one after another, and
+    /// two that share a key or a challenge keep their order: the rounds answer as the assertions one at a time would.
+    static func rounds(of order: [Int], naming subjects: [(key: Data, challenge: Data)]) -> [[Int]] {
+        var rounds: [[Int]] = []
+        var lastRound: [Data: Int] = [:]
+        for index in order {
+            let (key, challenge) = subjects[index]
+            // Keys and challenges are told apart by a prefix, so that a key id equal to a challenge id is no conflict.
+            let keyName = Data([0]) + key, challengeName = Data([1]) + challenge
+            let round = max(lastRound[keyName].map { $0 + 1 } ?? 0, lastRound[challengeName].map { $0 + 1 } ?? 0)
+            if round == rounds.count { rounds.append([]) }
+            rounds[round].append(index)
+            lastRound[keyName] = round
+            lastRound[challengeName] = round
         }
-        let advanced = try await connection.query(
+        return rounds
+    }
+
+    /// One round's assertions (no two share a key or a challenge) inside the batch's transaction, which holds SQLite's
+    /// write lock, in two statements. The claim consumes a challenge only if its key can advance to the assertion's
+    /// counter, so the advance that follows cannot fail and a refused assertion writes nothing; it returns each
+    /// consumed challenge with the counter its key had. The advance returns the keys' rows. Answers in `commits`' order.
+    private static func claim(_ commits: [AssertionCommit], on connection: SQLiteConnection) async throws -> [ClaimedAssertion] {
+        let claims = SQLiteRowStatements(
+            "WITH asked (challenge, app_id, purpose, expiry, user_id, key_id, counter, at, request) AS (VALUES",
+            rows: commits.map { commit in
+                let claim = commit.claim
+                return [
+                    SQLiteValues.bind(claim.challengeId), .text(claim.appId), .text(claim.purpose.rawValue), SQLiteValues.bind(claim.expiryThreshold),
+                    .text(claim.userId), SQLiteValues.bind(claim.keyId), .integer(SQLiteInt64(commit.counter)), SQLiteValues.bind(claim.at),
+                    SQLiteValues.bind(commit.requestContext),
+                ]
+            },
+            width: 9,
             """
-            UPDATE app_keys SET counter = ?3, last_assertion_at = ?4
-            WHERE app_id = ?1 AND key_id = ?2 AND status = 'active' AND counter < ?3
-            RETURNING *
-            """,
-            [.text(claim.appId), SQLiteValues.bind(claim.keyId), .integer(SQLiteInt64(commit.counter)), SQLiteValues.bind(claim.at)]
+            )
+            UPDATE challenges SET consumed_at = asked.at, consumed_key_id = asked.key_id, consumed_counter = asked.counter,
+                                  consumed_request = asked.request
+            FROM asked
+            WHERE challenges.id = asked.challenge AND challenges.app_id = asked.app_id AND challenges.purpose = asked.purpose
+              AND challenges.consumed_at IS NULL AND challenges.expires_at > asked.expiry
+              AND (challenges.user_id IS NULL OR challenges.user_id = asked.user_id)
+              AND (challenges.key_id IS NULL OR challenges.key_id = asked.key_id)
+              AND EXISTS (
+                  SELECT 1 FROM app_keys AS k
+                  WHERE k.app_id = asked.app_id AND k.key_id = asked.key_id AND k.status = 'active' AND k.counter < asked.counter
+              )
+            RETURNING challenges.id AS challenge,
+                      (SELECT counter FROM app_keys AS k WHERE k.app_id = challenges.app_id AND k.key_id = challenges.consumed_key_id) AS key_counter
+            """
         )
+        var previousCounters: [Data: Int64] = [:]
+        for row in try await claims.run(on: connection) {
+            guard let challenge = row.column("challenge")?.blob.map({ Data($0.readableBytesView) }),
+                  let previous = row.column("key_counter")?.integer
+            else { throw StoreError(.queryFailed, "a claimed challenge came back without its id or its key's counter") }
+            previousCounters[challenge] = Int64(previous)
+        }
+        let claimed = commits.filter { previousCounters[$0.claim.challengeId] != nil }
+        guard !claimed.isEmpty else { return commits.map { _ in .refused } }
+        let advances = SQLiteRowStatements(
+            "WITH advanced (app_id, key_id, counter, at) AS (VALUES",
+            rows: claimed.map { [.text($0.claim.appId), SQLiteValues.bind($0.claim.keyId), .integer(SQLiteInt64($0.counter)), SQLiteValues.bind($0.claim.at)] },
+            width: 4,
+            """
+            )
+            UPDATE app_keys SET counter = advanced.counter, last_assertion_at = advanced.at
+            FROM advanced
+            WHERE app_keys.app_id = advanced.app_id AND app_keys.key_id = advanced.key_id AND app_keys.status = 'active'
+              AND app_keys.counter < advanced.counter
+            RETURNING *
+            """
+        )
+        var keys: [Data: KeyRecord] = [:]
+        for row in try await advances.run(on: connection) {
+            let key = try KeyRecord(sqlite: row)
+            keys[key.keyId] = key
+        }
         // The claim checked the same conditions under the same write lock: a key that does not advance now is a bug,
         // and the transaction rolls back rather than keep a consumed challenge without its counter.
-        guard advanced.count == 1 else { throw StoreError(.queryFailed, "the key did not advance after its claim") }
-        return .committed(previousCounter: Int64(previous), key: try KeyRecord(sqlite: advanced[0]))
+        return try commits.map { commit in
+            guard let previous = previousCounters[commit.claim.challengeId] else { return .refused }
+            guard let key = keys[commit.claim.keyId], key.appId == commit.claim.appId else {
+                throw StoreError(.queryFailed, "the key did not advance after its claim")
+            }
+            return .committed(previousCounter: previous, key: key)
+        }
     }
 }

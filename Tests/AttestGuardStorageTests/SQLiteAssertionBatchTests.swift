@@ -76,4 +76,76 @@ struct SQLiteAssertionBatchTests {
             #expect(facts?.key == (try await store.key(appId: key.appId, keyId: key.keyId)))
         }
     }
+
+    @Test("rounds name a key or a challenge once each and keep the order of two that share one")
+    func rounds() {
+        let (a, b, c) = (Data([1]), Data([2]), Data([3]))
+        // 0 and 1 share challenge a, 1 and 2 key b: each waits for the one before; 3 shares nothing with 0.
+        let subjects = [(key: a, challenge: a), (key: b, challenge: a), (key: b, challenge: b), (key: c, challenge: c), (key: a, challenge: b)]
+        #expect(SQLiteRiskStore.rounds(of: [0, 1, 2, 3], naming: subjects) == [[0, 3], [1], [2]])
+        #expect(SQLiteRiskStore.rounds(of: [3, 2, 4, 0], naming: subjects) == [[3, 2], [4], [0]], "4 after 2's challenge, 0 after 4's key")
+        #expect(SQLiteRiskStore.rounds(of: [0, 1], naming: [(key: a, challenge: b), (key: b, challenge: a)]) == [[0, 1]], "a key id equal to a challenge id")
+        #expect(SQLiteRiskStore.rounds(of: [], naming: subjects).isEmpty)
+    }
+
+    @Test("a batch answers and writes as its assertions one at a time do: random batches of shared keys, shared challenges, refusals")
+    func batchesAsOneAtATime() async throws {
+        try await withTestStore(.sqlite) { (batched: TestStore) async throws in
+            try await withTestStore(.sqlite) { (alone: TestStore) async throws in
+                let stores = [try #require(batched.store as? SQLiteRiskStore), try #require(alone.store as? SQLiteRiskStore)]
+                var keys = (0..<4).map { StoreFixtures.key(userId: $0 == 3 ? "user-2" : "user-1", deviceId: "device-\($0)") }
+                for store in stores {
+                    for key in keys { _ = try await StoreFixtures.register(key, in: store) }
+                    _ = try await store.revokeKey(appId: keys[2].appId, keyId: keys[2].keyId, at: StoreFixtures.now)
+                }
+                keys.append(StoreFixtures.key(deviceId: "never-registered"))
+                var generator = SystemRandomNumberGenerator()
+                for round in 0..<60 {
+                    // Challenges bound to a key, to none, to no user, one expired; each issued alike in both stores.
+                    var challenges = (0..<6).map { index in
+                        StoreFixtures.challenge(userId: index == 4 ? nil : "user-1", keyId: index < 3 ? keys[index].keyId : nil)
+                    }
+                    challenges.append(StoreFixtures.challenge(issuedAt: StoreFixtures.now.addingTimeInterval(-3_600), ttl: 60))
+                    for store in stores {
+                        for challenge in challenges { _ = try await store.issueChallenge(challenge, quota: StoreFixtures.quota) }
+                    }
+                    let commits = (0..<Int.random(in: 1...12, using: &generator)).map { _ in
+                        let key = keys.randomElement(using: &generator)!
+                        let challenge = challenges.randomElement(using: &generator)!
+                        return commit(key, counter: Int64(round * 3 + Int.random(in: 0...4, using: &generator)), challenge: challenge)
+                    }
+                    let together = try await stores[0].commitBatch(commits).map { try $0.get() }
+                    let order = commits.indices.sorted { AssertionCommit.precedesInBatch(commits[$0], commits[$1], arrival: $0, $1) }
+                    var separately = [ClaimedAssertion?](repeating: nil, count: commits.count)
+                    for index in order { separately[index] = try await stores[1].commitBatch([commits[index]])[0].get() }
+                    for index in commits.indices {
+                        #expect(Self.summary(together[index]) == Self.summary(separately[index]!), "round \(round), assertion \(index) of \(commits.count)")
+                    }
+                    for key in keys {
+                        let counters = try await stores.asyncMap { try await $0.key(appId: key.appId, keyId: key.keyId)?.counter }
+                        #expect(counters[0] == counters[1], "round \(round)")
+                    }
+                    for challenge in challenges {
+                        let consumed = try await stores.asyncMap { try await $0.challenge(id: challenge.id).map { "\($0.consumedCounter ?? -1) \($0.consumedByKeyId?.base64EncodedString() ?? "-")" } }
+                        #expect(consumed[0] == consumed[1], "round \(round)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// What an answer says, comparable across stores: the previous counter and the key's counter, or nil (refused).
+    private static func summary(_ answer: ClaimedAssertion) -> [Int64]? {
+        guard case .committed(let previous, let key) = answer else { return nil }
+        return [previous, key.counter]
+    }
+}
+
+extension Array {
+    /// `transform` of each element, one after another.
+    fileprivate func asyncMap<Result>(_ transform: (Element) async throws -> Result) async rethrows -> [Result] {
+        var results: [Result] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
+    }
 }

@@ -18,7 +18,7 @@ extension SQLiteRiskStore {
         }
         var exact = ScoringFacts()
         exact.key = held
-        try statement.read(try await self.query(statement.sql, statement.binds), into: &exact)
+        try statement.read(try await read(statement.sql, statement.binds), into: &exact)
         // The facts that change about daily, from the key the statement read or the caller held; none keyed when
         // there is no such key.
         var daily = query

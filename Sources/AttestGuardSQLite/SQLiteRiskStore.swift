@@ -20,12 +20,15 @@ public final class SQLiteRiskStore: RiskStore {
     static let assertionBatchSize = 32
     /// The process lock; none when opened read-only.
     private let lock: ProcessFileLock?
+    /// Connections that read the verdicts' facts beside the writing one; none when opened read-only.
+    let readers: SQLiteReaders?
     public let path: String
 
-    private init(connection: SQLiteConnection, lock: ProcessFileLock?, path: String) {
+    private init(connection: SQLiteConnection, lock: ProcessFileLock?, path: String, readers: SQLiteReaders? = nil) {
         self.connection = connection
         self.lock = lock
         self.path = path
+        self.readers = readers
     }
 
     /// The process lock's file beside the database at `path`.
@@ -52,12 +55,15 @@ public final class SQLiteRiskStore: RiskStore {
         } catch {
             throw StoreError(.invalidConfiguration, "cannot open SQLite database \(path): \(error)")
         }
-        let store = SQLiteRiskStore(connection: connection, lock: lock, path: path)
+        let migrating = SQLiteRiskStore(connection: connection, lock: lock, path: path)
         do {
             for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA foreign_keys = ON", "PRAGMA synchronous = NORMAL"] {
                 _ = try await connection.query(pragma)
             }
-            return (store, try await store.migrate())
+            let applied = try await migrating.migrate()
+            // The readers open on the migrated file (they refuse any other schema than this build's).
+            let readers = try await SQLiteReaders.open(path: path, logger: logger)
+            return (SQLiteRiskStore(connection: connection, lock: lock, path: path, readers: readers), applied)
         } catch {
             try? await connection.close()
             throw error
@@ -75,6 +81,7 @@ public final class SQLiteRiskStore: RiskStore {
 
     /// Closes the connection and releases the process lock.
     public func close() async {
+        await readers?.close()
         try? await gate.run { try await self.connection.close() }
         lock?.release()
     }
@@ -131,5 +138,12 @@ public final class SQLiteRiskStore: RiskStore {
     /// Runs one statement outside an explicit transaction.
     func query(_ sql: String, _ binds: [SQLiteData] = []) async throws -> [SQLiteRow] {
         try await gate.run { try await self.connection.query(sql, binds) }
+    }
+
+    /// Runs one read-only statement on a reader (``SQLiteReaders``), beside the writing connection's statements; on
+    /// the writing connection when the store has no readers (opened read-only).
+    func read(_ sql: String, _ binds: [SQLiteData]) async throws -> [SQLiteRow] {
+        guard let readers else { return try await query(sql, binds) }
+        return try await readers.query(sql, binds)
     }
 }

@@ -1,6 +1,7 @@
 import AttestVocabulary
 import AttestTestSupport
 import Foundation
+import SQLiteNIO
 import AttestGuardStore
 @testable import AttestGuardSQLite
 import Testing
@@ -143,6 +144,25 @@ struct SQLiteExactFactsTests {
             manyParameters.distinct = Array(manyParameters.distinct.prefix(50))
             #expect(SQLiteExactFactsStatement(manyParameters) != nil, "25,000 values and the query's others fit one statement")
             #expect(try await store.scoringFacts(manyParameters) == (try await store.scoringFactsFromSingleReads(manyParameters)))
+        }
+    }
+
+    @Test("a verdict's facts are read beside an open write transaction, from the last commit", .timeLimit(.minutes(1)))
+    func readsBesideAnOpenWrite() async throws {
+        try await withTestStore(.sqlite) { (test: TestStore) async throws in
+            let store = try #require(test.store as? SQLiteRiskStore)
+            let (key, query) = try await Self.prepared(store)
+            // The writing connection holds its transaction open, with a counter added and not yet committed, while the
+            // facts are read: on one connection the read would wait for the transaction, which waits for the read.
+            let during = try await store.transaction { connection in
+                _ = try await connection.query(
+                    "INSERT INTO velocity_counters (app_id, subject, event, granularity, bucket, count) VALUES (?1, 's2', 'scores', 60, 720, 100)",
+                    [.text(key.appId)]
+                )
+                return try await store.scoringFacts(query)
+            }
+            #expect(during.velocity == VelocityReading(totals: [3, 7, 5, 0], flushedSequence: 9), "the uncommitted counter is not read")
+            #expect(try await store.scoringFacts(query).velocity == VelocityReading(totals: [3, 107, 5, 0], flushedSequence: 9))
         }
     }
 }

@@ -14,7 +14,7 @@ enum ClaimedAssertion: Sendable {
 /// a transaction runs share the next one. Every statement here runs on the store's one connection and costs a hop to
 /// SQLiteNIO's thread pool and back, which is most of an assertion's time on this store, so a batch shares its
 /// `BEGIN IMMEDIATE` and `COMMIT`, and its assertions are claimed together and advanced together: two statements a
-/// round of assertions that touch no key or challenge another touches (``rounds(of:naming:)``), whatever its size.
+/// round of assertions that touch no key or challenge another touches (``rounds(of:naming:)``).
 extension SQLiteRiskStore {
     public func commitAssertion(_ commit: AssertionCommit) async throws -> AssertionCommitOutcome {
         try await committing(commit).outcome
@@ -69,10 +69,11 @@ extension SQLiteRiskStore {
         }
     }
 
-    /// `order` split into rounds that run one after another, each naming every key and every challenge at most once:
-    /// an assertion goes to the round after the last one that names its key or its challenge. Assertions of different
-    /// keys and challenges touch different rows, so a round's run side by side as they would one after another, and
-    /// two that share a key or a challenge keep their order: the rounds answer as the assertions one at a time would.
+    /// `order` split into rounds that run one after another, each naming every key and every challenge at most once: an
+    /// assertion goes to the round after the last one that names its key or its challenge. Assertions of different keys
+    /// and challenges touch different rows, so a round's assertions run side by side as they would one after another,
+    /// and two that share a key or a challenge keep their order: the rounds answer as the assertions one at a time
+    /// would.
     static func rounds(of order: [Int], naming subjects: [(key: Data, challenge: Data)]) -> [[Int]] {
         var rounds: [[Int]] = []
         var lastRound: [Data: Int] = [:]
@@ -92,9 +93,38 @@ extension SQLiteRiskStore {
     /// One round's assertions (no two share a key or a challenge) inside the batch's transaction, which holds SQLite's
     /// write lock, in two statements. The claim consumes a challenge only if its key can advance to the assertion's
     /// counter, so the advance that follows cannot fail and a refused assertion writes nothing; it returns each
-    /// consumed challenge with the counter its key had. The advance returns the keys' rows. Answers in `commits`' order.
+    /// consumed challenge with the counter its key had. The advance returns the keys' rows. Answers in `commits`'
+    /// order.
     private static func claim(_ commits: [AssertionCommit], on connection: SQLiteConnection) async throws -> [ClaimedAssertion] {
-        let claims = SQLiteRowStatements(
+        var previousCounters: [Data: Int64] = [:]
+        for row in try await claimStatements(commits).run(on: connection) {
+            guard let challenge = row.column("challenge")?.blob.map({ Data($0.readableBytesView) }),
+                  let previous = row.column("key_counter")?.integer
+            else { throw StoreError(.queryFailed, "a claimed challenge came back without its id or its key's counter") }
+            previousCounters[challenge] = Int64(previous)
+        }
+        let claimed = commits.filter { previousCounters[$0.claim.challengeId] != nil }
+        guard !claimed.isEmpty else { return commits.map { _ in .refused } }
+        var keys: [Data: KeyRecord] = [:]
+        for row in try await advanceStatements(claimed).run(on: connection) {
+            let key = try KeyRecord(sqlite: row)
+            keys[key.keyId] = key
+        }
+        // The claim checked the same conditions under the same write lock: a key that does not advance now is a bug,
+        // and the transaction rolls back rather than keep a consumed challenge without its counter.
+        return try commits.map { commit in
+            guard let previous = previousCounters[commit.claim.challengeId] else { return .refused }
+            guard let key = keys[commit.claim.keyId], key.appId == commit.claim.appId else {
+                throw StoreError(.queryFailed, "the key did not advance after its claim")
+            }
+            return .committed(previousCounter: previous, key: key)
+        }
+    }
+
+    /// The round's claims (no two name one challenge: an `UPDATE ... FROM` applies one matching row of its
+    /// choosing), returning each consumed challenge's id and its key's counter before the advance.
+    static func claimStatements(_ commits: [AssertionCommit]) -> SQLiteRowStatements {
+        SQLiteRowStatements(
             "WITH asked (challenge, app_id, purpose, expiry, user_id, key_id, counter, at, request) AS (VALUES",
             rows: commits.map { commit in
                 let claim = commit.claim
@@ -120,18 +150,14 @@ extension SQLiteRiskStore {
               )
             RETURNING challenges.id AS challenge,
                       (SELECT counter FROM app_keys AS k WHERE k.app_id = challenges.app_id AND k.key_id = challenges.consumed_key_id) AS key_counter
-            """
+            """,
+            rowsPerStatement: SQLiteRowStatements.maximumJoinedRows
         )
-        var previousCounters: [Data: Int64] = [:]
-        for row in try await claims.run(on: connection) {
-            guard let challenge = row.column("challenge")?.blob.map({ Data($0.readableBytesView) }),
-                  let previous = row.column("key_counter")?.integer
-            else { throw StoreError(.queryFailed, "a claimed challenge came back without its id or its key's counter") }
-            previousCounters[challenge] = Int64(previous)
-        }
-        let claimed = commits.filter { previousCounters[$0.claim.challengeId] != nil }
-        guard !claimed.isEmpty else { return commits.map { _ in .refused } }
-        let advances = SQLiteRowStatements(
+    }
+
+    /// The claimed assertions' advances (no two name one key), returning the keys' rows.
+    static func advanceStatements(_ claimed: [AssertionCommit]) -> SQLiteRowStatements {
+        SQLiteRowStatements(
             "WITH advanced (app_id, key_id, counter, at) AS (VALUES",
             rows: claimed.map { [.text($0.claim.appId), SQLiteValues.bind($0.claim.keyId), .integer(SQLiteInt64($0.counter)), SQLiteValues.bind($0.claim.at)] },
             width: 4,
@@ -142,21 +168,8 @@ extension SQLiteRiskStore {
             WHERE app_keys.app_id = advanced.app_id AND app_keys.key_id = advanced.key_id AND app_keys.status = 'active'
               AND app_keys.counter < advanced.counter
             RETURNING *
-            """
+            """,
+            rowsPerStatement: SQLiteRowStatements.maximumJoinedRows
         )
-        var keys: [Data: KeyRecord] = [:]
-        for row in try await advances.run(on: connection) {
-            let key = try KeyRecord(sqlite: row)
-            keys[key.keyId] = key
-        }
-        // The claim checked the same conditions under the same write lock: a key that does not advance now is a bug,
-        // and the transaction rolls back rather than keep a consumed challenge without its counter.
-        return try commits.map { commit in
-            guard let previous = previousCounters[commit.claim.challengeId] else { return .refused }
-            guard let key = keys[commit.claim.keyId], key.appId == commit.claim.appId else {
-                throw StoreError(.queryFailed, "the key did not advance after its claim")
-            }
-            return .committed(previousCounter: previous, key: key)
-        }
     }
 }

@@ -9,7 +9,16 @@ extension SQLiteRiskStore {
     public func recordKeyUse(_ uses: [KeyUse]) async throws -> Int {
         let latest = uses.latestPerKey
         guard !latest.isEmpty else { return 0 }
-        // The keys' uses as a common table `used` that each update joins: two statements a flush, not two a key.
+        let (lastUsed, awake) = Self.keyUseStatements(latest)
+        return try await transaction { connection in
+            try await lastUsed.run(on: connection)
+            return try await awake.run(on: connection).count
+        }
+    }
+
+    /// The key-use flush's two updates, each joined to a common table `used` of the uses (one per key: an
+    /// `UPDATE ... FROM` applies one matching row of its choosing): two statements a hundred keys, not two a key.
+    static func keyUseStatements(_ latest: [KeyUse]) -> (lastUsed: SQLiteRowStatements, awake: SQLiteRowStatements) {
         let rows: [[SQLiteData]] = latest.map { [.text($0.appId), SQLiteValues.bind($0.keyId), SQLiteValues.bind($0.at)] }
         let lastUsed = SQLiteRowStatements(
             "WITH used (app_id, key_id, at) AS (VALUES", rows: rows, width: 3,
@@ -18,7 +27,8 @@ extension SQLiteRiskStore {
             UPDATE app_keys SET last_used_at = used.at FROM used
             WHERE app_keys.app_id = used.app_id AND app_keys.key_id = used.key_id
               AND (app_keys.last_used_at IS NULL OR app_keys.last_used_at < used.at)
-            """
+            """,
+            rowsPerStatement: SQLiteRowStatements.maximumJoinedRows
         )
         let awake = SQLiteRowStatements(
             "WITH used (app_id, key_id, at) AS (VALUES", rows: rows, width: 3,
@@ -27,12 +37,10 @@ extension SQLiteRiskStore {
             UPDATE receipts SET dormant_since = NULL FROM used
             WHERE receipts.app_id = used.app_id AND receipts.key_id = used.key_id AND receipts.dormant_since IS NOT NULL
             RETURNING receipts.key_id
-            """
+            """,
+            rowsPerStatement: SQLiteRowStatements.maximumJoinedRows
         )
-        return try await transaction { connection in
-            try await lastUsed.run(on: connection)
-            return try await awake.run(on: connection).count
-        }
+        return (lastUsed, awake)
     }
 
     public func parkDormantReceipts(unusedSince cutoff: Date, at now: Date, limit: Int) async throws -> DormantParking {

@@ -2,8 +2,9 @@ public import AttestGuardStore
 
 /// The verdict's facts on the embedded store: the key and the exact parts that every request asks for (velocity sums,
 /// labels, distinct counts) in one statement (``SQLiteExactFactsStatement``), then the facts that change about daily,
-/// which the process mostly holds, as single reads. Each statement costs this store a hop to SQLiteNIO's thread and back, about half of an assertion's
-/// CPU here: the embedded store is for loads that fit in that, and PostgreSQL's one-statement answer is the fast path.
+/// which the process mostly holds, as single reads. Each statement costs this store a hop to SQLiteNIO's thread and
+/// back, about half of an assertion's CPU here: the embedded store is for loads that fit in that, and PostgreSQL's
+/// one-statement answer is the fast path.
 extension SQLiteRiskStore {
     public func scoringFacts(_ query: ScoringFactsQuery) async throws -> ScoringFacts {
         try await scoringFacts(query, knownKey: nil)

@@ -93,19 +93,24 @@ struct SQLiteAssertionBatchTests {
         try await withTestStore(.sqlite) { (batched: TestStore) async throws in
             try await withTestStore(.sqlite) { (alone: TestStore) async throws in
                 let stores = [try #require(batched.store as? SQLiteRiskStore), try #require(alone.store as? SQLiteRiskStore)]
-                var keys = (0..<4).map { StoreFixtures.key(userId: $0 == 3 ? "user-2" : "user-1", deviceId: "device-\($0)") }
+                // Seeded, with the seed in every failure's message and ids that follow from it, so that a failing batch
+                // can be run again (the batch orders its assertions by key id).
+                let seed = UInt64.random(in: 0...UInt64.max)
+                var generator = SplitMix64(seed: seed)
+                func id() -> Data { Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }) }
+                var keys = (0..<5).map { StoreFixtures.key(userId: $0 == 3 ? "user-2" : "user-1", deviceId: "device-\($0)") }
+                for index in keys.indices { keys[index].keyId = id() }
                 for store in stores {
-                    for key in keys { _ = try await StoreFixtures.register(key, in: store) }
+                    for key in keys.prefix(4) { _ = try await StoreFixtures.register(key, in: store) }
                     _ = try await store.revokeKey(appId: keys[2].appId, keyId: keys[2].keyId, at: StoreFixtures.now)
                 }
-                keys.append(StoreFixtures.key(deviceId: "never-registered"))
-                var generator = SystemRandomNumberGenerator()
                 for round in 0..<60 {
                     // Challenges bound to a key, to none, to no user, one expired; each issued alike in both stores.
                     var challenges = (0..<6).map { index in
                         StoreFixtures.challenge(userId: index == 4 ? nil : "user-1", keyId: index < 3 ? keys[index].keyId : nil)
                     }
                     challenges.append(StoreFixtures.challenge(issuedAt: StoreFixtures.now.addingTimeInterval(-3_600), ttl: 60))
+                    for index in challenges.indices { challenges[index].id = id() }
                     for store in stores {
                         for challenge in challenges { _ = try await store.issueChallenge(challenge, quota: StoreFixtures.quota) }
                     }
@@ -119,25 +124,25 @@ struct SQLiteAssertionBatchTests {
                     var separately = [ClaimedAssertion?](repeating: nil, count: commits.count)
                     for index in order { separately[index] = try await stores[1].commitBatch([commits[index]])[0].get() }
                     for index in commits.indices {
-                        #expect(Self.summary(together[index]) == Self.summary(separately[index]!), "round \(round), assertion \(index) of \(commits.count)")
+                        #expect(Self.summary(together[index]) == Self.summary(separately[index]!), "seed \(seed), round \(round), assertion \(index) of \(commits.count)")
                     }
                     for key in keys {
                         let counters = try await stores.asyncMap { try await $0.key(appId: key.appId, keyId: key.keyId)?.counter }
-                        #expect(counters[0] == counters[1], "round \(round)")
+                        #expect(counters[0] == counters[1], "seed \(seed), round \(round)")
                     }
                     for challenge in challenges {
-                        let consumed = try await stores.asyncMap { try await $0.challenge(id: challenge.id).map { "\($0.consumedCounter ?? -1) \($0.consumedByKeyId?.base64EncodedString() ?? "-")" } }
-                        #expect(consumed[0] == consumed[1], "round \(round)")
+                        let consumed = try await stores.asyncMap { try await $0.challenge(id: challenge.id).map { "\($0.consumedCounter ?? -1) \($0.consumedByKeyId?.base64EncodedString() ?? "-") \(String(describing: $0.consumedAt))" } }
+                        #expect(consumed[0] == consumed[1], "seed \(seed), round \(round)")
                     }
                 }
             }
         }
     }
 
-    /// What an answer says, comparable across stores: the previous counter and the key's counter, or nil (refused).
-    private static func summary(_ answer: ClaimedAssertion) -> [Int64]? {
+    /// What an answer says, comparable across stores: the previous counter and the key's row, or nil (refused).
+    private static func summary(_ answer: ClaimedAssertion) -> String? {
         guard case .committed(let previous, let key) = answer else { return nil }
-        return [previous, key.counter]
+        return "\(previous) \(key.appId) \(key.keyId.base64EncodedString()) \(key.counter) \(String(describing: key.lastAssertionAt))"
     }
 }
 

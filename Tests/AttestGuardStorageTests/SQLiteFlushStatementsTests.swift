@@ -81,11 +81,35 @@ struct SQLiteFlushStatementsTests {
             let dormant = try await DormantReceiptStoreTests.registerRefreshed(store)
             #expect(try await store.parkDormantReceipts(unusedSince: DormantReceiptStoreTests.cutoff, at: DormantReceiptStoreTests.later, limit: 10).parked == 1)
             var uses = (0..<Self.rowCount).map { KeyUse(appId: dormant.appId, keyId: Data("unknown-\($0)".utf8), at: DormantReceiptStoreTests.later) }
-            uses.insert(KeyUse(appId: dormant.appId, keyId: dormant.keyId, at: DormantReceiptStoreTests.later), at: 600)
+            // The flush sorts the uses by key: the dormant key's place among the unknown ones is its random id's.
+            uses.append(KeyUse(appId: dormant.appId, keyId: dormant.keyId, at: DormantReceiptStoreTests.later))
             #expect(try await store.recordKeyUse(uses) == 1)
             #expect(try await store.recordKeyUse(uses) == 0)
             #expect(try await store.parkDormantReceipts(unusedSince: DormantReceiptStoreTests.cutoff, at: DormantReceiptStoreTests.later, limit: 10).parked == 0,
                     "the key's last use was written")
+        }
+    }
+
+    @Test("an update joined to a table of rows looks each row up by its key, at the most rows a statement carries")
+    func joinedUpdatesSearchByKey() async throws {
+        try await withTestStore(.sqlite) { (test: TestStore) async throws in
+            let store = try #require(test.store as? SQLiteRiskStore)
+            let rows = SQLiteRowStatements.maximumJoinedRows
+            let uses = (0..<rows).map { _ in KeyUse(appId: StoreFixtures.appId, keyId: StoreFixtures.randomId(), at: StoreFixtures.now) }
+            let (lastUsed, awake) = SQLiteRiskStore.keyUseStatements(uses)
+            let commits = (0..<rows).map { _ in
+                AssertionCommit(claim: StoreFixtures.claim(StoreFixtures.challenge(), key: StoreFixtures.key()), counter: 1, requestContext: "{}")
+            }
+            let updates = [
+                (lastUsed, "app_keys"), (awake, "receipts"),
+                (SQLiteRiskStore.claimStatements(commits), "challenges"), (SQLiteRiskStore.advanceStatements(commits), "app_keys"),
+            ]
+            for (statements, table) in updates {
+                #expect(statements.statements.count == 1)
+                let statement = try #require(statements.statements.first)
+                let plan = try await store.query("EXPLAIN QUERY PLAN " + statement.sql, statement.binds).compactMap { $0.column("detail")?.string }
+                #expect(plan.contains { $0.hasPrefix("SEARCH \(table) ") } && !plan.contains { $0.hasPrefix("SCAN \(table)") }, "\(table): \(plan)")
+            }
         }
     }
 }

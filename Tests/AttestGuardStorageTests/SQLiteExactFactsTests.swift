@@ -147,7 +147,10 @@ struct SQLiteExactFactsTests {
         }
     }
 
-    @Test("a verdict's facts are read beside an open write transaction, from the last commit", .timeLimit(.minutes(1)))
+    // The limit turns the deadlock a read on the writing connection would be into a failure, not a hang; it is wide
+    // (the whole in-process suite runs in under three minutes), since a test's time counts from the suite's start of
+    // it and every test starts at once on two busy cores.
+    @Test("a verdict's facts are read beside an open write transaction, from the last commit", .timeLimit(.minutes(10)))
     func readsBesideAnOpenWrite() async throws {
         try await withTestStore(.sqlite) { (test: TestStore) async throws in
             let store = try #require(test.store as? SQLiteRiskStore)

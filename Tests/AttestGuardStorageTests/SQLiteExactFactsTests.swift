@@ -147,9 +147,9 @@ struct SQLiteExactFactsTests {
         }
     }
 
-    // The limit turns the deadlock a read on the writing connection would be into a failure, not a hang; it is wide
-    // (the whole in-process suite runs in under three minutes), since a test's time counts from the suite's start of
-    // it and every test starts at once on two busy cores.
+    // The limit turns the deadlock that a read on the writing connection would be into a failure, not a hang. It is
+    // wide (the whole in-process suite runs in under three minutes): a test's time counts from when the suite starts
+    // it, and every test starts at once on two busy cores.
     @Test("a verdict's facts are read beside an open write transaction, from the last commit", .timeLimit(.minutes(10)))
     func readsBesideAnOpenWrite() async throws {
         try await withTestStore(.sqlite) { (test: TestStore) async throws in

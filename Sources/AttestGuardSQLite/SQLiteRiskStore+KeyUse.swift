@@ -20,8 +20,9 @@ extension SQLiteRiskStore {
     /// `UPDATE ... FROM` applies one matching row of its choosing): two statements a hundred keys, not two a key.
     static func keyUseStatements(_ latest: [KeyUse]) -> (lastUsed: SQLiteRowStatements, awake: SQLiteRowStatements) {
         let rows: [[SQLiteData]] = latest.map { [.text($0.appId), SQLiteValues.bind($0.keyId), SQLiteValues.bind($0.at)] }
+        let used = "WITH used (app_id, key_id, at) AS (VALUES"
         let lastUsed = SQLiteRowStatements(
-            "WITH used (app_id, key_id, at) AS (VALUES", rows: rows, width: 3,
+            used, rows: rows, width: 3,
             """
             )
             UPDATE app_keys SET last_used_at = used.at FROM used
@@ -31,7 +32,7 @@ extension SQLiteRiskStore {
             rowsPerStatement: SQLiteRowStatements.maximumJoinedRows
         )
         let awake = SQLiteRowStatements(
-            "WITH used (app_id, key_id, at) AS (VALUES", rows: rows, width: 3,
+            used, rows: rows, width: 3,
             """
             )
             UPDATE receipts SET dormant_since = NULL FROM used

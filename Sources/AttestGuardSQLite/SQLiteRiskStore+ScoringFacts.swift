@@ -13,7 +13,7 @@ extension SQLiteRiskStore {
     /// `knownKey`: the key's row as the caller already holds it (the commit returns it), read only when it is not
     /// the query's key.
     func scoringFacts(_ query: ScoringFactsQuery, knownKey: KeyRecord?) async throws -> ScoringFacts {
-        let held = knownKey.flatMap { $0.appId == query.appId && $0.keyId == query.keyId ? $0 : nil }
+        let held = query.heldKey(knownKey)
         guard let statement = SQLiteExactFactsStatement(query, keyHeld: held != nil) else {
             return try await scoringFactsFromSingleReads(query, knownKey: knownKey)
         }

@@ -45,6 +45,13 @@ public struct ScoringFactsQuery: Sendable, Hashable {
     public var isEmpty: Bool {
         keyId == nil && deviceCheck == nil && deviceCheckValidationUserId == nil && velocity.isEmpty && labelSubjects.isEmpty && distinct.isEmpty
     }
+
+    /// `key` when it is the key this query asks about (a row the caller already holds, which the store need not read
+    /// again), else nil.
+    package func heldKey(_ key: KeyRecord?) -> KeyRecord? {
+        guard let key, let keyId, key.appId == appId, key.keyId == keyId else { return nil }
+        return key
+    }
 }
 
 /// A subject whose labels a verdict reads (the `label.*` signals): its kind and how labels name it (the key's base64
@@ -153,7 +160,14 @@ extension RiskStore {
         if !query.velocity.isEmpty {
             facts.velocity = try await velocitySums(appId: query.appId, query.velocity, writer: query.velocityWriter)
         }
-        if let keyId = query.keyId, let key = try await key(appId: query.appId, keyId: keyId, unlessHeld: knownKey) {
+        let key: KeyRecord? = if let held = query.heldKey(knownKey) {
+            held
+        } else if let keyId = query.keyId {
+            try await self.key(appId: query.appId, keyId: keyId)
+        } else {
+            nil
+        }
+        if let key {
             facts.key = key
             if query.receipt, let receipt = try await receipt(appId: key.appId, keyId: key.keyId) {
                 facts.receipt = ReceiptSummary(
@@ -189,10 +203,5 @@ extension RiskStore {
             facts.distinct = try await distinctCounts(query.distinct)
         }
         return facts
-    }
-
-    private func key(appId: String, keyId: Data, unlessHeld held: KeyRecord?) async throws -> KeyRecord? {
-        if let held, held.appId == appId, held.keyId == keyId { return held }
-        return try await key(appId: appId, keyId: keyId)
     }
 }

@@ -25,7 +25,10 @@
 #
 # The count includes what single-user mode adds to an execution and the wire protocol does not: the `EXECUTE`
 # line's parse and its parameters' evaluation, and the answer printed to the terminal (together about 260,000
-# instructions). Compare counts with each other, not with the server's.
+# instructions for a batch of one). Compare counts with each other, not with the server's. The printing (`debugtup`:
+# every column of every answer row as text) grows with the columns and rows a statement returns, so the count
+# without it is printed too: compare that one for a change to what a statement returns. (Dropping the key's 18
+# columns from a batch of 8 cut the count by 16 %, but 61 % of the cut was printing; the server measured 1-2 %.)
 #
 # Prints the per-execution count and, with STMT_BENCH_FUNCTIONS=N (default 25; 0: none), the N PostgreSQL functions
 # with the most inclusive instructions per execution. STMT_BENCH_TEXT=FILE runs that statement text instead of the
@@ -206,10 +209,17 @@ echo "== PostgreSQL under callgrind: $base and $((base + executions)) executions
 first=$(count "$base")
 second=$(count $((base + executions)))
 per_execution=$(((second - first) / executions))
+# printing N FILE: instructions inclusive in debugtup (the answer printed as text) in a callgrind file.
+printing() {
+    callgrind_annotate --inclusive=yes --threshold=100 "$1" |
+        sed -n 's/^ *\([0-9,]*\) ([ 0-9.]*%) *\*\{0,1\} *???:debugtup .*/\1/p' | tr -d , | awk '{ sum += $1 } END { print sum + 0 }'
+}
+printed=$((($(printing "$work/callgrind-$((base + executions)).out") - $(printing "$work/callgrind-$base.out")) / executions))
 echo
 echo "statement: $(head -c 60 "$statement" | tr '\n' ' ')... ($(wc -c <"$statement") bytes$([ -n "${STMT_BENCH_TEXT:-}" ] && echo ", from $STMT_BENCH_TEXT"))"
 echo "instructions per execution ($batch accepted assertion(s), one per key; generic plan of $((plan_nodes + 1)) nodes): $per_execution ($((per_execution / batch)) an assertion)"
 echo "  ($base executions: $first; $((base + executions)): $second; PostgreSQL $pg_version, single-user mode under callgrind)"
+echo "without printing the answer as text (debugtup, $printed an execution; single-user mode only): $((per_execution - printed)) ($(((per_execution - printed) / batch)) an assertion)"
 
 if [ "$functions" -gt 0 ]; then
     echo

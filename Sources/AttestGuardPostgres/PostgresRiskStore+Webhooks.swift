@@ -1,4 +1,4 @@
-public import AttestVocabulary
+import AttestVocabulary
 public import Foundation
 import PostgresNIO
 public import AttestGuardStore
@@ -17,7 +17,7 @@ extension PostgresRiskStore {
         let follows = drafts.map { !seen.insert(WebhookOutboxSQL.lockKey(webhook: $0.webhook, subject: $0.subject)).inserted }
         let keys = seen.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         try await transaction { connection in
-            try await connection.query(
+            _ = try await connection.query(
                 """
                 SELECT pg_advisory_xact_lock(hashtextextended(k, 0))
                 FROM (SELECT k FROM unnest(\(keys)::text[]) WITH ORDINALITY AS t(k, n) ORDER BY n) AS ordered
@@ -67,7 +67,7 @@ extension PostgresRiskStore {
         return try await transaction { connection in
             // The subject's lock first: a writer that parks an event behind this one either committed before (and the
             // release below sees its event) or waits until this commits (and finds this one finished).
-            try await connection.query(
+            _ = try await connection.query(
                 """
                 SELECT pg_advisory_xact_lock(hashtextextended(webhook || E'\\n' || subject, 0)) FROM webhook_events WHERE id = \(attempt.eventRow)
                 """,

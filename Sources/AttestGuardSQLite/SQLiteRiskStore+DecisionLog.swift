@@ -24,7 +24,7 @@ extension SQLiteRiskStore {
             },
             width: 17
         )
-        try await transaction { try await statements.run(on: $0) }
+        _ = try await transaction { try await statements.run(on: $0) }
     }
 
     public func decisions(since: Date, after cursor: DecisionLogEntry?, limit: Int) async throws -> [DecisionLogEntry] {

@@ -15,7 +15,7 @@ extension SQLiteRiskStore {
             WHERE distinct_sightings.last_seen < excluded.last_seen
             """
         )
-        try await transaction { try await statements.run(on: $0) }
+        _ = try await transaction { try await statements.run(on: $0) }
     }
 
     public func distinctCounts(_ reads: [DistinctCountRead]) async throws -> [Int64] {

@@ -15,7 +15,7 @@ extension SQLiteRiskStore {
             width: 6,
             "ON CONFLICT (app_id, bucket_start, route, outcome, passed) DO UPDATE SET count = stored.count + excluded.count"
         )
-        try await transaction { try await statements.run(on: $0) }
+        _ = try await transaction { try await statements.run(on: $0) }
     }
 
     public func gatewayChecks(appId: String, from: Int64, to: Int64, limit: Int) async throws -> [GatewayCheckCount] {

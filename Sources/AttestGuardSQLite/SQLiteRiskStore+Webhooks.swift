@@ -1,4 +1,4 @@
-public import AttestVocabulary
+import AttestVocabulary
 public import Foundation
 import SQLiteNIO
 public import AttestGuardStore

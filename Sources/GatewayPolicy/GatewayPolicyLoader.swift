@@ -1,4 +1,3 @@
-import PolicyFiles
 public import PolicyFiles
 
 /// Loads a ``GatewayPolicySet`` from a directory: every `*.yaml` / `*.yml` file directly in it is one app's policy.

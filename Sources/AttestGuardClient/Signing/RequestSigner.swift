@@ -86,7 +86,7 @@ struct RequestSigner: Sendable {
                 try await keys.discard(keyId, reason: failure.code.description)
             } catch let failure as AppAttestFailure where failure.code == .invalidInput {
                 // Once, a plain failure; the same key refused again: a dead key, replaced by one new key, once a session.
-                guard try await keys.refusedInput(of: keyId), !replacedLostKey else {
+                guard await keys.refusedInput(of: keyId), !replacedLostKey else {
                     throw AttestGuardClientError(.assertionFailed, "App Attest could not sign the request: \(failure)", underlying: failure)
                 }
                 replacedLostKey = true

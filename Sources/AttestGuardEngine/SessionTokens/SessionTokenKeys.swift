@@ -1,5 +1,5 @@
 public import Crypto
-public import Foundation
+import Foundation
 import AttestGuardWire
 
 /// The keys session tokens are signed and verified with: the current signing key, and the earlier signing keys that

@@ -1,7 +1,7 @@
-public import AttestGuardStore
+import AttestGuardStore
 import AttestVocabulary
-public import Foundation
-public import Logging
+import Foundation
+import Logging
 public import RiskRules
 
 /// The nightly sweep: a named rule set (`rules.sweepDirectory`) evaluated over every active key of every app, as a

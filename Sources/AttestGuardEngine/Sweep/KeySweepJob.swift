@@ -1,7 +1,7 @@
 public import Foundation
 public import RiskRules
 import Synchronization
-public import AttestGuardStore
+import AttestGuardStore
 
 /// The sweep as the receipt refresh runs it (``ReceiptRefreshScheduler/sweep``): at the end of `attestguard receipts
 /// refresh`, and in `serve`'s continuous refresher once a UTC day for all the processes sharing the store (the one that

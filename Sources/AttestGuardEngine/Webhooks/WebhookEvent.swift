@@ -1,7 +1,7 @@
-public import AttestGuardStore
+import AttestGuardStore
 public import AttestGuardWire
 public import AttestVocabulary
-public import Foundation
+import Foundation
 import RiskRules
 
 /// One webhook event before it is written: its type, its body, and what receivers order it by. The builders here

@@ -2,7 +2,7 @@ public import AttestGuardStore
 import AttestGuardWire
 public import AttestVocabulary
 import EventLoopConcurrency
-public import Foundation
+import Foundation
 import Logging
 import Metrics
 import Synchronization

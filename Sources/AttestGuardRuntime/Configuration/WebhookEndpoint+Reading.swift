@@ -1,4 +1,4 @@
-public import AttestGuardEngine
+import AttestGuardEngine
 import AttestVocabulary
 import Foundation
 

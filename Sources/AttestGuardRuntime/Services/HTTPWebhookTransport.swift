@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-package import AttestGuardEngine
+import AttestGuardEngine
 package import Foundation
 import NIOCore
 

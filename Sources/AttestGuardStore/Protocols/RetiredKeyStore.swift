@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The keys that stopped being active (revoked, or superseded by a newer attestation), in the order they stopped: what
 /// every process reads into its in-memory set, so that a retired key's session tokens stop passing without a store

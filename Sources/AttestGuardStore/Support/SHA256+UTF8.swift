@@ -1,4 +1,4 @@
-public import Crypto
+import Crypto
 
 extension SHA256 {
     /// The first `length` bytes of SHA-256 over the UTF-8 of `parts` one after another, nothing between them (callers

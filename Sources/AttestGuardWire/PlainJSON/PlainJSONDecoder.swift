@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// Decodes a `Decodable` value from a ``PlainJSONDocument``, giving exactly what Foundation's `JSONDecoder` (default
 /// strategies) gives for the same text, or `nil`: the caller then reads the text with `JSONDecoder` for the canonical

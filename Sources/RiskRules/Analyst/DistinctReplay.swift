@@ -1,4 +1,4 @@
-public import AttestVocabulary
+import AttestVocabulary
 public import Foundation
 
 /// Distinct counts recomputed from the decision log, for a backtest whose candidate reads a `distinct.*` signal the

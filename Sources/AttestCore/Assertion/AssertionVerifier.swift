@@ -1,5 +1,5 @@
 public import Crypto
-public import AppleReceipts
+import AppleReceipts
 
 /// Verifies App Attest assertions against a stored public key and counter.
 ///

@@ -1,5 +1,5 @@
 public import AttestVocabulary
-public import AppleReceipts
+import AppleReceipts
 
 /// An assertion whose signature, RP ID and counter verified.
 public struct VerifiedAssertion: Sendable, Hashable {

@@ -21,7 +21,7 @@ struct GatewayCheckReportTests {
             ],
             truncated: false
         )
-        let route = try? #require(report.routes.first)
+        let route = report.routes.first
         #expect(route?.total == 16)
         #expect(route?.refusedUnderRequire == 8)
         #expect(route?.outcomes[GatewayCheckOutcome.debug.rawValue] == 4)

@@ -70,7 +70,7 @@ struct MetricCatalogTests {
                 "attestguard_webhook_events_dropped_total",
                 "attestguard_velocity_rolled_up_buckets_total", "attestguard_rules_last_reload_successful",
                 "attestguard_rules_last_reload_success_timestamp_seconds",
-            ] + RuleActionName.allCases.map { #"attestguard_rule_actions_total{action=""# + $0.rawValue + #"",outcome="dropped"}"# } {
+            ] + RuleActionName.allCases.map({ #"attestguard_rule_actions_total{action=""# + $0.rawValue + #"",outcome="dropped"}"# }) {
                 #expect(metrics.contains("\n" + series + " "), "\(series)")
             }
             // Codes only the gateways answer are not published by the server.

@@ -68,7 +68,7 @@ struct LoopAffinePoolsTests {
             let (connectionLoop, resumedOnLoop) = try await withPreferredTaskExecutor(EventLoopTaskExecutor(loop)) {
                 let client = try await store.client()
                 let connectionLoop = try await client.withConnection { connection in
-                    _ = try await connection.query("SELECT 1")
+                    _ = try await connection.query("SELECT 1", logger: TestStore.logger).collect()
                     return connection.eventLoop
                 }
                 return (connectionLoop, loop.inEventLoop)

@@ -27,8 +27,8 @@
 # line's parse and its parameters' evaluation, and the answer printed to the terminal (together about 260,000
 # instructions for a batch of one). Compare counts with each other, not with the server's. The printing (`debugtup`:
 # every column of every answer row as text) grows with the columns and rows a statement returns, so the count
-# without it is printed too: compare that one for a change to what a statement returns. (Dropping the key's 18
-# columns from a batch of 8 cut the count by 16 %, but 61 % of the cut was printing; the server measured 1-2 %.)
+# without it is printed too: compare that one for a change to what a statement returns (the wire protocol sends
+# the same columns in binary, far cheaper).
 #
 # Prints the per-execution count and, with STMT_BENCH_FUNCTIONS=N (default 25; 0: none), the N PostgreSQL functions
 # with the most inclusive instructions per execution. STMT_BENCH_TEXT=FILE runs that statement text instead of the
@@ -209,7 +209,7 @@ echo "== PostgreSQL under callgrind: $base and $((base + executions)) executions
 first=$(count "$base")
 second=$(count $((base + executions)))
 per_execution=$(((second - first) / executions))
-# printing N FILE: instructions inclusive in debugtup (the answer printed as text) in a callgrind file.
+# printing FILE: the instructions inclusive in debugtup (the answer printed as text) in the callgrind file FILE.
 printing() {
     callgrind_annotate --inclusive=yes --threshold=100 "$1" |
         sed -n 's/^ *\([0-9,]*\) ([ 0-9.]*%) *\*\{0,1\} *???:debugtup .*/\1/p' | tr -d , | awk '{ sum += $1 } END { print sum + 0 }'

@@ -17,9 +17,9 @@
 # POST /v1/assertions) INSTR_BENCH_REQUESTS requests sent one after another on one connection by
 # Benchmarks/http/sequential.py, after INSTR_BENCH_WARMUP unmeasured ones and INSTR_BENCH_FLUSH_WAIT uncounted seconds
 # for the warm-up's write-behind flushes, in INSTR_BENCH_ROUNDS rounds. A round's figure is its count less the
-# background's rate over its length, per request; a route's is its median round's. The score route's rounds differ
-# more than the others: its write-behind flushes and the minute's maintenance run by the wall clock, and how many of
-# them fall in a round, with how many rows each, varies. One request at a time makes each
+# background's rate over its length, per request; a route's is its median round's. Every route's rounds repeat
+# within 1-2 %; the score route's can still differ when the minute's maintenance, which runs by the wall clock, falls
+# in one of them. One request at a time makes each
 # batch one entry, so the figure does not depend on how requests happened to group (under load a batch's own work is
 # shared by its entries).
 #

@@ -8,10 +8,10 @@
 # round, on one preparation, one after another: a pair's ratio B/A sees the same host, and the order alternates
 # (A B, B A, A B, ...) so that drift within a sitting weighs on both alike.
 #
-# Steps: build attestguard and HTTPBenchPrep (release, Benchmarks/.build) unless HTTP_BENCH_NO_BUILD=1; a throw-away
-# PostgreSQL and one preparation as http.sh's (one simulated key per connection with AB_PER_KEY single-use assertion
-# bodies in counter order, AB_SCORE_KEYS keys with redeemed risk metrics for the score bodies); then AB_ROUNDS
-# rounds: in each, each variant's server is started (its binary, the one configuration, its environment settings),
+# Steps: build attestguard (unless both variants name a binary) and HTTPBenchPrep (release, Benchmarks/.build) unless
+# HTTP_BENCH_NO_BUILD=1; a throw-away PostgreSQL and one preparation as http.sh's (one simulated key per connection
+# with AB_PER_KEY single-use assertion bodies in counter order, AB_SCORE_KEYS keys with redeemed risk metrics for the
+# score bodies); then AB_ROUNDS rounds: in each, each variant's server is started (its binary, the one configuration, its environment settings),
 # and for each route of AB_ROUTES wrk sends AB_WARMUP s unmeasured, then AB_DURATION s measured, closed loop; then
 # the server stops. Assertion bodies are never replayed: every run continues after the last body the one before sent.
 # Prints one line per measured run and, per route, the medians of each variant and of the pairs' ratios B/A, with
@@ -21,9 +21,9 @@
 # Environment (defaults in brackets):
 #   AB_A_BIN, AB_B_BIN [Benchmarks/.build/release/attestguard]  each variant's server binary. To compare two builds,
 #                          copy the first build's binary aside (cp, not a link: the next build replaces it), change,
-#                          build (`swift build -c release --package-path Benchmarks --product attestguard
-#                          --static-swift-stdlib -Xlinker -l:libjemalloc.so.2`, the link the other scripts use:
-#                          scripts/allocator.sh), and name the copy as AB_A_BIN.
+#                          build as the other scripts do (`. scripts/shipped-build.sh; shipped_build swift -c release
+#                          --package-path Benchmarks --product attestguard`: the shipped link and profile; with
+#                          ATTESTGUARD_PGO=0 without the profile), and name the copy as AB_A_BIN.
 #   AB_A_ENV, AB_B_ENV []  each variant's environment settings for its server, space-separated NAME=VALUE words, e.g.
 #                          AB_B_ENV="ATTESTGUARD_DATABASE_BATCHES_IN_FLIGHT=1" (docs/reference/configuration.md lists them)
 #   AB_A_RULES, AB_B_RULES [Rules/ of this tree]  each variant's rules directory (an older build may not read today's
@@ -73,7 +73,8 @@ per_key_knob=AB_PER_KEY # named by bench_exit_valid when a connection runs out o
 # shellcheck source-path=SCRIPTDIR source=http/common.sh
 . "$here/http/common.sh"
 bench_require_tools
-bench_binaries
+# The server is built only when a variant has no binary of its own.
+if [ -n "${AB_A_BIN:-}" ] && [ -n "${AB_B_BIN:-}" ]; then bench_binaries HTTPBenchPrep; else bench_binaries attestguard HTTPBenchPrep; fi
 a_bin="${AB_A_BIN:-$server_bin}"
 b_bin="${AB_B_BIN:-$server_bin}"
 a_name="${AB_A_NAME:-A}"

@@ -53,7 +53,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 # shellcheck source=Benchmarks/http/common.sh
 # Of the shared benchmark functions only the CPU accounting (proc_ticks, tree_ticks, ticks_per_second) is used here;
-# common.sh also sources scripts/allocator.sh, the allocator the shipped server links (every build here links it too).
+# common.sh also sources scripts/shipped-build.sh: every build here is built as the shipped server is.
 . "$here/http/common.sh"
 connections="${GATEWAY_BENCH_CONNECTIONS:-8}"
 duration="${GATEWAY_BENCH_DURATION:-10}"
@@ -78,9 +78,9 @@ fi
 
 bin="$("$swift" build -c release --package-path "$here" --show-bin-path)"
 if [ "${GATEWAY_BENCH_NO_BUILD:-0}" != 1 ]; then
-    echo "== building attestguard and HTTPBenchPrep (release, $here/.build, linked as shipped: $allocator_library, the static Swift runtime) =="
+    echo "== building attestguard and HTTPBenchPrep (release, $here/.build, built as shipped: $allocator_library, the static Swift runtime, $(pgo_description)) =="
     for product in attestguard HTTPBenchPrep; do
-        allocator_build "$swift" -c release --package-path "$here" --product "$product" 2>&1 |
+        shipped_build "$swift" -c release --package-path "$here" --product "$product" 2>&1 |
             grep -E '^Build (of product|complete)|error:' || true
     done
 fi

@@ -31,9 +31,9 @@ done
 
 # The statement's SQL as the store sends it, prepared and unnamed (printed by the benchmark package's StatementText),
 # its $n parameters as pgbench variables.
-# shellcheck source=scripts/allocator.sh
-. scripts/allocator.sh # the allocator the shipped server links; every build of this package links it too
-allocator_build swift -c release --package-path Benchmarks --product StatementText >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
+# shellcheck source=scripts/shipped-build.sh
+. scripts/shipped-build.sh # built as the shipped server is; every build of this package is
+shipped_build swift -c release --package-path Benchmarks --product StatementText >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
 statement_text="$(swift build -c release --package-path Benchmarks --show-bin-path)/StatementText"
 "$statement_text" scoring-facts-batch >"$work/prepared.txt"
 "$statement_text" scoring-facts-batch-unnamed >"$work/extended.txt"

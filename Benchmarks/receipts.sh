@@ -24,8 +24,8 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-# shellcheck source=scripts/allocator.sh
-. "$here/../scripts/allocator.sh" # the allocator the shipped server links; every build of this package links it too
+# shellcheck source=scripts/shipped-build.sh
+. "$here/../scripts/shipped-build.sh" # built as the shipped server is; every build of this package is
 keys="${RECEIPT_BENCH_KEYS:-100000}"
 concurrencies="${RECEIPT_BENCH_CONCURRENCY:-32}"
 breakdown="${RECEIPT_BENCH_BREAKDOWN:-0}"
@@ -41,7 +41,7 @@ bin_dir="$("$swift" build -c release --package-path "$here" --show-bin-path)"
 if [ "${RECEIPT_BENCH_NO_BUILD:-0}" != 1 ]; then
     echo "== building ReceiptBench (release, $here/.build) =="
     build_log="$(mktemp /tmp/attestguard-receipt-bench-build.XXXXXX)"
-    if ! allocator_build "$swift" -c release --package-path "$here" --product ReceiptBench >"$build_log" 2>&1; then
+    if ! shipped_build "$swift" -c release --package-path "$here" --product ReceiptBench >"$build_log" 2>&1; then
         cat "$build_log" >&2; rm -f "$build_log"; echo "build of ReceiptBench failed" >&2; exit 1
     fi
     grep -E '^Build (of product|complete)|error:' "$build_log" || true

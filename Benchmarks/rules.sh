@@ -5,8 +5,8 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 swift="${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}"
-# shellcheck source=scripts/allocator.sh
-. "$here/../scripts/allocator.sh" # the allocator the shipped server links; every build of this package links it too
-allocator_build "$swift" -c release --package-path "$here" --product RuleBench >/dev/null
+# shellcheck source=scripts/shipped-build.sh
+. "$here/../scripts/shipped-build.sh" # built as the shipped server is; every build of this package is
+shipped_build "$swift" -c release --package-path "$here" --product RuleBench >/dev/null
 bin_dir="$("$swift" build -c release --package-path "$here" --show-bin-path)"
 exec taskset -c "${BENCH_CPU:-0}" "$bin_dir/RuleBench" --rules "$here/../Rules" "$@"

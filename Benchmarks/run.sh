@@ -18,9 +18,9 @@ runs="${BENCH_RUNS:-3}"
 swift="${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}"
 
 echo "== building (release) =="
-# shellcheck source=scripts/allocator.sh
-. "$here/../scripts/allocator.sh" # the allocator the shipped server links; every build of this package links it too
-allocator_build "$swift" -c release --package-path "$here" --product AttestBench 2>&1 | grep -v '^\[' || true
+# shellcheck source=scripts/shipped-build.sh
+. "$here/../scripts/shipped-build.sh" # built as the shipped server is; every build of this package is
+shipped_build "$swift" -c release --package-path "$here" --product AttestBench 2>&1 | grep -v '^\[' || true
 bin="$("$swift" build -c release --package-path "$here" --show-bin-path)/AttestBench"
 [[ -x "$bin" ]] || { echo "build failed: $bin is missing" >&2; exit 1; }
 

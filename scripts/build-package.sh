@@ -18,7 +18,9 @@
 #
 # The Swift runtime and Foundation are linked statically (--static-swift-stdlib): the binary needs only Debian
 # libraries at run time, the ones Packaging/runtime-packages.txt lists (checked by scripts/check-packaging.sh), jemalloc
-# among them: the binary links it as its allocator (scripts/allocator.sh, which installs it here if it is missing).
+# among them: the binary links it as its allocator (scripts/allocator.sh, which installs it here if it is missing). A
+# release build is optimized with the profile kept in Packaging/attestguard.proftext (scripts/pgo.sh; the toolchain's
+# llvm-profdata reads it; ATTESTGUARD_PGO=0 builds without it).
 # The binary already carries the SQL migrations, the OpenAPI document and the version; the default rule set it
 # carries is the demo's, so the rule set a server reads is staged as files (rules.directory).
 #
@@ -58,9 +60,9 @@ case "$configuration" in
     *) echo "build-package.sh: --configuration must be release or debug, got $configuration" >&2; exit 2 ;;
 esac
 
-# shellcheck source=scripts/allocator.sh
-. scripts/allocator.sh
-flags=(-c "$configuration" --scratch-path "$scratch" "${shipped_link_flags[@]}")
+# shellcheck source=scripts/shipped-build.sh
+. scripts/shipped-build.sh
+flags=(-c "$configuration" --scratch-path "$scratch")
 if [ "$configuration" = debug ]; then
     # A check build: no DWARF and no index spare about a sixth of the compile; neither changes what is linked.
     flags+=(--disable-index-store -debug-info-format none)
@@ -70,12 +72,11 @@ if [ -n "$prebuilt" ]; then
     binary=$prebuilt
     configuration=prebuilt
 else
-    allocator_require
-    swift build "${flags[@]}" --product attestguard
+    shipped_build swift "${flags[@]}" --product attestguard
     # argument-parser's generate-manual, the tool behind its `generate-manual` plugin: the plugin would build every
     # product again without this build's flags, so the tool is built here and run on the binary below.
-    swift build "${flags[@]}" --product generate-manual
-    binary="$(swift build "${flags[@]}" --show-bin-path)/attestguard"
+    shipped_build swift "${flags[@]}" --product generate-manual
+    binary="$(swift build "${flags[@]}" "${shipped_link_flags[@]}" --show-bin-path)/attestguard"
 fi
 manual_tool="$(dirname "$binary")/generate-manual"
 [ -x "$manual_tool" ] || {

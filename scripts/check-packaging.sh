@@ -6,7 +6,8 @@
 #   3. `man attestguard` renders the staged manual page without a warning, and the bash completion completes;
 #   4. every shared library `ldd` reports for the staged binary belongs (dpkg -S) to a package the list names;
 #   5. `systemd-analyze verify` passes on the shipped units, without a single warning, and systemd-sysusers reads the
-#      shipped sysusers.d file as the one user the units run as.
+#      shipped sysusers.d file as the one user the units run as;
+#   6. the optimizer's profile a release build uses, Packaging/attestguard.proftext, reads (llvm-profdata).
 #
 #   scripts/check-packaging.sh [--configuration debug|release] [--scratch-path DIR] [--binary FILE]
 #                                                                                    (passed to build-package.sh)
@@ -182,6 +183,17 @@ else
     else
         echo "check-packaging.sh: systemd-sysusers: user attestguard ok"
     fi
+fi
+
+# 6. The kept profile reads as a release build reads it (a debug build, the test command's, does not use it).
+# shellcheck source=scripts/pgo.sh
+. scripts/pgo.sh
+if ! profdata=$(pgo_llvm_profdata swift); then
+    missing_tool llvm-profdata "the Swift toolchain carries it" "the profile check"
+elif ! pgo_index swift "$work" "$work/attestguard.profdata" 2>"$work/profdata.err"; then
+    fail "the kept profile does not read: $(cat "$work/profdata.err")"
+else
+    echo "check-packaging.sh: $pgo_profile_text reads ($("$profdata" show "$work/attestguard.profdata" | grep -m1 'Total functions'))"
 fi
 
 if [ "$failures" -gt 0 ]; then

@@ -15,10 +15,11 @@
 # (every server started, space-separated), server_names (their log names: $work/NAME.out and NAME.err);
 # child_pids (wrk or the preparation while they run); profile_pid (perf, http.sh only).
 
-# The allocator the shipped server links (scripts/allocator.sh): the binaries are built with it, so that the benchmarks
-# measure what ships (BareHealthz too, so that /healthz against the bare route compares request paths, not allocators).
-# shellcheck source=scripts/allocator.sh
-. "$root/scripts/allocator.sh"
+# Built as the shipped server is (scripts/shipped-build.sh: its allocator, the static Swift runtime, the kept profile),
+# so that the benchmarks measure what ships; BareHealthz too, so that /healthz against the bare route compares request
+# paths, not allocators or optimizers.
+# shellcheck source=scripts/shipped-build.sh
+. "$root/scripts/shipped-build.sh"
 
 # bench_require_tools: curl, python3 and awk must be there; wrk is installed (Debian package wrk) when missing.
 bench_require_tools() {
@@ -44,18 +45,20 @@ bench_replan_if_sources_moved() {
     fi
 }
 
-# bench_binaries: sets bin, server_bin, prep_bin, bare_bin; builds `attestguard` (the main package's product),
-# HTTPBenchPrep and BareHealthz (the bare Hummingbird reference) in release mode into Benchmarks/.build unless
-# HTTP_BENCH_NO_BUILD=1.
+# bench_binaries [PRODUCT...]: sets bin, server_bin, prep_bin, bare_bin; builds the products named (default
+# `attestguard`, the main package's product, HTTPBenchPrep and BareHealthz, the bare Hummingbird reference) in release
+# mode into Benchmarks/.build unless HTTP_BENCH_NO_BUILD=1, and checks that they are there.
 bench_binaries() {
+    local products=("$@")
+    [ ${#products[@]} -gt 0 ] || products=(attestguard HTTPBenchPrep BareHealthz)
     bin="$("$swift" build -c release --package-path "$here" --show-bin-path)"
     if [ "${HTTP_BENCH_NO_BUILD:-0}" != 1 ]; then
-        echo "== building attestguard, HTTPBenchPrep and BareHealthz (release, $here/.build, linked as shipped: $allocator_library, the static Swift runtime) =="
+        echo "== building ${products[*]} (release, $here/.build, built as shipped: $allocator_library, the static Swift runtime, $(pgo_description)) =="
         bench_replan_if_sources_moved
         local build_started=$SECONDS build_log product
         build_log="$(mktemp /tmp/attestguard-http-bench-build.XXXXXX)"
-        for product in attestguard HTTPBenchPrep BareHealthz; do
-            if ! allocator_build "$swift" -c release --package-path "$here" --product "$product" >"$build_log" 2>&1; then
+        for product in "${products[@]}"; do
+            if ! shipped_build "$swift" -c release --package-path "$here" --product "$product" >"$build_log" 2>&1; then
                 cat "$build_log" >&2
                 rm -f "$build_log"
                 echo "build of $product failed" >&2
@@ -69,9 +72,8 @@ bench_binaries() {
     server_bin="$bin/attestguard"
     prep_bin="$bin/HTTPBenchPrep"
     bare_bin="$bin/BareHealthz"
-    local binary
-    for binary in "$server_bin" "$prep_bin" "$bare_bin"; do
-        [ -x "$binary" ] || { echo "build failed: $binary is missing" >&2; exit 1; }
+    for product in "${products[@]}"; do
+        [ -x "$bin/$product" ] || { echo "build failed: $bin/$product is missing" >&2; exit 1; }
     done
 }
 

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Records the profile the shipped server is optimized with: Packaging/attestguard.proftext (scripts/pgo.sh says how a
+# release build uses it and what it is worth).
+#
+#   ./Benchmarks/pgo-train.sh        (from any directory; Linux)
+#
+# When: after a change to the request path or a dependency update (a function whose code changed since the recording
+# is optimized as without a profile), and before a release. The profile is a build input: commit it with the change.
+#
+# Steps: an instrumented release build of attestguard in a build folder of its own, Benchmarks/.build-pgo (linked as
+# shipped; LLVM's counters in every Swift function; the kept profile not used); then Benchmarks/ab.sh (which builds
+# HTTPBenchPrep as the other benchmarks do) with the instrumented server as both variants: the preparation
+# (attestations and assertion challenges through the API) and closed loops on GET /healthz, assertions and score, the
+# routes a gateway calls, each server process writing its counters when it exits. llvm-profdata merges them, keeping
+# only the functions that ran, into the text form, written over Packaging/attestguard.proftext. Prints the profile's
+# size and its hottest functions.
+#
+# Environment (defaults in brackets):
+#   PGO_TRAIN_ROUNDS [1]        ab.sh rounds (each runs both variants on each route: the same server twice)
+#   PGO_TRAIN_PER_KEY [5000]    assertion bodies per connection (ab.sh's AB_PER_KEY)
+#   PGO_TRAIN_KEEP [0]          1: keep the raw profiles (printed folder)
+#   SWIFT                       the swift to build with
+# Time: the instrumented build (about 11 minutes on 2 cores, the first time), HTTPBenchPrep when it is not built, and
+# about 4 minutes of training.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+swift="${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}"
+rounds="${PGO_TRAIN_ROUNDS:-1}"
+per_key="${PGO_TRAIN_PER_KEY:-5000}"
+# shellcheck source=scripts/shipped-build.sh
+. "$root/scripts/shipped-build.sh"
+
+profdata=$(pgo_llvm_profdata "$swift") || { echo "pgo-train.sh: the Swift toolchain has no llvm-profdata" >&2; exit 1; }
+# LLVM's profile runtime, which the Swift driver does not link for the frontend's instrumentation: the toolchain's
+# clang resource folder has it.
+toolchain="$(cd "$(dirname "$(readlink -f "$(command -v "$swift")")")/.." && pwd)"
+runtime=$(compgen -G "$toolchain/lib/clang/*/lib/linux/libclang_rt.profile-$(uname -m).a" | head -n 1) || true
+[ -n "$runtime" ] || { echo "pgo-train.sh: no libclang_rt.profile-$(uname -m).a in $toolchain/lib/clang" >&2; exit 1; }
+
+raw=$(mktemp -d /tmp/attestguard-pgo-train.XXXXXX)
+cleanup() { if [ "${PGO_TRAIN_KEEP:-0}" = 1 ]; then echo "raw profiles kept in $raw"; else rm -rf "$raw"; fi; }
+trap cleanup EXIT
+
+echo "== building the instrumented attestguard (release, $here/.build-pgo) =="
+started=$SECONDS
+build_log="$raw/build.log"
+# -u keeps the runtime's registration object, which nothing else in the link names.
+if ! ATTESTGUARD_PGO=0 shipped_build "$swift" -c release --package-path "$here" --scratch-path "$here/.build-pgo" \
+    --product attestguard -Xswiftc -Xfrontend -Xswiftc -ir-profile-generate \
+    -Xlinker -u__llvm_profile_runtime -Xlinker "$runtime" >"$build_log" 2>&1; then
+    cat "$build_log" >&2
+    echo "pgo-train.sh: the instrumented build failed" >&2
+    exit 1
+fi
+echo "build: $((SECONDS - started)) s"
+instrumented="$("$swift" build -c release --package-path "$here" --scratch-path "$here/.build-pgo" --show-bin-path)/attestguard"
+# A binary built without the counters would train nothing, silently.
+grep -q __llvm_profile_runtime "$instrumented" || { echo "pgo-train.sh: $instrumented has no profile runtime" >&2; exit 1; }
+
+echo "== training: Benchmarks/ab.sh with the instrumented server as both variants =="
+settings="LLVM_PROFILE_FILE=$raw/attestguard-%p.profraw"
+# The first recording has no kept profile to build HTTPBenchPrep with.
+if [ ! -f "$pgo_profile_text" ]; then export ATTESTGUARD_PGO=0; fi
+AB_A_BIN="$instrumented" AB_B_BIN="$instrumented" AB_A_ENV="$settings" AB_B_ENV="$settings" \
+    AB_A_NAME=training AB_B_NAME=training AB_ROUTES="healthz assertions score" AB_ROUNDS="$rounds" \
+    AB_PER_KEY="$per_key" "$here/ab.sh"
+
+compgen -G "$raw/*.profraw" >/dev/null || { echo "pgo-train.sh: the servers wrote no profile" >&2; exit 1; }
+echo "== merging $(find "$raw" -name '*.profraw' | wc -l) raw profiles =="
+# Left out: the helpers every module emits a copy of (`__swift_*`, and the outlined copies, consumes and destroys of
+# values, mangled `WO` + a letter), whose copies share counters once linked: their recorded counts are impossible
+# (`__swift_instantiateConcreteTypeFromMangledName` hundreds of thousands of calls a request, nine tenths of all
+# counts), and counts that size would set the optimizer's threshold of hot code above the whole request path.
+"$profdata" merge --sparse --text --no-function='^(__swift_|.*WO[a-z]+(Tm)?$)' --output "$raw/merged.proftext" \
+    "$raw"/*.profraw
+# Two rewrites make the text the build reads:
+# - a file-local function's name starts with the path of its object file, which lies in the build folder: the folder
+#   is written as @SCRATCH@, which scripts/pgo.sh writes back as the folder of the build at hand;
+# - LLVM's text reader takes a line starting with `$` after a function's counters as its MC/DC bitmap, and a Swift
+#   name (`$s...`) begins the next function: an empty bitmap (`$0`) after every function's counters ends each one.
+scratch="$(cd "$here/.build-pgo" && pwd -P)/"
+awk -v scratch="$scratch" '
+    index($0, scratch) == 1 { print "@SCRATCH@/" substr($0, length(scratch) + 1); next }
+    /^# Num Counters:$/ { print; getline; counters = $0; print; next }
+    /^# Counter Values:$/ { print; for (i = 0; i < counters; i++) { getline; print }; print "$0"; next }
+    { print }' "$raw/merged.proftext" >"$pgo_profile_text"
+pgo_index "$swift" "$here/.build-pgo" "$raw/check.profdata"
+"$profdata" show --topn=10 "$raw/check.profdata" | "$swift" demangle --simplified | tail -n 16
+echo "wrote $pgo_profile_text ($(du -h "$pgo_profile_text" | cut -f1)); every release build of scripts/build-package.sh and of the benchmarks uses it"

@@ -1,0 +1,96 @@
+# The profile the shipped server is optimized with (profile-guided optimization). Sourced (bash) by
+# scripts/shipped-build.sh, through which the package build and the benchmarks' builds compile.
+#
+# Why: with a profile of the server under load, the optimizer knows which branches, calls and loops are hot: it lays
+# out and inlines for them. The same sources served GET /healthz at 0.81x the CPU a request, assertions at 0.97x and
+# score verdicts at 0.96x the build without it (Benchmarks/ab.sh, two sittings of interleaved pairs;
+# Benchmarks/results/2026-12-06-pgo-shipped.md). The count of instructions hardly changes: they run faster.
+#
+# The profile is kept in the repository, Packaging/attestguard.proftext, in LLVM's text form: what
+# Benchmarks/pgo-train.sh recorded from an instrumented server under the benchmarks' load, every function that ran
+# with its counts. A build converts it into LLVM's indexed form in its build folder (llvm-profdata, which the Swift
+# toolchain carries) and gives it to every Swift module's compile, the dependencies' too. A function whose code changed
+# since the profile was recorded no longer matches it and is optimized as without a profile: a stale profile costs
+# speed, never correctness. Benchmarks/pgo-train.sh records it again.
+#
+# ATTESTGUARD_PGO=0 builds without it (to see what it is worth: two builds, Benchmarks/ab.sh).
+
+pgo_profile_text="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/Packaging/attestguard.proftext"
+
+# pgo_llvm_profdata SWIFT: prints the path of the toolchain's llvm-profdata (beside swift; through xcrun on macOS).
+pgo_llvm_profdata() {
+    local swift_path
+    swift_path=$(command -v "$1") || return 1
+    local beside
+    beside="$(dirname "$(readlink -f "$swift_path")")/llvm-profdata"
+    if [ -x "$beside" ]; then
+        echo "$beside"
+    elif command -v xcrun >/dev/null 2>&1 && xcrun --find llvm-profdata 2>/dev/null; then
+        :
+    else
+        command -v llvm-profdata
+    fi
+}
+
+# pgo_index SWIFT SCRATCH OUTPUT: writes the kept profile in LLVM's indexed form to OUTPUT for a build in SCRATCH: the
+# names of file-local functions carry their object file's path, recorded under @SCRATCH@ (Benchmarks/pgo-train.sh).
+pgo_index() {
+    local swift=$1 scratch=$2 output=$3 profdata
+    if ! profdata=$(pgo_llvm_profdata "$swift"); then
+        echo "pgo.sh: the Swift toolchain has no llvm-profdata; build with ATTESTGUARD_PGO=0 to go without the profile" >&2
+        return 1
+    fi
+    [ -f "$pgo_profile_text" ] || { echo "pgo.sh: $pgo_profile_text is missing" >&2; return 1; }
+    local folder
+    folder="$(mkdir -p "$scratch" && cd "$scratch" && pwd)"
+    if ! sed "s|^@SCRATCH@/|$folder/|" "$pgo_profile_text" >"$output.txt" ||
+        ! "$profdata" merge --output "$output" "$output.txt"; then
+        rm -f "$output.txt"
+        echo "pgo.sh: llvm-profdata could not read $pgo_profile_text" >&2
+        return 1
+    fi
+    rm -f "$output.txt"
+}
+
+# pgo_prepare SWIFT SCRATCH: sets pgo_flags to the swift build flags that optimize a release build in SCRATCH (SwiftPM's
+# build folder) with the kept profile, whose indexed form it writes there first; empty with ATTESTGUARD_PGO=0.
+#
+# SwiftPM does not compile a module again when only the flags change, nor when the profile file does (it is no input
+# it tracks): SCRATCH carries a marker naming the profile its modules were compiled with (its SHA-256, or none), and a
+# folder built with another one has its compiled modules removed first (the package checkouts stay), so that every
+# module compiles with this one.
+pgo_prepare() {
+    local swift=$1 scratch=$2
+    pgo_flags=()
+    local identity=none
+    mkdir -p "$scratch"
+    if [ "${ATTESTGUARD_PGO:-1}" != 0 ]; then
+        [ -f "$pgo_profile_text" ] || { echo "pgo.sh: $pgo_profile_text is missing" >&2; return 1; }
+        identity=$(sha256sum <"$pgo_profile_text" | cut -c1-64)
+        local indexed
+        indexed="$(cd "$scratch" && pwd)/attestguard.profdata"
+        pgo_index "$swift" "$scratch" "$indexed" || return 1
+        # The driver takes no -ir-profile-use in Swift 6.3; its frontend does.
+        pgo_flags=(-Xswiftc -Xfrontend -Xswiftc "-ir-profile-use=$indexed")
+    fi
+    local marker="$scratch/pgo-profile"
+    if [ "$(cat "$marker" 2>/dev/null)" != "$identity" ]; then
+        local entry compiled=
+        for entry in "$scratch"/*; do
+            case "${entry##*/}" in
+                checkouts | repositories | artifacts | workspace-state.json | static-swift-stdlib | pgo-profile | \
+                    attestguard.profdata) ;;
+                *) compiled=1; rm -rf "$entry" ;;
+            esac
+        done
+        if [ -n "$compiled" ]; then
+            echo "pgo.sh: $scratch was compiled with another profile than this build's ($identity); compiling it again" >&2
+        fi
+        echo "$identity" >"$marker"
+    fi
+}
+
+# pgo_description: a few words on how a release build is optimized, for the benchmarks' build lines.
+pgo_description() {
+    if [ "${ATTESTGUARD_PGO:-1}" != 0 ]; then echo "the kept profile"; else echo "no profile (ATTESTGUARD_PGO=0)"; fi
+}

@@ -8,7 +8,7 @@
 # is optimized as without a profile), and before a release. The profile is a build input: commit it with the change.
 #
 # Steps: an instrumented release build of attestguard in a build folder of its own, Benchmarks/.build-pgo (linked as
-# shipped; LLVM's counters in every Swift function; the kept profile not used); then Benchmarks/ab.sh (which builds
+# shipped; LLVM's counters in every Swift and C function; the kept profile not used); then Benchmarks/ab.sh (which builds
 # HTTPBenchPrep as the other benchmarks do) with the instrumented server as both variants: the preparation
 # (attestations and assertion challenges through the API) and closed loops on GET /healthz, assertions and score, the
 # routes a gateway calls, each server process writing its counters when it exits. llvm-profdata merges them, keeping
@@ -48,7 +48,7 @@ started=$SECONDS
 build_log="$raw/build.log"
 # -u keeps the runtime's registration object, which nothing else in the link names.
 if ! ATTESTGUARD_PGO=0 shipped_build "$swift" -c release --package-path "$here" --scratch-path "$here/.build-pgo" \
-    --product attestguard -Xswiftc -Xfrontend -Xswiftc -ir-profile-generate \
+    --product attestguard -Xswiftc -Xfrontend -Xswiftc -ir-profile-generate -Xcc -fprofile-generate \
     -Xlinker -u__llvm_profile_runtime -Xlinker "$runtime" >"$build_log" 2>&1; then
     cat "$build_log" >&2
     echo "pgo-train.sh: the instrumented build failed" >&2

@@ -8,8 +8,8 @@
 # is optimized as without a profile), and before a release. The profile is a build input: commit it with the change.
 #
 # Steps: an instrumented release build of attestguard in a build folder of its own, Benchmarks/.build-pgo (linked as
-# shipped; LLVM's counters in every Swift and C function; the kept profile not used); then Benchmarks/ab.sh (which builds
-# HTTPBenchPrep as the other benchmarks do) with the instrumented server as both variants: the preparation
+# shipped; LLVM's counters in every Swift and C function; the kept profile not used); then Benchmarks/ab.sh (which
+# builds HTTPBenchPrep as the other benchmarks do) with the instrumented server as both variants: the preparation
 # (attestations and assertion challenges through the API) and closed loops on GET /healthz, assertions and score, the
 # routes a gateway calls, each server process writing its counters when it exits. llvm-profdata merges them, keeping
 # only the functions that ran, into the text form, written over Packaging/attestguard.proftext. Prints the profile's
@@ -20,7 +20,7 @@
 #   PGO_TRAIN_PER_KEY [5000]    assertion bodies per connection (ab.sh's AB_PER_KEY)
 #   PGO_TRAIN_KEEP [0]          1: keep the raw profiles (printed folder)
 #   SWIFT                       the swift to build with
-# Time: the instrumented build (about 11 minutes on 2 cores, the first time), HTTPBenchPrep when it is not built, and
+# Time: the instrumented build (about 12 minutes on 2 cores, the first time), HTTPBenchPrep when it is not built, and
 # about 4 minutes of training.
 set -euo pipefail
 
@@ -46,14 +46,19 @@ trap cleanup EXIT
 echo "== building the instrumented attestguard (release, $here/.build-pgo) =="
 started=$SECONDS
 build_log="$raw/build.log"
-# -u keeps the runtime's registration object, which nothing else in the link names.
+# Counters in the Swift modules (the driver takes no -ir-profile-generate in Swift 6.3; its frontend does) and in the C
+# modules; -u keeps the runtime's registration object, which nothing else in the link names.
+instrumentation=(-Xswiftc -Xfrontend -Xswiftc -ir-profile-generate -Xcc -fprofile-generate
+    -Xlinker -u__llvm_profile_runtime -Xlinker "$runtime")
+# SwiftPM does not see a changed flag: the folder's marker names the flags its modules were compiled with.
+if [ -d "$here/.build-pgo" ]; then pgo_mark "$here/.build-pgo" pgo-instrumentation "${instrumentation[*]}"; fi
 if ! ATTESTGUARD_PGO=0 shipped_build "$swift" -c release --package-path "$here" --scratch-path "$here/.build-pgo" \
-    --product attestguard -Xswiftc -Xfrontend -Xswiftc -ir-profile-generate -Xcc -fprofile-generate \
-    -Xlinker -u__llvm_profile_runtime -Xlinker "$runtime" >"$build_log" 2>&1; then
+    --product attestguard "${instrumentation[@]}" >"$build_log" 2>&1; then
     cat "$build_log" >&2
     echo "pgo-train.sh: the instrumented build failed" >&2
     exit 1
 fi
+echo "${instrumentation[*]}" >"$here/.build-pgo/pgo-instrumentation"
 echo "build: $((SECONDS - started)) s"
 instrumented="$("$swift" build -c release --package-path "$here" --scratch-path "$here/.build-pgo" --show-bin-path)/attestguard"
 # A binary built without the counters would train nothing, silently.

@@ -77,20 +77,27 @@ pgo_prepare() {
             -Xcc "-fprofile-use=$indexed" -Xcc -Wno-profile-instr-unprofiled -Xcc -Wno-profile-instr-out-of-date
             -Xcc -Wno-profile-instr-missing)
     fi
-    local marker="$scratch/pgo-profile"
-    if [ "$(cat "$marker" 2>/dev/null)" != "$identity" ]; then
+    pgo_mark "$scratch" pgo-profile "$identity"
+}
+
+# pgo_mark SCRATCH MARKER IDENTITY: removes SCRATCH's compiled modules (the package checkouts and the markers stay)
+# unless its file MARKER names IDENTITY, then writes IDENTITY there: how a build folder is compiled again when a
+# profile or an instrumentation flag changed, which SwiftPM does not see.
+pgo_mark() {
+    local scratch=$1 marker=$2 identity=$3
+    if [ "$(cat "$scratch/$marker" 2>/dev/null)" != "$identity" ]; then
         local entry compiled=
         for entry in "$scratch"/*; do
             case "${entry##*/}" in
                 checkouts | repositories | artifacts | workspace-state.json | static-swift-stdlib | pgo-profile | \
-                    attestguard.profdata) ;;
+                    pgo-instrumentation | attestguard.profdata) ;;
                 *) compiled=1; rm -rf "$entry" ;;
             esac
         done
         if [ -n "$compiled" ]; then
-            echo "pgo.sh: $scratch was compiled with another profile than this build's ($identity); compiling it again" >&2
+            echo "pgo.sh: $scratch was compiled otherwise than this build ($marker: $identity); compiling it again" >&2
         fi
-        echo "$identity" >"$marker"
+        echo "$identity" >"$scratch/$marker"
     fi
 }
 

@@ -9,14 +9,14 @@
 # (A B, B A, A B, ...) so that drift within a sitting weighs on both alike.
 #
 # Steps: build attestguard (unless both variants name a binary) and HTTPBenchPrep (release, Benchmarks/.build) unless
-# HTTP_BENCH_NO_BUILD=1; a throw-away PostgreSQL and one preparation as http.sh's (one simulated key per connection
-# with AB_PER_KEY single-use assertion bodies in counter order, AB_SCORE_KEYS keys with redeemed risk metrics for the
-# score bodies); then AB_ROUNDS rounds: in each, each variant's server is started (its binary, the one configuration, its environment settings),
-# and for each route of AB_ROUTES wrk sends AB_WARMUP s unmeasured, then AB_DURATION s measured, closed loop; then
-# the server stops. Assertion bodies are never replayed: every run continues after the last body the one before sent.
-# Prints one line per measured run and, per route, the medians of each variant and of the pairs' ratios B/A, with
-# how many pairs B won. Exit status 0 only if every measured request was answered 200 with no socket error and no
-# connection ran out of bodies.
+# HTTP_BENCH_NO_BUILD=1; a throw-away PostgreSQL and one preparation as http.sh's (one simulated key per connection with
+# AB_PER_KEY single-use assertion bodies in counter order, AB_SCORE_KEYS keys with redeemed risk metrics for the score
+# bodies); then AB_ROUNDS rounds: in each, each variant's server is started (its binary, the one configuration, its
+# environment settings), and for each route of AB_ROUTES wrk sends AB_WARMUP s unmeasured, then AB_DURATION s measured,
+# closed loop; then the server stops. Assertion bodies are never replayed: every run continues after the last body the
+# one before sent. Prints one line per measured run and, per route, the medians of each variant and of the pairs' ratios
+# B/A, with how many pairs B won. Exit status 0 only if every measured request was answered 200 with no socket error and
+# no connection ran out of bodies.
 #
 # Environment (defaults in brackets):
 #   AB_A_BIN, AB_B_BIN [Benchmarks/.build/release/attestguard]  each variant's server binary. To compare two builds,

@@ -51,14 +51,13 @@ build_log="$raw/build.log"
 instrumentation=(-Xswiftc -Xfrontend -Xswiftc -ir-profile-generate -Xcc -fprofile-generate
     -Xlinker -u__llvm_profile_runtime -Xlinker "$runtime")
 # SwiftPM does not see a changed flag: the folder's marker names the flags its modules were compiled with.
-if [ -d "$here/.build-pgo" ]; then pgo_mark "$here/.build-pgo" pgo-instrumentation "${instrumentation[*]}"; fi
+build_folder_mark "$here/.build-pgo" pgo-instrumentation "${instrumentation[*]}"
 if ! ATTESTGUARD_PGO=0 shipped_build "$swift" -c release --package-path "$here" --scratch-path "$here/.build-pgo" \
     --product attestguard "${instrumentation[@]}" >"$build_log" 2>&1; then
     cat "$build_log" >&2
     echo "pgo-train.sh: the instrumented build failed" >&2
     exit 1
 fi
-echo "${instrumentation[*]}" >"$here/.build-pgo/pgo-instrumentation"
 echo "build: $((SECONDS - started)) s"
 instrumented="$("$swift" build -c release --package-path "$here" --scratch-path "$here/.build-pgo" --show-bin-path)/attestguard"
 # A binary built without the counters would train nothing, silently.

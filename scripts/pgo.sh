@@ -16,6 +16,9 @@
 #
 # ATTESTGUARD_PGO=0 builds without it (to see what it is worth: two builds, Benchmarks/ab.sh).
 
+# shellcheck source=scripts/build-folder.sh
+source "$(dirname "${BASH_SOURCE[0]}")/build-folder.sh"
+
 pgo_profile_text="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/Packaging/attestguard.proftext"
 
 # pgo_llvm_profdata SWIFT: prints the path of the toolchain's llvm-profdata (beside swift; through xcrun on macOS).
@@ -57,9 +60,8 @@ pgo_index() {
 # build folder) with the kept profile, whose indexed form it writes there first; empty with ATTESTGUARD_PGO=0.
 #
 # SwiftPM does not compile a module again when only the flags change, nor when the profile file does (it is no input
-# it tracks): SCRATCH carries a marker naming the profile its modules were compiled with (its SHA-256, or none), and a
-# folder built with another one has its compiled modules removed first (the package checkouts stay), so that every
-# module compiles with this one.
+# it tracks): SCRATCH's marker pgo-profile (scripts/build-folder.sh) names the profile its modules were compiled with
+# (its SHA-256, or none), and a folder compiled with another one is compiled again, every module with this one.
 pgo_prepare() {
     local swift=$1 scratch=$2
     pgo_flags=()
@@ -77,28 +79,7 @@ pgo_prepare() {
             -Xcc "-fprofile-use=$indexed" -Xcc -Wno-profile-instr-unprofiled -Xcc -Wno-profile-instr-out-of-date
             -Xcc -Wno-profile-instr-missing)
     fi
-    pgo_mark "$scratch" pgo-profile "$identity"
-}
-
-# pgo_mark SCRATCH MARKER IDENTITY: removes SCRATCH's compiled modules (the package checkouts and the markers stay)
-# unless its file MARKER names IDENTITY, then writes IDENTITY there: how a build folder is compiled again when a
-# profile or an instrumentation flag changed, which SwiftPM does not see.
-pgo_mark() {
-    local scratch=$1 marker=$2 identity=$3
-    if [ "$(cat "$scratch/$marker" 2>/dev/null)" != "$identity" ]; then
-        local entry compiled=
-        for entry in "$scratch"/*; do
-            case "${entry##*/}" in
-                checkouts | repositories | artifacts | workspace-state.json | static-swift-stdlib | pgo-profile | \
-                    pgo-instrumentation | attestguard.profdata) ;;
-                *) compiled=1; rm -rf "$entry" ;;
-            esac
-        done
-        if [ -n "$compiled" ]; then
-            echo "pgo.sh: $scratch was compiled otherwise than this build ($marker: $identity); compiling it again" >&2
-        fi
-        echo "$identity" >"$scratch/$marker"
-    fi
+    build_folder_mark "$scratch" pgo-profile "$identity"
 }
 
 # pgo_description: a few words on how a release build is optimized, for the benchmarks' build lines.

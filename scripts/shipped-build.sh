@@ -2,6 +2,8 @@
 # with the kept profile. Sourced (bash) by scripts/build-package.sh, the package build, and by the benchmarks' builds,
 # so that what the benchmarks measure is what ships.
 
+# shellcheck source=scripts/build-folder.sh
+source "$(dirname "${BASH_SOURCE[0]}")/build-folder.sh"
 # shellcheck source=scripts/allocator.sh
 source "$(dirname "${BASH_SOURCE[0]}")/allocator.sh"
 # shellcheck source=scripts/pgo.sh
@@ -17,10 +19,10 @@ shipped_link_flags=(--static-swift-stdlib "${allocator_link_flags[@]}")
 # The package build and the benchmarks' builds, each with its own products and build folder (--scratch-path, else
 # the .build of --package-path, which one of the two must name).
 #
-# With --static-swift-stdlib every module compiles against the static SDK, and SwiftPM does not rebuild all of them
-# when the flag flips, so a build folder once built without it ends in a link that fails: the build folder carries a
-# marker from its first build with the flag on (written before that build, so that a build that fails is not emptied
-# again next time), and one without it is emptied first.
+# With --static-swift-stdlib every module compiles against the static SDK, and SwiftPM does not compile them again
+# when the flag flips, so a build folder once built without it ends in a link that fails: its marker
+# (scripts/build-folder.sh) is the file static-swift-stdlib, empty, since the flag is always on, and a folder without
+# it is compiled again.
 shipped_build() {
     local swift=$1
     shift
@@ -39,15 +41,10 @@ shipped_build() {
     [ -n "$products" ] || networking=1
     if [ -z "$scratch" ] && [ -n "$package" ]; then scratch="$package/.build"; fi
     if [ -z "$scratch" ]; then
-        echo "shipped-build.sh: shipped_build needs --scratch-path or --package-path (the build folder it may empty)" >&2
+        echo "shipped-build.sh: shipped_build needs --scratch-path or --package-path (the build folder it marks)" >&2
         return 2
     fi
-    local marker="$scratch/static-swift-stdlib"
-    if [ -d "$scratch" ] && [ ! -e "$marker" ]; then
-        echo "shipped-build.sh: $scratch was built with the shared Swift runtime; emptying it for the static one" >&2
-        rm -rf "$scratch"
-    fi
-    mkdir -p "$scratch" && touch "$marker"
+    build_folder_mark "$scratch" static-swift-stdlib "" || return 1
     allocator_require || return 1
     if [ -n "$networking" ]; then static_foundation_require || return 1; fi
     pgo_flags=()

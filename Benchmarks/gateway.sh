@@ -43,6 +43,9 @@
 #   GATEWAY_BENCH_PACED_ROUNDS [3]   paced rounds of each kind (direct, attested, auth); 0: none
 #   GATEWAY_BENCH_PACED_LOAD [0.5]   the paced rate as a fraction of the attested closed loop's median req/s
 #   GATEWAY_BENCH_RATE []            a fixed paced rate in req/s instead (to compare two builds at one load)
+#   GATEWAY_BENCH_BIN []             the server binary to run instead of this tree's release `attestguard` (another
+#                                    build copied aside, or Benchmarks/pgo-train.sh's instrumented one); only
+#                                    HTTPBenchPrep is built then
 #   GATEWAY_BENCH_NO_BUILD [0]       1: use the binaries already in Benchmarks/.build/release
 #   GATEWAY_BENCH_KEEP [0]           1: keep the work folder (configurations, logs, wrk outputs)
 #   SWIFT                            swift binary (default: swift on PATH)
@@ -77,14 +80,17 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 bin="$("$swift" build -c release --package-path "$here" --show-bin-path)"
+server_bin="${GATEWAY_BENCH_BIN:-$bin/attestguard}"
+products=(HTTPBenchPrep)
+[ -n "${GATEWAY_BENCH_BIN:-}" ] || products=(attestguard HTTPBenchPrep)
 if [ "${GATEWAY_BENCH_NO_BUILD:-0}" != 1 ]; then
-    echo "== building attestguard and HTTPBenchPrep (release, $here/.build, built as shipped: $allocator_library, the static Swift runtime, $(pgo_description)) =="
-    for product in attestguard HTTPBenchPrep; do
+    echo "== building ${products[*]} (release, $here/.build, built as shipped: $allocator_library, the static Swift runtime, $(pgo_description)) =="
+    for product in "${products[@]}"; do
         shipped_build "$swift" -c release --package-path "$here" --product "$product" 2>&1 |
             grep -E '^Build (of product|complete)|error:' || true
     done
 fi
-for binary in "$bin/attestguard" "$bin/HTTPBenchPrep"; do
+for binary in "$server_bin" "$bin/HTTPBenchPrep"; do
     [ -x "$binary" ] || { echo "build failed: $binary is missing" >&2; exit 1; }
 done
 
@@ -161,7 +167,7 @@ apiKeys:
 rules: { directory: "$root/Rules" }
 gateway: { policyDirectory: "$work/policy" }
 CONFIG
-"$bin/attestguard" serve --config "$work/config.yaml" >"$work/server.out" 2>"$work/server.err" &
+"$server_bin" serve --config "$work/config.yaml" >"$work/server.out" 2>"$work/server.err" &
 server_pid=$!
 for _ in $(seq 1 600); do
     [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")" = 200 ] && break

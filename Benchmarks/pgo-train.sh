@@ -5,7 +5,11 @@
 #   ./Benchmarks/pgo-train.sh        (from any directory; Linux)
 #
 # When: after a change to the request path or a dependency update (a function whose code changed since the recording
-# is optimized as without a profile), and before a release. The profile is a build input: commit it with the change.
+# is optimized as without a profile), and before a release. The profile is a build input: commit it with the change,
+# once Benchmarks/ab.sh shows a build with it no slower than one with the kept profile (copy the release binary aside
+# before, build after, both as AB_A_BIN and AB_B_BIN, two sittings with the order swapped): two recordings of the same
+# sources, the second with the gateway's routes added and 94 % alike by `llvm-profdata overlap`, gave builds 12 % apart
+# in CPU an assertion (Benchmarks/results/2026-12-06-both-rounds-2x.md).
 #
 # Steps: an instrumented release build of attestguard in a build folder of its own, Benchmarks/.build-pgo (linked as
 # shipped; LLVM's counters in every Swift and C function; the kept profile not used); then Benchmarks/ab.sh (which
@@ -93,3 +97,4 @@ awk -v scratch="$scratch" '
 pgo_index "$swift" "$here/.build-pgo" "$raw/check.profdata"
 "$profdata" show --topn=10 "$raw/check.profdata" | "$swift" demangle --simplified | tail -n 16
 echo "wrote $pgo_profile_text ($(du -h "$pgo_profile_text" | cut -f1)); every release build of scripts/build-package.sh and of the benchmarks uses it"
+echo "before committing it: Benchmarks/ab.sh, a build with it against one with the profile it replaces (this script's header)"

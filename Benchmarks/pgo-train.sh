@@ -8,8 +8,8 @@
 # is optimized as without a profile), and before a release. The profile is a build input: commit it with the change,
 # once Benchmarks/ab.sh shows a build with it no slower than one with the kept profile (copy the release binary aside
 # before, build after, both as AB_A_BIN and AB_B_BIN, two sittings with the order swapped): two recordings of the same
-# sources, the second with the gateway's routes added and 94 % alike by `llvm-profdata overlap`, gave builds 12 % apart
-# in CPU an assertion (Benchmarks/results/2026-12-06-both-rounds-2x.md).
+# sources, the second with the gateway's routes added and 94 % alike by `llvm-profdata overlap`, gave builds a tenth apart
+# in CPU a request (Benchmarks/results/2026-12-06-both-rounds-2x.md).
 #
 # Steps: an instrumented release build of attestguard in a build folder of its own, Benchmarks/.build-pgo (linked as
 # shipped; LLVM's counters in every Swift and C function; the kept profile not used); then Benchmarks/ab.sh (which

@@ -80,6 +80,71 @@ struct DebugTokenServiceTests {
         }
     }
 
+    /// Holds the first write of uses until ``release()``, and notes whether tokens were read while it was held.
+    final class HeldUseStore: DebugTokenStore {
+        let base: any DebugTokenStore
+        private let state = Mutex<(holding: Bool, readWhileHeld: Bool, release: CheckedContinuation<Void, Never>?)>((false, false, nil))
+        private let entered: AsyncStream<Void>
+        private let enteredContinuation: AsyncStream<Void>.Continuation
+        init(_ base: any DebugTokenStore) {
+            self.base = base
+            (entered, enteredContinuation) = AsyncStream.makeStream()
+        }
+        var readWhileHeld: Bool { state.withLock { $0.readWhileHeld } }
+        /// Returns once a write of uses is held.
+        func writeHeld() async { for await _ in entered { return } }
+        func release() {
+            let waiting = state.withLock { state in
+                defer { state.release = nil }
+                return state.release
+            }
+            waiting?.resume()
+        }
+        func createDebugToken(_ token: DebugTokenRecord) async throws -> Bool { try await base.createDebugToken(token) }
+        func debugTokens(appId: String, limit: Int) async throws -> [DebugTokenRecord] {
+            state.withLock { if $0.holding { $0.readWhileHeld = true } }
+            return try await base.debugTokens(appId: appId, limit: limit)
+        }
+        func debugToken(secretSha256: Data) async throws -> DebugTokenRecord? { try await base.debugToken(secretSha256: secretSha256) }
+        func revokeDebugToken(appId: String, id: String, at: Date) async throws -> DebugTokenRecord? {
+            try await base.revokeDebugToken(appId: appId, id: id, at: at)
+        }
+        func addDebugTokenUses(_ uses: [DebugTokenUse]) async throws {
+            await withCheckedContinuation { (release: CheckedContinuation<Void, Never>) in
+                state.withLock { $0 = (true, $0.readWhileHeld, release) }
+                enteredContinuation.yield()
+            }
+            try await base.addDebugTokenUses(uses)
+            state.withLock { $0.holding = false }
+        }
+    }
+
+    @Test("a listing beside a flush whose write has not committed reads after it: every use shows, once")
+    func listingBesideAFlush() async throws {
+        try await withTestStore(.sqlite) { (test: TestStore) async throws in
+            let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+            let engine = Self.engine(test.store, clock: clock)
+            let made = try await engine.debugTokens.create(appId: Self.appId, name: try Identifier("a", field: "name"), lifetimeDays: 1, createdBy: "t")
+            let store = HeldUseStore(test.store)
+            let recorder = DebugTokenUseRecorder(store: store)
+            recorder.note(id: made.token.id, at: clock.now())
+            recorder.note(id: made.token.id, at: clock.now())
+            // The flush has taken the uses out of memory and holds its write: a read now would find them nowhere.
+            let flush = Task { try await recorder.flush() }
+            await store.writeHeld()
+            let listing = Task {
+                try await recorder.betweenFlushes { try await store.debugTokens(appId: Self.appId, limit: 5).map(recorder.addingPending) }
+            }
+            // Room for the listing to run as far as it may while the write is held (nothing is timed).
+            for _ in 0..<200 { await Task.yield() }
+            store.release()
+            try await flush.value
+            let listed = try await listing.value
+            #expect(!store.readWhileHeld)
+            #expect(listed.map(\.uses) == [2])
+        }
+    }
+
     /// Fails the first write of uses, then passes them to the store under it.
     final class FlakyUseStore: DebugTokenStore {
         let base: any DebugTokenStore

@@ -91,8 +91,10 @@ public struct DebugTokenService: Sendable {
     /// written yet are added to each.
     public func list(appId: String, limit: Int = listingLimit) async throws -> [DebugTokenRecord] {
         _ = try apps.policy(for: appId)
-        let tokens = try await withStore { try await store.debugTokens(appId: appId, limit: min(max(limit, 1), Self.listingLimit)) }
-        return tokens.map(uses.addingPending)
+        let limit = min(max(limit, 1), Self.listingLimit)
+        return try await uses.betweenFlushes {
+            try await withStore { try await store.debugTokens(appId: appId, limit: limit) }.map(uses.addingPending)
+        }
     }
 
     /// Revokes the app's token `id` (a second revocation keeps the first instant).
@@ -101,8 +103,12 @@ public struct DebugTokenService: Sendable {
         _ = try apps.policy(for: appId)
         let notFound = EngineError(.notFound, code: .debugTokenNotFound, "app \(appId) has no debug token \(id.prefix(64))")
         guard DebugTokenSecret.isId(id) else { throw notFound }
-        guard let token = try await withStore({ try await store.revokeDebugToken(appId: appId, id: id, at: clock.now()) }) else { throw notFound }
-        return uses.addingPending(token)
+        let now = clock.now()
+        let revoked = try await uses.betweenFlushes {
+            try await withStore { try await store.revokeDebugToken(appId: appId, id: id, at: now) }.map(uses.addingPending)
+        }
+        guard let token = revoked else { throw notFound }
+        return token
     }
 
     /// Whether `secret` passes for `appId` now: a token of the app, not revoked, before its expiry and within the

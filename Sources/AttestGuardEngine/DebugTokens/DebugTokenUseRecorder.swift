@@ -31,13 +31,21 @@ public final class DebugTokenUseRecorder: Sendable {
         }
     }
 
-    /// `token` with the uses this process has not written yet.
+    /// `token` with the uses this process has not written yet; exact only between two flushes
+    /// (``betweenFlushes(_:)``).
     func addingPending(_ token: DebugTokenRecord) -> DebugTokenRecord {
         guard let use = pending.withLock({ $0[token.id] }) else { return token }
         var token = token
         token.uses += use.count
         token.lastUsedAt = max(token.lastUsedAt ?? use.lastUsedAt, use.lastUsedAt)
         return token
+    }
+
+    /// Runs `read`, a store read of tokens that adds this process's unwritten uses to them (``addingPending(_:)``),
+    /// between two flushes: a flush takes its counts out of memory before its write commits, so a read beside it
+    /// would find them in neither place and show too few uses. Listings are rare; a flush is one statement.
+    func betweenFlushes<Tokens: Sendable>(_ read: @Sendable () async throws -> Tokens) async throws -> Tokens {
+        try await flushes.run(read)
     }
 
     /// Adds the uses counted since the last flush to the store in one call; a failure puts them back for the next.

@@ -66,6 +66,13 @@ public struct TestPgBouncer: Sendable {
         return (try throughBouncer(direct), direct, role)
     }
 
+    /// The last `lines` lines of PgBouncer's log (its failed server logins, with what PostgreSQL answered), for a
+    /// test's failure message.
+    public func logTail(lines: Int = 30) -> String {
+        let log = (try? String(contentsOf: directory.appendingPathComponent("pgbouncer.log"), encoding: .utf8)) ?? "(no log)"
+        return log.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
+    }
+
     /// A URL through PgBouncer to a new database holding this build's schema (``TestPostgres/freshMigratedURL(prefix:)``).
     /// PgBouncer passes no `search_path`, so the database selects its schema for every session itself.
     public func freshMigratedURL(prefix: String = "b") async throws -> String {

@@ -63,8 +63,15 @@ public struct TestStore: Sendable {
             // its server connections throughout: the suite's many stores migrating at once starved each other of
             // connections for minutes). Migrating through PgBouncer has tests of its own (PoolerTests, the server's
             // PgBouncer suite); the store opened here reads the schema version through it.
-            let url = try await TestPgBouncer.shared().freshMigratedURL()
-            return try await postgres(url: url, poolSize: poolSize, pooler: .transaction)
+            let bouncer = try await TestPgBouncer.shared()
+            let url = try await bouncer.freshMigratedURL()
+            do {
+                return try await postgres(url: url, poolSize: poolSize, pooler: .transaction)
+            } catch {
+                // PgBouncer answers a failed server login with its own error (08P01, server_login_retry); what
+                // PostgreSQL said is only in its log.
+                throw TestPgBouncer.Failure(description: "\(error)\nPgBouncer's log ends:\n\(bouncer.logTail())")
+            }
         }
     }
 

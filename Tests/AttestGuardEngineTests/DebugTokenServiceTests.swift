@@ -80,6 +80,16 @@ struct DebugTokenServiceTests {
         }
     }
 
+    /// Runs `body` with a SQLite store holding one token of ``appId``, made at the clock's fixed instant.
+    static func withMadeToken(_ body: @escaping (TestStore, ManualClock, DebugTokenService.Created) async throws -> Void) async throws {
+        try await withTestStore(.sqlite) { (test: TestStore) async throws in
+            let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+            let engine = Self.engine(test.store, clock: clock)
+            let made = try await engine.debugTokens.create(appId: Self.appId, name: try Identifier("a", field: "name"), lifetimeDays: 1, createdBy: "t")
+            try await body(test, clock, made)
+        }
+    }
+
     /// Holds the first write of uses until ``release()``, and notes whether tokens were read while it was held.
     final class HeldUseStore: DebugTokenStore {
         let base: any DebugTokenStore
@@ -121,10 +131,7 @@ struct DebugTokenServiceTests {
 
     @Test("a listing beside a flush whose write has not committed reads after it: every use shows, once")
     func listingBesideAFlush() async throws {
-        try await withTestStore(.sqlite) { (test: TestStore) async throws in
-            let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
-            let engine = Self.engine(test.store, clock: clock)
-            let made = try await engine.debugTokens.create(appId: Self.appId, name: try Identifier("a", field: "name"), lifetimeDays: 1, createdBy: "t")
+        try await Self.withMadeToken { test, clock, made in
             let store = HeldUseStore(test.store)
             let recorder = DebugTokenUseRecorder(store: store)
             recorder.note(id: made.token.id, at: clock.now())
@@ -168,10 +175,7 @@ struct DebugTokenServiceTests {
 
     @Test("a failed write of uses keeps them, merged with the uses counted since, for the next")
     func usesSurviveAFailedWrite() async throws {
-        try await withTestStore(.sqlite) { (test: TestStore) async throws in
-            let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
-            let engine = Self.engine(test.store, clock: clock)
-            let made = try await engine.debugTokens.create(appId: Self.appId, name: try Identifier("a", field: "name"), lifetimeDays: 1, createdBy: "t")
+        try await Self.withMadeToken { test, clock, made in
             let recorder = DebugTokenUseRecorder(store: FlakyUseStore(test.store))
             recorder.note(id: made.token.id, at: clock.now())
             recorder.note(id: made.token.id, at: clock.now().addingTimeInterval(5))

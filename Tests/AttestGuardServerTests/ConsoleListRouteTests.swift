@@ -90,7 +90,7 @@ struct ConsoleListRouteTests {
                 ([("entries", "10.0.0.1")], [:]),
                 ([("csrf", ""), ("entries", "10.0.0.1")], [:]),
                 ([("csrf", otherToken), ("entries", "10.0.0.1")], [:]),
-                ([("csrf", String(token.dropLast()) + "A"), ("entries", "10.0.0.1")], [:]),
+                ([("csrf", Forgery.altered(token, last: 1)), ("entries", "10.0.0.1")], [:]),
                 ([("csrf", token), ("entries", "10.0.0.1")], [HTTPField.Name("Origin")!: "https://evil.example"]),
                 ([("csrf", token), ("entries", "10.0.0.1")], [HTTPField.Name("Sec-Fetch-Site")!: "cross-site"]),
             ]

@@ -68,7 +68,7 @@ struct ConsoleReviewRouteTests {
 
             let forged: [([(String, String)], HTTPFields)] = [
                 ([("decision", "reject")], [:]),
-                ([("csrf", String(token.dropLast()) + "A"), ("decision", "reject")], [:]),
+                ([("csrf", Forgery.altered(token, last: 1)), ("decision", "reject")], [:]),
                 ([("csrf", token), ("decision", "reject")], [HTTPField.Name("Sec-Fetch-Site")!: "cross-site"]),
                 ([("csrf", token), ("decision", "reject")], [HTTPField.Name("Origin")!: "https://evil.example"]),
             ]

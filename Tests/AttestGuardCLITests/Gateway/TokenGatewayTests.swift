@@ -93,7 +93,7 @@ struct TokenGatewayTests {
 
             let missing = try await send(feed("missing", token: nil))
             #expect(missing.status == 401 && missing.errorCode == "session_token_missing", "\(missing.status) \(missing.text)")
-            let forged = try await send(feed("forged", token: String(token.dropLast(4)) + "AAAA"))
+            let forged = try await send(feed("forged", token: Forgery.altered(token, last: 4)))
             #expect(forged.status == 401 && forged.errorCode == "session_token_invalid", "\(forged.status) \(forged.text)")
             let borrowed = try await send(feed("borrowed", user: "bob", token: token))
             #expect(borrowed.status == 422 && borrowed.errorCode == "key_user_mismatch", "\(borrowed.status) \(borrowed.text)")
@@ -175,7 +175,7 @@ struct TokenGatewayTests {
                 #expect(received.header("X-AttestGuard-Key-Id") == nil)
                 #expect(received.header("X-AttestGuard-Reasons") == "debug-token", "the shipped rules mark it")
             }
-            let forged = try await carrying(String(secret.dropLast(2)) + "AA", "POST", "/api/promos/claim?forged").send(to: port)
+            let forged = try await carrying(Forgery.altered(secret, last: 2), "POST", "/api/promos/claim?forged").send(to: port)
             #expect(forged.status == 401 && forged.errorCode == "debug_token_invalid", "\(forged.status) \(forged.text)")
 
             let revoke = try await stack.attestGuard.send("POST", "v1/admin/apps/\(GatewayStack.appId)/debug-tokens/\(id)/revoke", body: Data("{}".utf8))

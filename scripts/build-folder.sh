@@ -16,9 +16,9 @@ build_folder_markers=(static-swift-stdlib pgo-profile pgo-instrumentation)
 # that a build that fails is not compiled from nothing again next time.
 build_folder_mark() {
     local scratch=$1 marker=$2 identity=$3
-    if [ -e "$scratch/$marker" ] && [ "$(cat "$scratch/$marker")" = "$identity" ]; then return 0; fi
     local was=missing
     if [ -e "$scratch/$marker" ]; then was="'$(cat "$scratch/$marker")'"; fi
+    if [ "$was" = "'$identity'" ]; then return 0; fi
     local entry name kept compiled=
     for entry in "$scratch"/*; do
         [ -e "$entry" ] || continue

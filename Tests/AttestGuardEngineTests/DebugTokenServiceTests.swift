@@ -90,16 +90,45 @@ struct DebugTokenServiceTests {
         }
     }
 
-    /// Holds the first write of uses until ``release()``, and notes whether tokens were read while it was held.
-    final class HeldUseStore: DebugTokenStore {
+    /// Passes every call to the store under it; a listing and a write of uses go through hooks first, which the
+    /// tests below use to hold or fail a write and to see what was read meanwhile.
+    final class HookedUseStore: DebugTokenStore {
+        typealias WriteUses = @Sendable (_ uses: [DebugTokenUse], _ write: @Sendable ([DebugTokenUse]) async throws -> Void) async throws -> Void
         let base: any DebugTokenStore
+        let beforeListing: @Sendable () -> Void
+        let writingUses: WriteUses
+        init(_ base: any DebugTokenStore, beforeListing: @escaping @Sendable () -> Void = {}, writingUses: @escaping WriteUses) {
+            self.base = base
+            self.beforeListing = beforeListing
+            self.writingUses = writingUses
+        }
+        func createDebugToken(_ token: DebugTokenRecord) async throws -> Bool { try await base.createDebugToken(token) }
+        func debugTokens(appId: String, limit: Int) async throws -> [DebugTokenRecord] {
+            beforeListing()
+            return try await base.debugTokens(appId: appId, limit: limit)
+        }
+        func debugToken(secretSha256: Data) async throws -> DebugTokenRecord? { try await base.debugToken(secretSha256: secretSha256) }
+        func revokeDebugToken(appId: String, id: String, at: Date) async throws -> DebugTokenRecord? {
+            try await base.revokeDebugToken(appId: appId, id: id, at: at)
+        }
+        func addDebugTokenUses(_ uses: [DebugTokenUse]) async throws {
+            let base = self.base
+            try await writingUses(uses) { try await base.addDebugTokenUses($0) }
+        }
+    }
+
+    /// Answers `true` to its first ``take()`` only.
+    final class FirstCall: Sendable {
+        private let first = Atomic(true)
+        func take() -> Bool { first.exchange(false, ordering: .relaxed) }
+    }
+
+    /// Holds a write of uses until ``release()``, and notes whether tokens were listed while it was held.
+    final class UseWriteHold: Sendable {
         private let state = Mutex<(holding: Bool, readWhileHeld: Bool, release: CheckedContinuation<Void, Never>?)>((false, false, nil))
         private let entered: AsyncStream<Void>
         private let enteredContinuation: AsyncStream<Void>.Continuation
-        init(_ base: any DebugTokenStore) {
-            self.base = base
-            (entered, enteredContinuation) = AsyncStream.makeStream()
-        }
+        init() { (entered, enteredContinuation) = AsyncStream.makeStream() }
         var readWhileHeld: Bool { state.withLock { $0.readWhileHeld } }
         /// Returns once a write of uses is held.
         func writeHeld() async { for await _ in entered { return } }
@@ -110,73 +139,53 @@ struct DebugTokenServiceTests {
             }
             waiting?.resume()
         }
-        func createDebugToken(_ token: DebugTokenRecord) async throws -> Bool { try await base.createDebugToken(token) }
-        func debugTokens(appId: String, limit: Int) async throws -> [DebugTokenRecord] {
-            state.withLock { if $0.holding { $0.readWhileHeld = true } }
-            return try await base.debugTokens(appId: appId, limit: limit)
-        }
-        func debugToken(secretSha256: Data) async throws -> DebugTokenRecord? { try await base.debugToken(secretSha256: secretSha256) }
-        func revokeDebugToken(appId: String, id: String, at: Date) async throws -> DebugTokenRecord? {
-            try await base.revokeDebugToken(appId: appId, id: id, at: at)
-        }
-        func addDebugTokenUses(_ uses: [DebugTokenUse]) async throws {
-            await withCheckedContinuation { (release: CheckedContinuation<Void, Never>) in
-                state.withLock { $0 = (true, $0.readWhileHeld, release) }
-                enteredContinuation.yield()
+        /// A store over `base` whose writes of uses this holds.
+        func store(over base: any DebugTokenStore) -> HookedUseStore {
+            HookedUseStore(base, beforeListing: { self.state.withLock { if $0.holding { $0.readWhileHeld = true } } }) { uses, write in
+                await withCheckedContinuation { (release: CheckedContinuation<Void, Never>) in
+                    self.state.withLock { $0 = (true, $0.readWhileHeld, release) }
+                    self.enteredContinuation.yield()
+                }
+                try await write(uses)
+                self.state.withLock { $0.holding = false }
             }
-            try await base.addDebugTokenUses(uses)
-            state.withLock { $0.holding = false }
         }
     }
 
     @Test("a listing beside a flush whose write has not committed reads after it: every use shows, once")
     func listingBesideAFlush() async throws {
         try await Self.withMadeToken { test, clock, made in
-            let store = HeldUseStore(test.store)
+            let hold = UseWriteHold()
+            let store = hold.store(over: test.store)
             let recorder = DebugTokenUseRecorder(store: store)
             recorder.note(id: made.token.id, at: clock.now())
             recorder.note(id: made.token.id, at: clock.now())
             // The flush has taken the uses out of memory and holds its write: a read now would find them nowhere.
             let flush = Task { try await recorder.flush() }
-            await store.writeHeld()
+            await hold.writeHeld()
             let listing = Task {
                 try await recorder.betweenFlushes { try await store.debugTokens(appId: Self.appId, limit: 5).map(recorder.addingPending) }
             }
             // Room for the listing to run as far as it may while the write is held (nothing is timed).
             for _ in 0..<200 { await Task.yield() }
-            store.release()
+            hold.release()
             try await flush.value
             let listed = try await listing.value
-            #expect(!store.readWhileHeld)
+            #expect(!hold.readWhileHeld)
             #expect(listed.map(\.uses) == [2])
-        }
-    }
-
-    /// Fails the first write of uses, then passes them to the store under it.
-    final class FlakyUseStore: DebugTokenStore {
-        let base: any DebugTokenStore
-        let failures = Mutex(1)
-        init(_ base: any DebugTokenStore) { self.base = base }
-        func createDebugToken(_ token: DebugTokenRecord) async throws -> Bool { try await base.createDebugToken(token) }
-        func debugTokens(appId: String, limit: Int) async throws -> [DebugTokenRecord] { try await base.debugTokens(appId: appId, limit: limit) }
-        func debugToken(secretSha256: Data) async throws -> DebugTokenRecord? { try await base.debugToken(secretSha256: secretSha256) }
-        func revokeDebugToken(appId: String, id: String, at: Date) async throws -> DebugTokenRecord? {
-            try await base.revokeDebugToken(appId: appId, id: id, at: at)
-        }
-        func addDebugTokenUses(_ uses: [DebugTokenUse]) async throws {
-            let fail = failures.withLock { left in
-                defer { left = max(0, left - 1) }
-                return left > 0
-            }
-            if fail { throw StoreError(.unavailable, "injected") }
-            try await base.addDebugTokenUses(uses)
         }
     }
 
     @Test("a failed write of uses keeps them, merged with the uses counted since, for the next")
     func usesSurviveAFailedWrite() async throws {
         try await Self.withMadeToken { test, clock, made in
-            let recorder = DebugTokenUseRecorder(store: FlakyUseStore(test.store))
+            // The first write of uses fails; the next ones reach the store.
+            let firstWrite = FirstCall()
+            let flaky = HookedUseStore(test.store) { uses, write in
+                if firstWrite.take() { throw StoreError(.unavailable, "injected") }
+                try await write(uses)
+            }
+            let recorder = DebugTokenUseRecorder(store: flaky)
             recorder.note(id: made.token.id, at: clock.now())
             recorder.note(id: made.token.id, at: clock.now().addingTimeInterval(5))
             await #expect(throws: StoreError.self) { try await recorder.flush() }

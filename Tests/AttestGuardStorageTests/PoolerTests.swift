@@ -50,6 +50,23 @@ struct PoolerTests {
         }
     }
 
+    @Test("a store's failure message can show PgBouncer's console: its database's pool and the administrator's connections", .enabled(if: enabled))
+    func consoleState() async throws {
+        let bouncer = try await TestPgBouncer.shared()
+        let url = try await bouncer.freshMigratedURL(prefix: "c")
+        let database = try #require(URLComponents(string: url)).path.dropFirst()
+        let test = try await TestStore.postgres(url: url, poolSize: 2, pooler: .transaction)
+        try await test.store.checkHealth()
+        let console = await bouncer.consoleState(database: String(database))
+        await test.close()
+        let lines = console.split(separator: "\n")
+        // SHOW POOLS' header and the database's pool under it, SHOW DATABASES' header and its entry, the sum.
+        #expect(lines.contains { $0.hasPrefix("database|user|cl_active|") }, "\(console)")
+        #expect(lines.filter { $0.hasPrefix("\(database)|") }.count == 2, "\(console)")
+        let connections = try #require(lines.last?.split(separator: " ").dropLast(2).last.flatMap { Int($0) }, "\(console)")
+        #expect((0...240).contains(connections), "\(console)")
+    }
+
     @Test("with pooler transaction, concurrent reads through PgBouncer in transaction mode all answer", .enabled(if: enabled))
     func transactionPoolerWorks() async throws {
         let (store, key, stop) = try await Self.storeThroughPgBouncer(pooler: .transaction)

@@ -21,6 +21,8 @@ public struct TestPgBouncer: Sendable {
     public let port: Int
     /// Its folder: configuration, auth file and log (`pgbouncer.log`).
     public let directory: URL
+    /// The test server's administrator, PgBouncer's `auth_user` and the user of its admin console.
+    let administrator: String
 
     /// Where Debian installs it.
     static let binary = "/usr/sbin/pgbouncer"
@@ -73,6 +75,58 @@ public struct TestPgBouncer: Sendable {
         return log.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
     }
 
+    /// PgBouncer's own view of `database`'s pools and of the administrator's server connections in all, from its
+    /// admin console (`SHOW POOLS` and `SHOW DATABASES`, through Debian's `psql`), for a test's failure message. A
+    /// pool whose server logins fail and one that cannot open a server connection because the administrator is at
+    /// `max_user_connections` answer a client alike (08P01 server_login_retry), and only the first is in the log.
+    public func consoleState(database: String) async -> String {
+        let psql = Process()
+        psql.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
+        psql.arguments = [
+            "-X", "-A", "-F", "|", "-h", "127.0.0.1", "-p", String(port), "-U", administrator, "-d", "pgbouncer",
+            "-c", "SHOW POOLS", "-c", "SHOW DATABASES",
+        ]
+        psql.environment = ["PGCONNECT_TIMEOUT": "5", "PATH": "/usr/bin:/bin"]
+        let output = Pipe()
+        psql.standardOutput = output
+        psql.standardError = output
+        psql.standardInput = FileHandle.nullDevice
+        do {
+            try await psql.runWhenDescriptorsAllowAsync()
+        } catch {
+            return "(psql did not start: \(error))"
+        }
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        psql.waitUntilExit()
+        return Self.summary(ofConsole: text, database: database, administrator: administrator)
+    }
+
+    /// The lines of `console` (psql's unaligned `SHOW POOLS` and `SHOW DATABASES`) that name `database`, each under
+    /// its header, and the administrator's server connections summed over its pools (``serverConnections`` at most).
+    static func summary(ofConsole console: String, database: String, administrator: String) -> String {
+        var kept: [String] = []
+        var header: [Substring] = []
+        var administratorsConnections = 0
+        for line in console.split(separator: "\n") {
+            let fields = line.split(separator: "|", omittingEmptySubsequences: false)
+            if fields.first == "database" || fields.first == "name" {
+                header = fields
+                kept.append(String(line))
+                continue
+            }
+            if fields.first.map(String.init) == database { kept.append(String(line)) }
+            guard header.first == "database", fields.count == header.count, fields.dropFirst().first.map(String.init) == administrator else {
+                if header.isEmpty { kept.append(String(line)) }  // psql's own error
+                continue
+            }
+            for (name, value) in zip(header, fields) where name.hasPrefix("sv_") {
+                administratorsConnections += Int(value) ?? 0
+            }
+        }
+        kept.append("the administrator's server connections over all its pools: \(administratorsConnections) (max_user_connections \(serverConnections))")
+        return kept.joined(separator: "\n")
+    }
+
     /// A URL through PgBouncer to a new database holding this build's schema (``TestPostgres/freshMigratedURL(prefix:)``).
     /// PgBouncer passes no `search_path`, so the database selects its schema for every session itself.
     public func freshMigratedURL(prefix: String = "b") async throws -> String {
@@ -115,6 +169,7 @@ public struct TestPgBouncer: Sendable {
             auth_file = \(directory.path)/userlist.txt
             auth_user = \(administrator)
             auth_query = SELECT usename, passwd FROM pg_catalog.pg_shadow WHERE usename = $1
+            admin_users = \(administrator)
             max_client_conn = 4000
             default_pool_size = \(poolPerRole)
             max_db_connections = \(serverConnections)
@@ -150,7 +205,7 @@ public struct TestPgBouncer: Sendable {
         process.standardError = FileHandle.nullDevice
         try await process.runWhenDescriptorsAllowAsync()
 
-        let bouncer = TestPgBouncer(port: port, directory: directory)
+        let bouncer = TestPgBouncer(port: port, directory: directory, administrator: administrator)
         try await bouncer.waitUntilAnswering(as: administrator, process: process)
         return bouncer
     }

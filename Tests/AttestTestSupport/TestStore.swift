@@ -69,8 +69,12 @@ public struct TestStore: Sendable {
                 return try await postgres(url: url, poolSize: poolSize, pooler: .transaction)
             } catch {
                 // PgBouncer answers a failed server login with its own error (08P01, server_login_retry); what
-                // PostgreSQL said is only in its log.
-                throw TestPgBouncer.Failure(description: "\(error)\nPgBouncer's log ends:\n\(bouncer.logTail())")
+                // PostgreSQL said is only in its log, and whether a connection could be opened at all in its console.
+                let database = URLComponents(string: url).map { String($0.path.dropFirst()) } ?? ""
+                let console = await bouncer.consoleState(database: database)
+                throw TestPgBouncer.Failure(
+                    description: "\(error)\nPgBouncer's log ends:\n\(bouncer.logTail())\nIts console, for \(database):\n\(console)"
+                )
             }
         }
     }

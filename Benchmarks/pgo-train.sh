@@ -5,7 +5,7 @@
 #   ./Benchmarks/pgo-train.sh        (from any directory; Linux)
 #
 # When: after a change to the request path or a dependency update (a function whose code changed since the recording
-# is optimized as without a profile), and before a release. The profile is a build input: commit it with the change,
+# is optimized as without a profile; Benchmarks/pgo-check.sh counts them), and before a release. The profile is a build input: commit it with the change,
 # once Benchmarks/ab.sh shows a build with it no slower than one with the kept profile (copy the release binary aside
 # before, build after, both as AB_A_BIN and AB_B_BIN, two sittings with the order swapped): two recordings of the same
 # sources, the second with the gateway's routes added and 94 % alike by `llvm-profdata overlap`, gave builds a tenth apart
@@ -37,11 +37,6 @@ per_key="${PGO_TRAIN_PER_KEY:-5000}"
 . "$root/scripts/shipped-build.sh"
 
 profdata=$(pgo_llvm_profdata "$swift") || { echo "pgo-train.sh: the Swift toolchain has no llvm-profdata" >&2; exit 1; }
-# LLVM's profile runtime, which the Swift driver does not link for the frontend's instrumentation: the toolchain's
-# clang resource folder has it.
-toolchain="$(cd "$(dirname "$(readlink -f "$(command -v "$swift")")")/.." && pwd)"
-runtime=$(compgen -G "$toolchain/lib/clang/*/lib/linux/libclang_rt.profile-$(uname -m).a" | head -n 1) || true
-[ -n "$runtime" ] || { echo "pgo-train.sh: no libclang_rt.profile-$(uname -m).a in $toolchain/lib/clang" >&2; exit 1; }
 
 raw=$(mktemp -d /tmp/attestguard-pgo-train.XXXXXX)
 cleanup() { if [ "${PGO_TRAIN_KEEP:-0}" = 1 ]; then echo "raw profiles kept in $raw"; else rm -rf "$raw"; fi; }
@@ -49,23 +44,9 @@ trap cleanup EXIT
 
 echo "== building the instrumented attestguard (release, $here/.build-pgo) =="
 started=$SECONDS
-build_log="$raw/build.log"
-# Counters in the Swift modules (the driver takes no -ir-profile-generate in Swift 6.3; its frontend does) and in the C
-# modules; -u keeps the runtime's registration object, which nothing else in the link names.
-instrumentation=(-Xswiftc -Xfrontend -Xswiftc -ir-profile-generate -Xcc -fprofile-generate
-    -Xlinker -u__llvm_profile_runtime -Xlinker "$runtime")
-# SwiftPM does not see a changed flag: the folder's marker names the flags its modules were compiled with.
-build_folder_mark "$here/.build-pgo" pgo-instrumentation "${instrumentation[*]}"
-if ! ATTESTGUARD_PGO=0 shipped_build "$swift" -c release --package-path "$here" --scratch-path "$here/.build-pgo" \
-    --product attestguard "${instrumentation[@]}" >"$build_log" 2>&1; then
-    cat "$build_log" >&2
-    echo "pgo-train.sh: the instrumented build failed" >&2
-    exit 1
-fi
+pgo_build_instrumented "$swift" "$here" "$here/.build-pgo" "$raw/build.log" || exit 1
 echo "build: $((SECONDS - started)) s"
-instrumented="$("$swift" build -c release --package-path "$here" --scratch-path "$here/.build-pgo" --show-bin-path)/attestguard"
-# A binary built without the counters would train nothing, silently.
-grep -q __llvm_profile_runtime "$instrumented" || { echo "pgo-train.sh: $instrumented has no profile runtime" >&2; exit 1; }
+instrumented=$pgo_instrumented_bin
 
 echo "== training: Benchmarks/ab.sh with the instrumented server as both variants =="
 settings="LLVM_PROFILE_FILE=$raw/attestguard-%p.profraw"

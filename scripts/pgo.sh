@@ -12,7 +12,8 @@
 # with its counts. A build converts it into LLVM's indexed form in its build folder (llvm-profdata, which the Swift
 # toolchain carries) and gives it to every Swift and C module's compile, the dependencies' too. A function whose code
 # changed since the profile was recorded no longer matches it and is optimized as without a profile: a stale profile
-# costs speed, never correctness. Benchmarks/pgo-train.sh records it again.
+# costs speed, never correctness. Benchmarks/pgo-check.sh counts the functions that no longer match it;
+# Benchmarks/pgo-train.sh records it again.
 #
 # ATTESTGUARD_PGO=0 builds without it (to see what it is worth: two builds, Benchmarks/ab.sh).
 
@@ -80,6 +81,35 @@ pgo_prepare() {
             -Xcc -Wno-profile-instr-missing)
     fi
     build_folder_mark "$scratch" pgo-profile "$identity"
+}
+
+# pgo_build_instrumented SWIFT PACKAGE SCRATCH LOG: builds PACKAGE's attestguard in release with LLVM's counters in
+# every Swift and C function (the kept profile not used) into SCRATCH, linked as shipped (scripts/shipped-build.sh, which
+# sources this file), its output in LOG; sets pgo_instrumented_bin to the binary. Benchmarks/pgo-train.sh records the
+# profile from it under load, Benchmarks/pgo-check.sh compares its functions with the kept profile's.
+pgo_build_instrumented() {
+    local swift=$1 package=$2 scratch=$3 log=$4
+    # LLVM's profile runtime, which the Swift driver does not link for the frontend's instrumentation: the toolchain's
+    # clang resource folder has it.
+    local toolchain runtime
+    toolchain="$(cd "$(dirname "$(readlink -f "$(command -v "$swift")")")/.." && pwd)"
+    runtime=$(compgen -G "$toolchain/lib/clang/*/lib/linux/libclang_rt.profile-$(uname -m).a" | head -n 1) || true
+    [ -n "$runtime" ] || { echo "pgo.sh: no libclang_rt.profile-$(uname -m).a in $toolchain/lib/clang" >&2; return 1; }
+    # Counters in the Swift modules (the driver takes no -ir-profile-generate in Swift 6.3; its frontend does) and in
+    # the C modules; -u keeps the runtime's registration object, which nothing else in the link names.
+    local instrumentation=(-Xswiftc -Xfrontend -Xswiftc -ir-profile-generate -Xcc -fprofile-generate
+        -Xlinker -u__llvm_profile_runtime -Xlinker "$runtime")
+    # SwiftPM does not see a changed flag: the folder's marker names the flags its modules were compiled with.
+    build_folder_mark "$scratch" pgo-instrumentation "${instrumentation[*]}"
+    if ! ATTESTGUARD_PGO=0 shipped_build "$swift" -c release --package-path "$package" --scratch-path "$scratch" \
+        --product attestguard "${instrumentation[@]}" >"$log" 2>&1; then
+        cat "$log" >&2
+        echo "pgo.sh: the instrumented build failed" >&2
+        return 1
+    fi
+    pgo_instrumented_bin="$("$swift" build -c release --package-path "$package" --scratch-path "$scratch" --show-bin-path)/attestguard"
+    # A binary built without the counters would record nothing, silently.
+    grep -q __llvm_profile_runtime "$pgo_instrumented_bin" || { echo "pgo.sh: $pgo_instrumented_bin has no profile runtime" >&2; return 1; }
 }
 
 # pgo_description: a few words on how a release build is optimized, for the benchmarks' build lines.

@@ -63,8 +63,10 @@ struct PoolerTests {
         // SHOW POOLS' header and the database's pool under it, SHOW DATABASES' header and its entry, the sum.
         #expect(lines.contains { $0.hasPrefix("database|user|cl_active|") }, "\(console)")
         #expect(lines.filter { $0.hasPrefix("\(database)|") }.count == 2, "\(console)")
-        let connections = try #require(lines.last?.split(separator: " ").dropLast(2).last.flatMap { Int($0) }, "\(console)")
-        #expect((0...240).contains(connections), "\(console)")
+        // The sum is a count (no bound: PgBouncer opens connections for cancel requests beyond max_user_connections).
+        let sum = try #require(lines.last)
+        #expect(sum.hasPrefix("the administrator's server connections over all its pools: "), "\(console)")
+        #expect(sum.split(separator: " ").dropLast(2).last.flatMap { Int($0) } != nil, "\(console)")
     }
 
     @Test("with pooler transaction, concurrent reads through PgBouncer in transaction mode all answer", .enabled(if: enabled))

@@ -102,7 +102,8 @@ public struct TestPgBouncer: Sendable {
     }
 
     /// The lines of `console` (psql's unaligned `SHOW POOLS` and `SHOW DATABASES`) that name `database`, each under
-    /// its header, and the administrator's server connections summed over its pools (``serverConnections`` at most).
+    /// its header, and the administrator's server connections summed over its pools (PgBouncer keeps them to
+    /// ``serverConnections`` but for the connections it opens for cancel requests).
     static func summary(ofConsole console: String, database: String, administrator: String) -> String {
         var kept: [String] = []
         var header: [Substring] = []

@@ -15,17 +15,25 @@
 # shipped; LLVM's counters in every Swift and C function; the kept profile not used); then Benchmarks/ab.sh (which
 # builds HTTPBenchPrep as the other benchmarks do) with the instrumented server as both variants: the preparation
 # (attestations and assertion challenges through the API) and closed loops on GET /healthz, assertions and score, the
-# routes a gateway calls, each server process writing its counters when it exits. llvm-profdata merges them, keeping
-# only the functions that ran, into the text form, written over Packaging/attestguard.proftext. Prints the profile's
-# size and its hottest functions.
+# routes a gateway calls, each server process writing its counters when it exits; then Benchmarks/gateway.sh with the
+# instrumented server (one closed-loop and one paced round of each kind), for the routes only a gateway calls
+# (forward-auth, session tokens). llvm-profdata merges them, keeping only the functions that ran, into the text form,
+# written over Packaging/attestguard.proftext, the first step's counts weighted PGO_TRAIN_CORE_WEIGHT times the
+# gateway step's: the gateway's routes run the verification and the commit the others run, and at even weight their
+# mix moved the optimizer's idea of what is hot enough to cost the routes a gateway calls most a tenth of their speed
+# (Benchmarks/results/2026-12-06-both-rounds-2x.md); weighted, the gateway-only functions count as run while the
+# first step's routes keep their shape (Benchmarks/results/2026-12-06-gateway-training.md). Prints the profile's size
+# and its hottest functions.
 #
 # Environment (defaults in brackets):
 #   PGO_TRAIN_ROUNDS [1]        ab.sh rounds (each runs both variants on each route: the same server twice)
 #   PGO_TRAIN_PER_KEY [5000]    assertion bodies per connection (ab.sh's AB_PER_KEY)
+#   PGO_TRAIN_GATEWAY [1]       0: leave out the gateway step (no nginx needed)
+#   PGO_TRAIN_CORE_WEIGHT [8]   the weight of the first step's counts against the gateway step's
 #   PGO_TRAIN_KEEP [0]          1: keep the raw profiles (printed folder)
 #   SWIFT                       the swift to build with
 # Time: the instrumented build (about 12 minutes on 2 cores, the first time), HTTPBenchPrep when it is not built, and
-# about 4 minutes of training.
+# about 4 minutes of training on the first step's routes and 5 on the gateway's.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -33,6 +41,8 @@ root="$(cd "$here/.." && pwd)"
 swift="${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}"
 rounds="${PGO_TRAIN_ROUNDS:-1}"
 per_key="${PGO_TRAIN_PER_KEY:-5000}"
+gateway="${PGO_TRAIN_GATEWAY:-1}"
+core_weight="${PGO_TRAIN_CORE_WEIGHT:-8}"
 # shellcheck source=scripts/shipped-build.sh
 . "$root/scripts/shipped-build.sh"
 
@@ -49,21 +59,33 @@ echo "build: $((SECONDS - started)) s"
 instrumented=$pgo_instrumented_bin
 
 echo "== training: Benchmarks/ab.sh with the instrumented server as both variants =="
-settings="LLVM_PROFILE_FILE=$raw/attestguard-%p.profraw"
+mkdir -p "$raw/core" "$raw/gateway"
+settings="LLVM_PROFILE_FILE=$raw/core/attestguard-%p.profraw"
 # The first recording has no kept profile to build HTTPBenchPrep with.
 if [ ! -f "$pgo_profile_text" ]; then export ATTESTGUARD_PGO=0; fi
 AB_A_BIN="$instrumented" AB_B_BIN="$instrumented" AB_A_ENV="$settings" AB_B_ENV="$settings" \
     AB_A_NAME=training AB_B_NAME=training AB_ROUTES="healthz assertions score" AB_ROUNDS="$rounds" \
     AB_PER_KEY="$per_key" "$here/ab.sh"
 
-compgen -G "$raw/*.profraw" >/dev/null || { echo "pgo-train.sh: the servers wrote no profile" >&2; exit 1; }
-echo "== merging $(find "$raw" -name '*.profraw' | wc -l) raw profiles =="
+compgen -G "$raw/core/*.profraw" >/dev/null || { echo "pgo-train.sh: the servers wrote no profile" >&2; exit 1; }
+
+if [ "$gateway" = 1 ]; then
+    echo "== training: Benchmarks/gateway.sh with the instrumented server =="
+    GATEWAY_BENCH_BIN="$instrumented" LLVM_PROFILE_FILE="$raw/gateway/attestguard-%p.profraw" GATEWAY_BENCH_ROUNDS=1 \
+        GATEWAY_BENCH_PACED_ROUNDS=1 "$here/gateway.sh"
+    compgen -G "$raw/gateway/*.profraw" >/dev/null || { echo "pgo-train.sh: the gateway's server wrote no profile" >&2; exit 1; }
+fi
+
+inputs=()
+for file in "$raw"/core/*.profraw; do inputs+=("--weighted-input=$core_weight,$file"); done
+for file in "$raw"/gateway/*.profraw; do [ -f "$file" ] && inputs+=("$file"); done
+echo "== merging $(find "$raw" -name '*.profraw' | wc -l) raw profiles (the first step's weighted $core_weight) =="
 # Left out: the helpers every module emits a copy of (`__swift_*`, and the outlined copies, consumes and destroys of
 # values, mangled `WO` + a letter), whose copies share counters once linked: their recorded counts are impossible
 # (`__swift_instantiateConcreteTypeFromMangledName` hundreds of thousands of calls a request, nine tenths of all
 # counts), and counts that size would set the optimizer's threshold of hot code above the whole request path.
 "$profdata" merge --sparse --text --no-function='^(__swift_|.*WO[a-z]+(Tm)?$)' --output "$raw/merged.proftext" \
-    "$raw"/*.profraw
+    "${inputs[@]}"
 # Two rewrites make the text the build reads:
 # - a file-local function's name starts with the path of its object file, which lies in the build folder: the folder
 #   is written as @SCRATCH@, which scripts/pgo.sh writes back as the folder of the build at hand;

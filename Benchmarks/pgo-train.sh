@@ -20,7 +20,7 @@
 # (forward-auth, session tokens). llvm-profdata merges them, keeping only the functions that ran, into the text form,
 # written over Packaging/attestguard.proftext, the first step's counts weighted PGO_TRAIN_CORE_WEIGHT times the
 # gateway step's: the gateway's routes run the verification and the commit the others run, and at even weight their
-# mix moved the optimizer's idea of what is hot enough to cost the routes a gateway calls most a tenth of their speed
+# mix moved what the optimizer takes for hot, so the build spent a tenth more CPU on assertions and GET /healthz
 # (Benchmarks/results/2026-12-06-both-rounds-2x.md); weighted, the gateway-only functions count as run while the
 # first step's routes keep their shape (Benchmarks/results/2026-12-06-gateway-training.md). Prints the profile's size
 # and its hottest functions.

@@ -71,8 +71,9 @@ compgen -G "$raw/core/*.profraw" >/dev/null || { echo "pgo-train.sh: the servers
 
 if [ "$gateway" = 1 ]; then
     echo "== training: Benchmarks/gateway.sh with the instrumented server =="
-    GATEWAY_BENCH_BIN="$instrumented" LLVM_PROFILE_FILE="$raw/gateway/attestguard-%p.profraw" GATEWAY_BENCH_ROUNDS=1 \
-        GATEWAY_BENCH_PACED_ROUNDS=1 "$here/gateway.sh"
+    # HTTPBenchPrep is built (or left as asked) by ab.sh above.
+    GATEWAY_BENCH_BIN="$instrumented" GATEWAY_BENCH_NO_BUILD=1 LLVM_PROFILE_FILE="$raw/gateway/attestguard-%p.profraw" \
+        GATEWAY_BENCH_ROUNDS=1 GATEWAY_BENCH_PACED_ROUNDS=1 "$here/gateway.sh"
     compgen -G "$raw/gateway/*.profraw" >/dev/null || { echo "pgo-train.sh: the gateway's server wrote no profile" >&2; exit 1; }
 fi
 

@@ -48,6 +48,7 @@
 #                                    HTTPBenchPrep is built then
 #   GATEWAY_BENCH_NO_BUILD [0]       1: use the binaries already in Benchmarks/.build/release
 #   GATEWAY_BENCH_KEEP [0]           1: keep the work folder (configurations, logs, wrk outputs)
+#   GATEWAY_BENCH_NGINX_WORKERS [1]  nginx's worker_processes (a number, or auto: one per core)
 #   SWIFT                            swift binary (default: swift on PATH)
 # Exit status: 0 only if every measured request was answered 200 with no socket errors and no connection ran out.
 set -euo pipefail
@@ -63,6 +64,7 @@ duration="${GATEWAY_BENCH_DURATION:-10}"
 rounds="${GATEWAY_BENCH_ROUNDS:-3}"
 per_key="${GATEWAY_BENCH_PER_KEY:-20000}"
 paced_rounds="${GATEWAY_BENCH_PACED_ROUNDS:-3}"
+nginx_workers="${GATEWAY_BENCH_NGINX_WORKERS:-1}"
 paced_load="${GATEWAY_BENCH_PACED_LOAD:-0.5}"
 swift="${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}"
 seed="attestguard-bench"
@@ -213,7 +215,7 @@ for index in $(seq 0 $((connections - 1))); do echo "bench-user-$index:{PLAIN}pa
 printf 'proxy_set_header Authorization "Bearer %s";\n' "$GATEWAY_KEY" >"$work/nginx/gateway-key.conf"
 cat >"$work/nginx/nginx.conf" <<NGINX
 load_module /usr/lib/nginx/modules/ngx_http_js_module.so;
-worker_processes 1;
+worker_processes $nginx_workers;
 pid $work/nginx/nginx.pid;
 error_log $work/nginx/error.log warn;
 events { worker_connections 1024; }
@@ -314,7 +316,7 @@ echo
 echo "== AttestGuard gateway benchmark =="
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; load average $load_before before measuring, $load_after after"
 echo "software: $(/usr/sbin/nginx -v 2>&1 | sed 's/^nginx version: //'), njs $(dpkg-query -W -f='${Version}' libnginx-mod-http-js 2>/dev/null || echo '?'); $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2); attestguard serve (release) on PostgreSQL (scripts/postgres-start.sh)"
-echo "load: wrk -t $connections -c $connections -d ${duration}s, closed loop, then $paced_rounds paced rounds of direct, attested and AttestGuard alone at $paced_rate req/s (latency from the scheduled send); POST /api/orders (token: /api/feed) {\"item\":\"sku-1\"}; nginx 1 worker; wrk, nginx, AttestGuard and PostgreSQL share the cores"
+echo "load: wrk -t $connections -c $connections -d ${duration}s, closed loop, then $paced_rounds paced rounds of direct, attested and AttestGuard alone at $paced_rate req/s (latency from the scheduled send); POST /api/orders (token: /api/feed) {\"item\":\"sku-1\"}; nginx worker_processes $nginx_workers; wrk, nginx, AttestGuard and PostgreSQL share the cores"
 echo
 printf '| %-18s | %9s | %8s | %8s | %9s | %-22s |\n' round "req/s" "p50 ms" "p99 ms" requests "non-200 / sock.err / ex"
 printf '|%s|%s|%s|%s|%s|%s|\n' --------------------  ----------- ---------- ---------- ----------- ------------------------

@@ -29,11 +29,14 @@
 #   PGO_TRAIN_ROUNDS [1]        ab.sh rounds (each runs both variants on each route: the same server twice)
 #   PGO_TRAIN_PER_KEY [5000]    assertion bodies per connection (ab.sh's AB_PER_KEY)
 #   PGO_TRAIN_GATEWAY [1]       0: leave out the gateway step (no nginx needed)
+#   PGO_TRAIN_GATEWAY_PER_KEY [10000]  assertions per connection the gateway step prepares (gateway.sh's
+#                               GATEWAY_BENCH_PER_KEY; its one closed-loop and one paced round of each kind use about
+#                               half at the release server's rates, and gateway.sh fails with "exhausted" when short)
 #   PGO_TRAIN_CORE_WEIGHT [8]   the weight of the first step's counts against the gateway step's
 #   PGO_TRAIN_KEEP [0]          1: keep the raw profiles (printed folder)
 #   SWIFT                       the swift to build with
 # Time: the instrumented build (about 12 minutes on 2 cores, the first time), HTTPBenchPrep when it is not built, and
-# about 4 minutes of training on the first step's routes and 5 on the gateway's.
+# about 4 minutes of training on the first step's routes and 4 on the gateway's.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -42,6 +45,7 @@ swift="${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}"
 rounds="${PGO_TRAIN_ROUNDS:-1}"
 per_key="${PGO_TRAIN_PER_KEY:-5000}"
 gateway="${PGO_TRAIN_GATEWAY:-1}"
+gateway_per_key="${PGO_TRAIN_GATEWAY_PER_KEY:-10000}"
 core_weight="${PGO_TRAIN_CORE_WEIGHT:-8}"
 # shellcheck source=scripts/shipped-build.sh
 . "$root/scripts/shipped-build.sh"
@@ -73,7 +77,7 @@ if [ "$gateway" = 1 ]; then
     echo "== training: Benchmarks/gateway.sh with the instrumented server =="
     # HTTPBenchPrep is built (or left as asked) by ab.sh above.
     GATEWAY_BENCH_BIN="$instrumented" GATEWAY_BENCH_NO_BUILD=1 LLVM_PROFILE_FILE="$raw/gateway/attestguard-%p.profraw" \
-        GATEWAY_BENCH_ROUNDS=1 GATEWAY_BENCH_PACED_ROUNDS=1 "$here/gateway.sh"
+        GATEWAY_BENCH_ROUNDS=1 GATEWAY_BENCH_PACED_ROUNDS=1 GATEWAY_BENCH_PER_KEY="$gateway_per_key" "$here/gateway.sh"
     compgen -G "$raw/gateway/*.profraw" >/dev/null || { echo "pgo-train.sh: the gateway's server wrote no profile" >&2; exit 1; }
 fi
 

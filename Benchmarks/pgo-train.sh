@@ -36,7 +36,7 @@
 #   PGO_TRAIN_KEEP [0]          1: keep the raw profiles (printed folder)
 #   SWIFT                       the swift to build with
 # Time: the instrumented build (about 12 minutes on 2 cores, the first time), HTTPBenchPrep when it is not built, and
-# about 4 minutes of training on the first step's routes and 4 on the gateway's.
+# about 3 minutes of training on the first step's routes and 2 on the gateway's (a fast host, 2026-12-06).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -30,8 +30,8 @@
 #   PGO_TRAIN_PER_KEY [5000]    assertion bodies per connection (ab.sh's AB_PER_KEY)
 #   PGO_TRAIN_GATEWAY [1]       0: leave out the gateway step (no nginx needed)
 #   PGO_TRAIN_GATEWAY_PER_KEY [10000]  assertions per connection the gateway step prepares (gateway.sh's
-#                               GATEWAY_BENCH_PER_KEY; its one closed-loop and one paced round of each kind use about
-#                               half at the release server's rates, and gateway.sh fails with "exhausted" when short)
+#                               GATEWAY_BENCH_PER_KEY; its one closed-loop and one paced round of each kind, run by
+#                               the instrumented server, use about half; gateway.sh fails with "exhausted" when short)
 #   PGO_TRAIN_CORE_WEIGHT [8]   the weight of the first step's counts against the gateway step's
 #   PGO_TRAIN_KEEP [0]          1: keep the raw profiles (printed folder)
 #   SWIFT                       the swift to build with
